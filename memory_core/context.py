@@ -1,0 +1,146 @@
+"""The injected "Patient Context from Previous Interactions" section and the system prompt.
+
+Memory content is untrusted text: :func:`sanitize_line` makes it one plain line that cannot
+forge the section's structure (newlines, headers, bold markers, list markers, control and
+bidi characters, the ⚠️ marker).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .tokens import DEFAULT_ENCODING, count_tokens
+from .values import ContextItem, ScoredMemory
+
+HEADER = "**Patient Context from Previous Interactions:**"
+CLOSING = "Use this context to personalize your responses and maintain continuity of care."
+WARN = "⚠️ "
+SESSION_HEADER = "**Current Session:**"
+DEFAULT_ROLE = (
+    "You are a care assistant for Northwind Health's diabetes-care program, "
+    "supporting patients between clinic visits."
+)
+GUIDANCE = (
+    "Provide evidence-based guidance and reference relevant patient memories "
+    "when they inform your answer."
+)
+MAX_LINE_CHARS = 400
+
+_WARNING_SIGNS = {"\u26a0", "\ufe0f", "\ufe0e"}  # ⚠ and emoji/text variation selectors
+_LEADING_BLOCK = re.compile(r"^(?:\s*(?:#{1,6}|>|[-*+•]|\d{1,3}[.)])(?=\s))+\s*")
+_WS = re.compile(r"\s+")
+
+
+def sanitize_line(content: str, max_chars: int = MAX_LINE_CHARS) -> str:
+    """One plain line of text: control, format (zero-width, bidi) and line/paragraph separator
+    characters become spaces or vanish, markdown emphasis and leading block markers go, a forged
+    ⚠️ is removed, whitespace is collapsed and the result is cut at ``max_chars``."""
+    out: list[str] = []
+    for ch in content:
+        if ch in _WARNING_SIGNS:
+            continue
+        cat = unicodedata.category(ch)
+        if cat in ("Cc", "Zl", "Zp") or ch in "\u0085":
+            out.append(" ")
+        elif cat in ("Cf", "Cs", "Co", "Cn"):
+            continue
+        else:
+            out.append(ch)
+    text = "".join(out)
+    text = text.replace("**", "").replace("__", "").replace("`", "'")
+    text = _WS.sub(" ", text).strip()
+    text = _LEADING_BLOCK.sub("", text).strip()
+    if len(text) > max_chars:
+        text = text[: max_chars - 1].rstrip() + "…"
+    return text
+
+
+def render_line(position: int, text: str, warn: bool) -> str:
+    return f"{position}. {WARN if warn else ''}{text}"
+
+
+def render_section(lines: Sequence[tuple[str, bool]]) -> str:
+    """The exact section for already-sanitised (text, warn) pairs; '' when there are none."""
+    if not lines:
+        return ""
+    body = "\n".join(render_line(i, t, w) for i, (t, w) in enumerate(lines, start=1))
+    return f"{HEADER}\n\n{body}\n\n{CLOSING}"
+
+
+@dataclass(frozen=True)
+class Selection:
+    text: str
+    tokens: int
+    items: tuple[ContextItem, ...]
+
+
+def select_and_render(
+    candidates: Sequence[ScoredMemory],
+    *,
+    max_memories: int,
+    max_tokens: int | None,
+    warn_threshold: float,
+    encoding: str = DEFAULT_ENCODING,
+) -> Selection:
+    """Choose which candidates enter the section and write it.
+
+    ``candidates`` come ranked by score. Safety-critical ones (allergy / adverse reaction, or
+    current importance ≥ ``warn_threshold``) are taken first, then the rest by score, until
+    ``max_memories`` lines or ``max_tokens`` (exact count of the whole section) is reached. The
+    section lists safety-critical items first, each group in score order.
+    """
+    prio = sorted(range(len(candidates)), key=lambda i: (not candidates[i].safety, i))
+    lines: dict[int, tuple[str, bool]] = {}
+    rules: dict[int, str] = {}
+    chosen: list[int] = []
+    for i in prio:
+        c = candidates[i]
+        text = sanitize_line(c.memory.content)
+        warn = c.current_importance >= warn_threshold
+        lines[i] = (text, warn)
+        if len(chosen) >= max_memories:
+            rules[i] = f"excluded: max_memories ({max_memories}) reached"
+            continue
+        if max_tokens is not None:
+            trial = render_section([lines[j] for j in (*chosen, i)])
+            need = count_tokens(trial, encoding)
+            if need > max_tokens:
+                rules[i] = f"excluded: token budget ({need} > {max_tokens} tokens)"
+                continue
+        chosen.append(i)
+        rules[i] = (
+            f"included: safety-critical ({c.memory.memory_type})"
+            if c.safety
+            else f"included: rank {i + 1} by score"
+        )
+    text = render_section([lines[j] for j in chosen])
+    position = {j: p for p, j in enumerate(chosen, start=1)}
+    items = tuple(
+        ContextItem(
+            scored=c,
+            included=i in position,
+            position=position.get(i),
+            line=render_line(position.get(i, 0), *lines[i])
+            if i in position
+            else (WARN if lines[i][1] else "") + lines[i][0],
+            tokens=count_tokens(lines[i][0], encoding),
+            rule=rules[i],
+        )
+        for i, c in enumerate(candidates)
+    )
+    return Selection(text=text, tokens=count_tokens(text, encoding), items=items)
+
+
+def build_system_prompt(
+    section: str, session_context: str, role: str = DEFAULT_ROLE, guidance: str = GUIDANCE
+) -> str:
+    """Role line, the memory section (if any), the Current Session part, the guidance line."""
+    parts = [role.strip()]
+    if section:
+        parts.append(section)
+    parts.append(f"{SESSION_HEADER}\n{session_context.strip()}")
+    parts.append(guidance.strip())
+    return "\n\n".join(parts)

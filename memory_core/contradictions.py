@@ -1,0 +1,189 @@
+"""Contradiction / supersession detection (pure: numpy in, candidate pairs out)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from .ranking import cosine_to_all
+from .values import Memory
+
+F32 = npt.NDArray[np.float32]
+F64 = npt.NDArray[np.float64]
+
+SUPERSEDING_VERDICTS = frozenset({"contradicts", "updates", "duplicate"})
+DUPLICATE_COSINE = 0.97
+
+
+class Adjudicator(Protocol):
+    """Decides what a candidate pair (same patient, same type, similar) means."""
+
+    method: str
+
+    def adjudicate(self, older: Memory, newer: Memory, similarity: float) -> str:
+        """One of ``contradicts``, ``updates``, ``duplicate``, ``compatible``."""
+        ...
+
+
+# Drug names the default rule recognises: a lexicon of common agents in diabetes and
+# cardiometabolic care plus INN stems (metFORMIN, metoPROLOL, lisinoPRIL, ...). Two statements
+# that each name drugs, and no drug in common, are two different facts however close their
+# embeddings are ("metformin ER 500mg" vs "metoprolol 25mg" is 0.69 under MiniLM).
+_DRUG_STEMS = re.compile(
+    r"\b[a-z]*(?:formin|olol|pril|sartan|statin|gliflozin|gliptin|glutide|glinide|glitazone|"
+    r"thiazide|dipine|cillin|mycin|floxacin|cycline|prazole|oxetine|azepam|semide|"
+    r"parin|xaban|gatran|coxib|profen)\b"
+)
+_DRUG_WORDS = frozenset(
+    [
+        "insulin",
+        "glargine",
+        "detemir",
+        "degludec",
+        "lispro",
+        "aspart",
+        "glipizide",
+        "glyburide",
+        "glimepiride",
+        "pioglitazone",
+        "aspirin",
+        "clopidogrel",
+        "warfarin",
+        "amlodipine",
+        "hydrochlorothiazide",
+        "furosemide",
+        "spironolactone",
+        "codeine",
+        "morphine",
+        "oxycodone",
+        "tramadol",
+        "acetaminophen",
+        "paracetamol",
+        "ibuprofen",
+        "naproxen",
+        "penicillin",
+        "amoxicillin",
+        "sulfa",
+        "sulfonamide",
+        "sulfamethoxazole",
+        "cephalexin",
+        "latex",
+        "iodine",
+        "levothyroxine",
+        "prednisone",
+        "gabapentin",
+        "pregabalin",
+        "duloxetine",
+        "sertraline",
+        "tirzepatide",
+        "acarbose",
+    ]
+)
+
+
+# Lab analytes: two results of different tests are different facts ("LDL 131 in October" vs
+# "triglycerides 153 in February" is 0.61 under MiniLM).
+_ANALYTES = {
+    "hba1c": "hba1c", "a1c": "hba1c", "egfr": "egfr", "ldl": "ldl", "hdl": "hdl",
+    "triglycerides": "triglycerides", "triglyceride": "triglycerides", "potassium": "potassium",
+    "sodium": "sodium", "albumin": "albumin", "creatinine": "creatinine", "glucose": "glucose",
+    "tsh": "tsh", "hemoglobin": "hemoglobin", "haemoglobin": "hemoglobin", "bmi": "bmi",
+}  # fmt: skip
+
+
+def analyte_mentions(text: str) -> frozenset[str]:
+    """Lab analytes named in ``text`` (normalised names)."""
+    return frozenset(_ANALYTES[w] for w in re.findall(r"[a-z0-9]+", text.lower()) if w in _ANALYTES)
+
+
+def drug_mentions(text: str) -> frozenset[str]:
+    """Drug names (lexicon words and INN stems) mentioned in ``text``, lower-cased."""
+    low = text.lower()
+    words = set(re.findall(r"[a-z]+", low))
+    found = {w for w in words if w in _DRUG_WORDS}
+    found |= {m.group(0) for m in _DRUG_STEMS.finditer(low) if len(m.group(0)) >= 6}
+    return frozenset(found)
+
+
+class SimilarityAdjudicator:
+    """The default rule: at or above the threshold the newer memory updates the older one
+    (a duplicate when nearly identical) -- unless both name drugs (or lab analytes) and none
+    in common, which makes them compatible facts. Similarity cannot tell a contradiction from a
+    compatible fact, which is why safety types go to review instead of being demoted
+    automatically."""
+
+    method = "similarity"
+
+    def adjudicate(self, older: Memory, newer: Memory, similarity: float) -> str:
+        return verdict_by_rule(older.content, newer.content, similarity)
+
+
+def verdict_by_rule(older: str, newer: str, similarity: float) -> str:
+    """The default rule: two statements that each name drugs (or lab analytes) and share none
+    are compatible facts; otherwise a similar pair is an update (a duplicate when nearly
+    identical)."""
+    for mentions in (drug_mentions, analyte_mentions):
+        a, b = mentions(older), mentions(newer)
+        if a and b and not (a & b):
+            return "compatible"
+    return "duplicate" if similarity >= DUPLICATE_COSINE else "updates"
+
+
+def candidates_for_new(
+    new_vector: F32,
+    new_type: str,
+    new_created_s: float,
+    types: Sequence[str],
+    created_s: npt.NDArray[np.float64],
+    matrix: F32,
+    threshold: float,
+) -> list[tuple[int, float, bool]]:
+    """Existing memories (rows of ``matrix``) of the same type whose cosine with the new one is
+    at least ``threshold``: ``(row, similarity, row_is_older)``, most similar first."""
+    if matrix.shape[0] == 0:
+        return []
+    same = np.fromiter((t == new_type for t in types), np.bool_, len(types))
+    if not same.any():
+        return []
+    rows = np.flatnonzero(same)
+    sims = cosine_to_all(new_vector, matrix[rows])
+    hit = sims >= threshold
+    out = [
+        (int(r), float(s), bool(created_s[r] <= new_created_s))
+        for r, s in zip(rows[hit], sims[hit], strict=True)
+    ]
+    out.sort(key=lambda x: -x[1])
+    return out
+
+
+def same_type_pairs(
+    types: Sequence[str], matrix: F32, min_similarity: float = -1.0
+) -> list[tuple[int, int, float]]:
+    """Every pair (i < j) of rows with the same type and cosine ≥ ``min_similarity``:
+    the back-scan and the dashboard's threshold histogram. Vectorised per type."""
+    out: list[tuple[int, int, float]] = []
+    if matrix.shape[0] < 2:
+        return out
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    unit = (matrix / norms).astype(np.float32)
+    by_type: dict[str, list[int]] = {}
+    for i, t in enumerate(types):
+        by_type.setdefault(t, []).append(i)
+    for rows in by_type.values():
+        if len(rows) < 2:
+            continue
+        idx = np.asarray(rows)
+        block = unit[idx] @ unit[idx].T
+        iu, ju = np.triu_indices(len(idx), k=1)
+        vals = block[iu, ju]
+        keep = vals >= min_similarity
+        out.extend(
+            (int(idx[a]), int(idx[b]), float(v))
+            for a, b, v in zip(iu[keep], ju[keep], vals[keep], strict=True)
+        )
+    return out

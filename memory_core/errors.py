@@ -1,0 +1,46 @@
+"""Typed errors of memory_core. Every error the engine raises on purpose derives from
+:class:`MemoryCoreError` (deliberately not named ``MemoryError``, which is a Python builtin)."""
+
+from __future__ import annotations
+
+
+class MemoryCoreError(Exception):
+    """Base class of every error raised by memory_core on purpose."""
+
+
+class ValidationError(MemoryCoreError, ValueError):
+    """Bad input. ``field`` names the offending field; nothing was written."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        self.message = message
+        super().__init__(f"{field}: {message}")
+
+
+class NotFoundError(MemoryCoreError, KeyError):
+    """A memory, supersession or patient that does not exist."""
+
+    def __init__(self, what: str, key: str) -> None:
+        self.what = what
+        self.key = key
+        super().__init__(f"{what} {key!r} not found")
+
+    def __str__(self) -> str:  # KeyError would quote the whole message
+        return f"{self.what} {self.key!r} not found"
+
+
+class ConflictError(MemoryCoreError):
+    """Optimistic-concurrency conflict: the record changed since it was read."""
+
+
+class StateError(MemoryCoreError):
+    """An operation that is not allowed in the record's current state
+    (e.g. confirming a supersession that was already rejected)."""
+
+
+class EmbeddingMismatchError(MemoryCoreError):
+    """A vector of the wrong dimension, or from another embedding model than the store's."""
+
+
+class ConfigurationError(MemoryCoreError):
+    """Unknown store URL, unknown embedder, missing endpoint settings."""

@@ -1,0 +1,213 @@
+"""Policies: the values a reviewer tunes. Pure data plus exact rate conversions."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Literal
+
+from .errors import ValidationError
+
+DecayModel = Literal["exponential", "linear", "strength"]
+Clock = Literal["wall", "interactions", "hybrid"]
+RankingMode = Literal["score", "weighted"]
+SupersedeMode = Literal["auto", "review"]
+
+DAYS_PER_MONTH = 30.0
+
+# --- rate conversions (domain.md: "the forms must convert exactly") -----------------------
+
+
+def monthly_rate_from_loss(model: DecayModel, loss: float, period_months: float) -> float:
+    """Monthly rate r such that a memory loses ``loss`` (0-1) of its importance in
+    ``period_months``: exponential ``(1 - r) ** P = 1 - X``; linear ``r = X / P``."""
+    _check_fraction("loss", loss)
+    _check_positive("period_months", period_months)
+    if model == "exponential":
+        return float(1.0 - (1.0 - loss) ** (1.0 / period_months))
+    if model == "linear":
+        return loss / period_months
+    raise ValidationError("model", f"monthly rates apply to exponential/linear, not {model!r}")
+
+
+def monthly_rate_from_half_life(model: DecayModel, half_life_months: float) -> float:
+    """Monthly rate that halves importance in ``half_life_months``."""
+    return monthly_rate_from_loss(model, 0.5, half_life_months)
+
+
+def hourly_lambda_from_loss(loss: float, period_hours: float) -> float:
+    """λ per hour of the strength model such that ``exp(-λ P) = 1 - X``."""
+    _check_fraction("loss", loss)
+    _check_positive("period_hours", period_hours)
+    return -math.log(1.0 - loss) / period_hours
+
+
+def hourly_lambda_from_half_life(half_life_hours: float) -> float:
+    _check_positive("half_life_hours", half_life_hours)
+    return math.log(2.0) / half_life_hours
+
+
+def half_life_months(model: DecayModel, monthly_rate: float) -> float:
+    """Inverse of :func:`monthly_rate_from_half_life` (inf for a zero rate)."""
+    if monthly_rate <= 0:
+        return math.inf
+    if model == "linear":
+        return 0.5 / monthly_rate
+    return math.log(0.5) / math.log(1.0 - monthly_rate)
+
+
+def _check_fraction(name: str, value: float) -> None:
+    if not (isinstance(value, int | float) and math.isfinite(value) and 0.0 < value < 1.0):
+        raise ValidationError(name, f"must be a fraction strictly between 0 and 1, got {value!r}")
+
+
+def _check_positive(name: str, value: float) -> None:
+    if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+        raise ValidationError(name, f"must be a positive number, got {value!r}")
+
+
+# --- the policies ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DecayPolicy:
+    """How current importance is computed from base importance, age and use.
+
+    ``rate`` (per month) drives the exponential/linear models and ``lam`` (per hour) the
+    strength model; both are the *long-term* tier's rates. ``short_term_rate`` and
+    ``short_term_lam`` apply to short-term memories.
+    """
+
+    model: DecayModel = "exponential"
+    rate: float = 0.02
+    lam: float = 0.01
+    boost: float = 0.5
+    boost_cap: float = 3.0
+    floor: float = 1.0
+    ceiling: float = 10.0
+    strength_boost: float = 0.05
+    strength_boost_cap: float = 0.3
+    clock: Clock = "wall"
+    session_length_days: float = 14.0  # one session counts as this much time (interactions)
+    short_term_rate: float = 0.30
+    short_term_lam: float = 0.05
+    promote_after: int = 3  # short-term accesses before promotion to long-term
+    cleanup_threshold: float = 0.05
+    warn_threshold: float = 8.0  # current importance that earns the ⚠️ marker
+
+    def __post_init__(self) -> None:
+        if self.model not in ("exponential", "linear", "strength"):
+            raise ValidationError("model", f"unknown decay model {self.model!r}")
+        if self.clock not in ("wall", "interactions", "hybrid"):
+            raise ValidationError("clock", f"unknown clock {self.clock!r}")
+        for name in ("rate", "short_term_rate"):
+            v = getattr(self, name)
+            if not (_finite(v) and v >= 0 and (self.model == "linear" or v < 1.0)):
+                raise ValidationError(name, f"must be a finite rate in [0, 1), got {v!r}")
+        for name in (
+            "lam",
+            "short_term_lam",
+            "boost",
+            "boost_cap",
+            "strength_boost",
+            "strength_boost_cap",
+        ):
+            v = getattr(self, name)
+            if not (_finite(v) and v >= 0):
+                raise ValidationError(name, f"must be a finite number >= 0, got {v!r}")
+        if not (_finite(self.floor) and _finite(self.ceiling) and 0 <= self.floor <= self.ceiling):
+            raise ValidationError(
+                "floor", "floor and ceiling must be finite, 0 <= floor <= ceiling"
+            )
+        if not (_finite(self.session_length_days) and self.session_length_days > 0):
+            raise ValidationError("session_length_days", "must be a positive number")
+        if not (isinstance(self.promote_after, int) and self.promote_after >= 1):
+            raise ValidationError("promote_after", "must be an integer >= 1")
+        if not (_finite(self.cleanup_threshold) and 0 <= self.cleanup_threshold <= 1):
+            raise ValidationError("cleanup_threshold", "must be a strength between 0 and 1")
+
+    def with_loss(self, loss: float, period: float, *, tier: str = "long_term") -> DecayPolicy:
+        """Set the rate of ``tier`` as "lose ``loss`` per ``period``" (months for the monthly
+        models, hours for the strength model)."""
+        if self.model == "strength":
+            return self._set_rate(tier, hourly_lambda_from_loss(loss, period))
+        return self._set_rate(tier, monthly_rate_from_loss(self.model, loss, period))
+
+    def with_half_life(self, half_life: float, *, tier: str = "long_term") -> DecayPolicy:
+        """Set the rate of ``tier`` from a half-life (months, or hours for strength)."""
+        if self.model == "strength":
+            return self._set_rate(tier, hourly_lambda_from_half_life(half_life))
+        return self._set_rate(tier, monthly_rate_from_half_life(self.model, half_life))
+
+    def _set_rate(self, tier: str, value: float) -> DecayPolicy:
+        short = tier == "short_term"
+        if self.model == "strength":
+            return replace(self, short_term_lam=value) if short else replace(self, lam=value)
+        return replace(self, short_term_rate=value) if short else replace(self, rate=value)
+
+
+@dataclass(frozen=True)
+class ContradictionPolicy:
+    """When a newer memory supersedes an older one of the same type."""
+
+    threshold: float | None = None  # None: the embedder's measured default
+    # per-type cosine thresholds; types not named use `threshold` (or the embedder's own
+    # per-type defaults, then its global default)
+    type_thresholds: dict[str, float] = field(default_factory=dict)
+    modes: dict[str, SupersedeMode] = field(
+        default_factory=lambda: {"allergy": "review", "adverse_reaction": "review"}
+    )
+    default_mode: SupersedeMode = "auto"
+    # types never compared (every value of a series is its own fact): none by default
+    exempt_types: tuple[str, ...] = ()
+
+    def mode_for(self, memory_type: str) -> SupersedeMode:
+        return self.modes.get(memory_type, self.default_mode)
+
+
+@dataclass(frozen=True)
+class RankingPolicy:
+    mode: RankingMode = "score"
+    alpha: float = 1.0  # weighted mode: relevance
+    beta: float = 1.0  # weighted mode: importance
+    gamma: float = 1.0  # weighted mode: recency
+    recency_half_life_days: float = 30.0
+    rrf_k: int = 60
+    candidate_pool: int = 50
+    always_include_types: tuple[str, ...] = ("allergy",)
+
+
+@dataclass(frozen=True)
+class EnginePolicy:
+    decay: DecayPolicy = field(default_factory=DecayPolicy)
+    contradiction: ContradictionPolicy = field(default_factory=ContradictionPolicy)
+    ranking: RankingPolicy = field(default_factory=RankingPolicy)
+    importance_rules: Literal["clinical", "general"] = "clinical"
+    review_gated_types: tuple[str, ...] = ("allergy", "adverse_reaction")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> EnginePolicy:
+        try:
+            decay = DecayPolicy(**data.get("decay", {}))
+            c = dict(data.get("contradiction", {}))
+            if "exempt_types" in c:
+                c["exempt_types"] = tuple(c["exempt_types"])
+            contradiction = ContradictionPolicy(**c)
+            r = dict(data.get("ranking", {}))
+            if "always_include_types" in r:
+                r["always_include_types"] = tuple(r["always_include_types"])
+            ranking = RankingPolicy(**r)
+        except TypeError as exc:
+            raise ValidationError("policy", f"unknown policy field: {exc}") from exc
+        rules = data.get("importance_rules", "clinical")
+        if rules not in ("clinical", "general"):
+            raise ValidationError("importance_rules", f"unknown rule set {rules!r}")
+        gated = tuple(data.get("review_gated_types", ("allergy", "adverse_reaction")))
+        return cls(decay, contradiction, ranking, rules, gated)
+
+
+def _finite(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)

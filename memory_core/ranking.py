@@ -1,0 +1,78 @@
+"""Ranking: cosine similarity, reciprocal-rank fusion, and the two scoring modes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+F64 = npt.NDArray[np.float64]
+F32 = npt.NDArray[np.float32]
+
+
+def cosine_to_all(query: F32, matrix: F32) -> F64:
+    """Cosine of a query with each row. Rows and query are L2-normalised on the way in, so
+    vectors from any embedder work; zero vectors score 0."""
+    if matrix.shape[0] == 0:
+        return np.zeros(0, dtype=np.float64)
+    q = query.astype(np.float32, copy=False)
+    qn = float(np.linalg.norm(q))
+    norms = np.linalg.norm(matrix, axis=1)
+    dots = matrix @ q
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sims = np.where(norms * qn > 0, dots / (norms * qn), 0.0)
+    return np.clip(sims.astype(np.float64), -1.0, 1.0)
+
+
+def ranks_desc(values: F64) -> npt.NDArray[np.int64]:
+    """1-based rank of each value, highest first (ties by position)."""
+    order = np.argsort(-values, kind="stable")
+    ranks = np.empty(len(values), dtype=np.int64)
+    ranks[order] = np.arange(1, len(values) + 1)
+    return ranks
+
+
+def reciprocal_rank_fusion(rank_lists: Sequence[npt.NDArray[np.int64]], k: int = 60) -> F64:
+    """RRF: ``Σ 1 / (k + rank)`` over the lists; a rank of 0 means "not in that list"."""
+    if not rank_lists:
+        return np.zeros(0)
+    total = np.zeros(len(rank_lists[0]), dtype=np.float64)
+    for ranks in rank_lists:
+        total += np.where(ranks > 0, 1.0 / (k + np.maximum(ranks, 1)), 0.0)
+    return total
+
+
+def default_score(similarity: F64, current_importance: F64) -> F64:
+    """domain.md: ``similarity × current_importance / 10``."""
+    return similarity * current_importance / 10.0
+
+
+def minmax(values: F64) -> F64:
+    if values.size == 0:
+        return values
+    lo, hi = float(values.min()), float(values.max())
+    if hi - lo <= 1e-12:
+        return np.ones_like(values)
+    return (values - lo) / (hi - lo)
+
+
+def weighted_score(
+    relevance: F64,
+    current_importance: F64,
+    hours_since_access: F64,
+    *,
+    alpha: float,
+    beta: float,
+    gamma: float,
+    recency_half_life_days: float,
+) -> F64:
+    """Generative-Agents style: ``α·rel + β·imp + γ·recency``, each min-max normalised over the
+    candidates; recency decays exponentially with the given half-life since last access."""
+    recency = np.power(0.5, hours_since_access / (24.0 * recency_half_life_days))
+    return alpha * minmax(relevance) + beta * minmax(current_importance) + gamma * minmax(recency)
+
+
+def order_by_score(score: F64, created_s: F64) -> npt.NDArray[np.int64]:
+    """Indices by score descending, ties broken by newer first."""
+    return np.lexsort((-created_s, -score)).astype(np.int64)

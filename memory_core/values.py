@@ -1,0 +1,220 @@
+"""Value types of the engine: one frozen dataclass per record, no I/O."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+Vector = npt.NDArray[np.float32]
+
+
+class Status(enum.StrEnum):
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    ARCHIVED = "archived"
+
+
+class Tier(enum.StrEnum):
+    SHORT_TERM = "short_term"
+    LONG_TERM = "long_term"
+
+
+class SupersessionState(enum.StrEnum):
+    PENDING = "pending"  # waiting for a reviewer; nothing demoted yet
+    AUTO = "auto"  # applied automatically at the newer memory's created_at
+    CONFIRMED = "confirmed"  # applied when a reviewer confirmed it
+    REJECTED = "rejected"  # a reviewer said both memories stand
+    UNDONE = "undone"  # was in effect, then a reviewer undid it
+
+
+IN_EFFECT = frozenset({SupersessionState.AUTO, SupersessionState.CONFIRMED})
+
+
+@dataclass(frozen=True)
+class Memory:
+    """One short statement about one patient, kept between sessions."""
+
+    id: str
+    patient_id: str
+    memory_type: str
+    content: str
+    importance: float  # base importance 1-10; never overwritten by decay
+    created_at: datetime
+    last_accessed: datetime
+    embedding: Vector = field(repr=False, compare=False)
+    embedding_model: str
+    access_count: int = 0
+    pinned: bool = False
+    tier: Tier = Tier.LONG_TERM
+    status: Status = Status.ACTIVE
+    superseded_by: str | None = None
+    archived_at: datetime | None = None
+    source: str | None = None
+    version: int = 1  # optimistic-concurrency counter, bumped by every update
+
+    def with_changes(self, **changes: Any) -> Memory:
+        return replace(self, **changes)
+
+    def to_public_dict(self, include_embedding: bool = False) -> dict[str, Any]:
+        """JSON-friendly dict (ISO timestamps); used by export, audit and the dashboard."""
+        out: dict[str, Any] = {
+            "id": self.id,
+            "patient_id": self.patient_id,
+            "memory_type": self.memory_type,
+            "content": self.content,
+            "importance": self.importance,
+            "created_at": self.created_at.isoformat(),
+            "last_accessed": self.last_accessed.isoformat(),
+            "access_count": self.access_count,
+            "pinned": self.pinned,
+            "tier": self.tier.value,
+            "status": self.status.value,
+            "superseded_by": self.superseded_by,
+            "archived_at": self.archived_at.isoformat() if self.archived_at else None,
+            "source": self.source,
+            "embedding_model": self.embedding_model,
+            "version": self.version,
+        }
+        if include_embedding:
+            out["embedding"] = [float(x) for x in self.embedding]
+        return out
+
+
+@dataclass(frozen=True)
+class Supersession:
+    """The record that ``new_id`` replaces ``old_id``."""
+
+    id: str
+    patient_id: str
+    old_id: str
+    new_id: str
+    similarity: float
+    method: str  # "similarity" or "llm:<model>" or "manual"
+    verdict: str  # contradicts | updates | duplicate
+    state: SupersessionState
+    detected_at: datetime
+    effective_at: datetime | None = None  # when it took effect (auto: newer created_at)
+    ended_at: datetime | None = None  # when it was undone
+    decided_by: str | None = None
+    decided_at: datetime | None = None
+    version: int = 1
+
+    def in_effect(self, at: datetime) -> bool:
+        """True when this supersession demotes the older memory at moment ``at``."""
+        if self.effective_at is None or self.effective_at > at:
+            return False
+        if self.state in IN_EFFECT:
+            return True
+        # an undone supersession was in effect between effective_at and ended_at
+        return (
+            self.state is SupersessionState.UNDONE
+            and self.ended_at is not None
+            and at < self.ended_at
+        )
+
+    def to_public_dict(self) -> dict[str, Any]:
+        def iso(d: datetime | None) -> str | None:
+            return d.isoformat() if d else None
+
+        return {
+            "id": self.id,
+            "patient_id": self.patient_id,
+            "old_id": self.old_id,
+            "new_id": self.new_id,
+            "similarity": self.similarity,
+            "method": self.method,
+            "verdict": self.verdict,
+            "state": self.state.value,
+            "detected_at": iso(self.detected_at),
+            "effective_at": iso(self.effective_at),
+            "ended_at": iso(self.ended_at),
+            "decided_by": self.decided_by,
+            "decided_at": iso(self.decided_at),
+            "version": self.version,
+        }
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One append-only audit row: who did what to which record, before and after."""
+
+    at: datetime
+    actor: str
+    action: str
+    entity: str  # "memory" | "supersession" | "policy" | "store"
+    entity_id: str
+    patient_id: str | None
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+    seq: int | None = None  # assigned by the store
+
+
+@dataclass(frozen=True)
+class InjectionRecord:
+    """What an agent was told: one per agent-side build_context call."""
+
+    id: str
+    at: datetime
+    patient_id: str
+    query: str
+    items: tuple[tuple[str, float], ...]  # (memory id, score) in injected order
+    tokens: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ScoredMemory:
+    """A retrieval candidate with every number that explains its rank."""
+
+    memory: Memory
+    similarity: float  # cosine of query and memory embeddings
+    current_importance: float  # 1-10 under the policy at `now`
+    score: float  # the number the ranking sorts by
+    keyword_rank: int | None = None  # rank in the BM25 keyword list (1 = best), None if no match
+    vector_rank: int | None = None
+    fused: float = 0.0  # reciprocal-rank-fusion value used to pick candidates
+    safety: bool = False  # allergy / adverse reaction / current importance >= warn threshold
+
+
+@dataclass(frozen=True)
+class ContextItem:
+    """One candidate of build_context: included or not, and why."""
+
+    scored: ScoredMemory
+    included: bool
+    position: int | None  # 1-based line number in the section, None when excluded
+    line: str  # the exact line (without numbering) as it would be injected
+    tokens: int
+    rule: str  # why it was included or excluded
+
+
+@dataclass(frozen=True)
+class ContextResult:
+    text: str
+    items: tuple[ContextItem, ...]
+    tokens: int
+    encoding: str
+    injection_id: str | None = None
+
+    @property
+    def included(self) -> tuple[ContextItem, ...]:
+        return tuple(i for i in self.items if i.included)
+
+
+@dataclass(frozen=True)
+class AddResult:
+    memory: Memory
+    supersessions: tuple[Supersession, ...]
+
+
+@dataclass(frozen=True)
+class CleanupResult:
+    archived: tuple[Memory, ...]  # the memories archived (or that would be, on a dry run)
+    strengths: dict[str, float]
+    dry_run: bool
+    threshold: float
