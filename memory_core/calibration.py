@@ -1,0 +1,314 @@
+"""Labelled same-type pairs used to measure an embedder's contradiction threshold.
+
+``supersede=True``: the newer statement replaces the older one (an update, a contradiction or
+a paraphrase of the same fact). ``False``: two facts of the same type that are both true.
+All content is synthetic. Run ``python -m memory_core calibrate`` to measure a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+import numpy as np
+
+from .contradictions import SUPERSEDING_VERDICTS, verdict_by_rule
+from .embedding.base import Embedder
+
+
+@dataclass(frozen=True)
+class Pair:
+    memory_type: str
+    older: str
+    newer: str
+    supersede: bool
+
+
+PAIRS: tuple[Pair, ...] = (
+    # --- updates / contradictions / paraphrases (should supersede) ---
+    Pair(
+        "preference",
+        "Patient prefers morning appointments",
+        "Patient now prefers afternoon appointments",
+        True,
+    ),
+    Pair(
+        "medication",
+        "Patient tolerates metformin 500mg well",
+        "Patient reports persistent GI distress on metformin; switched to extended-release "
+        "formulation",
+        True,
+    ),
+    Pair(
+        "lab_result",
+        "Patient's HbA1c was 8.2% in January",
+        "Patient's HbA1c improved to 7.1% in March",
+        True,
+    ),
+    Pair(
+        "preference",
+        "Patient prefers morning appointments",
+        "Patient likes to be seen early in the day",
+        True,
+    ),
+    Pair(
+        "medication",
+        "Patient takes lisinopril 10mg daily",
+        "Lisinopril increased to 20mg daily for blood pressure",
+        True,
+    ),
+    Pair(
+        "medication",
+        "Patient on insulin glargine 20 units at bedtime",
+        "Insulin glargine dose raised to 26 units at bedtime",
+        True,
+    ),
+    Pair(
+        "preference",
+        "Patient wants reminders by text message",
+        "Patient now prefers reminders by phone call instead of text",
+        True,
+    ),
+    Pair("social", "Patient lives alone", "Patient's daughter has moved in with the patient", True),
+    Pair(
+        "social",
+        "Patient works night shifts at a warehouse",
+        "Patient changed to day shifts at the warehouse",
+        True,
+    ),
+    Pair(
+        "lab_result", "Patient's eGFR was 72 in February", "Patient's eGFR was 65 in August", True
+    ),
+    Pair(
+        "lab_result",
+        "LDL cholesterol 142 mg/dL in April",
+        "LDL cholesterol down to 98 mg/dL in October",
+        True,
+    ),
+    Pair(
+        "care_plan",
+        "Plan: recheck HbA1c in three months",
+        "Plan changed: recheck HbA1c in six months",
+        True,
+    ),
+    Pair(
+        "condition",
+        "Patient has stage 2 chronic kidney disease",
+        "Chronic kidney disease progressed to stage 3a",
+        True,
+    ),
+    Pair(
+        "preference",
+        "Patient prefers written instructions",
+        "Patient asks for instructions in writing rather than verbally",
+        True,
+    ),
+    Pair(
+        "treatment_response",
+        "Fasting glucose well controlled on current regimen",
+        "Fasting glucose no longer controlled on current regimen",
+        True,
+    ),
+    Pair(
+        "medication",
+        "Patient takes atorvastatin 20mg nightly",
+        "Atorvastatin stopped due to muscle aches",
+        True,
+    ),
+    Pair(
+        "observation",
+        "Patient reports walking 20 minutes a day",
+        "Patient now walks 45 minutes every day",
+        True,
+    ),
+    Pair(
+        "preference",
+        "Patient prefers to speak Spanish during visits",
+        "Patient prefers Spanish-language visits with an interpreter",
+        True,
+    ),
+    # --- different facts of the same type (both stay) ---
+    Pair(
+        "allergy",
+        "Patient has documented penicillin allergy with anaphylactic reaction",
+        "Patient has a sulfa drug allergy causing rash",
+        False,
+    ),
+    Pair(
+        "medication",
+        "Patient takes metformin 1000mg twice daily",
+        "Patient takes lisinopril 10mg daily",
+        False,
+    ),
+    Pair(
+        "medication",
+        "Patient takes atorvastatin 20mg nightly",
+        "Patient uses insulin glargine 20 units at bedtime",
+        False,
+    ),
+    Pair(
+        "medication",
+        "Patient takes metformin extended-release 500mg",
+        "Patient takes metoprolol 25mg twice daily",
+        False,
+    ),
+    Pair(
+        "preference",
+        "Patient prefers morning appointments",
+        "Patient prefers written instructions",
+        False,
+    ),
+    Pair(
+        "preference",
+        "Patient wants reminders by text message",
+        "Patient prefers to speak Spanish during visits",
+        False,
+    ),
+    Pair("social", "Patient lives alone", "Patient works night shifts at a warehouse", False),
+    Pair(
+        "social",
+        "Patient's daughter is the main caregiver",
+        "Patient has no car and relies on the bus",
+        False,
+    ),
+    Pair(
+        "lab_result",
+        "Patient's HbA1c was 8.2% in January",
+        "Patient's eGFR was 72 in February",
+        False,
+    ),
+    Pair(
+        "lab_result",
+        "LDL cholesterol 142 mg/dL in April",
+        "Urine albumin-to-creatinine ratio 45 mg/g in April",
+        False,
+    ),
+    Pair("condition", "Patient has type 2 diabetes", "Patient has hypertension", False),
+    Pair(
+        "condition",
+        "Patient has peripheral neuropathy in both feet",
+        "Patient has stage 2 chronic kidney disease",
+        False,
+    ),
+    Pair(
+        "allergy",
+        "Patient is allergic to latex",
+        "Patient has a codeine allergy causing hives",
+        False,
+    ),
+    Pair(
+        "allergy",
+        "Patient reacts to iodine contrast with hives",
+        "Patient has documented penicillin allergy with anaphylactic reaction",
+        False,
+    ),
+    Pair(
+        "care_plan", "Plan: recheck HbA1c in three months", "Plan: annual dilated eye exam", False
+    ),
+    Pair(
+        "care_plan",
+        "Refer to podiatry for foot care",
+        "Enrol patient in the diabetes education class",
+        False,
+    ),
+    Pair(
+        "observation",
+        "Patient reports walking 20 minutes a day",
+        "Patient reports occasional dizziness when standing",
+        False,
+    ),
+    Pair(
+        "treatment_response",
+        "Fasting glucose well controlled on current regimen",
+        "Blood pressure responded well to lisinopril",
+        False,
+    ),
+    Pair(
+        "adverse_reaction",
+        "Patient had GI upset on metformin immediate-release",
+        "Patient developed a dry cough on lisinopril",
+        False,
+    ),
+    Pair(
+        "observation",
+        "Patient lost 3 kg since last visit",
+        "Patient reports tingling in the toes at night",
+        False,
+    ),
+    # pairs seen in the demo data (same topic, both true)
+    Pair("observation", "Patient skips breakfast on work days",
+         "Patient ate out most evenings this week", False),
+    Pair("observation", "Patient felt shaky during a long afternoon meeting",
+         "Patient described dizziness when standing up quickly", False),
+    Pair("care_plan", "Patient needs a urine albumin test once a year",
+         "Patient to repeat kidney function tests in three months", False),
+    Pair("care_plan", "Patient should check fasting glucose each morning and log it",
+         "Patient started a continuous glucose monitor with weekly data review", False),
+    Pair("social", "Patient is the daily caregiver for a spouse with dementia",
+         "Patient's daughter is the main caregiver and drives to visit", False),
+    Pair("lab_result", "Patient's LDL cholesterol was 131 mg/dL in October",
+         "Patient's triglycerides was 153 mg/dL in February", False),
+    Pair("observation", "Patient weighed 107.8 kg at this session",
+         "Patient weighed 107.5 kg at this session", True),
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Calibration:
+    model_id: str
+    threshold: float  # the chosen cut (midpoint of the best separating gap)
+    accuracy: float  # at the chosen threshold
+    false_supersessions: int  # compatible pairs at or above the threshold
+    missed: int  # superseding pairs below the threshold
+    similarities: tuple[float, ...]  # one per pair, in PAIRS order
+
+
+def measure(
+    embedder: Embedder,
+    pairs: Sequence[Pair] = PAIRS,
+    type_thresholds: Mapping[str, float] | None = None,
+    threshold: float | None = None,
+) -> Calibration:
+    """Cosine of every pair; a pair is flagged when its cosine reaches the cut and the default
+    rule (different drugs or lab analytes are compatible) agrees; types with their own
+    threshold use it. The global threshold is the cut with the highest accuracy, ties broken
+    toward fewer false supersessions (a wrongly demoted fact is worse than a missed update),
+    then toward the widest margin, placed midway between the neighbouring similarities."""
+    texts = [t for p in pairs for t in (p.older, p.newer)]
+    vecs = embedder.embed_batch(texts)
+    sims = np.einsum("ij,ij->i", vecs[0::2], vecs[1::2]).astype(float)
+    labels = np.array([p.supersede for p in pairs])
+    rule = np.array([verdict_by_rule(p.older, p.newer, 0.0) in SUPERSEDING_VERDICTS for p in pairs])
+    # pairs of a type with its own threshold are decided by it, whatever the global cut
+    own = dict(embedder.default_type_thresholds if type_thresholds is None else type_thresholds)
+    fixed = np.array([p.memory_type in own for p in pairs])
+    fixed_pred = np.array([sims[i] >= own.get(p.memory_type, 2.0) for i, p in enumerate(pairs)])
+
+    def outcome(cut: float) -> tuple[float, int, int]:
+        pred = np.where(fixed, fixed_pred, sims >= cut) & rule
+        acc = float((pred == labels).mean())
+        return acc, int((pred & ~labels).sum()), int((~pred & labels).sum())
+
+    if threshold is not None:  # evaluate a given threshold instead of choosing one
+        acc, false_pos, missed = outcome(threshold)
+        return Calibration(embedder.model_id, threshold, acc, false_pos, missed, _round(sims))
+    # candidate cuts: midway between consecutive similarities of the pairs the global cut
+    # decides (no type threshold of their own, not ruled compatible)
+    decided = np.unique(np.round(sims[~fixed & rule], 6))
+    edges = np.concatenate([[decided[0] - 0.02], decided, [decided[-1] + 0.02]])
+    best: tuple[float, int, float, float] | None = None  # (acc, -false_pos, gap, cut)
+    for lo, hi in pairwise(edges):
+        cut = float((lo + hi) / 2)
+        acc, false_pos, _ = outcome(cut)
+        key = (acc, -false_pos, float(hi - lo), cut)
+        if best is None or key > best:
+            best = key
+    assert best is not None
+    cut = round(best[3], 3)
+    acc, false_pos, missed = outcome(cut)
+    return Calibration(embedder.model_id, cut, acc, false_pos, missed, _round(sims))
+
+
+def _round(sims: np.ndarray) -> tuple[float, ...]:
+    return tuple(round(float(s), 4) for s in sims)

