@@ -1,0 +1,89 @@
+"""memory_core: clinical agent memory with temporal decay.
+
+Public API (stable): :func:`open_engine` and :class:`MemoryEngine`; values in
+:mod:`memory_core.values`; policies in :mod:`memory_core.policy`; errors in
+:mod:`memory_core.errors`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from .contradictions import Adjudicator
+from .embedding import Embedder, make_embedder
+from .engine import MemoryEngine, PatientView
+from .errors import (
+    ConfigurationError,
+    ConflictError,
+    EmbeddingMismatchError,
+    MemoryCoreError,
+    NotFoundError,
+    StateError,
+    ValidationError,
+)
+from .policy import ContradictionPolicy, DecayPolicy, EnginePolicy, RankingPolicy
+from .store import MemoryStore, open_store
+from .validation import utc_now
+from .values import (
+    AddResult,
+    AuditEntry,
+    CleanupResult,
+    ContextItem,
+    ContextResult,
+    InjectionRecord,
+    Memory,
+    ScoredMemory,
+    Status,
+    Supersession,
+    SupersessionState,
+    Tier,
+)
+
+__all__ = [
+    "AddResult",
+    "Adjudicator",
+    "AuditEntry",
+    "CleanupResult",
+    "ConfigurationError",
+    "ConflictError",
+    "ContextItem",
+    "ContextResult",
+    "ContradictionPolicy",
+    "DecayPolicy",
+    "Embedder",
+    "EmbeddingMismatchError",
+    "EnginePolicy",
+    "InjectionRecord",
+    "Memory",
+    "MemoryCoreError",
+    "MemoryEngine",
+    "MemoryStore",
+    "NotFoundError",
+    "PatientView",
+    "RankingPolicy",
+    "ScoredMemory",
+    "StateError",
+    "Status",
+    "Supersession",
+    "SupersessionState",
+    "Tier",
+    "ValidationError",
+    "open_engine",
+]
+
+
+def open_engine(
+    store: str | MemoryStore | None = None,
+    embedder: str | Embedder = "minilm",
+    policy: EnginePolicy | DecayPolicy | None = None,
+    *,
+    adjudicator: Adjudicator | None = None,
+    clock: Callable[[], datetime] = utc_now,
+) -> MemoryEngine:
+    """Open an engine: ``store="sqlite:///path.db" | "sqlite:///:memory:"`` (default: the
+    repository's ``data/memory.db`` or ``MEMORY_CORE_STORE``), ``embedder="minilm" | "hashing"
+    | "openai:<model>"``, ``policy`` (default: the store's saved policy, else the defaults)."""
+    return MemoryEngine(
+        open_store(store), make_embedder(embedder), policy, adjudicator=adjudicator, clock=clock
+    )

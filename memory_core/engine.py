@@ -1,0 +1,1231 @@
+"""The engine: ties policy, embedder, store and the pure domain modules together.
+
+Every public method that depends on time takes ``now`` (default: the engine's clock). Queries
+with ``now`` in the past are *as of* that moment: memories created later are invisible,
+supersessions not yet in effect are not applied, and accesses recorded later are not counted.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from . import context as ctx
+from . import decay, ranking
+from . import validation as v
+from .contradictions import (
+    SUPERSEDING_VERDICTS,
+    Adjudicator,
+    SimilarityAdjudicator,
+    candidates_for_new,
+    same_type_pairs,
+)
+from .embedding.base import Embedder
+from .errors import StateError, ValidationError
+from .importance import SAFETY_TYPES, default_importance, default_pinned
+from .policy import DecayPolicy, EnginePolicy
+from .store.base import AuditQuery, ChangeSet, MemoryStore
+from .tokens import DEFAULT_ENCODING
+from .values import (
+    IN_EFFECT,
+    AddResult,
+    AuditEntry,
+    CleanupResult,
+    ContextResult,
+    InjectionRecord,
+    Memory,
+    ScoredMemory,
+    Status,
+    Supersession,
+    SupersessionState,
+)
+
+F32 = npt.NDArray[np.float32]
+F64 = npt.NDArray[np.float64]
+Progress = Callable[[int, int], None]
+SYSTEM = "system"
+AGENT = "agent"
+
+
+def _new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex}"
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    """Everything about one patient the hot paths need, cached by the store's patient version."""
+
+    version: int
+    memories: tuple[Memory, ...]
+    matrix: F32
+    created_s: F64
+    types: tuple[str, ...]
+    index: dict[str, int]
+    supersessions: tuple[Supersession, ...]
+    access_s: dict[str, F64]  # memory id -> sorted access moments (epoch s)
+    latest_access_s: float
+    sessions_s: F64
+
+
+@dataclass(frozen=True)
+class PatientView:
+    """A patient's memories as of ``now`` under a decay policy: the dashboard's numbers."""
+
+    now: datetime
+    memories: tuple[Memory, ...]  # visible (created at or before now), oldest first
+    status: tuple[Status, ...]  # as of now
+    access_count: F64  # as of now
+    current_importance: F64  # superseded memories: the floor
+    strength: F64  # the 0-1 value cleanup compares
+    sessions_since_access: F64
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [
+            {
+                **m.to_public_dict(),
+                "status": self.status[i].value,
+                "access_count": int(self.access_count[i]),
+                "current_importance": float(self.current_importance[i]),
+                "strength": float(self.strength[i]),
+            }
+            for i, m in enumerate(self.memories)
+        ]
+
+
+class MemoryEngine:
+    def __init__(
+        self,
+        store: MemoryStore,
+        embedder: Embedder,
+        policy: EnginePolicy | DecayPolicy | None = None,
+        *,
+        adjudicator: Adjudicator | None = None,
+        clock: Callable[[], datetime] = v.utc_now,
+        encoding: str = DEFAULT_ENCODING,
+        role: str = ctx.DEFAULT_ROLE,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.adjudicator: Adjudicator = adjudicator or SimilarityAdjudicator()
+        self.clock = clock
+        self.encoding = encoding
+        self.role = role
+        store.bind_embedding_model(embedder.model_id, embedder.dimensions)
+        if isinstance(policy, DecayPolicy):
+            policy = EnginePolicy(decay=policy)
+        if policy is None:
+            saved = store.load_policy()
+            policy = EnginePolicy.from_dict(saved) if saved else EnginePolicy()
+        self._policy = policy
+        self._cache: dict[str, _Snapshot] = {}
+        self._cache_lock = threading.Lock()
+
+    # --- policy ----------------------------------------------------------------------------------
+    @property
+    def policy(self) -> EnginePolicy:
+        return self._policy
+
+    @property
+    def contradiction_threshold(self) -> float:
+        t = self._policy.contradiction.threshold
+        return self.embedder.default_contradiction_threshold if t is None else t
+
+    def threshold_for(self, memory_type: str) -> float:
+        """The cosine at or above which two memories of this type are a candidate pair."""
+        c = self._policy.contradiction
+        if memory_type in c.type_thresholds:
+            return c.type_thresholds[memory_type]
+        if c.threshold is None and memory_type in self.embedder.default_type_thresholds:
+            return self.embedder.default_type_thresholds[memory_type]
+        return self.contradiction_threshold
+
+    def save_policy(self, policy: EnginePolicy, by: str) -> None:
+        """Make ``policy`` the engine's policy and store it (audited, before and after)."""
+        by = v.actor(by)
+        before = self._policy.to_dict()
+        after = policy.to_dict()
+        self.store.apply(
+            ChangeSet(
+                policy=after,
+                audit=[self._audit(by, "policy_change", "policy", "engine", None, before, after)],
+            )
+        )
+        self._policy = policy
+
+    # --- reading ---------------------------------------------------------------------------------
+    def get(self, memory_id: str) -> Memory:
+        return self.store.get_memory(memory_id)
+
+    def list_patients(self) -> list[str]:
+        return self.store.list_patients()
+
+    def list_memories(self, patient_id: str, include_inactive: bool = True) -> list[Memory]:
+        v.patient_id(patient_id)
+        mems = self.store.list_memories(patient_id)
+        return mems if include_inactive else [m for m in mems if m.status is Status.ACTIVE]
+
+    def supersessions(
+        self, patient_id: str | None = None, state: str | None = None
+    ) -> list[Supersession]:
+        if state is not None and state not in {s.value for s in SupersessionState}:
+            raise ValidationError("state", f"unknown supersession state {state!r}")
+        return self.store.list_supersessions(patient_id, state)
+
+    def audit_log(
+        self,
+        *,
+        patient_id: str | None = None,
+        actor: str | None = None,
+        action: str | None = None,
+        entity_id: str | None = None,
+        limit: int = 500,
+    ) -> list[AuditEntry]:
+        return self.store.list_audit(AuditQuery(patient_id, actor, action, entity_id, limit))
+
+    def injections(self, patient_id: str, limit: int = 100) -> list[InjectionRecord]:
+        return self.store.list_injections(patient_id, limit)
+
+    def access_times(self, patient_id: str) -> dict[str, list[datetime]]:
+        return self.store.access_times(patient_id)
+
+    # --- snapshots and as-of views ---------------------------------------------------------------
+    def _snapshot(self, patient_id: str) -> _Snapshot:
+        version = self.store.patient_version(patient_id)
+        with self._cache_lock:
+            snap = self._cache.get(patient_id)
+        if snap is not None and snap.version == version:
+            return snap
+        mems = tuple(self.store.list_memories(patient_id))
+        dims = self.embedder.dimensions
+        matrix = (
+            np.vstack([m.embedding for m in mems]).astype(np.float32, copy=False)
+            if mems
+            else np.zeros((0, dims), dtype=np.float32)
+        )
+        acc = {
+            k: np.array([t.timestamp() for t in ts], dtype=np.float64)
+            for k, ts in self.store.access_times(patient_id).items()
+        }
+        snap = _Snapshot(
+            version=version,
+            memories=mems,
+            matrix=matrix,
+            created_s=np.array([m.created_at.timestamp() for m in mems], dtype=np.float64),
+            types=tuple(m.memory_type for m in mems),
+            index={m.id: i for i, m in enumerate(mems)},
+            supersessions=tuple(self.store.list_supersessions(patient_id)),
+            access_s=acc,
+            latest_access_s=max((float(a[-1]) for a in acc.values() if a.size), default=0.0),
+            sessions_s=np.array(
+                [t.timestamp() for t in self.store.session_times(patient_id)], dtype=np.float64
+            ),
+        )
+        with self._cache_lock:
+            self._cache[patient_id] = snap
+        return snap
+
+    def _statuses(self, snap: _Snapshot, now: datetime, idx: Sequence[int]) -> list[Status]:
+        demoted = {s.old_id for s in snap.supersessions if s.in_effect(now)}
+        out: list[Status] = []
+        for i in idx:
+            m = snap.memories[i]
+            if m.archived_at is not None and m.archived_at <= now:
+                out.append(Status.ARCHIVED)
+            elif m.id in demoted:
+                out.append(Status.SUPERSEDED)
+            else:
+                out.append(Status.ACTIVE)
+        return out
+
+    def _decay_inputs(
+        self, snap: _Snapshot, idx: npt.NDArray[np.int64], now_s: float
+    ) -> decay.DecayInputs:
+        mems = [snap.memories[i] for i in idx]
+        inputs = decay.DecayInputs.from_memories(mems)
+        count, last = inputs.access_count, inputs.last_access_s
+        if now_s < snap.latest_access_s:  # as of the past: forget later accesses
+            count = count.copy()
+            last = last.copy()
+            for j, m in enumerate(mems):
+                acc = snap.access_s.get(m.id)
+                if acc is None or acc.size == 0:
+                    if last[j] > now_s:
+                        last[j] = inputs.created_s[j]
+                    continue
+                seen = int(np.searchsorted(acc, now_s, side="right"))
+                count[j] = max(0.0, count[j] - (acc.size - seen))
+                last[j] = acc[seen - 1] if seen else inputs.created_s[j]
+        sessions = snap.sessions_s
+        since = (
+            np.searchsorted(sessions, now_s, side="right")
+            - np.searchsorted(sessions, last, side="right")
+        ).astype(np.float64)
+        return replace(inputs, access_count=count, last_access_s=last, sessions_since_access=since)
+
+    def view(
+        self, patient_id: str, *, now: datetime | None = None, policy: DecayPolicy | None = None
+    ) -> PatientView:
+        """The patient's memories as of ``now``, with current importance and strength under
+        ``policy`` (default: the engine's). Reads only; records nothing."""
+        v.patient_id(patient_id)
+        now = self._now(now)
+        pol = policy or self._policy.decay
+        snap = self._snapshot(patient_id)
+        now_s = now.timestamp()
+        idx = np.flatnonzero(snap.created_s <= now_s + 1e-6).astype(np.int64)
+        inputs = self._decay_inputs(snap, idx, now_s)
+        status = self._statuses(snap, now, idx.tolist())
+        cur = decay.current_importance(inputs, pol, now_s)
+        sup = np.array([s is Status.SUPERSEDED for s in status], dtype=np.bool_)
+        cur = np.where(sup, pol.floor, cur)
+        return PatientView(
+            now=now,
+            memories=tuple(snap.memories[i] for i in idx),
+            status=tuple(status),
+            access_count=inputs.access_count,
+            current_importance=cur,
+            strength=decay.cleanup_strength(inputs, pol, now_s),
+            sessions_since_access=(
+                inputs.sessions_since_access
+                if inputs.sessions_since_access is not None
+                else np.zeros(len(idx))
+            ),
+        )
+
+    # --- retrieval -------------------------------------------------------------------------------
+    def _now(self, now: datetime | None) -> datetime:
+        return self.clock() if now is None else v.now_value(now)
+
+    def _rank(
+        self,
+        patient_id: str,
+        query: str,
+        now: datetime,
+        query_vector: F32 | None = None,
+        policy: EnginePolicy | None = None,
+    ) -> list[ScoredMemory]:
+        """Every candidate of the pool, best first."""
+        pol = policy or self._policy
+        rp = pol.ranking
+        snap = self._snapshot(patient_id)
+        now_s = now.timestamp()
+        visible = np.flatnonzero(snap.created_s <= now_s + 1e-6).astype(np.int64)
+        status = self._statuses(snap, now, visible.tolist())
+        active = visible[np.array([s is Status.ACTIVE for s in status], dtype=np.bool_)]
+        if active.size == 0:
+            return []
+        q = self.embedder.embed(query) if query_vector is None else query_vector
+        sims = ranking.cosine_to_all(q, snap.matrix[active])
+        vrank = ranking.ranks_desc(sims)
+        krank = np.zeros(active.size, dtype=np.int64)
+        pos = {int(snap.index[snap.memories[i].id]): j for j, i in enumerate(active)}
+        if query.strip():
+            hits = self.store.keyword_search(patient_id, query, max(rp.candidate_pool * 4, 50))
+            r = 0
+            for mid, _score in hits:
+                j = pos.get(snap.index.get(mid, -1))
+                if j is not None:
+                    r += 1
+                    krank[j] = r
+        fused = ranking.reciprocal_rank_fusion([vrank, krank], rp.rrf_k)
+        # the pool: best fused ranks, plus every always-included (safety) type
+        pool_n = min(rp.candidate_pool, active.size)
+        order = np.argsort(-fused, kind="stable")[:pool_n]
+        always = [
+            j
+            for j, i in enumerate(active)
+            if snap.memories[i].memory_type in rp.always_include_types
+        ]
+        chosen = np.unique(np.concatenate([order, np.asarray(always, dtype=np.int64)]))
+        inputs = self._decay_inputs(snap, active[chosen], now_s)
+        cur = decay.current_importance(inputs, pol.decay, now_s)
+        csims = sims[chosen]
+        if rp.mode == "weighted":
+            hours = np.maximum(now_s - inputs.last_access_s, 0.0) / 3600.0
+            score = ranking.weighted_score(
+                fused[chosen],
+                cur,
+                hours,
+                alpha=rp.alpha,
+                beta=rp.beta,
+                gamma=rp.gamma,
+                recency_half_life_days=rp.recency_half_life_days,
+            )
+        else:
+            score = ranking.default_score(csims, cur)
+        ordering = ranking.order_by_score(score, inputs.created_s)
+        out: list[ScoredMemory] = []
+        for o in ordering:
+            j = int(chosen[o])
+            m = snap.memories[int(active[j])]
+            c = float(cur[o])
+            out.append(
+                ScoredMemory(
+                    memory=replace(
+                        m,
+                        access_count=int(inputs.access_count[o]),
+                        last_accessed=datetime.fromtimestamp(
+                            float(inputs.last_access_s[o]), tz=now.tzinfo
+                        ),
+                    )
+                    if now_s < snap.latest_access_s
+                    else m,
+                    similarity=float(csims[o]),
+                    current_importance=c,
+                    score=float(score[o]),
+                    keyword_rank=int(krank[j]) or None,
+                    vector_rank=int(vrank[j]),
+                    fused=float(fused[j]),
+                    safety=m.memory_type in SAFETY_TYPES or c >= pol.decay.warn_threshold,
+                )
+            )
+        return out
+
+    def retrieve(
+        self,
+        patient_id: str,
+        query: str,
+        *,
+        k: int = 5,
+        now: datetime | None = None,
+        record_access: bool = True,
+        query_vector: F32 | None = None,
+    ) -> list[ScoredMemory]:
+        """The ``k`` best active memories for ``query``. With ``record_access`` (an agent is
+        being given them) each returned memory's access count and last access are refreshed
+        atomically; previews pass ``record_access=False`` and change nothing."""
+        v.patient_id(patient_id)
+        v.query(query)
+        k = v.positive_int(k, "k")
+        now = self._now(now)
+        found = self._rank(patient_id, query, now, query_vector)[:k]
+        if record_access and found:
+            self._record(patient_id, [s.memory.id for s in found], now, None)
+        return found
+
+    def _record(
+        self, patient_id: str, ids: list[str], now: datetime, injection: InjectionRecord | None
+    ) -> None:
+        self.store.record_access(
+            patient_id, ids, now, self._policy.decay.promote_after, injection, AGENT
+        )
+
+    def build_context(
+        self,
+        patient_id: str,
+        query: str,
+        *,
+        now: datetime | None = None,
+        max_memories: int = 5,
+        max_tokens: int | None = None,
+        record_access: bool = True,
+        query_vector: F32 | None = None,
+        policy: EnginePolicy | None = None,
+    ) -> ContextResult:
+        """The exact "Patient Context from Previous Interactions" section for this query, with
+        every candidate explained. ``record_access=True`` (an agent call) refreshes the
+        included memories and appends an injection record."""
+        v.patient_id(patient_id)
+        v.query(query)
+        max_memories = v.positive_int(max_memories, "max_memories")
+        if max_tokens is not None:
+            max_tokens = v.positive_int(max_tokens, "max_tokens")
+        now = self._now(now)
+        pol = policy or self._policy
+        candidates = self._rank(patient_id, query, now, query_vector, pol)
+        sel = ctx.select_and_render(
+            candidates,
+            max_memories=max_memories,
+            max_tokens=max_tokens,
+            warn_threshold=pol.decay.warn_threshold,
+            encoding=self.encoding,
+        )
+        injection_id = None
+        if record_access:
+            included = sorted((i for i in sel.items if i.included), key=lambda i: i.position or 0)
+            record = InjectionRecord(
+                id=_new_id("inj"),
+                at=now,
+                patient_id=patient_id,
+                query=query,
+                items=tuple((i.scored.memory.id, i.scored.score) for i in included),
+                tokens=sel.tokens,
+                text=sel.text,
+            )
+            self._record(patient_id, [i.scored.memory.id for i in included], now, record)
+            injection_id = record.id
+        return ContextResult(
+            text=sel.text,
+            items=sel.items,
+            tokens=sel.tokens,
+            encoding=self.encoding,
+            injection_id=injection_id,
+        )
+
+    def build_system_prompt(
+        self,
+        patient_id: str,
+        session_context: str,
+        *,
+        query: str | None = None,
+        now: datetime | None = None,
+        max_memories: int = 5,
+        max_tokens: int | None = None,
+        record_access: bool = True,
+    ) -> str:
+        """Role line, the memory section, the Current Session part and the guidance line."""
+        result = self.build_context(
+            patient_id,
+            session_context if query is None else query,
+            now=now,
+            max_memories=max_memories,
+            max_tokens=max_tokens,
+            record_access=record_access,
+        )
+        return ctx.build_system_prompt(result.text, session_context, self.role)
+
+    # --- adding memories -------------------------------------------------------------------------
+    def add_memory(
+        self,
+        patient_id: str,
+        content: str,
+        memory_type: str,
+        *,
+        importance: float | None = None,
+        created_at: datetime | str | None = None,
+        pinned: bool | None = None,
+        tier: str = "long_term",
+        source: str | None = None,
+        by: str = SYSTEM,
+        now: datetime | None = None,
+    ) -> AddResult:
+        """Add one memory; returns it and the supersessions it triggered."""
+        results = self.add_memories(
+            [
+                {
+                    "patient_id": patient_id,
+                    "content": content,
+                    "memory_type": memory_type,
+                    "importance": importance,
+                    "created_at": created_at,
+                    "pinned": pinned,
+                    "tier": tier,
+                    "source": source,
+                }
+            ],
+            by=by,
+            now=now,
+        )
+        return results[0]
+
+    def _prepare(
+        self, record: Mapping[str, Any] | Any, now: datetime, where: str
+    ) -> tuple[Memory, list[datetime], F32 | None]:
+        get: Callable[[str, Any], Any]
+        if isinstance(record, Mapping):
+            get = record.get
+        else:
+
+            def get(key: str, default: Any = None) -> Any:
+                return getattr(record, key, default)
+
+        def field(name: str) -> str:
+            return f"{where}{name}"
+
+        try:
+            pid = v.patient_id(get("patient_id", None), field("patient_id"))
+            text = v.content(get("content", None), field("content"))
+            mtype = v.memory_type(get("memory_type", None), field("memory_type"))
+            imp = v.importance(get("importance", None), field("importance"))
+            created_raw = get("created_at", None)
+            created = (
+                now if created_raw is None else v.timestamp(created_raw, field("created_at"), now)
+            )
+            pinned_raw = get("pinned", None)
+            pinned = (
+                default_pinned(mtype)
+                if pinned_raw is None
+                else v.boolean(pinned_raw, field("pinned"))
+            )
+            tier = v.tier(get("tier", None) or "long_term", field("tier"))
+            src = v.source(get("source", None), field("source"))
+            accesses = v.access_times(
+                get("access_times", None), created, now, field("access_times")
+            )
+            vec_raw = get("embedding", None)
+            vec = (
+                None
+                if vec_raw is None
+                else v.embedding(vec_raw, self.embedder.dimensions, field("embedding"))
+            )
+            model = get("embedding_model", None)
+            if vec is not None and model not in (None, self.embedder.model_id):
+                raise ValidationError(
+                    field("embedding_model"),
+                    f"vectors from {model!r} cannot be mixed with {self.embedder.model_id!r}",
+                )
+            mid = get("id", None)
+            if mid is not None and (not isinstance(mid, str) or not 1 <= len(mid) <= 80):
+                raise ValidationError(field("id"), "must be a string of 1-80 characters")
+        except ValidationError:
+            raise
+        if imp is None:
+            imp = default_importance(mtype, text, self._policy.importance_rules)
+        memory = Memory(
+            id=mid or _new_id("mem"),
+            patient_id=pid,
+            memory_type=mtype,
+            content=text,
+            importance=imp,
+            created_at=created,
+            last_accessed=accesses[-1] if accesses else created,
+            embedding=np.zeros(0, dtype=np.float32),
+            embedding_model=self.embedder.model_id,
+            access_count=len(accesses),
+            pinned=pinned,
+            tier=tier,
+            source=src,
+        )
+        return memory, accesses, vec
+
+    def add_memories(
+        self,
+        records: Iterable[Mapping[str, Any] | Any],
+        *,
+        by: str = SYSTEM,
+        now: datetime | None = None,
+        progress: Progress | None = None,
+        detect: bool = True,
+    ) -> list[AddResult]:
+        """Add many memories in one transaction: all are validated first (a bad record names
+        its index and field, and nothing is written), embedded in batches, checked for
+        supersession against the store and each other (oldest first), then written at once.
+        Records are mappings (or objects) with the add_memory fields plus optional ``id``,
+        ``access_times`` and a pre-computed ``embedding``."""
+        by = v.actor(by)
+        now = self._now(now)
+        items = list(records)
+        prepared = [self._prepare(r, now, f"records[{i}].") for i, r in enumerate(items)]
+        ids = [m.id for m, _, _ in prepared]
+        if len(set(ids)) != len(ids):
+            dup = next(i for i in ids if ids.count(i) > 1)
+            raise ValidationError("id", f"duplicate id {dup!r} in the batch")
+        explicit = [m.id for m, _, _ in prepared if not m.id.startswith("mem_")]
+        existing = [
+            e
+            for k in range(0, len(explicit), 500)
+            for e in self.store.get_memories(explicit[k : k + 500])
+        ]
+        if existing:
+            raise ValidationError("id", f"memory id {existing[0].id!r} already exists")
+        # embed what has no vector, in batches
+        need = [i for i, (_, _, vec) in enumerate(prepared) if vec is None]
+        vectors: dict[int, F32] = {
+            i: vec for i, (_, _, vec) in enumerate(prepared) if vec is not None
+        }
+        total = len(need)
+        step = 256
+        for start in range(0, total, step):
+            chunk = need[start : start + step]
+            embedded = self.embedder.embed_batch([prepared[i][0].content for i in chunk])
+            for i, row in zip(chunk, embedded, strict=True):
+                vectors[i] = row
+            if progress is not None:
+                progress(min(start + step, total), total)
+        memories = [replace(m, embedding=vectors[i]) for i, (m, _, _) in enumerate(prepared)]
+        changes = ChangeSet()
+        sups_by_new: dict[str, list[Supersession]] = {m.id: [] for m in memories}
+        # process oldest first per patient, so each new memory sees the ones before it
+        order = sorted(range(len(memories)), key=lambda i: (memories[i].created_at, i))
+        by_patient: dict[str, list[int]] = {}
+        for i in order:
+            by_patient.setdefault(memories[i].patient_id, []).append(i)
+        pools: list[_PatientPool] = []
+        for pid, idxs in by_patient.items():
+            snap = self._snapshot(pid)
+            pool = _PatientPool(snap.memories, snap.matrix)
+            pools.append(pool)
+            for i in idxs:
+                mem = memories[i]
+                if detect and mem.memory_type not in self._policy.contradiction.exempt_types:
+                    mem = self._detect(mem, pool, now, by, changes, sups_by_new)
+                pool.add(mem)
+        final = {m.id: m for pool in pools for m in pool.added()}
+        for m, accesses, _ in prepared:
+            mem = final[m.id]
+            changes.insert_memories.append(mem)
+            changes.accesses.extend((mem.id, mem.patient_id, t) for t in accesses)
+            changes.audit.append(
+                self._audit(by, "add", "memory", mem.id, mem.patient_id, None, mem.to_public_dict())
+            )
+        for pool in pools:
+            changes.update_memories.extend((m, pool.versions[m.id]) for m in pool.replaced.values())
+        self.store.apply(changes)
+        return [
+            AddResult(memory=final[m.id], supersessions=tuple(sups_by_new[m.id]))
+            for m, _, _ in prepared
+        ]
+
+    def _detect(
+        self,
+        new: Memory,
+        pool: _PatientPool,
+        now: datetime,
+        by: str,
+        changes: ChangeSet,
+        sups_by_new: dict[str, list[Supersession]],
+    ) -> Memory:
+        """Find supersession candidates of ``new`` in ``pool`` and record them in ``changes``.
+        Returns ``new`` (possibly superseded itself when an existing memory is newer)."""
+        hits = candidates_for_new(
+            new.embedding,
+            new.memory_type,
+            new.created_at.timestamp(),
+            pool.types,
+            pool.created_s_array(),
+            pool.matrix(),
+            self.threshold_for(new.memory_type),
+        )
+        mode = self._policy.contradiction.mode_for(new.memory_type)
+        for row, sim, row_is_older in hits:
+            other = pool.memories[row]
+            if other.status is not Status.ACTIVE:
+                continue
+            older, newer = (other, new) if row_is_older else (new, other)
+            new_is_older = not row_is_older
+            verdict = self.adjudicator.adjudicate(older, newer, sim)
+            if verdict not in SUPERSEDING_VERDICTS:
+                continue
+            if (new if new_is_older else older).status is not Status.ACTIVE:
+                continue  # already demoted by an earlier hit
+            state = SupersessionState.AUTO if mode == "auto" else SupersessionState.PENDING
+            sup = Supersession(
+                id=_new_id("sup"),
+                patient_id=new.patient_id,
+                old_id=older.id,
+                new_id=newer.id,
+                similarity=sim,
+                method=self.adjudicator.method,
+                verdict=verdict,
+                state=state,
+                detected_at=now,
+                effective_at=newer.created_at if state is SupersessionState.AUTO else None,
+                decided_by=by if state is SupersessionState.AUTO else None,
+                decided_at=now if state is SupersessionState.AUTO else None,
+            )
+            changes.insert_supersessions.append(sup)
+            sups_by_new[new.id].append(sup)
+            changes.audit.append(
+                self._audit(
+                    by,
+                    "detect_supersession",
+                    "supersession",
+                    sup.id,
+                    sup.patient_id,
+                    None,
+                    sup.to_public_dict(),
+                )
+            )
+            if state is SupersessionState.AUTO:
+                demoted = replace(older, status=Status.SUPERSEDED, superseded_by=newer.id)
+                changes.audit.append(
+                    self._audit(
+                        by,
+                        "supersede",
+                        "memory",
+                        older.id,
+                        older.patient_id,
+                        older.to_public_dict(),
+                        demoted.to_public_dict(),
+                    )
+                )
+                if new_is_older:
+                    new = demoted
+                else:
+                    pool.replace(row, demoted)
+        return new
+
+    # --- reviewer actions on supersessions -------------------------------------------------------
+    def preview_supersessions(
+        self,
+        patient_id: str,
+        content: str,
+        memory_type: str,
+        *,
+        created_at: datetime | None = None,
+        now: datetime | None = None,
+    ) -> list[tuple[Memory, float, str]]:
+        """Which active memories a new one would supersede, before saving:
+        ``(older memory, similarity, "auto" | "review")``. Writes nothing."""
+        v.patient_id(patient_id)
+        text = v.content(content)
+        mtype = v.memory_type(memory_type)
+        now = self._now(now)
+        created = now if created_at is None else v.timestamp(created_at, "created_at", now)
+        snap = self._snapshot(patient_id)
+        vec = self.embedder.embed(text)
+        status = self._statuses(snap, now, range(len(snap.memories)))
+        hits = candidates_for_new(
+            vec,
+            mtype,
+            created.timestamp(),
+            snap.types,
+            snap.created_s,
+            snap.matrix,
+            self.threshold_for(mtype),
+        )
+        mode = self._policy.contradiction.mode_for(mtype)
+        return [
+            (snap.memories[r], s, mode)
+            for r, s, older in hits
+            if older and status[r] is Status.ACTIVE
+        ]
+
+    def _sup_change(
+        self,
+        sup: Supersession,
+        by: str,
+        action: str,
+        new_state: SupersessionState,
+        now: datetime,
+        **fields: Any,
+    ) -> ChangeSet:
+        changed = replace(sup, state=new_state, decided_by=by, decided_at=now, **fields)
+        return ChangeSet(
+            update_supersessions=[(changed, sup.version)],
+            audit=[
+                self._audit(
+                    by,
+                    action,
+                    "supersession",
+                    sup.id,
+                    sup.patient_id,
+                    sup.to_public_dict(),
+                    changed.to_public_dict(),
+                )
+            ],
+        )
+
+    def confirm_supersession(
+        self, supersession_id: str, reviewer: str, *, now: datetime | None = None
+    ) -> Supersession:
+        """A reviewer confirms a pending supersession: the older memory is demoted now."""
+        reviewer = v.actor(reviewer, "reviewer")
+        now = self._now(now)
+        sup = self.store.get_supersession(supersession_id)
+        if sup.state is not SupersessionState.PENDING:
+            raise StateError(f"supersession {sup.id} is {sup.state.value}, not pending")
+        changes = self._sup_change(
+            sup,
+            reviewer,
+            "confirm_supersession",
+            SupersessionState.CONFIRMED,
+            now,
+            effective_at=now,
+        )
+        old = self.store.get_memory(sup.old_id)
+        if old.status is Status.ACTIVE:
+            demoted = replace(old, status=Status.SUPERSEDED, superseded_by=sup.new_id)
+            changes.update_memories.append((demoted, old.version))
+            changes.audit.append(
+                self._audit(
+                    reviewer,
+                    "supersede",
+                    "memory",
+                    old.id,
+                    old.patient_id,
+                    old.to_public_dict(),
+                    demoted.to_public_dict(),
+                )
+            )
+        self.store.apply(changes)
+        return self.store.get_supersession(sup.id)
+
+    def reject_supersession(
+        self, supersession_id: str, reviewer: str, *, now: datetime | None = None
+    ) -> Supersession:
+        """A reviewer says both memories stand: the pending supersession is closed."""
+        reviewer = v.actor(reviewer, "reviewer")
+        now = self._now(now)
+        sup = self.store.get_supersession(supersession_id)
+        if sup.state is not SupersessionState.PENDING:
+            raise StateError(
+                f"supersession {sup.id} is {sup.state.value}; only pending ones can be rejected "
+                "(undo one that is in effect)"
+            )
+        self.store.apply(
+            self._sup_change(sup, reviewer, "reject_supersession", SupersessionState.REJECTED, now)
+        )
+        return self.store.get_supersession(sup.id)
+
+    def undo_supersession(
+        self, supersession_id: str, reviewer: str, *, now: datetime | None = None
+    ) -> Supersession:
+        """Undo an automatic or confirmed supersession: the older memory is active again
+        (unless another supersession in effect or an archive still holds it)."""
+        reviewer = v.actor(reviewer, "reviewer")
+        now = self._now(now)
+        sup = self.store.get_supersession(supersession_id)
+        if sup.state not in IN_EFFECT:
+            raise StateError(f"supersession {sup.id} is {sup.state.value}; nothing to undo")
+        changes = self._sup_change(
+            sup, reviewer, "undo_supersession", SupersessionState.UNDONE, now, ended_at=now
+        )
+        old = self.store.get_memory(sup.old_id)
+        others = [
+            s
+            for s in self.store.list_supersessions(sup.patient_id)
+            if s.old_id == old.id and s.id != sup.id and s.state in IN_EFFECT
+        ]
+        if old.status is Status.SUPERSEDED and not others:
+            restored = replace(old, status=Status.ACTIVE, superseded_by=None)
+        elif old.status is Status.SUPERSEDED:
+            restored = replace(old, superseded_by=others[-1].new_id)
+        else:
+            restored = old
+        if restored != old or restored.superseded_by != old.superseded_by:
+            changes.update_memories.append((restored, old.version))
+            changes.audit.append(
+                self._audit(
+                    reviewer,
+                    "unsupersede",
+                    "memory",
+                    old.id,
+                    old.patient_id,
+                    old.to_public_dict(),
+                    restored.to_public_dict(),
+                )
+            )
+        self.store.apply(changes)
+        return self.store.get_supersession(sup.id)
+
+    def scan_contradictions(
+        self,
+        patient_id: str | None = None,
+        *,
+        by: str = SYSTEM,
+        now: datetime | None = None,
+        progress: Progress | None = None,
+    ) -> list[Supersession]:
+        """Back-scan: every same-type pair of active memories at or above the threshold that
+        has no supersession record yet becomes one (older superseded by newer)."""
+        by = v.actor(by)
+        now = self._now(now)
+        patients = [v.patient_id(patient_id)] if patient_id else self.list_patients()
+        found: list[Supersession] = []
+        for n, pid in enumerate(patients, start=1):
+            snap = self._snapshot(pid)
+            status = self._statuses(snap, now, range(len(snap.memories)))
+            act = [i for i, s in enumerate(status) if s is Status.ACTIVE]
+            known = {(s.old_id, s.new_id) for s in snap.supersessions}
+            known |= {(b, a) for a, b in known}
+            types = [snap.types[i] for i in act]
+            lowest = min((self.threshold_for(t) for t in set(types)), default=1.0)
+            pairs = [
+                (a, b, sim)
+                for a, b, sim in same_type_pairs(types, snap.matrix[act], lowest)
+                if sim >= self.threshold_for(types[a])
+            ]
+            changes = ChangeSet()
+            demoted: set[str] = set()
+            for a, b, sim in sorted(pairs, key=lambda p: -p[2]):
+                ma, mb = snap.memories[act[a]], snap.memories[act[b]]
+                older, newer = (
+                    (ma, mb) if (ma.created_at, ma.id) <= (mb.created_at, mb.id) else (mb, ma)
+                )
+                if (older.id, newer.id) in known or older.id in demoted:
+                    continue
+                if older.memory_type in self._policy.contradiction.exempt_types:
+                    continue
+                verdict = self.adjudicator.adjudicate(older, newer, sim)
+                if verdict not in SUPERSEDING_VERDICTS:
+                    continue
+                auto = self._policy.contradiction.mode_for(older.memory_type) == "auto"
+                sup = Supersession(
+                    id=_new_id("sup"),
+                    patient_id=pid,
+                    old_id=older.id,
+                    new_id=newer.id,
+                    similarity=sim,
+                    method=self.adjudicator.method,
+                    verdict=verdict,
+                    state=SupersessionState.AUTO if auto else SupersessionState.PENDING,
+                    detected_at=now,
+                    effective_at=newer.created_at if auto else None,
+                    decided_by=by if auto else None,
+                    decided_at=now if auto else None,
+                )
+                changes.insert_supersessions.append(sup)
+                changes.audit.append(
+                    self._audit(
+                        by,
+                        "detect_supersession",
+                        "supersession",
+                        sup.id,
+                        pid,
+                        None,
+                        sup.to_public_dict(),
+                    )
+                )
+                if auto:
+                    demoted.add(older.id)
+                    d = replace(older, status=Status.SUPERSEDED, superseded_by=newer.id)
+                    changes.update_memories.append((d, older.version))
+                    changes.audit.append(
+                        self._audit(
+                            by,
+                            "supersede",
+                            "memory",
+                            older.id,
+                            pid,
+                            older.to_public_dict(),
+                            d.to_public_dict(),
+                        )
+                    )
+                found.append(sup)
+            if changes.insert_supersessions:
+                self.store.apply(changes)
+            if progress is not None:
+                progress(n, len(patients))
+        return found
+
+    def similarity_pairs(
+        self, patient_id: str, *, now: datetime | None = None, min_similarity: float = -1.0
+    ) -> list[tuple[Memory, Memory, float]]:
+        """Every same-type pair of the patient's active memories with its cosine (older first):
+        the threshold tuner's histogram."""
+        v.patient_id(patient_id)
+        now = self._now(now)
+        snap = self._snapshot(patient_id)
+        status = self._statuses(snap, now, range(len(snap.memories)))
+        act = [i for i, s in enumerate(status) if s is Status.ACTIVE]
+        pairs = same_type_pairs([snap.types[i] for i in act], snap.matrix[act], min_similarity)
+        out = []
+        for a, b, sim in pairs:
+            ma, mb = snap.memories[act[a]], snap.memories[act[b]]
+            out.append((ma, mb, sim) if ma.created_at <= mb.created_at else (mb, ma, sim))
+        out.sort(key=lambda t: -t[2])
+        return out
+
+    # --- reviewer actions on memories ------------------------------------------------------------
+    def _update(
+        self,
+        memory_id: str,
+        by: str,
+        action: str,
+        change: Callable[[Memory], Memory],
+        expected_version: int | None,
+    ) -> Memory:
+        by = v.actor(by)
+        old = self.store.get_memory(memory_id)
+        version = old.version if expected_version is None else expected_version
+        new = change(old)
+        if new == old and new.pinned == old.pinned:
+            return old
+        self.store.apply(
+            ChangeSet(
+                update_memories=[(new, version)],
+                audit=[
+                    self._audit(
+                        by,
+                        action,
+                        "memory",
+                        old.id,
+                        old.patient_id,
+                        old.to_public_dict(),
+                        new.to_public_dict(),
+                    )
+                ],
+            )
+        )
+        return self.store.get_memory(memory_id)
+
+    def pin(self, memory_id: str, by: str, *, expected_version: int | None = None) -> Memory:
+        return self._update(
+            memory_id, by, "pin", lambda m: replace(m, pinned=True), expected_version
+        )
+
+    def unpin(self, memory_id: str, by: str, *, expected_version: int | None = None) -> Memory:
+        return self._update(
+            memory_id, by, "unpin", lambda m: replace(m, pinned=False), expected_version
+        )
+
+    def set_importance(
+        self, memory_id: str, importance: float, by: str, *, expected_version: int | None = None
+    ) -> Memory:
+        imp = v.importance(importance)
+        if imp is None:
+            raise ValidationError("importance", "must be a number from 1 to 10")
+        return self._update(
+            memory_id, by, "edit_importance", lambda m: replace(m, importance=imp), expected_version
+        )
+
+    def archive(
+        self,
+        memory_id: str,
+        by: str,
+        *,
+        now: datetime | None = None,
+        expected_version: int | None = None,
+    ) -> Memory:
+        now = self._now(now)
+
+        def change(m: Memory) -> Memory:
+            if m.status is Status.ARCHIVED:
+                raise StateError(f"memory {m.id} is already archived")
+            return replace(m, status=Status.ARCHIVED, archived_at=now)
+
+        return self._update(memory_id, by, "archive", change, expected_version)
+
+    def restore(self, memory_id: str, by: str, *, expected_version: int | None = None) -> Memory:
+        def change(m: Memory) -> Memory:
+            if m.status is not Status.ARCHIVED:
+                raise StateError(f"memory {m.id} is {m.status.value}, not archived")
+            held = [
+                s
+                for s in self.store.list_supersessions(m.patient_id)
+                if s.old_id == m.id and s.state in IN_EFFECT
+            ]
+            status = Status.SUPERSEDED if held else Status.ACTIVE
+            return replace(m, status=status, archived_at=None)
+
+        return self._update(memory_id, by, "restore", change, expected_version)
+
+    # --- cleanup ---------------------------------------------------------------------------------
+    def cleanup(
+        self,
+        *,
+        now: datetime | None = None,
+        threshold: float | None = None,
+        dry_run: bool = True,
+        patient_id: str | None = None,
+        by: str = SYSTEM,
+    ) -> CleanupResult:
+        """Archive (never delete) active memories whose strength is below ``threshold``
+        (default: the policy's). Pinned memories and review-gated types are never archived."""
+        by = v.actor(by)
+        now = self._now(now)
+        pol = self._policy
+        thr = pol.decay.cleanup_threshold if threshold is None else float(threshold)
+        if not (0.0 <= thr <= 1.0):
+            raise ValidationError("threshold", f"must be a strength between 0 and 1, got {thr}")
+        patients = [v.patient_id(patient_id)] if patient_id else self.list_patients()
+        archived: list[Memory] = []
+        strengths: dict[str, float] = {}
+        changes = ChangeSet()
+        for pid in patients:
+            view = self.view(pid, now=now)
+            for i, m in enumerate(view.memories):
+                if view.status[i] is not Status.ACTIVE or m.status is not Status.ACTIVE:
+                    continue
+                if m.pinned or m.memory_type in pol.review_gated_types:
+                    continue
+                s = float(view.strength[i])
+                if s < thr:
+                    strengths[m.id] = s
+                    done = replace(m, status=Status.ARCHIVED, archived_at=now)
+                    archived.append(done)
+                    changes.update_memories.append((done, m.version))
+                    changes.audit.append(
+                        self._audit(
+                            by,
+                            "cleanup_archive",
+                            "memory",
+                            m.id,
+                            pid,
+                            m.to_public_dict(),
+                            {**done.to_public_dict(), "strength": s, "threshold": thr},
+                        )
+                    )
+        if not dry_run and changes.update_memories:
+            self.store.apply(changes)
+        return CleanupResult(tuple(archived), strengths, dry_run, thr)
+
+    # --- sessions (seeding, imports) -------------------------------------------------------------
+    def record_sessions(self, patient_id: str, times: Sequence[datetime], by: str = SYSTEM) -> None:
+        """Import past session moments of a patient (the interactions clock counts them)."""
+        v.patient_id(patient_id)
+        now = self.clock()
+        ts = [v.timestamp(t, f"times[{i}]", now) for i, t in enumerate(times)]
+        self.store.apply(
+            ChangeSet(
+                sessions=[(patient_id, t) for t in ts],
+                audit=[
+                    self._audit(
+                        v.actor(by),
+                        "import_sessions",
+                        "store",
+                        patient_id,
+                        patient_id,
+                        None,
+                        {"sessions": len(ts)},
+                    )
+                ],
+            )
+        )
+
+    # --- audit helper ----------------------------------------------------------------------------
+    def _audit(
+        self,
+        actor: str,
+        action: str,
+        entity: str,
+        entity_id: str,
+        patient_id: str | None,
+        before: dict[str, Any] | None,
+        after: dict[str, Any] | None,
+    ) -> AuditEntry:
+        return AuditEntry(
+            at=self.clock(),
+            actor=actor,
+            action=action,
+            entity=entity,
+            entity_id=entity_id,
+            patient_id=patient_id,
+            before=before,
+            after=after,
+        )
+
+
+class _PatientPool:
+    """A patient's memories during a batch add: the stored ones plus those added so far."""
+
+    def __init__(self, memories: Sequence[Memory], matrix: F32) -> None:
+        self.memories = list(memories)
+        self.n_stored = len(self.memories)
+        self.versions = {m.id: m.version for m in self.memories}
+        self.types = [m.memory_type for m in self.memories]
+        self._created = [m.created_at.timestamp() for m in self.memories]
+        self._rows: list[F32] = list(matrix)
+        self._matrix: F32 | None = matrix
+        self.replaced: dict[str, Memory] = {}  # stored memories demoted by the batch
+
+    def matrix(self) -> F32:
+        if self._matrix is None:
+            self._matrix = np.vstack(self._rows).astype(np.float32, copy=False)
+        return self._matrix
+
+    def created_s_array(self) -> F64:
+        return np.asarray(self._created, dtype=np.float64)
+
+    def add(self, m: Memory) -> None:
+        self.memories.append(m)
+        self._rows.append(m.embedding)
+        self.types.append(m.memory_type)
+        self._created.append(m.created_at.timestamp())
+        self._matrix = None
+
+    def replace(self, row: int, m: Memory) -> None:
+        self.memories[row] = m
+        if row < self.n_stored:
+            self.replaced[m.id] = m
+
+    def added(self) -> list[Memory]:
+        return self.memories[self.n_stored :]
