@@ -1,0 +1,311 @@
+"""``python -m memory_core``: seed, inspect and maintain a store from the shell."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from contextlib import nullcontext
+from datetime import datetime
+from typing import Any, TextIO
+
+from . import open_engine
+from .engine import MemoryEngine
+from .errors import MemoryCoreError
+from .store import default_store_url
+from .validation import now_value
+
+
+class ProgressBar:
+    """A plain-text progress bar on stderr (a line per update when stderr is not a TTY)."""
+
+    def __init__(self, label: str, stream: TextIO | None = None) -> None:
+        self.label = label
+        self.stream = stream or sys.stderr
+        self.started = time.monotonic()
+        self._last = -1.0
+
+    def __call__(self, done: int, total: int) -> None:
+        frac = done / total if total else 1.0
+        tty = self.stream.isatty()
+        if not tty and frac < 1.0 and frac - self._last < 0.25:
+            return
+        self._last = frac
+        bar = "#" * int(frac * 30)
+        rate = done / max(time.monotonic() - self.started, 1e-9)
+        line = f"{self.label} [{bar:<30}] {done}/{total} ({rate:,.0f}/s)"
+        self.stream.write(("\r" if tty else "") + line + ("" if tty and frac < 1 else "\n"))
+        self.stream.flush()
+
+
+def _engine(args: argparse.Namespace) -> MemoryEngine:
+    return open_engine(args.store, args.embedder)
+
+
+def _when(value: str | None) -> datetime | None:
+    return None if value is None else now_value(value, "--now")
+
+
+def cmd_seed_demo(args: argparse.Namespace) -> int:
+    from .seed import seed_demo
+
+    engine = _engine(args)
+    if args.if_empty and engine.store.count_memories() > 0:
+        print(f"store {engine.store.url} already has memories; not seeding")
+        return 0
+    summary = seed_demo(engine, now=_when(args.now), progress=ProgressBar("seeding"))
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    engine = _engine(args)
+    res = engine.add_memory(
+        args.patient,
+        args.content,
+        args.type,
+        importance=args.importance,
+        created_at=args.created_at,
+        pinned=args.pinned,
+        source="cli",
+        by=args.by,
+    )
+    print(f"added {res.memory.id} (importance {res.memory.importance:g})")
+    for s in res.supersessions:
+        print(
+            f"  supersession {s.id}: {s.old_id} -> {s.new_id} "
+            f"sim={s.similarity:.3f} {s.state.value}"
+        )
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    engine = _engine(args)
+    view = engine.view(args.patient, now=_when(args.now))
+    print(f"{'status':<11} {'type':<18} {'base':>4} {'now':>5} {'acc':>3}  content")
+    for i, m in enumerate(view.memories):
+        print(
+            f"{view.status[i].value:<11} {m.memory_type:<18} {m.importance:>4g} "
+            f"{view.current_importance[i]:>5.2f} {int(view.access_count[i]):>3}  {m.content}"
+        )
+    return 0
+
+
+def cmd_context(args: argparse.Namespace) -> int:
+    engine = _engine(args)
+    res = engine.build_context(
+        args.patient,
+        args.query,
+        now=_when(args.now),
+        max_memories=args.max_memories,
+        max_tokens=args.max_tokens,
+        record_access=args.record,
+    )
+    print(res.text or "(no memories for this patient)")
+    print(f"\n-- {res.tokens} tokens ({res.encoding}); candidates:", file=sys.stderr)
+    for item in res.items:
+        s = item.scored
+        print(
+            f"   sim={s.similarity:.3f} imp={s.current_importance:.2f} score={s.score:.3f} "
+            f"{item.rule}: {s.memory.content[:60]}",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def cmd_scan(args: argparse.Namespace) -> int:
+    engine = _engine(args)
+    found = engine.scan_contradictions(args.patient, by=args.by, progress=ProgressBar("scanning"))
+    for s in found:
+        print(f"{s.patient_id} {s.state.value:<8} sim={s.similarity:.3f} {s.old_id} -> {s.new_id}")
+    print(f"{len(found)} new supersession(s)")
+    return 0
+
+
+def cmd_cleanup(args: argparse.Namespace) -> int:
+    engine = _engine(args)
+    res = engine.cleanup(
+        threshold=args.threshold, dry_run=not args.apply, patient_id=args.patient, by=args.by
+    )
+    verb = "would archive" if res.dry_run else "archived"
+    for m in res.archived:
+        print(f"{verb} {m.id} ({m.patient_id}, strength {res.strengths[m.id]:.3f}): {m.content}")
+    print(f"{len(res.archived)} memories {verb} (threshold {res.threshold})")
+    if res.dry_run and res.archived:
+        print("dry run: nothing changed; add --apply to archive them")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    engine = _engine(args)
+    with open(args.out, "w", encoding="utf-8") if args.out else nullcontext(sys.stdout) as out:
+        n = _export(engine, out, args.patient, args.embeddings)
+    print(f"exported {n} memories", file=sys.stderr)
+    return 0
+
+
+def _export(engine: MemoryEngine, out: TextIO, patient: str | None, embeddings: bool) -> int:
+    n = 0
+    patients = [patient] if patient else engine.list_patients()
+    for pid in patients:
+        times = engine.access_times(pid)
+        for m in engine.list_memories(pid):
+            row: dict[str, Any] = m.to_public_dict(include_embedding=embeddings)
+            row["access_times"] = [t.isoformat() for t in times.get(m.id, [])]
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            n += 1
+    return n
+
+
+IMPORT_FIELDS = (
+    "id",
+    "patient_id",
+    "content",
+    "memory_type",
+    "importance",
+    "created_at",
+    "pinned",
+    "tier",
+    "source",
+    "access_times",
+    "embedding",
+    "embedding_model",
+)
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """All-or-nothing: every line is parsed and validated before anything is written."""
+    engine = _engine(args)
+    records: list[dict[str, Any]] = []
+    with open(args.file, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise MemoryCoreError(f"line {lineno}: not valid JSON ({exc.msg})") from exc
+            if not isinstance(row, dict):
+                raise MemoryCoreError(f"line {lineno}: expected a JSON object")
+            row["_line"] = lineno
+            records.append(row)
+    clean = [{k: r.get(k) for k in IMPORT_FIELDS if k in r} for r in records]
+    try:
+        results = engine.add_memories(clean, by=args.by, progress=ProgressBar("importing"))
+    except MemoryCoreError as exc:
+        msg = str(exc)
+        if msg.startswith("records["):
+            idx = int(msg[len("records[") : msg.index("]")])
+            msg = f"line {records[idx]['_line']}: {msg}"
+        raise MemoryCoreError(f"{msg} -- nothing was imported") from exc
+    sups = sum(len(r.supersessions) for r in results)
+    print(f"imported {len(results)} memories ({sups} supersessions)")
+    return 0
+
+
+def cmd_patients(args: argparse.Namespace) -> int:
+    engine = _engine(args)
+    for pid in engine.list_patients():
+        mems = engine.list_memories(pid)
+        active = sum(m.status.value == "active" for m in mems)
+        print(f"{pid}  {len(mems)} memories, {active} active")
+    return 0
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from .calibration import PAIRS, measure
+    from .embedding import make_embedder
+
+    cal = measure(make_embedder(args.embedder))
+    for p, s in sorted(zip(PAIRS, cal.similarities, strict=True), key=lambda x: -x[1]):
+        print(
+            f"{s:.3f} {'supersede' if p.supersede else 'both stay':<9} {p.memory_type:<18} "
+            f"{p.older[:40]} | {p.newer[:40]}"
+        )
+    print(
+        f"{cal.model_id}: threshold {cal.threshold} accuracy {cal.accuracy:.3f} "
+        f"({len(PAIRS)} pairs, {cal.false_supersessions} false supersessions, "
+        f"{cal.missed} missed)"
+    )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m memory_core", description=__doc__)
+    p.add_argument("--store", default=None, help=f"store URL (default {default_store_url()})")
+    p.add_argument("--embedder", default="minilm", help="minilm | hashing | openai:<model>")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("seed-demo", help="load the Northwind Health synthetic patients")
+    s.add_argument("--if-empty", action="store_true", help="only when the store has no memories")
+    s.add_argument("--now", help="pretend it is this moment (ISO-8601 with offset)")
+    s.set_defaults(func=cmd_seed_demo)
+
+    s = sub.add_parser("add", help="add one memory")
+    s.add_argument("patient")
+    s.add_argument("content")
+    s.add_argument("--type", required=True)
+    s.add_argument("--importance", type=float)
+    s.add_argument("--created-at")
+    s.add_argument("--pinned", action=argparse.BooleanOptionalAction, default=None)
+    s.add_argument("--by", default="cli")
+    s.set_defaults(func=cmd_add)
+
+    s = sub.add_parser("show", help="a patient's memories with current importance")
+    s.add_argument("patient")
+    s.add_argument("--now")
+    s.set_defaults(func=cmd_show)
+
+    s = sub.add_parser("context", help="the injected context for a query (a preview by default)")
+    s.add_argument("patient")
+    s.add_argument("query")
+    s.add_argument("--now")
+    s.add_argument("--max-memories", type=int, default=5)
+    s.add_argument("--max-tokens", type=int)
+    s.add_argument("--record", action="store_true", help="count it as an agent retrieval")
+    s.set_defaults(func=cmd_context)
+
+    s = sub.add_parser("scan-contradictions", help="back-scan same-type pairs")
+    s.add_argument("--patient")
+    s.add_argument("--by", default="cli")
+    s.set_defaults(func=cmd_scan)
+
+    s = sub.add_parser("cleanup", help="archive weak memories (dry run unless --apply)")
+    s.add_argument("--apply", action="store_true")
+    s.add_argument("--threshold", type=float)
+    s.add_argument("--patient")
+    s.add_argument("--by", default="cli")
+    s.set_defaults(func=cmd_cleanup)
+
+    s = sub.add_parser("export", help="memories as JSON Lines")
+    s.add_argument("--out")
+    s.add_argument("--patient")
+    s.add_argument("--embeddings", action="store_true", help="include the vectors")
+    s.set_defaults(func=cmd_export)
+
+    s = sub.add_parser("import", help="JSON Lines in, all or nothing")
+    s.add_argument("file")
+    s.add_argument("--by", default="cli")
+    s.set_defaults(func=cmd_import)
+
+    s = sub.add_parser("patients", help="list patients")
+    s.set_defaults(func=cmd_patients)
+
+    s = sub.add_parser("calibrate", help="measure the embedder's contradiction threshold")
+    s.set_defaults(func=cmd_calibrate)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        rc: int = args.func(args)
+        return rc
+    except MemoryCoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
