@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8501
 
-.PHONY: run test lint seed bench clean
+.PHONY: run test lint seed bench clean browser
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +25,15 @@ lint: $(STAMP)
 	$(PY) -m ruff format --check memory_core app.py pages tests bench
 	$(PY) -m mypy memory_core
 
-test: lint
+# The browser test drives Debian's Chromium (never a downloaded browser). Install it where
+# missing and possible; without it the browser test is skipped with the reason.
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v /usr/bin/chromium >/dev/null 2>&1 || \
+	  ( (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) \
+	    >/dev/null 2>&1 && echo "installed chromium" ) || \
+	  echo "chromium not available: the browser test will be skipped"
+
+test: lint browser
 	$(PY) -m pytest -q
 
 bench: $(STAMP)

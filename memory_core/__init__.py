@@ -12,7 +12,7 @@ from datetime import datetime
 
 from .contradictions import Adjudicator
 from .embedding import Embedder, make_embedder
-from .engine import MemoryEngine, PatientView
+from .engine import MemoryEngine, PatientView, PolicyDelta
 from .errors import (
     ConfigurationError,
     ConflictError,
@@ -61,6 +61,7 @@ __all__ = [
     "MemoryStore",
     "NotFoundError",
     "PatientView",
+    "PolicyDelta",
     "RankingPolicy",
     "ScoredMemory",
     "StateError",

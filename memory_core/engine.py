@@ -99,6 +99,35 @@ class PatientView:
         ]
 
 
+@dataclass(frozen=True)
+class PolicyDelta:
+    """One memory under the saved and the tuned decay policy (the decay lab's comparison)."""
+
+    memory: Memory
+    saved_importance: float
+    tuned_importance: float
+    saved_rank: int
+    tuned_rank: int
+    saved_top: bool
+    tuned_top: bool
+    saved_cleanup: bool  # would be archived by cleanup under the saved policy
+    tuned_cleanup: bool
+
+    @property
+    def change(self) -> str:
+        if self.tuned_top and not self.saved_top:
+            return "enters top"
+        if self.saved_top and not self.tuned_top:
+            return "leaves top"
+        if self.tuned_cleanup and not self.saved_cleanup:
+            return "falls below cleanup"
+        if self.saved_cleanup and not self.tuned_cleanup:
+            return "rises above cleanup"
+        if self.saved_rank != self.tuned_rank:
+            return "rank changes"
+        return ""
+
+
 class MemoryEngine:
     def __init__(
         self,
@@ -298,6 +327,50 @@ class MemoryEngine:
                 else np.zeros(len(idx))
             ),
         )
+
+    def compare_policies(
+        self,
+        patient_id: str,
+        saved: DecayPolicy,
+        tuned: DecayPolicy,
+        *,
+        now: datetime | None = None,
+        top_n: int = 5,
+    ) -> list[PolicyDelta]:
+        """How a tuned decay policy changes a patient's active memories against the saved one:
+        current importance and rank (by current importance, newest first on ties) under both,
+        whether the memory enters or leaves the top ``top_n``, and whether it crosses each
+        policy's cleanup threshold. Reads only."""
+        a = self.view(patient_id, now=now, policy=saved)
+        b = self.view(patient_id, now=now, policy=tuned)
+        act = [i for i, s in enumerate(a.status) if s is Status.ACTIVE]
+        created = np.array([a.memories[i].created_at.timestamp() for i in act])
+
+        def ranks(values: F64) -> dict[int, int]:
+            order = ranking.order_by_score(values, created)
+            return {act[int(o)]: r for r, o in enumerate(order, start=1)}
+
+        ra = ranks(a.current_importance[act])
+        rb = ranks(b.current_importance[act])
+        out = []
+        for i in act:
+            m = a.memories[i]
+            protected = m.pinned or m.memory_type in self._policy.review_gated_types
+            out.append(
+                PolicyDelta(
+                    memory=m,
+                    saved_importance=float(a.current_importance[i]),
+                    tuned_importance=float(b.current_importance[i]),
+                    saved_rank=ra[i],
+                    tuned_rank=rb[i],
+                    saved_top=ra[i] <= top_n,
+                    tuned_top=rb[i] <= top_n,
+                    saved_cleanup=not protected and a.strength[i] < saved.cleanup_threshold,
+                    tuned_cleanup=not protected and b.strength[i] < tuned.cleanup_threshold,
+                )
+            )
+        out.sort(key=lambda d: d.tuned_rank)
+        return out
 
     # --- retrieval -------------------------------------------------------------------------------
     def _now(self, now: datetime | None) -> datetime:

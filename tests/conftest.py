@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -55,3 +56,54 @@ def minilm_engine(minilm: mc.Embedder, clock: Clock) -> Iterator[mc.MemoryEngine
 @pytest.fixture
 def days_ago() -> Callable[[float], datetime]:
     return lambda d: NOW - timedelta(days=d)
+
+
+# --- dashboard fixtures ------------------------------------------------------------------------
+
+DEMO_NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture(scope="session")
+def demo_db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A SQLite file seeded once per test session with the demo data (real MiniLM)."""
+    from memory_core.seed import seed_demo
+
+    path = tmp_path_factory.mktemp("demo") / "demo.db"
+    eng = mc.open_engine(f"sqlite:///{path}", "minilm", clock=lambda: DEMO_NOW)
+    seed_demo(eng, now=DEMO_NOW)
+    eng.store.close()  # checkpoints the WAL into the file
+    return str(path)
+
+
+@pytest.fixture
+def demo_store(demo_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A private copy of the seeded demo store, made the dashboard's store for this test."""
+    import shutil
+
+    copy = tmp_path / "store.db"
+    shutil.copyfile(demo_db, copy)
+    url = f"sqlite:///{copy}"
+    monkeypatch.setenv("MEMORY_CORE_STORE", url)
+    monkeypatch.setenv("MEMORY_CORE_EMBEDDER", "minilm")
+    return url
+
+
+APP = Path(__file__).resolve().parents[1] / "app.py"
+
+
+@pytest.fixture
+def app(demo_store: str) -> Callable[..., object]:
+    """``app(page=None)`` -> a run AppTest of the dashboard on the demo store copy.
+    ``page`` is a path relative to app.py such as ``"pages/memories.py"``."""
+    from streamlit.testing.v1 import AppTest
+
+    def make(page: str | None = None, **state: object) -> AppTest:
+        at = AppTest.from_file(str(APP), default_timeout=60)
+        for k, val in state.items():
+            at.session_state[k] = val
+        at.run()
+        if page is not None:
+            at.switch_page(page).run()
+        return at
+
+    return make

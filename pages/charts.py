@@ -1,0 +1,182 @@
+"""Every plotly figure of the dashboard, built from memory_core values (no Streamlit here)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
+
+import numpy as np
+import plotly.graph_objects as go
+
+import memory_core as mc
+from memory_core import decay
+
+STATUS_COLOURS = {"active": "#1f6f8b", "superseded": "#c77d2e", "archived": "#8a949b"}
+FONT = {"family": "sans-serif", "size": 13, "color": "#1b2a33"}
+
+
+def _layout(fig: go.Figure, title: str, x: str, y: str, height: int = 420) -> go.Figure:
+    fig.update_layout(
+        title={"text": title, "x": 0.0},
+        xaxis_title=x,
+        yaxis_title=y,
+        height=height,
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        font=FONT,
+        plot_bgcolor="#ffffff",
+        paper_bgcolor="#ffffff",
+        legend={"orientation": "h", "y": -0.2},
+    )
+    return fig
+
+
+def timeline(view: mc.PatientView) -> go.Figure:
+    """Time on x, memory type on y, marker size = current importance, colour = status."""
+    fig = go.Figure()
+    for status, colour in STATUS_COLOURS.items():
+        idx = [i for i, s in enumerate(view.status) if s.value == status]
+        if not idx:
+            continue
+        mems = [view.memories[i] for i in idx]
+        cur = [float(view.current_importance[i]) for i in idx]
+        fig.add_trace(
+            go.Scatter(
+                x=[m.created_at for m in mems],
+                y=[m.memory_type for m in mems],
+                mode="markers",
+                name=status,
+                marker={
+                    "size": [6 + 3 * c for c in cur],
+                    "color": colour,
+                    "opacity": 0.8,
+                    "line": {"width": 1, "color": "#ffffff"},
+                },
+                customdata=[
+                    [
+                        m.content,
+                        m.created_at.strftime("%Y-%m-%d"),
+                        m.last_accessed.strftime("%Y-%m-%d"),
+                        int(view.access_count[i]),
+                        c,
+                        m.importance,
+                    ]
+                    for m, i, c in zip(mems, idx, cur, strict=True)
+                ],
+                hovertemplate=(
+                    "%{customdata[0]}<br>created %{customdata[1]} · last used %{customdata[2]}"
+                    "<br>accesses %{customdata[3]} · importance %{customdata[4]:.2f} "
+                    "(base %{customdata[5]})<extra>" + status + "</extra>"
+                ),
+            )
+        )
+    return _layout(
+        fig,
+        "Memory timeline (marker size = current importance)",
+        "Created (UTC date)",
+        "Memory type",
+        height=460,
+    )
+
+
+def decay_curves(
+    memories: Sequence[mc.Memory],
+    policy: mc.DecayPolicy,
+    now: datetime,
+    access_times: Mapping[str, Sequence[datetime]],
+    *,
+    months_ahead: int = 12,
+    points: int = 120,
+) -> go.Figure:
+    """Each memory's current importance from creation to ``months_ahead`` after now, with
+    markers for now and each recorded access, and the cleanup threshold as a line (on the
+    importance scale: threshold × 10)."""
+    fig = go.Figure()
+    end = now + timedelta(days=30 * months_ahead)
+    for m in memories:
+        span = (end - m.created_at).total_seconds()
+        times = [m.created_at + timedelta(seconds=span * k / (points - 1)) for k in range(points)]
+        acc = list(access_times.get(m.id, []))
+        values = decay.curve(m, policy, times, acc)
+        label = m.content if len(m.content) <= 48 else m.content[:47] + "…"
+        fig.add_trace(
+            go.Scatter(
+                x=times,
+                y=values,
+                mode="lines",
+                name=label,
+                legendgroup=m.id,
+                hovertemplate="%{x|%Y-%m-%d}: %{y:.2f}<extra>" + label + "</extra>",
+            )
+        )
+        if acc:
+            fig.add_trace(
+                go.Scatter(
+                    x=acc,
+                    y=decay.curve(m, policy, acc, acc),
+                    mode="markers",
+                    marker={"symbol": "circle-open", "size": 8},
+                    name="access",
+                    legendgroup=m.id,
+                    showlegend=False,
+                    hovertemplate="access %{x|%Y-%m-%d}<extra>" + label + "</extra>",
+                )
+            )
+    fig.add_hline(
+        y=policy.cleanup_threshold * 10,
+        line_dash="dash",
+        line_color="#b03a2e",
+        annotation_text=f"cleanup threshold (strength {policy.cleanup_threshold:.2f})",
+    )
+    fig.add_vline(x=now.timestamp() * 1000, line_dash="dot", line_color="#1b2a33")
+    fig.add_annotation(x=now, y=10.4, text="now", showarrow=False)
+    fig.update_yaxes(range=[0, 10.8])
+    return _layout(
+        fig, "Current importance over time", "Date (UTC)", "Current importance (1–10)", height=480
+    )
+
+
+def similarity_histogram(similarities: Sequence[float], threshold: float) -> go.Figure:
+    """The patient's same-type pairwise cosine similarities, with the threshold line."""
+    fig = go.Figure(
+        go.Histogram(
+            x=list(similarities),
+            xbins={"start": -0.2, "end": 1.0, "size": 0.025},
+            marker_color="#1f6f8b",
+            name="pairs",
+        )
+    )
+    fig.add_vline(
+        x=threshold,
+        line_dash="dash",
+        line_color="#b03a2e",
+        annotation_text=f"threshold {threshold:.2f}",
+    )
+    return _layout(
+        fig, "Same-type pairwise similarity", "Cosine similarity (−1…1)", "Pairs (count)", 360
+    )
+
+
+def token_gauge(tokens: int, budget: int) -> go.Figure:
+    """Injected-section tokens against the budget."""
+    fig = go.Figure(
+        go.Bar(
+            x=[tokens],
+            y=["section"],
+            orientation="h",
+            marker_color="#1f6f8b" if tokens <= budget else "#b03a2e",
+        )
+    )
+    fig.add_vline(x=budget, line_dash="dash", annotation_text=f"budget {budget}")
+    fig.update_xaxes(range=[0, max(budget, tokens) * 1.15 + 1])
+    return _layout(fig, "Tokens in the injected section", "Tokens (o200k_base)", "", 180)
+
+
+def importance_histogram(values: np.ndarray) -> go.Figure:
+    fig = go.Figure(go.Histogram(x=values, xbins={"start": 0, "end": 10.5, "size": 0.5}))
+    return _layout(
+        fig,
+        "Current importance of active memories",
+        "Current importance (1–10)",
+        "Memories (count)",
+        300,
+    )
