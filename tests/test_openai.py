@@ -1,0 +1,133 @@
+"""The OpenAI embedder and adjudicator through the real `openai` client against a loopback
+stand-in server (no request leaves 127.0.0.1)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+import memory_core as mc
+from memory_core.embedding.openai import OpenAIAdjudicator, OpenAIEmbedder, make_client
+from tests.conftest import NOW
+
+
+class _Handler(BaseHTTPRequestHandler):
+    seen: list[dict[str, Any]] = []  # noqa: RUF012
+    verdict = "updates"
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        _Handler.seen.append(
+            {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
+        )
+        if self.path.endswith("/embeddings"):
+            dims = body.get("dimensions", 8)
+            data = [
+                {
+                    "object": "embedding",
+                    "index": i,
+                    "embedding": [float(len(t) % 7 + 1)] + [0.5] * (dims - 1),
+                }
+                for i, t in enumerate(body["input"])
+            ][::-1]  # out of order on purpose: the client must sort by index
+            out = {
+                "object": "list",
+                "data": data,
+                "model": body["model"],
+                "usage": {"prompt_tokens": 1, "total_tokens": 1},
+            }
+        else:
+            out = {
+                "id": "c1",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body["model"],
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {
+                            "role": "assistant",
+                            "content": json.dumps({"verdict": _Handler.verdict}),
+                        },
+                    }
+                ],
+            }
+        raw = json.dumps(out).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+
+@pytest.fixture
+def server() -> Iterator[str]:
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    _Handler.seen = []
+    yield f"http://127.0.0.1:{srv.server_address[1]}/v1"
+    srv.shutdown()
+
+
+def test_embedder_sends_model_and_dimensions_and_orders_rows(server: str) -> None:
+    client = make_client(api_key="sk-test", base_url=server)
+    emb = OpenAIEmbedder("text-embedding-3-small", dimensions=16, client=client)
+    out = emb.embed_batch(["a", "abcd"])
+    assert out.shape == (2, 16) and emb.model_id == "openai:text-embedding-3-small"
+    req = _Handler.seen[0]
+    assert req["body"]["model"] == "text-embedding-3-small" and req["body"]["dimensions"] == 16
+    assert req["auth"] == "Bearer sk-test"
+    assert out[0][0] < out[1][0]  # row 0 is "a" (len 1 -> 2.0 before normalising)
+
+
+def test_engine_on_openai_embedder_and_llm_adjudicator(server: str) -> None:
+    client = make_client(api_key="sk-test", base_url=server)
+    emb = OpenAIEmbedder("text-embedding-3-small", dimensions=16, client=client)
+    adj = OpenAIAdjudicator("gpt-test", client=client)
+    eng = mc.open_engine("sqlite:///:memory:", emb, adjudicator=adj, clock=lambda: NOW)
+    eng.add_memory("NW-1", "Patient takes drug A", "medication")
+    _Handler.verdict = "compatible"
+    assert eng.add_memory("NW-1", "Patient takes drug B", "medication").supersessions == ()
+    _Handler.verdict = "contradicts"
+    res = eng.add_memory("NW-1", "Patient stopped drug A", "medication")
+    assert [s.method for s in res.supersessions] == ["llm:gpt-test", "llm:gpt-test"]
+    assert {s.verdict for s in res.supersessions} == {"contradicts"}
+    chat = [r for r in _Handler.seen if r["path"].endswith("/chat/completions")]
+    assert chat and chat[-1]["body"]["model"] == "gpt-test"
+
+
+def test_unreadable_verdict_never_demotes(server: str) -> None:
+    client = make_client(api_key="sk-test", base_url=server)
+    _Handler.verdict = "maybe?"
+    adj = OpenAIAdjudicator("gpt-test", client=client)
+    eng = mc.open_engine(
+        "sqlite:///:memory:",
+        OpenAIEmbedder("text-embedding-3-small", 16, client),
+        adjudicator=adj,
+        clock=lambda: NOW,
+    )
+    eng.add_memory("NW-1", "Patient takes drug A", "medication")
+    assert eng.add_memory("NW-1", "Patient takes drug B", "medication").supersessions == ()
+
+
+def test_missing_configuration_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    with pytest.raises(mc.ConfigurationError, match="OPENAI_API_KEY"):
+        make_client()
+    monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", "https://example.invalid")
+    with pytest.raises(mc.ConfigurationError, match="AZURE_OPENAI_API_KEY"):
+        make_client()
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", "k")
+    client = make_client()
+    assert type(client).__name__ == "AzureOpenAI"  # built, nothing sent
