@@ -138,6 +138,23 @@ def cmd_cleanup(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_purge(args: argparse.Namespace) -> int:
+    engine = _engine(args)
+    gone = engine.purge(
+        older_than_days=args.older_than_days,
+        dry_run=not args.apply,
+        patient_id=args.patient,
+        by=args.by,
+    )
+    verb = "would delete" if not args.apply else "deleted"
+    for m in gone:
+        print(f"{verb} {m.id} ({m.patient_id}, archived {m.archived_at:%Y-%m-%d}): {m.content}")
+    print(f"{len(gone)} archived memories {verb} (archived more than {args.older_than_days} days)")
+    if not args.apply and gone:
+        print("dry run: nothing deleted; add --apply to delete them (each is audited)")
+    return 0
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     engine = _engine(args)
     with open(args.out, "w", encoding="utf-8") if args.out else nullcontext(sys.stdout) as out:
@@ -176,7 +193,8 @@ IMPORT_FIELDS = (
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    """All-or-nothing: every line is parsed and validated before anything is written."""
+    """Every line is parsed and validated before anything is written. Then one transaction, or
+    with --batch-size one per batch, each reported when committed."""
     engine = _engine(args)
     records: list[dict[str, Any]] = []
     with open(args.file, encoding="utf-8") as fh:
@@ -192,14 +210,26 @@ def cmd_import(args: argparse.Namespace) -> int:
             row["_line"] = lineno
             records.append(row)
     clean = [{k: r.get(k) for k in IMPORT_FIELDS if k in r} for r in records]
+
+    def committed(index: int, first: int, end: int) -> None:
+        lines = f"{records[first]['_line']}-{records[end - 1]['_line']}"
+        print(f"committed batch {index + 1}: lines {lines} ({end - first} memories)", flush=True)
+
     try:
-        results = engine.add_memories(clean, by=args.by, progress=ProgressBar("importing"))
+        results = engine.add_memories(
+            clean,
+            by=args.by,
+            progress=ProgressBar("importing"),
+            batch_size=args.batch_size,
+            on_batch=committed if args.batch_size else None,
+        )
     except MemoryCoreError as exc:
         msg = str(exc)
         if msg.startswith("records["):
             idx = int(msg[len("records[") : msg.index("]")])
             msg = f"line {records[idx]['_line']}: {msg}"
-        raise MemoryCoreError(f"{msg} -- nothing was imported") from exc
+        note = "nothing was imported" if not args.batch_size else "see the committed batches"
+        raise MemoryCoreError(f"{msg} -- {note}") from exc
     sups = sum(len(r.supersessions) for r in results)
     print(f"imported {len(results)} memories ({sups} supersessions)")
     return 0
@@ -279,14 +309,24 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--by", default="cli")
     s.set_defaults(func=cmd_cleanup)
 
+    s = sub.add_parser("purge", help="delete long-archived memories (dry run unless --apply)")
+    s.add_argument("--older-than-days", type=float, required=True, help="retention age")
+    s.add_argument("--apply", action="store_true")
+    s.add_argument("--patient")
+    s.add_argument("--by", default="cli")
+    s.set_defaults(func=cmd_purge)
+
     s = sub.add_parser("export", help="memories as JSON Lines")
     s.add_argument("--out")
     s.add_argument("--patient")
     s.add_argument("--embeddings", action="store_true", help="include the vectors")
     s.set_defaults(func=cmd_export)
 
-    s = sub.add_parser("import", help="JSON Lines in, all or nothing")
+    s = sub.add_parser("import", help="JSON Lines in: validated whole, then written")
     s.add_argument("file")
+    s.add_argument(
+        "--batch-size", type=int, help="commit every N memories (default: one transaction)"
+    )
     s.add_argument("--by", default="cli")
     s.set_defaults(func=cmd_import)
 

@@ -45,6 +45,7 @@ from .values import (
     Status,
     Supersession,
     SupersessionState,
+    Tier,
 )
 
 F32 = npt.NDArray[np.float32]
@@ -52,6 +53,13 @@ F64 = npt.NDArray[np.float64]
 Progress = Callable[[int, int], None]
 SYSTEM = "system"
 AGENT = "agent"
+
+
+def _field_of(record: Mapping[str, Any] | Any, key: str) -> Any:
+    """A record's field, whether the record is a mapping or an object."""
+    if isinstance(record, Mapping):
+        return record.get(key)
+    return getattr(record, key, None)
 
 
 def _new_id(prefix: str) -> str:
@@ -69,9 +77,22 @@ class _Snapshot:
     types: tuple[str, ...]
     index: dict[str, int]
     supersessions: tuple[Supersession, ...]
-    access_s: dict[str, F64]  # memory id -> sorted access moments (epoch s)
-    latest_access_s: float
+    importance: F64
+    pinned: npt.NDArray[np.bool_]
+    short_term: npt.NDArray[np.bool_]
+
+
+@dataclass
+class _Use:
+    """A patient's usage (accesses, sessions) aligned with a snapshot's memories, cached by the
+    store's usage version; access events are loaded only for as-of queries in the past."""
+
+    version: tuple[int, int]
+    access_count: F64
+    last_s: F64
     sessions_s: F64
+    latest_s: float
+    events: dict[str, F64] | None = None
 
 
 @dataclass(frozen=True)
@@ -154,6 +175,7 @@ class MemoryEngine:
             policy = EnginePolicy.from_dict(saved) if saved else EnginePolicy()
         self._policy = policy
         self._cache: dict[str, _Snapshot] = {}
+        self._usage_cache: dict[str, _Use] = {}
         self._cache_lock = threading.Lock()
 
     # --- policy ----------------------------------------------------------------------------------
@@ -226,11 +248,26 @@ class MemoryEngine:
 
     # --- snapshots and as-of views ---------------------------------------------------------------
     def _snapshot(self, patient_id: str) -> _Snapshot:
-        version = self.store.patient_version(patient_id)
+        return self._state(patient_id)[0]
+
+    def _state(self, patient_id: str) -> tuple[_Snapshot, _Use]:
+        """The patient's snapshot (memories, vectors, supersessions) and usage, each rebuilt
+        only when the store says it changed."""
+        content, usage = self.store.versions(patient_id)
         with self._cache_lock:
             snap = self._cache.get(patient_id)
-        if snap is not None and snap.version == version:
-            return snap
+            use = self._usage_cache.get(patient_id)
+        if snap is None or snap.version != content:
+            snap = self._build_snapshot(patient_id, content)
+            use = None
+        if use is None or use.version != (content, usage):
+            use = self._build_usage(patient_id, snap, (content, usage))
+        with self._cache_lock:
+            self._cache[patient_id] = snap
+            self._usage_cache[patient_id] = use
+        return snap, use
+
+    def _build_snapshot(self, patient_id: str, version: int) -> _Snapshot:
         mems = tuple(self.store.list_memories(patient_id))
         dims = self.embedder.dimensions
         matrix = (
@@ -238,27 +275,49 @@ class MemoryEngine:
             if mems
             else np.zeros((0, dims), dtype=np.float32)
         )
-        acc = {
-            k: np.array([t.timestamp() for t in ts], dtype=np.float64)
-            for k, ts in self.store.access_times(patient_id).items()
-        }
-        snap = _Snapshot(
+        n = len(mems)
+        return _Snapshot(
             version=version,
             memories=mems,
             matrix=matrix,
-            created_s=np.array([m.created_at.timestamp() for m in mems], dtype=np.float64),
+            created_s=np.fromiter((m.created_at.timestamp() for m in mems), np.float64, n),
             types=tuple(m.memory_type for m in mems),
             index={m.id: i for i, m in enumerate(mems)},
             supersessions=tuple(self.store.list_supersessions(patient_id)),
-            access_s=acc,
-            latest_access_s=max((float(a[-1]) for a in acc.values() if a.size), default=0.0),
-            sessions_s=np.array(
-                [t.timestamp() for t in self.store.session_times(patient_id)], dtype=np.float64
-            ),
+            importance=np.fromiter((m.importance for m in mems), np.float64, n),
+            pinned=np.fromiter((m.pinned for m in mems), np.bool_, n),
+            short_term=np.fromiter((m.tier is Tier.SHORT_TERM for m in mems), np.bool_, n),
         )
-        with self._cache_lock:
-            self._cache[patient_id] = snap
-        return snap
+
+    def _build_usage(self, patient_id: str, snap: _Snapshot, version: tuple[int, int]) -> _Use:
+        u = self.store.usage(patient_id)
+        count = np.fromiter((m.access_count for m in snap.memories), np.float64, len(snap.index))
+        last = np.fromiter(
+            (m.last_accessed.timestamp() for m in snap.memories), np.float64, len(snap.index)
+        )
+        for k, mid in enumerate(u.ids):
+            i = snap.index.get(mid)
+            if i is not None:
+                count[i] = u.access_count[k]
+                last[i] = u.last_accessed_s[k]
+        used = last[count > 0]
+        return _Use(
+            version=version,
+            access_count=count,
+            last_s=last,
+            sessions_s=u.sessions_s,
+            latest_s=float(used.max()) if used.size else 0.0,
+        )
+
+    def _with_usage(self, m: Memory, inputs_count: float, last: float) -> Memory:
+        """The memory with the access fields of the moment it is seen at."""
+        if m.access_count == inputs_count and m.last_accessed.timestamp() == last:
+            return m
+        return replace(
+            m,
+            access_count=int(inputs_count),
+            last_accessed=datetime.fromtimestamp(last, tz=m.created_at.tzinfo),
+        )
 
     def _statuses(self, snap: _Snapshot, now: datetime, idx: Sequence[int]) -> list[Status]:
         demoted = {s.old_id for s in snap.supersessions if s.in_effect(now)}
@@ -274,29 +333,39 @@ class MemoryEngine:
         return out
 
     def _decay_inputs(
-        self, snap: _Snapshot, idx: npt.NDArray[np.int64], now_s: float
+        self, snap: _Snapshot, use: _Use, idx: npt.NDArray[np.int64], now_s: float
     ) -> decay.DecayInputs:
-        mems = [snap.memories[i] for i in idx]
-        inputs = decay.DecayInputs.from_memories(mems)
-        count, last = inputs.access_count, inputs.last_access_s
-        if now_s < snap.latest_access_s:  # as of the past: forget later accesses
+        count = use.access_count[idx]
+        last = use.last_s[idx]
+        created = snap.created_s[idx]
+        if now_s < use.latest_s:  # as of the past: forget later accesses
+            if use.events is None:
+                use.events = self.store.access_events(snap.memories[0].patient_id)
             count = count.copy()
             last = last.copy()
-            for j, m in enumerate(mems):
-                acc = snap.access_s.get(m.id)
+            for j, i in enumerate(idx):
+                acc = use.events.get(snap.memories[int(i)].id)
                 if acc is None or acc.size == 0:
                     if last[j] > now_s:
-                        last[j] = inputs.created_s[j]
+                        last[j] = created[j]
                     continue
                 seen = int(np.searchsorted(acc, now_s, side="right"))
                 count[j] = max(0.0, count[j] - (acc.size - seen))
-                last[j] = acc[seen - 1] if seen else inputs.created_s[j]
-        sessions = snap.sessions_s
+                last[j] = acc[seen - 1] if seen else created[j]
+        sessions = use.sessions_s
         since = (
             np.searchsorted(sessions, now_s, side="right")
             - np.searchsorted(sessions, last, side="right")
         ).astype(np.float64)
-        return replace(inputs, access_count=count, last_access_s=last, sessions_since_access=since)
+        return decay.DecayInputs(
+            importance=snap.importance[idx],
+            created_s=created,
+            last_access_s=last,
+            access_count=count,
+            pinned=snap.pinned[idx],
+            short_term=snap.short_term[idx],
+            sessions_since_access=since,
+        )
 
     def view(
         self, patient_id: str, *, now: datetime | None = None, policy: DecayPolicy | None = None
@@ -306,17 +375,20 @@ class MemoryEngine:
         v.patient_id(patient_id)
         now = self._now(now)
         pol = policy or self._policy.decay
-        snap = self._snapshot(patient_id)
+        snap, use = self._state(patient_id)
         now_s = now.timestamp()
         idx = np.flatnonzero(snap.created_s <= now_s + 1e-6).astype(np.int64)
-        inputs = self._decay_inputs(snap, idx, now_s)
+        inputs = self._decay_inputs(snap, use, idx, now_s)
         status = self._statuses(snap, now, idx.tolist())
         cur = decay.current_importance(inputs, pol, now_s)
         sup = np.array([s is Status.SUPERSEDED for s in status], dtype=np.bool_)
         cur = np.where(sup, pol.floor, cur)
         return PatientView(
             now=now,
-            memories=tuple(snap.memories[i] for i in idx),
+            memories=tuple(
+                self._with_usage(snap.memories[i], inputs.access_count[j], inputs.last_access_s[j])
+                for j, i in enumerate(idx)
+            ),
             status=tuple(status),
             access_count=inputs.access_count,
             current_importance=cur,
@@ -387,7 +459,7 @@ class MemoryEngine:
         """Every candidate of the pool, best first."""
         pol = policy or self._policy
         rp = pol.ranking
-        snap = self._snapshot(patient_id)
+        snap, use = self._state(patient_id)
         now_s = now.timestamp()
         visible = np.flatnonzero(snap.created_s <= now_s + 1e-6).astype(np.int64)
         status = self._statuses(snap, now, visible.tolist())
@@ -398,9 +470,9 @@ class MemoryEngine:
         sims = ranking.cosine_to_all(q, snap.matrix[active])
         vrank = ranking.ranks_desc(sims)
         krank = np.zeros(active.size, dtype=np.int64)
-        pos = {int(snap.index[snap.memories[i].id]): j for j, i in enumerate(active)}
         if query.strip():
             hits = self.store.keyword_search(patient_id, query, max(rp.candidate_pool * 4, 50))
+            pos = {int(i): j for j, i in enumerate(active)}
             r = 0
             for mid, _score in hits:
                 j = pos.get(snap.index.get(mid, -1))
@@ -411,13 +483,9 @@ class MemoryEngine:
         # the pool: best fused ranks, plus every always-included (safety) type
         pool_n = min(rp.candidate_pool, active.size)
         order = np.argsort(-fused, kind="stable")[:pool_n]
-        always = [
-            j
-            for j, i in enumerate(active)
-            if snap.memories[i].memory_type in rp.always_include_types
-        ]
+        always = [j for j, i in enumerate(active) if snap.types[i] in rp.always_include_types]
         chosen = np.unique(np.concatenate([order, np.asarray(always, dtype=np.int64)]))
-        inputs = self._decay_inputs(snap, active[chosen], now_s)
+        inputs = self._decay_inputs(snap, use, active[chosen], now_s)
         cur = decay.current_importance(inputs, pol.decay, now_s)
         csims = sims[chosen]
         if rp.mode == "weighted":
@@ -441,15 +509,7 @@ class MemoryEngine:
             c = float(cur[o])
             out.append(
                 ScoredMemory(
-                    memory=replace(
-                        m,
-                        access_count=int(inputs.access_count[o]),
-                        last_accessed=datetime.fromtimestamp(
-                            float(inputs.last_access_s[o]), tz=now.tzinfo
-                        ),
-                    )
-                    if now_s < snap.latest_access_s
-                    else m,
+                    memory=self._with_usage(m, inputs.access_count[o], inputs.last_access_s[o]),
                     similarity=float(csims[o]),
                     current_importance=c,
                     score=float(score[o]),
@@ -601,13 +661,8 @@ class MemoryEngine:
     def _prepare(
         self, record: Mapping[str, Any] | Any, now: datetime, where: str
     ) -> tuple[Memory, list[datetime], F32 | None]:
-        get: Callable[[str, Any], Any]
-        if isinstance(record, Mapping):
-            get = record.get
-        else:
-
-            def get(key: str, default: Any = None) -> Any:
-                return getattr(record, key, default)
+        def get(key: str, default: Any = None) -> Any:
+            return _field_of(record, key)
 
         def field(name: str) -> str:
             return f"{where}{name}"
@@ -676,43 +731,67 @@ class MemoryEngine:
         now: datetime | None = None,
         progress: Progress | None = None,
         detect: bool = True,
+        batch_size: int | None = None,
+        on_batch: Callable[[int, int, int], None] | None = None,
     ) -> list[AddResult]:
-        """Add many memories in one transaction: all are validated first (a bad record names
-        its index and field, and nothing is written), embedded in batches, checked for
-        supersession against the store and each other (oldest first), then written at once.
-        Records are mappings (or objects) with the add_memory fields plus optional ``id``,
-        ``access_times`` and a pre-computed ``embedding``."""
+        """Add many memories. Every record is validated first (a bad record names its index
+        and field, and nothing is written); then they are embedded, checked for supersession
+        against the store and each other (oldest first) and written -- in one transaction, or
+        with ``batch_size`` in transactions of that many records, ``on_batch(index, first,
+        end)`` being called after each batch is committed. Records are mappings (or objects)
+        with the add_memory fields plus optional ``id``, ``access_times`` and a pre-computed
+        ``embedding``."""
         by = v.actor(by)
         now = self._now(now)
         items = list(records)
+        if batch_size is not None:
+            batch_size = v.positive_int(batch_size, "batch_size")
         prepared = [self._prepare(r, now, f"records[{i}].") for i, r in enumerate(items)]
         ids = [m.id for m, _, _ in prepared]
         if len(set(ids)) != len(ids):
-            dup = next(i for i in ids if ids.count(i) > 1)
-            raise ValidationError("id", f"duplicate id {dup!r} in the batch")
-        explicit = [m.id for m, _, _ in prepared if not m.id.startswith("mem_")]
-        existing = [
-            e
-            for k in range(0, len(explicit), 500)
-            for e in self.store.get_memories(explicit[k : k + 500])
-        ]
-        if existing:
-            raise ValidationError("id", f"memory id {existing[0].id!r} already exists")
-        # embed what has no vector, in batches
-        need = [i for i, (_, _, vec) in enumerate(prepared) if vec is None]
-        vectors: dict[int, F32] = {
-            i: vec for i, (_, _, vec) in enumerate(prepared) if vec is not None
-        }
-        total = len(need)
-        step = 256
-        for start in range(0, total, step):
-            chunk = need[start : start + step]
-            embedded = self.embedder.embed_batch([prepared[i][0].content for i in chunk])
-            for i, row in zip(chunk, embedded, strict=True):
-                vectors[i] = row
-            if progress is not None:
-                progress(min(start + step, total), total)
-        memories = [replace(m, embedding=vectors[i]) for i, (m, _, _) in enumerate(prepared)]
+            seen: set[str] = set()
+            for i, mid in enumerate(ids):
+                if mid in seen:
+                    raise ValidationError(f"records[{i}].id", f"duplicate id {mid!r} in the batch")
+                seen.add(mid)
+        given = [i for i, r in enumerate(items) if _field_of(r, "id") is not None]
+        for k in range(0, len(given), 500):
+            chunk = given[k : k + 500]
+            found = {m.id for m in self.store.get_memories([ids[i] for i in chunk])}
+            for i in chunk:
+                if ids[i] in found:
+                    raise ValidationError(f"records[{i}].id", f"memory id {ids[i]!r} exists")
+        step = batch_size or max(len(prepared), 1)
+        need_total = sum(vec is None for _, _, vec in prepared)
+        embedded_so_far = 0
+        results: list[AddResult] = []
+        for b, first in enumerate(range(0, len(prepared), step)):
+            part = prepared[first : first + step]
+            memories: list[Memory] = []
+            for k in range(0, len(part), 256):
+                group = part[k : k + 256]
+                todo = [m.content for m, _, vec in group if vec is None]
+                rows = iter(self.embedder.embed_batch(todo)) if todo else iter(())
+                memories += [
+                    replace(m, embedding=next(rows) if vec is None else vec) for m, _, vec in group
+                ]
+                embedded_so_far += len(todo)
+                if progress is not None and todo:
+                    progress(embedded_so_far, need_total)
+            results += self._write_batch(memories, [acc for _, acc, _ in part], by, now, detect)
+            if on_batch is not None:
+                on_batch(b, first, first + len(part))
+        return results
+
+    def _write_batch(
+        self,
+        memories: list[Memory],
+        accesses: list[list[datetime]],
+        by: str,
+        now: datetime,
+        detect: bool,
+    ) -> list[AddResult]:
+        """Detect supersessions for embedded new memories and write them in one transaction."""
         changes = ChangeSet()
         sups_by_new: dict[str, list[Supersession]] = {m.id: [] for m in memories}
         # process oldest first per patient, so each new memory sees the ones before it
@@ -731,10 +810,10 @@ class MemoryEngine:
                     mem = self._detect(mem, pool, now, by, changes, sups_by_new)
                 pool.add(mem)
         final = {m.id: m for pool in pools for m in pool.added()}
-        for m, accesses, _ in prepared:
+        for m, times in zip(memories, accesses, strict=True):
             mem = final[m.id]
             changes.insert_memories.append(mem)
-            changes.accesses.extend((mem.id, mem.patient_id, t) for t in accesses)
+            changes.accesses.extend((mem.id, mem.patient_id, t) for t in times)
             changes.audit.append(
                 self._audit(by, "add", "memory", mem.id, mem.patient_id, None, mem.to_public_dict())
             )
@@ -742,8 +821,7 @@ class MemoryEngine:
             changes.update_memories.extend((m, pool.versions[m.id]) for m in pool.replaced.values())
         self.store.apply(changes)
         return [
-            AddResult(memory=final[m.id], supersessions=tuple(sups_by_new[m.id]))
-            for m, _, _ in prepared
+            AddResult(memory=final[m.id], supersessions=tuple(sups_by_new[m.id])) for m in memories
         ]
 
     def _detect(
@@ -1220,6 +1298,43 @@ class MemoryEngine:
         if not dry_run and changes.update_memories:
             self.store.apply(changes)
         return CleanupResult(tuple(archived), strengths, dry_run, thr)
+
+    def purge(
+        self,
+        *,
+        older_than_days: float,
+        now: datetime | None = None,
+        dry_run: bool = True,
+        patient_id: str | None = None,
+        by: str = SYSTEM,
+    ) -> list[Memory]:
+        """Delete memories that have been *archived* for longer than the retention age. The only
+        way anything is deleted: explicit, dry run by default, never pinned or review-gated
+        memories, one audit entry per memory holding the whole record as ``before``."""
+        by = v.actor(by)
+        now = self._now(now)
+        if not (isinstance(older_than_days, int | float) and older_than_days >= 0):
+            raise ValidationError("older_than_days", "must be a number of days >= 0")
+        cutoff = now.timestamp() - float(older_than_days) * 86_400.0
+        patients = [v.patient_id(patient_id)] if patient_id else self.list_patients()
+        doomed: list[Memory] = []
+        changes = ChangeSet()
+        for pid in patients:
+            for m in self.store.list_memories(pid):
+                if m.status is not Status.ARCHIVED or m.archived_at is None:
+                    continue
+                if m.archived_at.timestamp() > cutoff:
+                    continue
+                if m.pinned or m.memory_type in self._policy.review_gated_types:
+                    continue
+                doomed.append(m)
+                changes.delete_memories.append((m, m.version))
+                changes.audit.append(
+                    self._audit(by, "purge", "memory", m.id, pid, m.to_public_dict(), None)
+                )
+        if not dry_run and doomed:
+            self.store.apply(changes)
+        return doomed
 
     # --- sessions (seeding, imports) -------------------------------------------------------------
     def record_sessions(self, patient_id: str, times: Sequence[datetime], by: str = SYSTEM) -> None:

@@ -17,6 +17,15 @@ import numpy.typing as npt
 from ..values import AuditEntry, InjectionRecord, Memory, Supersession
 
 F32 = npt.NDArray[np.float32]
+F64 = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Usage:
+    ids: list[str]
+    access_count: F64
+    last_accessed_s: F64
+    sessions_s: F64  # ascending
 
 
 @dataclass
@@ -29,6 +38,8 @@ class ChangeSet:
 
     insert_memories: list[Memory] = field(default_factory=list)
     update_memories: list[tuple[Memory, int]] = field(default_factory=list)
+    # only archived memories, only through MemoryEngine.purge (explicit, audited)
+    delete_memories: list[tuple[Memory, int]] = field(default_factory=list)
     insert_supersessions: list[Supersession] = field(default_factory=list)
     update_supersessions: list[tuple[Supersession, int]] = field(default_factory=list)
     accesses: list[tuple[str, str, datetime]] = field(default_factory=list)  # (mem, patient, at)
@@ -39,6 +50,7 @@ class ChangeSet:
     def patients(self) -> set[str]:
         out = {m.patient_id for m in self.insert_memories}
         out |= {m.patient_id for m, _ in self.update_memories}
+        out |= {m.patient_id for m, _ in self.delete_memories}
         out |= {s.patient_id for s in self.insert_supersessions}
         out |= {s.patient_id for s, _ in self.update_supersessions}
         out |= {p for _, p, _ in self.accesses}
@@ -86,7 +98,22 @@ class MemoryStore(ABC):
 
     @abstractmethod
     def patient_version(self, patient_id: str) -> int:
-        """A number that changes whenever anything of this patient changes (cache key)."""
+        """A number that changes whenever the patient's memories or supersessions change
+        (not on mere accesses): the cache key of the engine's snapshot."""
+
+    @abstractmethod
+    def versions(self, patient_id: str) -> tuple[int, int]:
+        """``(content version, usage version)``; the usage version changes on every access
+        or session."""
+
+    @abstractmethod
+    def usage(self, patient_id: str) -> Usage:
+        """Access counts and last-access moments of the patient's memories, and the patient's
+        session moments (epoch seconds)."""
+
+    @abstractmethod
+    def access_events(self, patient_id: str) -> dict[str, F64]:
+        """Every recorded access moment per memory id (epoch seconds, ascending)."""
 
     @abstractmethod
     def keyword_search(self, patient_id: str, query: str, limit: int) -> list[tuple[str, float]]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import ConflictError, EmbeddingMismatchError, NotFoundError, StateError
 from ..values import (
@@ -26,7 +27,7 @@ from ..values import (
     SupersessionState,
     Tier,
 )
-from .base import AuditQuery, ChangeSet, MemoryStore
+from .base import AuditQuery, ChangeSet, MemoryStore, Usage
 
 # --- time <-> integer microseconds since the epoch (UTC) --------------------------------------
 
@@ -88,8 +89,8 @@ def _m001_initial() -> str:
         CREATE TABLE supersessions (
             id TEXT PRIMARY KEY,
             patient_id TEXT NOT NULL,
-            old_id TEXT NOT NULL REFERENCES memories (id),
-            new_id TEXT NOT NULL REFERENCES memories (id),
+            old_id TEXT NOT NULL,  -- kept after a purge: the audit log holds the content
+            new_id TEXT NOT NULL,
             similarity REAL NOT NULL,
             method TEXT NOT NULL,
             verdict TEXT NOT NULL,
@@ -145,9 +146,18 @@ def _m001_initial() -> str:
         """
 
 
+def _m002_usage_version() -> str:
+    """Accesses and sessions get their own version, so an agent's own access does not make
+    every cached patient snapshot stale."""
+    return """
+        ALTER TABLE patients ADD COLUMN usage_version INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX accesses_memory ON accesses (memory_id, at_us);
+        """
+
+
 #: Migration N (1-based) is MIGRATIONS[N - 1]: a function returning the SQL that takes the
 #: schema from version N - 1 to N. Append new ones; never edit a released one.
-MIGRATIONS: list[Callable[[], str]] = [_m001_initial]
+MIGRATIONS: list[Callable[[], str]] = [_m001_initial, _m002_usage_version]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -321,8 +331,43 @@ class SQLiteStore(MemoryStore):
         ]
 
     def patient_version(self, patient_id: str) -> int:
-        rows = self._read("SELECT version FROM patients WHERE patient_id = ?", (patient_id,))
-        return int(rows[0][0]) if rows else 0
+        return self.versions(patient_id)[0]
+
+    def versions(self, patient_id: str) -> tuple[int, int]:
+        rows = self._read(
+            "SELECT version, usage_version FROM patients WHERE patient_id = ?", (patient_id,)
+        )
+        return (int(rows[0][0]), int(rows[0][1])) if rows else (0, 0)
+
+    def usage(self, patient_id: str) -> Usage:
+        with self._lock:  # one consistent read of both tables
+            self._db.execute("BEGIN")
+            try:
+                rows = self._db.execute(
+                    "SELECT id, access_count, last_accessed_us FROM memories WHERE patient_id = ?",
+                    (patient_id,),
+                ).fetchall()
+                sess = self._db.execute(
+                    "SELECT at_us FROM sessions WHERE patient_id = ? ORDER BY at_us",
+                    (patient_id,),
+                ).fetchall()
+            finally:
+                self._db.execute("COMMIT")
+        return Usage(
+            ids=[r[0] for r in rows],
+            access_count=np.array([r[1] for r in rows], dtype=np.float64),
+            last_accessed_s=np.array([r[2] for r in rows], dtype=np.float64) / 1e6,
+            sessions_s=np.array([r[0] for r in sess], dtype=np.float64) / 1e6,
+        )
+
+    def access_events(self, patient_id: str) -> dict[str, npt.NDArray[np.float64]]:
+        out: dict[str, list[int]] = {}
+        for mid, at in self._read(
+            "SELECT memory_id, at_us FROM accesses WHERE patient_id = ? ORDER BY at_us",
+            (patient_id,),
+        ):
+            out.setdefault(mid, []).append(at)
+        return {k: np.array(v, dtype=np.float64) / 1e6 for k, v in out.items()}
 
     def keyword_search(self, patient_id: str, query: str, limit: int) -> list[tuple[str, float]]:
         words = [w for w in _WORD.findall(query.lower()) if len(w) > 1][:32]
@@ -557,6 +602,14 @@ class SQLiteStore(MemoryStore):
                 raise ConflictError(
                     f"supersession {s.id} was changed by someone else; reload and try again"
                 )
+        for m, expected in changes.delete_memories:
+            cur = db.execute(
+                "DELETE FROM memories WHERE id = ? AND version = ? AND status = 'archived'",
+                (m.id, expected),
+            )
+            if cur.rowcount != 1:
+                raise ConflictError(f"memory {m.id} changed since the purge was planned")
+            db.execute("DELETE FROM memories_fts WHERE memory_id = ?", (m.id,))
         if changes.accesses:
             db.executemany(
                 "INSERT INTO accesses (memory_id, patient_id, at_us) VALUES (?, ?, ?)",
@@ -581,11 +634,20 @@ class SQLiteStore(MemoryStore):
         self._bump(db, changes.patients())
 
     @staticmethod
-    def _bump(db: sqlite3.Connection, patients: set[str]) -> None:
-        if patients:
+    def _bump(db: sqlite3.Connection, patients: set[str], content: bool = True) -> None:
+        if not patients:
+            return
+        if content:
             db.executemany(
-                "INSERT INTO patients (patient_id, version) VALUES (?, 1) "
-                "ON CONFLICT (patient_id) DO UPDATE SET version = version + 1",
+                "INSERT INTO patients (patient_id, version, usage_version) VALUES (?, 1, 1) "
+                "ON CONFLICT (patient_id) DO UPDATE SET version = version + 1, "
+                "usage_version = usage_version + 1",
+                [(p,) for p in sorted(patients)],
+            )
+        else:
+            db.executemany(
+                "INSERT INTO patients (patient_id, version, usage_version) VALUES (?, 0, 1) "
+                "ON CONFLICT (patient_id) DO UPDATE SET usage_version = usage_version + 1",
                 [(p,) for p in sorted(patients)],
             )
 
@@ -650,7 +712,7 @@ class SQLiteStore(MemoryStore):
                         json.dumps({"tier": "long_term"}),
                     ),
                 )
-            self._bump(db, {patient_id})
+            self._bump(db, {patient_id}, content=bool(promoted))
         return promoted
 
     def close(self) -> None:
