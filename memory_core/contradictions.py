@@ -137,7 +137,7 @@ def candidates_for_new(
     new_vector: F32,
     new_type: str,
     new_created_s: float,
-    types: Sequence[str],
+    types: Sequence[str] | npt.NDArray[np.str_],
     created_s: npt.NDArray[np.float64],
     matrix: F32,
     threshold: float,
@@ -146,7 +146,11 @@ def candidates_for_new(
     at least ``threshold``: ``(row, similarity, row_is_older)``, most similar first."""
     if matrix.shape[0] == 0:
         return []
-    same = np.fromiter((t == new_type for t in types), np.bool_, len(types))
+    same = (
+        types == new_type
+        if isinstance(types, np.ndarray)
+        else np.fromiter((t == new_type for t in types), np.bool_, len(types))
+    )
     if not same.any():
         return []
     rows = np.flatnonzero(same)

@@ -55,6 +55,88 @@ SYSTEM = "system"
 AGENT = "agent"
 
 
+def _make_snapshot(
+    version: int,
+    mems: tuple[Memory, ...],
+    supersessions: tuple[Supersession, ...],
+    dims: int,
+    buffer: F32 | None = None,
+) -> _Snapshot:
+    n = len(mems)
+    if buffer is None:
+        buffer = np.zeros((max(16, n + n // 4 + 16), dims), dtype=np.float32)
+        if n:
+            buffer[:n] = np.vstack([m.embedding for m in mems])
+    return _Snapshot(
+        version=version,
+        memories=mems,
+        matrix=buffer[:n],
+        created_s=np.fromiter((m.created_at.timestamp() for m in mems), np.float64, n),
+        types=tuple(m.memory_type for m in mems),
+        index={m.id: i for i, m in enumerate(mems)},
+        supersessions=supersessions,
+        importance=np.fromiter((m.importance for m in mems), np.float64, n),
+        pinned=np.fromiter((m.pinned for m in mems), np.bool_, n),
+        short_term=np.fromiter((m.tier is Tier.SHORT_TERM for m in mems), np.bool_, n),
+        types_arr=np.array([m.memory_type for m in mems], dtype=np.str_),
+        buffer=buffer,
+    )
+
+
+def _advance(
+    snap: _Snapshot, use: _Use, pid: str, changes: ChangeSet, version: tuple[int, int]
+) -> tuple[_Snapshot, _Use] | None:
+    """The snapshot and usage after this engine's own ``changes`` (None: rebuild instead)."""
+    if any(m.patient_id == pid for m, _ in changes.delete_memories):
+        return None
+    new = [m for m in changes.insert_memories if m.patient_id == pid]
+    if new and snap.memories and min(m.created_at for m in new) < snap.memories[-1].created_at:
+        return None  # back-filled history: keep the oldest-first order of a fresh read
+    mems = list(snap.memories)
+    for m, expected in changes.update_memories:
+        if m.patient_id == pid:
+            i = snap.index.get(m.id)
+            if i is None:
+                return None
+            mems[i] = replace(m, version=expected + 1)
+    new.sort(key=lambda m: m.created_at)
+    n, k = len(mems), len(new)
+    buffer = snap.buffer
+    if n + k > buffer.shape[0]:
+        grown = np.zeros((2 * (n + k) + 16, buffer.shape[1]), dtype=np.float32)
+        grown[:n] = buffer[:n]
+        buffer = grown
+    for j, m in enumerate(new):
+        buffer[n + j] = m.embedding
+    mems += new
+    sups = {s.id: s for s in snap.supersessions}
+    for s, expected in changes.update_supersessions:
+        if s.patient_id == pid:
+            sups[s.id] = replace(s, version=expected + 1)
+    for s in changes.insert_supersessions:
+        if s.patient_id == pid:
+            sups[s.id] = s
+    fresh = _make_snapshot(version[0], tuple(mems), tuple(sups.values()), buffer.shape[1], buffer)
+    times = [at.timestamp() for _, p, at in changes.accesses if p == pid]
+    latest = max([use.latest_s, *times])
+    sessions = use.sessions_s
+    added = sorted(at.timestamp() for p, at in changes.sessions if p == pid)
+    if added:
+        sessions = np.sort(np.concatenate([sessions, np.array(added)]))
+    return fresh, _Use(
+        version=version,
+        access_count=np.concatenate(
+            [use.access_count, np.array([m.access_count for m in new], dtype=np.float64)]
+        ),
+        last_s=np.concatenate(
+            [use.last_s, np.array([m.last_accessed.timestamp() for m in new], dtype=np.float64)]
+        ),
+        sessions_s=sessions,
+        latest_s=latest,
+        events=None if times else use.events,
+    )
+
+
 def _field_of(record: Mapping[str, Any] | Any, key: str) -> Any:
     """A record's field, whether the record is a mapping or an object."""
     if isinstance(record, Mapping):
@@ -72,7 +154,7 @@ class _Snapshot:
 
     version: int
     memories: tuple[Memory, ...]
-    matrix: F32
+    matrix: F32  # a view of the first len(memories) rows of `buffer`
     created_s: F64
     types: tuple[str, ...]
     index: dict[str, int]
@@ -80,6 +162,8 @@ class _Snapshot:
     importance: F64
     pinned: npt.NDArray[np.bool_]
     short_term: npt.NDArray[np.bool_]
+    types_arr: npt.NDArray[np.str_]
+    buffer: F32  # room to append this engine's own new memories without copying
 
 
 @dataclass
@@ -202,7 +286,7 @@ class MemoryEngine:
         by = v.actor(by)
         before = self._policy.to_dict()
         after = policy.to_dict()
-        self.store.apply(
+        self._apply(
             ChangeSet(
                 policy=after,
                 audit=[self._audit(by, "policy_change", "policy", "engine", None, before, after)],
@@ -269,25 +353,32 @@ class MemoryEngine:
 
     def _build_snapshot(self, patient_id: str, version: int) -> _Snapshot:
         mems = tuple(self.store.list_memories(patient_id))
-        dims = self.embedder.dimensions
-        matrix = (
-            np.vstack([m.embedding for m in mems]).astype(np.float32, copy=False)
-            if mems
-            else np.zeros((0, dims), dtype=np.float32)
+        return _make_snapshot(
+            version,
+            mems,
+            tuple(self.store.list_supersessions(patient_id)),
+            self.embedder.dimensions,
         )
-        n = len(mems)
-        return _Snapshot(
-            version=version,
-            memories=mems,
-            matrix=matrix,
-            created_s=np.fromiter((m.created_at.timestamp() for m in mems), np.float64, n),
-            types=tuple(m.memory_type for m in mems),
-            index={m.id: i for i, m in enumerate(mems)},
-            supersessions=tuple(self.store.list_supersessions(patient_id)),
-            importance=np.fromiter((m.importance for m in mems), np.float64, n),
-            pinned=np.fromiter((m.pinned for m in mems), np.bool_, n),
-            short_term=np.fromiter((m.tier is Tier.SHORT_TERM for m in mems), np.bool_, n),
-        )
+
+    def _apply(self, changes: ChangeSet) -> None:
+        """Write through the store, then bring this engine's cached snapshots up to date by
+        applying the same changes in memory -- when nobody else wrote in between (the store's
+        content version moved by exactly one); otherwise the next read rebuilds."""
+        patients = changes.patients()
+        with self._cache_lock:
+            before = {p: (self._cache.get(p), self._usage_cache.get(p)) for p in patients}
+        self.store.apply(changes)
+        for pid, (snap, use) in before.items():
+            content, usage = self.store.versions(pid)
+            fresh = None
+            if snap is not None and use is not None and content == snap.version + 1:
+                fresh = _advance(snap, use, pid, changes, (content, usage))
+            with self._cache_lock:
+                if fresh is not None and self._cache.get(pid) is snap:
+                    self._cache[pid], self._usage_cache[pid] = fresh
+                else:
+                    self._cache.pop(pid, None)
+                    self._usage_cache.pop(pid, None)
 
     def _build_usage(self, patient_id: str, snap: _Snapshot, version: tuple[int, int]) -> _Use:
         u = self.store.usage(patient_id)
@@ -802,7 +893,7 @@ class MemoryEngine:
         pools: list[_PatientPool] = []
         for pid, idxs in by_patient.items():
             snap = self._snapshot(pid)
-            pool = _PatientPool(snap.memories, snap.matrix)
+            pool = _PatientPool(snap)
             pools.append(pool)
             for i in idxs:
                 mem = memories[i]
@@ -818,8 +909,8 @@ class MemoryEngine:
                 self._audit(by, "add", "memory", mem.id, mem.patient_id, None, mem.to_public_dict())
             )
         for pool in pools:
-            changes.update_memories.extend((m, pool.versions[m.id]) for m in pool.replaced.values())
-        self.store.apply(changes)
+            changes.update_memories.extend((m, pool.versions(m.id)) for m in pool.replaced.values())
+        self._apply(changes)
         return [
             AddResult(memory=final[m.id], supersessions=tuple(sups_by_new[m.id])) for m in memories
         ]
@@ -835,13 +926,14 @@ class MemoryEngine:
     ) -> Memory:
         """Find supersession candidates of ``new`` in ``pool`` and record them in ``changes``.
         Returns ``new`` (possibly superseded itself when an existing memory is newer)."""
+        matrix, types, created = pool.arrays()
         hits = candidates_for_new(
             new.embedding,
             new.memory_type,
             new.created_at.timestamp(),
-            pool.types,
-            pool.created_s_array(),
-            pool.matrix(),
+            types,
+            created,
+            matrix,
             self.threshold_for(new.memory_type),
         )
         mode = self._policy.contradiction.mode_for(new.memory_type)
@@ -996,7 +1088,7 @@ class MemoryEngine:
                     demoted.to_public_dict(),
                 )
             )
-        self.store.apply(changes)
+        self._apply(changes)
         return self.store.get_supersession(sup.id)
 
     def reject_supersession(
@@ -1011,7 +1103,7 @@ class MemoryEngine:
                 f"supersession {sup.id} is {sup.state.value}; only pending ones can be rejected "
                 "(undo one that is in effect)"
             )
-        self.store.apply(
+        self._apply(
             self._sup_change(sup, reviewer, "reject_supersession", SupersessionState.REJECTED, now)
         )
         return self.store.get_supersession(sup.id)
@@ -1054,7 +1146,7 @@ class MemoryEngine:
                     restored.to_public_dict(),
                 )
             )
-        self.store.apply(changes)
+        self._apply(changes)
         return self.store.get_supersession(sup.id)
 
     def scan_contradictions(
@@ -1142,7 +1234,7 @@ class MemoryEngine:
                     )
                 found.append(sup)
             if changes.insert_supersessions:
-                self.store.apply(changes)
+                self._apply(changes)
             if progress is not None:
                 progress(n, len(patients))
         return found
@@ -1180,7 +1272,7 @@ class MemoryEngine:
         new = change(old)
         if new == old and new.pinned == old.pinned:
             return old
-        self.store.apply(
+        self._apply(
             ChangeSet(
                 update_memories=[(new, version)],
                 audit=[
@@ -1296,7 +1388,7 @@ class MemoryEngine:
                         )
                     )
         if not dry_run and changes.update_memories:
-            self.store.apply(changes)
+            self._apply(changes)
         return CleanupResult(tuple(archived), strengths, dry_run, thr)
 
     def purge(
@@ -1333,7 +1425,7 @@ class MemoryEngine:
                     self._audit(by, "purge", "memory", m.id, pid, m.to_public_dict(), None)
                 )
         if not dry_run and doomed:
-            self.store.apply(changes)
+            self._apply(changes)
         return doomed
 
     # --- sessions (seeding, imports) -------------------------------------------------------------
@@ -1342,7 +1434,7 @@ class MemoryEngine:
         v.patient_id(patient_id)
         now = self.clock()
         ts = [v.timestamp(t, f"times[{i}]", now) for i, t in enumerate(times)]
-        self.store.apply(
+        self._apply(
             ChangeSet(
                 sessions=[(patient_id, t) for t in ts],
                 audit=[
@@ -1385,30 +1477,37 @@ class MemoryEngine:
 class _PatientPool:
     """A patient's memories during a batch add: the stored ones plus those added so far."""
 
-    def __init__(self, memories: Sequence[Memory], matrix: F32) -> None:
-        self.memories = list(memories)
+    def __init__(self, snap: _Snapshot) -> None:
+        self.memories = list(snap.memories)
         self.n_stored = len(self.memories)
-        self.versions = {m.id: m.version for m in self.memories}
-        self.types = [m.memory_type for m in self.memories]
-        self._created = [m.created_at.timestamp() for m in self.memories]
-        self._rows: list[F32] = list(matrix)
-        self._matrix: F32 | None = matrix
+        self._snap = snap
+        self._rows: list[F32] = []
+        self._types: list[str] = []
+        self._created: list[float] = []
+        self._cache: tuple[F32, npt.NDArray[np.str_], F64] | None = None
         self.replaced: dict[str, Memory] = {}  # stored memories demoted by the batch
 
-    def matrix(self) -> F32:
-        if self._matrix is None:
-            self._matrix = np.vstack(self._rows).astype(np.float32, copy=False)
-        return self._matrix
+    def versions(self, memory_id: str) -> int:
+        return self._snap.memories[self._snap.index[memory_id]].version
 
-    def created_s_array(self) -> F64:
-        return np.asarray(self._created, dtype=np.float64)
+    def arrays(self) -> tuple[F32, npt.NDArray[np.str_], F64]:
+        """(matrix, types, created_s) of every memory in the pool."""
+        if not self._rows:
+            return self._snap.matrix, self._snap.types_arr, self._snap.created_s
+        if self._cache is None:
+            self._cache = (
+                np.vstack([self._snap.matrix, *self._rows]).astype(np.float32, copy=False),
+                np.concatenate([self._snap.types_arr, np.array(self._types, dtype=np.str_)]),
+                np.concatenate([self._snap.created_s, np.array(self._created)]),
+            )
+        return self._cache
 
     def add(self, m: Memory) -> None:
         self.memories.append(m)
-        self._rows.append(m.embedding)
-        self.types.append(m.memory_type)
+        self._rows.append(m.embedding[None, :])
+        self._types.append(m.memory_type)
         self._created.append(m.created_at.timestamp())
-        self._matrix = None
+        self._cache = None
 
     def replace(self, row: int, m: Memory) -> None:
         self.memories[row] = m

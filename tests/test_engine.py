@@ -336,3 +336,49 @@ def test_weighted_mode_uses_all_three_terms(
     got = eng.retrieve("NW-1", "glucose", record_access=False)
     assert [s.memory.id for s in got] == [new.id, old.id]  # recency only
     assert got[0].score == pytest.approx(1.0) and got[1].score == pytest.approx(0.0)
+
+
+def test_incremental_snapshot_equals_a_fresh_read(tmp_path: object, clock: Clock) -> None:
+    """The engine updates its cached snapshot in place after its own writes; it must always
+    equal what a fresh engine reads from the store."""
+    url = f"sqlite:///{tmp_path}/inc.db"
+    eng = mc.open_engine(url, HashingEmbedder(), clock=clock)
+
+    def same() -> None:
+        fresh = mc.open_engine(url, HashingEmbedder(), clock=clock)
+        for pid in eng.list_patients():
+            a, b = eng.view(pid), fresh.view(pid)
+            assert [(m.id, m.version, m.status, m.pinned, m.importance) for m in a.memories] == [
+                (m.id, m.version, m.status, m.pinned, m.importance) for m in b.memories
+            ]
+            assert list(a.status) == list(b.status)
+            assert a.current_importance.tolist() == pytest.approx(b.current_importance.tolist())
+            assert a.access_count.tolist() == b.access_count.tolist()
+            ra = eng.retrieve(pid, "glucose check", record_access=False)
+            rb = fresh.retrieve(pid, "glucose check", record_access=False)
+            assert [(s.memory.id, s.score) for s in ra] == [(s.memory.id, s.score) for s in rb]
+        fresh.store.close()
+
+    m1 = eng.add_memory("NW-1", "Patient checks glucose twice daily", "observation").memory
+    same()
+    clock.advance(days=3)
+    eng.add_memory("NW-1", "Patient checks glucose twice daily now", "observation")
+    same()
+    eng.retrieve("NW-1", "glucose", k=2)
+    clock.advance(days=1)
+    eng.add_memories(
+        [
+            {
+                "patient_id": "NW-1",
+                "content": "Patient takes metformin",
+                "memory_type": "medication",
+            },
+            {"patient_id": "NW-2", "content": "Patient lives alone", "memory_type": "social"},
+        ]
+    )
+    same()
+    eng.pin(m1.id, "dr-a")
+    eng.archive(m1.id, "dr-a")
+    same()
+    eng.add_memory("NW-1", "Older note added later", "observation", created_at=NOW)  # back-fill
+    same()
