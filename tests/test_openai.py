@@ -131,3 +131,16 @@ def test_missing_configuration_is_a_clear_error(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("AZURE_OPENAI_API_KEY", "k")
     client = make_client()
     assert type(client).__name__ == "AzureOpenAI"  # built, nothing sent
+
+
+def test_no_key_or_content_in_logs(server: str, caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    caplog.set_level(logging.DEBUG)
+    client = make_client(api_key="sk-secret-key-123", base_url=server)
+    emb = OpenAIEmbedder("text-embedding-3-small", dimensions=16, client=client)
+    eng = mc.open_engine("sqlite:///:memory:", emb, clock=lambda: NOW)
+    eng.add_memory("NW-1", "Patient has a very private diagnosis", "condition")
+    eng.build_context("NW-1", "private", record_access=True)
+    assert "sk-secret-key-123" not in caplog.text
+    assert "very private diagnosis" not in caplog.text
