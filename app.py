@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages import common
+
 st.set_page_config(
     page_title="Clinical memory — Northwind Health",
     page_icon="🩺",
     layout="wide",
 )
+
+common.gate()
 
 PAGES = [
     st.Page("pages/overview.py", title="Overview", icon="🏠", default=True),

@@ -84,8 +84,62 @@ def patient_picker() -> str | None:
     return str(choice)
 
 
+def auth_configured() -> bool:
+    """True when ``.streamlit/secrets.toml`` (or the test's secrets) has an ``[auth]`` section."""
+    try:
+        return "auth" in st.secrets
+    except Exception:  # no secrets file at all: Streamlit raises
+        return False
+
+
+def _reviewer_emails() -> set[str]:
+    try:
+        emails = st.secrets.get("access", {}).get("reviewers", [])
+    except Exception:
+        emails = []
+    return {str(e).strip().lower() for e in emails}
+
+
+def gate() -> None:
+    """Called by app.py before any page: with ``[auth]`` configured, only signed-in users get
+    past it (Streamlit's built-in OIDC ``st.login``); without it the dashboard is local-only
+    (bound to 127.0.0.1) and whoever uses it is a reviewer."""
+    if not auth_configured():
+        return
+    if not st.user.is_logged_in:
+        st.title("🩺 Clinical memory dashboard")
+        st.info("Sign in with your organisation account to view patient memories.")
+        st.button("Log in", key="login", type="primary", on_click=st.login)
+        st.stop()
+    role = "reviewer" if can_edit() else "viewer (read-only)"
+    st.sidebar.caption(f"Signed in as {identity()} · {role}")
+    st.sidebar.button("Log out", key="logout", on_click=st.logout)
+
+
+def identity() -> str:
+    """The signed-in user's e-mail (or name)."""
+    email = st.user.get("email") or st.user.get("name") or "unknown"
+    return str(email)
+
+
+def can_edit() -> bool:
+    """Reviewers may change things; viewers only look. Without [auth] the local user is a
+    reviewer; with it, only e-mails listed in ``[access] reviewers`` are."""
+    if not auth_configured():
+        return True
+    return bool(st.user.is_logged_in) and identity().strip().lower() in _reviewer_emails()
+
+
+def read_only_note() -> None:
+    if not can_edit():
+        st.caption("🔒 Read-only: your account is not on the reviewer list.")
+
+
 def reviewer() -> str:
-    """Who is acting: recorded as the actor in the audit log."""
+    """Who is acting, recorded as the actor in the audit log: the signed-in identity with
+    [auth], otherwise the name typed in the sidebar."""
+    if auth_configured():
+        return identity()
     name = st.sidebar.text_input(
         "Reviewer name (for the audit log)",
         key="reviewer",
