@@ -1475,16 +1475,17 @@ class MemoryEngine:
 
 
 class _PatientPool:
-    """A patient's memories during a batch add: the stored ones plus those added so far."""
+    """A patient's memories during a batch add: the stored ones plus those added so far, in
+    growable arrays (appending a memory is O(1) amortised, not a copy of the whole matrix)."""
 
     def __init__(self, snap: _Snapshot) -> None:
         self.memories = list(snap.memories)
         self.n_stored = len(self.memories)
         self._snap = snap
-        self._rows: list[F32] = []
-        self._types: list[str] = []
-        self._created: list[float] = []
-        self._cache: tuple[F32, npt.NDArray[np.str_], F64] | None = None
+        self._n = self.n_stored
+        self._matrix = snap.matrix
+        self._types = snap.types_arr
+        self._created = snap.created_s
         self.replaced: dict[str, Memory] = {}  # stored memories demoted by the batch
 
     def versions(self, memory_id: str) -> int:
@@ -1492,22 +1493,25 @@ class _PatientPool:
 
     def arrays(self) -> tuple[F32, npt.NDArray[np.str_], F64]:
         """(matrix, types, created_s) of every memory in the pool."""
-        if not self._rows:
-            return self._snap.matrix, self._snap.types_arr, self._snap.created_s
-        if self._cache is None:
-            self._cache = (
-                np.vstack([self._snap.matrix, *self._rows]).astype(np.float32, copy=False),
-                np.concatenate([self._snap.types_arr, np.array(self._types, dtype=np.str_)]),
-                np.concatenate([self._snap.created_s, np.array(self._created)]),
-            )
-        return self._cache
+        return self._matrix[: self._n], self._types[: self._n], self._created[: self._n]
 
     def add(self, m: Memory) -> None:
+        n = self._n
+        if n == self.n_stored or n >= self._matrix.shape[0]:
+            # first addition (the snapshot's arrays are shared: copy) or full: grow
+            cap = max(2 * n, n + 64)
+            matrix = np.zeros((cap, self._snap.buffer.shape[1]), dtype=np.float32)
+            matrix[:n] = self._matrix[:n]
+            types = np.empty(cap, dtype="<U40")
+            types[:n] = self._types[:n]
+            created = np.zeros(cap, dtype=np.float64)
+            created[:n] = self._created[:n]
+            self._matrix, self._types, self._created = matrix, types, created
+        self._matrix[n] = m.embedding
+        self._types[n] = m.memory_type
+        self._created[n] = m.created_at.timestamp()
+        self._n = n + 1
         self.memories.append(m)
-        self._rows.append(m.embedding[None, :])
-        self._types.append(m.memory_type)
-        self._created.append(m.created_at.timestamp())
-        self._cache = None
 
     def replace(self, row: int, m: Memory) -> None:
         self.memories[row] = m
