@@ -1006,12 +1006,15 @@ class MemoryEngine:
         now: datetime | None = None,
     ) -> list[tuple[Memory, float, str]]:
         """Which active memories a new one would supersede, before saving:
-        ``(older memory, similarity, "auto" | "review")``. Writes nothing."""
+        ``(older memory, similarity, "auto" | "review")``. The same decision as saving (the
+        threshold, exempt types and the adjudicator's verdict). Writes nothing."""
         v.patient_id(patient_id)
         text = v.content(content)
         mtype = v.memory_type(memory_type)
         now = self._now(now)
         created = now if created_at is None else v.timestamp(created_at, "created_at", now)
+        if mtype in self._policy.contradiction.exempt_types:
+            return []
         snap = self._snapshot(patient_id)
         vec = self.embedder.embed(text)
         status = self._statuses(snap, now, range(len(snap.memories)))
@@ -1019,17 +1022,31 @@ class MemoryEngine:
             vec,
             mtype,
             created.timestamp(),
-            snap.types,
+            snap.types_arr,
             snap.created_s,
             snap.matrix,
             self.threshold_for(mtype),
         )
         mode = self._policy.contradiction.mode_for(mtype)
-        return [
-            (snap.memories[r], s, mode)
-            for r, s, older in hits
-            if older and status[r] is Status.ACTIVE
-        ]
+        new = Memory(
+            id="preview",
+            patient_id=patient_id,
+            memory_type=mtype,
+            content=text,
+            importance=default_importance(mtype, text, self._policy.importance_rules),
+            created_at=created,
+            last_accessed=created,
+            embedding=vec,
+            embedding_model=self.embedder.model_id,
+        )
+        out: list[tuple[Memory, float, str]] = []
+        for r, sim, older in hits:
+            old = snap.memories[r]
+            if not older or status[r] is not Status.ACTIVE:
+                continue
+            if self.adjudicator.adjudicate(old, new, sim) in SUPERSEDING_VERDICTS:
+                out.append((old, sim, mode))
+        return out
 
     def _sup_change(
         self,

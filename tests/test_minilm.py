@@ -275,3 +275,14 @@ def test_back_scan_finds_pairs_added_without_detection(
     assert e.scan_contradictions("NW-1") == []  # already recorded
     pairs = e.similarity_pairs("NW-1", min_similarity=-1)
     assert pairs == []  # the older one is no longer active
+
+
+def test_preview_agrees_with_saving_on_compatible_drugs(minilm_engine: mc.MemoryEngine) -> None:
+    e = minilm_engine
+    e.add_memory(
+        "NW-1", "Patient has documented penicillin allergy with anaphylactic reaction", "allergy"
+    )
+    text = "Patient is allergic to amoxicillin, causing hives"
+    preview = e.preview_supersessions("NW-1", text, "allergy")
+    saved = e.add_memory("NW-1", text, "allergy").supersessions
+    assert [m.id for m, _, _ in preview] == [s.old_id for s in saved]
