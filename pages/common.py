@@ -148,9 +148,11 @@ def reviewer() -> str:
     return name.strip() or "reviewer"
 
 
-def data_version(patient_id: str) -> int:
-    """Cache key for derived frames: changes whenever anything of the patient changes."""
-    return engine().store.patient_version(patient_id)
+def data_version(patient_id: str) -> str:
+    """Cache key for derived frames: names the store and changes whenever anything of the
+    patient changes, accesses and sessions included."""
+    content, usage = engine().store.versions(patient_id)
+    return f"{store_url()}|{content}|{usage}"
 
 
 def header(title: str, caption: str | None = None) -> None:
