@@ -87,15 +87,24 @@ def select_and_render(
 ) -> Selection:
     """Choose which candidates enter the section and write it.
 
-    ``candidates`` come ranked by score. Safety-critical ones (allergy / adverse reaction, or
-    current importance ≥ ``warn_threshold``) are taken first, then the rest by score, until
-    ``max_memories`` lines or ``max_tokens`` (exact count of the whole section) is reached. The
-    section lists safety-critical items first, each group in score order.
+    ``candidates`` come ranked by score. Allergies are taken first, then the other
+    safety-critical ones (adverse reactions, current importance ≥ ``warn_threshold``), then
+    the rest, each group in score order, until ``max_memories`` lines or ``max_tokens`` (exact
+    count of the whole section) is reached. Once a safety item does not fit the budget, no
+    non-safety item is added in its place. The section lists items in that priority order.
     """
-    prio = sorted(range(len(candidates)), key=lambda i: (not candidates[i].safety, i))
+
+    def tier(i: int) -> int:
+        c = candidates[i]
+        if c.memory.memory_type == "allergy":
+            return 0
+        return 1 if c.safety else 2
+
+    prio = sorted(range(len(candidates)), key=lambda i: (tier(i), i))
     lines: dict[int, tuple[str, bool]] = {}
     rules: dict[int, str] = {}
     chosen: list[int] = []
+    safety_left_out = False
     for i in prio:
         c = candidates[i]
         text = sanitize_line(c.memory.content)
@@ -104,16 +113,20 @@ def select_and_render(
         if len(chosen) >= max_memories:
             rules[i] = f"excluded: max_memories ({max_memories}) reached"
             continue
+        if safety_left_out and tier(i) == 2:
+            rules[i] = "excluded: a safety-critical item did not fit the token budget"
+            continue
         if max_tokens is not None:
             trial = render_section([lines[j] for j in (*chosen, i)])
             need = count_tokens(trial, encoding)
             if need > max_tokens:
                 rules[i] = f"excluded: token budget ({need} > {max_tokens} tokens)"
+                safety_left_out = safety_left_out or tier(i) < 2
                 continue
         chosen.append(i)
         rules[i] = (
             f"included: safety-critical ({c.memory.memory_type})"
-            if c.safety
+            if tier(i) < 2
             else f"included: rank {i + 1} by score"
         )
     text = render_section([lines[j] for j in chosen])

@@ -205,6 +205,12 @@ class ContextResult:
     def included(self) -> tuple[ContextItem, ...]:
         return tuple(i for i in self.items if i.included)
 
+    @property
+    def safety_omitted(self) -> tuple[ContextItem, ...]:
+        """Safety-critical candidates (allergies first) that did not make it into the section:
+        callers must surface these, never drop them silently."""
+        return tuple(i for i in self.items if i.scored.safety and not i.included)
+
 
 @dataclass(frozen=True)
 class AddResult:

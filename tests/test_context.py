@@ -138,3 +138,28 @@ def test_token_counts_are_o200k() -> None:
     # exact ids of a known string under o200k_base
     assert count_tokens("hello world") == 2
     assert count_tokens("") == 0
+
+
+def test_no_shorter_non_safety_line_takes_the_place_of_a_safety_item() -> None:
+    long_allergy = "Patient has a documented anaphylactic allergy to penicillin " * 3
+    cands = [
+        scored(long_allergy.strip(), 10, 0.2, "allergy"),
+        scored("Walks daily", 5, 0.9),
+    ]
+    short_only = ctx.render_section([("Walks daily", False)])
+    sel = ctx.select_and_render(
+        cands, max_memories=5, max_tokens=count_tokens(short_only), warn_threshold=8
+    )
+    assert sel.text == ""  # the allergy did not fit, so nothing else is injected instead
+    assert sel.items[0].rule.startswith("excluded: token budget")
+    assert sel.items[1].rule == "excluded: a safety-critical item did not fit the token budget"
+
+
+def test_allergies_come_before_other_safety_items() -> None:
+    cands = [
+        scored(f"Adverse reaction {i}", 9, 0.9 - i / 100, "adverse_reaction") for i in range(6)
+    ]
+    cands.append(scored("Patient is allergic to latex", 10, 0.1, "allergy"))
+    sel = ctx.select_and_render(cands, max_memories=5, max_tokens=None, warn_threshold=8)
+    assert sel.text.splitlines()[2] == "1. ⚠️ Patient is allergic to latex"
+    assert sel.items[-1].included

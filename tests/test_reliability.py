@@ -253,9 +253,11 @@ def test_property_section_structure_holds(items: list[tuple[str, float, bool]], 
     inc = sorted((i for i in sel.items if i.included), key=lambda i: i.position or 0)
     assert len(inc) == min(k, len(cands))
     _check_section(sel.text, [(i.line, i.scored.current_importance >= 8) for i in inc])
-    # safety items come first
-    flags = [i.scored.safety for i in inc]
-    assert flags == sorted(flags, reverse=True)
+    # allergies first, then the other safety items, then the rest
+    tiers = [
+        0 if i.scored.memory.memory_type == "allergy" else 1 if i.scored.safety else 2 for i in inc
+    ]
+    assert tiers == sorted(tiers)
 
 
 # --- 3. concurrent writers ----------------------------------------------------------------------
