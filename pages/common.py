@@ -69,6 +69,7 @@ def seed_button() -> None:
 def patient_picker() -> str | None:
     """Sidebar patient selector shared by every page; kept in session state and in the URL
     (``?patient=NW-1001``) so a link opens the same patient."""
+    require_access()
     patients = engine().list_patients()
     if not patients:
         return None
@@ -114,6 +115,15 @@ def gate() -> None:
     role = "reviewer" if can_edit() else "viewer (read-only)"
     st.sidebar.caption(f"Signed in as {identity()} · {role}")
     st.sidebar.button("Log out", key="logout", on_click=st.logout)
+
+
+def require_access() -> None:
+    """Defence in depth, called by every page through the patient picker: if Streamlit serves a
+    page file directly (its folder discovery, before app.py's navigation has run), the login
+    gate still holds."""
+    if auth_configured() and not st.user.is_logged_in:
+        st.info("Sign in from the dashboard's home page to view patient memories.")
+        st.stop()
 
 
 def identity() -> str:

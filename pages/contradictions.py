@@ -1,0 +1,311 @@
+"""Contradictions: the review queue of pending supersessions, their history, a threshold tuner
+over the patient's same-type similarities, and a back-scan for new candidate pairs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+import pandas as pd
+import streamlit as st
+
+import memory_core as mc
+from pages import charts, common
+
+READ_ONLY = "Read-only: your account is not on the reviewer list, so nothing was changed."
+HISTORY_STATES = ("auto", "confirmed", "rejected", "undone")
+STATE_ICONS = {
+    "pending": "⏳",
+    "auto": "🤖",
+    "confirmed": "✅",
+    "rejected": "🚫",
+    "undone": "↩️",
+}
+
+
+def _fmt(dt: datetime | None) -> str:
+    return dt.astimezone(UTC).strftime("%Y-%m-%d %H:%M") if dt else "—"
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _importance(
+    patient_id: str, version: tuple[int, int], minute: str
+) -> dict[str, tuple[float, str]]:
+    """memory id -> (current importance, status) now, from engine.view (keyed on values)."""
+    view = common.engine().view(patient_id, now=datetime.fromisoformat(minute))
+    return {
+        m.id: (float(view.current_importance[i]), view.status[i].value)
+        for i, m in enumerate(view.memories)
+    }
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _pairs(patient_id: str, version: int, minute: str) -> pd.DataFrame:
+    """Every same-type pair of active memories with its cosine, older first (keyed on values)."""
+    engine = common.engine()
+    pairs = engine.similarity_pairs(patient_id, now=datetime.fromisoformat(minute))
+    known = {(s.old_id, s.new_id): s.state.value for s in engine.supersessions(patient_id)}
+    return pd.DataFrame(
+        [
+            {
+                "older": a.content,
+                "newer": b.content,
+                "type": a.memory_type,
+                "similarity": float(sim),
+                "type threshold": engine.threshold_for(a.memory_type),
+                "older created (UTC)": _fmt(a.created_at),
+                "newer created (UTC)": _fmt(b.created_at),
+                "record": known.get((a.id, b.id)) or known.get((b.id, a.id)) or "",
+            }
+            for a, b, sim in pairs
+        ],
+        columns=[
+            "older",
+            "newer",
+            "type",
+            "similarity",
+            "type threshold",
+            "older created (UTC)",
+            "newer created (UTC)",
+            "record",
+        ],
+    )
+
+
+def _memory_side(
+    label: str, mem: mc.Memory | None, current: dict[str, tuple[float, str]], mid: str
+) -> None:
+    st.caption(label)
+    if mem is None:
+        st.text(f"(memory {mid} not found)")
+        return
+    st.text(mem.content)
+    imp, status = current.get(mem.id, (float("nan"), mem.status.value))
+    st.caption(
+        f"{mem.memory_type} · created {_fmt(mem.created_at)} · base {mem.importance:g} · "
+        f"current importance {imp:.2f} · {status}"
+    )
+
+
+def _card(
+    engine: mc.MemoryEngine,
+    sup: mc.Supersession,
+    mems: dict[str, mc.Memory],
+    current: dict[str, tuple[float, str]],
+    reviewer: str,
+) -> None:
+    state = sup.state.value
+    editable = common.can_edit()
+    with st.container(border=True):
+        st.caption(
+            f"{STATE_ICONS.get(state, '')} {state} · verdict {sup.verdict} · method "
+            f"{sup.method} · similarity {sup.similarity:.3f} · detected {_fmt(sup.detected_at)}"
+            + (
+                f" · decided by {sup.decided_by} at {_fmt(sup.decided_at)}"
+                if sup.decided_by
+                else ""
+            )
+        )
+        older, newer = st.columns(2)
+        with older:
+            _memory_side("Older", mems.get(sup.old_id), current, sup.old_id)
+        with newer:
+            _memory_side("Newer", mems.get(sup.new_id), current, sup.new_id)
+        if state == "pending":
+            b1, b2, _ = st.columns([1, 1, 4])
+            if b1.button(
+                "✅ Confirm",
+                key=f"confirm_{sup.id}",
+                help="The newer one replaces it",
+                disabled=not editable,
+            ):
+                _act(
+                    lambda: engine.confirm_supersession(sup.id, reviewer),
+                    "Confirmed: the older memory is superseded.",
+                )
+            if b2.button(
+                "🚫 Reject",
+                key=f"reject_{sup.id}",
+                help="Both memories stand",
+                disabled=not editable,
+            ):
+                _act(
+                    lambda: engine.reject_supersession(sup.id, reviewer),
+                    "Rejected: both memories stay active.",
+                )
+        elif state in ("auto", "confirmed") and st.button(
+            "↩️ Undo",
+            key=f"undo_{sup.id}",
+            help="Make the older memory active again",
+            disabled=not editable,
+        ):
+            _act(
+                lambda: engine.undo_supersession(sup.id, reviewer),
+                "Undone: the older memory is active again.",
+            )
+
+
+def _act(action: Callable[[], object], message: str) -> None:
+    if not common.can_edit():  # a disabled button can still be clicked by a crafted request
+        st.error(READ_ONLY)
+        return
+    if common.run(action) is not None:
+        st.session_state["contra_msg"] = message
+        st.rerun()
+
+
+def main() -> None:
+    common.header(
+        "⚖️ Contradictions",
+        "When a newer memory contradicts, updates or duplicates an older one of the same type, "
+        "the older one is superseded (kept, never deleted). Review pending ones here.",
+    )
+    pid = common.patient_picker()
+    reviewer = common.reviewer()
+    if pid is None:
+        common.seed_button()
+        st.stop()
+    engine = common.engine()
+    common.read_only_note()
+    msg = st.session_state.pop("contra_msg", None)
+    if msg:
+        st.success(msg)
+
+    version = common.data_version(pid)
+    minute = engine.clock().replace(second=0, microsecond=0).isoformat()
+    # current importance depends on accesses too: key on content and usage versions
+    content_v, usage_v = engine.store.versions(pid)
+    current = _importance(pid, (int(content_v), int(usage_v)), minute)
+    sups = engine.supersessions(pid)
+    ids = {s.old_id for s in sups} | {s.new_id for s in sups}
+    mems = {m.id: m for m in engine.list_memories(pid) if m.id in ids}
+
+    pending = [s for s in sups if s.state.value == "pending"]
+    pending.sort(key=lambda s: s.detected_at)
+    history_all = [s for s in sups if s.state.value != "pending"]
+    queue_tab, history_tab, tuner_tab = st.tabs(
+        [
+            f"⏳ Review queue ({len(pending)})",
+            f"📜 History ({len(history_all)})",
+            "🎚️ Threshold tuner & scan",
+        ]
+    )
+    with queue_tab:
+        if not pending:
+            st.info(
+                "Nothing waits for review. Review-gated types (allergies, adverse reactions) "
+                "land here when a new memory looks like it replaces an older one; use **Scan "
+                "for contradictions** in the threshold tab to check existing memories."
+            )
+        for sup in pending:
+            _card(engine, sup, mems, current, reviewer)
+    with history_tab:
+        _history(engine, history_all, mems, current, reviewer)
+    with tuner_tab:
+        _tuner(engine, pid, version, minute)
+        _scan(engine, pid, reviewer)
+
+
+def _history(
+    engine: mc.MemoryEngine,
+    history_all: list[mc.Supersession],
+    mems: dict[str, mc.Memory],
+    current: dict[str, tuple[float, str]],
+    reviewer: str,
+) -> None:
+    c1, c2 = st.columns([3, 1])
+    states = c1.multiselect(
+        "States", HISTORY_STATES, default=list(HISTORY_STATES), key="history_states"
+    )
+    limit = int(
+        c2.number_input(
+            "Show at most", min_value=5, max_value=500, value=10, step=5, key="history_limit"
+        )
+    )
+    history = [s for s in history_all if s.state.value in states]
+    history.sort(key=lambda s: s.decided_at or s.detected_at, reverse=True)
+    if not history:
+        st.info("No supersessions in the chosen states yet.")
+        return
+    st.caption(f"Newest decision first · showing {min(len(history), limit)} of {len(history)}")
+    for sup in history[:limit]:
+        _card(engine, sup, mems, current, reviewer)
+
+
+def _tuner(engine: mc.MemoryEngine, pid: str, version: int, minute: str) -> None:
+    pairs = _pairs(pid, version, minute)
+    default = float(engine.contradiction_threshold)
+    threshold = st.slider(
+        "Contradiction threshold (cosine similarity)",
+        min_value=0.0,
+        max_value=1.0,
+        value=round(default, 2),
+        step=0.01,
+        key="contra_threshold",
+        help="Preview only: this does not change the engine's policy (Settings & audit does).",
+    )
+    types = sorted(set(pairs["type"])) if not pairs.empty else []
+    per_type = ", ".join(
+        f"{t} {engine.threshold_for(t):.2f}"
+        for t in types
+        if engine.threshold_for(t) != engine.contradiction_threshold
+    )
+    st.caption(
+        f"Engine's global threshold {default:.2f} (embedder {engine.embedder.model_id}). "
+        f"Per-type thresholds that differ from it for this patient's types: {per_type or 'none'}. "
+        "The slider previews one threshold for every type; the **type threshold** column shows "
+        "what the engine uses."
+    )
+    if pairs.empty:
+        st.info("This patient has no two active memories of the same type to compare.")
+        return
+    st.plotly_chart(
+        charts.similarity_histogram(pairs["similarity"].tolist(), threshold), key="sim_hist"
+    )
+    flagged = pairs[pairs["similarity"] >= threshold]
+    m1, m2, m3 = st.columns(3)
+    m1.metric("Same-type pairs", len(pairs))
+    m2.metric(f"Flagged at {threshold:.2f}", len(flagged))
+    m3.metric(
+        "Flagged by the engine's thresholds",
+        int((pairs["similarity"] >= pairs["type threshold"]).sum()),
+    )
+    st.dataframe(
+        flagged,
+        key="flagged_pairs",
+        hide_index=True,
+        column_config={
+            "older": st.column_config.TextColumn(width=300),
+            "newer": st.column_config.TextColumn(width=300),
+            "similarity": st.column_config.NumberColumn(format="%.3f"),
+            "type threshold": st.column_config.NumberColumn(format="%.2f"),
+            "record": st.column_config.TextColumn(help="existing supersession, if any"),
+        },
+    )
+
+
+def _scan(engine: mc.MemoryEngine, pid: str, reviewer: str) -> None:
+    st.subheader("Scan")
+    st.caption(
+        "Checks every same-type pair of active memories at or above the engine's thresholds "
+        "that has no supersession yet; review-gated types go to the queue, others apply "
+        "automatically (and can be undone)."
+    )
+    if st.button("🔎 Scan for contradictions", key="scan", disabled=not common.can_edit()):
+        if not common.can_edit():
+            st.error(READ_ONLY)
+            return
+        with st.spinner("Comparing this patient's memories…"):
+            found = common.run(lambda: engine.scan_contradictions(pid, by=reviewer))
+        if found is not None:
+            n_pending = sum(s.state.value == "pending" for s in found)
+            st.session_state["contra_msg"] = (
+                f"Scan found {len(found)} new supersession(s): {n_pending} pending review, "
+                f"{len(found) - n_pending} applied automatically."
+                if found
+                else "Scan found no new candidate pairs."
+            )
+            st.rerun()
+
+
+main()

@@ -1,0 +1,525 @@
+"""Decay lab: tune the decay policy against one patient's memories, as of any moment, compare it
+with the saved policy, and save it explicitly (audited by the engine)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+import memory_core as mc
+from memory_core.policy import half_life_months
+from pages import charts, common
+
+MODELS = ("exponential", "linear", "strength")
+CLOCKS = ("wall", "interactions", "hybrid")
+FORM_LOSS = "% per period"
+FORM_HALF_LIFE = "half-life"
+TOP_N = 5
+CHART_DEFAULT_N = 6
+MONTHLY_PERIOD = 6.0  # months: the loss form's default period for the monthly models
+STRENGTH_PERIOD = 24.0  # hours: the loss form's default period for the strength model
+
+
+def _fmt(dt: datetime) -> str:
+    return dt.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def _family(model: str) -> str:
+    return "strength" if model == "strength" else "monthly"
+
+
+def _rate_defaults(saved: mc.DecayPolicy, model: str) -> dict[str, float]:
+    """The rate widgets' values that express the saved policy's rates for ``model``."""
+    if model == "strength":
+        loss = 1.0 - math.exp(-saved.lam * STRENGTH_PERIOD)
+        half = math.log(2.0) / saved.lam if saved.lam > 0 else 1e4
+        return {
+            "lab_loss_pct": round(min(max(loss * 100, 0.1), 99.0), 1),
+            "lab_period": STRENGTH_PERIOD,
+            "lab_half_life": round(min(half, 1e4), 1),
+        }
+    if model == "linear":
+        loss = saved.rate * MONTHLY_PERIOD
+    else:
+        loss = 1.0 - (1.0 - min(saved.rate, 0.999)) ** MONTHLY_PERIOD
+    half = half_life_months(model, saved.rate)  # type: ignore[arg-type]
+    return {
+        "lab_loss_pct": round(min(max(loss * 100, 0.1), 99.0), 1),
+        "lab_period": MONTHLY_PERIOD,
+        "lab_half_life": round(min(half, 1e4), 1),
+    }
+
+
+def _family_defaults(saved: mc.DecayPolicy, model: str) -> dict[str, Any]:
+    """Widget values whose meaning depends on the model family (units, boost scale)."""
+    out: dict[str, Any] = dict(_rate_defaults(saved, model))
+    if model == "strength":
+        out |= {
+            "lab_boost": float(saved.strength_boost),
+            "lab_boost_cap": float(saved.strength_boost_cap),
+            "lab_short_rate": float(saved.short_term_lam),
+        }
+    else:
+        out |= {
+            "lab_boost": float(saved.boost),
+            "lab_boost_cap": float(saved.boost_cap),
+            "lab_short_rate": float(saved.short_term_rate),
+        }
+    return out
+
+
+def _init_state(saved: mc.DecayPolicy) -> None:
+    """Initialise the controls from the saved policy (once; widgets keep their own state)."""
+    ss = st.session_state
+    ss.setdefault("lab_model", saved.model)
+    ss.setdefault("lab_rate_form", FORM_LOSS)
+    ss.setdefault("lab_clock", saved.clock)
+    ss.setdefault("lab_floor", float(saved.floor))
+    ss.setdefault("lab_cleanup", float(saved.cleanup_threshold))
+
+
+def _sync_family(saved: mc.DecayPolicy, model: str) -> None:
+    """When the model switches between monthly and hourly units, reset the unit-dependent
+    controls to the saved policy's values in the new units."""
+    ss = st.session_state
+    defaults = _family_defaults(saved, model)
+    switched = ss.get("_lab_family") not in (None, _family(model))
+    for key, value in defaults.items():
+        if switched:
+            ss[key] = value
+        else:
+            ss.setdefault(key, value)
+    ss["_lab_family"] = _family(model)
+
+
+def _controls(saved: mc.DecayPolicy) -> mc.DecayPolicy | None:
+    """The tuning controls; returns the tuned policy (None after showing a validation error)."""
+    _init_state(saved)
+    with st.container(border=True):
+        st.subheader("Tuned policy")
+        c1, c2, c3 = st.columns(3)
+        model = c1.radio("Decay model", MODELS, key="lab_model", horizontal=True)
+        form = c2.radio(
+            "Give the long-term rate as",
+            (FORM_LOSS, FORM_HALF_LIFE),
+            key="lab_rate_form",
+            horizontal=True,
+        )
+        clock = c3.radio(
+            "Clock",
+            CLOCKS,
+            key="lab_clock",
+            horizontal=True,
+            help="wall: real time · interactions: the patient's sessions since last use · "
+            "hybrid: the smaller of the two",
+        )
+        _sync_family(saved, model)
+        hourly = model == "strength"
+        unit = "hours" if hourly else "months"
+        c1, c2, c3 = st.columns(3)
+        if form == FORM_LOSS:
+            loss_pct = c1.slider(
+                "Long-term loss per period (%)", 0.1, 99.0, step=0.1, key="lab_loss_pct"
+            )
+            period = c2.number_input(
+                f"Period ({unit})",
+                min_value=0.1,
+                max_value=10_000.0,
+                step=1.0,
+                key="lab_period",
+                format="%.1f",
+            )
+        else:
+            half = c1.number_input(
+                f"Long-term half-life ({unit})",
+                min_value=0.1,
+                max_value=10_000.0,
+                step=1.0,
+                key="lab_half_life",
+                format="%.1f",
+            )
+        if hourly:
+            short = c3.number_input(
+                "Short-term tier λ (per hour)",
+                min_value=0.0,
+                max_value=5.0,
+                step=0.005,
+                key="lab_short_rate",
+                format="%.4f",
+            )
+        else:
+            short = c3.number_input(
+                "Short-term tier rate (fraction per month)",
+                min_value=0.0,
+                max_value=0.99,
+                step=0.01,
+                key="lab_short_rate",
+                format="%.3f",
+            )
+        c1, c2, c3, c4 = st.columns(4)
+        if hourly:
+            boost = c1.number_input(
+                "Access boost (strength per access)",
+                min_value=0.0,
+                max_value=1.0,
+                step=0.01,
+                key="lab_boost",
+                format="%.2f",
+            )
+            cap = c2.number_input(
+                "Boost cap (strength)",
+                min_value=0.0,
+                max_value=1.0,
+                step=0.05,
+                key="lab_boost_cap",
+                format="%.2f",
+            )
+        else:
+            boost = c1.number_input(
+                "Access boost (importance per access)",
+                min_value=0.0,
+                max_value=5.0,
+                step=0.1,
+                key="lab_boost",
+                format="%.2f",
+            )
+            cap = c2.number_input(
+                "Boost cap (importance)",
+                min_value=0.0,
+                max_value=10.0,
+                step=0.5,
+                key="lab_boost_cap",
+                format="%.2f",
+            )
+        floor = c3.slider("Floor (importance)", 0.0, 10.0, step=0.5, key="lab_floor")
+        cleanup = c4.slider(
+            "Cleanup threshold (strength 0–1)",
+            0.0,
+            1.0,
+            step=0.01,
+            key="lab_cleanup",
+            help="Active memories whose strength falls below this are archived by cleanup "
+            "(never pinned ones or review-gated types). 0.05 is the default; 0.2 is aggressive.",
+        )
+        try:
+            boosts = (
+                {"strength_boost": float(boost), "strength_boost_cap": float(cap)}
+                if hourly
+                else {"boost": float(boost), "boost_cap": float(cap)}
+            )
+            shorts = (
+                {"short_term_lam": float(short)} if hourly else {"short_term_rate": float(short)}
+            )
+            tuned = dataclasses.replace(
+                saved,
+                model=model,
+                clock=clock,
+                floor=float(floor),
+                cleanup_threshold=float(cleanup),
+                **boosts,
+                **shorts,
+            )
+            defaults = _rate_defaults(saved, model)
+            if form == FORM_LOSS:
+                untouched = (
+                    model == saved.model
+                    and loss_pct == defaults["lab_loss_pct"]
+                    and period == defaults["lab_period"]
+                )
+                if not untouched:
+                    tuned = tuned.with_loss(loss_pct / 100.0, float(period))
+            else:
+                untouched = model == saved.model and half == defaults["lab_half_life"]
+                if not untouched:
+                    tuned = tuned.with_half_life(float(half))
+        except mc.MemoryCoreError as exc:
+            st.error(f"{type(exc).__name__}: {exc}")
+            return None
+        if hourly:
+            hl = math.log(2.0) / tuned.lam if tuned.lam > 0 else math.inf
+            st.caption(
+                f"Long-term λ = {tuned.lam:.5f} per hour (half-life {hl:,.1f} h) · short-term "
+                f"λ = {tuned.short_term_lam:.4f} per hour · saved: {saved.model}, "
+                f"λ = {saved.lam:.5f}, r = {saved.rate:.4f}/month"
+            )
+        else:
+            hl = half_life_months(model, tuned.rate)  # type: ignore[arg-type]
+            st.caption(
+                f"Long-term r = {tuned.rate:.4f} per month (half-life {hl:,.1f} months) · "
+                f"short-term r = {tuned.short_term_rate:.3f} per month · saved: {saved.model}, "
+                f"r = {saved.rate:.4f}/month, λ = {saved.lam:.5f}/h"
+            )
+    return tuned
+
+
+def _policy_json(p: mc.DecayPolicy) -> str:
+    return json.dumps(dataclasses.asdict(p), sort_keys=True)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _lab_frames(
+    patient_id: str, version: tuple[int, int], saved_json: str, tuned_json: str, as_of_iso: str
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(table of active memories as of the moment, comparison rows) — keyed on values only."""
+    engine = common.engine()
+    saved = mc.DecayPolicy(**json.loads(saved_json))
+    tuned = mc.DecayPolicy(**json.loads(tuned_json))
+    as_of = datetime.fromisoformat(as_of_iso)
+    view = engine.view(patient_id, now=as_of, policy=tuned)
+    pos = {m.id: i for i, m in enumerate(view.memories)}
+    deltas = engine.compare_policies(patient_id, saved, tuned, now=as_of, top_n=TOP_N)
+    rows = []
+    for d in deltas:
+        m = d.memory
+        i = pos[m.id]
+        rows.append(
+            {
+                "id": m.id,
+                "content": m.content,
+                "type": m.memory_type,
+                "current (tuned)": d.tuned_importance,
+                "current (saved)": d.saved_importance,
+                "change": d.tuned_importance - d.saved_importance,
+                "rank (tuned)": d.tuned_rank,
+                "rank (saved)": d.saved_rank,
+                "strength (tuned)": float(view.strength[i]),
+                "below cleanup (tuned)": d.tuned_cleanup,
+                "created (UTC)": _fmt(m.created_at),
+                "base": m.importance,
+                "accesses": int(view.access_count[i]),
+                "pinned": m.pinned,
+                "tier": m.tier.value,
+            }
+        )
+    table = pd.DataFrame(rows)
+    compare = pd.DataFrame(
+        [
+            {
+                "change": d.change,
+                "rank (saved)": d.saved_rank,
+                "rank (tuned)": d.tuned_rank,
+                "importance (saved)": d.saved_importance,
+                "importance (tuned)": d.tuned_importance,
+                "content": d.memory.content,
+                "type": d.memory.memory_type,
+                "below cleanup (saved)": d.saved_cleanup,
+                "below cleanup (tuned)": d.tuned_cleanup,
+            }
+            for d in deltas
+            if d.change
+        ],
+        columns=[
+            "change",
+            "rank (saved)",
+            "rank (tuned)",
+            "importance (saved)",
+            "importance (tuned)",
+            "content",
+            "type",
+            "below cleanup (saved)",
+            "below cleanup (tuned)",
+        ],
+    )
+    return table, compare
+
+
+def _versions(pid: str) -> tuple[int, int]:
+    """Cache key: the patient's content and usage versions (current importance depends on
+    accesses too, which common.data_version no longer covers)."""
+    content, usage = common.engine().store.versions(pid)
+    return int(content), int(usage)
+
+
+def _as_of(first: date, now: datetime) -> datetime:
+    today = now.date()
+    lo = min(first, today - timedelta(days=1))
+    st.session_state.setdefault("lab_as_of", today)
+    if not lo <= st.session_state["lab_as_of"] <= today:
+        st.session_state["lab_as_of"] = today
+    chosen = st.slider(
+        "As of (UTC date) — everything below is computed as of the end of this day",
+        min_value=lo,
+        max_value=today,
+        step=timedelta(days=1),
+        format="YYYY-MM-DD",
+        key="lab_as_of",
+    )
+    if chosen >= today:
+        return now.replace(second=0, microsecond=0)
+    return datetime.combine(chosen, time(23, 59), tzinfo=UTC)
+
+
+def _chart_selection(table: pd.DataFrame) -> list[str]:
+    """The memory multiselect; default: the top memories by tuned importance plus allergies."""
+    options = table["id"].tolist()
+    labels = {
+        mid: f"{text[:70]}{'…' if len(text) > 70 else ''} · {mtype} · {created[:10]}"
+        for mid, text, mtype, created in zip(
+            table["id"], table["content"], table["type"], table["created (UTC)"], strict=True
+        )
+    }
+    default = list(options[:CHART_DEFAULT_N])
+    default += [i for i, t in zip(table["id"], table["type"], strict=True) if t == "allergy"]
+    default = list(dict.fromkeys(default))
+    ss = st.session_state
+    current = ss.get("lab_memories")
+    if current is None:
+        ss["lab_memories"] = default
+    else:
+        kept = [i for i in current if i in labels]
+        ss["lab_memories"] = kept if kept or not current else default
+    return st.multiselect(
+        "Memories to chart",
+        options,
+        key="lab_memories",
+        format_func=lambda i: labels.get(i, i),
+        help="Default: the active memories with the highest current importance, plus allergies.",
+    )
+
+
+def main() -> None:
+    common.header(
+        "📉 Decay lab",
+        "Tune the decay policy and see what it does to this patient's memories, as of any "
+        "moment. Nothing changes until you press Save.",
+    )
+    pid = common.patient_picker()
+    reviewer = common.reviewer()
+    if pid is None:
+        common.seed_button()
+        st.stop()
+    engine = common.engine()
+    saved = engine.policy.decay
+    msg = st.session_state.pop("lab_saved_msg", None)
+    if msg:
+        st.success(msg)
+
+    tuned = _controls(saved)
+    if tuned is None:
+        st.stop()
+
+    memories = engine.list_memories(pid)
+    if not memories:
+        st.info("This patient has no memories yet: add some on the **Memories** page.")
+        st.stop()
+    now = engine.clock()
+    first = min(m.created_at for m in memories).date()
+    as_of = _as_of(first, now)
+    st.caption(f"As of {_fmt(as_of)} UTC · patient {pid}")
+
+    table, compare = _lab_frames(
+        pid, _versions(pid), _policy_json(saved), _policy_json(tuned), as_of.isoformat()
+    )
+    if table.empty:
+        st.info(
+            "No active memories as of this date: move the **As of** slider later, or add "
+            "memories on the **Memories** page."
+        )
+        st.stop()
+
+    counts = compare["change"].value_counts()
+    m = st.columns(5)
+    m[0].metric("Active memories", len(table))
+    m[1].metric(f"Enter top {TOP_N}", int(counts.get("enters top", 0)))
+    m[2].metric(f"Leave top {TOP_N}", int(counts.get("leaves top", 0)))
+    m[3].metric(
+        "Cross cleanup",
+        int(counts.get("falls below cleanup", 0) + counts.get("rises above cleanup", 0)),
+        help="Memories that fall below or rise above the cleanup threshold under the tuned "
+        "policy compared with the saved one.",
+    )
+    m[4].metric("Other rank changes", int(counts.get("rank changes", 0)))
+
+    selected = _chart_selection(table)
+    if selected:
+        visible = {mm.id: mm for mm in memories}
+        chosen = [visible[i] for i in selected if i in visible]
+        access = {
+            k: [t for t in ts if t <= as_of]
+            for k, ts in engine.access_times(pid).items()
+            if k in set(selected)
+        }
+        fig = charts.decay_curves(chosen, tuned, as_of, access)
+        st.plotly_chart(fig, key="decay_chart")
+        if tuned.clock != "wall":
+            st.caption(
+                "Curves are drawn on the wall clock; the table uses the chosen clock "
+                f"({tuned.clock})."
+            )
+    else:
+        st.info("Pick one or more memories above to draw their decay curves.")
+
+    st.subheader("Active memories under the tuned policy")
+    st.dataframe(
+        table.drop(columns=["id"]),
+        key="lab_table",
+        hide_index=True,
+        column_config={
+            "content": st.column_config.TextColumn(width=320),
+            "current (tuned)": st.column_config.NumberColumn(format="%.2f"),
+            "current (saved)": st.column_config.NumberColumn(format="%.2f"),
+            "change": st.column_config.NumberColumn(format="%+.2f"),
+            "strength (tuned)": st.column_config.NumberColumn(format="%.3f"),
+        },
+    )
+
+    st.subheader("Saved vs tuned")
+    if compare.empty:
+        st.info(
+            "The tuned policy gives the same ranking and cleanup outcome as the saved one. "
+            "Change a control above to compare."
+        )
+    else:
+        st.caption(
+            f"Memories that enter or leave the top {TOP_N}, cross the cleanup threshold, or "
+            "change rank (ranked by current importance, newest first on ties)."
+        )
+        st.dataframe(
+            compare,
+            key="lab_compare",
+            hide_index=True,
+            column_config={
+                "content": st.column_config.TextColumn(width=360),
+                "importance (saved)": st.column_config.NumberColumn(format="%.2f"),
+                "importance (tuned)": st.column_config.NumberColumn(format="%.2f"),
+            },
+        )
+
+    same = tuned == saved
+    editable = common.can_edit()
+    st.caption(
+        "Saving makes the tuned policy the engine's decay policy for every patient "
+        "(recorded in the audit log with before and after)."
+    )
+    common.read_only_note()
+    if st.button(
+        "💾 Save tuned policy",
+        key="lab_save",
+        type="primary",
+        disabled=same or not editable,
+        help="The tuned policy equals the saved one." if same else None,
+    ):
+        if not editable:  # a disabled button can still be clicked by a crafted request
+            st.error("Read-only: your account is not on the reviewer list, so nothing was saved.")
+            st.stop()
+        new_policy = dataclasses.replace(engine.policy, decay=tuned)
+
+        def save() -> bool:
+            engine.save_policy(new_policy, by=reviewer)
+            return True
+
+        if common.run(save):
+            st.session_state["lab_saved_msg"] = (
+                f"✅ Saved the tuned decay policy ({tuned.model}, clock {tuned.clock}) as "
+                f"{reviewer}; it is in the audit log."
+            )
+            st.rerun()
+
+
+main()

@@ -1,0 +1,251 @@
+"""Settings & audit: the live store, embedder and policy, how to switch backends, and the
+append-only audit log."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from memory_core.importance import KNOWN_TYPES
+from pages import common
+
+ALL = "(all actions)"
+#: Every action the engine writes to the audit log (memory_core/engine.py).
+AUDIT_ACTIONS = (
+    "add",
+    "pin",
+    "unpin",
+    "edit_importance",
+    "archive",
+    "restore",
+    "cleanup_archive",
+    "detect_supersession",
+    "supersede",
+    "unsupersede",
+    "confirm_supersession",
+    "reject_supersession",
+    "undo_supersession",
+    "policy_change",
+    "import_sessions",
+)
+AUDIT_COLUMNS = ["time", "actor", "action", "entity", "entity id", "patient", "before", "after"]
+
+
+def _compact(value: dict[str, Any] | None) -> str:
+    return "" if value is None else json.dumps(value, separators=(",", ":"), default=str)
+
+
+def _found(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def cosmos_support() -> str:
+    """``"missing"`` (this build has no Cosmos DB store), ``"no-sdk"`` (the store is there but
+    the azure-cosmos package is not installed) or ``"ready"``."""
+    if not _found("memory_core.store.cosmos"):
+        return "missing"
+    return "ready" if _found("azure.cosmos") else "no-sdk"
+
+
+common.header("Settings & audit", "What this dashboard is connected to, and who changed what.")
+pid = common.patient_picker()
+common.reviewer()
+engine = common.engine()
+
+# --- live configuration ------------------------------------------------------------------------
+st.subheader("Store, embedder and policy")
+desc = engine.embedder.describe()
+c1, c2 = st.columns(2)
+with c1:
+    st.caption("Store (MEMORY_CORE_STORE, or built from COSMOS_ENDPOINT)")
+    st.code(engine.store.url, language=None)
+    st.caption(f"Embedder (MEMORY_CORE_EMBEDDER = {common.embedder_spec()})")
+    st.code(str(desc["model_id"]), language=None)
+with c2:
+    m1, m2, m3 = st.columns(3)
+    m1.metric("Dimensions", int(desc["dimensions"]))  # type: ignore[call-overload]
+    m2.metric(
+        "Default threshold",
+        f"{float(desc['default_contradiction_threshold']):.2f}",  # type: ignore[arg-type]
+        help="The cosine this embedder was measured at for contradiction candidates.",
+    )
+    m3.metric(
+        "Threshold in use",
+        f"{engine.contradiction_threshold:.2f}",
+        help="The policy's contradiction threshold, or the embedder's default when unset.",
+    )
+    st.caption(f"Embedder class: {desc['class']}")
+
+policy = engine.policy
+embedder_types: dict[str, float] = dict(desc["default_type_thresholds"])  # type: ignore[call-overload]
+types = list(dict.fromkeys([*KNOWN_TYPES, *policy.contradiction.type_thresholds, *embedder_types]))
+
+
+def _source(t: str) -> str:
+    if t in policy.contradiction.type_thresholds:
+        return "policy (per type)"
+    if policy.contradiction.threshold is None and t in embedder_types:
+        return "embedder default (per type)"
+    if policy.contradiction.threshold is not None:
+        return "policy (global)"
+    return "embedder default (global)"
+
+
+tcol, pcol = st.columns([3, 2])
+with tcol:
+    st.caption("Contradiction threshold per memory type (cosine, −1…1; higher = stricter)")
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "type": types,
+                "threshold": [engine.threshold_for(t) for t in types],
+                "source": [_source(t) for t in types],
+                "on a match": [policy.contradiction.mode_for(t) for t in types],
+            }
+        ),
+        key="threshold_table",
+        hide_index=True,
+        height=35 * (len(types) + 1) + 3,
+        column_config={"threshold": st.column_config.NumberColumn("threshold", format="%.2f")},
+    )
+with pcol:
+    st.caption(
+        "Current policy, saved in the store (the Decay lab and Contradictions pages change "
+        "it; every change is audited)"
+    )
+    st.json(policy.to_dict(), expanded=2)
+
+# --- switching backends ----------------------------------------------------------------
+st.subheader("Switching to Azure")
+st.caption(
+    "Settings come from environment variables. When the dashboard runs with `streamlit run`, "
+    "root-level keys of `.streamlit/secrets.toml` become environment variables too; that file "
+    "is git-ignored and must never be committed."
+)
+left, right = st.columns(2)
+with left:
+    st.markdown("**Azure Cosmos DB for NoSQL (store)**")
+    support = cosmos_support()
+    if support == "missing":
+        st.warning(
+            "Planned: not available in this build. `open_store` accepts only `sqlite:///` URLs "
+            "here; the settings below are what the Cosmos DB store reads."
+        )
+    elif support == "no-sdk":
+        st.info(
+            "Supported by this build, but the `azure-cosmos` package (and `azure-identity` for "
+            "Entra ID) is not installed in this environment."
+        )
+    else:
+        st.success("Supported by this build: set the variables below and restart the dashboard.")
+    st.code(
+        "# with MEMORY_CORE_STORE unset, the store is built from these\n"
+        "export COSMOS_ENDPOINT=https://<account>.documents.azure.com:443/\n"
+        "export COSMOS_DATABASE=memory_core\n"
+        "export COSMOS_CONTAINER=memories   # partitioned by /patient_id\n"
+        "# key authentication; leave COSMOS_KEY unset to use Microsoft Entra ID\n"
+        "# (DefaultAzureCredential: managed identity, az login, ...)\n"
+        "export COSMOS_KEY=<account key>\n"
+        "# or name the store directly (never put a key in the URL)\n"
+        "export MEMORY_CORE_STORE=cosmos://<account>.documents.azure.com/memory_core/memories",
+        language="bash",
+        wrap_lines=True,
+    )
+    st.caption(
+        "Creating the database and container needs key authentication: Entra ID data-plane "
+        "roles can read and write items but cannot create containers."
+    )
+with right:
+    st.markdown("**OpenAI or Azure OpenAI (embeddings)**")
+    st.code(
+        "# OpenAI (or an OpenAI-compatible server)\n"
+        "export OPENAI_API_KEY=<key>\n"
+        "# optional, for an OpenAI-compatible server\n"
+        "export OPENAI_BASE_URL=https://api.openai.com/v1\n"
+        "# Azure OpenAI\n"
+        "export AZURE_OPENAI_ENDPOINT=https://<resource>.openai.azure.com/\n"
+        "export AZURE_OPENAI_API_KEY=<key>\n"
+        "# then choose the embedding model\n"
+        "export MEMORY_CORE_EMBEDDER=openai:text-embedding-3-small",
+        language="bash",
+        wrap_lines=True,
+    )
+    st.code(
+        "# .streamlit/secrets.toml (git-ignored: never commit it)\n"
+        'OPENAI_API_KEY = "<key>"\n'
+        '# AZURE_OPENAI_ENDPOINT = "https://<resource>.openai.azure.com/"\n'
+        '# AZURE_OPENAI_API_KEY = "<key>"',
+        language="toml",
+        wrap_lines=True,
+    )
+    st.caption(
+        "A store keeps the embedding model it was created with: switching embedders needs a "
+        "new store (or re-import), and the contradiction threshold must be measured again "
+        "(`python -m memory_core calibrate`)."
+    )
+
+# --- audit log -----------------------------------------------------------------------------
+st.subheader("Audit log")
+st.caption("Append-only: every change with who made it, and the record before and after.")
+f1, f2, f3, f4 = st.columns([1, 1, 1, 1])
+scope = f1.selectbox(
+    "Patient",
+    ["all", "current"],
+    format_func=lambda s: "All patients" if s == "all" else f"Current patient ({pid or '—'})",
+    key="audit_patient_scope",
+)
+actor = f2.text_input("Actor (exact name)", key="audit_actor", placeholder="e.g. demo-seed")
+action = f3.selectbox("Action", [ALL, *AUDIT_ACTIONS], key="audit_action")
+limit = f4.number_input(
+    "Rows (newest first)", min_value=10, max_value=10_000, value=500, step=100, key="audit_limit"
+)
+
+entries = common.run(
+    lambda: engine.audit_log(
+        patient_id=pid if scope == "current" and pid else None,
+        actor=actor.strip() or None,
+        action=None if action == ALL else action,
+        limit=int(limit),
+    )
+)
+if entries is not None:
+    audit = pd.DataFrame(
+        {
+            "time": pd.to_datetime([e.at for e in entries], utc=True),
+            "actor": [e.actor for e in entries],
+            "action": [e.action for e in entries],
+            "entity": [e.entity for e in entries],
+            "entity id": [e.entity_id for e in entries],
+            "patient": [e.patient_id or "" for e in entries],
+            "before": [_compact(e.before) for e in entries],
+            "after": [_compact(e.after) for e in entries],
+        },
+        columns=AUDIT_COLUMNS,
+    )
+    st.caption(f"{len(audit)} rows" + (" (limit reached)" if len(audit) >= int(limit) else ""))
+    if audit.empty:
+        st.info("No audit rows match these filters: widen the patient, actor or action filter.")
+    else:
+        st.dataframe(
+            audit,
+            key="audit_table",
+            hide_index=True,
+            column_config={
+                "time": st.column_config.DatetimeColumn(
+                    "time (UTC)", format="YYYY-MM-DD HH:mm", timezone="UTC"
+                ),
+                "actor": st.column_config.TextColumn("actor", width="small"),
+                "entity": st.column_config.TextColumn("entity", width="small"),
+                "entity id": st.column_config.TextColumn("entity id", width="medium"),
+                "patient": st.column_config.TextColumn("patient", width="small"),
+                "before": st.column_config.TextColumn("before (JSON)", width="medium"),
+                "after": st.column_config.TextColumn("after (JSON)", width="medium"),
+            },
+        )

@@ -1,0 +1,156 @@
+"""Contradictions page (AppTest on the demo store): review actions change the store and the
+cards, and the threshold tuner flags more pairs as the threshold drops."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import memory_core as mc
+
+PAGE = "pages/contradictions.py"
+PID = "NW-1001"
+
+
+@pytest.fixture
+def eng(demo_store: str) -> Iterator[mc.MemoryEngine]:
+    e = mc.open_engine(demo_store)
+    yield e
+    e.store.close()
+
+
+def button_keys(at: Any, prefix: str) -> list[str]:
+    return [b.key for b in at.button if b.key and b.key.startswith(prefix)]
+
+
+def flagged(at: Any) -> pd.DataFrame:
+    """The flagged-pairs table (key "flagged_pairs"; found by its columns)."""
+    for df in at.dataframe:
+        if {"older", "newer", "similarity"} <= set(df.value.columns):
+            return df.value
+    raise AssertionError("flagged pairs table not shown")
+
+
+def test_queue_shows_every_pending_supersession(
+    app: Callable[..., Any], eng: mc.MemoryEngine
+) -> None:
+    at = app(PAGE)
+    assert not at.exception
+    pending = eng.supersessions(PID, state="pending")
+    assert pending  # the demo data has an allergy re-test and lisinopril cough reactions
+    assert sorted(button_keys(at, "confirm_")) == sorted(f"confirm_{s.id}" for s in pending)
+    assert sorted(button_keys(at, "reject_")) == sorted(f"reject_{s.id}" for s in pending)
+    # content is shown as plain text, never markdown
+    texts = {t.value for t in at.text}
+    for s in pending:
+        assert eng.get(s.old_id).content in texts
+        assert eng.get(s.new_id).content in texts
+
+
+def test_confirm_moves_a_card_from_queue_to_history(
+    app: Callable[..., Any], eng: mc.MemoryEngine
+) -> None:
+    at = app(PAGE)
+    at.text_input(key="reviewer").input("dr.okafor").run()
+    queue = button_keys(at, "confirm_")
+    sid = queue[0].removeprefix("confirm_")
+
+    at.button(key=f"confirm_{sid}").click().run()
+    assert not at.exception
+    assert len(button_keys(at, "confirm_")) == len(queue) - 1
+    assert f"confirm_{sid}" not in button_keys(at, "confirm_")
+    assert f"undo_{sid}" in button_keys(at, "undo_")  # now in the history, undoable
+    sup = eng.store.get_supersession(sid)
+    assert sup.state is mc.SupersessionState.CONFIRMED
+    assert sup.decided_by == "dr.okafor"
+    assert eng.get(sup.old_id).status is mc.Status.SUPERSEDED
+
+
+def test_reject_keeps_both_memories_active(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
+    at = app(PAGE)
+    sid = button_keys(at, "reject_")[0].removeprefix("reject_")
+    at.button(key=f"reject_{sid}").click().run()
+    assert not at.exception
+    sup = eng.store.get_supersession(sid)
+    assert sup.state is mc.SupersessionState.REJECTED
+    assert eng.get(sup.old_id).status is mc.Status.ACTIVE
+    assert f"reject_{sid}" not in button_keys(at, "reject_")
+
+
+def test_undo_on_an_auto_supersession_restores_the_older_memory(
+    app: Callable[..., Any], eng: mc.MemoryEngine
+) -> None:
+    at = app(PAGE)
+    shown = {k.removeprefix("undo_") for k in button_keys(at, "undo_")}
+    sups = eng.supersessions(PID)
+    held = [s.old_id for s in sups if s.state.value in ("auto", "confirmed")]
+    sup = next(
+        s for s in sups if s.id in shown and s.state.value == "auto" and held.count(s.old_id) == 1
+    )
+    assert eng.get(sup.old_id).status is mc.Status.SUPERSEDED
+
+    at.button(key=f"undo_{sup.id}").click().run()
+    assert not at.exception
+    assert eng.get(sup.old_id).status is mc.Status.ACTIVE
+    assert eng.store.get_supersession(sup.id).state is mc.SupersessionState.UNDONE
+    assert f"undo_{sup.id}" not in button_keys(at, "undo_")
+
+
+def test_lower_threshold_flags_more_pairs(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
+    at = app(PAGE)
+    slider = at.slider(key="contra_threshold")
+    assert slider.value == pytest.approx(round(eng.contradiction_threshold, 2))
+    before = flagged(at)
+
+    at.slider(key="contra_threshold").set_value(0.45).run()
+    assert not at.exception
+    after = flagged(at)
+    assert len(after) > len(before)
+    assert (after["similarity"] >= 0.45).all()
+    expected = [p for p in eng.similarity_pairs(PID) if p[2] >= 0.45]
+    assert len(after) == len(expected)
+    # the histogram draws every pair and moves its threshold line with the slider
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert [shape["x0"] for shape in spec["layout"]["shapes"]] == [0.45]
+    x = spec["data"][0]["x"]
+    n = len(x) if isinstance(x, list) else len(base64.b64decode(x["bdata"])) // 8
+    assert n == len(eng.similarity_pairs(PID))
+
+
+def test_scan_reports_what_it_found(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
+    at = app(PAGE)
+    n_before = len(eng.supersessions(PID))
+    at.button(key="scan").click().run()
+    assert not at.exception
+    found = len(eng.supersessions(PID)) - n_before
+    messages = [s.value for s in at.success]
+    assert any(
+        (f"found {found} new" in m) if found else ("no new candidate pairs" in m) for m in messages
+    )
+    # the queue reflects the store
+    assert len(button_keys(at, "confirm_")) == len(eng.supersessions(PID, state="pending"))
+
+
+def test_signed_in_viewer_cannot_review(demo_store: str, eng: mc.MemoryEngine) -> None:
+    """With [auth] configured, an account not on the reviewer list sees the queue and history
+    but every review action disabled."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=60)
+    at.secrets["auth"] = {"redirect_uri": "http://localhost:8501/oauth2callback"}
+    at.secrets["access"] = {"reviewers": ["reviewer@northwind.example"]}
+    at.user = {"is_logged_in": True, "email": "viewer@northwind.example", "name": "Viewer"}
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    keys = button_keys(at, "confirm_") + button_keys(at, "reject_") + button_keys(at, "undo_")
+    assert keys and all(at.button(key=k).disabled for k in keys)
+    assert at.button(key="scan").disabled
+    assert any("Read-only" in c.value for c in at.caption)
+    assert not [i for i in at.text_input if i.key == "reviewer"]  # actor = signed-in identity

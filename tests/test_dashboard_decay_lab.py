@@ -1,0 +1,168 @@
+"""Decay lab page (AppTest on the demo store): tuning changes the numbers shown, the as-of
+slider hides later memories, and only the Save button writes the policy (audited)."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, time, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import memory_core as mc
+
+PAGE = "pages/decay_lab.py"
+PID = "NW-1001"
+METFORMIN = (
+    "Patient reports persistent GI distress on metformin; switched to extended-release formulation"
+)
+LATE = "Patient developed a dry nagging cough on lisinopril"
+
+
+@pytest.fixture
+def eng(demo_store: str) -> Iterator[mc.MemoryEngine]:
+    """The same store, opened by the test to compare numbers."""
+    e = mc.open_engine(demo_store)
+    yield e
+    e.store.close()
+
+
+def table(at: Any) -> pd.DataFrame:
+    """The lab table (st.dataframe key "lab_table": display frames have no element id in
+    AppTest, so it is found by its columns)."""
+    for df in at.dataframe:
+        if "current (tuned)" in df.value.columns:
+            return df.value
+    raise AssertionError("lab table not shown")
+
+
+def chart_values(at: Any, content: str) -> np.ndarray:
+    """The y values of a memory's curve in the decay chart."""
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    label = content if len(content) <= 48 else content[:47] + "…"
+    trace = next(t for t in spec["data"] if t.get("name") == label)
+    y = trace["y"]
+    if isinstance(y, dict):  # plotly's typed-array encoding
+        return np.frombuffer(base64.b64decode(y["bdata"]), dtype=np.dtype(y["dtype"]))
+    return np.array([np.nan if v is None else v for v in y], dtype=np.float64)
+
+
+def memory_id(eng: mc.MemoryEngine, content: str) -> str:
+    return next(m.id for m in eng.list_memories(PID) if m.content == content)
+
+
+def importance_in_table(at: Any, content: str) -> float:
+    t = table(at)
+    return float(t.loc[t["content"] == content, "current (tuned)"].iloc[0])
+
+
+def test_renders_with_the_saved_policy(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
+    at = app(PAGE)
+    assert not at.exception
+    assert at.radio(key="lab_model").value == eng.policy.decay.model
+    t = table(at)
+    view = eng.view(PID)
+    active = [m for m, s in zip(view.memories, view.status, strict=True) if s.value == "active"]
+    assert len(t) == len(active)
+    # untouched controls: tuned == saved, nothing to compare, nothing to save
+    assert (t["current (tuned)"] - t["current (saved)"]).abs().max() == 0
+    assert at.button(key="lab_save").disabled
+    # the chart's default memories: the top ones by current importance plus every allergy
+    chosen = set(at.multiselect(key="lab_memories").value)
+    allergies = {m.id for m in active if m.memory_type == "allergy"}
+    assert allergies <= chosen and len(chosen) >= 6
+
+
+def test_raising_the_loss_lowers_importance_in_table_and_chart(
+    app: Callable[..., Any], eng: mc.MemoryEngine
+) -> None:
+    at = app(PAGE)
+    at.multiselect(key="lab_memories").set_value([memory_id(eng, METFORMIN)]).run()
+    before_table = importance_in_table(at, METFORMIN)
+    before_curve = chart_values(at, METFORMIN)
+
+    at.radio(key="lab_rate_form").set_value("% per period").run()
+    at.slider(key="lab_loss_pct").set_value(60.0).run()
+    assert not at.exception
+    after_table = importance_in_table(at, METFORMIN)
+    after_curve = chart_values(at, METFORMIN)
+
+    assert after_table < before_table - 0.5
+    # the expected number, from the engine with the same policy
+    tuned = mc.DecayPolicy().with_loss(0.60, 6.0)
+    view = eng.view(PID, policy=tuned)
+    i = next(k for k, m in enumerate(view.memories) if m.content == METFORMIN)
+    assert after_table == pytest.approx(float(view.current_importance[i]), abs=0.01)
+    # the curve: same shape in time, lower after creation (NaN before it)
+    assert before_curve.shape == after_curve.shape
+    ok = ~np.isnan(before_curve)
+    assert np.all(after_curve[ok] <= before_curve[ok] + 1e-9)
+    assert after_curve[ok][-1] < before_curve[ok][-1] - 0.5
+    # the comparison reacts: the tuned policy changes ranks
+    assert sum(int(m.value) for m in at.metric[1:]) > 0
+
+
+def test_as_of_earlier_hides_later_memories(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
+    late = next(m for m in eng.list_memories(PID) if m.content == LATE)
+    day = (late.created_at - timedelta(days=2)).date()
+    at = app(PAGE)
+    assert LATE in set(table(at)["content"])
+
+    at.slider(key="lab_as_of").set_value(day).run()
+    assert not at.exception
+    t = table(at)
+    assert LATE not in set(t["content"])
+    assert t["created (UTC)"].max() <= f"{day:%Y-%m-%d} 23:59"
+    view = eng.view(PID, now=datetime.combine(day, time(23, 59), tzinfo=UTC))
+    assert len(t) == sum(s.value == "active" for s in view.status)
+    # the chart only offers memories that existed then
+    assert late.id not in at.multiselect(key="lab_memories").options
+
+
+def test_save_is_explicit_and_audited(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
+    at = app(PAGE)
+    at.text_input(key="reviewer").input("dr.okafor").run()
+    at.slider(key="lab_loss_pct").set_value(30.0).run()
+    at.slider(key="lab_floor").set_value(2.0).run()
+    assert not at.exception
+    assert not at.button(key="lab_save").disabled
+    assert eng.audit_log(action="policy_change") == []  # tuning alone saves nothing
+
+    at.button(key="lab_save").click().run()
+    assert not at.exception
+    assert any("Saved the tuned decay policy" in s.value for s in at.success)
+    entries = eng.audit_log(action="policy_change")
+    assert len(entries) == 1
+    entry = entries[0]
+    assert entry.actor == "dr.okafor"
+    expected = mc.DecayPolicy().with_loss(0.30, 6.0)
+    assert entry.after is not None and entry.before is not None
+    assert entry.after["decay"]["rate"] == pytest.approx(expected.rate)
+    assert entry.after["decay"]["floor"] == 2.0
+    assert entry.before["decay"]["rate"] == pytest.approx(0.02)
+    # the store now holds it, and the page compares against it: nothing left to save
+    reopened = mc.EnginePolicy.from_dict(eng.store.load_policy() or {})
+    assert reopened.decay.rate == pytest.approx(expected.rate)
+    assert at.button(key="lab_save").disabled
+
+
+def test_signed_in_viewer_cannot_save(demo_store: str, eng: mc.MemoryEngine) -> None:
+    """With [auth] configured, a viewer can tune and compare but not save."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=60)
+    at.secrets["auth"] = {"redirect_uri": "http://localhost:8501/oauth2callback"}
+    at.secrets["access"] = {"reviewers": ["reviewer@northwind.example"]}
+    at.user = {"is_logged_in": True, "email": "viewer@northwind.example", "name": "Viewer"}
+    at.run()
+    at.switch_page(PAGE).run()
+    at.slider(key="lab_loss_pct").set_value(40.0).run()
+    assert not at.exception
+    assert at.button(key="lab_save").disabled
+    assert any("Read-only" in c.value for c in at.caption)
+    assert eng.audit_log(action="policy_change") == []

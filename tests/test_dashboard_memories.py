@@ -1,0 +1,226 @@
+"""AppTest of the Memories page (pages/memories.py) on the seeded demo store."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import memory_core as mc
+from memory_core.store import AuditQuery
+from memory_core.values import Status
+
+PAGE = "pages/memories.py"
+PID = "NW-1001"
+AFTERNOON = "Patient now prefers afternoon appointments"
+EVENING = "Patient now prefers evening appointments"
+
+
+@pytest.fixture
+def store(demo_store: str) -> Iterator[mc.MemoryStore]:
+    """The same store the dashboard uses, read directly (no embedder needed)."""
+    s = mc.open_store(demo_store)
+    yield s
+    s.close()
+
+
+def _by_content(store: mc.MemoryStore, content: str) -> mc.Memory:
+    return next(m for m in store.list_memories(PID) if m.content == content)
+
+
+def _table(at: Any) -> Any:
+    return at.dataframe[0].value
+
+
+def test_table_shows_every_memory_with_its_numbers(
+    app: Callable[..., Any], store: mc.MemoryStore
+) -> None:
+    at = app(PAGE)
+    assert not at.exception
+    df = _table(at)
+    mems = store.list_memories(PID)
+    assert len(df) == len(mems)
+    assert set(df["id"]) == {m.id for m in mems}
+    for col in ("content", "type", "status", "tier", "base importance", "current importance"):
+        assert col in df.columns
+    row = df.set_index("id").loc[_by_content(store, AFTERNOON).id]
+    assert row["status"] == "active" and row["type"] == "preference"
+    assert row["base importance"] == _by_content(store, AFTERNOON).importance
+    assert 1.0 <= row["current importance"] <= 10.0
+    assert (df.loc[df["status"] == "superseded", "current importance"] == 1.0).all()  # floor
+
+
+def test_type_filter_leaves_only_that_type(app: Callable[..., Any], store: mc.MemoryStore) -> None:
+    at = app(PAGE)
+    at.multiselect(key="filter_type").select("allergy").run()
+    df = _table(at)
+    assert len(df) == sum(m.memory_type == "allergy" for m in store.list_memories(PID)) > 0
+    assert set(df["type"]) == {"allergy"}
+    # the action picker follows the filter
+    assert all("· allergy" in o for o in at.selectbox(key="action_memory").options)
+    at.multiselect(key="filter_status").select("active").run()
+    df = _table(at)
+    assert set(df["type"]) == {"allergy"} and set(df["status"]) == {"active"}
+    at.multiselect(key="filter_tier").select("short_term").run()
+    assert not at.dataframe  # no short-term allergy: the empty state says what to do
+    assert any("No memory matches" in i.value for i in at.info)
+
+
+def test_search_narrows_rows(app: Callable[..., Any]) -> None:
+    at = app(PAGE)
+    total = len(_table(at))
+    at.text_input(key="search").input("APPOINTMENT").run()
+    df = _table(at)
+    assert 0 < len(df) < total
+    assert df["content"].str.lower().str.contains("appointment").all()
+    assert {"Patient prefers morning appointments", AFTERNOON} <= set(df["content"])
+    at.text_input(key="search").input("no memory says this").run()
+    assert not at.dataframe
+    assert any("No memory matches" in i.value for i in at.info)
+
+
+def test_pin_toggle_flips_pinned_and_audits_the_reviewer(
+    app: Callable[..., Any], store: mc.MemoryStore
+) -> None:
+    mem = _by_content(store, AFTERNOON)
+    assert not mem.pinned
+    at = app(PAGE)
+    at.sidebar.text_input(key="reviewer").input("Dr. Rivera").run()
+    at.selectbox(key="action_memory").set_value(mem.id).run()
+    assert at.button(key="pin_toggle").label == "📌 Pin"
+    at.button(key="pin_toggle").click().run()
+    assert not at.exception and not at.error
+    assert store.get_memory(mem.id).pinned is True
+    audit = store.list_audit(AuditQuery(entity_id=mem.id, action="pin"))
+    assert [(a.actor, a.after["pinned"]) for a in audit] == [("Dr. Rivera", True)]
+    assert at.button(key="pin_toggle").label == "📍 Unpin"
+    assert _table(at).set_index("id").loc[mem.id, "pinned"]
+    at.button(key="pin_toggle").click().run()
+    assert store.get_memory(mem.id).pinned is False
+
+
+def test_archive_and_restore(app: Callable[..., Any], store: mc.MemoryStore) -> None:
+    mem = _by_content(store, AFTERNOON)
+    at = app(PAGE)
+    at.selectbox(key="action_memory").set_value(mem.id).run()
+    at.button(key="archive_toggle").click().run()
+    assert store.get_memory(mem.id).status is Status.ARCHIVED
+    assert _table(at).set_index("id").loc[mem.id, "status"] == "archived"
+    assert at.button(key="archive_toggle").label == "♻️ Restore"
+    at.button(key="archive_toggle").click().run()
+    assert store.get_memory(mem.id).status is Status.ACTIVE
+
+
+def test_stale_importance_edit_shows_a_conflict(
+    app: Callable[..., Any], store: mc.MemoryStore, demo_store: str
+) -> None:
+    mem = _by_content(store, AFTERNOON)
+    at = app(PAGE)
+    at.selectbox(key="action_memory").set_value(mem.id).run()
+    assert at.number_input(key="edit_importance").value == mem.importance
+    # someone else changes the memory after the page rendered
+    other = mc.open_engine(demo_store)
+    other.set_importance(mem.id, 3.0, by="someone-else")
+    at.number_input(key="edit_importance").set_value(8.0)
+    at.button(key="save_importance").click().run()
+    assert not at.exception
+    assert any("ConflictError" in e.value for e in at.error)
+    assert store.get_memory(mem.id).importance == 3.0  # the other edit was not overwritten
+    # after the re-render the page holds the new version: the same save now succeeds
+    at.sidebar.text_input(key="reviewer").input("Dr. Okafor").run()
+    at.number_input(key="edit_importance").set_value(8.0)
+    at.button(key="save_importance").click().run()
+    assert not at.error
+    assert store.get_memory(mem.id).importance == 8.0
+    last = other.audit_log(entity_id=mem.id, action="edit_importance")[0]
+    assert (last.actor, last.before["importance"], last.after["importance"]) == (
+        "Dr. Okafor",
+        3.0,
+        8.0,
+    )
+    other.store.close()
+
+
+def test_add_form_previews_supersessions_then_saves(
+    app: Callable[..., Any], store: mc.MemoryStore
+) -> None:
+    afternoon = _by_content(store, AFTERNOON)
+    n_before = len(store.list_memories(PID))
+    at = app(PAGE)
+    at.sidebar.text_input(key="reviewer").input("Dr. Chen").run()
+    at.text_area(key="new_content").input(EVENING)
+    at.selectbox(key="new_type").select("preference")
+    at.button(key="preview_add").click().run()
+    assert not at.exception and not at.error
+    texts = [t.value for t in at.text]
+    assert AFTERNOON in texts  # the ACTIVE appointment preference would be superseded
+    assert "Patient prefers morning appointments" not in texts  # already superseded
+    assert any("superseded automatically (auto" in c.value for c in at.caption)
+    assert len(store.list_memories(PID)) == n_before  # the preview wrote nothing
+
+    at.button(key="save_new").click().run()
+    assert not at.exception and not at.error
+    new = _by_content(store, EVENING)
+    assert (new.memory_type, new.source, new.importance) == ("preference", "dashboard", 6.0)
+    assert store.get_memory(afternoon.id).status is Status.SUPERSEDED
+    assert any("triggered 1 supersession" in s.value for s in at.success)
+    assert any(AFTERNOON in t.value and "superseded now" in t.value for t in at.text)
+    add = store.list_audit(AuditQuery(entity_id=new.id, action="add"))
+    assert [a.actor for a in add] == ["Dr. Chen"]
+    assert at.text_area(key="new_content").value == ""  # ready for the next one
+    assert EVENING in set(_table(at)["content"])
+
+
+def test_add_preview_matches_what_saving_does_for_compatible_allergies(
+    app: Callable[..., Any], store: mc.MemoryStore
+) -> None:
+    """A different drug's allergy is similar to the penicillin allergies but compatible: the
+    preview promises no supersession, and saving agrees."""
+    new_text = "Patient is allergic to amoxicillin, causing hives"
+    at = app(PAGE)
+    at.text_area(key="new_content").input(new_text)
+    at.selectbox(key="new_type").select("allergy")
+    at.button(key="preview_add").click().run()
+    assert not at.exception
+    assert not [c.value for c in at.caption if "similarity" in c.value]
+    assert any("would be superseded" in c.value and "No older" in c.value for c in at.caption)
+    at.button(key="save_new").click().run()
+    new = _by_content(store, new_text)
+    assert new.pinned  # allergies are pinned by default
+    assert [s for s in store.list_supersessions(PID) if s.new_id == new.id] == []
+    assert any("superseded nothing" in s.value for s in at.success)
+
+
+def test_empty_content_shows_the_validation_error(
+    app: Callable[..., Any], store: mc.MemoryStore
+) -> None:
+    n_before = len(store.list_memories(PID))
+    at = app(PAGE)
+    at.button(key="save_new").click().run()
+    assert not at.exception
+    assert any("ValidationError" in e.value for e in at.error)
+    assert len(store.list_memories(PID)) == n_before
+
+
+def test_signed_in_viewer_cannot_change_memories(demo_store: str, store: mc.MemoryStore) -> None:
+    """With [auth] configured, an account not on the reviewer list sees every action disabled
+    (the callbacks check again before writing)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=60)
+    at.secrets["auth"] = {"redirect_uri": "http://localhost:8501/oauth2callback"}
+    at.secrets["access"] = {"reviewers": ["reviewer@northwind.example"]}
+    at.user = {"is_logged_in": True, "email": "viewer@northwind.example", "name": "Viewer"}
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert not at.sidebar.text_input  # the actor is the signed-in identity, not a typed name
+    assert any("Read-only" in c.value for c in at.caption)
+    for key in ("pin_toggle", "archive_toggle", "save_importance", "save_new"):
+        assert at.button(key=key).disabled
+    assert at.number_input(key="edit_importance").disabled
+    # the table and filters still work for a viewer
+    at.multiselect(key="filter_type").select("allergy").run()
+    assert set(at.dataframe[0].value["type"]) == {"allergy"}

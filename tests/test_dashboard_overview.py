@@ -1,0 +1,125 @@
+"""AppTest of the Overview page (pages/overview.py) on the seeded demo store."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import memory_core as mc
+from memory_core.values import Status
+
+PID = "NW-1001"
+
+
+def _metrics(at: Any) -> dict[str, int]:
+    return {m.label: int(m.value) for m in at.metric}
+
+
+def _expected(eng: mc.MemoryEngine, pid: str) -> dict[str, int]:
+    view = eng.view(pid)
+    return {
+        "Memories": len(view.memories),
+        "Active": sum(s is Status.ACTIVE for s in view.status),
+        "Superseded": sum(s is Status.SUPERSEDED for s in view.status),
+        "Archived": sum(s is Status.ARCHIVED for s in view.status),
+        "Pending reviews": len(eng.supersessions(pid, state="pending")),
+        "At risk of cleanup": len(eng.cleanup(dry_run=True, patient_id=pid).archived),
+    }
+
+
+@pytest.fixture
+def eng(demo_store: str) -> Any:
+    e = mc.open_engine(demo_store)
+    yield e
+    e.store.close()
+
+
+def test_kpis_equal_the_engine_counts(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
+    at = app()
+    assert not at.exception
+    assert at.title[0].value == "Overview"
+    assert any(PID in c.value for c in at.caption)
+    shown = _metrics(at)
+    assert shown == _expected(eng, PID)
+    assert shown["Pending reviews"] == 4  # the demo's allergy re-test and lisinopril cough
+    assert shown["Memories"] == shown["Active"] + shown["Superseded"] + shown["Archived"]
+    # the cleanup KPI is a dry run: nothing was archived or audited by rendering
+    assert eng.audit_log(action="cleanup_archive") == []
+
+
+def test_at_risk_is_the_cleanup_rule(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
+    """At risk = active, not pinned, not review-gated, strength below the cleanup threshold."""
+    pid = "NW-1004"
+    at = app(patient=pid)
+    view = eng.view(pid)
+    pol = eng.policy
+    by_rule = [
+        m.id
+        for i, m in enumerate(view.memories)
+        if view.status[i] is Status.ACTIVE
+        and not m.pinned
+        and m.memory_type not in pol.review_gated_types
+        and view.strength[i] < pol.decay.cleanup_threshold
+    ]
+    assert by_rule  # the demo has a faded memory for this patient
+    assert _metrics(at)["At risk of cleanup"] == len(by_rule)
+
+
+def test_timeline_has_a_marker_for_every_visible_memory(
+    app: Callable[..., Any], eng: mc.MemoryEngine
+) -> None:
+    at = app()
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    view = eng.view(PID)
+    traces = {t["name"]: t for t in fig["data"]}
+    assert sum(len(t["x"]) for t in fig["data"]) == len(view.memories)
+    for status in ("active", "superseded"):
+        assert len(traces[status]["x"]) == sum(s.value == status for s in view.status)
+        assert traces[status]["mode"] == "markers"
+    hover = {c[0] for t in fig["data"] for c in t["customdata"]}
+    assert hover == {m.content for m in view.memories}
+    assert fig["layout"]["xaxis"]["title"]["text"] and fig["layout"]["yaxis"]["title"]["text"]
+
+
+def test_patient_picker_changes_kpis_and_query_param(
+    app: Callable[..., Any], eng: mc.MemoryEngine
+) -> None:
+    at = app()
+    before = _metrics(at)
+    at.sidebar.selectbox(key="patient_select").select("NW-1005").run()
+    assert not at.exception
+    after = _metrics(at)
+    assert after == _expected(eng, "NW-1005")
+    assert after != before
+    assert at.query_params["patient"] in ("NW-1005", ["NW-1005"])
+    assert any("NW-1005" in c.value for c in at.caption)
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert sum(len(t["x"]) for t in fig["data"]) == after["Memories"]
+
+
+def test_recent_injections_are_listed(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
+    at = app()
+    assert any("No agent has been given" in i.value for i in at.info)
+    query = "What appointment times suit the patient?"
+    res = eng.build_context(PID, query, record_access=True)  # an agent-side call
+    assert res.injection_id
+    at = app()
+    texts = [t.value for t in at.text]
+    assert any(query in t for t in texts)
+    assert not any("No agent has been given" in i.value for i in at.info)
+    assert any(res.text.splitlines()[0] in c.value for c in at.code)
+
+
+def test_empty_store_offers_the_demo_data(
+    app: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMORY_CORE_STORE", f"sqlite:///{tmp_path / 'empty.db'}")
+    at = app()
+    assert not at.exception
+    assert at.button(key="seed_demo").label == "Load demo data"
+    assert not at.metric
+    assert not at.get("plotly_chart")
