@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 
@@ -13,6 +14,12 @@ from memory_core import decay
 
 STATUS_COLOURS = {"active": "#1f6f8b", "superseded": "#c77d2e", "archived": "#8a949b"}
 FONT = {"family": "sans-serif", "size": 13, "color": "#1b2a33"}
+
+
+def _text(content: str) -> str:
+    """Memory content is untrusted: plotly renders a subset of HTML in hover labels and legend
+    names, so escape it to show as plain text."""
+    return html.escape(content, quote=False)
 
 
 def _layout(fig: go.Figure, title: str, x: str, y: str, height: int = 420) -> go.Figure:
@@ -53,7 +60,7 @@ def timeline(view: mc.PatientView) -> go.Figure:
                 },
                 customdata=[
                     [
-                        m.content,
+                        _text(m.content),
                         m.created_at.strftime("%Y-%m-%d"),
                         m.last_accessed.strftime("%Y-%m-%d"),
                         int(view.access_count[i]),
@@ -97,7 +104,7 @@ def decay_curves(
         times = [m.created_at + timedelta(seconds=span * k / (points - 1)) for k in range(points)]
         acc = list(access_times.get(m.id, []))
         values = decay.curve(m, policy, times, acc)
-        label = m.content if len(m.content) <= 48 else m.content[:47] + "…"
+        label = _text(m.content if len(m.content) <= 48 else m.content[:47] + "…")
         fig.add_trace(
             go.Scatter(
                 x=times,
@@ -128,7 +135,7 @@ def decay_curves(
         annotation_text=f"cleanup threshold (strength {policy.cleanup_threshold:.2f})",
     )
     fig.add_vline(x=now.timestamp() * 1000, line_dash="dot", line_color="#1b2a33")
-    fig.add_annotation(x=now, y=10.4, text="now", showarrow=False)
+    fig.add_annotation(x=now, y=10.4, text="now", showarrow=False, xanchor="left", xshift=4)
     fig.update_yaxes(range=[0, 10.8])
     return _layout(
         fig, "Current importance over time", "Date (UTC)", "Current importance (1–10)", height=480
@@ -166,7 +173,12 @@ def token_gauge(tokens: int, budget: int) -> go.Figure:
             marker_color="#1f6f8b" if tokens <= budget else "#b03a2e",
         )
     )
-    fig.add_vline(x=budget, line_dash="dash", annotation_text=f"budget {budget}")
+    fig.add_vline(
+        x=budget,
+        line_dash="dash",
+        annotation_text=f"budget {budget}",
+        annotation_position="top left",
+    )
     fig.update_xaxes(range=[0, max(budget, tokens) * 1.15 + 1])
     return _layout(fig, "Tokens in the injected section", "Tokens (o200k_base)", "", 180)
 

@@ -1,0 +1,196 @@
+"""A real browser (Debian's Chromium driven by Playwright) against `streamlit run app.py` on a
+free loopback port: every page opens, a decay slider moves, a supersession is confirmed, and a
+full-page screenshot of each page is saved under docs/screenshots/ (the README shows them)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHOTS = ROOT / "docs" / "screenshots"
+CHROMIUM = shutil.which("chromium") or (
+    "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+)
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PAGES = [
+    ("overview", "", "Overview"),
+    ("memories", "memories", "Memories"),
+    ("decay_lab", "decay_lab", "Decay lab"),
+    ("contradictions", "contradictions", "Contradictions"),
+    ("prompt_preview", "prompt_preview", "Prompt preview"),
+    ("settings", "settings", "Settings"),
+]
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="Debian's chromium is not installed (make test installs it with apt)"
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server(demo_db: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    store = tmp_path_factory.mktemp("browser") / "store.db"
+    shutil.copyfile(demo_db, store)
+    port = _free_port()
+    env = dict(os.environ, MEMORY_CORE_STORE=f"sqlite:///{store}", MEMORY_CORE_EMBEDDER="minilm")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(ROOT / "app.py"),
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.read().decode().strip() == "ok":
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                out = proc.stdout.read().decode() if proc.stdout else ""
+                pytest.fail(f"streamlit did not start: {out[-2000:]}")
+            time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def _settle(page: object) -> None:
+    """Wait until the script run is over and no spinner is left."""
+    p = page  # type: ignore[assignment]
+    p.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
+    for _ in range(3):
+        p.wait_for_timeout(400)
+        p.locator('[data-testid="stStatusWidget"]').wait_for(state="detached", timeout=60_000)
+    p.locator('[data-testid="stSpinner"]').first.wait_for(state="detached", timeout=60_000)
+
+
+def _full_page_shot(page: object, name: str) -> Path:
+    p = page  # type: ignore[assignment]
+    height = p.evaluate(
+        "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
+        " return m ? m.scrollHeight : document.body.scrollHeight; }"
+    )
+    p.set_viewport_size({"width": 1400, "height": min(max(int(height) + 40, 900), 6000)})
+    p.wait_for_timeout(600)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    p.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def _no_exception(page: object) -> None:
+    p = page  # type: ignore[assignment]
+    assert p.locator('[data-testid="stException"]').count() == 0, p.locator(
+        '[data-testid="stException"]'
+    ).first.inner_text()
+
+
+@pytest.mark.parametrize(("name", "path", "title"), PAGES)
+def test_each_page_opens(server: str, browser: object, name: str, path: str, title: str) -> None:
+    page = browser.new_page(viewport={"width": 1400, "height": 900})  # type: ignore[attr-defined]
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(f"{server}/{path}?patient=NW-1001")
+    _settle(page)
+    page.get_by_role("heading", name=title).first.wait_for(timeout=30_000)
+    _no_exception(page)
+    assert _full_page_shot(page, name).stat().st_size > 10_000
+    outside = [u for u in requests if not u.startswith(("http://127.0.0.1", "data:", "blob:"))]
+    assert outside == [], f"the page made outbound requests: {outside[:5]}"
+    page.close()
+
+
+def _open(browser: object, url: str) -> object:
+    page = browser.new_page(viewport={"width": 1400, "height": 900})  # type: ignore[attr-defined]
+    page.goto(url)
+    _settle(page)
+    _no_exception(page)
+    return page
+
+
+def test_moving_a_decay_slider_changes_the_policy(server: str, browser: object) -> None:
+    page = _open(browser, f"{server}/decay_lab?patient=NW-1001")
+    p = page  # type: ignore[assignment]
+    slider = p.locator(".st-key-lab_loss_pct input[type=range]")
+    before = float(slider.input_value())
+    assert p.locator(".st-key-lab_save button").first.is_disabled()  # tuned == saved
+    slider.focus()
+    for _ in range(40):
+        p.keyboard.press("ArrowRight")
+    _settle(p)
+    _no_exception(p)
+    after = float(p.locator(".st-key-lab_loss_pct input[type=range]").input_value())
+    assert after == pytest.approx(before + 4.0, abs=0.15)
+    assert p.locator(".st-key-lab_save button").first.is_enabled()  # now differs from the saved one
+    assert p.locator('[data-testid="stPlotlyChart"]').count() >= 1
+    p.close()
+
+
+def test_confirming_a_supersession_moves_it_to_history(server: str, browser: object) -> None:
+    page = _open(browser, f"{server}/contradictions?patient=NW-1001")
+    p = page  # type: ignore[assignment]
+    cards = ".stElementContainer[class*='st-key-confirm_']"
+    n = p.locator(cards).count()
+    assert n >= 1
+    p.locator(cards).first.locator("button").first.click()
+    _settle(p)
+    _no_exception(p)
+    assert p.locator(cards).count() == n - 1
+    p.close()
