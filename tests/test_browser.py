@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "docs" / "screenshots"
@@ -178,7 +179,8 @@ def test_moving_a_decay_slider_changes_the_policy(server: str, browser: object) 
     _no_exception(p)
     after = float(p.locator(".st-key-lab_loss_pct input[type=range]").input_value())
     assert after == pytest.approx(before + 4.0, abs=0.15)
-    assert p.locator(".st-key-lab_save button").first.is_enabled()  # now differs from the saved one
+    # the rerun with the new value enables Save (the tuned policy now differs from the saved)
+    expect(p.locator(".st-key-lab_save button").first).to_be_enabled(timeout=30_000)
     assert p.locator('[data-testid="stPlotlyChart"]').count() >= 1
     p.close()
 
