@@ -1,4 +1,6 @@
-"""Stores: ``sqlite:///path.db`` (default) and ``sqlite:///:memory:``."""
+"""Stores: ``sqlite:///path.db`` (default), ``sqlite:///:memory:`` and
+``cosmos://<host[:port]>/<database>/<container>?...`` (Azure Cosmos DB for NoSQL, see
+:mod:`memory_core.store.cosmos`)."""
 
 from __future__ import annotations
 
@@ -14,11 +16,19 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def default_store_url() -> str:
-    """``MEMORY_CORE_STORE`` if set, else the SQLite file ``MEMORY_CORE_DB`` (default
-    ``data/memory.db`` in the repository, git-ignored)."""
+    """``MEMORY_CORE_STORE`` if set; else Cosmos DB when ``COSMOS_ENDPOINT`` is set (with
+    ``COSMOS_DATABASE``, ``COSMOS_CONTAINER``; credentials from ``COSMOS_KEY`` or Entra ID);
+    else the SQLite file ``MEMORY_CORE_DB`` (default ``data/memory.db`` in the repository,
+    git-ignored)."""
     url = os.environ.get("MEMORY_CORE_STORE")
     if url:
         return url
+    if os.environ.get("COSMOS_ENDPOINT", "").strip():
+        from .cosmos import cosmos_url_from_env
+
+        cosmos = cosmos_url_from_env(os.environ)
+        if cosmos:
+            return cosmos
     path = os.environ.get("MEMORY_CORE_DB", str(REPO_ROOT / "data" / "memory.db"))
     return f"sqlite:///{path}"
 
@@ -36,6 +46,11 @@ def open_store(url: str | MemoryStore | None = None) -> MemoryStore:
         from .sqlite import SQLiteStore
 
         return SQLiteStore(path)
+    if url.startswith("cosmos://"):
+        from .cosmos import CosmosStore, parse_cosmos_url
+
+        return CosmosStore(parse_cosmos_url(url))
     raise ConfigurationError(
-        f"unknown store URL {url!r}: use sqlite:///path.db or sqlite:///:memory:"
+        f"unknown store URL {url!r}: use sqlite:///path.db, sqlite:///:memory: or "
+        "cosmos://<host[:port]>/<database>/<container>"
     )

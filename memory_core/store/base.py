@@ -167,5 +167,14 @@ class MemoryStore(ABC):
         promotion of short-term memories that reach ``promote_after`` accesses. Returns the ids
         promoted to long-term."""
 
+    # --- optional server-side vector search -------------------------------------------------
+    def vector_candidates(
+        self, patient_id: str, query: F32, k: int
+    ) -> list[tuple[str, float]] | None:
+        """The ``k`` stored-status-active memories of the patient nearest to ``query`` as
+        ``(memory id, cosine similarity)``, most similar first, computed by the store; ``None``
+        when the store does not search vectors itself (the engine then scores client-side)."""
+        return None
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""

@@ -1,0 +1,922 @@
+"""The store contract: one test class run against every store (SQLite on a temporary file and
+Azure Cosmos DB on a local Cosmos-protocol server in client vector-search mode), plus the
+Cosmos specifics (exact server-mode query, etag races, crash repair, configuration).
+
+The Cosmos run starts ``@vercel/cosmosdb-server`` (npm, installed on first use into the
+git-ignored ``.cache/cosmosdb-server/``) on a free loopback port for the session; without node
+or npm it is skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import memory_core as mc
+from memory_core.embedding import HashingEmbedder
+from memory_core.store import default_store_url, open_store
+from memory_core.store.base import AuditQuery, ChangeSet, MemoryStore
+from memory_core.store.sqlite import SQLiteStore
+from memory_core.values import (
+    AuditEntry,
+    InjectionRecord,
+    Memory,
+    Status,
+    Supersession,
+    SupersessionState,
+    Tier,
+)
+from tests.conftest import NOW, Clock
+from tests.cosmos_server import EMULATOR_KEY, CosmosServer, CosmosServerUnavailable
+
+# the local server's certificate is self-signed (loopback only)
+pytestmark = pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
+EMBEDDER = HashingEmbedder()
+MODEL = (EMBEDDER.model_id, EMBEDDER.dimensions)
+
+
+# --- backends ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def cosmos_server() -> Iterator[CosmosServer]:
+    try:
+        server = CosmosServer.start()
+    except CosmosServerUnavailable as exc:
+        pytest.skip(f"no local Cosmos-protocol server: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@dataclass
+class Backend:
+    """A fresh, empty store location; ``store()`` opens another handle on it (another agent)."""
+
+    kind: str
+    opener: Callable[[], MemoryStore]
+    opened: list[MemoryStore] = field(default_factory=list)
+
+    def store(self, bind: bool = True) -> MemoryStore:
+        s = self.opener()
+        self.opened.append(s)
+        if bind:
+            s.bind_embedding_model(*MODEL)
+        return s
+
+    def close(self) -> None:
+        for s in self.opened:
+            s.close()
+
+
+@pytest.fixture(params=["sqlite", "cosmos"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
+    if request.param == "sqlite":
+        path = str(tmp_path / "contract.db")
+        b = Backend("sqlite", lambda: SQLiteStore(path))
+    else:
+        server: CosmosServer = request.getfixturevalue("cosmos_server")
+        url = server.url("contract", f"t{uuid.uuid4().hex[:12]}")
+        b = Backend("cosmos", lambda: open_store(url))
+    yield b
+    b.close()
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def memory(
+    patient: str,
+    content: str,
+    *,
+    created: datetime = NOW,
+    memory_type: str = "observation",
+    tier: Tier = Tier.LONG_TERM,
+    importance: float = 5.0,
+) -> Memory:
+    return Memory(
+        id=f"mem_{uuid.uuid4().hex}",
+        patient_id=patient,
+        memory_type=memory_type,
+        content=content,
+        importance=importance,
+        created_at=created,
+        last_accessed=created,
+        embedding=EMBEDDER.embed(content),
+        embedding_model=EMBEDDER.model_id,
+        tier=tier,
+    )
+
+
+def audit(action: str, entity_id: str, patient: str | None, actor: str = "dr-a") -> AuditEntry:
+    return AuditEntry(
+        at=NOW,
+        actor=actor,
+        action=action,
+        entity="memory",
+        entity_id=entity_id,
+        patient_id=patient,
+        before=None,
+        after={"action": action, "nested": {"n": 1}},
+    )
+
+
+def add(store: MemoryStore, *mems: Memory) -> None:
+    store.apply(
+        ChangeSet(
+            insert_memories=list(mems), audit=[audit("add", m.id, m.patient_id) for m in mems]
+        )
+    )
+
+
+def same(a: Memory, b: Memory) -> bool:
+    return a == b and np.array_equal(a.embedding, b.embedding)
+
+
+def engine_on(store: MemoryStore, clock: Clock | None = None) -> mc.MemoryEngine:
+    return mc.MemoryEngine(store, HashingEmbedder(), clock=clock or Clock())
+
+
+# --- the contract -----------------------------------------------------------------------------
+
+
+class TestStoreContract:
+    def test_insert_get_list_count(self, backend: Backend) -> None:
+        s = backend.store()
+        older = memory("P-1", "Patient walks every morning", created=NOW - timedelta(days=3))
+        newer = memory("P-1", "Patient takes metformin 500 mg twice daily")
+        other = memory("P-2", "Patient is allergic to latex", memory_type="allergy")
+        add(s, newer, other)
+        add(s, older)
+        assert same(s.get_memory(newer.id), newer)
+        got = s.get_memories([other.id, "mem_missing", older.id])
+        assert [m.id for m in got] == [other.id, older.id] and same(got[0], other)
+        assert [m.id for m in s.list_memories("P-1")] == [older.id, newer.id]  # oldest first
+        assert s.list_memories("P-nobody") == []
+        assert s.list_patients() == ["P-1", "P-2"]
+        assert s.count_memories() == 3
+        assert s.get_memories([]) == []
+        with pytest.raises(mc.NotFoundError):
+            s.get_memory("mem_missing")
+        # another handle (another process) sees the same
+        s2 = backend.store()
+        assert same(s2.get_memory(older.id), older)
+        with pytest.raises(mc.ConflictError):
+            add(s2, replace(newer, content="a second memory with an existing id"))
+        assert s.get_memory(newer.id).content == newer.content
+
+    def test_update_needs_the_expected_version_and_is_all_or_nothing(
+        self, backend: Backend
+    ) -> None:
+        s = backend.store()
+        m = memory("P-1", "Patient checks glucose daily")
+        add(s, m)
+        s.record_access("P-1", [m.id], NOW + timedelta(hours=1), 3, None, "agent")
+        pinned = replace(m, pinned=True, importance=8.0)
+        s.apply(ChangeSet(update_memories=[(pinned, 1)]))
+        got = s.get_memory(m.id)
+        assert (got.pinned, got.importance, got.version) == (True, 8.0, 2)
+        assert got.access_count == 1  # updates never touch the access fields
+        late = memory("P-1", "Patient started insulin")
+        stale = ChangeSet(
+            insert_memories=[late],
+            update_memories=[(replace(m, importance=2.0), 1)],
+            audit=[audit("edit_importance", m.id, "P-1")],
+        )
+        before = (s.versions("P-1"), len(s.list_audit(AuditQuery(limit=1000))))
+        with pytest.raises(mc.ConflictError):
+            s.apply(stale)
+        assert s.get_memory(m.id).importance == 8.0
+        assert s.get_memories([late.id]) == []
+        assert (s.versions("P-1"), len(s.list_audit(AuditQuery(limit=1000)))) == before
+        # a second agent working from version 1 is refused as well
+        other = backend.store()
+        with pytest.raises(mc.ConflictError):
+            other.apply(ChangeSet(update_memories=[(replace(m, pinned=False), 1)]))
+        other.apply(ChangeSet(update_memories=[(replace(got, pinned=False), 2)]))
+        assert s.get_memory(m.id).version == 3
+
+    def test_a_bulk_insert_with_one_existing_id_writes_nothing(self, backend: Backend) -> None:
+        s = backend.store()
+        first = memory("P-1", "Patient walks every morning")
+        add(s, first)
+        batch = [memory(f"P-{n % 3}", f"Imported note number {n}") for n in range(9)]
+        batch.insert(5, replace(first, content="a clash"))
+        with pytest.raises(mc.ConflictError):
+            add(s, *batch)
+        assert s.count_memories() == 1 and s.list_patients() == ["P-1"]
+        assert s.get_memories([m.id for m in batch]) == [s.get_memory(first.id)]
+        assert len(s.list_audit(AuditQuery())) == 1
+        add(s, *batch[:5], *batch[6:])
+        assert s.count_memories() == 10
+
+    def test_delete_only_what_is_archived_at_the_expected_version(self, backend: Backend) -> None:
+        s = backend.store()
+        keep = memory("P-1", "Patient walks every morning")
+        gone = memory("P-1", "Old note")
+        add(s, keep, gone)
+        archived = replace(gone, status=Status.ARCHIVED, archived_at=NOW)
+        s.apply(ChangeSet(update_memories=[(archived, 1)]))
+        with pytest.raises(mc.ConflictError):
+            s.apply(ChangeSet(delete_memories=[(keep, 1)]))  # not archived
+        with pytest.raises(mc.ConflictError):
+            s.apply(ChangeSet(delete_memories=[(archived, 1)]))  # stale version
+        s.apply(ChangeSet(delete_memories=[(archived, 2)]))
+        assert [m.id for m in s.list_memories("P-1")] == [keep.id]
+        assert s.count_memories() == 1
+
+    def test_patients_are_isolated(self, backend: Backend) -> None:
+        s = backend.store()
+        a = memory("P-1", "Patient takes metformin for diabetes")
+        b = memory("P-2", "Patient takes metformin for diabetes")
+        add(s, a)
+        add(s, b)
+        v2 = s.versions("P-2")
+        s.record_access("P-1", [a.id], NOW + timedelta(hours=1), 3, None, "agent")
+        assert s.versions("P-2") == v2
+        assert [i for i, _ in s.keyword_search("P-1", "metformin", 10)] == [a.id]
+        assert [m.id for m in s.list_memories("P-2")] == [b.id]
+        assert s.usage("P-2").ids == [b.id] and s.usage("P-2").access_count.tolist() == [0.0]
+        assert s.access_times("P-2") == {} and s.session_times("P-2") == []
+        assert [x.entity_id for x in s.list_audit(AuditQuery(patient_id="P-2"))] == [b.id]
+        with pytest.raises(mc.NotFoundError):
+            s.record_access("P-2", [a.id], NOW, 3, None, "agent")  # a is not P-2's
+
+    def test_versions_track_content_and_usage(self, backend: Backend) -> None:
+        s = backend.store()
+        assert s.versions("P-1") == (0, 0) and s.patient_version("P-1") == 0
+        m = memory("P-1", "Patient is fasting for a procedure", tier=Tier.SHORT_TERM)
+        add(s, m)
+        assert s.versions("P-1") == (1, 1)
+        assert s.record_access("P-1", [m.id], NOW + timedelta(hours=1), 2, None, "agent") == []
+        assert s.versions("P-1") == (1, 2)  # an access is usage, not content
+        promoted = s.record_access("P-1", [m.id], NOW + timedelta(hours=2), 2, None, "agent")
+        assert promoted == [m.id]
+        assert s.versions("P-1") == (2, 3)  # a promotion changes content
+        got = s.get_memory(m.id)
+        assert (got.tier, got.version, got.access_count) == (Tier.LONG_TERM, 2, 2)
+        (promo,) = s.list_audit(AuditQuery(action="promote"))
+        assert (promo.entity_id, promo.actor, promo.after) == (m.id, "agent", {"tier": "long_term"})
+        s.apply(ChangeSet(sessions=[("P-1", NOW + timedelta(hours=3))]))
+        assert s.versions("P-1") == (3, 4)
+        assert s.patient_version("P-1") == 3
+
+    def test_record_access_keeps_the_latest_moment_and_every_event(self, backend: Backend) -> None:
+        s = backend.store()
+        m1 = memory("P-1", "Patient walks every morning")
+        m2 = memory("P-1", "Patient prefers written instructions")
+        add(s, m1, m2)
+        t1, t2 = NOW + timedelta(hours=1), NOW + timedelta(hours=5)
+        inj = InjectionRecord(
+            id=f"inj_{uuid.uuid4().hex}",
+            at=t2,
+            patient_id="P-1",
+            query="walking",
+            items=((m1.id, 0.75), (m2.id, 0.25)),
+            tokens=42,
+            text="## Patient Context\n1. walks",
+        )
+        s.record_access("P-1", [m1.id, m2.id], t2, 3, inj, "agent")
+        s.record_access("P-1", [m1.id], t1, 3, None, "agent")  # arrives late: older moment
+        got = s.get_memory(m1.id)
+        assert (got.access_count, got.last_accessed) == (2, t2)
+        assert s.access_times("P-1") == {m1.id: [t1, t2], m2.id: [t2]}
+        ev = s.access_events("P-1")
+        assert ev[m1.id].tolist() == [t1.timestamp(), t2.timestamp()]
+        assert s.session_times("P-1") == [t1, t2]
+        u = s.usage("P-1")
+        counts = dict(zip(u.ids, u.access_count.tolist(), strict=True))
+        last = dict(zip(u.ids, u.last_accessed_s.tolist(), strict=True))
+        assert counts == {m1.id: 2.0, m2.id: 1.0} and last[m1.id] == t2.timestamp()
+        assert u.sessions_s.tolist() == [t1.timestamp(), t2.timestamp()]
+        (stored,) = s.list_injections("P-1")
+        assert stored == inj
+        assert s.list_injections("P-1", limit=0) == []
+        with pytest.raises(mc.NotFoundError):
+            s.record_access("P-1", ["mem_missing"], t2, 3, None, "agent")
+
+    def test_concurrent_access_increments_are_exact(self, backend: Backend) -> None:
+        s = backend.store()
+        hot = memory("P-1", "Patient checks glucose daily")
+        fresh = memory("P-1", "Patient is fasting for a procedure", tier=Tier.SHORT_TERM)
+        add(s, hot, fresh)
+        agents = [backend.store() for _ in range(8)]
+        rounds = 4
+        errors: list[BaseException] = []
+        promoted: list[str] = []
+        start = threading.Barrier(len(agents))
+
+        def work(n: int, agent: MemoryStore) -> None:
+            try:
+                start.wait()
+                for r in range(rounds):
+                    at = NOW + timedelta(minutes=1 + r * len(agents) + n)
+                    promoted.extend(
+                        agent.record_access("P-1", [hot.id, fresh.id], at, 10, None, "ag")
+                    )
+            except BaseException as exc:  # pragma: no cover - reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=work, args=(n, a)) for n, a in enumerate(agents)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        total = len(agents) * rounds
+        latest = NOW + timedelta(minutes=rounds * len(agents))
+        for m in (hot, fresh):
+            got = s.get_memory(m.id)
+            assert got.access_count == total
+            assert got.last_accessed == latest
+            assert len(s.access_times("P-1")[m.id]) == total
+        assert promoted == [fresh.id]  # exactly one agent promoted it
+        assert len(s.list_audit(AuditQuery(action="promote"))) == 1
+        assert len(s.session_times("P-1")) == total
+        assert s.versions("P-1") == (2, 1 + total)
+
+    def test_keyword_search_ranks_by_bm25(self, backend: Backend) -> None:
+        s = backend.store()
+        once = memory("P-1", "Patient takes metformin 500 mg twice daily with breakfast")
+        twice = memory("P-1", "Metformin dose raised, metformin with meals")
+        none = memory("P-1", "Patient walks every morning")
+        add(s, once, twice, none)
+        hits = s.keyword_search("P-1", "metformin", 10)
+        assert [i for i, _ in hits] == [twice.id, once.id]
+        assert all(score > 0 for _, score in hits) and hits[0][1] > hits[1][1]
+        assert [i for i, _ in s.keyword_search("P-1", "Walks, MORNING!", 10)] == [none.id]
+        assert len(s.keyword_search("P-1", "metformin", 1)) == 1
+        assert s.keyword_search("P-1", "a", 10) == []
+        assert s.keyword_search("P-1", "", 10) == []
+        assert s.keyword_search("P-1", "insulin", 10) == []
+        later = memory("P-1", "Metformin stopped")
+        add(s, later)  # the search sees new memories at once
+        assert later.id in {i for i, _ in s.keyword_search("P-1", "metformin", 10)}
+
+    def test_vector_order_through_the_engine(self, backend: Backend) -> None:
+        engine = engine_on(backend.store())
+        texts = [
+            "Patient takes metformin 500 mg twice daily",
+            "Patient walks every morning before breakfast",
+            "Patient is allergic to latex gloves",
+            "Patient prefers written discharge instructions",
+        ]
+        ids = [engine.add_memory("P-1", t, "observation", importance=5).memory.id for t in texts]
+        query = "metformin twice daily"
+        found = engine.retrieve("P-1", query, k=4, record_access=False)
+        q = EMBEDDER.embed(query)
+        sims = {i: float(np.dot(q, EMBEDDER.embed(t))) for i, t in zip(ids, texts, strict=True)}
+        assert [x.memory.id for x in found] == sorted(ids, key=lambda i: -sims[i])
+        for x in found:
+            assert x.similarity == pytest.approx(sims[x.memory.id], abs=1e-6)
+        assert engine.get(ids[0]).access_count == 0  # a preview records nothing
+
+    def test_supersession_confirm_and_undo_through_the_engine(self, backend: Backend) -> None:
+        clock = Clock()
+        engine = engine_on(backend.store(), clock)
+        old = engine.add_memory(
+            "P-1",
+            "Patient prefers morning appointments",
+            "preference",
+            created_at=NOW - timedelta(days=9),
+        ).memory
+        res = engine.add_memory("P-1", "Patient prefers morning appointments now", "preference")
+        (auto,) = res.supersessions
+        assert (auto.old_id, auto.new_id, auto.state) == (old.id, res.memory.id, "auto")
+        got = engine.get(old.id)
+        assert (got.status, got.superseded_by) == (Status.SUPERSEDED, res.memory.id)
+        active = engine.list_memories("P-1", include_inactive=False)
+        assert [m.id for m in active] == [res.memory.id]
+        clock.advance(hours=1)
+        undone = engine.undo_supersession(auto.id, "dr-b")
+        assert undone.state is SupersessionState.UNDONE and undone.ended_at == clock.now
+        assert engine.get(old.id).status is Status.ACTIVE
+        assert [x.id for x in engine.supersessions("P-1", state="undone")] == [auto.id]
+        with pytest.raises(mc.StateError):
+            engine.undo_supersession(auto.id, "dr-b")
+        # review-gated type: pending until confirmed
+        a1 = engine.add_memory(
+            "P-1", "Patient has a penicillin allergy", "allergy", created_at=NOW - timedelta(days=2)
+        ).memory
+        (pend,) = engine.add_memory(
+            "P-1", "Patient has a penicillin allergy, rash", "allergy"
+        ).supersessions
+        assert pend.state is SupersessionState.PENDING
+        assert engine.get(a1.id).status is Status.ACTIVE
+        done = engine.confirm_supersession(pend.id, "dr-c")
+        assert done.state is SupersessionState.CONFIRMED and done.version == 2
+        assert engine.get(a1.id).status is Status.SUPERSEDED
+        assert {x.id for x in engine.supersessions()} == {auto.id, pend.id}
+        assert [x.id for x in engine.supersessions(state="confirmed")] == [pend.id]
+        actions = [x.action for x in engine.audit_log(entity_id=a1.id)]
+        assert actions == ["supersede", "add"]
+
+    def test_archive_and_restore_through_the_engine(self, backend: Backend) -> None:
+        clock = Clock()
+        engine = engine_on(backend.store(), clock)
+        m = engine.add_memory("P-1", "Patient walks every morning", "observation").memory
+        arch = engine.archive(m.id, "dr-a")
+        assert (arch.status, arch.archived_at, arch.version) == (Status.ARCHIVED, NOW, 2)
+        assert engine.retrieve("P-1", "walks every morning", record_access=False) == []
+        with pytest.raises(mc.StateError):
+            engine.archive(m.id, "dr-a")
+        back = engine.restore(m.id, "dr-b")
+        assert (back.status, back.archived_at, back.version) == (Status.ACTIVE, None, 3)
+        assert [x.memory.id for x in engine.retrieve("P-1", "walks", record_access=False)] == [m.id]
+        with pytest.raises(mc.ConflictError):
+            engine.set_importance(m.id, 9, "dr-c", expected_version=2)
+        actions = [(x.action, x.actor) for x in engine.audit_log(entity_id=m.id)]
+        assert actions == [("restore", "dr-b"), ("archive", "dr-a"), ("add", "system")]
+
+    def test_supersession_updates_need_the_expected_version(self, backend: Backend) -> None:
+        s = backend.store()
+        old = memory("P-1", "Patient prefers mornings", created=NOW - timedelta(days=1))
+        new = memory("P-1", "Patient prefers afternoons")
+        add(s, old, new)
+        sup = Supersession(
+            id=f"sup_{uuid.uuid4().hex}",
+            patient_id="P-1",
+            old_id=old.id,
+            new_id=new.id,
+            similarity=0.9,
+            method="manual",
+            verdict="updates",
+            state=SupersessionState.PENDING,
+            detected_at=NOW,
+        )
+        s.apply(ChangeSet(insert_supersessions=[sup]))
+        assert s.get_supersession(sup.id) == sup
+        rejected = replace(sup, state=SupersessionState.REJECTED, decided_by="dr", decided_at=NOW)
+        s.apply(ChangeSet(update_supersessions=[(rejected, 1)]))
+        assert s.get_supersession(sup.id) == replace(rejected, version=2)
+        with pytest.raises(mc.ConflictError):
+            s.apply(ChangeSet(update_supersessions=[(sup, 1)]))
+        with pytest.raises(mc.NotFoundError):
+            s.get_supersession("sup_missing")
+        assert s.list_supersessions("P-2") == [] and s.list_supersessions(state="pending") == []
+
+    def test_audit_listing(self, backend: Backend) -> None:
+        s = backend.store()
+        m = memory("P-1", "Patient walks every morning")
+        add(s, m)
+        s.apply(ChangeSet(audit=[audit("pin", m.id, "P-1", actor="dr-b")]))
+        s.apply(ChangeSet(audit=[audit("unpin", m.id, "P-1", actor="dr-c")]))
+        s.apply(ChangeSet(audit=[audit("policy_change", "engine", None, actor="dr-c")]))
+        log = s.list_audit(AuditQuery())
+        assert [x.action for x in log] == ["policy_change", "unpin", "pin", "add"]  # newest first
+        seqs = [x.seq for x in log]
+        assert all(isinstance(q, int) for q in seqs) and seqs == sorted(seqs, reverse=True)
+        assert log[0].patient_id is None and log[1].patient_id == "P-1"
+        assert log[1].after == {"action": "unpin", "nested": {"n": 1}} and log[1].before is None
+        assert log[1].at == NOW and log[1].entity == "memory"
+        assert [x.action for x in s.list_audit(AuditQuery(patient_id="P-1"))] == [
+            "unpin",
+            "pin",
+            "add",
+        ]
+        assert [x.action for x in s.list_audit(AuditQuery(actor="dr-c"))] == [
+            "policy_change",
+            "unpin",
+        ]
+        assert [x.action for x in s.list_audit(AuditQuery(action="pin"))] == ["pin"]
+        assert len(s.list_audit(AuditQuery(entity_id=m.id))) == 3
+        assert [x.action for x in s.list_audit(AuditQuery(limit=2))] == ["policy_change", "unpin"]
+
+    def test_policy_is_saved_and_the_latest_loaded(self, backend: Backend) -> None:
+        s = backend.store()
+        assert s.load_policy() is None
+        engine = engine_on(s)
+        tuned = mc.EnginePolicy(ranking=mc.RankingPolicy(mode="weighted"))
+        engine.save_policy(tuned, "dr-a")
+        assert engine_on(backend.store()).policy == tuned
+        (entry,) = s.list_audit(AuditQuery(action="policy_change"))
+        assert entry.patient_id is None
+        assert entry.after == json.loads(json.dumps(tuned.to_dict()))
+        s.apply(ChangeSet(policy={"decay": {"rate": 0.1}}))
+        s.apply(ChangeSet(policy={"decay": {"rate": 0.2}, "ranking": {"mode": "score"}}))
+        assert s.load_policy() == {"decay": {"rate": 0.2}, "ranking": {"mode": "score"}}
+
+    def test_another_embedding_model_is_refused(self, backend: Backend) -> None:
+        s = backend.store()
+        assert s.embedding_model() == MODEL
+        s.bind_embedding_model(*MODEL)  # the same again is fine
+        other = backend.store(bind=False)
+        with pytest.raises(mc.EmbeddingMismatchError):
+            other.bind_embedding_model("another-model", MODEL[1])
+        with pytest.raises(mc.EmbeddingMismatchError):
+            other.bind_embedding_model(MODEL[0], 16)
+        with pytest.raises(mc.EmbeddingMismatchError):
+            mc.MemoryEngine(other, HashingEmbedder(dimensions=64))
+        assert other.embedding_model() == MODEL
+
+
+# --- Cosmos specifics -------------------------------------------------------------------------
+
+
+class CosmosSpace:
+    """Fresh containers on the session's server; every store opened here is closed after."""
+
+    def __init__(self, server: CosmosServer) -> None:
+        self.server = server
+        self.opened: list[MemoryStore] = []
+
+    def url(self, **options: str) -> str:
+        return self.server.url("specifics", f"t{uuid.uuid4().hex[:12]}", **options)
+
+    def open(self, url: str) -> Any:
+        return self.track(open_store(url))
+
+    def track(self, store: MemoryStore) -> Any:
+        self.opened.append(store)
+        return store
+
+
+@pytest.fixture
+def cosmos(cosmos_server: CosmosServer) -> Iterator[CosmosSpace]:
+    space = CosmosSpace(cosmos_server)
+    yield space
+    for store in space.opened:
+        store.close()
+
+
+def _body(request: Any) -> bytes:
+    data = request.data
+    if data is None:
+        return b""
+    return data if isinstance(data, bytes) else str(data).encode()
+
+
+class RecordingTransport:
+    """An azure-core transport that records every request and forwards it to the local server,
+    except ``VectorDistance`` queries (which that server cannot run): those get a canned
+    Cosmos query answer."""
+
+    def __init__(self, answer: list[dict[str, Any]]) -> None:
+        from azure.core.pipeline.transport import RequestsTransport
+
+        self.inner = RequestsTransport()
+        self.answer = answer
+        self.requests: list[Any] = []
+
+    def __enter__(self) -> RecordingTransport:
+        self.inner.__enter__()
+        return self
+
+    def __exit__(self, *args: Any) -> None:
+        self.inner.__exit__(*args)
+
+    def open(self) -> None:
+        self.inner.open()
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def send(self, request: Any, **kwargs: Any) -> Any:
+        import requests
+        from azure.core.pipeline.transport import RequestsTransportResponse
+        from requests.structures import CaseInsensitiveDict
+
+        self.requests.append(request)
+        if b"VectorDistance" not in _body(request):
+            return self.inner.send(request, **kwargs)
+        raw = requests.Response()
+        raw.status_code = 200
+        raw._content = json.dumps(
+            {"_rid": "x", "Documents": self.answer, "_count": len(self.answer)}
+        ).encode()
+        raw.headers = CaseInsensitiveDict(
+            {"Content-Type": "application/json", "x-ms-request-charge": "3.5"}
+        )
+        raw.url = request.url
+        return RequestsTransportResponse(request, raw)
+
+
+def test_server_mode_sends_the_exact_vector_query(cosmos: CosmosSpace) -> None:
+    from azure.cosmos import CosmosClient
+
+    from memory_core.store.cosmos import CosmosStore, parse_cosmos_url
+
+    settings = parse_cosmos_url(cosmos.url(vector_search="server"))
+    transport = RecordingTransport(
+        [{"id": "mem_b", "similarity": 0.91}, {"id": "mem_a", "similarity": 0.4}]
+    )
+    client = CosmosClient(settings.endpoint, credential=EMULATOR_KEY, transport=transport)
+    store = cosmos.track(CosmosStore(settings, client=client))
+    store.bind_embedding_model(*MODEL)
+    q = EMBEDDER.embed("metformin twice daily")
+    transport.requests.clear()
+    got = store.vector_candidates("P-7", q, 2)
+    assert got == [("mem_b", 0.91), ("mem_a", 0.4)]
+    queries = [r for r in transport.requests if b"VectorDistance" in _body(r)]
+    assert len(queries) == 1
+    req = queries[0]
+    assert req.method == "POST" and req.headers["x-ms-documentdb-isquery"].lower() == "true"
+    body = json.loads(_body(req))
+    assert body["query"] == (
+        "SELECT TOP @k c.id, VectorDistance(c.embedding, @q) AS similarity FROM c "
+        "WHERE c.patient_id = @pid AND c.doc_type = 'memory' AND c.status = 'active' "
+        "ORDER BY VectorDistance(c.embedding, @q)"
+    )
+    params = {p["name"]: p["value"] for p in body["parameters"]}
+    assert params["@k"] == 2 and params["@pid"] == "P-7"
+    assert np.array_equal(np.asarray(params["@q"], dtype=np.float32), q)
+    assert req.headers["x-ms-documentdb-partitionkey"] == '["P-7"]'
+    assert req.headers.get("x-ms-documentdb-query-enablecrosspartition") in (None, "false", "False")
+    assert req.url.rstrip("/").endswith(f"/dbs/{settings.database}/colls/{settings.container}/docs")
+    # this server has no VectorDistance: server mode there is a clear configuration error
+    emulator = cosmos.open(cosmos.url(vector_search="server"))
+    emulator.bind_embedding_model(*MODEL)
+    with pytest.raises(mc.ConfigurationError, match="vector_search=client"):
+        emulator.vector_candidates("P-7", q, 2)
+    # client mode leaves vector scoring to the engine
+    assert cosmos.open(cosmos.url(vector_search="client")).vector_candidates("P-7", q, 2) is None
+
+
+def test_container_has_the_vector_policy_and_checks_it(cosmos: CosmosSpace) -> None:
+    from memory_core.store.cosmos import META_ID, SYSTEM_PARTITION, CosmosStore
+
+    url = cosmos.url(vector_index="diskANN")
+    store = cosmos.open(url)
+    assert isinstance(store, CosmosStore)
+    assert store.embedding_model() is None  # no container yet: nothing stored, no error
+    assert store.list_patients() == [] and store.count_memories() == 0
+    store.bind_embedding_model(*MODEL)
+    props = store._c.read()
+    assert props["partitionKey"]["paths"] == ["/patient_id"]
+    assert props["defaultTtl"] == -1
+    assert props["vectorEmbeddingPolicy"] == {
+        "vectorEmbeddings": [
+            {
+                "path": "/embedding",
+                "dataType": "float32",
+                "dimensions": 384,
+                "distanceFunction": "cosine",
+            }
+        ]
+    }
+    policy = props["indexingPolicy"]
+    assert policy["vectorIndexes"] == [{"path": "/embedding", "type": "diskANN"}]
+    assert {"path": "/embedding/*"} in policy["excludedPaths"]
+    # the meta document gone (as if written by an older tool): the container's own vector
+    # policy still refuses another dimension
+    store._c.delete_item(item=META_ID, partition_key=SYSTEM_PARTITION)
+    other = cosmos.open(url)
+    with pytest.raises(mc.EmbeddingMismatchError, match="vector policy"):
+        other.bind_embedding_model("other-model", 16)
+    with pytest.raises(mc.ValidationError, match="reserved"):
+        add(store, memory("__system__", "Patient walks every morning"))
+
+
+def test_a_concurrent_patch_between_read_and_replace_is_retried(
+    cosmos: CosmosSpace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memory_core.store.cosmos import CosmosStore
+
+    store = cosmos.open(cosmos.url())
+    agent = cosmos.open(store.url)  # another agent on the same data
+    assert isinstance(store, CosmosStore)
+    store.bind_embedding_model(*MODEL)
+    agent.bind_embedding_model(*MODEL)
+    m = memory("P-1", "Patient walks every morning")
+    add(store, m)
+    real_read = store._read
+    raced = []
+
+    def read_then_race(doc_id: str, pk: str) -> dict[str, Any] | None:
+        doc = real_read(doc_id, pk)
+        if doc_id == m.id and not raced:  # an agent's access lands after our read
+            raced.append(1)
+            agent.record_access("P-1", [m.id], NOW + timedelta(hours=1), 3, None, "agent")
+        return doc
+
+    monkeypatch.setattr(store, "_read", read_then_race)
+    store.apply(ChangeSet(update_memories=[(replace(m, pinned=True), 1)]))
+    got = store.get_memory(m.id)
+    assert raced and got.pinned and got.version == 2 and got.access_count == 1
+
+    # a real edit in between (the version moved) is a conflict, and nothing is written
+    raced.clear()
+
+    def read_then_edit(doc_id: str, pk: str) -> dict[str, Any] | None:
+        doc = real_read(doc_id, pk)
+        if doc_id == m.id and not raced:
+            raced.append(1)
+            agent.apply(ChangeSet(update_memories=[(replace(got, importance=9.0), 2)]))
+        return doc
+
+    monkeypatch.setattr(store, "_read", read_then_edit)
+    with pytest.raises(mc.ConflictError):
+        store.apply(ChangeSet(update_memories=[(replace(got, pinned=False), 2)]))
+    final = agent.get_memory(m.id)
+    assert (final.pinned, final.importance, final.version) == (True, 9.0, 3)
+
+
+def test_ordered_writes_survive_a_crash_between_record_and_demotion(
+    cosmos: CosmosSpace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memory_core.store.cosmos import CosmosStore
+
+    url = cosmos.url()
+    store = cosmos.open(url)
+    assert isinstance(store, CosmosStore)
+    engine = engine_on(store)
+    assert store._batch_is_atomic() is False  # this server applies a batch op by op
+    real_write = store._write
+
+    def crash_on_memory_update(w: Any) -> None:
+        if w.kind == "replace" and w.entity == "memory":
+            raise KeyboardInterrupt("process killed")
+        real_write(w)
+
+    def add_pair(older: str, newer: str) -> tuple[Memory, Memory, Supersession]:
+        old = engine.add_memory("P-1", older, "preference", created_at=NOW - timedelta(days=3))
+        res = engine.add_memory("P-1", newer, "preference")
+        (sup,) = res.supersessions
+        return old.memory, res.memory, sup
+
+    reader = cosmos.open(url)
+    # 1. an undo whose process dies after the record, before the restore: active to readers
+    old, _, sup = add_pair(
+        "Patient prefers morning appointments", "Patient prefers morning appointments now"
+    )
+    assert reader.get_memory(old.id).status is Status.SUPERSEDED
+    monkeypatch.setattr(store, "_write", crash_on_memory_update)
+    with pytest.raises(KeyboardInterrupt):
+        engine.undo_supersession(sup.id, "dr-b")
+    monkeypatch.undo()
+    assert store._read(old.id, "P-1")["status"] == "superseded"  # type: ignore[index]
+    assert reader.get_supersession(sup.id).state is SupersessionState.UNDONE
+    seen = reader.get_memory(old.id)
+    assert (seen.status, seen.superseded_by) == (Status.ACTIVE, None)
+    assert reader.list_memories("P-1")[0].status is Status.ACTIVE
+    engine.pin(old.id, "dr-b")  # the next write of the memory stores the repaired status
+    doc = store._read(old.id, "P-1")
+    assert doc is not None and (doc["status"], doc["pinned"]) == ("active", True)
+    # 2. a supersession whose process dies after the record, before the demotion
+    monkeypatch.setattr(store, "_write", crash_on_memory_update)
+    with pytest.raises(KeyboardInterrupt):
+        add_pair("Patient prefers tea with breakfast", "Patient prefers tea with breakfast now")
+    monkeypatch.undo()
+    (sup2,) = reader.list_supersessions("P-1", state="auto")
+    assert store._read(sup2.old_id, "P-1")["status"] == "active"  # type: ignore[index]
+    seen = reader.get_memory(sup2.old_id)
+    assert (seen.status, seen.superseded_by) == (Status.SUPERSEDED, sup2.new_id)
+    statuses = {m.id: m.status for m in reader.list_memories("P-1")}
+    assert statuses[sup2.old_id] is Status.SUPERSEDED and statuses[sup2.new_id] is Status.ACTIVE
+
+
+def test_single_partition_change_sets_go_in_one_transactional_batch(
+    cosmos: CosmosSpace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The batch path (what a real account runs; verified live in test_cosmos_live.py): one
+    ``execute_item_batch`` per change set with etag-guarded replaces and the version counter,
+    replanned once when it loses an etag race. This server has no transactional batch, so the
+    batch is played here through the container's single-item calls."""
+    from azure.core import MatchConditions
+    from azure.cosmos.exceptions import CosmosBatchOperationError
+
+    from memory_core.store.cosmos import COUNTER_ID, CosmosStore
+
+    store = cosmos.open(cosmos.url(batch="on"))
+    assert isinstance(store, CosmosStore)
+    store.bind_embedding_model(*MODEL)
+    c = store._c
+    batches: list[list[Any]] = []
+    lose_race = [True]
+
+    def execute_item_batch(ops: list[Any], partition_key: str) -> list[Any]:
+        batches.append(ops)
+        if lose_race[0] and any(op[0] == "replace" and op[1][0] != COUNTER_ID for op in ops):
+            lose_race[0] = False
+            i = next(n for n, op in enumerate(ops) if op[0] == "replace")
+            raise CosmosBatchOperationError(
+                error_index=i,
+                headers={},
+                status_code=412,
+                message="precondition failed",
+                operation_responses=[{"statusCode": 412}],
+            )
+        for op in ops:
+            kind, args = op[0], op[1]
+            etag = op[2].get("if_match_etag") if len(op) > 2 else None
+            guard = {"etag": etag, "match_condition": MatchConditions.IfNotModified} if etag else {}
+            if kind == "create":
+                c.create_item(args[0])
+            elif kind == "replace":
+                c.replace_item(item=args[0], body=args[1], **guard)
+            else:
+                c.delete_item(item=args[0], partition_key=partition_key, **guard)
+        return []
+
+    monkeypatch.setattr(c, "execute_item_batch", execute_item_batch)
+    m = memory("P-1", "Patient walks every morning")
+    add(store, m)
+    assert len(batches) == 1 and [op[0] for op in batches[0]] == ["create", "create", "create"]
+    assert store.versions("P-1") == (1, 1)
+    store.apply(ChangeSet(update_memories=[(replace(m, pinned=True), 1)]))
+    assert len(batches) == 3  # lost the race once, replanned, committed
+    assert [(op[0], op[1][0]) for op in batches[2]] == [("replace", m.id), ("replace", COUNTER_ID)]
+    assert all(op[2]["if_match_etag"] for op in batches[2])
+    got = store.get_memory(m.id)
+    assert (got.pinned, got.version) == (True, 2) and store.versions("P-1") == (2, 2)
+    with pytest.raises(mc.ConflictError):
+        store.apply(ChangeSet(update_memories=[(replace(m, pinned=False), 1)]))
+    assert len(batches) == 3  # a stale version is refused before any batch
+
+
+def test_cosmos_init_creates_the_container_and_explains_entra(
+    cosmos: CosmosSpace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import time
+
+    from azure.core.credentials import AccessToken
+
+    from memory_core import cli
+    from memory_core.store.cosmos import CosmosStore
+
+    url = cosmos.url(vector_index="quantizedFlat")
+    assert cli.main(["--store", url, "--embedder", "hashing", "cosmos-init"]) == 0
+    out = capsys.readouterr().out
+    assert "created" in out and "384-dimension cosine vector policy" in out
+    store = cosmos.open(url)
+    assert store.embedding_model() == MODEL
+    assert cli.main(["--store", url, "--embedder", "hashing", "cosmos-init"]) == 0
+    assert "already existed" in capsys.readouterr().out
+
+    class Token:  # an Entra ID credential (the local server does not check it)
+        def get_token(self, *scopes: str, **kwargs: Any) -> AccessToken:
+            return AccessToken("token", int(time.time()) + 3600)
+
+    entra = cosmos.track(CosmosStore(cosmos.url(), credential=Token()))
+    assert entra.key_auth is False
+    with pytest.raises(mc.ConfigurationError, match="Entra-ID data-plane roles"):
+        entra.initialize(*MODEL)
+    assert cli.main(["--store", "sqlite:///:memory:", "--embedder", "hashing", "cosmos-init"]) == 2
+    assert "cosmos://" in capsys.readouterr().err
+
+
+def test_cosmos_configuration(monkeypatch: pytest.MonkeyPatch) -> None:
+    from memory_core.store.cosmos import cosmos_url_from_env, parse_cosmos_url
+
+    s = parse_cosmos_url("cosmos://acct.documents.azure.com/db1/mems")
+    assert (s.endpoint, s.database, s.container) == (
+        "https://acct.documents.azure.com:443/",
+        "db1",
+        "mems",
+    )
+    assert (s.vector_search, s.vector_index, s.verify, s.batch) == (
+        "server",
+        "quantizedFlat",
+        True,
+        "auto",
+    )
+    local = parse_cosmos_url("cosmos://127.0.0.1:8081/db/c?vector_index=diskann&batch=off")
+    assert (local.vector_search, local.verify, local.vector_index, local.batch) == (
+        "client",
+        False,
+        "diskANN",
+        "off",
+    )
+    assert parse_cosmos_url("cosmos://localhost:9/d/c?verify=true&vector_search=server").verify
+    for bad in (
+        "cosmos:///db/c",
+        "cosmos://host/db",
+        "cosmos://host/db/c/extra",
+        "cosmos://host/db/c?vector_search=gpu",
+        "cosmos://host/db/c?vector_index=hnsw",
+        "cosmos://host/db/c?verify=maybe",
+        "cosmos://host/db/c?colour=blue",
+        "cosmos://user:secret@host/db/c",
+        "cosmos://host:notaport/db/c",
+    ):
+        with pytest.raises(mc.ConfigurationError):
+            parse_cosmos_url(bad)
+    with pytest.raises(mc.ConfigurationError):
+        open_store("cosmos://host/only-a-database")
+    env = {"COSMOS_ENDPOINT": "https://acct.documents.azure.com:443/", "COSMOS_CONTAINER": "c2"}
+    assert cosmos_url_from_env(env) == "cosmos://acct.documents.azure.com:443/memory_core/c2"
+    assert cosmos_url_from_env({}) is None
+    with pytest.raises(mc.ConfigurationError):
+        cosmos_url_from_env({"COSMOS_ENDPOINT": "http://acct.documents.azure.com/"})
+    # open_store(None): Cosmos when COSMOS_ENDPOINT is set and MEMORY_CORE_STORE is not
+    monkeypatch.delenv("MEMORY_CORE_STORE", raising=False)
+    monkeypatch.delenv("COSMOS_ENDPOINT", raising=False)
+    assert default_store_url().startswith("sqlite:///")
+    monkeypatch.setenv("COSMOS_ENDPOINT", "https://acct.documents.azure.com:443/")
+    monkeypatch.setenv("COSMOS_DATABASE", "clinic")
+    monkeypatch.setenv("COSMOS_VECTOR_INDEX", "diskANN")
+    assert default_store_url() == (
+        "cosmos://acct.documents.azure.com:443/clinic/memories?vector_index=diskANN"
+    )
+    monkeypatch.setenv("MEMORY_CORE_STORE", "sqlite:///:memory:")
+    assert default_store_url() == "sqlite:///:memory:"
