@@ -14,7 +14,6 @@ from typing import Any, TextIO
 from . import open_engine
 from .engine import MemoryEngine
 from .errors import MemoryCoreError
-from .store import default_store_url
 from .validation import now_value
 
 
@@ -264,7 +263,12 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m memory_core", description=__doc__)
-    p.add_argument("--store", default=None, help=f"store URL (default {default_store_url()})")
+    p.add_argument(
+        "--store",
+        default=None,
+        help="store URL (default: MEMORY_CORE_STORE, else Cosmos DB from COSMOS_ENDPOINT, "
+        "else the SQLite file data/memory.db)",
+    )
     p.add_argument("--embedder", default="minilm", help="minilm | hashing | openai:<model>")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -335,7 +339,23 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("calibrate", help="measure the embedder's contradiction threshold")
     s.set_defaults(func=cmd_calibrate)
+
+    s = sub.add_parser(
+        "cosmos-init",
+        help="create the Cosmos DB database and container (needs COSMOS_KEY: Entra-ID "
+        "data-plane roles cannot create containers)",
+    )
+    s.set_defaults(func=cmd_cosmos_init)
     return p
+
+
+def cmd_cosmos_init(args: argparse.Namespace) -> int:
+    from .embedding import make_embedder
+    from .store.cosmos import cosmos_init
+
+    embedder = make_embedder(args.embedder)
+    print(cosmos_init(args.store, embedder.model_id, embedder.dimensions))
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

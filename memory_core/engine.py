@@ -546,8 +546,10 @@ class MemoryEngine:
         now: datetime,
         query_vector: F32 | None = None,
         policy: EnginePolicy | None = None,
+        present: bool = False,
     ) -> list[ScoredMemory]:
-        """Every candidate of the pool, best first."""
+        """Every candidate of the pool, best first. ``present``: ``now`` is the current moment
+        (not an as-of query), so a store's own vector search may be used."""
         pol = policy or self._policy
         rp = pol.ranking
         snap, use = self._state(patient_id)
@@ -560,6 +562,20 @@ class MemoryEngine:
         q = self.embedder.embed(query) if query_vector is None else query_vector
         sims = ranking.cosine_to_all(q, snap.matrix[active])
         vrank = ranking.ranks_desc(sims)
+        if present:
+            # a store that searches vectors itself (Cosmos DB `server` mode) picks the vector
+            # list; similarities stay the exact cosines from the snapshot, so the ranking is
+            # the same on every store
+            served = self.store.vector_candidates(patient_id, q, rp.candidate_pool)
+            if served is not None:
+                pos = {int(i): j for j, i in enumerate(active)}
+                vrank = np.zeros(active.size, dtype=np.int64)
+                r = 0
+                for mid, _sim in served:
+                    j = pos.get(snap.index.get(mid, -1))
+                    if j is not None:
+                        r += 1
+                        vrank[j] = r
         krank = np.zeros(active.size, dtype=np.int64)
         if query.strip():
             hits = self.store.keyword_search(patient_id, query, max(rp.candidate_pool * 4, 50))
@@ -628,8 +644,9 @@ class MemoryEngine:
         v.patient_id(patient_id)
         v.query(query)
         k = v.positive_int(k, "k")
+        present = now is None
         now = self._now(now)
-        found = self._rank(patient_id, query, now, query_vector)[:k]
+        found = self._rank(patient_id, query, now, query_vector, present=present)[:k]
         if record_access and found:
             self._record(patient_id, [s.memory.id for s in found], now, None)
         return found
@@ -661,9 +678,10 @@ class MemoryEngine:
         max_memories = v.positive_int(max_memories, "max_memories")
         if max_tokens is not None:
             max_tokens = v.positive_int(max_tokens, "max_tokens")
+        present = now is None
         now = self._now(now)
         pol = policy or self._policy
-        candidates = self._rank(patient_id, query, now, query_vector, pol)
+        candidates = self._rank(patient_id, query, now, query_vector, pol, present=present)
         sel = ctx.select_and_render(
             candidates,
             max_memories=max_memories,

@@ -382,3 +382,29 @@ def test_incremental_snapshot_equals_a_fresh_read(tmp_path: object, clock: Clock
     same()
     eng.add_memory("NW-1", "Older note added later", "observation", created_at=NOW)  # back-fill
     same()
+
+
+def test_engine_uses_a_store_side_vector_search_for_present_queries(clock: Clock) -> None:
+    from memory_core.store.sqlite import SQLiteStore
+
+    class ServerSearch(SQLiteStore):
+        calls: list[int] = []  # noqa: RUF012
+
+        def vector_candidates(
+            self, patient_id: str, query: object, k: int
+        ) -> list[tuple[str, float]]:
+            self.calls.append(k)
+            mems = self.list_memories(patient_id)
+            return [(m.id, 0.0) for m in reversed(mems)]  # the "server" prefers the newest
+
+    store = ServerSearch(":memory:")
+    eng = mc.MemoryEngine(store, HashingEmbedder(), clock=clock)
+    a = eng.add_memory("NW-1", "Patient checks glucose daily", "observation").memory
+    clock.advance(days=1)
+    b = eng.add_memory("NW-1", "Patient dislikes needles", "observation").memory
+    got = {s.memory.id: s for s in eng.retrieve("NW-1", "glucose", record_access=False)}
+    assert (got[b.id].vector_rank, got[a.id].vector_rank) == (1, 2)
+    assert got[a.id].similarity > got[b.id].similarity  # exact cosines still score
+    assert store.calls == [eng.policy.ranking.candidate_pool]
+    eng.retrieve("NW-1", "glucose", now=clock.now, record_access=False)  # as of: client-side
+    assert len(store.calls) == 1
