@@ -966,47 +966,12 @@ class MemoryEngine:
                 continue
             if (new if new_is_older else older).status is not Status.ACTIVE:
                 continue  # already demoted by an earlier hit
-            state = SupersessionState.AUTO if mode == "auto" else SupersessionState.PENDING
-            sup = Supersession(
-                id=_new_id("sup"),
-                patient_id=new.patient_id,
-                old_id=older.id,
-                new_id=newer.id,
-                similarity=sim,
-                method=self.adjudicator.method,
-                verdict=verdict,
-                state=state,
-                detected_at=now,
-                effective_at=newer.created_at if state is SupersessionState.AUTO else None,
-                decided_by=by if state is SupersessionState.AUTO else None,
-                decided_at=now if state is SupersessionState.AUTO else None,
+            sup = self._record_supersession(
+                older, newer, sim, verdict, mode == "auto", by, now, changes
             )
-            changes.insert_supersessions.append(sup)
             sups_by_new[new.id].append(sup)
-            changes.audit.append(
-                self._audit(
-                    by,
-                    "detect_supersession",
-                    "supersession",
-                    sup.id,
-                    sup.patient_id,
-                    None,
-                    sup.to_public_dict(),
-                )
-            )
-            if state is SupersessionState.AUTO:
-                demoted = replace(older, status=Status.SUPERSEDED, superseded_by=newer.id)
-                changes.audit.append(
-                    self._audit(
-                        by,
-                        "supersede",
-                        "memory",
-                        older.id,
-                        older.patient_id,
-                        older.to_public_dict(),
-                        demoted.to_public_dict(),
-                    )
-                )
+            if sup.state is SupersessionState.AUTO:
+                demoted = self._demote(older, newer.id, by, changes)
                 if new_is_older:
                     new = demoted
                 else:
@@ -1066,6 +1031,64 @@ class MemoryEngine:
                 out.append((old, sim, mode))
         return out
 
+    def _record_supersession(
+        self,
+        older: Memory,
+        newer: Memory,
+        similarity: float,
+        verdict: str,
+        auto: bool,
+        by: str,
+        now: datetime,
+        changes: ChangeSet,
+    ) -> Supersession:
+        """A new supersession record (auto: in effect from the newer memory's created_at;
+        otherwise pending review), added to ``changes`` with its audit entry."""
+        sup = Supersession(
+            id=_new_id("sup"),
+            patient_id=older.patient_id,
+            old_id=older.id,
+            new_id=newer.id,
+            similarity=similarity,
+            method=self.adjudicator.method,
+            verdict=verdict,
+            state=SupersessionState.AUTO if auto else SupersessionState.PENDING,
+            detected_at=now,
+            effective_at=newer.created_at if auto else None,
+            decided_by=by if auto else None,
+            decided_at=now if auto else None,
+        )
+        changes.insert_supersessions.append(sup)
+        changes.audit.append(
+            self._audit(
+                by,
+                "detect_supersession",
+                "supersession",
+                sup.id,
+                sup.patient_id,
+                None,
+                sup.to_public_dict(),
+            )
+        )
+        return sup
+
+    def _demote(self, older: Memory, newer_id: str, by: str, changes: ChangeSet) -> Memory:
+        """``older`` superseded by ``newer_id`` (base importance kept), with its audit entry
+        added to ``changes``."""
+        demoted = replace(older, status=Status.SUPERSEDED, superseded_by=newer_id)
+        changes.audit.append(
+            self._audit(
+                by,
+                "supersede",
+                "memory",
+                older.id,
+                older.patient_id,
+                older.to_public_dict(),
+                demoted.to_public_dict(),
+            )
+        )
+        return demoted
+
     def _sup_change(
         self,
         sup: Supersession,
@@ -1110,19 +1133,8 @@ class MemoryEngine:
         )
         old = self.store.get_memory(sup.old_id)
         if old.status is Status.ACTIVE:
-            demoted = replace(old, status=Status.SUPERSEDED, superseded_by=sup.new_id)
+            demoted = self._demote(old, sup.new_id, reviewer, changes)
             changes.update_memories.append((demoted, old.version))
-            changes.audit.append(
-                self._audit(
-                    reviewer,
-                    "supersede",
-                    "memory",
-                    old.id,
-                    old.patient_id,
-                    old.to_public_dict(),
-                    demoted.to_public_dict(),
-                )
-            )
         self._apply(changes)
         return self.store.get_supersession(sup.id)
 
@@ -1226,47 +1238,11 @@ class MemoryEngine:
                 if verdict not in SUPERSEDING_VERDICTS:
                     continue
                 auto = self._policy.contradiction.mode_for(older.memory_type) == "auto"
-                sup = Supersession(
-                    id=_new_id("sup"),
-                    patient_id=pid,
-                    old_id=older.id,
-                    new_id=newer.id,
-                    similarity=sim,
-                    method=self.adjudicator.method,
-                    verdict=verdict,
-                    state=SupersessionState.AUTO if auto else SupersessionState.PENDING,
-                    detected_at=now,
-                    effective_at=newer.created_at if auto else None,
-                    decided_by=by if auto else None,
-                    decided_at=now if auto else None,
-                )
-                changes.insert_supersessions.append(sup)
-                changes.audit.append(
-                    self._audit(
-                        by,
-                        "detect_supersession",
-                        "supersession",
-                        sup.id,
-                        pid,
-                        None,
-                        sup.to_public_dict(),
-                    )
-                )
+                sup = self._record_supersession(older, newer, sim, verdict, auto, by, now, changes)
                 if auto:
                     demoted.add(older.id)
-                    d = replace(older, status=Status.SUPERSEDED, superseded_by=newer.id)
+                    d = self._demote(older, newer.id, by, changes)
                     changes.update_memories.append((d, older.version))
-                    changes.audit.append(
-                        self._audit(
-                            by,
-                            "supersede",
-                            "memory",
-                            older.id,
-                            pid,
-                            older.to_public_dict(),
-                            d.to_public_dict(),
-                        )
-                    )
                 found.append(sup)
             if changes.insert_supersessions:
                 self._apply(changes)
