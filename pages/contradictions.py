@@ -28,9 +28,7 @@ def _fmt(dt: datetime | None) -> str:
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _importance(
-    patient_id: str, version: tuple[int, int], minute: str
-) -> dict[str, tuple[float, str]]:
+def _importance(patient_id: str, version: str, minute: str) -> dict[str, tuple[float, str]]:
     """memory id -> (current importance, status) now, from engine.view (keyed on values)."""
     view = common.engine().view(patient_id, now=datetime.fromisoformat(minute))
     return {
@@ -40,7 +38,7 @@ def _importance(
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _pairs(patient_id: str, version: int, minute: str) -> pd.DataFrame:
+def _pairs(patient_id: str, version: str, minute: str) -> pd.DataFrame:
     """Every same-type pair of active memories with its cosine, older first (keyed on values)."""
     engine = common.engine()
     pairs = engine.similarity_pairs(patient_id, now=datetime.fromisoformat(minute))
@@ -171,11 +169,9 @@ def main() -> None:
     if msg:
         st.success(msg)
 
-    version = common.data_version(pid)
+    version = common.data_version(pid)  # names the store, covers content and accesses
     minute = engine.clock().replace(second=0, microsecond=0).isoformat()
-    # current importance depends on accesses too: key on content and usage versions
-    content_v, usage_v = engine.store.versions(pid)
-    current = _importance(pid, (int(content_v), int(usage_v)), minute)
+    current = _importance(pid, version, minute)
     sups = engine.supersessions(pid)
     ids = {s.old_id for s in sups} | {s.new_id for s in sups}
     mems = {m.id: m for m in engine.list_memories(pid) if m.id in ids}

@@ -264,7 +264,7 @@ def _policy_json(p: mc.DecayPolicy) -> str:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _lab_frames(
-    patient_id: str, version: tuple[int, int], saved_json: str, tuned_json: str, as_of_iso: str
+    patient_id: str, version: str, saved_json: str, tuned_json: str, as_of_iso: str
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(table of active memories as of the moment, comparison rows) — keyed on values only."""
     engine = common.engine()
@@ -327,13 +327,6 @@ def _lab_frames(
         ],
     )
     return table, compare
-
-
-def _versions(pid: str) -> tuple[int, int]:
-    """Cache key: the patient's content and usage versions (current importance depends on
-    accesses too, which common.data_version no longer covers)."""
-    content, usage = common.engine().store.versions(pid)
-    return int(content), int(usage)
 
 
 def _as_of(first: date, now: datetime) -> datetime:
@@ -414,7 +407,7 @@ def main() -> None:
     st.caption(f"As of {_fmt(as_of)} UTC · patient {pid}")
 
     table, compare = _lab_frames(
-        pid, _versions(pid), _policy_json(saved), _policy_json(tuned), as_of.isoformat()
+        pid, common.data_version(pid), _policy_json(saved), _policy_json(tuned), as_of.isoformat()
     )
     if table.empty:
         st.info(
