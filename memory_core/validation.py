@@ -51,7 +51,8 @@ def content(value: Any, field: str = "content") -> str:
         raise ValidationError(
             field, f"is {len(value)} characters; the limit is {MAX_CONTENT_CHARS}"
         )
-    if not sanitize_line(value):
+    # fast path: printable text has something to show; otherwise ask the sanitiser
+    if not value.isprintable() and not sanitize_line(value):
         raise ValidationError(field, "has no printable text (only control/format characters)")
     return value.strip()
 
