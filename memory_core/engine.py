@@ -55,18 +55,34 @@ SYSTEM = "system"
 AGENT = "agent"
 
 
+def _settled_s(mems: Sequence[Memory], supersessions: Sequence[Supersession]) -> float:
+    """The last moment at which any status of these memories changed."""
+    moments = [m.archived_at.timestamp() for m in mems if m.archived_at is not None]
+    for sup in supersessions:
+        for t in (sup.effective_at, sup.ended_at):
+            if t is not None:
+                moments.append(t.timestamp())
+    return max(moments, default=-np.inf)
+
+
+def _point_embeddings(mems: Sequence[Memory], buffer: F32, start: int = 0) -> None:
+    """Make each memory's embedding a view of its row in the snapshot buffer, so the vectors
+    are held once (the store's own copies can then be freed)."""
+    for i, m in enumerate(mems, start=start):
+        object.__setattr__(m, "embedding", buffer[i])
+
+
 def _make_snapshot(
     version: int,
     mems: tuple[Memory, ...],
     supersessions: tuple[Supersession, ...],
     dims: int,
-    buffer: F32 | None = None,
 ) -> _Snapshot:
     n = len(mems)
-    if buffer is None:
-        buffer = np.zeros((max(16, n + n // 4 + 16), dims), dtype=np.float32)
-        if n:
-            buffer[:n] = np.vstack([m.embedding for m in mems])
+    buffer = np.zeros((n + 16, dims), dtype=np.float32)
+    if n:
+        buffer[:n] = np.vstack([m.embedding for m in mems])
+    _point_embeddings(mems, buffer)
     return _Snapshot(
         version=version,
         memories=mems,
@@ -78,8 +94,10 @@ def _make_snapshot(
         importance=np.fromiter((m.importance for m in mems), np.float64, n),
         pinned=np.fromiter((m.pinned for m in mems), np.bool_, n),
         short_term=np.fromiter((m.tier is Tier.SHORT_TERM for m in mems), np.bool_, n),
-        types_arr=np.array([m.memory_type for m in mems], dtype=np.str_),
+        types_arr=np.array([m.memory_type for m in mems], dtype="<U40"),
         buffer=buffer,
+        active=np.fromiter((m.status is Status.ACTIVE for m in mems), np.bool_, n),
+        settled_s=_settled_s(mems, supersessions),
     )
 
 
@@ -93,21 +111,26 @@ def _advance(
     if new and snap.memories and min(m.created_at for m in new) < snap.memories[-1].created_at:
         return None  # back-filled history: keep the oldest-first order of a fresh read
     mems = list(snap.memories)
+    importance, pinned = snap.importance.copy(), snap.pinned.copy()
+    short, active = snap.short_term.copy(), snap.active.copy()
     for m, expected in changes.update_memories:
         if m.patient_id == pid:
             i = snap.index.get(m.id)
-            if i is None:
+            if i is None or m.memory_type != snap.types[i]:
                 return None
-            mems[i] = replace(m, version=expected + 1)
+            mems[i] = replace(m, version=expected + 1, embedding=snap.buffer[i])
+            importance[i], pinned[i] = m.importance, m.pinned
+            short[i], active[i] = m.tier is Tier.SHORT_TERM, m.status is Status.ACTIVE
     new.sort(key=lambda m: m.created_at)
     n, k = len(mems), len(new)
     buffer = snap.buffer
     if n + k > buffer.shape[0]:
-        grown = np.zeros((2 * (n + k) + 16, buffer.shape[1]), dtype=np.float32)
-        grown[:n] = buffer[:n]
-        buffer = grown
+        buffer = np.zeros((2 * (n + k) + 16, buffer.shape[1]), dtype=np.float32)
+        buffer[:n] = snap.buffer[:n]
+        _point_embeddings(mems, buffer)  # let the old buffer go
     for j, m in enumerate(new):
         buffer[n + j] = m.embedding
+    _point_embeddings(new, buffer, n)
     mems += new
     sups = {s.id: s for s in snap.supersessions}
     for s, expected in changes.update_supersessions:
@@ -116,7 +139,34 @@ def _advance(
     for s in changes.insert_supersessions:
         if s.patient_id == pid:
             sups[s.id] = s
-    fresh = _make_snapshot(version[0], tuple(mems), tuple(sups.values()), buffer.shape[1], buffer)
+    index = dict(snap.index)
+    index.update((m.id, n + j) for j, m in enumerate(new))
+    changed = [m for m, _ in changes.update_memories if m.patient_id == pid]
+    fresh = _Snapshot(
+        version=version[0],
+        memories=tuple(mems),
+        matrix=buffer[: n + k],
+        created_s=np.concatenate([snap.created_s, [m.created_at.timestamp() for m in new]]),
+        types=snap.types + tuple(m.memory_type for m in new),
+        index=index,
+        supersessions=tuple(sups.values()),
+        importance=np.concatenate([importance, [m.importance for m in new]]),
+        pinned=np.concatenate([pinned, np.array([m.pinned for m in new], dtype=np.bool_)]),
+        short_term=np.concatenate(
+            [short, np.array([m.tier is Tier.SHORT_TERM for m in new], dtype=np.bool_)]
+        ),
+        types_arr=np.concatenate(
+            [snap.types_arr, np.array([m.memory_type for m in new], dtype="<U40")]
+        ),
+        buffer=buffer,
+        active=np.concatenate(
+            [active, np.array([m.status is Status.ACTIVE for m in new], dtype=np.bool_)]
+        ),
+        settled_s=max(
+            snap.settled_s,
+            _settled_s([*new, *changed], list(sups.values())),
+        ),
+    )
     times = [at.timestamp() for _, p, at in changes.accesses if p == pid]
     latest = max([use.latest_s, *times])
     sessions = use.sessions_s
@@ -164,6 +214,8 @@ class _Snapshot:
     short_term: npt.NDArray[np.bool_]
     types_arr: npt.NDArray[np.str_]
     buffer: F32  # room to append this engine's own new memories without copying
+    active: npt.NDArray[np.bool_]  # stored status == active
+    settled_s: float  # no status change takes effect after this moment (as-of fast path)
 
 
 @dataclass
@@ -411,6 +463,8 @@ class MemoryEngine:
         )
 
     def _statuses(self, snap: _Snapshot, now: datetime, idx: Sequence[int]) -> list[Status]:
+        if now.timestamp() >= snap.settled_s:  # nothing changes after now: stored statuses
+            return [snap.memories[i].status for i in idx]
         demoted = {s.old_id for s in snap.supersessions if s.in_effect(now)}
         out: list[Status] = []
         for i in idx:
@@ -422,6 +476,17 @@ class MemoryEngine:
             else:
                 out.append(Status.ACTIVE)
         return out
+
+    def _active_indices(self, snap: _Snapshot, now: datetime) -> npt.NDArray[np.int64]:
+        """Snapshot rows of the memories active at ``now`` (created by then, not archived,
+        not superseded by a supersession in effect)."""
+        now_s = now.timestamp()
+        visible = snap.created_s <= now_s + 1e-6
+        if now_s >= snap.settled_s:
+            return np.flatnonzero(visible & snap.active).astype(np.int64)
+        idx = np.flatnonzero(visible).astype(np.int64)
+        status = self._statuses(snap, now, idx.tolist())
+        return idx[np.array([st is Status.ACTIVE for st in status], dtype=np.bool_)]
 
     def _decay_inputs(
         self, snap: _Snapshot, use: _Use, idx: npt.NDArray[np.int64], now_s: float
@@ -554,11 +619,11 @@ class MemoryEngine:
         rp = pol.ranking
         snap, use = self._state(patient_id)
         now_s = now.timestamp()
-        visible = np.flatnonzero(snap.created_s <= now_s + 1e-6).astype(np.int64)
-        status = self._statuses(snap, now, visible.tolist())
-        active = visible[np.array([s is Status.ACTIVE for s in status], dtype=np.bool_)]
+        active = self._active_indices(snap, now)
         if active.size == 0:
             return []
+        pos = np.full(len(snap.memories), -1, dtype=np.int64)  # snapshot row -> active position
+        pos[active] = np.arange(active.size)
         q = self.embedder.embed(query) if query_vector is None else query_vector
         sims = ranking.cosine_to_all(q, snap.matrix[active])
         vrank = ranking.ranks_desc(sims)
@@ -568,30 +633,28 @@ class MemoryEngine:
             # the same on every store
             served = self.store.vector_candidates(patient_id, q, rp.candidate_pool)
             if served is not None:
-                pos = {int(i): j for j, i in enumerate(active)}
                 vrank = np.zeros(active.size, dtype=np.int64)
                 r = 0
                 for mid, _sim in served:
-                    j = pos.get(snap.index.get(mid, -1))
-                    if j is not None:
+                    i = snap.index.get(mid)
+                    if i is not None and pos[i] >= 0:
                         r += 1
-                        vrank[j] = r
+                        vrank[pos[i]] = r
         krank = np.zeros(active.size, dtype=np.int64)
         if query.strip():
             hits = self.store.keyword_search(patient_id, query, max(rp.candidate_pool * 4, 50))
-            pos = {int(i): j for j, i in enumerate(active)}
             r = 0
             for mid, _score in hits:
-                j = pos.get(snap.index.get(mid, -1))
-                if j is not None:
+                i = snap.index.get(mid)
+                if i is not None and pos[i] >= 0:
                     r += 1
-                    krank[j] = r
+                    krank[pos[i]] = r
         fused = ranking.reciprocal_rank_fusion([vrank, krank], rp.rrf_k)
         # the pool: best fused ranks, plus every always-included (safety) type
         pool_n = min(rp.candidate_pool, active.size)
         order = np.argsort(-fused, kind="stable")[:pool_n]
-        always = [j for j, i in enumerate(active) if snap.types[i] in rp.always_include_types]
-        chosen = np.unique(np.concatenate([order, np.asarray(always, dtype=np.int64)]))
+        always = np.flatnonzero(np.isin(snap.types_arr[active], rp.always_include_types))
+        chosen = np.unique(np.concatenate([order, always]))
         inputs = self._decay_inputs(snap, use, active[chosen], now_s)
         cur = decay.current_importance(inputs, pol.decay, now_s)
         csims = sims[chosen]
@@ -1497,6 +1560,7 @@ class _PatientPool:
         self._matrix = snap.matrix
         self._types = snap.types_arr
         self._created = snap.created_s
+        self._pending: list[Memory] = []
         self.replaced: dict[str, Memory] = {}  # stored memories demoted by the batch
 
     def versions(self, memory_id: str) -> int:
@@ -1504,13 +1568,21 @@ class _PatientPool:
 
     def arrays(self) -> tuple[F32, npt.NDArray[np.str_], F64]:
         """(matrix, types, created_s) of every memory in the pool."""
+        if self._pending:
+            self._flush()
         return self._matrix[: self._n], self._types[: self._n], self._created[: self._n]
 
     def add(self, m: Memory) -> None:
-        n = self._n
-        if n == self.n_stored or n >= self._matrix.shape[0]:
-            # first addition (the snapshot's arrays are shared: copy) or full: grow
-            cap = max(2 * n, n + 64)
+        """Add a memory; its row is written only when a later detection needs it (a single
+        add never copies the patient's matrix)."""
+        self.memories.append(m)
+        self._pending.append(m)
+
+    def _flush(self) -> None:
+        n, k = self._n, len(self._pending)
+        if n == self.n_stored or n + k > self._matrix.shape[0]:
+            # first growth (the snapshot's arrays are shared: copy) or full: grow
+            cap = max(2 * (n + k), n + k + 64)
             matrix = np.zeros((cap, self._snap.buffer.shape[1]), dtype=np.float32)
             matrix[:n] = self._matrix[:n]
             types = np.empty(cap, dtype="<U40")
@@ -1518,11 +1590,12 @@ class _PatientPool:
             created = np.zeros(cap, dtype=np.float64)
             created[:n] = self._created[:n]
             self._matrix, self._types, self._created = matrix, types, created
-        self._matrix[n] = m.embedding
-        self._types[n] = m.memory_type
-        self._created[n] = m.created_at.timestamp()
-        self._n = n + 1
-        self.memories.append(m)
+        for j, m in enumerate(self._pending):
+            self._matrix[n + j] = m.embedding
+            self._types[n + j] = m.memory_type
+            self._created[n + j] = m.created_at.timestamp()
+        self._n = n + k
+        self._pending = []
 
     def replace(self, row: int, m: Memory) -> None:
         self.memories[row] = m
