@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -164,30 +164,43 @@ def candidates_for_new(
     return out
 
 
-def same_type_pairs(
-    types: Sequence[str], matrix: F32, min_similarity: float = -1.0
-) -> list[tuple[int, int, float]]:
-    """Every pair (i < j) of rows with the same type and cosine ≥ ``min_similarity``:
-    the back-scan and the dashboard's threshold histogram. Vectorised per type."""
-    out: list[tuple[int, int, float]] = []
+def _type_blocks(
+    types: Sequence[str], matrix: F32
+) -> Iterator[tuple[str, npt.NDArray[np.intp], npt.NDArray[np.intp], F32]]:
+    """Per memory type: (type, row of the first, row of the second, cosine) of every pair
+    i < j of that type, vectorised one block per type."""
     if matrix.shape[0] < 2:
-        return out
+        return
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     unit = (matrix / norms).astype(np.float32)
     by_type: dict[str, list[int]] = {}
     for i, t in enumerate(types):
         by_type.setdefault(t, []).append(i)
-    for rows in by_type.values():
+    for t, rows in by_type.items():
         if len(rows) < 2:
             continue
         idx = np.asarray(rows)
         block = unit[idx] @ unit[idx].T
         iu, ju = np.triu_indices(len(idx), k=1)
-        vals = block[iu, ju]
+        yield t, idx[iu], idx[ju], block[iu, ju]
+
+
+def same_type_pairs(
+    types: Sequence[str], matrix: F32, min_similarity: float = -1.0
+) -> list[tuple[int, int, float]]:
+    """Every pair (i < j) of rows with the same type and cosine ≥ ``min_similarity``:
+    the back-scan and the dashboard's list of flagged pairs."""
+    out: list[tuple[int, int, float]] = []
+    for _t, a, b, vals in _type_blocks(types, matrix):
         keep = vals >= min_similarity
         out.extend(
-            (int(idx[a]), int(idx[b]), float(v))
-            for a, b, v in zip(iu[keep], ju[keep], vals[keep], strict=True)
+            (int(i), int(j), float(v)) for i, j, v in zip(a[keep], b[keep], vals[keep], strict=True)
         )
     return out
+
+
+def same_type_similarities(types: Sequence[str], matrix: F32) -> dict[str, F32]:
+    """The cosine of every same-type pair, per type, as arrays (no per-pair objects): the
+    dashboard's histogram at thousands of memories."""
+    return {t: vals for t, _a, _b, vals in _type_blocks(types, matrix)}

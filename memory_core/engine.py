@@ -26,6 +26,7 @@ from .contradictions import (
     SimilarityAdjudicator,
     candidates_for_new,
     same_type_pairs,
+    same_type_similarities,
 )
 from .embedding.base import Embedder
 from .errors import StateError, ValidationError
@@ -1313,16 +1314,26 @@ class MemoryEngine:
                 progress(n, len(patients))
         return found
 
-    def similarity_pairs(
-        self, patient_id: str, *, now: datetime | None = None, min_similarity: float = -1.0
-    ) -> list[tuple[Memory, Memory, float]]:
-        """Every same-type pair of the patient's active memories with its cosine (older first):
-        the threshold tuner's histogram."""
+    def similarity_values(
+        self, patient_id: str, *, now: datetime | None = None
+    ) -> dict[str, npt.NDArray[np.float32]]:
+        """The cosine of every same-type pair of the patient's active memories, per type, as
+        arrays: the threshold tuner's histogram without one object per pair."""
         v.patient_id(patient_id)
         now = self._now(now)
         snap = self._snapshot(patient_id)
-        status = self._statuses(snap, now, range(len(snap.memories)))
-        act = [i for i, s in enumerate(status) if s is Status.ACTIVE]
+        act = self._active_indices(snap, now)
+        return same_type_similarities([snap.types[i] for i in act], snap.matrix[act])
+
+    def similarity_pairs(
+        self, patient_id: str, *, now: datetime | None = None, min_similarity: float = -1.0
+    ) -> list[tuple[Memory, Memory, float]]:
+        """Every same-type pair of the patient's active memories with cosine at or above
+        ``min_similarity`` (older first, most similar first): the pairs a threshold flags."""
+        v.patient_id(patient_id)
+        now = self._now(now)
+        snap = self._snapshot(patient_id)
+        act = self._active_indices(snap, now).tolist()
         pairs = same_type_pairs([snap.types[i] for i in act], snap.matrix[act], min_similarity)
         out = []
         for a, b, sim in pairs:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -38,10 +39,20 @@ def _importance(patient_id: str, version: str, minute: str) -> dict[str, tuple[f
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _pairs(patient_id: str, version: str, minute: str) -> pd.DataFrame:
-    """Every same-type pair of active memories with its cosine, older first (keyed on values)."""
+def _similarities(patient_id: str, version: str, minute: str) -> dict[str, np.ndarray]:
+    """Per type, the cosine of every same-type pair of active memories (arrays, not rows: a
+    patient with thousands of memories has millions of pairs)."""
+    now = datetime.fromisoformat(minute)
+    return common.engine().similarity_values(patient_id, now=now)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _pairs(patient_id: str, version: str, minute: str, min_similarity: float) -> pd.DataFrame:
+    """The same-type pairs at or above ``min_similarity``, older first (keyed on values)."""
     engine = common.engine()
-    pairs = engine.similarity_pairs(patient_id, now=datetime.fromisoformat(minute))
+    pairs = engine.similarity_pairs(
+        patient_id, now=datetime.fromisoformat(minute), min_similarity=min_similarity
+    )
     known = {(s.old_id, s.new_id): s.state.value for s in engine.supersessions(patient_id)}
     return pd.DataFrame(
         [
@@ -228,8 +239,8 @@ def _history(
         _card(engine, sup, mems, current, reviewer)
 
 
-def _tuner(engine: mc.MemoryEngine, pid: str, version: int, minute: str) -> None:
-    pairs = _pairs(pid, version, minute)
+def _tuner(engine: mc.MemoryEngine, pid: str, version: str, minute: str) -> None:
+    sims = _similarities(pid, version, minute)
     default = float(engine.contradiction_threshold)
     threshold = st.slider(
         "Contradiction threshold (cosine similarity)",
@@ -240,7 +251,7 @@ def _tuner(engine: mc.MemoryEngine, pid: str, version: int, minute: str) -> None
         key="contra_threshold",
         help="Preview only: this does not change the engine's policy (Settings & audit does).",
     )
-    types = sorted(set(pairs["type"])) if not pairs.empty else []
+    types = sorted(sims)
     per_type = ", ".join(
         f"{t} {engine.threshold_for(t):.2f}"
         for t in types
@@ -252,19 +263,18 @@ def _tuner(engine: mc.MemoryEngine, pid: str, version: int, minute: str) -> None
         "The slider previews one threshold for every type; the **type threshold** column shows "
         "what the engine uses."
     )
-    if pairs.empty:
+    if not sims:
         st.info("This patient has no two active memories of the same type to compare.")
         return
-    st.plotly_chart(
-        charts.similarity_histogram(pairs["similarity"].tolist(), threshold), key="sim_hist"
-    )
-    flagged = pairs[pairs["similarity"] >= threshold]
+    everything = np.concatenate(list(sims.values()))
+    st.plotly_chart(charts.similarity_histogram(everything, threshold), key="sim_hist")
+    flagged = _pairs(pid, version, minute, float(threshold))
     m1, m2, m3 = st.columns(3)
-    m1.metric("Same-type pairs", len(pairs))
+    m1.metric("Same-type pairs", f"{everything.size:,}")
     m2.metric(f"Flagged at {threshold:.2f}", len(flagged))
     m3.metric(
         "Flagged by the engine's thresholds",
-        int((pairs["similarity"] >= pairs["type threshold"]).sum()),
+        int(sum((vals >= engine.threshold_for(t)).sum() for t, vals in sims.items())),
     )
     st.dataframe(
         flagged,

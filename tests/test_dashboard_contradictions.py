@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -115,12 +116,12 @@ def test_lower_threshold_flags_more_pairs(app: Callable[..., Any], eng: mc.Memor
     assert (after["similarity"] >= 0.45).all()
     expected = [p for p in eng.similarity_pairs(PID) if p[2] >= 0.45]
     assert len(after) == len(expected)
-    # the histogram draws every pair and moves its threshold line with the slider
+    # the histogram counts every pair and moves its threshold line with the slider
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert [shape["x0"] for shape in spec["layout"]["shapes"]] == [0.45]
-    x = spec["data"][0]["x"]
-    n = len(x) if isinstance(x, list) else len(base64.b64decode(x["bdata"])) // 8
-    assert n == len(eng.similarity_pairs(PID))
+    y = spec["data"][0]["y"]
+    counts = y if isinstance(y, list) else np.frombuffer(base64.b64decode(y["bdata"]), y["dtype"])
+    assert int(sum(counts)) == len(eng.similarity_pairs(PID))
 
 
 def test_scan_reports_what_it_found(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
