@@ -11,6 +11,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .tokens import DEFAULT_ENCODING, count_tokens
 from .values import ContextItem, ScoredMemory
@@ -34,6 +35,7 @@ _LEADING_BLOCK = re.compile(r"^(?:\s*(?:#{1,6}|>|[-*+•]|\d{1,3}[.)])(?=\s))+\s
 _WS = re.compile(r"\s+")
 
 
+@lru_cache(maxsize=65_536)
 def sanitize_line(content: str, max_chars: int = MAX_LINE_CHARS) -> str:
     """One plain line of text: control, format (zero-width, bidi) and line/paragraph separator
     characters become spaces or vanish, markdown emphasis and leading block markers go, a forged

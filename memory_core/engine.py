@@ -98,6 +98,7 @@ def _make_snapshot(
         types_arr=np.array([m.memory_type for m in mems], dtype="<U40"),
         buffer=buffer,
         active=np.fromiter((m.status is Status.ACTIVE for m in mems), np.bool_, n),
+        norms=np.linalg.norm(buffer[:n], axis=1).astype(np.float32),
         settled_s=_settled_s(mems, supersessions),
     )
 
@@ -163,9 +164,18 @@ def _advance(
         active=np.concatenate(
             [active, np.array([m.status is Status.ACTIVE for m in new], dtype=np.bool_)]
         ),
+        norms=np.concatenate([snap.norms, np.linalg.norm(buffer[n : n + k], axis=1)]).astype(
+            np.float32
+        ),
         settled_s=max(
             snap.settled_s,
-            _settled_s([*new, *changed], list(sups.values())),
+            _settled_s(
+                [*new, *changed],
+                [
+                    *(x for x in changes.insert_supersessions if x.patient_id == pid),
+                    *(x for x, _ in changes.update_supersessions if x.patient_id == pid),
+                ],
+            ),
         ),
     )
     times = [at.timestamp() for _, p, at in changes.accesses if p == pid]
@@ -216,6 +226,7 @@ class _Snapshot:
     types_arr: npt.NDArray[np.str_]
     buffer: F32  # room to append this engine's own new memories without copying
     active: npt.NDArray[np.bool_]  # stored status == active
+    norms: npt.NDArray[np.float32]  # L2 norm of each row of `matrix`
     settled_s: float  # no status change takes effect after this moment (as-of fast path)
 
 
@@ -626,7 +637,7 @@ class MemoryEngine:
         pos = np.full(len(snap.memories), -1, dtype=np.int64)  # snapshot row -> active position
         pos[active] = np.arange(active.size)
         q = self.embedder.embed(query) if query_vector is None else query_vector
-        sims = ranking.cosine_to_all(q, snap.matrix[active])
+        sims = ranking.cosine_with_norms(q, snap.matrix, snap.norms)[active]
         vrank = ranking.ranks_desc(sims)
         if present:
             # a store that searches vectors itself (Cosmos DB `server` mode) picks the vector
@@ -653,7 +664,7 @@ class MemoryEngine:
         fused = ranking.reciprocal_rank_fusion([vrank, krank], rp.rrf_k)
         # the pool: best fused ranks, plus every always-included (safety) type
         pool_n = min(rp.candidate_pool, active.size)
-        order = np.argsort(-fused, kind="stable")[:pool_n]
+        order = ranking.top_indices(fused, pool_n)
         always = np.flatnonzero(np.isin(snap.types_arr[active], rp.always_include_types))
         chosen = np.unique(np.concatenate([order, always]))
         inputs = self._decay_inputs(snap, use, active[chosen], now_s)

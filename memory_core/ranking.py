@@ -25,6 +25,28 @@ def cosine_to_all(query: F32, matrix: F32) -> F64:
     return np.clip(sims.astype(np.float64), -1.0, 1.0)
 
 
+def cosine_with_norms(query: F32, matrix: F32, norms: npt.NDArray[np.float32]) -> F64:
+    """Cosine of a query with every row, given the rows' precomputed L2 norms (one
+    matrix-vector product; no copy of the matrix)."""
+    if matrix.shape[0] == 0:
+        return np.zeros(0, dtype=np.float64)
+    q = query.astype(np.float32, copy=False)
+    qn = float(np.linalg.norm(q))
+    dots = matrix @ q
+    denom = norms * qn
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sims = np.where(denom > 0, dots / denom, 0.0)
+    return np.clip(sims.astype(np.float64), -1.0, 1.0)
+
+
+def top_indices(values: F64, n: int) -> npt.NDArray[np.int64]:
+    """Indices of the ``n`` largest values, largest first (ties by position)."""
+    if n >= values.size:
+        return np.argsort(-values, kind="stable").astype(np.int64)
+    part = np.argpartition(-values, n - 1)[:n]
+    return part[np.lexsort((part, -values[part]))].astype(np.int64)
+
+
 def ranks_desc(values: F64) -> npt.NDArray[np.int64]:
     """1-based rank of each value, highest first (ties by position)."""
     order = np.argsort(-values, kind="stable")

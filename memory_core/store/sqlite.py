@@ -191,6 +191,81 @@ _SUP_COLS = (
     "effective_us, ended_us, decided_by, decided_us, version"
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
+#: Words that match nearly every memory and carry no clinical meaning: left out of the keyword
+#: query (BM25 would give them ~0 weight anyway, but SQLite would still score every row).
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "he",
+        "her",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "patient",
+        "patient's",
+        "patients",
+        "she",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    ]
+)
 
 
 def _pk(patient_id: str) -> str:
@@ -370,7 +445,8 @@ class SQLiteStore(MemoryStore):
         return {k: np.array(v, dtype=np.float64) / 1e6 for k, v in out.items()}
 
     def keyword_search(self, patient_id: str, query: str, limit: int) -> list[tuple[str, float]]:
-        words = [w for w in _WORD.findall(query.lower()) if len(w) > 1][:32]
+        words = [w for w in _WORD.findall(query.lower()) if len(w) > 1 and w not in STOPWORDS]
+        words = list(dict.fromkeys(words))[:32]
         if not words:
             return []
         terms = " OR ".join('"' + w.replace('"', "") + '"' for w in words)
