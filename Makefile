@@ -36,8 +36,15 @@ browser:
 test: lint browser
 	$(PY) -m pytest -q
 
-bench: $(STAMP)
-	$(PY) -m bench
+# Benchmarks (issue 5): a separate venv with the app's requirements plus the peers (Mem0,
+# FAISS, Qdrant, LangGraph) and profilers, which never go into the app's .venv.
+bench:
+	@test -x .venv-bench/bin/python || $(PYTHON) -m venv .venv-bench
+	@if [ ! -f .venv-bench/.installed ] || [ requirements.txt -nt .venv-bench/.installed ] || \
+	    [ bench/requirements.txt -nt .venv-bench/.installed ]; then \
+	  .venv-bench/bin/python -m pip install --quiet --disable-pip-version-check \
+	    -r requirements.txt -r bench/requirements.txt && touch .venv-bench/.installed; fi
+	.venv-bench/bin/python -m bench
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

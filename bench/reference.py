@@ -1,0 +1,331 @@
+"""The reference to beat: the engine's algorithms written plainly, one memory at a time.
+
+This is what a newcomer would write from ``domain.md``: records are plain dicts with ISO-8601
+timestamps (as ``Memory.to_public_dict`` gives them) and a numpy vector each; every call parses
+each memory's timestamps, computes its decayed importance and access boost, and its cosine with
+the query, in a Python loop. It exists only so the benchmark can check the engine against it
+and report every figure as a ratio to it; nothing outside ``bench/`` imports it.
+
+It follows the engine's documented rules exactly (so results can be compared): status as of
+``now`` from the supersession records, the candidate pool (reciprocal-rank fusion of the
+vector and keyword ranks, the best ``pool`` plus every always-included type), the score
+``similarity × current importance / 10`` with newer first on ties, allergies then other safety
+items first in the section, at most ``max_memories`` lines.
+
+Two of the engine's parts are inputs here, not reimplemented: the keyword hits (the ids the
+store's full-text search returns for the query, fetched before the clock starts, like the query
+vector -- the newcomer's version has no keyword search, and they only serve to pick the same
+candidate pool as the engine so the results can be compared) and the contradiction verdict
+(the engine's adjudicator rule, called for each candidate pair).
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+HEADER = "**Patient Context from Previous Interactions:**"
+CLOSING = "Use this context to personalize your responses and maintain continuity of care."
+SAFETY_TYPES = ("allergy", "adverse_reaction")
+SUPERSEDING = ("contradicts", "updates", "duplicate")
+Record = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class DecayParams:
+    """The decay policy as plain numbers (the engine's ``DecayPolicy`` defaults)."""
+
+    model: str = "exponential"
+    rate: float = 0.02
+    lam: float = 0.01
+    boost: float = 0.5
+    boost_cap: float = 3.0
+    floor: float = 1.0
+    ceiling: float = 10.0
+    strength_boost: float = 0.05
+    strength_boost_cap: float = 0.3
+    short_term_rate: float = 0.30
+    short_term_lam: float = 0.05
+    warn_threshold: float = 8.0
+
+    @classmethod
+    def from_policy(cls, policy: Any) -> DecayParams:
+        names = cls.__dataclass_fields__
+        return cls(**{k: getattr(policy, k) for k in names})
+
+
+def parse_time(text: str) -> float:
+    """Epoch seconds of an ISO-8601 timestamp with an offset."""
+    return datetime.fromisoformat(text).timestamp()
+
+
+def current_importance(record: Record, p: DecayParams, now_s: float) -> float:
+    """One memory's current importance (wall clock), from its ISO timestamps."""
+    importance = float(record["importance"])
+    count = float(record["access_count"])
+    short = record["tier"] == "short_term"
+    if p.model == "strength":
+        if record["pinned"]:
+            raw = importance
+        else:
+            hours = max(now_s - parse_time(record["last_accessed"]), 0.0) / 3600.0
+            lam = p.short_term_lam if short else p.lam
+            retention = math.exp(-lam * hours)
+            bonus = min(count * p.strength_boost, p.strength_boost_cap)
+            b = importance / 10.0
+            raw = 10.0 * (min(retention + bonus, 1.0) * min(b * 1.5, 1.0))
+    else:
+        months = max(now_s - parse_time(record["created_at"]), 0.0) / 86_400.0 / 30.0
+        rate = p.short_term_rate if short else p.rate
+        if record["pinned"]:
+            factor = 1.0
+        elif p.model == "linear":
+            factor = max(0.0, 1.0 - rate * months)
+        else:
+            factor = (1.0 - rate) ** months
+        raw = importance * factor + min(count * p.boost, p.boost_cap)
+    return min(max(raw, p.floor), p.ceiling)
+
+
+def current_importances(records: Iterable[Record], p: DecayParams, now_s: float) -> list[float]:
+    return [current_importance(r, p, now_s) for r in records]
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    """Cosine of two vectors (0 when either is zero)."""
+    na = math.sqrt(float(np.dot(a, a)))
+    nb = math.sqrt(float(np.dot(b, b)))
+    if na == 0.0 or nb == 0.0:
+        return 0.0
+    return max(-1.0, min(1.0, float(np.dot(a, b)) / (na * nb)))
+
+
+def in_effect(sup: Record, now_s: float) -> bool:
+    """Whether a supersession record demotes its older memory at ``now_s``."""
+    if sup["effective_at"] is None or parse_time(sup["effective_at"]) > now_s:
+        return False
+    if sup["state"] in ("auto", "confirmed"):
+        return True
+    return (
+        sup["state"] == "undone"
+        and sup["ended_at"] is not None
+        and now_s < parse_time(sup["ended_at"])
+    )
+
+
+def active_records(
+    records: Sequence[Record], supersessions: Sequence[Record], now_s: float
+) -> list[Record]:
+    """Memories visible and active at ``now_s`` (oldest first, as given)."""
+    demoted = {s["old_id"] for s in supersessions if in_effect(s, now_s)}
+    out = []
+    for r in records:
+        if parse_time(r["created_at"]) > now_s + 1e-6:
+            continue
+        if r.get("archived_at") is not None and parse_time(r["archived_at"]) <= now_s:
+            continue
+        if r["id"] in demoted:
+            continue
+        out.append(r)
+    return out
+
+
+@dataclass(frozen=True)
+class ContextLine:
+    memory_id: str
+    current_importance: float
+    text: str
+
+
+def build_context(
+    records: Sequence[Record],
+    supersessions: Sequence[Record],
+    query_vector: np.ndarray,
+    now: datetime,
+    p: DecayParams,
+    *,
+    keyword_ids: Sequence[str] = (),
+    max_memories: int = 5,
+    pool: int = 50,
+    rrf_k: int = 60,
+    always_types: Sequence[str] = ("allergy",),
+) -> tuple[str, list[ContextLine]]:
+    """The injected section for a query whose vector is given, and its lines. Every active
+    memory gets its timestamps parsed, its current importance and its cosine computed, one at
+    a time; then the candidate pool and the score order pick the lines."""
+    now_s = now.timestamp()
+    cands = []
+    for r in active_records(records, supersessions, now_s):
+        cands.append(
+            {
+                "record": r,
+                "sim": cosine(query_vector, r["embedding"]),
+                "created": parse_time(r["created_at"]),
+                "current": current_importance(r, p, now_s),
+            }
+        )
+    if not cands:
+        return "", []
+    # vector ranks (ties: older first), keyword ranks among the active ones, fusion
+    by_sim = sorted(range(len(cands)), key=lambda i: -cands[i]["sim"])
+    for rank, i in enumerate(by_sim, start=1):
+        cands[i]["fused"] = 1.0 / (rrf_k + rank)
+    position = {c["record"]["id"]: i for i, c in enumerate(cands)}
+    rank = 0
+    for mid in keyword_ids:
+        i = position.get(mid)
+        if i is not None:
+            rank += 1
+            cands[i]["fused"] += 1.0 / (rrf_k + rank)
+    by_fused = sorted(range(len(cands)), key=lambda i: -cands[i]["fused"])
+    chosen = set(by_fused[: min(pool, len(cands))])
+    chosen |= {i for i, c in enumerate(cands) if c["record"]["memory_type"] in always_types}
+    scored = []
+    for i in sorted(chosen):
+        c = cands[i]
+        scored.append((c, c["current"], c["sim"] * c["current"] / 10.0))
+    scored.sort(key=lambda t: (-t[2], -t[0]["created"]))
+
+    def tier(item: tuple[dict[str, Any], float, float]) -> int:
+        mtype = item[0]["record"]["memory_type"]
+        if mtype == "allergy":
+            return 0
+        return 1 if mtype in SAFETY_TYPES or item[1] >= p.warn_threshold else 2
+
+    order = sorted(range(len(scored)), key=lambda i: (tier(scored[i]), i))[:max_memories]
+    lines = []
+    for i in order:
+        c, cur, _ = scored[i]
+        text = " ".join(c["record"]["content"].split())
+        lines.append(ContextLine(c["record"]["id"], cur, text))
+    body = "\n".join(
+        f"{n}. {'⚠️ ' if line.current_importance >= p.warn_threshold else ''}{line.text}"
+        for n, line in enumerate(lines, start=1)
+    )
+    return f"{HEADER}\n\n{body}\n\n{CLOSING}", lines
+
+
+def contradiction_hits(
+    records: Sequence[Record],
+    supersessions: Sequence[Record],
+    new_content: str,
+    new_vector: np.ndarray,
+    new_type: str,
+    new_created: datetime,
+    now: datetime,
+    threshold: float,
+    verdict: Callable[[str, str, float], str],
+) -> list[tuple[str, float]]:
+    """Older active memories of the same type that the new one would supersede, most similar
+    first: ``(memory id, cosine)``. Compares the new embedding with every older memory."""
+    now_s = now.timestamp()
+    new_s = new_created.timestamp()
+    demoted = {s["old_id"] for s in supersessions if in_effect(s, now_s)}
+    hits = []
+    for r in records:
+        if r["memory_type"] != new_type:
+            continue
+        if parse_time(r["created_at"]) > new_s:
+            continue
+        if r["id"] in demoted or (
+            r.get("archived_at") is not None and parse_time(r["archived_at"]) <= now_s
+        ):
+            continue
+        sim = cosine(new_vector, r["embedding"])
+        if sim >= threshold and verdict(r["content"], new_content, sim) in SUPERSEDING:
+            hits.append((r["id"], sim))
+    hits.sort(key=lambda h: -h[1])
+    return hits
+
+
+def back_scan(
+    records: Sequence[Record],
+    supersessions: Sequence[Record],
+    now: datetime,
+    threshold_for: Callable[[str], float],
+    verdict: Callable[[str, str, float], str],
+    auto_types: Callable[[str], bool],
+) -> list[tuple[str, str]]:
+    """Every same-type pair of active memories at or above its type's threshold without a
+    supersession record becomes one (older superseded by newer): ``(old id, new id)`` in the
+    order they would be recorded. Pairs are compared one by one in a Python loop."""
+    now_s = now.timestamp()
+    act = active_records(records, supersessions, now_s)
+    known = {(s["old_id"], s["new_id"]) for s in supersessions}
+    known |= {(b, a) for a, b in known}
+    pairs = []
+    for i in range(len(act)):
+        a = act[i]
+        for j in range(i + 1, len(act)):
+            b = act[j]
+            if a["memory_type"] != b["memory_type"]:
+                continue
+            sim = cosine(a["embedding"], b["embedding"])
+            if sim >= threshold_for(a["memory_type"]):
+                pairs.append((sim, i, j))
+    pairs.sort(key=lambda t: -t[0])
+    demoted: set[str] = set()
+    out = []
+    for sim, i, j in pairs:
+        a, b = act[i], act[j]
+        ka = (parse_time(a["created_at"]), a["id"])
+        kb = (parse_time(b["created_at"]), b["id"])
+        older, newer = (a, b) if ka <= kb else (b, a)
+        if (older["id"], newer["id"]) in known or older["id"] in demoted:
+            continue
+        if verdict(older["content"], newer["content"], sim) not in SUPERSEDING:
+            continue
+        if auto_types(older["memory_type"]):
+            demoted.add(older["id"])
+        out.append((older["id"], newer["id"]))
+    return out
+
+
+# --- writes: one memory per transaction, the way a first version would do it -------------------
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS memories (
+    id TEXT PRIMARY KEY, patient_id TEXT NOT NULL, memory_type TEXT NOT NULL,
+    content TEXT NOT NULL, importance REAL NOT NULL, created_at TEXT NOT NULL,
+    last_accessed TEXT NOT NULL, access_count INTEGER NOT NULL, pinned INTEGER NOT NULL,
+    tier TEXT NOT NULL, status TEXT NOT NULL, embedding BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS memories_patient ON memories (patient_id);
+"""
+
+
+def open_db(path: str) -> sqlite3.Connection:
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = NORMAL")
+    db.executescript(SCHEMA)
+    return db
+
+
+def insert(db: sqlite3.Connection, record: Record) -> None:
+    """Insert one memory in its own transaction."""
+    db.execute("BEGIN")
+    db.execute(
+        "INSERT INTO memories VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            record["id"],
+            record["patient_id"],
+            record["memory_type"],
+            record["content"],
+            float(record["importance"]),
+            record["created_at"],
+            record["last_accessed"],
+            int(record["access_count"]),
+            int(bool(record["pinned"])),
+            record["tier"],
+            record.get("status", "active"),
+            np.asarray(record["embedding"], dtype=np.float32).tobytes(),
+        ),
+    )
+    db.execute("COMMIT")
