@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
@@ -95,11 +96,13 @@ _ANALYTES = {
 }  # fmt: skip
 
 
+@lru_cache(maxsize=65_536)
 def analyte_mentions(text: str) -> frozenset[str]:
     """Lab analytes named in ``text`` (normalised names)."""
     return frozenset(_ANALYTES[w] for w in re.findall(r"[a-z0-9]+", text.lower()) if w in _ANALYTES)
 
 
+@lru_cache(maxsize=65_536)
 def drug_mentions(text: str) -> frozenset[str]:
     """Drug names (lexicon words and INN stems) mentioned in ``text``, lower-cased."""
     low = text.lower()
@@ -164,11 +167,10 @@ def candidates_for_new(
     return out
 
 
-def _type_blocks(
+def _unit_blocks(
     types: Sequence[str], matrix: F32
-) -> Iterator[tuple[str, npt.NDArray[np.intp], npt.NDArray[np.intp], F32]]:
-    """Per memory type: (type, row of the first, row of the second, cosine) of every pair
-    i < j of that type, vectorised one block per type."""
+) -> Iterator[tuple[str, npt.NDArray[np.intp], F32]]:
+    """Per memory type: (type, rows, cosine matrix of those rows)."""
     if matrix.shape[0] < 2:
         return
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
@@ -178,10 +180,17 @@ def _type_blocks(
     for i, t in enumerate(types):
         by_type.setdefault(t, []).append(i)
     for t, rows in by_type.items():
-        if len(rows) < 2:
-            continue
-        idx = np.asarray(rows)
-        block = unit[idx] @ unit[idx].T
+        if len(rows) >= 2:
+            idx = np.asarray(rows, dtype=np.intp)
+            yield t, idx, unit[idx] @ unit[idx].T
+
+
+def _type_blocks(
+    types: Sequence[str], matrix: F32
+) -> Iterator[tuple[str, npt.NDArray[np.intp], npt.NDArray[np.intp], F32]]:
+    """Per memory type: (type, row of the first, row of the second, cosine) of every pair
+    i < j of that type, vectorised one block per type."""
+    for t, idx, block in _unit_blocks(types, matrix):
         iu, ju = np.triu_indices(len(idx), k=1)
         yield t, idx[iu], idx[ju], block[iu, ju]
 
@@ -198,6 +207,17 @@ def same_type_pairs(
             (int(i), int(j), float(v)) for i, j, v in zip(a[keep], b[keep], vals[keep], strict=True)
         )
     return out
+
+
+def same_type_pair_arrays(
+    types: Sequence[str], matrix: F32, cuts: Mapping[str, float]
+) -> Iterator[tuple[str, npt.NDArray[np.intp], npt.NDArray[np.intp], F32]]:
+    """Per type, the pairs (rows a < b) whose cosine reaches that type's cut, as arrays: the
+    back-scan without one Python object per pair (only the hits are ever indexed)."""
+    for t, idx, block in _unit_blocks(types, matrix):
+        ia, ja = np.nonzero(np.triu(block >= cuts.get(t, 1.0), k=1))
+        if ia.size:
+            yield t, idx[ia], idx[ja], block[ia, ja]
 
 
 def same_type_similarities(types: Sequence[str], matrix: F32) -> dict[str, F32]:

@@ -25,6 +25,7 @@ from .contradictions import (
     Adjudicator,
     SimilarityAdjudicator,
     candidates_for_new,
+    same_type_pair_arrays,
     same_type_pairs,
     same_type_similarities,
 )
@@ -1287,38 +1288,52 @@ class MemoryEngine:
         found: list[Supersession] = []
         for n, pid in enumerate(patients, start=1):
             snap = self._snapshot(pid)
-            status = self._statuses(snap, now, range(len(snap.memories)))
-            act = [i for i, s in enumerate(status) if s is Status.ACTIVE]
+            act = self._active_indices(snap, now).tolist()
             known = {(s.old_id, s.new_id) for s in snap.supersessions}
             known |= {(b, a) for a, b in known}
             types = [snap.types[i] for i in act]
-            lowest = min((self.threshold_for(t) for t in set(types)), default=1.0)
-            pairs = [
-                (a, b, sim)
-                for a, b, sim in same_type_pairs(types, snap.matrix[act], lowest)
-                if sim >= self.threshold_for(types[a])
-            ]
+            cuts = {t: self.threshold_for(t) for t in set(types)}
+            created = snap.created_s[act]
+            ids = np.array([snap.memories[i].id for i in act], dtype=np.str_)
             changes = ChangeSet()
-            demoted: set[str] = set()
-            for a, b, sim in sorted(pairs, key=lambda p: -p[2]):
-                ma, mb = snap.memories[act[a]], snap.memories[act[b]]
-                older, newer = (
-                    (ma, mb) if (ma.created_at, ma.id) <= (mb.created_at, mb.id) else (mb, ma)
+            for t, a, b, vals in same_type_pair_arrays(types, snap.matrix[act], cuts):
+                if t in self._policy.contradiction.exempt_types:
+                    continue
+                # older first: by created_at, then by id
+                a_first = (created[a] < created[b]) | (
+                    (created[a] == created[b]) & (ids[a] < ids[b])
                 )
-                if (older.id, newer.id) in known or older.id in demoted:
-                    continue
-                if older.memory_type in self._policy.contradiction.exempt_types:
-                    continue
-                verdict = self.adjudicator.adjudicate(older, newer, sim)
-                if verdict not in SUPERSEDING_VERDICTS:
-                    continue
-                auto = self._policy.contradiction.mode_for(older.memory_type) == "auto"
-                sup = self._record_supersession(older, newer, sim, verdict, auto, by, now, changes)
+                order = np.argsort(-vals, kind="stable")  # most similar first
+                olders = np.where(a_first, a, b)[order]
+                newers = np.where(a_first, b, a)[order]
+                sims = vals[order]
+                auto = self._policy.contradiction.mode_for(t) == "auto"
                 if auto:
-                    demoted.add(older.id)
-                    d = self._demote(older, newer.id, by, changes)
-                    changes.update_memories.append((d, older.version))
-                found.append(sup)
+                    # an older memory is demoted by its most similar newer one that the
+                    # adjudicator says supersedes it; its other pairs are then moot
+                    by_old = np.argsort(olders, kind="stable")
+                    starts = np.flatnonzero(np.r_[True, olders[by_old][1:] != olders[by_old][:-1]])
+                    groups = np.split(by_old, starts[1:])
+                else:
+                    groups = [np.arange(sims.size)]  # review: every pair becomes a record
+                for group in groups:
+                    for k in group:
+                        older = snap.memories[act[int(olders[k])]]
+                        newer = snap.memories[act[int(newers[k])]]
+                        if (older.id, newer.id) in known:
+                            continue
+                        sim = float(sims[k])
+                        verdict = self.adjudicator.adjudicate(older, newer, sim)
+                        if verdict not in SUPERSEDING_VERDICTS:
+                            continue
+                        sup = self._record_supersession(
+                            older, newer, sim, verdict, auto, by, now, changes
+                        )
+                        found.append(sup)
+                        if auto:
+                            d = self._demote(older, newer.id, by, changes)
+                            changes.update_memories.append((d, older.version))
+                            break
             if changes.insert_supersessions:
                 self._apply(changes)
             if progress is not None:
