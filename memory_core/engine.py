@@ -846,49 +846,40 @@ class MemoryEngine:
     def _prepare(
         self, record: Mapping[str, Any] | Any, now: datetime, where: str
     ) -> tuple[Memory, list[datetime], F32 | None]:
-        def get(key: str, default: Any = None) -> Any:
+        def get(key: str) -> Any:
             return _field_of(record, key)
 
         def field(name: str) -> str:
             return f"{where}{name}"
 
-        try:
-            pid = v.patient_id(get("patient_id", None), field("patient_id"))
-            text = v.content(get("content", None), field("content"))
-            mtype = v.memory_type(get("memory_type", None), field("memory_type"))
-            imp = v.importance(get("importance", None), field("importance"))
-            created_raw = get("created_at", None)
-            created = (
-                now if created_raw is None else v.timestamp(created_raw, field("created_at"), now)
+        pid = v.patient_id(get("patient_id"), field("patient_id"))
+        text = v.content(get("content"), field("content"))
+        mtype = v.memory_type(get("memory_type"), field("memory_type"))
+        imp = v.importance(get("importance"), field("importance"))
+        created_raw = get("created_at")
+        created = now if created_raw is None else v.timestamp(created_raw, field("created_at"), now)
+        pinned_raw = get("pinned")
+        pinned = (
+            default_pinned(mtype) if pinned_raw is None else v.boolean(pinned_raw, field("pinned"))
+        )
+        tier = v.tier(get("tier") or "long_term", field("tier"))
+        src = v.source(get("source"), field("source"))
+        accesses = v.access_times(get("access_times"), created, now, field("access_times"))
+        vec_raw = get("embedding")
+        vec = (
+            None
+            if vec_raw is None
+            else v.embedding(vec_raw, self.embedder.dimensions, field("embedding"))
+        )
+        model = get("embedding_model")
+        if vec is not None and model not in (None, self.embedder.model_id):
+            raise ValidationError(
+                field("embedding_model"),
+                f"vectors from {model!r} cannot be mixed with {self.embedder.model_id!r}",
             )
-            pinned_raw = get("pinned", None)
-            pinned = (
-                default_pinned(mtype)
-                if pinned_raw is None
-                else v.boolean(pinned_raw, field("pinned"))
-            )
-            tier = v.tier(get("tier", None) or "long_term", field("tier"))
-            src = v.source(get("source", None), field("source"))
-            accesses = v.access_times(
-                get("access_times", None), created, now, field("access_times")
-            )
-            vec_raw = get("embedding", None)
-            vec = (
-                None
-                if vec_raw is None
-                else v.embedding(vec_raw, self.embedder.dimensions, field("embedding"))
-            )
-            model = get("embedding_model", None)
-            if vec is not None and model not in (None, self.embedder.model_id):
-                raise ValidationError(
-                    field("embedding_model"),
-                    f"vectors from {model!r} cannot be mixed with {self.embedder.model_id!r}",
-                )
-            mid = get("id", None)
-            if mid is not None and (not isinstance(mid, str) or not 1 <= len(mid) <= 80):
-                raise ValidationError(field("id"), "must be a string of 1-80 characters")
-        except ValidationError:
-            raise
+        mid = get("id")
+        if mid is not None and (not isinstance(mid, str) or not 1 <= len(mid) <= 80):
+            raise ValidationError(field("id"), "must be a string of 1-80 characters")
         if imp is None:
             imp = default_importance(mtype, text, self._policy.importance_rules)
         memory = Memory(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -56,9 +56,6 @@ class Memory:
     archived_at: datetime | None = None
     source: str | None = None
     version: int = 1  # optimistic-concurrency counter, bumped by every update
-
-    def with_changes(self, **changes: Any) -> Memory:
-        return replace(self, **changes)
 
     def to_public_dict(self, include_embedding: bool = False) -> dict[str, Any]:
         """JSON-friendly dict (ISO timestamps); used by export, audit and the dashboard."""
