@@ -13,8 +13,8 @@ vector and keyword ranks, the best ``pool`` plus every always-included type), th
 items first in the section, at most ``max_memories`` lines.
 
 Two of the engine's parts are inputs here, not reimplemented: the keyword hits (the ids the
-store's full-text search returns for the query, fetched before the clock starts, like the query
-vector -- the newcomer's version has no keyword search, and they only serve to pick the same
+engine's BM25 keyword search returns for the query, fetched before the clock starts, like the
+query vector -- the newcomer's version has no keyword search, and they only serve to pick the same
 candidate pool as the engine so the results can be compared) and the contradiction verdict
 (the engine's adjudicator rule, called for each candidate pair).
 """

@@ -22,10 +22,9 @@ Cosmos-protocol test server has no vector search):
 - **`client`** (the default on a loopback emulator): the engine scores the patient's embeddings
   in numpy. The patient's memory and supersession documents (every field, the 384-float
   embedding as a JSON list, ~8 KB each) are read **once per change of the patient's content
-  version** and kept in the engine's snapshot (the keyword search also caches its BM25 inputs per
-  version: one more projected read of the N memory documents). A query then costs **two point
-  reads** of the patient's version counter (~1 RU each: one by the engine, one by the keyword
-  search's cache check) and no document reads. An agent call with `record_access=True` moves the
+  version** and kept in the engine's snapshot, with the keyword (BM25) index built from the same
+  documents. A query then costs **one point read** of the patient's version counter (~1 RU)
+  and no document reads. An agent call with `record_access=True` moves the
   usage version, so the next call re-reads the patient's usage: an in-partition query over **all
   N memory documents** (projected to `id, access_count, last_accessed_us`) plus **every usage
   document** of the patient -- one is written per agent call, so this read grows with the
@@ -38,7 +37,7 @@ Cosmos-protocol test server has no vector search):
   read: decay, supersession status and the safety rules need every active memory's fields, so the
   N documents are still read per content version in both modes.
 
-Trade-off: `client` reads each memory document once per content change and then ~2 RU per
+Trade-off: `client` reads each memory document once per content change and then ~1 RU per
 query, with latency independent of the database (numpy over the cached matrix: the end-to-end
 rows above); `server` adds one vector query per call whose charge and latency scale with the
 patient's memory count, and would only pay off if the engine stopped loading the whole patient
@@ -495,7 +494,7 @@ def markdown(res: Results, chart_name: str | None, plans: dict[str, str]) -> str
         "- The reference (`bench/reference.py`) works on plain records (ISO timestamps, one "
         "vector each) and loops over every memory per call: parse, decay and boost, cosine, "
         "then sort and format. It has no keyword search of its own (as in the issue): it is "
-        "handed the ids the store's full-text search returns for the query, fetched before the "
+        "handed the ids the engine's BM25 keyword search returns for the query, fetched before the "
         "clock starts like the query vector, only so that it picks the same candidate pool as "
         "the engine and the results can be compared. The engine's timings include its keyword "
         "search. The contradiction verdict (the adjudicator rule) is shared.",

@@ -410,13 +410,14 @@ class Bench:
         return {q: self.embedder.embed(q) for q in QUERIES}
 
     def keyword_ids(self, pid: str, query: str) -> list[str]:
-        """The store's keyword hits for a query, as the engine asks for them: an input of the
+        """The engine's keyword hits for a query, as its ranking asks for them: an input of the
         reference (fetched once, before any clock starts), not part of its timed work."""
         key = (pid, query)  # read paths only: the patient's content does not change meanwhile
         if key not in self.kw_cache:
             rp = self.eng.policy.ranking
             limit = max(rp.candidate_pool * 4, 50)
-            self.kw_cache[key] = [mid for mid, _ in self.store.keyword_search(pid, query, limit)]
+            hits = self.eng.keyword_search(pid, query, limit=limit, now=self.now)
+            self.kw_cache[key] = [m.id for m, _ in hits]
         return self.kw_cache[key]
 
     def warm_keywords(self, pid: str) -> None:

@@ -32,6 +32,7 @@ from .contradictions import (
 from .embedding.base import Embedder
 from .errors import StateError, ValidationError
 from .importance import SAFETY_TYPES, default_importance, default_pinned
+from .lexical import LexicalIndex
 from .policy import DecayPolicy, EnginePolicy
 from .store.base import AuditQuery, ChangeSet, MemoryStore
 from .tokens import DEFAULT_ENCODING
@@ -101,6 +102,7 @@ def _make_snapshot(
         active=np.fromiter((m.status is Status.ACTIVE for m in mems), np.bool_, n),
         norms=np.linalg.norm(buffer[:n], axis=1).astype(np.float32),
         settled_s=_settled_s(mems, supersessions),
+        lexical=_LexSlot(),
     )
 
 
@@ -121,6 +123,8 @@ def _advance(
             i = snap.index.get(m.id)
             if i is None or m.memory_type != snap.types[i]:
                 return None
+            if m.content != mems[i].content:
+                return None  # the keyword index is extended, never edited: rebuild
             mems[i] = replace(m, version=expected + 1, embedding=snap.buffer[i])
             importance[i], pinned[i] = m.importance, m.pinned
             short[i], active[i] = m.tier is Tier.SHORT_TERM, m.status is Status.ACTIVE
@@ -145,6 +149,7 @@ def _advance(
     index = dict(snap.index)
     index.update((m.id, n + j) for j, m in enumerate(new))
     changed = [m for m, _ in changes.update_memories if m.patient_id == pid]
+    lex = snap.lexical.index  # contents never change: extend by the new rows only
     fresh = _Snapshot(
         version=version[0],
         memories=tuple(mems),
@@ -178,6 +183,7 @@ def _advance(
                 ],
             ),
         ),
+        lexical=_LexSlot(None if lex is None else lex.extended([m.content for m in new])),
     )
     times = [at.timestamp() for _, p, at in changes.accesses if p == pid]
     latest = max([use.latest_s, *times])
@@ -229,6 +235,14 @@ class _Snapshot:
     active: npt.NDArray[np.bool_]  # stored status == active
     norms: npt.NDArray[np.float32]  # L2 norm of each row of `matrix`
     settled_s: float  # no status change takes effect after this moment (as-of fast path)
+    lexical: _LexSlot  # the keyword index, built on first use
+
+
+@dataclass
+class _LexSlot:
+    """A snapshot's keyword index, built when a keyword query first needs it."""
+
+    index: LexicalIndex | None = None
 
 
 @dataclass
@@ -617,6 +631,37 @@ class MemoryEngine:
     def _now(self, now: datetime | None) -> datetime:
         return self.clock() if now is None else v.now_value(now)
 
+    @staticmethod
+    def _lexical(snap: _Snapshot) -> LexicalIndex:
+        index = snap.lexical.index
+        if index is None:  # two threads may both build it: the same index either way
+            index = LexicalIndex.build([m.content for m in snap.memories])
+            snap.lexical.index = index
+        return index
+
+    def _keyword_hits(
+        self, snap: _Snapshot, query: str, active: npt.NDArray[np.int64], limit: int
+    ) -> list[tuple[int, float]]:
+        """(snapshot row, BM25) of the ``limit`` best keyword matches among ``active``."""
+        if not query.strip() or active.size == 0:
+            return []
+        allowed = np.zeros(len(snap.memories), dtype=np.bool_)
+        allowed[active] = True
+        return self._lexical(snap).search(query, limit, allowed)
+
+    def keyword_search(
+        self, patient_id: str, query: str, *, limit: int = 50, now: datetime | None = None
+    ) -> list[tuple[Memory, float]]:
+        """The patient's active memories that match ``query``'s words, best BM25 first (the
+        keyword half of retrieval, on its own). Reads only."""
+        v.patient_id(patient_id)
+        v.query(query)
+        limit = v.positive_int(limit, "limit")
+        now = self._now(now)
+        snap, _ = self._state(patient_id)
+        hits = self._keyword_hits(snap, query, self._active_indices(snap, now), limit)
+        return [(snap.memories[r], s) for r, s in hits]
+
     def _rank(
         self,
         patient_id: str,
@@ -654,14 +699,9 @@ class MemoryEngine:
                         r += 1
                         vrank[pos[i]] = r
         krank = np.zeros(active.size, dtype=np.int64)
-        if query.strip():
-            hits = self.store.keyword_search(patient_id, query, max(rp.candidate_pool * 4, 50))
-            r = 0
-            for mid, _score in hits:
-                i = snap.index.get(mid)
-                if i is not None and pos[i] >= 0:
-                    r += 1
-                    krank[pos[i]] = r
+        hits = self._keyword_hits(snap, query, active, max(rp.candidate_pool * 4, 50))
+        if hits:
+            krank[pos[np.array([r for r, _ in hits])]] = np.arange(1, len(hits) + 1)
         fused = ranking.reciprocal_rank_fusion([vrank, krank], rp.rrf_k)
         # the pool: best fused ranks, plus every always-included (safety) type
         pool_n = min(rp.candidate_pool, active.size)

@@ -314,9 +314,9 @@ def test_policy_save_is_audited_and_reloaded(tmp_path: object) -> None:
 def test_keyword_half_finds_exact_drug_names(engine: mc.MemoryEngine) -> None:
     a = engine.add_memory("NW-1", "Patient takes metoprolol 25mg twice daily", "medication").memory
     b = engine.add_memory("NW-1", "Patient takes metformin 1000mg twice daily", "medication").memory
-    hits = engine.store.keyword_search("NW-1", "metformin", 10)
-    assert [h[0] for h in hits] == [b.id]
-    assert engine.store.keyword_search("NW-2", "metformin", 10) == []
+    hits = engine.keyword_search("NW-1", "metformin")
+    assert [h[0].id for h in hits] == [b.id]
+    assert engine.keyword_search("NW-2", "metformin") == []
     got = engine.retrieve("NW-1", "metformin", record_access=False)
     assert got[0].memory.id == b.id and got[0].keyword_rank == 1
     assert {s.memory.id for s in got} == {a.id, b.id}

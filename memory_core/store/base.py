@@ -116,11 +116,6 @@ class MemoryStore(ABC):
         """Every recorded access moment per memory id (epoch seconds, ascending)."""
 
     @abstractmethod
-    def keyword_search(self, patient_id: str, query: str, limit: int) -> list[tuple[str, float]]:
-        """(memory id, relevance, higher = better) of the patient's memories matching the
-        query's words, best first (BM25)."""
-
-    @abstractmethod
     def get_supersession(self, supersession_id: str) -> Supersession: ...
 
     @abstractmethod

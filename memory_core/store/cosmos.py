@@ -105,11 +105,9 @@ Writes and atomicity
 from __future__ import annotations
 
 import ipaddress
-import math
 import re
 import threading
 import time
-import unicodedata
 import uuid
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -160,7 +158,6 @@ ENTRA_CANNOT_CREATE = (
     "memory_core/store/cosmos.py"
 )
 _NAME = re.compile(r"[^/\\?#\s]{1,255}")
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _SYSTEM_FIELDS = ("_rid", "_self", "_etag", "_attachments", "_ts", "_lsn")
 _EVENTS_PER_DOC = 2000
 
@@ -500,39 +497,6 @@ def _holders(sup_docs: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
     return out
 
 
-def _tokens(text: str) -> list[str]:
-    """SQLite FTS5 ``unicode61 remove_diacritics 2``-like tokens: lower case, no accents."""
-    plain = "".join(
-        c for c in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(c)
-    )
-    return _TOKEN.findall(plain)
-
-
-def bm25(docs: Sequence[Sequence[str]], terms: Sequence[str]) -> npt.NDArray[np.float64]:
-    """FTS5's BM25 (k1 = 1.2, b = 0.75, idf floored at 1e-6) of each tokenized document for the
-    query terms (an OR query: a document scores if it has any term); higher = better."""
-    n = len(docs)
-    scores = np.zeros(n, dtype=np.float64)
-    if n == 0 or not terms:
-        return scores
-    k1, b = 1.2, 0.75
-    lengths = np.array([len(d) for d in docs], dtype=np.float64)
-    avgdl = max(float(lengths.mean()), 1e-9)
-    counts = [dict[str, int]() for _ in docs]
-    for c, d in zip(counts, docs, strict=True):
-        for t in d:
-            c[t] = c.get(t, 0) + 1
-    for term in terms:
-        tf = np.array([c.get(term, 0) for c in counts], dtype=np.float64)
-        hits = int((tf > 0).sum())
-        if hits == 0:
-            continue
-        idf = math.log((n - hits + 0.5) / (hits + 0.5))
-        idf = idf if idf > 0 else 1e-6
-        scores += idf * (tf * (k1 + 1)) / (tf + k1 * (1 - b + b * lengths / avgdl))
-    return scores
-
-
 def _emulator_missing_item(exc: Any) -> bool:
     """``@vercel/cosmosdb-server`` answers a point read of a missing item with a 500 from a
     JavaScript TypeError instead of a 404 (after the SDK's retries of a 500); nothing else
@@ -679,7 +643,6 @@ class CosmosStore(MemoryStore):
         self._seq_lock = threading.Lock()
         self._last_seq = 0
         self._pk_of: dict[str, str] = {}  # memory / supersession id -> patient (partition)
-        self._kw_cache: dict[str, tuple[int, list[str], list[list[str]]]] = {}
         self._atomic_batch: bool | None = {"on": True, "off": False}.get(self.settings.batch)
         self._distinct = True  # SELECT DISTINCT supported (real accounts; not every emulator)
 
@@ -1048,29 +1011,6 @@ class CosmosStore(MemoryStore):
             pk=patient_id,
         )
         return [from_us(t) for t in sorted(int(t) for r in rows for t in r.get("sessions") or [])]
-
-    def keyword_search(self, patient_id: str, query: str, limit: int) -> list[tuple[str, float]]:
-        """BM25 computed here over the patient's memory contents (Cosmos full-text search is
-        not available on every account or emulator); cached per content version."""
-        terms = [t for t in _tokens(query) if len(t) > 1][:32]
-        if not terms:
-            return []
-        version = self.versions(patient_id)[0]
-        cached = self._kw_cache.get(patient_id)
-        if cached is None or cached[0] != version:
-            rows = self._query(
-                "SELECT c.id, c.content, c.created_us, c.seq FROM c "
-                "WHERE c.patient_id = @pid AND c.doc_type = 'memory'",
-                [("@pid", patient_id)],
-                pk=patient_id,
-            )
-            rows.sort(key=lambda d: (int(d["created_us"]), int(d.get("seq", 0)), str(d["id"])))
-            cached = (version, [str(r["id"]) for r in rows], [_tokens(r["content"]) for r in rows])
-            self._kw_cache[patient_id] = cached
-        _, ids, docs = cached
-        scores = bm25(docs, terms)
-        order = [int(i) for i in np.argsort(-scores, kind="stable") if scores[i] > 0]
-        return [(ids[i], float(scores[i])) for i in order[:limit]]
 
     def vector_candidates(
         self, patient_id: str, query: F32, k: int

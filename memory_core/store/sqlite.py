@@ -1,11 +1,9 @@
-"""SQLite store: the embedded default. One file (WAL), numbered migrations, float32 blobs,
-FTS5 for the keyword half of retrieval, an append-only audit table enforced by triggers."""
+"""SQLite store: the embedded default. One file (WAL), numbered migrations, float32 blobs, an
+append-only audit table enforced by triggers."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -155,9 +153,16 @@ def _m002_usage_version() -> str:
         """
 
 
+def _m003_drop_fts() -> str:
+    """The keyword half of retrieval moved into the engine (``memory_core.lexical``, BM25 over
+    the patient's cached snapshot, the same on every store): the FTS5 table is no longer read,
+    and keeping it cost a second insert per memory."""
+    return "DROP TABLE memories_fts;"
+
+
 #: Migration N (1-based) is MIGRATIONS[N - 1]: a function returning the SQL that takes the
 #: schema from version N - 1 to N. Append new ones; never edit a released one.
-MIGRATIONS: list[Callable[[], str]] = [_m001_initial, _m002_usage_version]
+MIGRATIONS: list[Callable[[], str]] = [_m001_initial, _m002_usage_version, _m003_drop_fts]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -190,87 +195,6 @@ _SUP_COLS = (
     "id, patient_id, old_id, new_id, similarity, method, verdict, state, detected_us, "
     "effective_us, ended_us, decided_by, decided_us, version"
 )
-_WORD = re.compile(r"\w+", re.UNICODE)
-#: Words that match nearly every memory and carry no clinical meaning: left out of the keyword
-#: query (BM25 would give them ~0 weight anyway, but SQLite would still score every row).
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "he",
-        "her",
-        "him",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "our",
-        "patient",
-        "patient's",
-        "patients",
-        "she",
-        "so",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-    ]
-)
-
-
-def _pk(patient_id: str) -> str:
-    """One FTS token per patient, so a keyword query is an index lookup inside the patient."""
-    return "p" + hashlib.sha1(patient_id.encode()).hexdigest()[:20]
 
 
 class SQLiteStore(MemoryStore):
@@ -444,21 +368,6 @@ class SQLiteStore(MemoryStore):
             out.setdefault(mid, []).append(at)
         return {k: np.array(v, dtype=np.float64) / 1e6 for k, v in out.items()}
 
-    def keyword_search(self, patient_id: str, query: str, limit: int) -> list[tuple[str, float]]:
-        words = [w for w in _WORD.findall(query.lower()) if len(w) > 1 and w not in STOPWORDS]
-        words = list(dict.fromkeys(words))[:32]
-        if not words:
-            return []
-        terms = " OR ".join('"' + w.replace('"', "") + '"' for w in words)
-        match = f'pk:"{_pk(patient_id)}" AND content:({terms})'
-        rows = self._read(
-            "SELECT memory_id, bm25(memories_fts, 0.0, 1.0) FROM memories_fts "
-            "WHERE memories_fts MATCH ? ORDER BY bm25(memories_fts, 0.0, 1.0) LIMIT ?",
-            (match, limit),
-        )
-        # SQLite's bm25() is "lower is better" (negative); report higher = better
-        return [(r[0], -float(r[1])) for r in rows]
-
     def get_supersession(self, supersession_id: str) -> Supersession:
         rows = self._read(f"SELECT {_SUP_COLS} FROM supersessions WHERE id = ?", (supersession_id,))
         if not rows:
@@ -622,10 +531,6 @@ class SQLiteStore(MemoryStore):
                 )
             except sqlite3.IntegrityError as exc:
                 raise ConflictError(f"memory id already exists: {exc}") from exc
-            db.executemany(
-                "INSERT INTO memories_fts (pk, content, memory_id) VALUES (?, ?, ?)",
-                [(_pk(m.patient_id), m.content, m.id) for m in changes.insert_memories],
-            )
         for m, expected in changes.update_memories:
             cur = db.execute(
                 "UPDATE memories SET memory_type = ?, content = ?, importance = ?, pinned = ?, "
@@ -685,7 +590,6 @@ class SQLiteStore(MemoryStore):
             )
             if cur.rowcount != 1:
                 raise ConflictError(f"memory {m.id} changed since the purge was planned")
-            db.execute("DELETE FROM memories_fts WHERE memory_id = ?", (m.id,))
         if changes.accesses:
             db.executemany(
                 "INSERT INTO accesses (memory_id, patient_id, at_us) VALUES (?, ?, ?)",

@@ -1,0 +1,224 @@
+"""The keyword half of retrieval: BM25 over one patient's memory contents, held in memory.
+
+Pure (no I/O). The engine keeps one :class:`LexicalIndex` per cached patient snapshot, built
+once per content version and extended in place of a rebuild when the engine appends its own
+new memories, so a keyword query costs a few dictionary look-ups and array additions whatever
+the store (SQLite or Cosmos DB) and however many other patients the store holds.
+
+Tokens follow SQLite FTS5's ``unicode61 remove_diacritics 2`` tokenizer: runs of letters and
+digits, lower case, accents removed. Scores follow FTS5's ``bm25()`` (k1 = 1.2, b = 0.75, idf
+floored at 1e-6), with the collection statistics (document count, average length, document
+frequency) taken over the patient's own memories, every status included. A query is an OR of
+its words, less one-letter words and the stop words below (they match nearly every memory and
+carry no clinical meaning).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
+
+K1 = 1.2
+B = 0.75
+MAX_QUERY_TERMS = 32
+
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+#: Left out of keyword queries (not of document lengths).
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "he",
+        "her",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "patient",
+        "patient's",
+        "patients",
+        "she",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    ]
+)
+
+
+def tokens(text: str) -> list[str]:
+    """FTS5 ``unicode61 remove_diacritics 2``-like tokens: lower case, no accents."""
+    low = text.lower()
+    if not low.isascii():
+        low = "".join(c for c in unicodedata.normalize("NFKD", low) if not unicodedata.combining(c))
+    return _TOKEN.findall(low)
+
+
+def query_terms(query: str) -> list[str]:
+    """The distinct words of a query that are searched, in order (at most 32)."""
+    out = [t for t in tokens(query) if len(t) > 1 and t not in STOPWORDS]
+    return list(dict.fromkeys(out))[:MAX_QUERY_TERMS]
+
+
+def _postings(texts: Iterable[str], first_row: int) -> tuple[dict[str, tuple[I64, F64]], list[int]]:
+    """term -> (rows, term frequencies) for these documents, rows numbered from ``first_row``;
+    and each document's length in tokens."""
+    rows: dict[str, list[int]] = {}
+    tfs: dict[str, list[int]] = {}
+    lengths: list[int] = []
+    for row, text in enumerate(texts, start=first_row):
+        toks = tokens(text)
+        lengths.append(len(toks))
+        counts: dict[str, int] = {}
+        for t in toks:
+            counts[t] = counts.get(t, 0) + 1
+        for t, c in counts.items():
+            r = rows.get(t)
+            if r is None:
+                rows[t] = [row]
+                tfs[t] = [c]
+            else:
+                r.append(row)
+                tfs[t].append(c)
+    return (
+        {
+            t: (np.array(r, dtype=np.int64), np.array(tfs[t], dtype=np.float64))
+            for t, r in rows.items()
+        },
+        lengths,
+    )
+
+
+class LexicalIndex:
+    """Postings (term -> rows and term frequencies) and document lengths of one patient's
+    memories, rows in the snapshot's order. Immutable: :meth:`extended` returns a new index
+    that shares every posting list the new documents do not touch."""
+
+    __slots__ = ("_postings", "lengths")
+
+    def __init__(self, postings: dict[str, tuple[I64, F64]], lengths: F64) -> None:
+        self._postings = postings
+        self.lengths = lengths
+
+    @classmethod
+    def build(cls, texts: Sequence[str]) -> LexicalIndex:
+        postings, lengths = _postings(texts, 0)
+        return cls(postings, np.array(lengths, dtype=np.float64))
+
+    def __len__(self) -> int:
+        return int(self.lengths.size)
+
+    def extended(self, texts: Sequence[str]) -> LexicalIndex:
+        """This index with ``texts`` appended as the next rows."""
+        if not texts:
+            return self
+        added, lengths = _postings(texts, len(self))
+        postings = dict(self._postings)
+        for t, (r, tf) in added.items():
+            old = postings.get(t)
+            postings[t] = (r, tf) if old is None else (np.append(old[0], r), np.append(old[1], tf))
+        return LexicalIndex(postings, np.append(self.lengths, np.array(lengths, np.float64)))
+
+    def scores(self, terms: Sequence[str]) -> F64:
+        """BM25 of every row for these query terms (0 where no term occurs); higher = better."""
+        n = len(self)
+        out = np.zeros(n, dtype=np.float64)
+        if n == 0:
+            return out
+        avgdl = max(float(self.lengths.mean()), 1e-9)
+        for term in terms:
+            hit = self._postings.get(term)
+            if hit is None:
+                continue
+            rows, tf = hit
+            df = rows.size
+            idf = math.log((n - df + 0.5) / (df + 0.5))
+            idf = idf if idf > 0 else 1e-6
+            norm = K1 * (1 - B + B * self.lengths[rows] / avgdl)
+            out[rows] += idf * (tf * (K1 + 1)) / (tf + norm)
+        return out
+
+    def search(
+        self, query: str, limit: int, allowed: npt.NDArray[np.bool_] | None = None
+    ) -> list[tuple[int, float]]:
+        """The ``limit`` best rows for ``query`` (among ``allowed`` rows), best first; ties:
+        the earlier row first."""
+        terms = query_terms(query)
+        if not terms or limit <= 0:
+            return []
+        s = self.scores(terms)
+        hit = s > 0
+        if allowed is not None:
+            hit &= allowed
+        rows = np.flatnonzero(hit)
+        if rows.size == 0:
+            return []
+        order = rows[np.argsort(-s[rows], kind="stable")][:limit]
+        return [(int(r), float(s[r])) for r in order]
+
+
+def bm25(docs: Sequence[str], query: str) -> F64:
+    """BM25 of each document for ``query`` (a one-off index; for tests and tools)."""
+    return LexicalIndex.build(docs).scores(query_terms(query))

@@ -1,0 +1,109 @@
+"""The keyword half of retrieval (memory_core.lexical), checked against SQLite FTS5's own
+``bm25()`` on the same documents, and its incremental extension against a fresh build."""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+
+import numpy as np
+import pytest
+
+from memory_core.lexical import LexicalIndex, bm25, query_terms, tokens
+
+DOCS = [
+    "Patient takes metformin 500 mg twice daily with breakfast",
+    "Metformin dose raised, metformin with meals",
+    "Patient walks every morning",
+    "Allergic to penicillin: hives and facial swelling",
+    "HbA1c 7.9% on 2026-03-02; metformin adherence good",
+    "Café visits with daughter on Sundays; naïve to insulin",
+    "Prefers morning appointments; daughter drives",
+]
+QUERIES = [
+    "metformin",
+    "Any side effects from the diabetes medication, metformin?",
+    "morning walks with daughter",
+    "penicillin allergy hives",
+    "cafe naive insulin",
+    "HbA1c 7.9",
+]
+
+
+def fts5_scores(docs: list[str], query: str) -> np.ndarray:
+    """-bm25() from an in-memory FTS5 table holding exactly ``docs`` (0 where no match)."""
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE t USING fts5(c, tokenize = 'unicode61 remove_diacritics 2')")
+    db.executemany("INSERT INTO t (rowid, c) VALUES (?, ?)", [(i, d) for i, d in enumerate(docs)])
+    out = np.zeros(len(docs))
+    terms = " OR ".join(f'"{t}"' for t in query_terms(query))
+    for rowid, score in db.execute("SELECT rowid, bm25(t) FROM t WHERE t MATCH ?", (terms,)):
+        out[rowid] = -score
+    return out
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_scores_match_sqlite_fts5(query: str) -> None:
+    ours = bm25(DOCS, query)
+    assert ours == pytest.approx(fts5_scores(DOCS, query), rel=1e-9, abs=1e-12)
+    assert (ours > 0).any()
+
+
+def test_golden_value() -> None:
+    # 4 documents, "penicillin" in one of them: idf = ln(3.5 / 1.5); that document has
+    # 7 tokens against an average of 20 / 4 = 5
+    docs = [
+        "penicillin causes hives and facial swelling today",
+        "walks",
+        "a b c d e f",
+        "x y z w q r",
+    ]
+    idf = math.log(3.5 / 1.5)
+    expected = idf * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 7 / 5))
+    assert bm25(docs, "penicillin")[0] == pytest.approx(expected, rel=1e-12)
+    assert bm25(docs, "penicillin")[0] == pytest.approx(0.72815, abs=5e-6)
+
+
+def test_tokens_and_terms() -> None:
+    assert tokens("Naïve CAFÉ-visits, 7.9% HbA1c_x") == [
+        "naive",
+        "cafe",
+        "visits",
+        "7",
+        "9",
+        "hba1c",
+        "x",
+    ]
+    # stop words, one-letter words and repeats are not searched; at most 32 terms
+    assert query_terms("Does the patient have a metformin METFORMIN allergy?") == [
+        "metformin",
+        "allergy",
+    ]
+    assert len(query_terms(" ".join(f"w{i}" for i in range(50)))) == 32
+
+
+def test_search_order_limit_and_allowed_rows() -> None:
+    index = LexicalIndex.build(DOCS)
+    assert [r for r, _ in index.search("metformin", 10)] == [1, 0, 4]
+    assert [r for r, _ in index.search("metformin", 1)] == [1]
+    allowed = np.ones(len(DOCS), dtype=bool)
+    allowed[1] = False
+    assert [r for r, _ in index.search("metformin", 10, allowed)] == [0, 4]
+    assert index.search("the of a", 10) == [] and index.search("", 10) == []
+    assert index.search("insulin", 0) == []
+
+
+def test_extended_equals_a_fresh_build() -> None:
+    base = LexicalIndex.build(DOCS[:3])
+    grown = base.extended(DOCS[3:5]).extended(DOCS[5:])
+    fresh = LexicalIndex.build(DOCS)
+    for q in QUERIES:
+        assert grown.scores(query_terms(q)) == pytest.approx(fresh.scores(query_terms(q)))
+    # the older index is unchanged (snapshots share posting lists)
+    assert len(base) == 3 and [r for r, _ in base.search("metformin", 10)] == [1, 0]
+    assert base.extended([]) is base
+
+
+def test_empty_index() -> None:
+    index = LexicalIndex.build([])
+    assert len(index) == 0 and index.search("metformin", 5) == []
