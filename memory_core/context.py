@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Callable, Sequence
+from functools import cached_property, lru_cache
 
 from .tokens import DEFAULT_ENCODING, count_tokens
 from .values import ContextItem, ScoredMemory
@@ -72,11 +71,31 @@ def render_section(lines: Sequence[tuple[str, bool]]) -> str:
     return f"{HEADER}\n\n{body}\n\n{CLOSING}"
 
 
-@dataclass(frozen=True)
 class Selection:
-    text: str
-    tokens: int
-    items: tuple[ContextItem, ...]
+    """What :func:`select_and_render` chose: the section, its token count, the chosen
+    candidates (indices, in section order) and -- built on first access, since an agent call
+    needs only the section -- one explained item per candidate."""
+
+    def __init__(
+        self,
+        text: str,
+        tokens: int,
+        chosen: tuple[int, ...],
+        build: Callable[[], tuple[ContextItem, ...]],
+    ) -> None:
+        self.text = text
+        self.tokens = tokens
+        self.chosen = chosen
+        self._build = build
+
+    @cached_property
+    def items(self) -> tuple[ContextItem, ...]:
+        return self._build()
+
+
+def tiers_of(candidates: Sequence[ScoredMemory]) -> list[int]:
+    """0 = allergy, 1 = other safety-critical, 2 = the rest."""
+    return [0 if c.memory.memory_type == "allergy" else 1 if c.safety else 2 for c in candidates]
 
 
 def select_and_render(
@@ -86,6 +105,7 @@ def select_and_render(
     max_tokens: int | None,
     warn_threshold: float,
     encoding: str = DEFAULT_ENCODING,
+    tiers: Sequence[int] | None = None,
 ) -> Selection:
     """Choose which candidates enter the section and write it.
 
@@ -94,59 +114,66 @@ def select_and_render(
     the rest, each group in score order, until ``max_memories`` lines or ``max_tokens`` (exact
     count of the whole section) is reached. Once a safety item does not fit the budget, no
     non-safety item is added in its place. The section lists items in that priority order.
+    ``tiers`` (see :func:`tiers_of`) may be given when the caller has them already; the
+    candidates are then only read where a line is needed.
     """
-
-    def tier(i: int) -> int:
-        c = candidates[i]
-        if c.memory.memory_type == "allergy":
-            return 0
-        return 1 if c.safety else 2
-
-    prio = sorted(range(len(candidates)), key=lambda i: (tier(i), i))
+    tier = tiers_of(candidates) if tiers is None else tiers
     lines: dict[int, tuple[str, bool]] = {}
+
+    def line(i: int) -> tuple[str, bool]:
+        got = lines.get(i)
+        if got is None:
+            c = candidates[i]
+            got = (sanitize_line(c.memory.content), c.current_importance >= warn_threshold)
+            lines[i] = got
+        return got
+
     rules: dict[int, str] = {}
+    full = f"excluded: max_memories ({max_memories}) reached"  # everything not ruled below
     chosen: list[int] = []
     safety_left_out = False
-    for i in prio:
-        c = candidates[i]
-        text = sanitize_line(c.memory.content)
-        warn = c.current_importance >= warn_threshold
-        lines[i] = (text, warn)
+    for i in (i for t in (0, 1, 2) for i, ti in enumerate(tier) if ti == t):
         if len(chosen) >= max_memories:
-            rules[i] = f"excluded: max_memories ({max_memories}) reached"
-            continue
-        if safety_left_out and tier(i) == 2:
+            break
+        if safety_left_out and tier[i] == 2:
             rules[i] = "excluded: a safety-critical item did not fit the token budget"
             continue
         if max_tokens is not None:
-            trial = render_section([lines[j] for j in (*chosen, i)])
+            trial = render_section([line(j) for j in (*chosen, i)])
             need = count_tokens(trial, encoding)
             if need > max_tokens:
                 rules[i] = f"excluded: token budget ({need} > {max_tokens} tokens)"
-                safety_left_out = safety_left_out or tier(i) < 2
+                safety_left_out = safety_left_out or tier[i] < 2
                 continue
         chosen.append(i)
         rules[i] = (
-            f"included: safety-critical ({c.memory.memory_type})"
-            if tier(i) < 2
+            f"included: safety-critical ({candidates[i].memory.memory_type})"
+            if tier[i] < 2
             else f"included: rank {i + 1} by score"
         )
-    text = render_section([lines[j] for j in chosen])
+    text = render_section([line(j) for j in chosen])
     position = {j: p for p, j in enumerate(chosen, start=1)}
-    items = tuple(
-        ContextItem(
-            scored=c,
-            included=i in position,
-            position=position.get(i),
-            line=render_line(position.get(i, 0), *lines[i])
-            if i in position
-            else (WARN if lines[i][1] else "") + lines[i][0],
-            tokens=count_tokens(lines[i][0], encoding),
-            rule=rules[i],
-        )
-        for i, c in enumerate(candidates)
-    )
-    return Selection(text=text, tokens=count_tokens(text, encoding), items=items)
+
+    def build() -> tuple[ContextItem, ...]:
+        items = []
+        for i in range(len(candidates)):
+            text_i, warn = line(i)
+            at = position.get(i)
+            items.append(
+                ContextItem(
+                    scored=candidates[i],
+                    included=at is not None,
+                    position=at,
+                    line=render_line(at, text_i, warn)
+                    if at is not None
+                    else (WARN if warn else "") + text_i,
+                    tokens=count_tokens(text_i, encoding),
+                    rule=rules.get(i, full),
+                )
+            )
+        return tuple(items)
+
+    return Selection(text, count_tokens(text, encoding), tuple(chosen), build)
 
 
 def build_system_prompt(

@@ -10,9 +10,10 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -236,6 +237,7 @@ class _Snapshot:
     norms: npt.NDArray[np.float32]  # L2 norm of each row of `matrix`
     settled_s: float  # no status change takes effect after this moment (as-of fast path)
     lexical: _LexSlot  # the keyword index, built on first use
+    memo: dict[Any, Any] = field(default_factory=dict)  # other derived values, built on use
 
 
 @dataclass
@@ -340,6 +342,7 @@ class MemoryEngine:
         self._cache: dict[str, _Snapshot] = {}
         self._usage_cache: dict[str, _Use] = {}
         self._cache_lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
 
     # --- policy ----------------------------------------------------------------------------------
     @property
@@ -662,6 +665,49 @@ class MemoryEngine:
         hits = self._keyword_hits(snap, query, self._active_indices(snap, now), limit)
         return [(snap.memories[r], s) for r, s in hits]
 
+    def _workers(self) -> ThreadPoolExecutor:
+        """Two helper threads: one embeds the query while the caller prepares the rest, one
+        takes half of a large cosine scan (numpy and onnxruntime release the GIL)."""
+        with self._cache_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(2, thread_name_prefix="memory-core")
+            return self._pool
+
+    def _dots(self, matrix: F32, q: F32) -> npt.NDArray[np.float32]:
+        """``matrix @ q``; above 4,096 rows the lower half runs on a helper thread (the scan is
+        memory-bound: two cores stream the matrix about twice as fast as one)."""
+        n = matrix.shape[0]
+        if n < 4096:
+            out: npt.NDArray[np.float32] = matrix @ q
+            return out
+        out = np.empty(n, dtype=np.float32)
+        half = n // 2
+        job = self._workers().submit(np.dot, matrix[half:], q, out[half:])
+        np.dot(matrix[:half], q, out[:half])
+        job.result()
+        return out
+
+    def _vector_ranks(
+        self, sims: F64, pool_n: int, extra: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """The rows that can enter the candidate pool -- the ``pool_n`` best by cosine plus
+        ``extra`` (keyword hits, always-included types), ascending -- and their exact vector
+        ranks (1 = most similar; ties: the earlier row first). Any other row ranks below the
+        ``pool_n`` best and has no keyword rank, so its fused value is lower than theirs: it
+        cannot enter the pool, and its rank is never computed (no full sort)."""
+        m = sims.size
+        asc = np.sort(sims)
+        thr = asc[m - pool_n]
+        above = np.flatnonzero(sims > thr)
+        ties = np.flatnonzero(sims == thr)[: pool_n - above.size]
+        cand = np.unique(np.concatenate([above, ties, extra]))
+        s = sims[cand]
+        right = np.searchsorted(asc, s, side="right")
+        ranks = 1 + (m - right)
+        for j in np.flatnonzero(right - np.searchsorted(asc, s, side="left") > 1):
+            ranks[j] += int(np.count_nonzero(sims[: cand[j]] == s[j]))
+        return cand, ranks.astype(np.int64)
+
     def _rank(
         self,
         patient_id: str,
@@ -670,51 +716,75 @@ class MemoryEngine:
         query_vector: F32 | None = None,
         policy: EnginePolicy | None = None,
         present: bool = False,
-    ) -> list[ScoredMemory]:
+    ) -> _Ranked:
         """Every candidate of the pool, best first. ``present``: ``now`` is the current moment
         (not an as-of query), so a store's own vector search may be used."""
         pol = policy or self._policy
         rp = pol.ranking
+        pending: Future[F32] | None = None
+        if query_vector is None and self.embedder.releases_gil:
+            pending = self._workers().submit(self.embedder.embed, query)
+        # everything that does not need the query vector, while it is being computed
         snap, use = self._state(patient_id)
         now_s = now.timestamp()
         active = self._active_indices(snap, now)
         if active.size == 0:
-            return []
+            return _Ranked.empty(self)
+        kw_rows = np.array(
+            [r for r, _ in self._keyword_hits(snap, query, active, max(rp.candidate_pool * 4, 50))],
+            dtype=np.int64,
+        )
         pos = np.full(len(snap.memories), -1, dtype=np.int64)  # snapshot row -> active position
         pos[active] = np.arange(active.size)
-        q = self.embedder.embed(query) if query_vector is None else query_vector
-        sims = ranking.cosine_with_norms(q, snap.matrix, snap.norms)[active]
-        vrank = ranking.ranks_desc(sims)
-        if present:
+        kw_pos = pos[kw_rows]
+        always = np.flatnonzero(self._always_mask(snap, rp.always_include_types)[active])
+        if pending is not None:
+            q = pending.result()
+        elif query_vector is None:
+            q = self.embedder.embed(query)
+        else:
+            q = query_vector
+        q = q.astype(np.float32, copy=False)
+        qn = float(np.linalg.norm(q))
+        if active.size == len(snap.memories):
+            sims = ranking.cosine_from_dots(self._dots(snap.matrix, q), snap.norms, qn)
+        elif 2 * active.size < len(snap.memories):  # mostly superseded: scan the active rows
+            sims = ranking.cosine_from_dots(
+                self._dots(snap.matrix[active], q), snap.norms[active], qn
+            )
+        else:
+            sims = ranking.cosine_from_dots(self._dots(snap.matrix, q), snap.norms, qn)[active]
+        pool_n = min(rp.candidate_pool, active.size)
+        served = self.store.vector_candidates(patient_id, q, rp.candidate_pool) if present else None
+        if served is None:
+            cand, vrank = self._vector_ranks(sims, pool_n, np.concatenate([kw_pos, always]))
+        else:
             # a store that searches vectors itself (Cosmos DB `server` mode) picks the vector
             # list; similarities stay the exact cosines from the snapshot, so the ranking is
             # the same on every store
-            served = self.store.vector_candidates(patient_id, q, rp.candidate_pool)
-            if served is not None:
-                vrank = np.zeros(active.size, dtype=np.int64)
-                r = 0
-                for mid, _sim in served:
-                    i = snap.index.get(mid)
-                    if i is not None and pos[i] >= 0:
-                        r += 1
-                        vrank[pos[i]] = r
-        krank = np.zeros(active.size, dtype=np.int64)
-        hits = self._keyword_hits(snap, query, active, max(rp.candidate_pool * 4, 50))
-        if hits:
-            krank[pos[np.array([r for r, _ in hits])]] = np.arange(1, len(hits) + 1)
+            served_pos = [
+                int(pos[i])
+                for i in (snap.index.get(mid) for mid, _ in served)
+                if i is not None and pos[i] >= 0
+            ]
+            cand = np.unique(np.array([*served_pos, *kw_pos, *always], dtype=np.int64))
+            vrank = np.zeros(cand.size, dtype=np.int64)
+            vrank[np.searchsorted(cand, served_pos)] = np.arange(1, len(served_pos) + 1)
+        krank = np.zeros(cand.size, dtype=np.int64)
+        krank[np.searchsorted(cand, kw_pos)] = np.arange(1, kw_pos.size + 1)
         fused = ranking.reciprocal_rank_fusion([vrank, krank], rp.rrf_k)
         # the pool: best fused ranks, plus every always-included (safety) type
-        pool_n = min(rp.candidate_pool, active.size)
-        order = ranking.top_indices(fused, pool_n)
-        always = np.flatnonzero(np.isin(snap.types_arr[active], rp.always_include_types))
-        chosen = np.unique(np.concatenate([order, always]))
-        inputs = self._decay_inputs(snap, use, active[chosen], now_s)
+        order = ranking.top_indices(fused, min(pool_n, cand.size))
+        chosen = np.unique(np.concatenate([order, np.searchsorted(cand, always)]))
+        rows = active[cand[chosen]]
+        inputs = self._decay_inputs(snap, use, rows, now_s)
         cur = decay.current_importance(inputs, pol.decay, now_s)
-        csims = sims[chosen]
+        csims = sims[cand[chosen]]
+        cfused = fused[chosen]
         if rp.mode == "weighted":
             hours = np.maximum(now_s - inputs.last_access_s, 0.0) / 3600.0
             score = ranking.weighted_score(
-                fused[chosen],
+                cfused,
                 cur,
                 hours,
                 alpha=rp.alpha,
@@ -725,23 +795,31 @@ class MemoryEngine:
         else:
             score = ranking.default_score(csims, cur)
         ordering = ranking.order_by_score(score, inputs.created_s)
-        out: list[ScoredMemory] = []
-        for o in ordering:
-            j = int(chosen[o])
-            m = snap.memories[int(active[j])]
-            c = float(cur[o])
-            out.append(
-                ScoredMemory(
-                    memory=self._with_usage(m, inputs.access_count[o], inputs.last_access_s[o]),
-                    similarity=float(csims[o]),
-                    current_importance=c,
-                    score=float(score[o]),
-                    keyword_rank=int(krank[j]) or None,
-                    vector_rank=int(vrank[j]),
-                    fused=float(fused[j]),
-                    safety=m.memory_type in SAFETY_TYPES or c >= pol.decay.warn_threshold,
-                )
-            )
+        return _Ranked(
+            self,
+            snap.memories,
+            rows[ordering],
+            cur[ordering],
+            csims[ordering],
+            score[ordering],
+            krank[chosen[ordering]],
+            vrank[chosen[ordering]],
+            cfused[ordering],
+            inputs.access_count[ordering],
+            inputs.last_access_s[ordering],
+            pol.decay.warn_threshold,
+            snap.types_arr[rows[ordering]],
+        )
+
+    @staticmethod
+    def _always_mask(snap: _Snapshot, types: Sequence[str]) -> npt.NDArray[np.bool_]:
+        """Rows of the always-included types (cached per snapshot)."""
+        key = ("always", tuple(types))
+        mask = snap.memo.get(key)
+        if mask is None:
+            mask = np.isin(snap.types_arr, list(types))
+            snap.memo[key] = mask
+        out: npt.NDArray[np.bool_] = mask
         return out
 
     def retrieve(
@@ -762,7 +840,7 @@ class MemoryEngine:
         k = v.positive_int(k, "k")
         present = now is None
         now = self._now(now)
-        found = self._rank(patient_id, query, now, query_vector, present=present)[:k]
+        found = self._rank(patient_id, query, now, query_vector, present=present).top(k)
         if record_access and found:
             self._record(patient_id, [s.memory.id for s in found], now, None)
         return found
@@ -797,34 +875,35 @@ class MemoryEngine:
         present = now is None
         now = self._now(now)
         pol = policy or self._policy
-        candidates = self._rank(patient_id, query, now, query_vector, pol, present=present)
+        ranked = self._rank(patient_id, query, now, query_vector, pol, present=present)
         sel = ctx.select_and_render(
-            candidates,
+            ranked,
             max_memories=max_memories,
             max_tokens=max_tokens,
             warn_threshold=pol.decay.warn_threshold,
             encoding=self.encoding,
+            tiers=ranked.tiers,
         )
         injection_id = None
         if record_access:
-            included = sorted((i for i in sel.items if i.included), key=lambda i: i.position or 0)
+            included = [ranked[i] for i in sel.chosen]  # in section order
             record = InjectionRecord(
                 id=_new_id("inj"),
                 at=now,
                 patient_id=patient_id,
                 query=query,
-                items=tuple((i.scored.memory.id, i.scored.score) for i in included),
+                items=tuple((s.memory.id, s.score) for s in included),
                 tokens=sel.tokens,
                 text=sel.text,
             )
-            self._record(patient_id, [i.scored.memory.id for i in included], now, record)
+            self._record(patient_id, [s.memory.id for s in included], now, record)
             injection_id = record.id
         return ContextResult(
             text=sel.text,
-            items=sel.items,
             tokens=sel.tokens,
             encoding=self.encoding,
             injection_id=injection_id,
+            explain=lambda: sel.items,
         )
 
     def build_system_prompt(
@@ -1614,6 +1693,79 @@ class MemoryEngine:
             before=before,
             after=after,
         )
+
+
+class _Ranked(Sequence[ScoredMemory]):
+    """The candidate pool of one retrieval, best first, held as arrays: a
+    :class:`ScoredMemory` is made only for the candidates that are looked at (an agent call
+    reads the few it injects; the explanation of every candidate is built on demand)."""
+
+    def __init__(
+        self,
+        engine: MemoryEngine,
+        memories: Sequence[Memory],
+        rows: npt.NDArray[np.int64],
+        cur: F64,
+        sims: F64,
+        score: F64,
+        krank: npt.NDArray[np.int64],
+        vrank: npt.NDArray[np.int64],
+        fused: F64,
+        count: F64,
+        last: F64,
+        warn: float,
+        types: npt.NDArray[np.str_],
+    ) -> None:
+        self._engine = engine
+        self._memories = memories
+        self._cols = (rows, cur, sims, score, krank, vrank, fused, count, last)
+        self._made: list[ScoredMemory | None] = [None] * len(rows)
+        safety = np.isin(types, list(SAFETY_TYPES)) | (cur >= warn)
+        self.tiers: list[int] = np.where(types == "allergy", 0, np.where(safety, 1, 2)).tolist()
+        self._safety = safety
+
+    @classmethod
+    def empty(cls, engine: MemoryEngine) -> _Ranked:
+        z, f = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+        return cls(engine, (), z, f, f, f, z, z, f, f, f, 10.0, np.zeros(0, dtype="<U40"))
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+    def _make(self, i: int) -> ScoredMemory:
+        got = self._made[i]
+        if got is None:
+            rows, cur, sims, score, krank, vrank, fused, count, last = self._cols
+            got = ScoredMemory(
+                memory=self._engine._with_usage(
+                    self._memories[int(rows[i])], float(count[i]), float(last[i])
+                ),
+                similarity=float(sims[i]),
+                current_importance=float(cur[i]),
+                score=float(score[i]),
+                keyword_rank=int(krank[i]) or None,
+                vector_rank=int(vrank[i]) or None,
+                fused=float(fused[i]),
+                safety=bool(self._safety[i]),
+            )
+            self._made[i] = got
+        return got
+
+    @overload
+    def __getitem__(self, i: int) -> ScoredMemory: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[ScoredMemory]: ...
+    def __getitem__(self, i: int | slice) -> ScoredMemory | list[ScoredMemory]:
+        if isinstance(i, slice):
+            return [self._make(j) for j in range(len(self))[i]]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self._make(i)
+
+    def top(self, k: int) -> list[ScoredMemory]:
+        return [self._make(j) for j in range(min(k, len(self)))]
 
 
 class _PatientPool:

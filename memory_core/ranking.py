@@ -28,11 +28,17 @@ def cosine_to_all(query: F32, matrix: F32) -> F64:
 def cosine_with_norms(query: F32, matrix: F32, norms: npt.NDArray[np.float32]) -> F64:
     """Cosine of a query with every row, given the rows' precomputed L2 norms (one
     matrix-vector product; no copy of the matrix)."""
-    if matrix.shape[0] == 0:
-        return np.zeros(0, dtype=np.float64)
     q = query.astype(np.float32, copy=False)
-    qn = float(np.linalg.norm(q))
-    dots = matrix @ q
+    return cosine_from_dots(matrix @ q, norms, float(np.linalg.norm(q)))
+
+
+def cosine_from_dots(
+    dots: npt.NDArray[np.float32], norms: npt.NDArray[np.float32], qn: float
+) -> F64:
+    """Cosines from the dot products of a query (of L2 norm ``qn``) with rows of L2 norms
+    ``norms``; a zero vector scores 0."""
+    if dots.size == 0:
+        return np.zeros(0, dtype=np.float64)
     denom = norms * qn
     with np.errstate(divide="ignore", invalid="ignore"):
         sims = np.where(denom > 0, dots / denom, 0.0)

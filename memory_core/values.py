@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -192,11 +194,18 @@ class ContextItem:
 
 @dataclass(frozen=True)
 class ContextResult:
+    """The injected section (``text``, its exact token count under ``encoding``) and every
+    candidate explained (``items``: built on first access from ``explain``)."""
+
     text: str
-    items: tuple[ContextItem, ...]
     tokens: int
     encoding: str
     injection_id: str | None = None
+    explain: Callable[[], tuple[ContextItem, ...]] = field(default=tuple, repr=False, compare=False)
+
+    @cached_property
+    def items(self) -> tuple[ContextItem, ...]:
+        return self.explain()
 
     @property
     def included(self) -> tuple[ContextItem, ...]:

@@ -1,0 +1,90 @@
+"""The candidate pool computed without a full sort (memory_core.engine ``_vector_ranks``)
+against a brute-force pool: every active memory ranked by cosine (ties: the earlier one
+first), reciprocal-rank fusion with the keyword ranks over all of them, the best 50 plus every
+allergy, then score = similarity × current importance / 10. Patients with many exact
+duplicates (tied cosines) and superseded memories."""
+
+from __future__ import annotations
+
+import random
+import zlib
+from collections.abc import Sequence
+from datetime import timedelta
+
+import numpy as np
+import pytest
+
+import memory_core as mc
+from memory_core.embedding.base import Embedder
+from tests.conftest import NOW, Clock
+
+WORDS = [
+    *("metformin", "insulin", "glucose", "morning", "walks", "daughter", "penicillin", "hives"),
+    *("appointment", "diet", "sleep", "pain", "knee", "blood", "pressure", "lisinopril"),
+    *("statin", "fatigue", "dizziness", "swelling", "rash"),
+]
+TYPES = ["observation", "medication", "preference", "lab_result", "allergy", "social"]
+
+
+class CountEmbedder(Embedder):
+    """Word counts in 64 buckets: small whole numbers, so every dot product is exact whatever
+    the BLAS kernel's summation order, and identical texts tie exactly."""
+
+    model_id = "test/word-counts"
+    dimensions = 64
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        for i, t in enumerate(texts):
+            for w in t.lower().split():
+                out[i, zlib.crc32(w.encode()) % self.dimensions] += 1
+        return out
+
+
+def brute_force(engine: mc.MemoryEngine, pid: str, query: str) -> list[tuple[str, int, int]]:
+    pol = engine.policy.ranking
+    view = engine.view(pid)
+    act = [i for i, s in enumerate(view.status) if s is mc.Status.ACTIVE]
+    mems = [view.memories[i] for i in act]
+    cur = view.current_importance[act]
+    q = engine.embedder.embed(query)
+    mat = np.vstack([m.embedding for m in mems]).astype(np.float32)
+    dots = mat @ q
+    denom = np.linalg.norm(mat, axis=1).astype(np.float32) * float(np.linalg.norm(q))
+    sims = np.clip(np.where(denom > 0, dots / denom, 0.0).astype(np.float64), -1, 1)
+    vrank = np.empty(len(mems), dtype=np.int64)
+    vrank[np.argsort(-sims, kind="stable")] = np.arange(1, len(mems) + 1)
+    kw = {m.id: r for r, (m, _) in enumerate(engine.keyword_search(pid, query, limit=200), 1)}
+    krank = np.array([kw.get(m.id, 0) for m in mems])
+    fused = 1.0 / (pol.rrf_k + vrank) + np.where(krank > 0, 1.0 / (pol.rrf_k + krank), 0.0)
+    pool = sorted(range(len(mems)), key=lambda i: (-fused[i], i))[: pol.candidate_pool]
+    pool = sorted(set(pool) | {i for i, m in enumerate(mems) if m.memory_type == "allergy"})
+    score = {i: sims[i] * cur[i] / 10 for i in pool}
+    best = sorted(pool, key=lambda i: (-score[i], -mems[i].created_at.timestamp()))
+    return [(mems[i].id, int(vrank[i]), int(krank[i])) for i in best]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pool_matches_brute_force(seed: int) -> None:
+    rng = random.Random(seed)
+    engine = mc.MemoryEngine(mc.open_store("sqlite:///:memory:"), CountEmbedder(), clock=Clock())
+    pid = f"POOL-{seed}"
+    phrases = [" ".join(rng.sample(WORDS, rng.randint(2, 5))) for _ in range(40)]
+    n = rng.choice([30, 80, 200, 400])
+    records = [
+        {
+            "patient_id": pid,
+            "content": rng.choice(phrases),  # many exact duplicates: tied cosines
+            "memory_type": rng.choice(TYPES),
+            "created_at": NOW - timedelta(days=rng.uniform(0, 400)),
+            "importance": rng.randint(1, 10),
+        }
+        for _ in range(n)
+    ]
+    engine.add_memories(records, now=NOW, by="test", detect=seed % 2 == 1)
+    for query in ("metformin morning glucose", "penicillin rash", "daughter", "zzz unknown"):
+        got = engine.retrieve(pid, query, k=1000, record_access=False)
+        want = brute_force(engine, pid, query)
+        assert [(s.memory.id, s.vector_rank, s.keyword_rank or 0) for s in got] == want
+        ctx = engine.build_context(pid, query, record_access=False)
+        assert [i.scored.memory.id for i in ctx.items] == [w[0] for w in want]
