@@ -71,6 +71,9 @@ def limit_threads(blas: int = 1, ort: int = 1) -> dict[str, Any]:
     the same cores, so both are set deliberately."""
     os.environ["MEMORY_CORE_ORT_THREADS"] = str(ort)
     info: dict[str, Any] = {"MEMORY_CORE_ORT_THREADS": ort, "blas_requested": blas}
+    info["MEMORY_CORE_ORT_BATCH_THREADS"] = os.environ.get(
+        "MEMORY_CORE_ORT_BATCH_THREADS", f"(unset: default {min(4, os.cpu_count() or 1)})"
+    )
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         info[var] = os.environ.get(var, "(unset)")
     try:

@@ -366,8 +366,15 @@ def markdown(res: Results, chart_name: str | None, plans: dict[str, str]) -> str
         f"OPENBLAS_NUM_THREADS={t.get('OPENBLAS_NUM_THREADS')}, "
         f"OMP_NUM_THREADS={t.get('OMP_NUM_THREADS')})",
         "- onnxruntime intra-op threads: "
-        f"MEMORY_CORE_ORT_THREADS={t.get('MEMORY_CORE_ORT_THREADS')} (inter-op 1); an embedder "
-        "with 2 threads is used only to pre-embed the data and for the comparison rows",
+        f"MEMORY_CORE_ORT_THREADS={t.get('MEMORY_CORE_ORT_THREADS')} for single texts and "
+        "batches under 8 (inter-op 1); batches of 8 or more (add_memories, imports) run on a "
+        "second session with "
+        f"MEMORY_CORE_ORT_BATCH_THREADS={t.get('MEMORY_CORE_ORT_BATCH_THREADS')} and spinning "
+        "off. An embedder with 2 threads for everything is used only to pre-embed the data and "
+        "for the comparison rows",
+        "- The engine's two helper threads: the query is embedded on one while the engine "
+        "prepares the keyword half and the active set; a cosine scan over 4,096 rows or more "
+        "is split in two halves",
         f"- FAISS OpenMP threads: {res.peers.get('faiss OpenMP threads', 'n/a')}",
         f"- Load average (1/5/15 min) at start: {t.get('load_start', 'n/a')}; at the end: "
         f"{t.get('load_end', 'n/a')}. The machine is shared: another job (e.g. the test suite) "

@@ -55,6 +55,22 @@ def test_batching_does_not_change_vectors(minilm: mc.Embedder) -> None:
     assert np.allclose(together, alone, atol=1e-4)
 
 
+def test_batches_run_on_their_own_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    from memory_core.embedding.minilm import BIG_BATCH, MiniLMEmbedder
+
+    monkeypatch.setenv("MEMORY_CORE_ORT_BATCH_THREADS", "two")
+    with pytest.raises(mc.ConfigurationError, match="MEMORY_CORE_ORT_BATCH_THREADS"):
+        MiniLMEmbedder()
+    monkeypatch.delenv("MEMORY_CORE_ORT_BATCH_THREADS")
+    e = MiniLMEmbedder(threads=1, batch_threads=2)
+    texts = [p.newer for p in PAIRS[:BIG_BATCH]]
+    small = e.embed_batch(texts[: BIG_BATCH - 1])
+    assert e._batch is None  # small batches stay on the query session
+    big = e.embed_batch(texts)
+    assert e._batch is not None  # made on first use
+    assert np.allclose(big[: BIG_BATCH - 1], small, atol=1e-5)
+
+
 def test_measured_threshold(minilm: mc.Embedder) -> None:
     best = measure(minilm)
     assert best.false_supersessions == 0 and best.accuracy >= 0.95

@@ -25,6 +25,8 @@ from .base import F32, Embedder, l2_normalize
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2@onnx-int8"
 MAX_TOKENS = 256
 BATCH = 32
+#: From this many texts a call is a batch (bulk loads, imports): it runs on the batch session.
+BIG_BATCH = 8
 
 #: Cosine at or above which two same-type memories are candidates for supersession, measured on
 #: the labelled pairs in memory_core/calibration.py (see README "Contradiction threshold").
@@ -32,6 +34,16 @@ MINILM_THRESHOLD = 0.60
 #: Free-text types where same-topic statements (two different symptoms, two care-plan steps,
 #: two carers) reach 0.61-0.69 under MiniLM without replacing each other.
 MINILM_TYPE_THRESHOLDS = {"observation": 0.70, "care_plan": 0.70, "social": 0.70}
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ConfigurationError(f"{name} must be a whole number of threads, not {raw!r}") from None
 
 
 def _verified_model_path() -> Path:
@@ -49,34 +61,64 @@ def _verified_model_path() -> Path:
 
 
 class MiniLMEmbedder(Embedder):
+    releases_gil = True
     model_id = MODEL_ID
     dimensions = 384
     default_contradiction_threshold = MINILM_THRESHOLD
     default_type_thresholds = MINILM_TYPE_THRESHOLDS
 
-    def __init__(self, threads: int | None = None) -> None:
-        import onnxruntime as ort
+    def __init__(self, threads: int | None = None, batch_threads: int | None = None) -> None:
+        """``threads``: onnxruntime intra-op threads for single texts and small batches
+        (``MEMORY_CORE_ORT_THREADS``, default 1: a query's latency path leaves the other cores
+        to the engine); ``batch_threads``: for batches of :data:`BIG_BATCH` texts or more
+        (``MEMORY_CORE_ORT_BATCH_THREADS``, default the CPU count up to 4), in a second session
+        made on first use, with spinning off so idle workers do not compete with the caller."""
         from tokenizers import Tokenizer
 
         tok_path = resources.files("memory_core.embedding") / "assets" / "minilm-tokenizer.json"
         self._tokenizer = Tokenizer.from_str(tok_path.read_text(encoding="utf-8"))
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(MAX_TOKENS)
-        opts = ort.SessionOptions()
-        n = threads if threads is not None else int(os.environ.get("MEMORY_CORE_ORT_THREADS", "1"))
-        opts.intra_op_num_threads = max(1, n)
-        opts.inter_op_num_threads = 1
-        self._session = ort.InferenceSession(
-            str(_verified_model_path()), opts, providers=["CPUExecutionProvider"]
+        self._path = str(_verified_model_path())
+        self.threads = max(
+            1, _env_int("MEMORY_CORE_ORT_THREADS", 1) if threads is None else threads
         )
+        default_batch = min(4, os.cpu_count() or 1)
+        self.batch_threads = max(
+            1,
+            _env_int("MEMORY_CORE_ORT_BATCH_THREADS", default_batch)
+            if batch_threads is None
+            else batch_threads,
+        )
+        self._session = self._new_session(self.threads, spinning=True)
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._lock = threading.Lock()
+        self._batch: tuple[Any, threading.Lock] | None = None
+
+    def _new_session(self, threads: int, spinning: bool) -> Any:
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        if not spinning:
+            opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        return ort.InferenceSession(self._path, opts, providers=["CPUExecutionProvider"])
+
+    def _session_for(self, n: int) -> tuple[Any, threading.Lock]:
+        if n < BIG_BATCH or self.batch_threads == self.threads:
+            return self._session, self._lock
+        with self._lock:
+            if self._batch is None:
+                self._batch = (self._new_session(self.batch_threads, False), threading.Lock())
+            return self._batch
 
     def embed_batch(self, texts: Sequence[str]) -> F32:
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         if not texts:
             return out
         encs = self._tokenizer.encode_batch(list(texts))
+        session, lock = self._session_for(len(texts))
         order = sorted(range(len(encs)), key=lambda i: len(encs[i].ids))  # batch by length
         for start in range(0, len(order), BATCH):
             idx = order[start : start + BATCH]
@@ -90,8 +132,8 @@ class MiniLMEmbedder(Embedder):
             feed: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
             if "token_type_ids" in self._inputs:
                 feed["token_type_ids"] = np.zeros_like(ids)
-            with self._lock:
-                hidden = self._session.run(None, feed)[0]
+            with lock:
+                hidden = session.run(None, feed)[0]
             m = mask[..., None].astype(np.float32)
             pooled = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
             out[idx] = pooled
