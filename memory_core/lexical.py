@@ -23,7 +23,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-I64 = npt.NDArray[np.int64]
+I32 = npt.NDArray[np.int32]
+F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
 
 K1 = 1.2
@@ -122,7 +123,7 @@ def query_terms(query: str) -> list[str]:
     return list(dict.fromkeys(out))[:MAX_QUERY_TERMS]
 
 
-def _postings(texts: Iterable[str], first_row: int) -> tuple[dict[str, tuple[I64, F64]], list[int]]:
+def _postings(texts: Iterable[str], first_row: int) -> tuple[dict[str, tuple[I32, F32]], list[int]]:
     """term -> (rows, term frequencies) for these documents, rows numbered from ``first_row``;
     and each document's length in tokens."""
     rows: dict[str, list[int]] = {}
@@ -144,7 +145,7 @@ def _postings(texts: Iterable[str], first_row: int) -> tuple[dict[str, tuple[I64
                 tfs[t].append(c)
     return (
         {
-            t: (np.array(r, dtype=np.int64), np.array(tfs[t], dtype=np.float64))
+            t: (np.array(r, dtype=np.int32), np.array(tfs[t], dtype=np.float32))
             for t, r in rows.items()
         },
         lengths,
@@ -152,13 +153,14 @@ def _postings(texts: Iterable[str], first_row: int) -> tuple[dict[str, tuple[I64
 
 
 class LexicalIndex:
-    """Postings (term -> rows and term frequencies) and document lengths of one patient's
-    memories, rows in the snapshot's order. Immutable: :meth:`extended` returns a new index
-    that shares every posting list the new documents do not touch."""
+    """Postings (term -> rows and term frequencies, int32 / float32 to keep a large patient's
+    index small) and document lengths of one patient's memories, rows in the snapshot's order.
+    Immutable: :meth:`extended` returns a new index that shares every posting list the new
+    documents do not touch."""
 
     __slots__ = ("_postings", "lengths")
 
-    def __init__(self, postings: dict[str, tuple[I64, F64]], lengths: F64) -> None:
+    def __init__(self, postings: dict[str, tuple[I32, F32]], lengths: F64) -> None:
         self._postings = postings
         self.lengths = lengths
 
@@ -197,7 +199,8 @@ class LexicalIndex:
             idf = math.log((n - df + 0.5) / (df + 0.5))
             idf = idf if idf > 0 else 1e-6
             norm = K1 * (1 - B + B * self.lengths[rows] / avgdl)
-            out[rows] += idf * (tf * (K1 + 1)) / (tf + norm)
+            f = tf.astype(np.float64)
+            out[rows] += idf * (f * (K1 + 1)) / (f + norm)
         return out
 
     def search(
