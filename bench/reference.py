@@ -172,9 +172,13 @@ def build_context(
         )
     if not cands:
         return "", []
-    # vector ranks (ties: older first), keyword ranks among the active ones, fusion
+    # vector ranks (equal similarities share the best rank), keyword ranks among the active
+    # ones, fusion
     by_sim = sorted(range(len(cands)), key=lambda i: -cands[i]["sim"])
-    for rank, i in enumerate(by_sim, start=1):
+    rank = 0
+    for seen, i in enumerate(by_sim, start=1):
+        if seen == 1 or cands[i]["sim"] != cands[by_sim[seen - 2]]["sim"]:
+            rank = seen
         cands[i]["fused"] = 1.0 / (rrf_k + rank)
     position = {c["record"]["id"]: i for i, c in enumerate(cands)}
     rank = 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, overload
@@ -511,6 +511,14 @@ class MemoryEngine:
         """Snapshot rows of the memories active at ``now`` (created by then, not archived,
         not superseded by a supersession in effect)."""
         now_s = now.timestamp()
+        if now_s >= snap.settled_s and now_s + 1e-6 >= snap.memo.setdefault(
+            "created_max", float(snap.created_s.max(initial=-np.inf))
+        ):  # every memory visible, no status change after now: the stored statuses
+            rows = snap.memo.get("active")
+            if rows is None:
+                rows = snap.memo["active"] = np.flatnonzero(snap.active).astype(np.int64)
+            out: npt.NDArray[np.int64] = rows
+            return out
         visible = snap.created_s <= now_s + 1e-6
         if now_s >= snap.settled_s:
             return np.flatnonzero(visible & snap.active).astype(np.int64)
@@ -644,12 +652,14 @@ class MemoryEngine:
 
     def _keyword_hits(
         self, snap: _Snapshot, query: str, active: npt.NDArray[np.int64], limit: int
-    ) -> list[tuple[int, float]]:
-        """(snapshot row, BM25) of the ``limit`` best keyword matches among ``active``."""
+    ) -> tuple[npt.NDArray[np.int64], F64]:
+        """Snapshot rows and BM25 of the ``limit`` best keyword matches among ``active``."""
         if not query.strip() or active.size == 0:
-            return []
-        allowed = np.zeros(len(snap.memories), dtype=np.bool_)
-        allowed[active] = True
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+        allowed = None
+        if active.size < len(snap.memories):
+            allowed = np.zeros(len(snap.memories), dtype=np.bool_)
+            allowed[active] = True
         return self._lexical(snap).search(query, limit, allowed)
 
     def keyword_search(
@@ -662,15 +672,14 @@ class MemoryEngine:
         limit = v.positive_int(limit, "limit")
         now = self._now(now)
         snap, _ = self._state(patient_id)
-        hits = self._keyword_hits(snap, query, self._active_indices(snap, now), limit)
-        return [(snap.memories[r], s) for r, s in hits]
+        rows, scores = self._keyword_hits(snap, query, self._active_indices(snap, now), limit)
+        return [(snap.memories[r], s) for r, s in zip(rows.tolist(), scores.tolist(), strict=True)]
 
     def _workers(self) -> ThreadPoolExecutor:
-        """Two helper threads: one embeds the query while the caller prepares the rest, one
-        takes half of a large cosine scan (numpy and onnxruntime release the GIL)."""
+        """A helper thread that takes half of a large cosine scan (numpy releases the GIL)."""
         with self._cache_lock:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(2, thread_name_prefix="memory-core")
+                self._pool = ThreadPoolExecutor(1, thread_name_prefix="memory-core")
             return self._pool
 
     def _dots(self, matrix: F32, q: F32) -> npt.NDArray[np.float32]:
@@ -687,26 +696,21 @@ class MemoryEngine:
         job.result()
         return out
 
+    @staticmethod
     def _vector_ranks(
-        self, sims: F64, pool_n: int, extra: npt.NDArray[np.int64]
+        sims: npt.NDArray[np.float32], pool_n: int, extra: npt.NDArray[np.int64]
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-        """The rows that can enter the candidate pool -- the ``pool_n`` best by cosine plus
-        ``extra`` (keyword hits, always-included types), ascending -- and their exact vector
-        ranks (1 = most similar; ties: the earlier row first). Any other row ranks below the
-        ``pool_n`` best and has no keyword rank, so its fused value is lower than theirs: it
-        cannot enter the pool, and its rank is never computed (no full sort)."""
-        m = sims.size
+        """The rows that can enter the candidate pool -- every row whose cosine ranks in the
+        best ``pool_n``, plus ``extra`` (keyword hits, always-included types), ascending -- and
+        their vector ranks: 1 + the number of rows with a higher cosine (equal cosines, e.g.
+        the same text saved twice, share a rank). Any other row ranks below ``pool_n`` and has
+        no keyword rank, so its fused value is lower than that of each of the best ``pool_n``:
+        it cannot enter the pool, and its rank is never computed (no full sort)."""
         asc = np.sort(sims)
-        thr = asc[m - pool_n]
-        above = np.flatnonzero(sims > thr)
-        ties = np.flatnonzero(sims == thr)[: pool_n - above.size]
-        cand = np.unique(np.concatenate([above, ties, extra]))
-        s = sims[cand]
-        right = np.searchsorted(asc, s, side="right")
-        ranks = 1 + (m - right)
-        for j in np.flatnonzero(right - np.searchsorted(asc, s, side="left") > 1):
-            ranks[j] += int(np.count_nonzero(sims[: cand[j]] == s[j]))
-        return cand, ranks.astype(np.int64)
+        thr = asc[sims.size - pool_n]
+        cand = np.unique(np.concatenate([np.flatnonzero(sims >= thr), extra]))
+        higher = sims.size - np.searchsorted(asc, sims[cand], side="right")
+        return cand, (1 + higher).astype(np.int64)
 
     def _rank(
         self,
@@ -721,39 +725,23 @@ class MemoryEngine:
         (not an as-of query), so a store's own vector search may be used."""
         pol = policy or self._policy
         rp = pol.ranking
-        pending: Future[F32] | None = None
-        if query_vector is None and self.embedder.releases_gil:
-            pending = self._workers().submit(self.embedder.embed, query)
-        # everything that does not need the query vector, while it is being computed
         snap, use = self._state(patient_id)
         now_s = now.timestamp()
         active = self._active_indices(snap, now)
         if active.size == 0:
             return _Ranked.empty(self)
-        kw_rows = np.array(
-            [r for r, _ in self._keyword_hits(snap, query, active, max(rp.candidate_pool * 4, 50))],
-            dtype=np.int64,
-        )
-        pos = np.full(len(snap.memories), -1, dtype=np.int64)  # snapshot row -> active position
-        pos[active] = np.arange(active.size)
-        kw_pos = pos[kw_rows]
+        kw_rows, _ = self._keyword_hits(snap, query, active, max(rp.candidate_pool * 4, 50))
+        kw_pos = np.searchsorted(active, kw_rows)  # snapshot row -> active position
         always = np.flatnonzero(self._always_mask(snap, rp.always_include_types)[active])
-        if pending is not None:
-            q = pending.result()
-        elif query_vector is None:
-            q = self.embedder.embed(query)
-        else:
-            q = query_vector
+        q = self.embedder.embed(query) if query_vector is None else query_vector
         q = q.astype(np.float32, copy=False)
         qn = float(np.linalg.norm(q))
         if active.size == len(snap.memories):
-            sims = ranking.cosine_from_dots(self._dots(snap.matrix, q), snap.norms, qn)
+            sims = ranking.cosine32(self._dots(snap.matrix, q), snap.norms, qn)
         elif 2 * active.size < len(snap.memories):  # mostly superseded: scan the active rows
-            sims = ranking.cosine_from_dots(
-                self._dots(snap.matrix[active], q), snap.norms[active], qn
-            )
+            sims = ranking.cosine32(self._dots(snap.matrix[active], q), snap.norms[active], qn)
         else:
-            sims = ranking.cosine_from_dots(self._dots(snap.matrix, q), snap.norms, qn)[active]
+            sims = ranking.cosine32(self._dots(snap.matrix, q), snap.norms, qn)[active]
         pool_n = min(rp.candidate_pool, active.size)
         served = self.store.vector_candidates(patient_id, q, rp.candidate_pool) if present else None
         if served is None:
@@ -762,11 +750,11 @@ class MemoryEngine:
             # a store that searches vectors itself (Cosmos DB `server` mode) picks the vector
             # list; similarities stay the exact cosines from the snapshot, so the ranking is
             # the same on every store
-            served_pos = [
-                int(pos[i])
-                for i in (snap.index.get(mid) for mid, _ in served)
-                if i is not None and pos[i] >= 0
+            act = set(active.tolist())
+            served_rows = [
+                i for i in (snap.index.get(mid) for mid, _ in served) if i is not None and i in act
             ]
+            served_pos = np.searchsorted(active, served_rows).tolist()
             cand = np.unique(np.array([*served_pos, *kw_pos, *always], dtype=np.int64))
             vrank = np.zeros(cand.size, dtype=np.int64)
             vrank[np.searchsorted(cand, served_pos)] = np.arange(1, len(served_pos) + 1)
@@ -779,7 +767,7 @@ class MemoryEngine:
         rows = active[cand[chosen]]
         inputs = self._decay_inputs(snap, use, rows, now_s)
         cur = decay.current_importance(inputs, pol.decay, now_s)
-        csims = sims[cand[chosen]]
+        csims = sims[cand[chosen]].astype(np.float64)
         cfused = fused[chosen]
         if rp.mode == "weighted":
             hours = np.maximum(now_s - inputs.last_access_s, 0.0) / 3600.0

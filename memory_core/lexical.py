@@ -23,7 +23,10 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from .ranking import top_indices
+
 I32 = npt.NDArray[np.int32]
+I64 = npt.NDArray[np.int64]
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
 
@@ -158,11 +161,12 @@ class LexicalIndex:
     Immutable: :meth:`extended` returns a new index that shares every posting list the new
     documents do not touch."""
 
-    __slots__ = ("_postings", "lengths")
+    __slots__ = ("_avgdl", "_postings", "lengths")
 
     def __init__(self, postings: dict[str, tuple[I32, F32]], lengths: F64) -> None:
         self._postings = postings
         self.lengths = lengths
+        self._avgdl = max(float(lengths.mean()), 1e-9) if lengths.size else 1.0
 
     @classmethod
     def build(cls, texts: Sequence[str]) -> LexicalIndex:
@@ -189,7 +193,7 @@ class LexicalIndex:
         out = np.zeros(n, dtype=np.float64)
         if n == 0:
             return out
-        avgdl = max(float(self.lengths.mean()), 1e-9)
+        avgdl = self._avgdl
         for term in terms:
             hit = self._postings.get(term)
             if hit is None:
@@ -205,21 +209,19 @@ class LexicalIndex:
 
     def search(
         self, query: str, limit: int, allowed: npt.NDArray[np.bool_] | None = None
-    ) -> list[tuple[int, float]]:
-        """The ``limit`` best rows for ``query`` (among ``allowed`` rows), best first; ties:
-        the earlier row first."""
+    ) -> tuple[I64, F64]:
+        """The ``limit`` best rows for ``query`` (among ``allowed`` rows) and their scores,
+        best first; ties: the earlier row first."""
         terms = query_terms(query)
         if not terms or limit <= 0:
-            return []
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
         s = self.scores(terms)
         hit = s > 0
         if allowed is not None:
             hit &= allowed
         rows = np.flatnonzero(hit)
-        if rows.size == 0:
-            return []
-        order = rows[np.argsort(-s[rows], kind="stable")][:limit]
-        return [(int(r), float(s[r])) for r in order]
+        rows = rows[top_indices(s[rows], limit)]
+        return rows, s[rows]
 
 
 def bm25(docs: Sequence[str], query: str) -> F64:

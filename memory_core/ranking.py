@@ -37,20 +37,34 @@ def cosine_from_dots(
 ) -> F64:
     """Cosines from the dot products of a query (of L2 norm ``qn``) with rows of L2 norms
     ``norms``; a zero vector scores 0."""
+    return cosine32(dots, norms, qn).astype(np.float64)
+
+
+def cosine32(
+    dots: npt.NDArray[np.float32], norms: npt.NDArray[np.float32], qn: float
+) -> npt.NDArray[np.float32]:
+    """:func:`cosine_from_dots` in float32 (the precision of the dot products): every value
+    converts to float64 exactly, so ranks and ties are the same in either."""
     if dots.size == 0:
-        return np.zeros(0, dtype=np.float64)
-    denom = norms * qn
+        return np.zeros(0, dtype=np.float32)
+    denom = norms * np.float32(qn)
     with np.errstate(divide="ignore", invalid="ignore"):
-        sims = np.where(denom > 0, dots / denom, 0.0)
-    return np.clip(sims.astype(np.float64), -1.0, 1.0)
+        sims = np.where(denom > 0, dots / denom, np.float32(0.0))
+    out: npt.NDArray[np.float32] = np.clip(sims, np.float32(-1.0), np.float32(1.0))
+    return out
 
 
 def top_indices(values: F64, n: int) -> npt.NDArray[np.int64]:
-    """Indices of the ``n`` largest values, largest first (ties by position)."""
+    """Indices of the ``n`` largest values, largest first (ties by position, also at the cut:
+    of equal values there, the earliest are taken)."""
     if n >= values.size:
         return np.argsort(-values, kind="stable").astype(np.int64)
-    part = np.argpartition(-values, n - 1)[:n]
-    return part[np.lexsort((part, -values[part]))].astype(np.int64)
+    if n <= 0:
+        return np.zeros(0, dtype=np.int64)
+    thr = values[np.argpartition(-values, n - 1)[n - 1]]
+    above = np.flatnonzero(values > thr)
+    sel = np.concatenate([above, np.flatnonzero(values == thr)[: n - above.size]])
+    return sel[np.lexsort((sel, -values[sel]))].astype(np.int64)
 
 
 def ranks_desc(values: F64) -> npt.NDArray[np.int64]:

@@ -1,6 +1,6 @@
 """The candidate pool computed without a full sort (memory_core.engine ``_vector_ranks``)
-against a brute-force pool: every active memory ranked by cosine (ties: the earlier one
-first), reciprocal-rank fusion with the keyword ranks over all of them, the best 50 plus every
+against a brute-force pool: every active memory ranked by cosine (equal cosines share the
+best rank), reciprocal-rank fusion with the keyword ranks over all of them, the best 50 plus every
 allergy, then score = similarity × current importance / 10. Patients with many exact
 duplicates (tied cosines) and superseded memories."""
 
@@ -50,10 +50,9 @@ def brute_force(engine: mc.MemoryEngine, pid: str, query: str) -> list[tuple[str
     q = engine.embedder.embed(query)
     mat = np.vstack([m.embedding for m in mems]).astype(np.float32)
     dots = mat @ q
-    denom = np.linalg.norm(mat, axis=1).astype(np.float32) * float(np.linalg.norm(q))
-    sims = np.clip(np.where(denom > 0, dots / denom, 0.0).astype(np.float64), -1, 1)
-    vrank = np.empty(len(mems), dtype=np.int64)
-    vrank[np.argsort(-sims, kind="stable")] = np.arange(1, len(mems) + 1)
+    denom = np.linalg.norm(mat, axis=1).astype(np.float32) * np.float32(np.linalg.norm(q))
+    sims = np.clip(np.where(denom > 0, dots / denom, np.float32(0)), -1, 1).astype(np.float64)
+    vrank = np.array([1 + int((sims > s).sum()) for s in sims])  # equal cosines share a rank
     kw = {m.id: r for r, (m, _) in enumerate(engine.keyword_search(pid, query, limit=200), 1)}
     krank = np.array([kw.get(m.id, 0) for m in mems])
     fused = 1.0 / (pol.rrf_k + vrank) + np.where(krank > 0, 1.0 / (pol.rrf_k + krank), 0.0)
@@ -88,3 +87,15 @@ def test_pool_matches_brute_force(seed: int) -> None:
         assert [(s.memory.id, s.vector_rank, s.keyword_rank or 0) for s in got] == want
         ctx = engine.build_context(pid, query, record_access=False)
         assert [i.scored.memory.id for i in ctx.items] == [w[0] for w in want]
+
+
+def test_top_indices_takes_the_earliest_of_equal_values_at_the_cut() -> None:
+    from memory_core.ranking import top_indices
+
+    v = np.array([0.1, 0.5, 0.3, 0.5, 0.3, 0.3, 0.9])
+    assert top_indices(v, 4).tolist() == [6, 1, 3, 2]
+    assert top_indices(v, 5).tolist() == [6, 1, 3, 2, 4]
+    assert top_indices(v, 0).tolist() == []
+    assert top_indices(v, 10).tolist() == [6, 1, 3, 2, 4, 5, 0]
+    ties = np.full(200, 0.25)
+    assert top_indices(ties, 50).tolist() == list(range(50))

@@ -25,9 +25,6 @@ class Embedder(ABC):
     #: Measured per-type overrides of the threshold (types with free-text statements that
     #: share a topic without replacing each other need a higher cut).
     default_type_thresholds: dict[str, float] = {}  # noqa: RUF012 - read-only class default
-    #: ``embed`` spends its time outside the GIL (native inference, network I/O), so the
-    #: engine may embed a query on a helper thread while it prepares the rest of a retrieval.
-    releases_gil: bool = False
 
     @abstractmethod
     def embed_batch(self, texts: Sequence[str]) -> F32:

@@ -61,7 +61,6 @@ def _verified_model_path() -> Path:
 
 
 class MiniLMEmbedder(Embedder):
-    releases_gil = True
     model_id = MODEL_ID
     dimensions = 384
     default_contradiction_threshold = MINILM_THRESHOLD

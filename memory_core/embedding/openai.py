@@ -54,7 +54,6 @@ def make_client(
 
 
 class OpenAIEmbedder(Embedder):
-    releases_gil = True
     default_contradiction_threshold = 0.85  # ada-era models; measure for yours
 
     def __init__(self, model: str, dimensions: int | None = None, client: Any = None) -> None:
