@@ -372,9 +372,8 @@ def markdown(res: Results, chart_name: str | None, plans: dict[str, str]) -> str
         f"MEMORY_CORE_ORT_BATCH_THREADS={t.get('MEMORY_CORE_ORT_BATCH_THREADS')} and spinning "
         "off. An embedder with 2 threads for everything is used only to pre-embed the data and "
         "for the comparison rows",
-        "- The engine's two helper threads: the query is embedded on one while the engine "
-        "prepares the keyword half and the active set; a cosine scan over 4,096 rows or more "
-        "is split in two halves",
+        "- The engine's helper thread: a cosine scan over 4,096 rows or more is split in two "
+        "halves, one on it",
         f"- FAISS OpenMP threads: {res.peers.get('faiss OpenMP threads', 'n/a')}",
         f"- Load average (1/5/15 min) at start: {t.get('load_start', 'n/a')}; at the end: "
         f"{t.get('load_end', 'n/a')}. The machine is shared: another job (e.g. the test suite) "
