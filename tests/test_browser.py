@@ -1,6 +1,8 @@
 """A real browser (Debian's Chromium driven by Playwright) against `streamlit run app.py` on a
 free loopback port: every page opens, a decay slider moves, a supersession is confirmed, and a
-full-page screenshot of each page is saved under docs/screenshots/ (the README shows them)."""
+full-page screenshot of each page is saved -- under docs/screenshots/ (the README shows them)
+with ``UPDATE_SCREENSHOTS=1``, otherwise in a temporary folder, so a test run leaves the
+repository unchanged."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -18,7 +21,11 @@ import pytest
 from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parents[1]
-SHOTS = ROOT / "docs" / "screenshots"
+SHOTS = (
+    ROOT / "docs" / "screenshots"
+    if os.environ.get("UPDATE_SCREENSHOTS") == "1"
+    else Path(tempfile.gettempdir()) / "memory-core-screenshots"
+)
 CHROMIUM = shutil.which("chromium") or (
     "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
 )
