@@ -7,8 +7,8 @@ supersessions not yet in effect are not applied, and accesses recorded later are
 
 from __future__ import annotations
 
+import os
 import threading
-import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -213,7 +213,13 @@ def _field_of(record: Mapping[str, Any] | Any, key: str) -> Any:
 
 
 def _new_id(prefix: str) -> str:
-    return f"{prefix}_{uuid.uuid4().hex}"
+    """``prefix_`` and a random (version 4) UUID in hex, as ``uuid.uuid4().hex`` writes it."""
+    h = os.urandom(16).hex()
+    return f"{prefix}_{h[:12]}4{h[13:16]}{'89ab'[int(h[16], 16) & 3]}{h[17:]}"
+
+
+_NO_VECTOR: F32 = np.zeros(0, dtype=np.float32)  # a record's embedding until it is embedded
+_NO_VECTOR.flags.writeable = False
 
 
 @dataclass(frozen=True)
@@ -884,42 +890,62 @@ class MemoryEngine:
         return results[0]
 
     def _prepare(
-        self, record: Mapping[str, Any] | Any, now: datetime, where: str
-    ) -> tuple[Memory, list[datetime], F32 | None]:
-        def get(key: str) -> Any:
-            return _field_of(record, key)
-
-        def field(name: str) -> str:
-            return f"{where}{name}"
-
-        pid = v.patient_id(get("patient_id"), field("patient_id"))
-        text = v.content(get("content"), field("content"))
-        mtype = v.memory_type(get("memory_type"), field("memory_type"))
-        imp = v.importance(get("importance"), field("importance"))
+        self,
+        record: Mapping[str, Any] | Any,
+        where: str,
+        checks: v.BatchChecks,
+        defer_finite: bool = False,
+    ) -> tuple[Memory, list[datetime], F32 | None, bool]:
+        """One record validated: ``(memory, access times, given embedding or None, whether an
+        id was given)``; the memory carries the given embedding (else an empty one).
+        ``defer_finite``: a float32 vector of the right shape is not yet checked for NaN or
+        infinite values (the caller checks the whole batch at once)."""
+        get: Callable[[str], Any] = (
+            record.get if type(record) is dict else lambda key: _field_of(record, key)
+        )
+        pid = checks.patient_id(get("patient_id"), where)
+        text = v.content(get("content"), f"{where}content")
+        mtype = checks.memory_type(get("memory_type"), where)
+        imp = checks.importance(get("importance"), where)
         created_raw = get("created_at")
-        created = now if created_raw is None else v.timestamp(created_raw, field("created_at"), now)
+        created = (
+            checks.now
+            if created_raw is None
+            else checks.timestamp(created_raw, f"{where}created_at")
+        )
         pinned_raw = get("pinned")
-        pinned = (
-            default_pinned(mtype) if pinned_raw is None else v.boolean(pinned_raw, field("pinned"))
-        )
-        tier = v.tier(get("tier") or "long_term", field("tier"))
-        src = v.source(get("source"), field("source"))
-        accesses = v.access_times(get("access_times"), created, now, field("access_times"))
+        if pinned_raw is None:
+            pinned = default_pinned(mtype)
+        elif type(pinned_raw) is bool:
+            pinned = pinned_raw
+        else:
+            pinned = v.boolean(pinned_raw, f"{where}pinned")
+        tier = checks.tier(get("tier") or "long_term", where)
+        src = checks.source(get("source"), where)
+        accesses = checks.access_times(get("access_times"), created, where)
         vec_raw = get("embedding")
-        vec = (
-            None
-            if vec_raw is None
-            else v.embedding(vec_raw, self.embedder.dimensions, field("embedding"))
-        )
+        dims = self.embedder.dimensions
+        vec: F32 | None
+        if vec_raw is None:
+            vec = None
+        elif (
+            defer_finite
+            and type(vec_raw) is np.ndarray
+            and vec_raw.dtype == np.float32
+            and vec_raw.shape == (dims,)
+        ):
+            vec = vec_raw
+        else:
+            vec = v.embedding(vec_raw, dims, f"{where}embedding")
         model = get("embedding_model")
         if vec is not None and model not in (None, self.embedder.model_id):
             raise ValidationError(
-                field("embedding_model"),
+                f"{where}embedding_model",
                 f"vectors from {model!r} cannot be mixed with {self.embedder.model_id!r}",
             )
         mid = get("id")
         if mid is not None and (not isinstance(mid, str) or not 1 <= len(mid) <= 80):
-            raise ValidationError(field("id"), "must be a string of 1-80 characters")
+            raise ValidationError(f"{where}id", "must be a string of 1-80 characters")
         if imp is None:
             imp = default_importance(mtype, text, self._policy.importance_rules)
         memory = Memory(
@@ -930,14 +956,50 @@ class MemoryEngine:
             importance=imp,
             created_at=created,
             last_accessed=accesses[-1] if accesses else created,
-            embedding=np.zeros(0, dtype=np.float32),
+            embedding=_NO_VECTOR if vec is None else vec,
             embedding_model=self.embedder.model_id,
             access_count=len(accesses),
             pinned=pinned,
             tier=tier,
             source=src,
         )
-        return memory, accesses, vec
+        return memory, accesses, vec, mid is not None
+
+    def _prepare_all(
+        self, items: Sequence[Mapping[str, Any] | Any], now: datetime
+    ) -> list[tuple[Memory, list[datetime], F32 | None, bool]]:
+        """Every record validated, in order; the first bad one (by index, then field) raises.
+        Given vectors are checked for NaN and infinite values in one pass over the batch."""
+        checks = v.BatchChecks(now)
+        prepared: list[tuple[Memory, list[datetime], F32 | None, bool]] = []
+        try:
+            for i, r in enumerate(items):
+                prepared.append(self._prepare(r, f"records[{i}].", checks, defer_finite=True))
+        except ValidationError:
+            # an earlier record's vector may be the first error; else this record, checked in
+            # full, names its first bad field
+            self._check_finite(items, prepared)
+            self._prepare(items[len(prepared)], f"records[{len(prepared)}].", checks)
+            raise
+        self._check_finite(items, prepared)
+        return prepared
+
+    def _check_finite(
+        self,
+        items: Sequence[Mapping[str, Any] | Any],
+        prepared: list[tuple[Memory, list[datetime], F32 | None, bool]],
+    ) -> None:
+        given = [(i, vec) for i, (_, _, vec, _) in enumerate(prepared) if vec is not None]
+        if not given:
+            return
+        finite = np.isfinite(np.stack([vec for _, vec in given])).all(axis=1)
+        if not finite.all():
+            i = given[int(np.argmin(finite))][0]
+            v.embedding(
+                _field_of(items[i], "embedding"),
+                self.embedder.dimensions,
+                f"records[{i}].embedding",
+            )
 
     def add_memories(
         self,
@@ -962,15 +1024,15 @@ class MemoryEngine:
         items = list(records)
         if batch_size is not None:
             batch_size = v.positive_int(batch_size, "batch_size")
-        prepared = [self._prepare(r, now, f"records[{i}].") for i, r in enumerate(items)]
-        ids = [m.id for m, _, _ in prepared]
+        prepared = self._prepare_all(items, now)
+        ids = [m.id for m, _, _, _ in prepared]
         if len(set(ids)) != len(ids):
             seen: set[str] = set()
             for i, mid in enumerate(ids):
                 if mid in seen:
                     raise ValidationError(f"records[{i}].id", f"duplicate id {mid!r} in the batch")
                 seen.add(mid)
-        given = [i for i, r in enumerate(items) if _field_of(r, "id") is not None]
+        given = [i for i, p in enumerate(prepared) if p[3]]
         for k in range(0, len(given), 500):
             chunk = given[k : k + 500]
             found = {m.id for m in self.store.get_memories([ids[i] for i in chunk])}
@@ -978,7 +1040,7 @@ class MemoryEngine:
                 if ids[i] in found:
                     raise ValidationError(f"records[{i}].id", f"memory id {ids[i]!r} exists")
         step = batch_size or max(len(prepared), 1)
-        need_total = sum(vec is None for _, _, vec in prepared)
+        need_total = sum(vec is None for _, _, vec, _ in prepared)
         embedded_so_far = 0
         results: list[AddResult] = []
         for b, first in enumerate(range(0, len(prepared), step)):
@@ -986,15 +1048,19 @@ class MemoryEngine:
             memories: list[Memory] = []
             for k in range(0, len(part), 256):
                 group = part[k : k + 256]
-                todo = [m.content for m, _, vec in group if vec is None]
-                rows = iter(self.embedder.embed_batch(todo)) if todo else iter(())
-                memories += [
-                    replace(m, embedding=next(rows) if vec is None else vec) for m, _, vec in group
-                ]
+                todo = [m.content for m, _, vec, _ in group if vec is None]
+                if todo:
+                    rows = iter(self.embedder.embed_batch(todo))
+                    memories += [
+                        m if vec is not None else replace(m, embedding=next(rows))
+                        for m, _, vec, _ in group
+                    ]
+                else:
+                    memories += [m for m, _, _, _ in group]
                 embedded_so_far += len(todo)
                 if progress is not None and todo:
                     progress(embedded_so_far, need_total)
-            results += self._write_batch(memories, [acc for _, acc, _ in part], by, now, detect)
+            results += self._write_batch(memories, [acc for _, acc, _, _ in part], by, now, detect)
             if on_batch is not None:
                 on_batch(b, first, first + len(part))
         return results
@@ -1009,6 +1075,28 @@ class MemoryEngine:
     ) -> list[AddResult]:
         """Detect supersessions for embedded new memories and write them in one transaction."""
         changes = ChangeSet()
+        if detect:
+            sups_by_new, pools, added = self._detect_batch(memories, by, now, changes)
+        else:  # nothing to compare: the patients' snapshots are not even loaded
+            sups_by_new, pools, added = {}, [], memories
+        changes.insert_memories.extend(added)
+        for mem, times in zip(added, accesses, strict=True):
+            if times:
+                changes.accesses.extend((mem.id, mem.patient_id, t) for t in times)
+            changes.audit.append(
+                self._audit(by, "add", "memory", mem.id, mem.patient_id, None, mem.to_public_dict())
+            )
+        for pool in pools:
+            changes.update_memories.extend((m, pool.versions(m.id)) for m in pool.replaced.values())
+        self._apply(changes)
+        return [AddResult(memory=m, supersessions=tuple(sups_by_new.get(m.id, ()))) for m in added]
+
+    def _detect_batch(
+        self, memories: list[Memory], by: str, now: datetime, changes: ChangeSet
+    ) -> tuple[dict[str, list[Supersession]], list[_PatientPool], list[Memory]]:
+        """Supersessions of new memories against each patient's stored ones and each other
+        (oldest first), recorded in ``changes``: ``(supersessions by new id, the pools, the new
+        memories as they are to be written)`` in the order given."""
         sups_by_new: dict[str, list[Supersession]] = {m.id: [] for m in memories}
         # process oldest first per patient, so each new memory sees the ones before it
         order = sorted(range(len(memories)), key=lambda i: (memories[i].created_at, i))
@@ -1022,23 +1110,11 @@ class MemoryEngine:
             pools.append(pool)
             for i in idxs:
                 mem = memories[i]
-                if detect and mem.memory_type not in self._policy.contradiction.exempt_types:
+                if mem.memory_type not in self._policy.contradiction.exempt_types:
                     mem = self._detect(mem, pool, now, by, changes, sups_by_new)
                 pool.add(mem)
         final = {m.id: m for pool in pools for m in pool.added()}
-        for m, times in zip(memories, accesses, strict=True):
-            mem = final[m.id]
-            changes.insert_memories.append(mem)
-            changes.accesses.extend((mem.id, mem.patient_id, t) for t in times)
-            changes.audit.append(
-                self._audit(by, "add", "memory", mem.id, mem.patient_id, None, mem.to_public_dict())
-            )
-        for pool in pools:
-            changes.update_memories.extend((m, pool.versions(m.id)) for m in pool.replaced.values())
-        self._apply(changes)
-        return [
-            AddResult(memory=final[m.id], supersessions=tuple(sups_by_new[m.id])) for m in memories
-        ]
+        return sups_by_new, pools, [final[m.id] for m in memories]
 
     def _detect(
         self,

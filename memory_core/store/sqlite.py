@@ -27,6 +27,10 @@ from ..values import (
 )
 from .base import AuditQuery, ChangeSet, MemoryStore, Usage
 
+#: ``json.dumps(x, sort_keys=True)`` without building an encoder per call (the audit writes
+#: one or two documents per row)
+_JSON = json.JSONEncoder(sort_keys=True)
+
 # --- time <-> integer microseconds since the epoch (UTC) --------------------------------------
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -514,8 +518,8 @@ class SQLiteStore(MemoryStore):
             a.entity,
             a.entity_id,
             a.patient_id,
-            json.dumps(a.before, sort_keys=True) if a.before is not None else None,
-            json.dumps(a.after, sort_keys=True) if a.after is not None else None,
+            _JSON.encode(a.before) if a.before is not None else None,
+            _JSON.encode(a.after) if a.after is not None else None,
         )
 
     def apply(self, changes: ChangeSet) -> None:
