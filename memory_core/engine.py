@@ -139,13 +139,16 @@ def _advance(
         buffer[n + j] = m.embedding
     _point_embeddings(new, buffer, n)
     mems += new
-    sups = {s.id: s for s in snap.supersessions}
-    for s, expected in changes.update_supersessions:
-        if s.patient_id == pid:
+    updated = [(s, e) for s, e in changes.update_supersessions if s.patient_id == pid]
+    inserted = tuple(s for s in changes.insert_supersessions if s.patient_id == pid)
+    if updated:
+        sups = {s.id: s for s in snap.supersessions}
+        for s, expected in updated:
             sups[s.id] = replace(s, version=expected + 1)
-    for s in changes.insert_supersessions:
-        if s.patient_id == pid:
-            sups[s.id] = s
+        sups.update((s.id, s) for s in inserted)
+        supersessions = tuple(sups.values())
+    else:  # new ids (the store refuses a duplicate): appended, as the dict above would
+        supersessions = snap.supersessions + inserted
     index = dict(snap.index)
     index.update((m.id, n + j) for j, m in enumerate(new))
     changed = [m for m, _ in changes.update_memories if m.patient_id == pid]
@@ -157,7 +160,7 @@ def _advance(
         created_s=np.concatenate([snap.created_s, [m.created_at.timestamp() for m in new]]),
         types=snap.types + tuple(m.memory_type for m in new),
         index=index,
-        supersessions=tuple(sups.values()),
+        supersessions=supersessions,
         importance=np.concatenate([importance, [m.importance for m in new]]),
         pinned=np.concatenate([pinned, np.array([m.pinned for m in new], dtype=np.bool_)]),
         short_term=np.concatenate(
@@ -177,10 +180,7 @@ def _advance(
             snap.settled_s,
             _settled_s(
                 [*new, *changed],
-                [
-                    *(x for x in changes.insert_supersessions if x.patient_id == pid),
-                    *(x for x, _ in changes.update_supersessions if x.patient_id == pid),
-                ],
+                [*inserted, *(x for x, _ in updated)],
             ),
         ),
         lexical=_LexSlot(None if lex is None else lex.extended([m.content for m in new])),
@@ -1127,7 +1127,7 @@ class MemoryEngine:
     ) -> Memory:
         """Find supersession candidates of ``new`` in ``pool`` and record them in ``changes``.
         Returns ``new`` (possibly superseded itself when an existing memory is newer)."""
-        matrix, types, created = pool.arrays()
+        matrix, types, created, active, norms = pool.arrays()
         hits = candidates_for_new(
             new.embedding,
             new.memory_type,
@@ -1136,6 +1136,8 @@ class MemoryEngine:
             created,
             matrix,
             self.threshold_for(new.memory_type),
+            active,
+            norms,
         )
         mode = self._policy.contradiction.mode_for(new.memory_type)
         for row, sim, row_is_older in hits:
@@ -1704,17 +1706,27 @@ class _PatientPool:
         self._matrix = snap.matrix
         self._types = snap.types_arr
         self._created = snap.created_s
+        self._active = snap.active  # status is active; copied before the first change
+        self._norms = snap.norms
+        self._own_active = False
         self._pending: list[Memory] = []
         self.replaced: dict[str, Memory] = {}  # stored memories demoted by the batch
 
     def versions(self, memory_id: str) -> int:
         return self._snap.memories[self._snap.index[memory_id]].version
 
-    def arrays(self) -> tuple[F32, npt.NDArray[np.str_], F64]:
-        """(matrix, types, created_s) of every memory in the pool."""
+    def arrays(self) -> tuple[F32, npt.NDArray[np.str_], F64, npt.NDArray[np.bool_], F32]:
+        """(matrix, types, created_s, active, norms) of every memory in the pool."""
         if self._pending:
             self._flush()
-        return self._matrix[: self._n], self._types[: self._n], self._created[: self._n]
+        n = self._n
+        return (
+            self._matrix[:n],
+            self._types[:n],
+            self._created[:n],
+            self._active[:n],
+            self._norms[:n],
+        )
 
     def add(self, m: Memory) -> None:
         """Add a memory; its row is written only when a later detection needs it (a single
@@ -1733,16 +1745,28 @@ class _PatientPool:
             types[:n] = self._types[:n]
             created = np.zeros(cap, dtype=np.float64)
             created[:n] = self._created[:n]
+            active = np.zeros(cap, dtype=np.bool_)
+            active[:n] = self._active[:n]
+            norms = np.zeros(cap, dtype=np.float32)
+            norms[:n] = self._norms[:n]
             self._matrix, self._types, self._created = matrix, types, created
+            self._active, self._norms, self._own_active = active, norms, True
         for j, m in enumerate(self._pending):
             self._matrix[n + j] = m.embedding
             self._types[n + j] = m.memory_type
             self._created[n + j] = m.created_at.timestamp()
+            self._active[n + j] = self.memories[n + j].status is Status.ACTIVE
+        self._norms[n : n + k] = np.linalg.norm(self._matrix[n : n + k], axis=1)
         self._n = n + k
         self._pending = []
 
     def replace(self, row: int, m: Memory) -> None:
         self.memories[row] = m
+        if row < self._n:
+            if not self._own_active:
+                self._active = self._active.copy()
+                self._own_active = True
+            self._active[row] = m.status is Status.ACTIVE
         if row < self.n_stored:
             self.replaced[m.id] = m
 
