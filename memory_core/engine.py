@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -203,6 +203,31 @@ def _advance(
         latest_s=latest,
         events=None if times else use.events,
     )
+
+
+def _best_first_groups(olders: npt.NDArray[np.intp], sims: F32) -> Iterator[Iterator[int]]:
+    """The pairs (positions) grouped by older memory, groups in ascending older row; within a
+    group, most similar first and ties in position order. The best pair of every group is
+    found in one vectorised pass; a group is sorted only if its best pair is passed over."""
+    if olders.size == 0:
+        return
+    by_old = np.argsort(olders, kind="stable")
+    o_sorted = olders[by_old]
+    s_sorted = sims[by_old]
+    starts = np.flatnonzero(np.r_[True, o_sorted[1:] != o_sorted[:-1]])
+    ends = np.r_[starts[1:], o_sorted.size]
+    top = np.maximum.reduceat(s_sorted, starts)
+    at_top = np.flatnonzero(s_sorted == np.repeat(top, ends - starts))
+    best = at_top[np.searchsorted(at_top, starts)]  # first position of each group's maximum
+    for st, en, bk in zip(starts.tolist(), ends.tolist(), by_old[best].tolist(), strict=True):
+        yield _then_rest(bk, by_old[st:en], sims)
+
+
+def _then_rest(best: int, group: npt.NDArray[np.intp], sims: F32) -> Iterator[int]:
+    yield best
+    if group.size > 1:
+        rest = group[np.argsort(-sims[group], kind="stable")].tolist()
+        yield from (k for k in rest if k != best)
 
 
 def _field_of(record: Mapping[str, Any] | Any, key: str) -> Any:
@@ -1261,16 +1286,10 @@ class MemoryEngine:
         """``older`` superseded by ``newer_id`` (base importance kept), with its audit entry
         added to ``changes``."""
         demoted = replace(older, status=Status.SUPERSEDED, superseded_by=newer_id)
+        before = older.to_public_dict()
+        after = {**before, "status": demoted.status.value, "superseded_by": newer_id}
         changes.audit.append(
-            self._audit(
-                by,
-                "supersede",
-                "memory",
-                older.id,
-                older.patient_id,
-                older.to_public_dict(),
-                demoted.to_public_dict(),
-            )
+            self._audit(by, "supersede", "memory", older.id, older.patient_id, before, after)
         )
         return demoted
 
@@ -1409,29 +1428,29 @@ class MemoryEngine:
                 if t in self._policy.contradiction.exempt_types:
                     continue
                 # older first: by created_at, then by id
-                a_first = (created[a] < created[b]) | (
-                    (created[a] == created[b]) & (ids[a] < ids[b])
-                )
-                order = np.argsort(-vals, kind="stable")  # most similar first
-                olders = np.where(a_first, a, b)[order]
-                newers = np.where(a_first, b, a)[order]
-                sims = vals[order]
+                ca, cb = created[a], created[b]
+                a_first = ca < cb
+                tie = np.flatnonzero(ca == cb)
+                if tie.size:
+                    a_first[tie] = ids[a[tie]] < ids[b[tie]]
+                olders = np.where(a_first, a, b)
+                newers = np.where(a_first, b, a)
                 auto = self._policy.contradiction.mode_for(t) == "auto"
+                groups: Iterable[Iterable[int]]
                 if auto:
                     # an older memory is demoted by its most similar newer one that the
-                    # adjudicator says supersedes it; its other pairs are then moot
-                    by_old = np.argsort(olders, kind="stable")
-                    starts = np.flatnonzero(np.r_[True, olders[by_old][1:] != olders[by_old][:-1]])
-                    groups = np.split(by_old, starts[1:])
-                else:
-                    groups = [np.arange(sims.size)]  # review: every pair becomes a record
+                    # adjudicator says supersedes it (ties: the first pair); its other pairs
+                    # are then moot
+                    groups = _best_first_groups(olders, vals)
+                else:  # review: every pair becomes a record, most similar first
+                    groups = [np.argsort(-vals, kind="stable").tolist()]
                 for group in groups:
                     for k in group:
                         older = snap.memories[act[int(olders[k])]]
                         newer = snap.memories[act[int(newers[k])]]
                         if (older.id, newer.id) in known:
                             continue
-                        sim = float(sims[k])
+                        sim = float(vals[k])
                         verdict = self.adjudicator.adjudicate(older, newer, sim)
                         if verdict not in SUPERSEDING_VERDICTS:
                             continue

@@ -535,11 +535,13 @@ class SQLiteStore(MemoryStore):
                 )
             except sqlite3.IntegrityError as exc:
                 raise ConflictError(f"memory id already exists: {exc}") from exc
-        for m, expected in changes.update_memories:
-            cur = db.execute(
+        if changes.update_memories:
+            sql = (
                 "UPDATE memories SET memory_type = ?, content = ?, importance = ?, pinned = ?, "
                 "tier = ?, status = ?, superseded_by = ?, archived_us = ?, source = ?, "
-                "version = ? WHERE id = ? AND version = ?",
+                "version = ? WHERE id = ? AND version = ?"
+            )
+            params = [
                 (
                     m.memory_type,
                     m.content,
@@ -553,13 +555,20 @@ class SQLiteStore(MemoryStore):
                     expected + 1,
                     m.id,
                     expected,
-                ),
-            )
-            if cur.rowcount != 1:
-                raise ConflictError(
-                    f"memory {m.id} was changed by someone else (expected version {expected}); "
-                    "reload and try again"
                 )
+                for m, expected in changes.update_memories
+            ]
+            db.execute("SAVEPOINT updates")
+            if db.executemany(sql, params).rowcount != len(params):  # summed over the rows
+                # some memory moved past its expected version: redo one by one to name it
+                db.execute("ROLLBACK TO updates")
+                for (m, expected), p in zip(changes.update_memories, params, strict=True):
+                    if db.execute(sql, p).rowcount != 1:
+                        raise ConflictError(
+                            f"memory {m.id} was changed by someone else (expected version "
+                            f"{expected}); reload and try again"
+                        )
+            db.execute("RELEASE updates")
         if changes.insert_supersessions:
             try:
                 db.executemany(
