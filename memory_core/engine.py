@@ -1105,12 +1105,22 @@ class MemoryEngine:
         else:  # nothing to compare: the patients' snapshots are not even loaded
             sups_by_new, pools, added = {}, [], memories
         changes.insert_memories.extend(added)
-        for mem, times in zip(added, accesses, strict=True):
-            if times:
-                changes.accesses.extend((mem.id, mem.patient_id, t) for t in times)
-            changes.audit.append(
-                self._audit(by, "add", "memory", mem.id, mem.patient_id, None, mem.to_public_dict())
-            )
+        changes.accesses.extend(
+            [
+                (m.id, m.patient_id, t)
+                for m, times in zip(added, accesses, strict=True)
+                for t in times
+            ]
+        )
+        clock = self.clock  # one audit entry per memory, as _audit makes them
+        changes.audit.extend(
+            [
+                AuditEntry(
+                    clock(), by, "add", "memory", m.id, m.patient_id, None, m.to_public_dict()
+                )
+                for m in added
+            ]
+        )
         for pool in pools:
             changes.update_memories.extend((m, pool.versions(m.id)) for m in pool.replaced.values())
         self._apply(changes)

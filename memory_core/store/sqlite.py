@@ -28,8 +28,33 @@ from ..values import (
 from .base import AuditQuery, ChangeSet, MemoryStore, Usage
 
 #: ``json.dumps(x, sort_keys=True)`` without building an encoder per call (the audit writes
-#: one or two documents per row)
-_JSON = json.JSONEncoder(sort_keys=True)
+#: one or two documents per row): the C encoder ``JSONEncoder.encode`` would build, built once
+#: (no circular-reference check: audit documents are plain trees)
+_ENCODER = json.JSONEncoder(sort_keys=True)
+_MAKE_C_ENCODER = getattr(json.encoder, "c_make_encoder", None)  # CPython's (not in typeshed)
+_C_ENCODER: Callable[[Any, int], Sequence[str]] | None = (
+    None
+    if _MAKE_C_ENCODER is None
+    else _MAKE_C_ENCODER(
+        None,
+        _ENCODER.default,
+        json.encoder.encode_basestring_ascii,
+        None,
+        _ENCODER.key_separator,
+        _ENCODER.item_separator,
+        True,
+        False,
+        True,
+    )
+)
+
+
+def _json(doc: Any) -> str:
+    """``json.dumps(doc, sort_keys=True)``."""
+    if _C_ENCODER is None or not isinstance(doc, dict):
+        return _ENCODER.encode(doc)
+    return "".join(_C_ENCODER(doc, 0))
+
 
 # --- time <-> integer microseconds since the epoch (UTC) --------------------------------------
 
@@ -518,8 +543,8 @@ class SQLiteStore(MemoryStore):
             a.entity,
             a.entity_id,
             a.patient_id,
-            _JSON.encode(a.before) if a.before is not None else None,
-            _JSON.encode(a.after) if a.after is not None else None,
+            None if a.before is None else _json(a.before),
+            None if a.after is None else _json(a.after),
         )
 
     def apply(self, changes: ChangeSet) -> None:
