@@ -552,11 +552,13 @@ class SQLiteStore(MemoryStore):
             self._apply(db, changes)
 
     def _apply(self, db: sqlite3.Connection, changes: ChangeSet) -> None:
+        # row parameters are generated as each row is bound (not listed first): a bulk add
+        # then never holds every blob copy and parameter tuple at once
         if changes.insert_memories:
             try:
                 db.executemany(
                     f"INSERT INTO memories ({_MEM_COLS}) VALUES ({','.join('?' * 17)})",
-                    [self._mem_params(m) for m in changes.insert_memories],
+                    map(self._mem_params, changes.insert_memories),
                 )
             except sqlite3.IntegrityError as exc:
                 raise ConflictError(f"memory id already exists: {exc}") from exc
@@ -631,7 +633,7 @@ class SQLiteStore(MemoryStore):
         if changes.accesses:
             db.executemany(
                 "INSERT INTO accesses (memory_id, patient_id, at_us) VALUES (?, ?, ?)",
-                [(m, p, to_us(at)) for m, p, at in changes.accesses],
+                ((m, p, to_us(at)) for m, p, at in changes.accesses),
             )
         if changes.sessions:
             db.executemany(
@@ -642,7 +644,7 @@ class SQLiteStore(MemoryStore):
             db.executemany(
                 "INSERT INTO audit (at_us, actor, action, entity, entity_id, patient_id, "
                 "before, after) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [self._audit_params(a) for a in changes.audit],
+                map(self._audit_params, changes.audit),
             )
         if changes.policy is not None:
             db.execute(
