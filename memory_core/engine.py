@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -919,12 +919,13 @@ class MemoryEngine:
         record: Mapping[str, Any] | Any,
         where: str,
         checks: v.BatchChecks,
+        out: _Prepared,
         defer_finite: bool = False,
-    ) -> tuple[Memory, list[datetime], F32 | None, bool]:
-        """One record validated: ``(memory, access times, given embedding or None, whether an
-        id was given)``; the memory carries the given embedding (else an empty one).
-        ``defer_finite``: a float32 vector of the right shape is not yet checked for NaN or
-        infinite values (the caller checks the whole batch at once)."""
+    ) -> None:
+        """One record validated and appended to ``out`` (nothing is appended when it is bad);
+        the memory carries the given embedding (else an empty one). ``defer_finite``: a
+        float32 vector of the right shape is not yet checked for NaN or infinite values (the
+        caller checks the whole batch at once)."""
         get: Callable[[str], Any] = (
             record.get if type(record) is dict else lambda key: _field_of(record, key)
         )
@@ -988,33 +989,32 @@ class MemoryEngine:
             tier=tier,
             source=src,
         )
-        return memory, accesses, vec, mid is not None
+        if mid is not None:
+            out.given_ids.append(len(out.memories))
+        out.memories.append(memory)
+        out.accesses.append(accesses)
+        out.vectors.append(vec)
 
-    def _prepare_all(
-        self, items: Sequence[Mapping[str, Any] | Any], now: datetime
-    ) -> list[tuple[Memory, list[datetime], F32 | None, bool]]:
+    def _prepare_all(self, items: Sequence[Mapping[str, Any] | Any], now: datetime) -> _Prepared:
         """Every record validated, in order; the first bad one (by index, then field) raises.
         Given vectors are checked for NaN and infinite values in one pass over the batch."""
         checks = v.BatchChecks(now)
-        prepared: list[tuple[Memory, list[datetime], F32 | None, bool]] = []
+        prepared = _Prepared()
         try:
             for i, r in enumerate(items):
-                prepared.append(self._prepare(r, f"records[{i}].", checks, defer_finite=True))
+                self._prepare(r, f"records[{i}].", checks, prepared, defer_finite=True)
         except ValidationError:
             # an earlier record's vector may be the first error; else this record, checked in
             # full, names its first bad field
             self._check_finite(items, prepared)
-            self._prepare(items[len(prepared)], f"records[{len(prepared)}].", checks)
+            i = len(prepared.memories)
+            self._prepare(items[i], f"records[{i}].", checks, _Prepared())
             raise
         self._check_finite(items, prepared)
         return prepared
 
-    def _check_finite(
-        self,
-        items: Sequence[Mapping[str, Any] | Any],
-        prepared: list[tuple[Memory, list[datetime], F32 | None, bool]],
-    ) -> None:
-        given = [(i, vec) for i, (_, _, vec, _) in enumerate(prepared) if vec is not None]
+    def _check_finite(self, items: Sequence[Mapping[str, Any] | Any], prepared: _Prepared) -> None:
+        given = [(i, vec) for i, vec in enumerate(prepared.vectors) if vec is not None]
         if not given:
             return
         finite = np.isfinite(np.stack([vec for _, vec in given])).all(axis=1)
@@ -1050,50 +1050,52 @@ class MemoryEngine:
         if batch_size is not None:
             batch_size = v.positive_int(batch_size, "batch_size")
         prepared = self._prepare_all(items, now)
-        ids = [m.id for m, _, _, _ in prepared]
+        ids = [m.id for m in prepared.memories]
         if len(set(ids)) != len(ids):
             seen: set[str] = set()
             for i, mid in enumerate(ids):
                 if mid in seen:
                     raise ValidationError(f"records[{i}].id", f"duplicate id {mid!r} in the batch")
                 seen.add(mid)
-        given = [i for i, p in enumerate(prepared) if p[3]]
+        given = prepared.given_ids
         for k in range(0, len(given), 500):
             chunk = given[k : k + 500]
             found = {m.id for m in self.store.get_memories([ids[i] for i in chunk])}
             for i in chunk:
                 if ids[i] in found:
                     raise ValidationError(f"records[{i}].id", f"memory id {ids[i]!r} exists")
-        step = batch_size or max(len(prepared), 1)
-        need_total = sum(vec is None for _, _, vec, _ in prepared)
+        total = len(prepared.memories)
+        step = batch_size or max(total, 1)
+        need_total = sum(vec is None for vec in prepared.vectors)
         embedded_so_far = 0
         results: list[AddResult] = []
-        for b, first in enumerate(range(0, len(prepared), step)):
-            part = prepared[first : first + step]
+        for b, first in enumerate(range(0, total, step)):
+            end = min(first + step, total)
             memories: list[Memory] = []
-            for k in range(0, len(part), 256):
-                group = part[k : k + 256]
-                todo = [m.content for m, _, vec, _ in group if vec is None]
+            for k in range(first, end, 256):
+                group = prepared.memories[k : min(k + 256, end)]
+                vectors = prepared.vectors[k : min(k + 256, end)]
+                todo = [m.content for m, vec in zip(group, vectors, strict=True) if vec is None]
                 if todo:
                     rows = iter(self.embedder.embed_batch(todo))
                     memories += [
                         m if vec is not None else replace(m, embedding=next(rows))
-                        for m, _, vec, _ in group
+                        for m, vec in zip(group, vectors, strict=True)
                     ]
                 else:
-                    memories += [m for m, _, _, _ in group]
+                    memories += group
                 embedded_so_far += len(todo)
                 if progress is not None and todo:
                     progress(embedded_so_far, need_total)
-            results += self._write_batch(memories, [acc for _, acc, _, _ in part], by, now, detect)
+            results += self._write_batch(memories, prepared.accesses[first:end], by, now, detect)
             if on_batch is not None:
-                on_batch(b, first, first + len(part))
+                on_batch(b, first, end)
         return results
 
     def _write_batch(
         self,
         memories: list[Memory],
-        accesses: list[list[datetime]],
+        accesses: Sequence[Sequence[datetime]],
         by: str,
         now: datetime,
         detect: bool,
@@ -1721,6 +1723,18 @@ class MemoryEngine:
             before=before,
             after=after,
         )
+
+
+@dataclass(slots=True)
+class _Prepared:
+    """Validated records as parallel lists (no tuple per record): the memories, their access
+    times, their given vectors (None: to be embedded) and the positions of records that named
+    their id."""
+
+    memories: list[Memory] = field(default_factory=list)
+    accesses: list[Sequence[datetime]] = field(default_factory=list)
+    vectors: list[F32 | None] = field(default_factory=list)
+    given_ids: list[int] = field(default_factory=list)
 
 
 class _PatientPool:

@@ -236,12 +236,13 @@ class BatchChecks:
             return value  # what astimezone(UTC) returns for it
         return timestamp(value, field, self.now)
 
-    def access_times(self, value: Any, created_at: datetime, where: str) -> list[datetime]:
+    def access_times(self, value: Any, created_at: datetime, where: str) -> Sequence[datetime]:
+        """As ``access_times``, as a tuple (which the garbage collector stops tracking)."""
         if value is None or (type(value) is list and not value):
-            return []
+            return ()
         if type(value) is list and all(
             type(t) is datetime and t.tzinfo is UTC and created_at <= t <= self.latest
             for t in value
         ):
-            return sorted(value)
-        return access_times(value, created_at, self.now, f"{where}access_times")
+            return tuple(sorted(value))
+        return tuple(access_times(value, created_at, self.now, f"{where}access_times"))
