@@ -215,6 +215,10 @@ def migrate(db: sqlite3.Connection) -> int:
     return SCHEMA_VERSION
 
 
+#: Change sets inserting at least this many memories get a larger page cache while applied.
+_LARGE_WRITE = 2_000
+_LARGE_WRITE_CACHE = -65_536  # KiB (64 MiB), released when the write is done
+
 _MEM_COLS = (
     "id, patient_id, memory_type, content, importance, created_us, last_accessed_us, "
     "access_count, pinned, tier, status, superseded_by, archived_us, source, embedding, "
@@ -243,6 +247,7 @@ class SQLiteStore(MemoryStore):
                 self._db.execute("PRAGMA journal_mode = WAL")
                 self._db.execute("PRAGMA synchronous = NORMAL")
             migrate(self._db)
+            self._cache_size = int(self._db.execute("PRAGMA cache_size").fetchone()[0])
 
     # --- helpers -----------------------------------------------------------------------------
     @contextmanager
@@ -548,8 +553,19 @@ class SQLiteStore(MemoryStore):
         )
 
     def apply(self, changes: ChangeSet) -> None:
-        with self._tx() as db:
-            self._apply(db, changes)
+        if len(changes.insert_memories) < _LARGE_WRITE:
+            with self._tx() as db:
+                self._apply(db, changes)
+            return
+        # a large write: a page cache big enough that index pages are not spilled to the WAL
+        # (and rewritten there) part-way through; back to the default afterwards
+        with self._lock:
+            self._db.execute(f"PRAGMA cache_size = {_LARGE_WRITE_CACHE}")
+            try:
+                with self._tx() as db:
+                    self._apply(db, changes)
+            finally:
+                self._db.execute(f"PRAGMA cache_size = {self._cache_size}")
 
     def _apply(self, db: sqlite3.Connection, changes: ChangeSet) -> None:
         # row parameters are generated as each row is bound (not listed first): a bulk add
