@@ -10,7 +10,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from .ranking import cosine_to_all
+from .ranking import cosine_to_all, cosine_with_norms
 from .values import Memory
 
 F32 = npt.NDArray[np.float32]
@@ -144,9 +144,13 @@ def candidates_for_new(
     created_s: npt.NDArray[np.float64],
     matrix: F32,
     threshold: float,
+    active: npt.NDArray[np.bool_] | None = None,
+    norms: npt.NDArray[np.float32] | None = None,
 ) -> list[tuple[int, float, bool]]:
     """Existing memories (rows of ``matrix``) of the same type whose cosine with the new one is
-    at least ``threshold``: ``(row, similarity, row_is_older)``, most similar first."""
+    at least ``threshold``: ``(row, similarity, row_is_older)``, most similar first. With
+    ``active``, only the rows it marks are compared (a superseded or archived memory cannot be
+    superseded again, nor supersede); ``norms``: the rows' L2 norms, precomputed."""
     if matrix.shape[0] == 0:
         return []
     same = (
@@ -154,17 +158,25 @@ def candidates_for_new(
         if isinstance(types, np.ndarray)
         else np.fromiter((t == new_type for t in types), np.bool_, len(types))
     )
-    if not same.any():
-        return []
+    if active is not None:
+        same &= active
     rows = np.flatnonzero(same)
-    sims = cosine_to_all(new_vector, matrix[rows])
-    hit = sims >= threshold
-    out = [
-        (int(r), float(s), bool(created_s[r] <= new_created_s))
-        for r, s in zip(rows[hit], sims[hit], strict=True)
+    if rows.size == 0:
+        return []
+    if norms is None:
+        sims = cosine_to_all(new_vector, matrix[rows])
+    else:
+        sims = cosine_with_norms(new_vector, matrix[rows], norms[rows])
+    hit = np.flatnonzero(sims >= threshold)
+    if hit.size == 0:
+        return []
+    hit = hit[np.argsort(-sims[hit], kind="stable")]  # most similar first; ties by row
+    return [
+        (int(r), float(s), bool(c <= new_created_s))
+        for r, s, c in zip(
+            rows[hit].tolist(), sims[hit].tolist(), created_s[rows[hit]].tolist(), strict=True
+        )
     ]
-    out.sort(key=lambda x: -x[1])
-    return out
 
 
 def _unit_blocks(

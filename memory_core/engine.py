@@ -7,9 +7,9 @@ supersessions not yet in effect are not applied, and accesses recorded later are
 
 from __future__ import annotations
 
+import os
 import threading
-import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -140,13 +140,16 @@ def _advance(
         buffer[n + j] = m.embedding
     _point_embeddings(new, buffer, n)
     mems += new
-    sups = {s.id: s for s in snap.supersessions}
-    for s, expected in changes.update_supersessions:
-        if s.patient_id == pid:
+    updated = [(s, e) for s, e in changes.update_supersessions if s.patient_id == pid]
+    inserted = tuple(s for s in changes.insert_supersessions if s.patient_id == pid)
+    if updated:
+        sups = {s.id: s for s in snap.supersessions}
+        for s, expected in updated:
             sups[s.id] = replace(s, version=expected + 1)
-    for s in changes.insert_supersessions:
-        if s.patient_id == pid:
-            sups[s.id] = s
+        sups.update((s.id, s) for s in inserted)
+        supersessions = tuple(sups.values())
+    else:  # new ids (the store refuses a duplicate): appended, as the dict above would
+        supersessions = snap.supersessions + inserted
     index = dict(snap.index)
     index.update((m.id, n + j) for j, m in enumerate(new))
     changed = [m for m, _ in changes.update_memories if m.patient_id == pid]
@@ -158,7 +161,7 @@ def _advance(
         created_s=np.concatenate([snap.created_s, [m.created_at.timestamp() for m in new]]),
         types=snap.types + tuple(m.memory_type for m in new),
         index=index,
-        supersessions=tuple(sups.values()),
+        supersessions=supersessions,
         importance=np.concatenate([importance, [m.importance for m in new]]),
         pinned=np.concatenate([pinned, np.array([m.pinned for m in new], dtype=np.bool_)]),
         short_term=np.concatenate(
@@ -178,10 +181,7 @@ def _advance(
             snap.settled_s,
             _settled_s(
                 [*new, *changed],
-                [
-                    *(x for x in changes.insert_supersessions if x.patient_id == pid),
-                    *(x for x, _ in changes.update_supersessions if x.patient_id == pid),
-                ],
+                [*inserted, *(x for x, _ in updated)],
             ),
         ),
         lexical=_LexSlot(None if lex is None else lex.extended([m.content for m in new])),
@@ -206,6 +206,31 @@ def _advance(
     )
 
 
+def _best_first_groups(olders: npt.NDArray[np.intp], sims: F32) -> Iterator[Iterator[int]]:
+    """The pairs (positions) grouped by older memory, groups in ascending older row; within a
+    group, most similar first and ties in position order. The best pair of every group is
+    found in one vectorised pass; a group is sorted only if its best pair is passed over."""
+    if olders.size == 0:
+        return
+    by_old = np.argsort(olders, kind="stable")
+    o_sorted = olders[by_old]
+    s_sorted = sims[by_old]
+    starts = np.flatnonzero(np.r_[True, o_sorted[1:] != o_sorted[:-1]])
+    ends = np.r_[starts[1:], o_sorted.size]
+    top = np.maximum.reduceat(s_sorted, starts)
+    at_top = np.flatnonzero(s_sorted == np.repeat(top, ends - starts))
+    best = at_top[np.searchsorted(at_top, starts)]  # first position of each group's maximum
+    for st, en, bk in zip(starts.tolist(), ends.tolist(), by_old[best].tolist(), strict=True):
+        yield _then_rest(bk, by_old[st:en], sims)
+
+
+def _then_rest(best: int, group: npt.NDArray[np.intp], sims: F32) -> Iterator[int]:
+    yield best
+    if group.size > 1:
+        rest = group[np.argsort(-sims[group], kind="stable")].tolist()
+        yield from (k for k in rest if k != best)
+
+
 def _field_of(record: Mapping[str, Any] | Any, key: str) -> Any:
     """A record's field, whether the record is a mapping or an object."""
     if isinstance(record, Mapping):
@@ -214,7 +239,13 @@ def _field_of(record: Mapping[str, Any] | Any, key: str) -> Any:
 
 
 def _new_id(prefix: str) -> str:
-    return f"{prefix}_{uuid.uuid4().hex}"
+    """``prefix_`` and a random (version 4) UUID in hex, as ``uuid.uuid4().hex`` writes it."""
+    h = os.urandom(16).hex()
+    return f"{prefix}_{h[:12]}4{h[13:16]}{'89ab'[int(h[16], 16) & 3]}{h[17:]}"
+
+
+_NO_VECTOR: F32 = np.zeros(0, dtype=np.float32)  # a record's embedding until it is embedded
+_NO_VECTOR.flags.writeable = False
 
 
 @dataclass(frozen=True)
@@ -951,42 +982,63 @@ class MemoryEngine:
         return results[0]
 
     def _prepare(
-        self, record: Mapping[str, Any] | Any, now: datetime, where: str
-    ) -> tuple[Memory, list[datetime], F32 | None]:
-        def get(key: str) -> Any:
-            return _field_of(record, key)
-
-        def field(name: str) -> str:
-            return f"{where}{name}"
-
-        pid = v.patient_id(get("patient_id"), field("patient_id"))
-        text = v.content(get("content"), field("content"))
-        mtype = v.memory_type(get("memory_type"), field("memory_type"))
-        imp = v.importance(get("importance"), field("importance"))
+        self,
+        record: Mapping[str, Any] | Any,
+        where: str,
+        checks: v.BatchChecks,
+        out: _Prepared,
+        defer_finite: bool = False,
+    ) -> None:
+        """One record validated and appended to ``out`` (nothing is appended when it is bad);
+        the memory carries the given embedding (else an empty one). ``defer_finite``: a
+        float32 vector of the right shape is not yet checked for NaN or infinite values (the
+        caller checks the whole batch at once)."""
+        get: Callable[[str], Any] = (
+            record.get if type(record) is dict else lambda key: _field_of(record, key)
+        )
+        pid = checks.patient_id(get("patient_id"), where)
+        text = v.content(get("content"), f"{where}content")
+        mtype = checks.memory_type(get("memory_type"), where)
+        imp = checks.importance(get("importance"), where)
         created_raw = get("created_at")
-        created = now if created_raw is None else v.timestamp(created_raw, field("created_at"), now)
+        created = (
+            checks.now
+            if created_raw is None
+            else checks.timestamp(created_raw, f"{where}created_at")
+        )
         pinned_raw = get("pinned")
-        pinned = (
-            default_pinned(mtype) if pinned_raw is None else v.boolean(pinned_raw, field("pinned"))
-        )
-        tier = v.tier(get("tier") or "long_term", field("tier"))
-        src = v.source(get("source"), field("source"))
-        accesses = v.access_times(get("access_times"), created, now, field("access_times"))
+        if pinned_raw is None:
+            pinned = default_pinned(mtype)
+        elif type(pinned_raw) is bool:
+            pinned = pinned_raw
+        else:
+            pinned = v.boolean(pinned_raw, f"{where}pinned")
+        tier = checks.tier(get("tier") or "long_term", where)
+        src = checks.source(get("source"), where)
+        accesses = checks.access_times(get("access_times"), created, where)
         vec_raw = get("embedding")
-        vec = (
-            None
-            if vec_raw is None
-            else v.embedding(vec_raw, self.embedder.dimensions, field("embedding"))
-        )
+        dims = self.embedder.dimensions
+        vec: F32 | None
+        if vec_raw is None:
+            vec = None
+        elif (
+            defer_finite
+            and type(vec_raw) is np.ndarray
+            and vec_raw.dtype == np.float32
+            and vec_raw.shape == (dims,)
+        ):
+            vec = vec_raw
+        else:
+            vec = v.embedding(vec_raw, dims, f"{where}embedding")
         model = get("embedding_model")
         if vec is not None and model not in (None, self.embedder.model_id):
             raise ValidationError(
-                field("embedding_model"),
+                f"{where}embedding_model",
                 f"vectors from {model!r} cannot be mixed with {self.embedder.model_id!r}",
             )
         mid = get("id")
         if mid is not None and (not isinstance(mid, str) or not 1 <= len(mid) <= 80):
-            raise ValidationError(field("id"), "must be a string of 1-80 characters")
+            raise ValidationError(f"{where}id", "must be a string of 1-80 characters")
         if imp is None:
             imp = default_importance(mtype, text, self._policy.importance_rules)
         memory = Memory(
@@ -997,14 +1049,49 @@ class MemoryEngine:
             importance=imp,
             created_at=created,
             last_accessed=accesses[-1] if accesses else created,
-            embedding=np.zeros(0, dtype=np.float32),
+            embedding=_NO_VECTOR if vec is None else vec,
             embedding_model=self.embedder.model_id,
             access_count=len(accesses),
             pinned=pinned,
             tier=tier,
             source=src,
         )
-        return memory, accesses, vec
+        if mid is not None:
+            out.given_ids.append(len(out.memories))
+        out.memories.append(memory)
+        out.accesses.append(accesses)
+        out.vectors.append(vec)
+
+    def _prepare_all(self, items: Sequence[Mapping[str, Any] | Any], now: datetime) -> _Prepared:
+        """Every record validated, in order; the first bad one (by index, then field) raises.
+        Given vectors are checked for NaN and infinite values in one pass over the batch."""
+        checks = v.BatchChecks(now)
+        prepared = _Prepared()
+        try:
+            for i, r in enumerate(items):
+                self._prepare(r, f"records[{i}].", checks, prepared, defer_finite=True)
+        except ValidationError:
+            # an earlier record's vector may be the first error; else this record, checked in
+            # full, names its first bad field
+            self._check_finite(items, prepared)
+            i = len(prepared.memories)
+            self._prepare(items[i], f"records[{i}].", checks, _Prepared())
+            raise
+        self._check_finite(items, prepared)
+        return prepared
+
+    def _check_finite(self, items: Sequence[Mapping[str, Any] | Any], prepared: _Prepared) -> None:
+        given = [(i, vec) for i, vec in enumerate(prepared.vectors) if vec is not None]
+        if not given:
+            return
+        finite = np.isfinite(np.stack([vec for _, vec in given])).all(axis=1)
+        if not finite.all():
+            i = given[int(np.argmin(finite))][0]
+            v.embedding(
+                _field_of(items[i], "embedding"),
+                self.embedder.dimensions,
+                f"records[{i}].embedding",
+            )
 
     def add_memories(
         self,
@@ -1029,53 +1116,91 @@ class MemoryEngine:
         items = list(records)
         if batch_size is not None:
             batch_size = v.positive_int(batch_size, "batch_size")
-        prepared = [self._prepare(r, now, f"records[{i}].") for i, r in enumerate(items)]
-        ids = [m.id for m, _, _ in prepared]
+        prepared = self._prepare_all(items, now)
+        ids = [m.id for m in prepared.memories]
         if len(set(ids)) != len(ids):
             seen: set[str] = set()
             for i, mid in enumerate(ids):
                 if mid in seen:
                     raise ValidationError(f"records[{i}].id", f"duplicate id {mid!r} in the batch")
                 seen.add(mid)
-        given = [i for i, r in enumerate(items) if _field_of(r, "id") is not None]
+        given = prepared.given_ids
         for k in range(0, len(given), 500):
             chunk = given[k : k + 500]
             found = {m.id for m in self.store.get_memories([ids[i] for i in chunk])}
             for i in chunk:
                 if ids[i] in found:
                     raise ValidationError(f"records[{i}].id", f"memory id {ids[i]!r} exists")
-        step = batch_size or max(len(prepared), 1)
-        need_total = sum(vec is None for _, _, vec in prepared)
+        total = len(prepared.memories)
+        step = batch_size or max(total, 1)
+        need_total = sum(vec is None for vec in prepared.vectors)
         embedded_so_far = 0
         results: list[AddResult] = []
-        for b, first in enumerate(range(0, len(prepared), step)):
-            part = prepared[first : first + step]
+        for b, first in enumerate(range(0, total, step)):
+            end = min(first + step, total)
             memories: list[Memory] = []
-            for k in range(0, len(part), 256):
-                group = part[k : k + 256]
-                todo = [m.content for m, _, vec in group if vec is None]
-                rows = iter(self.embedder.embed_batch(todo)) if todo else iter(())
-                memories += [
-                    replace(m, embedding=next(rows) if vec is None else vec) for m, _, vec in group
-                ]
+            for k in range(first, end, 256):
+                group = prepared.memories[k : min(k + 256, end)]
+                vectors = prepared.vectors[k : min(k + 256, end)]
+                todo = [m.content for m, vec in zip(group, vectors, strict=True) if vec is None]
+                if todo:
+                    rows = iter(self.embedder.embed_batch(todo))
+                    memories += [
+                        m if vec is not None else replace(m, embedding=next(rows))
+                        for m, vec in zip(group, vectors, strict=True)
+                    ]
+                else:
+                    memories += group
                 embedded_so_far += len(todo)
                 if progress is not None and todo:
                     progress(embedded_so_far, need_total)
-            results += self._write_batch(memories, [acc for _, acc, _ in part], by, now, detect)
+            results += self._write_batch(memories, prepared.accesses[first:end], by, now, detect)
             if on_batch is not None:
-                on_batch(b, first, first + len(part))
+                on_batch(b, first, end)
         return results
 
     def _write_batch(
         self,
         memories: list[Memory],
-        accesses: list[list[datetime]],
+        accesses: Sequence[Sequence[datetime]],
         by: str,
         now: datetime,
         detect: bool,
     ) -> list[AddResult]:
         """Detect supersessions for embedded new memories and write them in one transaction."""
         changes = ChangeSet()
+        if detect:
+            sups_by_new, pools, added = self._detect_batch(memories, by, now, changes)
+        else:  # nothing to compare: the patients' snapshots are not even loaded
+            sups_by_new, pools, added = {}, [], memories
+        changes.insert_memories.extend(added)
+        changes.accesses.extend(
+            [
+                (m.id, m.patient_id, t)
+                for m, times in zip(added, accesses, strict=True)
+                for t in times
+            ]
+        )
+        clock = self.clock  # one audit entry per memory, as _audit makes them
+        changes.audit.extend(
+            [
+                AuditEntry(
+                    clock(), by, "add", "memory", m.id, m.patient_id, None, m.to_public_dict()
+                )
+                for m in added
+            ]
+        )
+        for pool in pools:
+            changes.update_memories.extend((m, pool.versions(m.id)) for m in pool.replaced.values())
+        self._apply(changes)
+        return [AddResult(memory=m, supersessions=tuple(sups_by_new.get(m.id, ()))) for m in added]
+
+    def _detect_batch(
+        self, memories: list[Memory], by: str, now: datetime, changes: ChangeSet
+    ) -> tuple[dict[str, list[Supersession]], list[_PatientPool], list[Memory]]:
+        """Supersessions of new memories against each patient's stored ones and each other
+        (oldest first), recorded in ``changes``: ``(supersessions by new id, the pools, the new
+        memories as they are to be written)`` in the order given."""
         sups_by_new: dict[str, list[Supersession]] = {m.id: [] for m in memories}
         # process oldest first per patient, so each new memory sees the ones before it
         order = sorted(range(len(memories)), key=lambda i: (memories[i].created_at, i))
@@ -1089,23 +1214,11 @@ class MemoryEngine:
             pools.append(pool)
             for i in idxs:
                 mem = memories[i]
-                if detect and mem.memory_type not in self._policy.contradiction.exempt_types:
+                if mem.memory_type not in self._policy.contradiction.exempt_types:
                     mem = self._detect(mem, pool, now, by, changes, sups_by_new)
                 pool.add(mem)
         final = {m.id: m for pool in pools for m in pool.added()}
-        for m, times in zip(memories, accesses, strict=True):
-            mem = final[m.id]
-            changes.insert_memories.append(mem)
-            changes.accesses.extend((mem.id, mem.patient_id, t) for t in times)
-            changes.audit.append(
-                self._audit(by, "add", "memory", mem.id, mem.patient_id, None, mem.to_public_dict())
-            )
-        for pool in pools:
-            changes.update_memories.extend((m, pool.versions(m.id)) for m in pool.replaced.values())
-        self._apply(changes)
-        return [
-            AddResult(memory=final[m.id], supersessions=tuple(sups_by_new[m.id])) for m in memories
-        ]
+        return sups_by_new, pools, [final[m.id] for m in memories]
 
     def _detect(
         self,
@@ -1118,7 +1231,7 @@ class MemoryEngine:
     ) -> Memory:
         """Find supersession candidates of ``new`` in ``pool`` and record them in ``changes``.
         Returns ``new`` (possibly superseded itself when an existing memory is newer)."""
-        matrix, types, created = pool.arrays()
+        matrix, types, created, active, norms = pool.arrays()
         hits = candidates_for_new(
             new.embedding,
             new.memory_type,
@@ -1127,6 +1240,8 @@ class MemoryEngine:
             created,
             matrix,
             self.threshold_for(new.memory_type),
+            active,
+            norms,
         )
         mode = self._policy.contradiction.mode_for(new.memory_type)
         for row, sim, row_is_older in hits:
@@ -1250,16 +1365,10 @@ class MemoryEngine:
         """``older`` superseded by ``newer_id`` (base importance kept), with its audit entry
         added to ``changes``."""
         demoted = replace(older, status=Status.SUPERSEDED, superseded_by=newer_id)
+        before = older.to_public_dict()
+        after = {**before, "status": demoted.status.value, "superseded_by": newer_id}
         changes.audit.append(
-            self._audit(
-                by,
-                "supersede",
-                "memory",
-                older.id,
-                older.patient_id,
-                older.to_public_dict(),
-                demoted.to_public_dict(),
-            )
+            self._audit(by, "supersede", "memory", older.id, older.patient_id, before, after)
         )
         return demoted
 
@@ -1398,29 +1507,29 @@ class MemoryEngine:
                 if t in self._policy.contradiction.exempt_types:
                     continue
                 # older first: by created_at, then by id
-                a_first = (created[a] < created[b]) | (
-                    (created[a] == created[b]) & (ids[a] < ids[b])
-                )
-                order = np.argsort(-vals, kind="stable")  # most similar first
-                olders = np.where(a_first, a, b)[order]
-                newers = np.where(a_first, b, a)[order]
-                sims = vals[order]
+                ca, cb = created[a], created[b]
+                a_first = ca < cb
+                tie = np.flatnonzero(ca == cb)
+                if tie.size:
+                    a_first[tie] = ids[a[tie]] < ids[b[tie]]
+                olders = np.where(a_first, a, b)
+                newers = np.where(a_first, b, a)
                 auto = self._policy.contradiction.mode_for(t) == "auto"
+                groups: Iterable[Iterable[int]]
                 if auto:
                     # an older memory is demoted by its most similar newer one that the
-                    # adjudicator says supersedes it; its other pairs are then moot
-                    by_old = np.argsort(olders, kind="stable")
-                    starts = np.flatnonzero(np.r_[True, olders[by_old][1:] != olders[by_old][:-1]])
-                    groups = np.split(by_old, starts[1:])
-                else:
-                    groups = [np.arange(sims.size)]  # review: every pair becomes a record
+                    # adjudicator says supersedes it (ties: the first pair); its other pairs
+                    # are then moot
+                    groups = _best_first_groups(olders, vals)
+                else:  # review: every pair becomes a record, most similar first
+                    groups = [np.argsort(-vals, kind="stable").tolist()]
                 for group in groups:
                     for k in group:
                         older = snap.memories[act[int(olders[k])]]
                         newer = snap.memories[act[int(newers[k])]]
                         if (older.id, newer.id) in known:
                             continue
-                        sim = float(sims[k])
+                        sim = float(vals[k])
                         verdict = self.adjudicator.adjudicate(older, newer, sim)
                         if verdict not in SUPERSEDING_VERDICTS:
                             continue
@@ -1756,6 +1865,18 @@ class _Ranked(Sequence[ScoredMemory]):
         return [self._make(j) for j in range(min(k, len(self)))]
 
 
+@dataclass(slots=True)
+class _Prepared:
+    """Validated records as parallel lists (no tuple per record): the memories, their access
+    times, their given vectors (None: to be embedded) and the positions of records that named
+    their id."""
+
+    memories: list[Memory] = field(default_factory=list)
+    accesses: list[Sequence[datetime]] = field(default_factory=list)
+    vectors: list[F32 | None] = field(default_factory=list)
+    given_ids: list[int] = field(default_factory=list)
+
+
 class _PatientPool:
     """A patient's memories during a batch add: the stored ones plus those added so far, in
     growable arrays (appending a memory is O(1) amortised, not a copy of the whole matrix)."""
@@ -1768,17 +1889,27 @@ class _PatientPool:
         self._matrix = snap.matrix
         self._types = snap.types_arr
         self._created = snap.created_s
+        self._active = snap.active  # status is active; copied before the first change
+        self._norms = snap.norms
+        self._own_active = False
         self._pending: list[Memory] = []
         self.replaced: dict[str, Memory] = {}  # stored memories demoted by the batch
 
     def versions(self, memory_id: str) -> int:
         return self._snap.memories[self._snap.index[memory_id]].version
 
-    def arrays(self) -> tuple[F32, npt.NDArray[np.str_], F64]:
-        """(matrix, types, created_s) of every memory in the pool."""
+    def arrays(self) -> tuple[F32, npt.NDArray[np.str_], F64, npt.NDArray[np.bool_], F32]:
+        """(matrix, types, created_s, active, norms) of every memory in the pool."""
         if self._pending:
             self._flush()
-        return self._matrix[: self._n], self._types[: self._n], self._created[: self._n]
+        n = self._n
+        return (
+            self._matrix[:n],
+            self._types[:n],
+            self._created[:n],
+            self._active[:n],
+            self._norms[:n],
+        )
 
     def add(self, m: Memory) -> None:
         """Add a memory; its row is written only when a later detection needs it (a single
@@ -1797,16 +1928,28 @@ class _PatientPool:
             types[:n] = self._types[:n]
             created = np.zeros(cap, dtype=np.float64)
             created[:n] = self._created[:n]
+            active = np.zeros(cap, dtype=np.bool_)
+            active[:n] = self._active[:n]
+            norms = np.zeros(cap, dtype=np.float32)
+            norms[:n] = self._norms[:n]
             self._matrix, self._types, self._created = matrix, types, created
+            self._active, self._norms, self._own_active = active, norms, True
         for j, m in enumerate(self._pending):
             self._matrix[n + j] = m.embedding
             self._types[n + j] = m.memory_type
             self._created[n + j] = m.created_at.timestamp()
+            self._active[n + j] = self.memories[n + j].status is Status.ACTIVE
+        self._norms[n : n + k] = np.linalg.norm(self._matrix[n : n + k], axis=1)
         self._n = n + k
         self._pending = []
 
     def replace(self, row: int, m: Memory) -> None:
         self.memories[row] = m
+        if row < self._n:
+            if not self._own_active:
+                self._active = self._active.copy()
+                self._own_active = True
+            self._active[row] = m.status is Status.ACTIVE
         if row < self.n_stored:
             self.replaced[m.id] = m
 

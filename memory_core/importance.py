@@ -50,6 +50,10 @@ _PERMANENCE = re.compile(r"\b(" + "|".join(PERMANENCE_WORDS) + r")\w*", re.IGNOR
 
 def permanence_hits(content: str) -> int:
     """How many distinct permanence words the content contains (prefix match)."""
+    if content.isascii():  # then a case-insensitive match is a match of the lower-cased text
+        low = content.lower()
+        if not any(w in low for w in PERMANENCE_WORDS):
+            return 0
     return len({m.group(1).lower() for m in _PERMANENCE.finditer(content)})
 
 

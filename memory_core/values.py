@@ -37,7 +37,7 @@ class SupersessionState(enum.StrEnum):
 IN_EFFECT = frozenset({SupersessionState.AUTO, SupersessionState.CONFIRMED})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Memory:
     """One short statement about one patient, kept between sessions."""
 
@@ -138,7 +138,7 @@ class Supersession:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AuditEntry:
     """One append-only audit row: who did what to which record, before and after."""
 
@@ -218,7 +218,7 @@ class ContextResult:
         return tuple(i for i in self.items if i.scored.safety and not i.included)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AddResult:
     memory: Memory
     supersessions: tuple[Supersession, ...]

@@ -408,3 +408,93 @@ def test_engine_uses_a_store_side_vector_search_for_present_queries(clock: Clock
     assert store.calls == [eng.policy.ranking.candidate_pool]
     eng.retrieve("NW-1", "glucose", now=clock.now, record_access=False)  # as of: client-side
     assert len(store.calls) == 1
+
+
+def _near(base: list[float], i: int, eps: float) -> list[float]:
+    out = list(base)
+    out[i] += eps
+    return out
+
+
+@pytest.mark.parametrize("one_by_one", [False, True])
+def test_a_superseded_memory_is_not_superseded_again(
+    engine: mc.MemoryEngine, one_by_one: bool
+) -> None:
+    """Only active memories take part in detection: the chain A -> B -> C records A by B and B
+    by C, never A by C (A is already superseded), whether added together or one at a time, and
+    also when an older memory is back-filled after a newer one."""
+    dims = engine.embedder.dimensions
+    base = [1.0] * dims
+    recs = [
+        {
+            "patient_id": "NW-9",
+            "content": f"Patient walks {k} km daily",
+            "memory_type": "observation",
+            "created_at": NOW - timedelta(days=30 - k),
+            "embedding": _near(base, k, 0.01),
+            "id": f"m-{k}",
+        }
+        for k in range(3)
+    ]
+    if one_by_one:
+        for r in recs:
+            engine.add_memories([r])
+    else:
+        engine.add_memories(recs)
+    pairs = sorted((s.old_id, s.new_id) for s in engine.supersessions("NW-9"))
+    assert pairs == [("m-0", "m-1"), ("m-1", "m-2")]
+    status = {m.id: m.status for m in engine.list_memories("NW-9")}
+    assert status == {
+        "m-0": mc.Status.SUPERSEDED,
+        "m-1": mc.Status.SUPERSEDED,
+        "m-2": mc.Status.ACTIVE,
+    }
+    # back-filled: the newest first, then the oldest, then the middle one
+    later = [dict(r, patient_id="NW-8", id=f"n-{k}") for k, r in enumerate(recs)]
+    for r in (later[2], later[0], later[1]):
+        engine.add_memories([r])
+    pairs = sorted((s.old_id, s.new_id) for s in engine.supersessions("NW-8"))
+    assert pairs == [("n-0", "n-2"), ("n-1", "n-2")]
+
+
+def test_back_scan_tries_a_newer_memory_after_the_best_one_is_compatible(
+    engine: mc.MemoryEngine,
+) -> None:
+    """Auto types: each older memory is superseded by its most similar newer one the
+    adjudicator accepts (here the closest names another drug, so the next one wins); review
+    types: every pair becomes a pending record, most similar first."""
+    dims = engine.embedder.dimensions
+    base = [1.0] * dims
+
+    def rec(k: int, content: str, mtype: str, eps: float) -> dict[str, object]:
+        return {
+            "patient_id": "NW-7",
+            "content": content,
+            "memory_type": mtype,
+            "created_at": NOW - timedelta(days=40 - k),
+            "embedding": _near(base, 0, eps),
+            "id": f"s-{k}",
+        }
+
+    engine.add_memories(
+        [
+            rec(0, "Patient takes metformin 500mg", "medication", 0.0),
+            rec(1, "Patient takes metoprolol 25mg", "medication", 0.001),  # closest: compatible
+            rec(2, "Patient takes metformin 1000mg", "medication", 0.3),
+            rec(3, "Allergy to penicillin", "allergy", 0.0),
+            rec(4, "Allergy to penicillin, hives", "allergy", 0.2),
+            rec(5, "Allergy to penicillin, rash", "allergy", 0.5),
+        ],
+        detect=False,
+    )
+    found = engine.scan_contradictions("NW-7")
+    auto = [(s.old_id, s.new_id) for s in found if s.state is mc.SupersessionState.AUTO]
+    assert auto == [("s-0", "s-2")]
+    review = [s for s in found if s.state is mc.SupersessionState.PENDING]
+    assert [s.similarity for s in review] == sorted((s.similarity for s in review), reverse=True)
+    assert {(s.old_id, s.new_id) for s in review} == {
+        ("s-3", "s-4"),
+        ("s-3", "s-5"),
+        ("s-4", "s-5"),
+    }
+    assert engine.scan_contradictions("NW-7") == []  # already recorded

@@ -125,6 +125,56 @@ def test_duplicate_ids_in_a_batch_and_in_the_store(engine: mc.MemoryEngine) -> N
     assert _state(engine) == before
 
 
+def test_bad_vectors_given_as_arrays_are_refused_in_record_order(engine: mc.MemoryEngine) -> None:
+    """Float32 vectors are checked for NaN/inf across the whole batch at once; the error still
+    names the first bad record and field, and nothing is written."""
+    import numpy as np
+
+    dims = engine.embedder.dimensions
+    ok = dict(GOOD, embedding=np.ones(dims, dtype=np.float32))
+    nan = np.ones(dims, dtype=np.float32)
+    nan[7] = np.nan
+    inf = np.ones(dims, dtype=np.float32)
+    inf[0] = np.inf
+    engine.add_memory("NW-1", "Existing memory", "observation")
+    before = _state(engine)
+    cases = [
+        ([ok, ok, dict(GOOD, embedding=nan)], "records[2].embedding"),
+        ([ok, dict(GOOD, embedding=inf), dict(GOOD, patient_id="a/b")], "records[1].embedding"),
+        ([ok, dict(GOOD, patient_id="a/b"), dict(GOOD, embedding=nan)], "records[1].patient_id"),
+        # one record with two faults: the field checked first is named, as for one record alone
+        ([ok, dict(GOOD, embedding=nan, id="")], "records[1].embedding"),
+        ([ok, dict(GOOD, embedding=nan, tier="eternal")], "records[1].tier"),
+    ]
+    for records, field in cases:
+        with pytest.raises(mc.ValidationError) as err:
+            engine.add_memories(records)
+        assert err.value.field == field
+        assert _state(engine) == before
+    added = engine.add_memories([ok, dict(ok, content="Another")])
+    assert [r.memory.embedding.tolist() for r in added] == [[1.0] * dims] * 2
+
+
+def test_permanence_words_match_case_insensitively_beyond_ascii() -> None:
+    from memory_core.importance import permanence_hits
+
+    assert permanence_hits("Patient ALWAYS walks; Prefers tea") == 2
+    assert permanence_hits("Patient walks daily") == 0
+    # re.IGNORECASE folds the long s and the Kelvin sign to 's' and 'k'
+    assert permanence_hits("Patient alwayſ walks") == permanence_hits("Patient always walks")
+    assert permanence_hits("Über: never again") == 1
+
+
+def test_generated_ids_are_version_4_uuids(engine: mc.MemoryEngine) -> None:
+    import uuid
+
+    for r in engine.add_memories([dict(GOOD, content=f"Note {i}") for i in range(50)]):
+        prefix, _, hexpart = r.memory.id.partition("_")
+        u = uuid.UUID(hex=hexpart)
+        assert prefix == "mem" and u.hex == hexpart
+        assert u.version == 4 and u.variant == uuid.RFC_4122
+
+
 def test_unknown_types_are_accepted_with_the_default_importance(engine: mc.MemoryEngine) -> None:
     m = engine.add_memory("NW-1", "Patient keeps a paper diary", "diary_habit").memory
     assert m.importance == 5.0

@@ -40,3 +40,49 @@ def test_microsecond_timestamps_round_trip() -> None:
 
     d = datetime(2026, 3, 4, 5, 6, 7, 891011, tzinfo=UTC)
     assert sq.from_us(sq.to_us(d)) == d
+
+
+def test_audit_documents_are_stored_as_sorted_key_json(tmp_path: Path) -> None:
+    import json
+    from datetime import UTC, datetime
+
+    from memory_core.store.base import ChangeSet
+    from memory_core.values import AuditEntry
+
+    store = sq.SQLiteStore(str(tmp_path / "a.db"))
+    after = {"z": 1, "content": 'Patiënt \u2028 "quoted"', "a": [1.5, None, True], "n": {"y": 1e-7}}
+    before = {"tier": "short_term"}
+    at = datetime(2026, 1, 2, 3, 4, 5, 6, tzinfo=UTC)
+    entry = AuditEntry(at, "dr-a", "edit", "memory", "m-1", "P-1", before, after)
+    store.apply(ChangeSet(audit=[entry]))
+    raw = sqlite3.connect(tmp_path / "a.db").execute("SELECT before, after FROM audit").fetchone()
+    assert raw == (json.dumps(before, sort_keys=True), json.dumps(after, sort_keys=True))
+    (got,) = store.list_audit(mc.store.base.AuditQuery())
+    assert (got.before, got.after, got.at) == (before, after, at)
+    store.close()
+
+
+def test_a_large_write_gets_a_bigger_page_cache_only_while_it_is_applied(tmp_path: Path) -> None:
+    from memory_core.embedding import HashingEmbedder
+
+    eng = mc.open_engine(f"sqlite:///{tmp_path}/big.db", HashingEmbedder())
+    store = eng.store
+    assert isinstance(store, sq.SQLiteStore)
+    default = store._db.execute("PRAGMA cache_size").fetchone()[0]
+    vec = [1.0] * eng.embedder.dimensions
+    recs = [
+        {"patient_id": f"P-{k % 3}", "content": f"Note {k}", "memory_type": "observation",
+         "embedding": vec}
+        for k in range(sq._LARGE_WRITE)
+    ]  # fmt: skip
+    eng.add_memories(recs, detect=False)
+    assert store.count_memories() == sq._LARGE_WRITE
+    assert store._db.execute("PRAGMA cache_size").fetchone()[0] == default
+    from memory_core.store.base import ChangeSet
+
+    again = [m for p in ("P-0", "P-1", "P-2") for m in store.list_memories(p)]
+    with pytest.raises(mc.ConflictError):  # ids exist: refused as a whole, cache reset too
+        store.apply(ChangeSet(insert_memories=again))
+    assert store._db.execute("PRAGMA cache_size").fetchone()[0] == default
+    assert store.count_memories() == sq._LARGE_WRITE
+    eng.store.close()

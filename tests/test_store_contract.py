@@ -206,6 +206,19 @@ class TestStoreContract:
         other.apply(ChangeSet(update_memories=[(replace(got, pinned=False), 2)]))
         assert s.get_memory(m.id).version == 3
 
+    def test_one_stale_update_among_many_refuses_them_all(self, backend: Backend) -> None:
+        s = backend.store()
+        ms = [memory("P-1", f"Patient note {k}") for k in range(5)]
+        add(s, *ms)
+        s.apply(ChangeSet(update_memories=[(replace(ms[3], importance=9.0), 1)]))
+        demote = [(replace(m, status=Status.SUPERSEDED, superseded_by="x"), 1) for m in ms]
+        with pytest.raises(mc.ConflictError, match=ms[3].id):
+            s.apply(ChangeSet(update_memories=demote))
+        got = {m.id: (m.status, m.version) for m in s.list_memories("P-1")}
+        assert got == {m.id: (Status.ACTIVE, 2 if m is ms[3] else 1) for m in ms}
+        s.apply(ChangeSet(update_memories=[(m, 2 if m is ms[3] else 1) for m in ms]))
+        assert {m.version for m in s.list_memories("P-1")} == {2, 3}
+
     def test_a_bulk_insert_with_one_existing_id_writes_nothing(self, backend: Backend) -> None:
         s = backend.store()
         first = memory("P-1", "Patient walks every morning")

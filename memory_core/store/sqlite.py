@@ -27,6 +27,35 @@ from ..values import (
 )
 from .base import AuditQuery, ChangeSet, MemoryStore, Usage
 
+#: ``json.dumps(x, sort_keys=True)`` without building an encoder per call (the audit writes
+#: one or two documents per row): the C encoder ``JSONEncoder.encode`` would build, built once
+#: (no circular-reference check: audit documents are plain trees)
+_ENCODER = json.JSONEncoder(sort_keys=True)
+_MAKE_C_ENCODER = getattr(json.encoder, "c_make_encoder", None)  # CPython's (not in typeshed)
+_C_ENCODER: Callable[[Any, int], Sequence[str]] | None = (
+    None
+    if _MAKE_C_ENCODER is None
+    else _MAKE_C_ENCODER(
+        None,
+        _ENCODER.default,
+        json.encoder.encode_basestring_ascii,
+        None,
+        _ENCODER.key_separator,
+        _ENCODER.item_separator,
+        True,
+        False,
+        True,
+    )
+)
+
+
+def _json(doc: Any) -> str:
+    """``json.dumps(doc, sort_keys=True)``."""
+    if _C_ENCODER is None or not isinstance(doc, dict):
+        return _ENCODER.encode(doc)
+    return "".join(_C_ENCODER(doc, 0))
+
+
 # --- time <-> integer microseconds since the epoch (UTC) --------------------------------------
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -186,6 +215,10 @@ def migrate(db: sqlite3.Connection) -> int:
     return SCHEMA_VERSION
 
 
+#: Change sets inserting at least this many memories get a larger page cache while applied.
+_LARGE_WRITE = 2_000
+_LARGE_WRITE_CACHE = -65_536  # KiB (64 MiB), released when the write is done
+
 _MEM_COLS = (
     "id, patient_id, memory_type, content, importance, created_us, last_accessed_us, "
     "access_count, pinned, tier, status, superseded_by, archived_us, source, embedding, "
@@ -214,6 +247,7 @@ class SQLiteStore(MemoryStore):
                 self._db.execute("PRAGMA journal_mode = WAL")
                 self._db.execute("PRAGMA synchronous = NORMAL")
             migrate(self._db)
+            self._cache_size = int(self._db.execute("PRAGMA cache_size").fetchone()[0])
 
     # --- helpers -----------------------------------------------------------------------------
     @contextmanager
@@ -514,28 +548,43 @@ class SQLiteStore(MemoryStore):
             a.entity,
             a.entity_id,
             a.patient_id,
-            json.dumps(a.before, sort_keys=True) if a.before is not None else None,
-            json.dumps(a.after, sort_keys=True) if a.after is not None else None,
+            None if a.before is None else _json(a.before),
+            None if a.after is None else _json(a.after),
         )
 
     def apply(self, changes: ChangeSet) -> None:
-        with self._tx() as db:
-            self._apply(db, changes)
+        if len(changes.insert_memories) < _LARGE_WRITE:
+            with self._tx() as db:
+                self._apply(db, changes)
+            return
+        # a large write: a page cache big enough that index pages are not spilled to the WAL
+        # (and rewritten there) part-way through; back to the default afterwards
+        with self._lock:
+            self._db.execute(f"PRAGMA cache_size = {_LARGE_WRITE_CACHE}")
+            try:
+                with self._tx() as db:
+                    self._apply(db, changes)
+            finally:
+                self._db.execute(f"PRAGMA cache_size = {self._cache_size}")
 
     def _apply(self, db: sqlite3.Connection, changes: ChangeSet) -> None:
+        # row parameters are generated as each row is bound (not listed first): a bulk add
+        # then never holds every blob copy and parameter tuple at once
         if changes.insert_memories:
             try:
                 db.executemany(
                     f"INSERT INTO memories ({_MEM_COLS}) VALUES ({','.join('?' * 17)})",
-                    [self._mem_params(m) for m in changes.insert_memories],
+                    map(self._mem_params, changes.insert_memories),
                 )
             except sqlite3.IntegrityError as exc:
                 raise ConflictError(f"memory id already exists: {exc}") from exc
-        for m, expected in changes.update_memories:
-            cur = db.execute(
+        if changes.update_memories:
+            sql = (
                 "UPDATE memories SET memory_type = ?, content = ?, importance = ?, pinned = ?, "
                 "tier = ?, status = ?, superseded_by = ?, archived_us = ?, source = ?, "
-                "version = ? WHERE id = ? AND version = ?",
+                "version = ? WHERE id = ? AND version = ?"
+            )
+            params = [
                 (
                     m.memory_type,
                     m.content,
@@ -549,13 +598,20 @@ class SQLiteStore(MemoryStore):
                     expected + 1,
                     m.id,
                     expected,
-                ),
-            )
-            if cur.rowcount != 1:
-                raise ConflictError(
-                    f"memory {m.id} was changed by someone else (expected version {expected}); "
-                    "reload and try again"
                 )
+                for m, expected in changes.update_memories
+            ]
+            db.execute("SAVEPOINT updates")
+            if db.executemany(sql, params).rowcount != len(params):  # summed over the rows
+                # some memory moved past its expected version: redo one by one to name it
+                db.execute("ROLLBACK TO updates")
+                for (m, expected), p in zip(changes.update_memories, params, strict=True):
+                    if db.execute(sql, p).rowcount != 1:
+                        raise ConflictError(
+                            f"memory {m.id} was changed by someone else (expected version "
+                            f"{expected}); reload and try again"
+                        )
+            db.execute("RELEASE updates")
         if changes.insert_supersessions:
             try:
                 db.executemany(
@@ -593,7 +649,7 @@ class SQLiteStore(MemoryStore):
         if changes.accesses:
             db.executemany(
                 "INSERT INTO accesses (memory_id, patient_id, at_us) VALUES (?, ?, ?)",
-                [(m, p, to_us(at)) for m, p, at in changes.accesses],
+                ((m, p, to_us(at)) for m, p, at in changes.accesses),
             )
         if changes.sessions:
             db.executemany(
@@ -604,7 +660,7 @@ class SQLiteStore(MemoryStore):
             db.executemany(
                 "INSERT INTO audit (at_us, actor, action, entity, entity_id, patient_id, "
                 "before, after) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [self._audit_params(a) for a in changes.audit],
+                map(self._audit_params, changes.audit),
             )
         if changes.policy is not None:
             db.execute(
