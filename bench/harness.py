@@ -212,14 +212,18 @@ def interleaved(
     contenders: dict[str, Callable[[int], Any]], repeat: int, warmup: int = 1
 ) -> dict[str, Sample]:
     """Time several contenders round-robin (call ``i`` of each, then ``i + 1``...), so a noisy
-    moment on a shared machine hits them all alike."""
+    moment on a shared machine hits them all alike. Round ``i`` starts at the ``i``-th
+    contender (rotating): each one follows each other equally often, so none always runs on
+    the caches a particular heavy contender left cold (or warm)."""
     out = {k: Sample() for k in contenders}
+    items = list(contenders.items())
     for i in range(warmup):
         for fn in contenders.values():
             fn(-1 - i)
     gc.collect()
     for i in range(repeat):
-        for name, fn in contenders.items():
+        start = i % len(items)
+        for name, fn in items[start:] + items[:start]:
             t0 = time.perf_counter()
             fn(i)
             out[name].times.append(time.perf_counter() - t0)
