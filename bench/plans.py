@@ -1,124 +1,101 @@
 """What to change when a target is missed, shown in docs/benchmarks.md next to the current
-profile and only for targets the run missed. Written from the profiles of engine commit
-d311a2c (2026-11-30); shares and times quoted are approximate -- the profile printed under
-each plan is the one of the run that wrote the report."""
+profile and only for targets the run missed. Written on 2026-11-30 from measurements of the
+engine after the merge of the write-path work (commit b6dabc8) and the einsum cosine scan;
+times are medians on the 2-core benchmark machine and move by ±20 % between runs -- the
+profile printed under each plan is the one of the run that wrote the report."""
 
 from __future__ import annotations
 
 _RANK = """\
-Where the time goes (profile below): the keyword half of retrieval, `SQLiteStore.keyword_search`
-(about half of the engine's own time: the FTS5 `MATCH` ORs every query word, so words such as
-"patient", "the", "any", "has" match nearly every row and SQLite computes `bm25()` for all of
-them and sorts them -- ~4 ms at 2,000 memories, ~9 ms at 10,000). Its cost follows the whole
-store, not the patient: the posting lists of those words span every patient, and the patient
-filter (`pk:` token) is applied by intersecting with them. Measured separately: 0.27 ms for a
-100-memory patient alone in a store, 1.7 ms for the same patient with 40,000 other memories in
-the store -- so in production it grows with the number of patients. Then come
-`sanitize_line` on every pool candidate in `select_and_render` (~20 %), `np.linalg.norm` over
-the whole matrix in `cosine_to_all` on every call, two full `argsort`s over N (vector ranks,
-fused order), and `dataclasses.replace` in `_with_usage` for every pool candidate.
+Where the engine's own time goes at 2,000 memories with the query already embedded (~0.4 ms,
+CPU caches warm): `_rank` -- the cosine scan (`ranking.dots`, numpy's einsum), exact vector
+ranks for the pool (`np.sort` of the float32 cosines), BM25 over the patient's in-memory
+keyword index (`lexical.LexicalIndex.search`), the SQLite version read that tells whether the
+snapshot is current (~5 µs warm, ~90 µs cold), decay of the pool; then `select_and_render`.
 
-Plan (inside `memory_core`; the harness's agreement checks keep the results honest):
-1. Keyword half: keep per-snapshot postings (term -> rows, term frequencies, document
-   lengths), built once per content version, and score BM25 in numpy (`np.add.at`, ~0.1 ms at
-   2,000, independent of the other patients). This ranks with the patient's own statistics
-   rather than the whole FTS table's -- a small, deliberate ranking change (the Cosmos store
-   already does exactly this with a per-version cache). Stop-gaps: leave out of the `MATCH` the
-   terms found in more than half of the patient's memories, or give each patient's rows a
-   contentless per-patient FTS table/prefix so the posting lists are the patient's own.
-2. `cosine_to_all`: keep the row norms (or a unit-normalised copy) in the snapshot, computed
-   when the snapshot is built or advanced.
-3. Vector ranks: exact ranks only for the best `4 × candidate_pool` rows (`argpartition`) and
-   the keyword hits (rows with a higher cosine + earlier ties); any other row's fused value is
-   below every top-pool row, so it cannot enter the pool. Same for the fused order.
-4. `select_and_render`: sanitise only the lines that are rendered and build the explanation
-   lines lazily (or memoise `sanitize_line` per content); call `_with_usage` only for them.
+If this target is missed: check that the snapshot is reused (one `store.versions` read per
+call, no `_build_snapshot`), then the items of the e2e plan below."""
 
-Expected: the engine's own work under 1 ms at 2,000 memories, i.e. ≥ 20× the reference
-(which does not search keywords: it is handed the store's hits, see Method)."""
+_E2E = """\
+Where the time goes (timed per call inside the benchmark process, interleaved with the peers,
+2026-11-30): the query embedding, ~5.0 ms, is the same for every contender. At 10,000
+memories the engine's own work is 2.0-2.7 ms: the cosine scan 0.9-1.7 ms (15 MB of float32
+rows that the embedding has just pushed out of the CPU caches), exact vector ranks 0.26-0.47
+ms (`np.sort` of 10,000 cosines), BM25 0.16-0.2 ms, the SQLite version read ~0.1 ms, rendering
+~0.08 ms and ~0.4 ms of about thirty small numpy calls (5-15 µs each when cold). At 100-2,000
+memories the engine adds 0.7-0.9 ms to the floor and Mem0 + FAISS 0.4-0.7 ms: the engine does
+more per call (keyword search, decay, safety tiers, the explanation-ready pool), Mem0 only a
+vector search. The scan kernels, measured alone on a cold 10,000 x 384 matrix: OpenBLAS's
+row-major `sgemv` 1.32-1.41 ms, numpy einsum 0.74 ms (the engine uses it since this run; it
+also splits scans above 4,096 rows over two threads), FAISS's flat inner product 0.61 ms on
+one thread -- which is why Mem0 + FAISS gains on the floor as the patient grows.
 
-_E2E = (
-    _RANK
-    + """
-
-End to end the query embedding (one onnxruntime thread, ~4.5–5 ms) is shared with the floor
-and with Mem0; Mem0 + FAISS is the floor plus ~0.5–1 ms, so the engine must add less than
-that at every size -- all four items, and at 10,000 memories the cosine and ranking must stay
-array-only. A product decision on the side: with BLAS at one thread, two onnxruntime intra-op
-threads cut a single query embedding from ~4.9 to ~3.0 ms and batch throughput from ~235 to
-~410 sentences/s here (rows "2 onnxruntime threads"); the engine row with two threads gains
-less than the floor does, which points at the idle worker spinning against the Python work
-between calls -- set `session.intra_op.allow_spinning = "0"` if two threads become the default."""
-)
+Plan (inside `memory_core`; the harness's agreement checks keep the results identical):
+1. The scan: a kernel that streams memory like FAISS's (an optional `faiss-cpu` index per
+   snapshot when installed, or a float16 copy of the rows for the scan with exact float32
+   re-scoring of the best few hundred -- the second halves the bytes read but needs a proof
+   that no pool candidate can be lost to rounding).
+2. Vector ranks without a full sort: `np.partition` for the pool threshold, then sort only
+   the cosines at or above the lowest candidate's (exact ranks for pool rows and keyword
+   hits); the always-included rows' ranks only when an explanation asks for them.
+3. Fewer small calls per turn: inverse row norms kept in the snapshot (one multiply instead of
+   `cosine32`'s divide/where/clip passes), the always-type and safety masks cached per
+   snapshot, the version read skipped when neither `PRAGMA data_version` nor the connection's
+   `total_changes` moved.
+Expected: 0.5-0.8 ms off the engine's own time at 10,000, enough to pass Mem0 + FAISS there; at
+100-2,000 the two are within each other's spread and the median can fall either way."""
 
 PLANS: dict[str, str] = {
     "context": _RANK,
     "e2e": _E2E,
     "backscan": """\
-Where the time goes: `same_type_pairs` materialises every pair at or above the lowest
-threshold as a Python tuple (millions at 5,000 memories imported without detection), then
-`scan_contradictions` calls `threshold_for` per pair, sorts the list and walks it in Python
-(its own loop is the largest single item); `drug_mentions` runs its regexes again for each
-pair's two texts.
-
-Plan: stay in numpy per type. For each type's block of the unit matrix, take the upper
-triangle at or above that type's threshold (one threshold per block, no per-pair call). For
-`auto` types only the first superseding pair of each older memory is ever recorded (later
-pairs with the same older one are skipped because it is demoted), so per older row walk its
-candidates in descending similarity and stop at the first superseding verdict that is not
-already known: a few adjudications per row instead of a tuple per pair. `review` types keep
-every pair, but they are few. Memoise `drug_mentions`/`analyte_mentions` per content (an
-`lru_cache`). Sort the recorded supersessions by similarity at the end to keep today's order.
-Expected: tens of ms of matrix work plus the writes (~0.5 s for ~5,000 supersessions with
-their audit rows), under 1 s.""",
+Where the time goes: the back-scan walks each type's block of the unit matrix in numpy (upper
+triangle at or above the type's threshold), adjudicates only the best unknown pair of each
+older memory for `auto` types, and writes the supersessions and their audit rows in one
+transaction -- at 5,000 memories about half is the writes. If missed: profile
+`MemoryEngine.scan_contradictions`; the write half scales with the supersessions found
+(~4,950 here), the matrix half with the square of the largest type's count.""",
     "add_one": """\
-Where the time goes (besides the embedding, ~5 ms): `_advance` recomputes `_settled_s` over
-every memory and every supersession of the patient after each write (~30 % of an add at 10,000
-memories with ~9,900 supersessions), and `candidates_for_new` compares the new vector with
-every same-type row -- superseded history included -- recomputing their norms each time.
-
-Plan: carry `settled_s` forward in `_advance` (the max of the old value and the moments in the
-change set: new supersessions' `effective_at`/`ended_at`, archivals), and in detection compare
-only with active same-type rows using cached row norms (a real patient's superseded history --
-9,906 of 10,000 here -- is compared today and then skipped). Expected: embedding ~5 ms +
-check < 0.5 ms + write ~1.5 ms, about 140 adds/s.""",
+Where the time goes: the embedding (~5 ms of the ~7-8 ms per add), then the write (one
+transaction: memory, audit, any supersession) and the check against the patient's active
+same-type rows (~0.6 ms at 2,000). The spread of this row is wide on a shared machine (one
+slow fsync-free commit or a GC pass moves a 30-add sample). If missed: compare the embedding
+rows of the same run first -- a slower embedder moves this figure one for one.""",
     "add_batch": """\
-Where the time goes: the batch's embedding (about half; one onnxruntime thread embeds ~235
-short sentences/s here -- see the embedder rows -- so 250/s is out of reach with one thread
-whatever else is done) and detection: `candidates_for_new` recomputes the norms of every
-same-type row for each new memory and compares with superseded rows too.
-
-Plan: (1) in `_PatientPool`, keep row norms (or unit rows) and per-type lists of active rows,
-appended as the batch adds memories; compare only with those; (2) embed batches with two
-onnxruntime threads (a second session for batches, or `MEMORY_CORE_ORT_THREADS=2`: ~410/s
-here); (3) the `_advance` fix of `add_memory`. Expected ~250–300/s at 10,000 existing.""",
+Where the time goes: the batch's embedding (a second onnxruntime session with
+`MEMORY_CORE_ORT_BATCH_THREADS` threads embeds batches of 8 or more), then detection against
+the patient's growing pool and one write per batch. If missed: check the batch session's
+thread count in the report header, then profile `_detect_batch`.""",
     "bulk": """\
-Where the time goes: `_prepare` per record (~30 %: `_field_of` with its `Mapping` isinstance
-check, validation of the embedding, `default_importance`), the store write (~30 %:
-`executemany` into `memories` and `memories_fts`, and one audit row per memory whose
-`json.dumps(to_public_dict(), sort_keys=True)` is a large part), `_advance` (~10 %), and the
-commit.
+Where the time goes (20,000 pre-embedded records, 10 patients, median of 5 runs in a fresh
+process, 2026-11-30; ~1.05 s = ~19,000/s there, ~1.1 s in the benchmark process whose larger
+heap makes each garbage collection dearer): validation of every record (`_prepare_all`)
+~0.20 s; the audit entries (`to_public_dict` of each new memory), access tuples and results
+~0.16 s; SQLite parameters ~0.17 s (the audit JSON 0.10 s, the memory rows 0.07 s); SQLite
+itself ~0.49 s -- memory rows 0.15 s, 31,000 access rows 0.07 s, audit rows 0.06 s and the
+commit 0.20 s, of which the WAL auto-checkpoint copying the 60 MB just written into the
+database file is ~0.13 s (measured with `wal_autocheckpoint=0`: commit 0.08 s). The reference
+row writes only the memory rows (no audit, no access history, no validation).
 
-Plan: a fast path in `_prepare` for plain dicts (`record.get`), validate embeddings for the
-whole batch at once (`np.isfinite` on the stacked matrix), write one `import` audit entry per
-batch (count, ids, source) instead of a full record per memory -- or at least drop
-`sort_keys` -- and fill `memories_fts` with one `INSERT ... SELECT` from the rows just
-inserted. Expected ~2×, about the target; the plain reference (one row per transaction, no
-full-text index, no audit) does ~20,000/s here.""",
+Plan: every memory keeps its full audit record (the after-state survives a purge; a clinical
+requirement, not negotiable for speed), so the savings must come from doing it cheaper:
+(1) encode the audit after-state straight from the memory's fields into JSON (one format
+string with `json.encoder.encode_basestring_ascii` for the strings) instead of a dict and a
+generic encoder, or use `orjson` if a compiled dependency is acceptable (~0.1 s);
+(2) build the memory-row parameters column-wise (`to_us` over numpy arrays of timestamps,
+one `tobytes` of the stacked matrix sliced per row) (~0.05 s); (3) validate the batch's
+timestamps and access times as arrays, not per record (~0.05 s). Not planned: pausing the
+garbage collector or deferring the WAL checkpoint -- both move the cost outside the measured
+call without removing it. Expected ~0.85-0.9 s, just past 20,000/s.""",
     "app": """\
-The slow page is the contradictions page (its threshold tuner); the others rerun in well under
-100 ms. On a rerun whose data is cached, the similarity histogram is built from one value per
-same-type pair -- about a million at 2,000 active memories -- through `go.Histogram(x=<pandas
-column>)`, which plotly validates element by element, deep-copies and ships to the browser;
-`st.cache_data` also copies the cached million-row frame on every hit. On a cache miss (every
-new minute, and the first run) `_pairs` formats two timestamps per pair.
-
-Plan (pages/contradictions.py, pages/charts.py): bin on the server (`np.histogram` of a float64
-array, ~100 bins, drawn as bars), cache arrays rather than a frame, and materialise table rows
-only for the pairs displayed.""",
+Where the time goes: the contradictions page (its threshold tuner) is the slowest rerun; it
+bins the same-type similarities on the server (`np.histogram`) and caches arrays, not frames.
+If missed: sample the AppTest thread (the profile below) and look for a per-pair Python loop
+or a plotly trace built from a large column.""",
     "rss": """\
-Where the bytes are: see the table above. If embeddings are held twice (the snapshot matrix
-and each `Memory.embedding` over its SQLite blob), give each cached Memory a view of its matrix
-row; allocate the snapshot buffer at the exact size and grow only on append; `sys.intern` the
-strings repeated on every row (patient id, type, model id, source).""",
+Where the bytes are: see the table above. The snapshot holds one float32 matrix per patient
+(each cached Memory's embedding is a view of its row) and the keyword index int32/float32
+postings. If missed: check for a second copy of the embeddings (a Memory whose embedding is
+not a view) and for strings repeated per row (patient id, type, model id, source) that could
+be interned.""",
 }
