@@ -17,33 +17,41 @@ If this target is missed: check that the snapshot is reused (one `store.versions
 call, no `_build_snapshot`), then the items of the e2e plan below."""
 
 _E2E = """\
-Where the time goes (timed per call inside the benchmark process, interleaved with the peers,
-2026-11-30): the query embedding, ~5.0 ms, is the same for every contender. At 10,000
-memories the engine's own work is 2.0-2.7 ms: the cosine scan 0.9-1.7 ms (15 MB of float32
-rows that the embedding has just pushed out of the CPU caches), exact vector ranks 0.26-0.47
-ms (`np.sort` of 10,000 cosines), BM25 0.16-0.2 ms, the SQLite version read ~0.1 ms, rendering
-~0.08 ms and ~0.4 ms of about thirty small numpy calls (5-15 µs each when cold). At 100-2,000
-memories the engine adds 0.7-0.9 ms to the floor and Mem0 + FAISS 0.4-0.7 ms: the engine does
-more per call (keyword search, decay, safety tiers, the explanation-ready pool), Mem0 only a
-vector search. The scan kernels, measured alone on a cold 10,000 x 384 matrix: OpenBLAS's
-row-major `sgemv` 1.32-1.41 ms, numpy einsum 0.74 ms (the engine uses it since this run; it
-also splits scans above 4,096 rows over two threads), FAISS's flat inner product 0.61 ms on
-one thread -- which is why Mem0 + FAISS gains on the floor as the patient grows.
+Where the time goes. The query embedding (~4.6-5.1 ms) is the same for every contender; what
+differs is the work after it. Run of 2026-11-30 (30 rotated rounds): the engine adds 0.73 /
+0.89 / 1.03 / 0.92 ms to the floor at 100 / 1,000 / 2,000 / 10,000 memories, Mem0 + FAISS
+0.55 / 0.67 / 0.78 / 0.45 ms -- so the engine is within 1.3x the floor everywhere but 0.2-0.5
+ms (4-7 %) behind Mem0's bare vector search. Timed statement by statement inside
+`build_context` with the CPU caches cold (as on an agent's turn, after the embedding), 100
+memories, ~0.74 ms in all: the SQLite version read that tells whether the snapshot is current
+~98 µs, BM25 keyword search ~96 µs (query tokenising 24, then five numpy calls of 11-18 µs
+each), cosines ~80 µs (einsum + `cosine32`'s five ufunc calls), vector ranks ~66 µs, decay of
+the pool ~52 µs, active rows ~40 µs, fusion/top/unique ~40 µs, safety tiers ~40 µs, rendering
+and token count ~61 µs, argument validation ~30 µs. Each numpy call costs 5-20 µs cold
+whatever its size, so at these sizes the count of calls, not the arithmetic, is the cost. At
+10,000 memories the cosine scan adds 0.8-1.7 ms (15 MB of float32 rows just pushed out of the
+caches; measured alone on a cold 10,000 x 384 matrix: OpenBLAS `sgemv` 1.22-1.41 ms, numpy
+einsum 0.61-0.74 ms -- the engine's kernel since this run, split over two threads above
+4,096 rows -- and FAISS's flat inner product 0.49-0.61 ms on one thread) and exact vector
+ranks 0.26-0.47 ms (`np.sort` of 10,000 cosines). Mem0 + FAISS does only the vector search:
+no keyword half, no decay, no safety tiers, no explanation-ready pool.
 
 Plan (inside `memory_core`; the harness's agreement checks keep the results identical):
-1. The scan: a kernel that streams memory like FAISS's (an optional `faiss-cpu` index per
-   snapshot when installed, or a float16 copy of the rows for the scan with exact float32
-   re-scoring of the best few hundred -- the second halves the bytes read but needs a proof
-   that no pool candidate can be lost to rounding).
-2. Vector ranks without a full sort: `np.partition` for the pool threshold, then sort only
-   the cosines at or above the lowest candidate's (exact ranks for pool rows and keyword
-   hits); the always-included rows' ranks only when an explanation asks for them.
-3. Fewer small calls per turn: inverse row norms kept in the snapshot (one multiply instead of
-   `cosine32`'s divide/where/clip passes), the always-type and safety masks cached per
-   snapshot, the version read skipped when neither `PRAGMA data_version` nor the connection's
-   `total_changes` moved.
-Expected: 0.5-0.8 ms off the engine's own time at 10,000, enough to pass Mem0 + FAISS there; at
-100-2,000 the two are within each other's spread and the median can fall either way."""
+1. Fewer numpy calls per turn (~0.2-0.3 ms): inverse row norms kept in the snapshot (one
+   multiply and an in-place clip instead of `cosine32`'s divide/where/clip and `errstate`);
+   the candidate set as one boolean mask (no `np.unique`); the always-type and safety masks
+   cached per snapshot and gathered for the pool (no `np.isin` on strings per call); BM25
+   scored only over the union of the query terms' postings (no dense n-length arrays); fast
+   paths in `positive_int` and `patient_id` for plain values.
+2. Vector ranks without a full sort at 10,000 (~0.2 ms): `np.partition` for the pool
+   threshold, then sort only the cosines at or above the lowest candidate's; the
+   always-included rows' ranks only when an explanation asks for them.
+3. The version read (~0.1 ms cold): skip it while neither `PRAGMA data_version` nor the
+   connection's `total_changes` moved -- measured alone that read is only ~15 µs cheaper cold,
+   so this item needs a cheaper change signal (the WAL index header) to pay.
+4. The scan: a kernel that streams memory like FAISS's (an optional `faiss-cpu`
+   `fvec_inner_products_ny` when installed, ~0.1-0.2 ms at 10,000).
+Expected: items 1-2 alone bring the engine level with Mem0 + FAISS; with 3-4 ahead of it."""
 
 PLANS: dict[str, str] = {
     "context": _RANK,

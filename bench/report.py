@@ -495,9 +495,9 @@ def markdown(res: Results, chart_name: str | None, plans: dict[str, str]) -> str
         "- Contenders that run in a loop are timed round-robin (engine, floor, reference, peers, "
         "then again, each round starting one contender later, so each follows each other "
         "equally often) so a noisy moment and the caches a heavy contender leaves cold hit "
-        "them alike; queries rotate over five agent-style questions. The two-onnxruntime-thread rows are timed in a round of their own after "
-        "it: onnxruntime's idle worker thread spins after each call and would slow whichever "
-        "contender came next.",
+        "them alike; queries rotate over five agent-style questions. The two-onnxruntime-"
+        "thread rows are timed in a round of their own after it: onnxruntime's idle worker "
+        "thread spins after each call and would slow whichever contender came next.",
         "- The floor is the query embedding plus a numpy brute-force cosine over the patient's "
         "whole (pre-normalised) matrix and a top-5 partial sort.",
         "- The reference (`bench/reference.py`) works on plain records (ISO timestamps, one "
