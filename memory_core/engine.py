@@ -7,6 +7,7 @@ supersessions not yet in effect are not applied, and accesses recorded later are
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -738,8 +739,9 @@ class MemoryEngine:
         no keyword rank, so its fused value is lower than that of each of the best ``pool_n``:
         it cannot enter the pool, and its rank is never computed (no full sort)."""
         asc = np.sort(sims)
-        thr = asc[sims.size - pool_n]
-        cand = np.unique(np.concatenate([np.flatnonzero(sims >= thr), extra]))
+        mask = sims >= asc[sims.size - pool_n]
+        mask[extra] = True
+        cand = np.flatnonzero(mask)
         higher = sims.size - np.searchsorted(asc, sims[cand], side="right")
         return cand, (1 + higher).astype(np.int64)
 
@@ -766,13 +768,14 @@ class MemoryEngine:
         always = np.flatnonzero(self._always_mask(snap, rp.always_include_types)[active])
         q = self.embedder.embed(query) if query_vector is None else query_vector
         q = q.astype(np.float32, copy=False)
-        qn = float(np.linalg.norm(q))
+        qn = math.sqrt(float(np.dot(q, q)))
+        inv = self._inverse_norms(snap)
         if active.size == len(snap.memories):
-            sims = ranking.cosine32(self._dots(snap.matrix, q), snap.norms, qn)
+            sims = ranking.cosine_scaled(self._dots(snap.matrix, q), inv, qn)
         elif 2 * active.size < len(snap.memories):  # mostly superseded: scan the active rows
-            sims = ranking.cosine32(self._dots(snap.matrix[active], q), snap.norms[active], qn)
+            sims = ranking.cosine_scaled(self._dots(snap.matrix[active], q), inv[active], qn)
         else:
-            sims = ranking.cosine32(self._dots(snap.matrix, q), snap.norms, qn)[active]
+            sims = ranking.cosine_scaled(self._dots(snap.matrix, q), inv, qn)[active]
         pool_n = min(rp.candidate_pool, active.size)
         served = self.store.vector_candidates(patient_id, q, rp.candidate_pool) if present else None
         if served is None:
@@ -827,8 +830,32 @@ class MemoryEngine:
             inputs.access_count[ordering],
             inputs.last_access_s[ordering],
             pol.decay.warn_threshold,
-            snap.types_arr[rows[ordering]],
+            self._type_tiers(snap)[rows[ordering]],
         )
+
+    @staticmethod
+    def _inverse_norms(snap: _Snapshot) -> npt.NDArray[np.float32]:
+        """1 / each row's L2 norm, 0 for a zero row (cached per snapshot)."""
+        inv = snap.memo.get("inverse_norms")
+        if inv is None:
+            inv = snap.memo["inverse_norms"] = ranking.inverse_norms(snap.norms)
+        out: npt.NDArray[np.float32] = inv
+        return out
+
+    @staticmethod
+    def _type_tiers(snap: _Snapshot) -> npt.NDArray[np.int8]:
+        """Each row's context tier by type alone: 0 allergy, 1 another safety type, 2 the
+        rest (cached per snapshot; a high current importance lifts a 2 to 1 per call)."""
+        tiers = snap.memo.get("type_tiers")
+        if tiers is None:
+            tiers = np.where(
+                snap.types_arr == "allergy",
+                0,
+                np.where(np.isin(snap.types_arr, list(SAFETY_TYPES)), 1, 2),
+            ).astype(np.int8)
+            snap.memo["type_tiers"] = tiers
+        out: npt.NDArray[np.int8] = tiers
+        return out
 
     @staticmethod
     def _always_mask(snap: _Snapshot, types: Sequence[str]) -> npt.NDArray[np.bool_]:
@@ -1811,20 +1838,21 @@ class _Ranked(Sequence[ScoredMemory]):
         count: F64,
         last: F64,
         warn: float,
-        types: npt.NDArray[np.str_],
+        type_tiers: npt.NDArray[np.int8],
     ) -> None:
+        """``type_tiers``: each candidate's tier by type (see ``MemoryEngine._type_tiers``)."""
         self._engine = engine
         self._memories = memories
         self._cols = (rows, cur, sims, score, krank, vrank, fused, count, last)
         self._made: list[ScoredMemory | None] = [None] * len(rows)
-        safety = np.isin(types, list(SAFETY_TYPES)) | (cur >= warn)
-        self.tiers: list[int] = np.where(types == "allergy", 0, np.where(safety, 1, 2)).tolist()
-        self._safety = safety
+        tiers = np.where((type_tiers == 2) & (cur >= warn), 1, type_tiers)
+        self.tiers: list[int] = tiers.tolist()
+        self._safety = tiers < 2
 
     @classmethod
     def empty(cls, engine: MemoryEngine) -> _Ranked:
         z, f = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
-        return cls(engine, (), z, f, f, f, z, z, f, f, f, 10.0, np.zeros(0, dtype="<U40"))
+        return cls(engine, (), z, f, f, f, z, z, f, f, f, 10.0, np.zeros(0, dtype=np.int8))
 
     def __len__(self) -> int:
         return len(self._made)

@@ -10,6 +10,7 @@ They are stored in UTC and may not lie in the future (more than ``CLOCK_SKEW`` a
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Sequence
@@ -30,10 +31,15 @@ _TYPE = re.compile(r"[a-z][a-z0-9_]{0,39}")
 _ACTOR = re.compile(r"[^\x00-\x1f\x7f]{1,120}")
 
 
+@functools.lru_cache(maxsize=4096)
+def _patient_ok(value: str) -> bool:
+    return _PATIENT.fullmatch(value) is not None
+
+
 def patient_id(value: Any, field: str = "patient_id") -> str:
     if not isinstance(value, str):
         raise ValidationError(field, f"must be a string, got {type(value).__name__}")
-    if not _PATIENT.fullmatch(value):
+    if not _patient_ok(value):
         raise ValidationError(
             field,
             "must be 1-64 characters of letters, digits, '_', '.', ':' or '-' "
@@ -144,6 +150,8 @@ def query(value: Any, field: str = "query") -> str:
 
 
 def positive_int(value: Any, field: str, minimum: int = 1) -> int:
+    if type(value) is int and value >= minimum:
+        return value
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
         raise ValidationError(field, f"must be an integer >= {minimum}, got {value!r}")
     return int(value)

@@ -111,3 +111,23 @@ def test_dots_match_the_matrix_product_and_give_identical_rows_identical_values(
     assert got.dtype == np.float32 and got.shape == (n,)
     np.testing.assert_allclose(got, matrix.astype(np.float64) @ q.astype(np.float64), atol=1e-4)
     assert got[-1] == got[0]
+
+
+def test_scaled_cosines_match_the_plain_ones_and_score_a_zero_vector_zero() -> None:
+    rng = np.random.default_rng(5)
+    matrix = rng.standard_normal((50, 384)).astype(np.float32)
+    matrix[3] = 0.0  # an all-zero row
+    matrix[9] = matrix[4]
+    q = rng.standard_normal(384).astype(np.float32)
+    norms = np.linalg.norm(matrix, axis=1).astype(np.float32)
+    inverse = mc.ranking.inverse_norms(norms)
+    assert inverse[3] == 0.0 and np.isfinite(inverse).all()
+    dots = mc.ranking.dots(matrix, q)
+    plain = mc.ranking.cosine32(dots.copy(), norms, float(np.linalg.norm(q)))
+    scaled = mc.ranking.cosine_scaled(dots.copy(), inverse, float(np.linalg.norm(q)))
+    np.testing.assert_allclose(scaled, plain, atol=1e-6)
+    assert scaled[3] == 0.0 and scaled[9] == scaled[4]
+    assert np.all(np.abs(scaled) <= 1.0)
+    # a zero query scores every row 0 (no division by zero)
+    zero = mc.ranking.cosine_scaled(dots.copy(), inverse, 0.0)
+    assert np.all(zero == 0.0)
