@@ -33,13 +33,14 @@ _ACTOR = re.compile(r"[^\x00-\x1f\x7f]{1,120}")
 
 @functools.lru_cache(maxsize=4096)
 def _patient_ok(value: str) -> bool:
+    """The pattern check, remembered for recent ids (every agent call validates one)."""
     return _PATIENT.fullmatch(value) is not None
 
 
 def patient_id(value: Any, field: str = "patient_id") -> str:
     if not isinstance(value, str):
         raise ValidationError(field, f"must be a string, got {type(value).__name__}")
-    if not _patient_ok(value):
+    if len(value) > 64 or not _patient_ok(value):  # longer: invalid, and never cached
         raise ValidationError(
             field,
             "must be 1-64 characters of letters, digits, '_', '.', ':' or '-' "
