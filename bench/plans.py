@@ -53,9 +53,12 @@ Plan (inside `memory_core`; the harness's agreement checks keep the results iden
 4. The scan: a kernel that streams memory like FAISS's (an optional `faiss-cpu`
    `fvec_inner_products_ny` when installed, ~0.1-0.2 ms at 10,000).
 5. Overlap the query-independent steps (version read, active rows, keyword search: ~0.25 ms
-   cold) with the embedding on a second thread -- tried before at warm caches and measured
-   slower (the hand-off cost more than the overlap saved); to be re-measured cold.
-Expected: 1-3 bring the engine level with Mem0 + FAISS; 4-5 ahead of it."""
+   cold) with the embedding on a second thread: measured twice more on 2026-11-30 with
+   `--only e2e` (A/B, same harness) -- the engine-minus-Mem0 gap moved by -0.4 to +0.3 ms
+   between runs with no consistent sign, so it stays out until a quieter machine can tell.
+Note: between two `--only e2e` runs of the same code the gap to Mem0 + FAISS moves by up to
+0.3 ms at each size -- as much as what is left of it. Expected: 1-3 bring the engine level
+with Mem0 + FAISS; 4 ahead of it."""
 
 PLANS: dict[str, str] = {
     "context": _RANK,
