@@ -10,11 +10,11 @@ from __future__ import annotations
 import math
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -55,6 +55,7 @@ from .values import (
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
+_T = TypeVar("_T")
 Progress = Callable[[int, int], None]
 SYSTEM = "system"
 AGENT = "agent"
@@ -270,6 +271,14 @@ class _Snapshot:
     settled_s: float  # no status change takes effect after this moment (as-of fast path)
     lexical: _LexSlot  # the keyword index, built on first use
     memo: dict[Any, Any] = field(default_factory=dict)  # other derived values, built on use
+
+    def memoized(self, key: Hashable, make: Callable[[], _T]) -> _T:
+        """A value derived from this snapshot, made on first use and kept with it."""
+        if key in self.memo:
+            got: _T = self.memo[key]
+            return got
+        value = self.memo[key] = make()
+        return value
 
 
 @dataclass
@@ -543,14 +552,10 @@ class MemoryEngine:
         """Snapshot rows of the memories active at ``now`` (created by then, not archived,
         not superseded by a supersession in effect)."""
         now_s = now.timestamp()
-        if now_s >= snap.settled_s and now_s + 1e-6 >= snap.memo.setdefault(
-            "created_max", float(snap.created_s.max(initial=-np.inf))
+        if now_s >= snap.settled_s and now_s + 1e-6 >= snap.memoized(
+            "created_max", lambda: float(snap.created_s.max(initial=-np.inf))
         ):  # every memory visible, no status change after now: the stored statuses
-            rows = snap.memo.get("active")
-            if rows is None:
-                rows = snap.memo["active"] = np.flatnonzero(snap.active).astype(np.int64)
-            out: npt.NDArray[np.int64] = rows
-            return out
+            return snap.memoized("active", lambda: np.flatnonzero(snap.active).astype(np.int64))
         visible = snap.created_s <= now_s + 1e-6
         if now_s >= snap.settled_s:
             return np.flatnonzero(visible & snap.active).astype(np.int64)
@@ -836,37 +841,25 @@ class MemoryEngine:
     @staticmethod
     def _inverse_norms(snap: _Snapshot) -> npt.NDArray[np.float32]:
         """1 / each row's L2 norm, 0 for a zero row (cached per snapshot)."""
-        inv = snap.memo.get("inverse_norms")
-        if inv is None:
-            inv = snap.memo["inverse_norms"] = ranking.inverse_norms(snap.norms)
-        out: npt.NDArray[np.float32] = inv
-        return out
+        return snap.memoized("inverse_norms", lambda: ranking.inverse_norms(snap.norms))
 
     @staticmethod
     def _type_tiers(snap: _Snapshot) -> npt.NDArray[np.int8]:
         """Each row's context tier by type alone: 0 allergy, 1 another safety type, 2 the
         rest (cached per snapshot; a high current importance lifts a 2 to 1 per call)."""
-        tiers = snap.memo.get("type_tiers")
-        if tiers is None:
-            tiers = np.where(
+        return snap.memoized(
+            "type_tiers",
+            lambda: np.where(
                 snap.types_arr == "allergy",
                 0,
                 np.where(np.isin(snap.types_arr, list(SAFETY_TYPES)), 1, 2),
-            ).astype(np.int8)
-            snap.memo["type_tiers"] = tiers
-        out: npt.NDArray[np.int8] = tiers
-        return out
+            ).astype(np.int8),
+        )
 
     @staticmethod
     def _always_mask(snap: _Snapshot, types: Sequence[str]) -> npt.NDArray[np.bool_]:
         """Rows of the always-included types (cached per snapshot)."""
-        key = ("always", tuple(types))
-        mask = snap.memo.get(key)
-        if mask is None:
-            mask = np.isin(snap.types_arr, list(types))
-            snap.memo[key] = mask
-        out: npt.NDArray[np.bool_] = mask
-        return out
+        return snap.memoized(("always", tuple(types)), lambda: np.isin(snap.types_arr, list(types)))
 
     def retrieve(
         self,
