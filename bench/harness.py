@@ -6,6 +6,7 @@ import gc
 import ipaddress
 import os
 import platform
+import random
 import socket
 import statistics
 import sys
@@ -211,19 +212,21 @@ def measure(
 def interleaved(
     contenders: dict[str, Callable[[int], Any]], repeat: int, warmup: int = 1
 ) -> dict[str, Sample]:
-    """Time several contenders round-robin (call ``i`` of each, then ``i + 1``...), so a noisy
-    moment on a shared machine hits them all alike. Round ``i`` starts at the ``i``-th
-    contender (rotating): each one follows each other equally often, so none always runs on
-    the caches a particular heavy contender left cold (or warm)."""
+    """Time several contenders in rounds (call ``i`` of each, then ``i + 1``...), so a noisy
+    moment on a shared machine hits them all alike. Each round runs them in a new order (a
+    seeded shuffle: the same orders on every run), so each one follows each other about
+    equally often and none always runs on the caches one heavy contender left cold (or
+    warm), or next to one contender's leftover threads."""
     out = {k: Sample() for k in contenders}
     items = list(contenders.items())
+    order = random.Random(20261130)
     for i in range(warmup):
         for fn in contenders.values():
             fn(-1 - i)
     gc.collect()
     for i in range(repeat):
-        start = i % len(items)
-        for name, fn in items[start:] + items[:start]:
+        order.shuffle(items)
+        for name, fn in items:
             t0 = time.perf_counter()
             fn(i)
             out[name].times.append(time.perf_counter() - t0)

@@ -18,7 +18,7 @@ call, no `_build_snapshot`), then the items of the e2e plan below."""
 
 _E2E = """\
 Where the time goes. The query embedding (~4.6-5.1 ms) is the same for every contender; what
-differs is the work after it. Run of 2026-11-30 (30 rotated rounds): the engine adds 0.73 /
+differs is the work after it. Run of 2026-11-30 (30 rounds): the engine adds 0.73 /
 0.89 / 1.03 / 0.92 ms to the floor at 100 / 1,000 / 2,000 / 10,000 memories, Mem0 + FAISS
 0.55 / 0.67 / 0.78 / 0.45 ms -- so the engine is within 1.3x the floor everywhere but 0.2-0.5
 ms (4-7 %) behind Mem0's bare vector search. Timed statement by statement inside

@@ -492,10 +492,10 @@ def markdown(res: Results, chart_name: str | None, plans: dict[str, str]) -> str
         "- Before anything is timed the reference and the engine are run on the same inputs and "
         "must agree:",
         *[f"  - {c}" for c in res.checks],
-        "- Contenders that run in a loop are timed round-robin (engine, floor, reference, peers, "
-        "then again, each round starting one contender later, so each follows each other "
-        "equally often) so a noisy moment and the caches a heavy contender leaves cold hit "
-        "them alike; queries rotate over five agent-style questions. The two-onnxruntime-"
+        "- Contenders that run in a loop are timed in rounds (each once, then again), each "
+        "round in a new seeded random order, so a noisy moment, the caches a heavy contender "
+        "leaves cold and any contender's leftover threads hit them alike; queries rotate "
+        "over five agent-style questions. The two-onnxruntime-"
         "thread rows are timed in a round of their own after it: onnxruntime's idle worker "
         "thread spins after each call and would slow whichever contender came next.",
         "- The floor is the query embedding plus a numpy brute-force cosine over the patient's "
