@@ -498,3 +498,48 @@ def test_back_scan_tries_a_newer_memory_after_the_best_one_is_compatible(
         ("s-4", "s-5"),
     }
     assert engine.scan_contradictions("NW-7") == []  # already recorded
+
+
+def test_back_scan_ties_between_identical_copies_go_to_the_first_copy(
+    engine: mc.MemoryEngine,
+) -> None:
+    """A memory recorded four times: each copy is superseded by the next one, as detection on
+    insert would have recorded them, however the block product rounds. Among 300 other
+    memories of the type a matrix product gives identical vectors cosines a few units in the
+    last place apart, which used to hand the tie to whichever copy the tiling favoured."""
+    import numpy as np
+
+    from memory_core.contradictions import same_type_pair_arrays
+
+    dims = engine.embedder.dimensions
+    rng = np.random.default_rng(7)
+    matrix = rng.normal(size=(300, dims)).astype(np.float32)
+    copy = rng.normal(size=dims).astype(np.float32)
+    at = [3, 5, 64, 299]  # OpenBLAS here: 3·5 rounds to 1 + 1 ulp, 3·64 to 1 + 2 ulp
+    matrix[at] = copy
+    (_t, a, b, vals), *_ = same_type_pair_arrays(
+        ["observation"] * 300, matrix, {"observation": 0.9}
+    )
+    assert sorted(zip(a.tolist(), b.tolist(), strict=True)) == [
+        (x, y) for i, x in enumerate(at) for y in at[i + 1 :]
+    ]
+    assert np.unique(vals).size == 1  # one value for six pairs of identical vectors
+
+    recs = [
+        {
+            "patient_id": "NW-6",
+            "content": f"Home systolic reading {k}" if k not in at else "Home systolic 187 mmHg",
+            "memory_type": "observation",
+            "created_at": NOW - timedelta(hours=400 - k),
+            "embedding": matrix[k].tolist(),
+            "id": f"o-{k:03d}",
+        }
+        for k in range(300)
+    ]
+    engine.add_memories(recs, detect=False)
+    found = engine.scan_contradictions("NW-6")
+    assert [(s.old_id, s.new_id) for s in found] == [
+        ("o-003", "o-005"),
+        ("o-005", "o-064"),
+        ("o-064", "o-299"),
+    ]
