@@ -33,8 +33,9 @@ whatever its size, so at these sizes the count of calls, not the arithmetic, is 
 caches; measured alone on a cold 10,000 x 384 matrix: OpenBLAS `sgemv` 1.22-1.41 ms, numpy
 einsum 0.61-0.74 ms -- the engine's kernel since this run, split over two threads above
 4,096 rows -- and FAISS's flat inner product 0.49-0.61 ms on one thread) and exact vector
-ranks 0.26-0.47 ms (`np.sort` of 10,000 cosines). Mem0 + FAISS does only the vector search:
-no keyword half, no decay, no safety tiers, no explanation-ready pool.
+ranks 0.26-0.47 ms by statement timing (the `np.sort` in it measures 32 µs alone: item 2).
+Mem0 + FAISS does only the vector search: no keyword half, no decay, no safety tiers, no
+explanation-ready pool.
 
 Done since those timings (commit ac8bcb1): cosines from cached inverse row norms in place,
 the candidate set as one mask, context tiers by type cached per snapshot, fast paths in the
@@ -42,11 +43,14 @@ argument checks -- about 0.07-0.1 ms per cold call at 100 memories; two `--only 
 afterwards had the engine between 0.04 ms ahead of and 0.33 ms behind Mem0 + FAISS.
 
 Plan (inside `memory_core`; the harness's agreement checks keep the results identical):
-1. BM25 scored only over the union of the query terms' postings (no dense n-length arrays,
-   three fewer numpy calls).
-2. Vector ranks without a full sort at 10,000 (~0.2 ms): `np.partition` for the pool
-   threshold, then sort only the cosines at or above the lowest candidate's; the
-   always-included rows' ranks only when an explanation asks for them.
+1. (Measured and dropped on 2026-12-01.) BM25 scored in plain Python over the query terms'
+   postings when they are few: the benchmark's queries touch 0-17 postings at 100 memories
+   and 1-1,726 at 10,000, and an in-process A/B (60 shuffled rounds, each call after an
+   embedding, `query_vector` given) saved 5-14 µs of 0.29 / 0.40 / 0.47 / 0.93 ms at 100 /
+   1,000 / 2,000 / 10,000 memories -- 1-2 %, not worth a second scoring path.
+2. (Measured and dropped on 2026-12-01.) Vector ranks without a full sort: numpy 2's sort
+   of 10,000 float32 cosines takes 32 µs with the caches flushed and `np.partition` 26 µs,
+   so the ~0.3 ms once attributed to it is not there to win.
 3. The version read (~0.1 ms cold): a cheaper change signal than a query (`PRAGMA
    data_version` was measured only ~15 µs cheaper cold; the WAL index header would be ~1 µs
    but ties the engine to SQLite's file format -- a decision, not a tweak).
@@ -57,8 +61,8 @@ Plan (inside `memory_core`; the harness's agreement checks keep the results iden
    `--only e2e` (A/B, same harness) -- the engine-minus-Mem0 gap moved by -0.4 to +0.3 ms
    between runs with no consistent sign, so it stays out until a quieter machine can tell.
 Note: between two `--only e2e` runs of the same code the gap to Mem0 + FAISS moves by up to
-0.3 ms at each size -- as much as what is left of it. Expected: 1-3 bring the engine level
-with Mem0 + FAISS; 4 ahead of it."""
+0.3 ms at each size -- as much as what is left of it. Expected: 3 and 4 together ~0.1-0.3 ms,
+enough to put the engine ahead of Mem0 + FAISS outside that noise."""
 
 PLANS: dict[str, str] = {
     "context": _RANK,
