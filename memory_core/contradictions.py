@@ -215,8 +215,10 @@ def _type_blocks(
 def same_type_pairs(
     types: Sequence[str], matrix: F32, min_similarity: float = -1.0
 ) -> list[tuple[int, int, float]]:
-    """Every pair (i < j) of rows with the same type and cosine ≥ ``min_similarity``:
-    the back-scan and the dashboard's list of flagged pairs."""
+    """Every pair (i < j) of rows with the same type and cosine ≥ ``min_similarity``: the
+    dashboard's list of the pairs a threshold flags. Cosines straight from the block product
+    (a few float32 units in the last place from the back-scan's pairwise ones, which
+    :func:`same_type_pair_arrays` recomputes only for the pairs it finds)."""
     out: list[tuple[int, int, float]] = []
     for _t, a, b, vals in _type_blocks(types, matrix):
         keep = vals >= min_similarity
