@@ -6,9 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
+import numpy as np
 import pytest
 
 import memory_core as mc
+from memory_core.contradictions import same_type_pair_arrays
 from memory_core.embedding import HashingEmbedder
 from tests.conftest import NOW, Clock
 
@@ -507,10 +509,6 @@ def test_back_scan_ties_between_identical_copies_go_to_the_first_copy(
     insert would have recorded them, however the block product rounds. Among 300 other
     memories of the type a matrix product gives identical vectors cosines a few units in the
     last place apart, which used to hand the tie to whichever copy the tiling favoured."""
-    import numpy as np
-
-    from memory_core.contradictions import same_type_pair_arrays
-
     dims = engine.embedder.dimensions
     rng = np.random.default_rng(7)
     matrix = rng.normal(size=(300, dims)).astype(np.float32)
