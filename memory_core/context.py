@@ -12,6 +12,10 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from functools import cached_property, lru_cache
 
+import numpy as np
+import numpy.typing as npt
+
+from .importance import SAFETY_TYPES
 from .tokens import DEFAULT_ENCODING, count_tokens
 from .values import ContextItem, ScoredMemory
 
@@ -96,6 +100,16 @@ class Selection:
 def tiers_of(candidates: Sequence[ScoredMemory]) -> list[int]:
     """0 = allergy, 1 = other safety-critical, 2 = the rest."""
     return [0 if c.memory.memory_type == "allergy" else 1 if c.safety else 2 for c in candidates]
+
+
+def type_tiers(types: npt.NDArray[np.str_]) -> npt.NDArray[np.int8]:
+    """:func:`tiers_of` by type alone, for many memories at once: 0 allergy, 1 another
+    safety-critical type, 2 the rest (a current importance at the warning threshold lifts a 2
+    to 1, per retrieval)."""
+    tiers: npt.NDArray[np.int8] = np.where(
+        types == "allergy", 0, np.where(np.isin(types, list(SAFETY_TYPES)), 1, 2)
+    ).astype(np.int8)
+    return tiers
 
 
 def select_and_render(

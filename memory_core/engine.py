@@ -33,7 +33,7 @@ from .contradictions import (
 )
 from .embedding.base import Embedder
 from .errors import StateError, ValidationError
-from .importance import SAFETY_TYPES, default_importance, default_pinned
+from .importance import default_importance, default_pinned
 from .lexical import LexicalIndex
 from .policy import DecayPolicy, EnginePolicy
 from .store.base import AuditQuery, ChangeSet, MemoryStore
@@ -845,16 +845,9 @@ class MemoryEngine:
 
     @staticmethod
     def _type_tiers(snap: _Snapshot) -> npt.NDArray[np.int8]:
-        """Each row's context tier by type alone: 0 allergy, 1 another safety type, 2 the
-        rest (cached per snapshot; a high current importance lifts a 2 to 1 per call)."""
-        return snap.memoized(
-            "type_tiers",
-            lambda: np.where(
-                snap.types_arr == "allergy",
-                0,
-                np.where(np.isin(snap.types_arr, list(SAFETY_TYPES)), 1, 2),
-            ).astype(np.int8),
-        )
+        """Each row's context tier by type alone (:func:`context.type_tiers`), cached per
+        snapshot; a high current importance lifts a 2 to 1 per call."""
+        return snap.memoized("type_tiers", lambda: ctx.type_tiers(snap.types_arr))
 
     @staticmethod
     def _always_mask(snap: _Snapshot, types: Sequence[str]) -> npt.NDArray[np.bool_]:
