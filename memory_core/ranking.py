@@ -40,22 +40,15 @@ def cosine_with_norms(query: F32, matrix: F32, norms: npt.NDArray[np.float32]) -
     """Cosine of a query with every row, given the rows' precomputed L2 norms (one
     matrix-vector product; no copy of the matrix)."""
     q = query.astype(np.float32, copy=False)
-    return cosine_from_dots(dots(matrix, q), norms, float(np.linalg.norm(q)))
-
-
-def cosine_from_dots(
-    dots: npt.NDArray[np.float32], norms: npt.NDArray[np.float32], qn: float
-) -> F64:
-    """Cosines from the dot products of a query (of L2 norm ``qn``) with rows of L2 norms
-    ``norms``; a zero vector scores 0."""
-    return cosine32(dots, norms, qn).astype(np.float64)
+    return cosine32(dots(matrix, q), norms, float(np.linalg.norm(q))).astype(np.float64)
 
 
 def cosine32(
     dots: npt.NDArray[np.float32], norms: npt.NDArray[np.float32], qn: float
 ) -> npt.NDArray[np.float32]:
-    """:func:`cosine_from_dots` in float32 (the precision of the dot products): every value
-    converts to float64 exactly, so ranks and ties are the same in either."""
+    """Cosines from the dot products of a query (of L2 norm ``qn``) with rows of L2 norms
+    ``norms``, in float32 (the precision of the dot products; every value converts to float64
+    exactly, so ranks and ties are the same in either); a zero vector scores 0."""
     if dots.size == 0:
         return np.zeros(0, dtype=np.float32)
     denom = norms * np.float32(qn)
