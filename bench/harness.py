@@ -70,10 +70,12 @@ def limit_threads(blas: int = 1, ort: int = 1) -> dict[str, Any]:
     threads (``MEMORY_CORE_ORT_THREADS``, read when an embedder is built); returns what is in
     force, for the report. On two cores numpy's OpenBLAS threads and onnxruntime's compete for
     the same cores, so both are set deliberately."""
+    from memory_core.embedding.minilm import default_batch_threads
+
     os.environ["MEMORY_CORE_ORT_THREADS"] = str(ort)
     info: dict[str, Any] = {"MEMORY_CORE_ORT_THREADS": ort, "blas_requested": blas}
     info["MEMORY_CORE_ORT_BATCH_THREADS"] = os.environ.get(
-        "MEMORY_CORE_ORT_BATCH_THREADS", f"(unset: default {min(4, os.cpu_count() or 1)})"
+        "MEMORY_CORE_ORT_BATCH_THREADS", f"(unset: default {default_batch_threads()})"
     )
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         info[var] = os.environ.get(var, "(unset)")

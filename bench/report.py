@@ -9,6 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from memory_core.embedding.minilm import BIG_BATCH
+from memory_core.engine import SCAN_SPLIT_ROWS
+
 from .harness import Sample, sample_threads
 from .workloads import Results, Row
 
@@ -367,13 +370,13 @@ def markdown(res: Results, chart_name: str | None, plans: dict[str, str]) -> str
         f"OMP_NUM_THREADS={t.get('OMP_NUM_THREADS')})",
         "- onnxruntime intra-op threads: "
         f"MEMORY_CORE_ORT_THREADS={t.get('MEMORY_CORE_ORT_THREADS')} for single texts and "
-        "batches under 8 (inter-op 1); batches of 8 or more (add_memories, imports) run on a "
-        "second session with "
+        f"batches under {BIG_BATCH} (inter-op 1); batches of {BIG_BATCH} or more (add_memories, "
+        "imports) run on a second session with "
         f"MEMORY_CORE_ORT_BATCH_THREADS={t.get('MEMORY_CORE_ORT_BATCH_THREADS')} and spinning "
         "off. An embedder with 2 threads for everything is used only to pre-embed the data and "
         "for the comparison rows",
-        "- The engine's helper thread: a cosine scan over 4,096 rows or more is split in two "
-        "halves, one on it",
+        f"- The engine's helper thread: a cosine scan over {SCAN_SPLIT_ROWS:,} rows or more is "
+        "split in two halves, one on it",
         f"- FAISS OpenMP threads: {res.peers.get('faiss OpenMP threads', 'n/a')}",
         f"- Load average (1/5/15 min) at start: {t.get('load_start', 'n/a')}; at the end: "
         f"{t.get('load_end', 'n/a')}. The machine is shared: another job (e.g. the test suite) "

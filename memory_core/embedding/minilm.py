@@ -36,6 +36,11 @@ MINILM_THRESHOLD = 0.60
 MINILM_TYPE_THRESHOLDS = {"observation": 0.70, "care_plan": 0.70, "social": 0.70}
 
 
+def default_batch_threads() -> int:
+    """Threads of the batch session when ``MEMORY_CORE_ORT_BATCH_THREADS`` is unset."""
+    return min(4, os.cpu_count() or 1)
+
+
 def _env_int(name: str, default: int) -> int:
     raw = os.environ.get(name, "").strip()
     if not raw:
@@ -82,10 +87,9 @@ class MiniLMEmbedder(Embedder):
         self.threads = max(
             1, _env_int("MEMORY_CORE_ORT_THREADS", 1) if threads is None else threads
         )
-        default_batch = min(4, os.cpu_count() or 1)
         self.batch_threads = max(
             1,
-            _env_int("MEMORY_CORE_ORT_BATCH_THREADS", default_batch)
+            _env_int("MEMORY_CORE_ORT_BATCH_THREADS", default_batch_threads())
             if batch_threads is None
             else batch_threads,
         )
