@@ -37,6 +37,29 @@ class SupersessionState(enum.StrEnum):
 IN_EFFECT = frozenset({SupersessionState.AUTO, SupersessionState.CONFIRMED})
 
 
+class AuditAction(enum.StrEnum):
+    """Every action written to the audit log: the engine writes them, both stores store them,
+    the Settings page filters by them. A new kind of mutation gets a member here first."""
+
+    ADD = "add"
+    PIN = "pin"
+    UNPIN = "unpin"
+    EDIT_IMPORTANCE = "edit_importance"
+    ARCHIVE = "archive"
+    RESTORE = "restore"
+    CLEANUP_ARCHIVE = "cleanup_archive"
+    PURGE = "purge"
+    PROMOTE = "promote"
+    DETECT_SUPERSESSION = "detect_supersession"
+    SUPERSEDE = "supersede"
+    UNSUPERSEDE = "unsupersede"
+    CONFIRM_SUPERSESSION = "confirm_supersession"
+    REJECT_SUPERSESSION = "reject_supersession"
+    UNDO_SUPERSESSION = "undo_supersession"
+    POLICY_CHANGE = "policy_change"
+    IMPORT_SESSIONS = "import_sessions"
+
+
 @dataclass(frozen=True, slots=True)
 class Memory:
     """One short statement about one patient, kept between sessions."""
