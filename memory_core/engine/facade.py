@@ -19,10 +19,10 @@ from typing import Any, TypeVar, overload
 import numpy as np
 import numpy.typing as npt
 
-from . import context as ctx
-from . import decay, ranking
-from . import validation as v
-from .contradictions import (
+from .. import context as ctx
+from .. import decay, ranking
+from .. import validation as v
+from ..contradictions import (
     SUPERSEDING_VERDICTS,
     Adjudicator,
     SimilarityAdjudicator,
@@ -31,14 +31,14 @@ from .contradictions import (
     same_type_pairs,
     same_type_similarities,
 )
-from .embedding.base import Embedder
-from .errors import StateError, ValidationError
-from .importance import default_importance, default_pinned
-from .lexical import LexicalIndex
-from .policy import DecayPolicy, EnginePolicy
-from .store.base import AuditQuery, ChangeSet, MemoryStore
-from .tokens import DEFAULT_ENCODING
-from .values import (
+from ..embedding.base import Embedder
+from ..errors import StateError, ValidationError
+from ..importance import default_importance, default_pinned
+from ..lexical import LexicalIndex
+from ..policy import DecayPolicy, EnginePolicy
+from ..store.base import AuditQuery, ChangeSet, MemoryStore
+from ..tokens import DEFAULT_ENCODING
+from ..values import (
     IN_EFFECT,
     AddResult,
     AuditEntry,
