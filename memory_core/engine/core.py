@@ -1,0 +1,93 @@
+"""The engine's shared state, which every part of the engine takes as its first argument: the
+store, the embedder, the adjudicator, the clock, the policy and the snapshot cache."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from .. import validation as v
+from ..contradictions import Adjudicator
+from ..embedding.base import Embedder
+from ..policy import EnginePolicy
+from ..store.base import ChangeSet, MemoryStore
+from ..values import AuditAction, AuditEntry
+from .snapshot import Snapshots
+
+SYSTEM = "system"
+AGENT = "agent"
+Progress = Callable[[int, int], None]
+
+
+def new_id(prefix: str) -> str:
+    """``prefix_`` and a random UUID in hex."""
+    return f"{prefix}_{uuid.uuid4().hex}"
+
+
+@dataclass
+class Core:
+    store: MemoryStore
+    embedder: Embedder
+    adjudicator: Adjudicator
+    clock: Callable[[], datetime]
+    encoding: str
+    role: str
+    policy: EnginePolicy
+    snapshots: Snapshots
+    _pool: ThreadPoolExecutor | None = field(default=None, repr=False)
+    _pool_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def now(self, now: datetime | None) -> datetime:
+        return self.clock() if now is None else v.now_value(now)
+
+    def apply(self, changes: ChangeSet) -> None:
+        """Write through the store; the snapshot cache follows (see :meth:`Snapshots.apply`)."""
+        self.snapshots.apply(changes)
+
+    def workers(self) -> ThreadPoolExecutor:
+        """A helper thread that takes half of a large cosine scan (numpy releases the GIL)."""
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(1, thread_name_prefix="memory-core")
+            return self._pool
+
+    @property
+    def contradiction_threshold(self) -> float:
+        t = self.policy.contradiction.threshold
+        return self.embedder.default_contradiction_threshold if t is None else t
+
+    def threshold_for(self, memory_type: str) -> float:
+        """The cosine at or above which two memories of this type are a candidate pair."""
+        c = self.policy.contradiction
+        if memory_type in c.type_thresholds:
+            return c.type_thresholds[memory_type]
+        if c.threshold is None and memory_type in self.embedder.default_type_thresholds:
+            return self.embedder.default_type_thresholds[memory_type]
+        return self.contradiction_threshold
+
+    def audit(
+        self,
+        actor: str,
+        action: AuditAction,
+        entity: str,
+        entity_id: str,
+        patient_id: str | None,
+        before: dict[str, Any] | None,
+        after: dict[str, Any] | None,
+    ) -> AuditEntry:
+        """One audit entry, stamped with the engine's clock."""
+        return AuditEntry(self.clock(), actor, action, entity, entity_id, patient_id, before, after)
+
+
+def save_policy(core: Core, policy: EnginePolicy, by: str) -> None:
+    """Make ``policy`` the engine's policy and store it (audited, before and after)."""
+    by = v.actor(by)
+    before, after = core.policy.to_dict(), policy.to_dict()
+    entry = core.audit(by, AuditAction.POLICY_CHANGE, "policy", "engine", None, before, after)
+    core.apply(ChangeSet(policy=after, audit=[entry]))
+    core.policy = policy

@@ -1,0 +1,202 @@
+"""Ingestion: records validated (every record before anything is written), embedded, checked
+for supersession and written in one transaction per batch."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .. import validation as v
+from ..errors import ValidationError
+from ..importance import default_importance, default_pinned
+from ..store.base import ChangeSet
+from ..values import AddResult, AuditAction, Memory, Supersession
+from .core import Core, Progress, new_id
+from .snapshot import PatientPool
+from .supersession import detect_batch
+
+F32 = npt.NDArray[np.float32]
+
+_NO_VECTOR: F32 = np.zeros(0, dtype=np.float32)  # a record's embedding until it is embedded
+_NO_VECTOR.flags.writeable = False
+
+
+@dataclass(slots=True)
+class Prepared:
+    """Validated records as parallel lists (no tuple per record): the memories, their access
+    times, their given vectors (None: to be embedded) and the positions of records that named
+    their id."""
+
+    memories: list[Memory] = field(default_factory=list)
+    accesses: list[Sequence[datetime]] = field(default_factory=list)
+    vectors: list[F32 | None] = field(default_factory=list)
+    given_ids: list[int] = field(default_factory=list)
+
+
+def field_of(record: Mapping[str, Any] | Any, key: str) -> Any:
+    """A record's field, whether the record is a mapping or an object."""
+    if isinstance(record, Mapping):
+        return record.get(key)
+    return getattr(record, key, None)
+
+
+def prepare(
+    core: Core, record: Mapping[str, Any] | Any, where: str, now: datetime, out: Prepared
+) -> None:
+    """One record validated by the validators of :mod:`memory_core.validation`, field by field
+    in a fixed order (a bad record names its first bad field, ``where`` prefixing the field's
+    name), and appended to ``out`` (nothing is appended when it is bad). The memory carries
+    the given embedding (else an empty one)."""
+    get: Callable[[str], Any] = (
+        record.get if type(record) is dict else lambda key: field_of(record, key)
+    )
+    pid = v.patient_id(get("patient_id"), f"{where}patient_id")
+    text = v.content(get("content"), f"{where}content")
+    mtype = v.memory_type(get("memory_type"), f"{where}memory_type")
+    imp = v.importance(get("importance"), f"{where}importance")
+    created_raw = get("created_at")
+    created = now if created_raw is None else v.timestamp(created_raw, f"{where}created_at", now)
+    pinned_raw = get("pinned")
+    pinned = (
+        default_pinned(mtype) if pinned_raw is None else v.boolean(pinned_raw, f"{where}pinned")
+    )
+    tier = v.tier(get("tier") or "long_term", f"{where}tier")
+    src = v.source(get("source"), f"{where}source")
+    accesses = v.access_times(get("access_times"), created, now, f"{where}access_times")
+    vec_raw = get("embedding")
+    dims = core.embedder.dimensions
+    vec = None if vec_raw is None else v.embedding(vec_raw, dims, f"{where}embedding")
+    model = get("embedding_model")
+    if vec is not None and model not in (None, core.embedder.model_id):
+        raise ValidationError(
+            f"{where}embedding_model",
+            f"vectors from {model!r} cannot be mixed with {core.embedder.model_id!r}",
+        )
+    mid = get("id")
+    if mid is not None and (not isinstance(mid, str) or not 1 <= len(mid) <= 80):
+        raise ValidationError(f"{where}id", "must be a string of 1-80 characters")
+    if imp is None:
+        imp = default_importance(mtype, text, core.policy.importance_rules)
+    memory = Memory(
+        id=mid or new_id("mem"),
+        patient_id=pid,
+        memory_type=mtype,
+        content=text,
+        importance=imp,
+        created_at=created,
+        last_accessed=accesses[-1] if accesses else created,
+        embedding=_NO_VECTOR if vec is None else vec,
+        embedding_model=core.embedder.model_id,
+        access_count=len(accesses),
+        pinned=pinned,
+        tier=tier,
+        source=src,
+    )
+    if mid is not None:
+        out.given_ids.append(len(out.memories))
+    out.memories.append(memory)
+    out.accesses.append(accesses)
+    out.vectors.append(vec)
+
+
+def _check_ids(core: Core, prepared: Prepared) -> None:
+    """No id twice in the batch, and no given id already stored."""
+    ids = [m.id for m in prepared.memories]
+    if len(set(ids)) != len(ids):
+        seen: set[str] = set()
+        for i, mid in enumerate(ids):
+            if mid in seen:
+                raise ValidationError(f"records[{i}].id", f"duplicate id {mid!r} in the batch")
+            seen.add(mid)
+    given = prepared.given_ids
+    for k in range(0, len(given), 500):
+        chunk = given[k : k + 500]
+        found = {m.id for m in core.store.get_memories([ids[i] for i in chunk])}
+        for i in chunk:
+            if ids[i] in found:
+                raise ValidationError(f"records[{i}].id", f"memory id {ids[i]!r} exists")
+
+
+def add_memories(
+    core: Core,
+    records: Iterable[Mapping[str, Any] | Any],
+    by: str,
+    now: datetime | None,
+    progress: Progress | None = None,
+    detect: bool = True,
+    batch_size: int | None = None,
+    on_batch: Callable[[int, int, int], None] | None = None,
+) -> list[AddResult]:
+    by = v.actor(by)
+    now = core.now(now)
+    items = list(records)
+    if batch_size is not None:
+        batch_size = v.positive_int(batch_size, "batch_size")
+    prepared = Prepared()
+    for i, r in enumerate(items):
+        prepare(core, r, f"records[{i}].", now, prepared)
+    _check_ids(core, prepared)
+    total = len(prepared.memories)
+    step = batch_size or max(total, 1)
+    need_total = sum(vec is None for vec in prepared.vectors)
+    embedded_so_far = 0
+    results: list[AddResult] = []
+    for b, first in enumerate(range(0, total, step)):
+        end = min(first + step, total)
+        memories: list[Memory] = []
+        for k in range(first, end, 256):
+            group = prepared.memories[k : min(k + 256, end)]
+            vectors = prepared.vectors[k : min(k + 256, end)]
+            todo = [m.content for m, vec in zip(group, vectors, strict=True) if vec is None]
+            if todo:
+                rows = iter(core.embedder.embed_batch(todo))
+                memories += [
+                    m if vec is not None else replace(m, embedding=next(rows))
+                    for m, vec in zip(group, vectors, strict=True)
+                ]
+            else:
+                memories += group
+            embedded_so_far += len(todo)
+            if progress is not None and todo:
+                progress(embedded_so_far, need_total)
+        results += write_batch(core, memories, prepared.accesses[first:end], by, now, detect)
+        if on_batch is not None:
+            on_batch(b, first, end)
+    return results
+
+
+def write_batch(
+    core: Core,
+    memories: list[Memory],
+    accesses: Sequence[Sequence[datetime]],
+    by: str,
+    now: datetime,
+    detect: bool,
+) -> list[AddResult]:
+    """Detect supersessions for embedded new memories and write them in one transaction."""
+    changes = ChangeSet()
+    sups_by_new: dict[str, list[Supersession]]
+    pools: list[PatientPool]
+    if detect:
+        sups_by_new, pools, added = detect_batch(core, memories, by, now, changes)
+    else:  # nothing to compare: the patients' snapshots are not even loaded
+        sups_by_new, pools, added = {}, [], memories
+    changes.insert_memories.extend(added)
+    changes.accesses.extend(
+        [(m.id, m.patient_id, t) for m, times in zip(added, accesses, strict=True) for t in times]
+    )
+    changes.audit.extend(
+        [
+            core.audit(by, AuditAction.ADD, "memory", m.id, m.patient_id, None, m.to_public_dict())
+            for m in added
+        ]
+    )
+    for pool in pools:
+        changes.update_memories.extend((m, pool.versions(m.id)) for m in pool.replaced.values())
+    core.apply(changes)
+    return [AddResult(memory=m, supersessions=tuple(sups_by_new.get(m.id, ()))) for m in added]

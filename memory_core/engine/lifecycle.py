@@ -1,0 +1,189 @@
+"""Lifecycle: a reviewer's pin, unpin, importance edit, archive and restore; cleanup (archive,
+never delete), purge (the only deletion) and imported session moments. Every change audited."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from datetime import datetime
+
+from .. import validation as v
+from ..errors import StateError, ValidationError
+from ..status import holders, status_at
+from ..store.base import ChangeSet
+from ..values import AuditAction, CleanupResult, Memory, Status
+from .asof import view
+from .core import Core
+
+
+def update(
+    core: Core,
+    memory_id: str,
+    by: str,
+    action: AuditAction,
+    change: Callable[[Memory], Memory],
+    expected_version: int | None,
+) -> Memory:
+    """One memory changed by ``change`` (nothing is written when it is unchanged)."""
+    by = v.actor(by)
+    old = core.store.get_memory(memory_id)
+    version = old.version if expected_version is None else expected_version
+    new = change(old)
+    if new == old and new.pinned == old.pinned:
+        return old
+    entry = core.audit(
+        by, action, "memory", old.id, old.patient_id, old.to_public_dict(), new.to_public_dict()
+    )
+    core.apply(ChangeSet(update_memories=[(new, version)], audit=[entry]))
+    return core.store.get_memory(memory_id)
+
+
+def set_pinned(
+    core: Core, memory_id: str, pinned: bool, by: str, expected_version: int | None
+) -> Memory:
+    action = AuditAction.PIN if pinned else AuditAction.UNPIN
+    return update(
+        core, memory_id, by, action, lambda m: replace(m, pinned=pinned), expected_version
+    )
+
+
+def set_importance(
+    core: Core, memory_id: str, importance: float, by: str, expected_version: int | None
+) -> Memory:
+    imp = v.importance(importance)
+    if imp is None:
+        raise ValidationError("importance", "must be a number from 1 to 10")
+    return update(
+        core,
+        memory_id,
+        by,
+        AuditAction.EDIT_IMPORTANCE,
+        lambda m: replace(m, importance=imp),
+        expected_version,
+    )
+
+
+def archive(
+    core: Core, memory_id: str, by: str, now: datetime | None, expected_version: int | None
+) -> Memory:
+    at = core.now(now)
+
+    def change(m: Memory) -> Memory:
+        if m.status is Status.ARCHIVED:
+            raise StateError(f"memory {m.id} is already archived")
+        return replace(m, status=Status.ARCHIVED, archived_at=at)
+
+    return update(core, memory_id, by, AuditAction.ARCHIVE, change, expected_version)
+
+
+def restore(core: Core, memory_id: str, by: str, expected_version: int | None) -> Memory:
+    def change(m: Memory) -> Memory:
+        if m.status is not Status.ARCHIVED:
+            raise StateError(f"memory {m.id} is {m.status.value}, not archived")
+        unarchived = replace(m, status=Status.ACTIVE, archived_at=None)
+        held = holders(core.store.list_supersessions(m.patient_id))
+        status, superseded_by = status_at(unarchived, held)
+        return replace(unarchived, status=status, superseded_by=superseded_by)
+
+    return update(core, memory_id, by, AuditAction.RESTORE, change, expected_version)
+
+
+def _patients(core: Core, patient_id: str | None) -> list[str]:
+    return [v.patient_id(patient_id)] if patient_id else core.store.list_patients()
+
+
+def cleanup(
+    core: Core,
+    now: datetime | None,
+    threshold: float | None,
+    dry_run: bool,
+    patient_id: str | None,
+    by: str,
+) -> CleanupResult:
+    by = v.actor(by)
+    now = core.now(now)
+    pol = core.policy
+    thr = pol.decay.cleanup_threshold if threshold is None else float(threshold)
+    if not (0.0 <= thr <= 1.0):
+        raise ValidationError("threshold", f"must be a strength between 0 and 1, got {thr}")
+    patients = _patients(core, patient_id)
+    archived: list[Memory] = []
+    strengths: dict[str, float] = {}
+    changes = ChangeSet()
+    for pid in patients:
+        seen = view(core, pid, now, None)
+        for i, m in enumerate(seen.memories):
+            if seen.status[i] is not Status.ACTIVE or m.status is not Status.ACTIVE:
+                continue
+            if m.pinned or m.memory_type in pol.review_gated_types:
+                continue
+            s = float(seen.strength[i])
+            if s < thr:
+                strengths[m.id] = s
+                done = replace(m, status=Status.ARCHIVED, archived_at=now)
+                archived.append(done)
+                changes.update_memories.append((done, m.version))
+                changes.audit.append(
+                    core.audit(
+                        by,
+                        AuditAction.CLEANUP_ARCHIVE,
+                        "memory",
+                        m.id,
+                        pid,
+                        m.to_public_dict(),
+                        {**done.to_public_dict(), "strength": s, "threshold": thr},
+                    )
+                )
+    if not dry_run and changes.update_memories:
+        core.apply(changes)
+    return CleanupResult(tuple(archived), strengths, dry_run, thr)
+
+
+def purge(
+    core: Core,
+    older_than_days: float,
+    now: datetime | None,
+    dry_run: bool,
+    patient_id: str | None,
+    by: str,
+) -> list[Memory]:
+    by = v.actor(by)
+    now = core.now(now)
+    if not (isinstance(older_than_days, int | float) and older_than_days >= 0):
+        raise ValidationError("older_than_days", "must be a number of days >= 0")
+    cutoff = now.timestamp() - float(older_than_days) * 86_400.0
+    patients = _patients(core, patient_id)
+    doomed: list[Memory] = []
+    changes = ChangeSet()
+    for pid in patients:
+        for m in core.store.list_memories(pid):
+            if m.status is not Status.ARCHIVED or m.archived_at is None:
+                continue
+            if m.archived_at.timestamp() > cutoff:
+                continue
+            if m.pinned or m.memory_type in core.policy.review_gated_types:
+                continue
+            doomed.append(m)
+            changes.delete_memories.append((m, m.version))
+            changes.audit.append(
+                core.audit(by, AuditAction.PURGE, "memory", m.id, pid, m.to_public_dict(), None)
+            )
+    if not dry_run and doomed:
+        core.apply(changes)
+    return doomed
+
+
+def record_sessions(core: Core, patient_id: str, times: Sequence[datetime], by: str) -> None:
+    v.patient_id(patient_id)
+    now = core.clock()
+    ts = [v.timestamp(t, f"times[{i}]", now) for i, t in enumerate(times)]
+    entry = core.audit(
+        v.actor(by),
+        AuditAction.IMPORT_SESSIONS,
+        "store",
+        patient_id,
+        patient_id,
+        None,
+        {"sessions": len(ts)},
+    )
+    core.apply(ChangeSet(sessions=[(patient_id, t) for t in ts], audit=[entry]))

@@ -1,0 +1,349 @@
+"""Retrieval: keyword and vector ranks, their fusion into the candidate pool, the ranking of the
+pool, the context section and system prompt built from it, and the access recording."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from datetime import datetime
+from typing import overload
+
+import numpy as np
+import numpy.typing as npt
+
+from .. import context as ctx
+from .. import decay, ranking
+from .. import validation as v
+from ..lexical import LexicalIndex
+from ..policy import EnginePolicy
+from ..values import ContextResult, InjectionRecord, Memory, ScoredMemory
+from .asof import active_indices, decay_inputs, with_usage
+from .core import AGENT, Core, new_id
+from .snapshot import Snapshot
+
+F32 = npt.NDArray[np.float32]
+F64 = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
+# a cosine scan of this many rows or more is split in two halves, one on a helper thread
+SCAN_SPLIT_ROWS = 4096
+
+
+class Ranked(Sequence[ScoredMemory]):
+    """The candidate pool of one retrieval, best first, held as arrays: a
+    :class:`ScoredMemory` is made only for the candidates that are looked at (an agent call
+    reads the few it injects; the explanation of every candidate is built on demand)."""
+
+    def __init__(
+        self,
+        memories: Sequence[Memory],
+        rows: I64,
+        cur: F64,
+        sims: F64,
+        score: F64,
+        krank: I64,
+        vrank: I64,
+        fused: F64,
+        count: F64,
+        last: F64,
+        warn: float,
+        type_tiers: npt.NDArray[np.int8],
+    ) -> None:
+        """``type_tiers``: each candidate's tier by type (see :func:`type_tiers`)."""
+        self._memories = memories
+        self._cols = (rows, cur, sims, score, krank, vrank, fused, count, last)
+        self._made: list[ScoredMemory | None] = [None] * len(rows)
+        tiers = np.where((type_tiers == 2) & (cur >= warn), 1, type_tiers)
+        self.tiers: list[int] = tiers.tolist()
+        self._safety = tiers < 2
+
+    @classmethod
+    def empty(cls) -> Ranked:
+        z, f = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+        return cls((), z, f, f, f, z, z, f, f, f, 10.0, np.zeros(0, dtype=np.int8))
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+    def _make(self, i: int) -> ScoredMemory:
+        got = self._made[i]
+        if got is None:
+            rows, cur, sims, score, krank, vrank, fused, count, last = self._cols
+            got = ScoredMemory(
+                memory=with_usage(self._memories[int(rows[i])], float(count[i]), float(last[i])),
+                similarity=float(sims[i]),
+                current_importance=float(cur[i]),
+                score=float(score[i]),
+                keyword_rank=int(krank[i]) or None,
+                vector_rank=int(vrank[i]) or None,
+                fused=float(fused[i]),
+                safety=bool(self._safety[i]),
+            )
+            self._made[i] = got
+        return got
+
+    @overload
+    def __getitem__(self, i: int) -> ScoredMemory: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[ScoredMemory]: ...
+    def __getitem__(self, i: int | slice) -> ScoredMemory | list[ScoredMemory]:
+        if isinstance(i, slice):
+            return [self._make(j) for j in range(len(self))[i]]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self._make(i)
+
+    def top(self, k: int) -> list[ScoredMemory]:
+        return [self._make(j) for j in range(min(k, len(self)))]
+
+
+# --- per-snapshot derived values (made on first use, kept with the snapshot) --------------------
+def lexical(snap: Snapshot) -> LexicalIndex:
+    index = snap.lexical.index
+    if index is None:  # two threads may both build it: the same index either way
+        index = LexicalIndex.build([m.content for m in snap.memories])
+        snap.lexical.index = index
+    return index
+
+
+def inverse_norms(snap: Snapshot) -> npt.NDArray[np.float32]:
+    """1 / each row's L2 norm, 0 for a zero row."""
+    return snap.memoized("inverse_norms", lambda: ranking.inverse_norms(snap.norms))
+
+
+def type_tiers(snap: Snapshot) -> npt.NDArray[np.int8]:
+    """Each row's context tier by type alone (:func:`context.type_tiers`); a high current
+    importance lifts a 2 to 1 per call."""
+    return snap.memoized("type_tiers", lambda: ctx.type_tiers(snap.types_arr))
+
+
+def always_mask(snap: Snapshot, types: Sequence[str]) -> npt.NDArray[np.bool_]:
+    """Rows of the always-included types."""
+    return snap.memoized(("always", tuple(types)), lambda: np.isin(snap.types_arr, list(types)))
+
+
+# --- the two ranks ---------------------------------------------------------------------------
+def keyword_hits(snap: Snapshot, query: str, active: I64, limit: int) -> tuple[I64, F64]:
+    """Snapshot rows and BM25 of the ``limit`` best keyword matches among ``active``."""
+    if not query.strip() or active.size == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+    allowed = None
+    if active.size < len(snap.memories):
+        allowed = np.zeros(len(snap.memories), dtype=np.bool_)
+        allowed[active] = True
+    return lexical(snap).search(query, limit, allowed)
+
+
+def keyword_search(
+    core: Core, patient_id: str, query: str, limit: int, now: datetime | None
+) -> list[tuple[Memory, float]]:
+    v.patient_id(patient_id)
+    v.query(query)
+    limit = v.positive_int(limit, "limit")
+    now = core.now(now)
+    snap = core.snapshots.snapshot(patient_id)
+    rows, scores = keyword_hits(snap, query, active_indices(snap, now), limit)
+    return [(snap.memories[r], s) for r, s in zip(rows.tolist(), scores.tolist(), strict=True)]
+
+
+def dots(core: Core, matrix: F32, q: F32) -> F32:
+    """:func:`ranking.dots`; from :data:`SCAN_SPLIT_ROWS` rows the lower half runs on a helper
+    thread (why: a large scan is bound by memory bandwidth, which two cores share better)."""
+    n = matrix.shape[0]
+    if n < SCAN_SPLIT_ROWS:
+        return ranking.dots(matrix, q)
+    out = np.empty(n, dtype=np.float32)
+    half = n // 2
+    job = core.workers().submit(ranking.dots, matrix[half:], q, out[half:])
+    ranking.dots(matrix[:half], q, out[:half])
+    job.result()
+    return out
+
+
+def vector_ranks(sims: F32, pool_n: int, extra: I64) -> tuple[I64, I64]:
+    """The rows that can enter the candidate pool -- every row whose cosine ranks in the best
+    ``pool_n``, plus ``extra`` (keyword hits, always-included types), ascending -- and their
+    vector ranks: 1 + the number of rows with a higher cosine (equal cosines, e.g. the same
+    text saved twice, share a rank). Any other row ranks below ``pool_n`` and has no keyword
+    rank, so its fused value is lower than that of each of the best ``pool_n``: it cannot
+    enter the pool, and its rank is never computed (why: no full sort)."""
+    asc = np.sort(sims)
+    mask = sims >= asc[sims.size - pool_n]
+    mask[extra] = True
+    cand = np.flatnonzero(mask)
+    higher = sims.size - np.searchsorted(asc, sims[cand], side="right")
+    return cand, (1 + higher).astype(np.int64)
+
+
+# --- ranking ---------------------------------------------------------------------------------
+def rank(
+    core: Core,
+    patient_id: str,
+    query: str,
+    now: datetime,
+    query_vector: F32 | None = None,
+    policy: EnginePolicy | None = None,
+    present: bool = False,
+) -> Ranked:
+    """Every candidate of the pool, best first. ``present``: ``now`` is the current moment
+    (not an as-of query), so a store's own vector search may be used."""
+    pol = policy or core.policy
+    rp = pol.ranking
+    snap, use = core.snapshots.state(patient_id)
+    now_s = now.timestamp()
+    active = active_indices(snap, now)
+    if active.size == 0:
+        return Ranked.empty()
+    kw_rows, _ = keyword_hits(snap, query, active, max(rp.candidate_pool * 4, 50))
+    kw_pos = np.searchsorted(active, kw_rows)  # snapshot row -> active position
+    always = np.flatnonzero(always_mask(snap, rp.always_include_types)[active])
+    q = core.embedder.embed(query) if query_vector is None else query_vector
+    q = q.astype(np.float32, copy=False)
+    qn = math.sqrt(float(np.dot(q, q)))
+    inv = inverse_norms(snap)
+    if active.size == len(snap.memories):
+        sims = ranking.cosine_scaled(dots(core, snap.matrix, q), inv, qn)
+    elif 2 * active.size < len(snap.memories):  # mostly superseded: scan the active rows
+        sims = ranking.cosine_scaled(dots(core, snap.matrix[active], q), inv[active], qn)
+    else:
+        sims = ranking.cosine_scaled(dots(core, snap.matrix, q), inv, qn)[active]
+    pool_n = min(rp.candidate_pool, active.size)
+    served = core.store.vector_candidates(patient_id, q, rp.candidate_pool) if present else None
+    if served is None:
+        cand, vrank = vector_ranks(sims, pool_n, np.concatenate([kw_pos, always]))
+    else:
+        # a store that searches vectors itself (Cosmos DB `server` mode) picks the vector
+        # list; similarities stay the exact cosines from the snapshot, so the ranking is
+        # the same on every store
+        act = set(active.tolist())
+        served_rows = [
+            i for i in (snap.index.get(mid) for mid, _ in served) if i is not None and i in act
+        ]
+        served_pos = np.searchsorted(active, served_rows).tolist()
+        cand = np.unique(np.array([*served_pos, *kw_pos, *always], dtype=np.int64))
+        vrank = np.zeros(cand.size, dtype=np.int64)
+        vrank[np.searchsorted(cand, served_pos)] = np.arange(1, len(served_pos) + 1)
+    krank = np.zeros(cand.size, dtype=np.int64)
+    krank[np.searchsorted(cand, kw_pos)] = np.arange(1, kw_pos.size + 1)
+    fused = ranking.reciprocal_rank_fusion([vrank, krank], rp.rrf_k)
+    # the pool: best fused ranks, plus every always-included (safety) type
+    order = ranking.top_indices(fused, min(pool_n, cand.size))
+    chosen = np.unique(np.concatenate([order, np.searchsorted(cand, always)]))
+    rows = active[cand[chosen]]
+    inputs = decay_inputs(core.store, snap, use, rows, now_s)
+    cur = decay.current_importance(inputs, pol.decay, now_s)
+    csims = sims[cand[chosen]].astype(np.float64)
+    cfused = fused[chosen]
+    if rp.mode == "weighted":
+        hours = np.maximum(now_s - inputs.last_access_s, 0.0) / 3600.0
+        score = ranking.weighted_score(
+            cfused,
+            cur,
+            hours,
+            alpha=rp.alpha,
+            beta=rp.beta,
+            gamma=rp.gamma,
+            recency_half_life_days=rp.recency_half_life_days,
+        )
+    else:
+        score = ranking.default_score(csims, cur)
+    ordering = ranking.order_by_score(score, inputs.created_s)
+    return Ranked(
+        snap.memories,
+        rows[ordering],
+        cur[ordering],
+        csims[ordering],
+        score[ordering],
+        krank[chosen[ordering]],
+        vrank[chosen[ordering]],
+        cfused[ordering],
+        inputs.access_count[ordering],
+        inputs.last_access_s[ordering],
+        pol.decay.warn_threshold,
+        type_tiers(snap)[rows[ordering]],
+    )
+
+
+def record_access(
+    core: Core,
+    patient_id: str,
+    ids: list[str],
+    now: datetime,
+    injection: InjectionRecord | None,
+) -> None:
+    """The one place an agent's use of memories is written (accesses, promotion, injection)."""
+    core.store.record_access(
+        patient_id, ids, now, core.policy.decay.promote_after, injection, AGENT
+    )
+
+
+def retrieve(
+    core: Core,
+    patient_id: str,
+    query: str,
+    k: int,
+    now: datetime | None,
+    record: bool,
+    query_vector: F32 | None,
+) -> list[ScoredMemory]:
+    v.patient_id(patient_id)
+    v.query(query)
+    k = v.positive_int(k, "k")
+    present = now is None
+    now = core.now(now)
+    found = rank(core, patient_id, query, now, query_vector, present=present).top(k)
+    if record and found:
+        record_access(core, patient_id, [s.memory.id for s in found], now, None)
+    return found
+
+
+def build_context(
+    core: Core,
+    patient_id: str,
+    query: str,
+    now: datetime | None,
+    max_memories: int,
+    max_tokens: int | None,
+    record: bool,
+    query_vector: F32 | None,
+    policy: EnginePolicy | None,
+) -> ContextResult:
+    v.patient_id(patient_id)
+    v.query(query)
+    max_memories = v.positive_int(max_memories, "max_memories")
+    if max_tokens is not None:
+        max_tokens = v.positive_int(max_tokens, "max_tokens")
+    present = now is None
+    now = core.now(now)
+    pol = policy or core.policy
+    ranked = rank(core, patient_id, query, now, query_vector, pol, present=present)
+    sel = ctx.select_and_render(
+        ranked,
+        max_memories=max_memories,
+        max_tokens=max_tokens,
+        warn_threshold=pol.decay.warn_threshold,
+        encoding=core.encoding,
+        tiers=ranked.tiers,
+    )
+    injection_id = None
+    if record:
+        included = [ranked[i] for i in sel.chosen]  # in section order
+        injection = InjectionRecord(
+            id=new_id("inj"),
+            at=now,
+            patient_id=patient_id,
+            query=query,
+            items=tuple((s.memory.id, s.score) for s in included),
+            tokens=sel.tokens,
+            text=sel.text,
+        )
+        record_access(core, patient_id, [s.memory.id for s in included], now, injection)
+        injection_id = injection.id
+    return ContextResult(
+        text=sel.text,
+        tokens=sel.tokens,
+        encoding=core.encoding,
+        injection_id=injection_id,
+        explain=lambda: sel.items,
+    )

@@ -1,0 +1,374 @@
+"""The per-patient snapshot cache: memories, vectors and supersessions as arrays, rebuilt only
+when the store's patient version moves, and advanced in memory by this engine's own writes.
+
+Why: every retrieval would otherwise re-read and re-stack the patient's vectors; the cache is
+a measured win on every hot path.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from ..lexical import LexicalIndex
+from ..store.base import ChangeSet, MemoryStore
+from ..values import Memory, Status, Supersession, Tier
+
+F32 = npt.NDArray[np.float32]
+F64 = npt.NDArray[np.float64]
+_T = TypeVar("_T")
+
+
+@dataclass
+class LexSlot:
+    """A snapshot's keyword index, built when a keyword query first needs it."""
+
+    index: LexicalIndex | None = None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything about one patient the hot paths need, cached by the store's patient version."""
+
+    version: int
+    memories: tuple[Memory, ...]  # each one's embedding is a view of its row of `buffer`
+    matrix: F32  # a view of the first len(memories) rows of `buffer`
+    created_s: F64
+    types: tuple[str, ...]
+    index: dict[str, int]
+    supersessions: tuple[Supersession, ...]
+    importance: F64
+    pinned: npt.NDArray[np.bool_]
+    short_term: npt.NDArray[np.bool_]
+    types_arr: npt.NDArray[np.str_]
+    buffer: F32  # room to append this engine's own new memories without copying
+    active: npt.NDArray[np.bool_]  # stored status == active
+    norms: npt.NDArray[np.float32]  # L2 norm of each row of `matrix`
+    settled_s: float  # no status change takes effect after this moment (as-of fast path)
+    lexical: LexSlot  # the keyword index, built on first use
+    memo: dict[Any, Any] = field(default_factory=dict)  # other derived values, built on use
+
+    def memoized(self, key: Hashable, make: Callable[[], _T]) -> _T:
+        """A value derived from this snapshot, made on first use and kept with it."""
+        if key in self.memo:
+            got: _T = self.memo[key]
+            return got
+        value = self.memo[key] = make()
+        return value
+
+
+@dataclass
+class Use:
+    """A patient's usage (accesses, sessions) aligned with a snapshot's memories, cached by the
+    store's usage version; access events are loaded only for as-of queries in the past."""
+
+    version: tuple[int, int]
+    access_count: F64
+    last_s: F64
+    sessions_s: F64
+    latest_s: float
+    events: dict[str, F64] | None = None
+
+
+def settled_s(mems: Sequence[Memory], supersessions: Sequence[Supersession]) -> float:
+    """The last moment at which any status of these memories changed."""
+    moments = [m.archived_at.timestamp() for m in mems if m.archived_at is not None]
+    for sup in supersessions:
+        for t in (sup.effective_at, sup.ended_at):
+            if t is not None:
+                moments.append(t.timestamp())
+    return max(moments, default=-np.inf)
+
+
+def held_in(mems: Sequence[Memory], buffer: F32, start: int = 0) -> list[Memory]:
+    """Copies of the memories whose embeddings are views of their rows of ``buffer`` (from row
+    ``start``), so the vectors are held once and the store's copies can be freed. Memories are
+    frozen: copies, never an assignment to one."""
+    return [replace(m, embedding=buffer[i]) for i, m in enumerate(mems, start=start)]
+
+
+def make_snapshot(
+    version: int,
+    mems: Sequence[Memory],
+    supersessions: tuple[Supersession, ...],
+    dims: int,
+) -> Snapshot:
+    n = len(mems)
+    buffer = np.zeros((n + 16, dims), dtype=np.float32)
+    if n:
+        buffer[:n] = np.vstack([m.embedding for m in mems])
+    mems = tuple(held_in(mems, buffer))
+    return Snapshot(
+        version=version,
+        memories=mems,
+        matrix=buffer[:n],
+        created_s=np.fromiter((m.created_at.timestamp() for m in mems), np.float64, n),
+        types=tuple(m.memory_type for m in mems),
+        index={m.id: i for i, m in enumerate(mems)},
+        supersessions=supersessions,
+        importance=np.fromiter((m.importance for m in mems), np.float64, n),
+        pinned=np.fromiter((m.pinned for m in mems), np.bool_, n),
+        short_term=np.fromiter((m.tier is Tier.SHORT_TERM for m in mems), np.bool_, n),
+        types_arr=np.array([m.memory_type for m in mems], dtype="<U40"),
+        buffer=buffer,
+        active=np.fromiter((m.status is Status.ACTIVE for m in mems), np.bool_, n),
+        norms=np.linalg.norm(buffer[:n], axis=1).astype(np.float32),
+        settled_s=settled_s(mems, supersessions),
+        lexical=LexSlot(),
+    )
+
+
+def advance(
+    snap: Snapshot, use: Use, pid: str, changes: ChangeSet, version: tuple[int, int]
+) -> tuple[Snapshot, Use] | None:
+    """The snapshot and usage after this engine's own ``changes`` (None: rebuild instead)."""
+    if any(m.patient_id == pid for m, _ in changes.delete_memories):
+        return None
+    new = [m for m in changes.insert_memories if m.patient_id == pid]
+    if new and snap.memories and min(m.created_at for m in new) < snap.memories[-1].created_at:
+        return None  # back-filled history: keep the oldest-first order of a fresh read
+    mems = list(snap.memories)
+    importance, pinned = snap.importance.copy(), snap.pinned.copy()
+    short, active = snap.short_term.copy(), snap.active.copy()
+    for m, expected in changes.update_memories:
+        if m.patient_id == pid:
+            i = snap.index.get(m.id)
+            if i is None or m.memory_type != snap.types[i]:
+                return None
+            if m.content != mems[i].content:
+                return None  # the keyword index is extended, never edited: rebuild
+            mems[i] = replace(m, version=expected + 1, embedding=snap.buffer[i])
+            importance[i], pinned[i] = m.importance, m.pinned
+            short[i], active[i] = m.tier is Tier.SHORT_TERM, m.status is Status.ACTIVE
+    new.sort(key=lambda m: m.created_at)
+    n, k = len(mems), len(new)
+    buffer = snap.buffer
+    if n + k > buffer.shape[0]:
+        buffer = np.zeros((2 * (n + k) + 16, buffer.shape[1]), dtype=np.float32)
+        buffer[:n] = snap.buffer[:n]
+        mems = held_in(mems, buffer)  # let the old buffer go
+    for j, m in enumerate(new):
+        buffer[n + j] = m.embedding
+    mems += held_in(new, buffer, n)
+    updated = [(s, e) for s, e in changes.update_supersessions if s.patient_id == pid]
+    inserted = tuple(s for s in changes.insert_supersessions if s.patient_id == pid)
+    if updated:
+        sups = {s.id: s for s in snap.supersessions}
+        for s, expected in updated:
+            sups[s.id] = replace(s, version=expected + 1)
+        sups.update((s.id, s) for s in inserted)
+        supersessions = tuple(sups.values())
+    else:  # new ids (the store refuses a duplicate): appended, as the dict above would
+        supersessions = snap.supersessions + inserted
+    index = dict(snap.index)
+    index.update((m.id, n + j) for j, m in enumerate(new))
+    changed = [m for m, _ in changes.update_memories if m.patient_id == pid]
+    lex = snap.lexical.index  # contents never change: extend by the new rows only
+    fresh = Snapshot(
+        version=version[0],
+        memories=tuple(mems),
+        matrix=buffer[: n + k],
+        created_s=np.concatenate([snap.created_s, [m.created_at.timestamp() for m in new]]),
+        types=snap.types + tuple(m.memory_type for m in new),
+        index=index,
+        supersessions=supersessions,
+        importance=np.concatenate([importance, [m.importance for m in new]]),
+        pinned=np.concatenate([pinned, np.array([m.pinned for m in new], dtype=np.bool_)]),
+        short_term=np.concatenate(
+            [short, np.array([m.tier is Tier.SHORT_TERM for m in new], dtype=np.bool_)]
+        ),
+        types_arr=np.concatenate(
+            [snap.types_arr, np.array([m.memory_type for m in new], dtype="<U40")]
+        ),
+        buffer=buffer,
+        active=np.concatenate(
+            [active, np.array([m.status is Status.ACTIVE for m in new], dtype=np.bool_)]
+        ),
+        norms=np.concatenate([snap.norms, np.linalg.norm(buffer[n : n + k], axis=1)]).astype(
+            np.float32
+        ),
+        settled_s=max(
+            snap.settled_s,
+            settled_s([*new, *changed], [*inserted, *(x for x, _ in updated)]),
+        ),
+        lexical=LexSlot(None if lex is None else lex.extended([m.content for m in new])),
+    )
+    times = [at.timestamp() for _, p, at in changes.accesses if p == pid]
+    latest = max([use.latest_s, *times])
+    sessions = use.sessions_s
+    added = sorted(at.timestamp() for p, at in changes.sessions if p == pid)
+    if added:
+        sessions = np.sort(np.concatenate([sessions, np.array(added)]))
+    return fresh, Use(
+        version=version,
+        access_count=np.concatenate(
+            [use.access_count, np.array([m.access_count for m in new], dtype=np.float64)]
+        ),
+        last_s=np.concatenate(
+            [use.last_s, np.array([m.last_accessed.timestamp() for m in new], dtype=np.float64)]
+        ),
+        sessions_s=sessions,
+        latest_s=latest,
+        events=None if times else use.events,
+    )
+
+
+class Snapshots:
+    """The engine's snapshot and usage caches, keyed by patient."""
+
+    def __init__(self, store: MemoryStore, dims: int) -> None:
+        self.store = store
+        self.dims = dims
+        self.cache: dict[str, Snapshot] = {}
+        self.usage: dict[str, Use] = {}
+        self.lock = threading.Lock()
+
+    def snapshot(self, patient_id: str) -> Snapshot:
+        return self.state(patient_id)[0]
+
+    def state(self, patient_id: str) -> tuple[Snapshot, Use]:
+        """The patient's snapshot (memories, vectors, supersessions) and usage, each rebuilt
+        only when the store says it changed."""
+        content, usage = self.store.versions(patient_id)
+        with self.lock:
+            snap = self.cache.get(patient_id)
+            use = self.usage.get(patient_id)
+        if snap is None or snap.version != content:
+            snap = make_snapshot(
+                content,
+                self.store.list_memories(patient_id),
+                tuple(self.store.list_supersessions(patient_id)),
+                self.dims,
+            )
+            use = None
+        if use is None or use.version != (content, usage):
+            use = self._build_usage(patient_id, snap, (content, usage))
+        with self.lock:
+            self.cache[patient_id] = snap
+            self.usage[patient_id] = use
+        return snap, use
+
+    def apply(self, changes: ChangeSet) -> None:
+        """Write through the store, then bring the cached snapshots up to date by applying the
+        same changes in memory -- when nobody else wrote in between (the store's content
+        version moved by exactly one); otherwise the next read rebuilds."""
+        patients = changes.patients()
+        with self.lock:
+            before = {p: (self.cache.get(p), self.usage.get(p)) for p in patients}
+        self.store.apply(changes)
+        for pid, (snap, use) in before.items():
+            content, usage = self.store.versions(pid)
+            fresh = None
+            if snap is not None and use is not None and content == snap.version + 1:
+                fresh = advance(snap, use, pid, changes, (content, usage))
+            with self.lock:
+                if fresh is not None and self.cache.get(pid) is snap:
+                    self.cache[pid], self.usage[pid] = fresh
+                else:
+                    self.cache.pop(pid, None)
+                    self.usage.pop(pid, None)
+
+    def _build_usage(self, patient_id: str, snap: Snapshot, version: tuple[int, int]) -> Use:
+        u = self.store.usage(patient_id)
+        count = np.fromiter((m.access_count for m in snap.memories), np.float64, len(snap.index))
+        last = np.fromiter(
+            (m.last_accessed.timestamp() for m in snap.memories), np.float64, len(snap.index)
+        )
+        for k, mid in enumerate(u.ids):
+            i = snap.index.get(mid)
+            if i is not None:
+                count[i] = u.access_count[k]
+                last[i] = u.last_accessed_s[k]
+        used = last[count > 0]
+        return Use(
+            version=version,
+            access_count=count,
+            last_s=last,
+            sessions_s=u.sessions_s,
+            latest_s=float(used.max()) if used.size else 0.0,
+        )
+
+
+class PatientPool:
+    """A patient's memories during a batch add: the stored ones plus those added so far, in
+    growable arrays (appending a memory is O(1) amortised, not a copy of the whole matrix)."""
+
+    def __init__(self, snap: Snapshot) -> None:
+        self.memories = list(snap.memories)
+        self.n_stored = len(self.memories)
+        self._snap = snap
+        self._n = self.n_stored
+        self._matrix = snap.matrix
+        self._types = snap.types_arr
+        self._created = snap.created_s
+        self._active = snap.active  # status is active; copied before the first change
+        self._norms = snap.norms
+        self._own_active = False
+        self._pending: list[Memory] = []
+        self.replaced: dict[str, Memory] = {}  # stored memories demoted by the batch
+
+    def versions(self, memory_id: str) -> int:
+        return self._snap.memories[self._snap.index[memory_id]].version
+
+    def arrays(self) -> tuple[F32, npt.NDArray[np.str_], F64, npt.NDArray[np.bool_], F32]:
+        """(matrix, types, created_s, active, norms) of every memory in the pool."""
+        if self._pending:
+            self._flush()
+        n = self._n
+        return (
+            self._matrix[:n],
+            self._types[:n],
+            self._created[:n],
+            self._active[:n],
+            self._norms[:n],
+        )
+
+    def add(self, m: Memory) -> None:
+        """Add a memory; its row is written only when a later detection needs it (a single
+        add never copies the patient's matrix)."""
+        self.memories.append(m)
+        self._pending.append(m)
+
+    def _flush(self) -> None:
+        n, k = self._n, len(self._pending)
+        if n == self.n_stored or n + k > self._matrix.shape[0]:
+            # first growth (the snapshot's arrays are shared: copy) or full: grow
+            cap = max(2 * (n + k), n + k + 64)
+            matrix = np.zeros((cap, self._snap.buffer.shape[1]), dtype=np.float32)
+            matrix[:n] = self._matrix[:n]
+            types = np.empty(cap, dtype="<U40")
+            types[:n] = self._types[:n]
+            created = np.zeros(cap, dtype=np.float64)
+            created[:n] = self._created[:n]
+            active = np.zeros(cap, dtype=np.bool_)
+            active[:n] = self._active[:n]
+            norms = np.zeros(cap, dtype=np.float32)
+            norms[:n] = self._norms[:n]
+            self._matrix, self._types, self._created = matrix, types, created
+            self._active, self._norms, self._own_active = active, norms, True
+        for j, m in enumerate(self._pending):
+            self._matrix[n + j] = m.embedding
+            self._types[n + j] = m.memory_type
+            self._created[n + j] = m.created_at.timestamp()
+            self._active[n + j] = self.memories[n + j].status is Status.ACTIVE
+        self._norms[n : n + k] = np.linalg.norm(self._matrix[n : n + k], axis=1)
+        self._n = n + k
+        self._pending = []
+
+    def replace(self, row: int, m: Memory) -> None:
+        self.memories[row] = m
+        if row < self._n:
+            if not self._own_active:
+                self._active = self._active.copy()
+                self._own_active = True
+            self._active[row] = m.status is Status.ACTIVE
+        if row < self.n_stored:
+            self.replaced[m.id] = m
+
+    def added(self) -> list[Memory]:
+        return self.memories[self.n_stored :]

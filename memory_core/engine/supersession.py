@@ -1,0 +1,453 @@
+"""Supersession: detection on insert and by back-scan, the preview before saving, the records
+and their audit entries, and the reviewer's confirm, reject and undo."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .. import validation as v
+from ..contradictions import (
+    SUPERSEDING_VERDICTS,
+    candidates_for_new,
+    same_type_pair_arrays,
+    same_type_pairs,
+    same_type_similarities,
+)
+from ..errors import StateError
+from ..importance import default_importance
+from ..status import holders, status_at
+from ..store.base import ChangeSet
+from ..values import (
+    IN_EFFECT,
+    AuditAction,
+    Memory,
+    Status,
+    Supersession,
+    SupersessionState,
+)
+from .asof import active_indices, statuses
+from .core import Core, Progress, new_id
+from .snapshot import PatientPool
+
+F32 = npt.NDArray[np.float32]
+# cosines this close count as equal: the tie goes to the newer memory first in (created_at, id)
+TIE = 1e-6
+
+
+# --- records -----------------------------------------------------------------------------------
+def record(
+    core: Core,
+    older: Memory,
+    newer: Memory,
+    similarity: float,
+    verdict: str,
+    auto: bool,
+    by: str,
+    now: datetime,
+    changes: ChangeSet,
+) -> Supersession:
+    """A new supersession record (auto: in effect from the newer memory's created_at;
+    otherwise pending review), added to ``changes`` with its audit entry."""
+    sup = Supersession(
+        id=new_id("sup"),
+        patient_id=older.patient_id,
+        old_id=older.id,
+        new_id=newer.id,
+        similarity=similarity,
+        method=core.adjudicator.method,
+        verdict=verdict,
+        state=SupersessionState.AUTO if auto else SupersessionState.PENDING,
+        detected_at=now,
+        effective_at=newer.created_at if auto else None,
+        decided_by=by if auto else None,
+        decided_at=now if auto else None,
+    )
+    changes.insert_supersessions.append(sup)
+    changes.audit.append(
+        core.audit(
+            by,
+            AuditAction.DETECT_SUPERSESSION,
+            "supersession",
+            sup.id,
+            sup.patient_id,
+            None,
+            sup.to_public_dict(),
+        )
+    )
+    return sup
+
+
+def demote(core: Core, older: Memory, newer_id: str, by: str, changes: ChangeSet) -> Memory:
+    """``older`` superseded by ``newer_id`` (base importance kept), with its audit entry
+    added to ``changes``."""
+    demoted = replace(older, status=Status.SUPERSEDED, superseded_by=newer_id)
+    before = older.to_public_dict()
+    after = {**before, "status": demoted.status.value, "superseded_by": newer_id}
+    changes.audit.append(
+        core.audit(by, AuditAction.SUPERSEDE, "memory", older.id, older.patient_id, before, after)
+    )
+    return demoted
+
+
+# --- detection on insert -----------------------------------------------------------------------
+def detect_batch(
+    core: Core, memories: list[Memory], by: str, now: datetime, changes: ChangeSet
+) -> tuple[dict[str, list[Supersession]], list[PatientPool], list[Memory]]:
+    """Supersessions of new memories against each patient's stored ones and each other
+    (oldest first), recorded in ``changes``: ``(supersessions by new id, the pools, the new
+    memories as they are to be written)`` in the order given."""
+    sups_by_new: dict[str, list[Supersession]] = {m.id: [] for m in memories}
+    # process oldest first per patient, so each new memory sees the ones before it
+    order = sorted(range(len(memories)), key=lambda i: (memories[i].created_at, i))
+    by_patient: dict[str, list[int]] = {}
+    for i in order:
+        by_patient.setdefault(memories[i].patient_id, []).append(i)
+    pools: list[PatientPool] = []
+    for pid, idxs in by_patient.items():
+        pool = PatientPool(core.snapshots.snapshot(pid))
+        pools.append(pool)
+        for i in idxs:
+            mem = memories[i]
+            if mem.memory_type not in core.policy.contradiction.exempt_types:
+                mem = detect(core, mem, pool, now, by, changes, sups_by_new[mem.id])
+            pool.add(mem)
+    final = {m.id: m for pool in pools for m in pool.added()}
+    return sups_by_new, pools, [final[m.id] for m in memories]
+
+
+def detect(
+    core: Core,
+    new: Memory,
+    pool: PatientPool,
+    now: datetime,
+    by: str,
+    changes: ChangeSet,
+    found: list[Supersession],
+) -> Memory:
+    """Find supersession candidates of ``new`` in ``pool``, record them in ``changes`` and
+    ``found``. Returns ``new`` (possibly superseded itself when an existing memory is newer)."""
+    matrix, types, created, active, norms = pool.arrays()
+    hits = candidates_for_new(
+        new.embedding,
+        new.memory_type,
+        new.created_at.timestamp(),
+        types,
+        created,
+        matrix,
+        core.threshold_for(new.memory_type),
+        active,
+        norms,
+    )
+    mode = core.policy.contradiction.mode_for(new.memory_type)
+    for row, sim, row_is_older in hits:
+        other = pool.memories[row]
+        if other.status is not Status.ACTIVE:
+            continue
+        older, newer = (other, new) if row_is_older else (new, other)
+        new_is_older = not row_is_older
+        verdict = core.adjudicator.adjudicate(older, newer, sim)
+        if verdict not in SUPERSEDING_VERDICTS:
+            continue
+        if (new if new_is_older else older).status is not Status.ACTIVE:
+            continue  # already demoted by an earlier hit
+        sup = record(core, older, newer, sim, verdict, mode == "auto", by, now, changes)
+        found.append(sup)
+        if sup.state is SupersessionState.AUTO:
+            demoted = demote(core, older, newer.id, by, changes)
+            if new_is_older:
+                new = demoted
+            else:
+                pool.replace(row, demoted)
+    return new
+
+
+def preview(
+    core: Core,
+    patient_id: str,
+    content: str,
+    memory_type: str,
+    created_at: datetime | None,
+    now: datetime | None,
+) -> list[tuple[Memory, float, str]]:
+    v.patient_id(patient_id)
+    text = v.content(content)
+    mtype = v.memory_type(memory_type)
+    now = core.now(now)
+    created = now if created_at is None else v.timestamp(created_at, "created_at", now)
+    if mtype in core.policy.contradiction.exempt_types:
+        return []
+    snap = core.snapshots.snapshot(patient_id)
+    vec = core.embedder.embed(text)
+    status = statuses(snap, now, range(len(snap.memories)))
+    hits = candidates_for_new(
+        vec,
+        mtype,
+        created.timestamp(),
+        snap.types_arr,
+        snap.created_s,
+        snap.matrix,
+        core.threshold_for(mtype),
+    )
+    mode = core.policy.contradiction.mode_for(mtype)
+    new = Memory(
+        id="preview",
+        patient_id=patient_id,
+        memory_type=mtype,
+        content=text,
+        importance=default_importance(mtype, text, core.policy.importance_rules),
+        created_at=created,
+        last_accessed=created,
+        embedding=vec,
+        embedding_model=core.embedder.model_id,
+    )
+    out: list[tuple[Memory, float, str]] = []
+    for r, sim, older in hits:
+        old = snap.memories[r]
+        if not older or status[r] is not Status.ACTIVE:
+            continue
+        if core.adjudicator.adjudicate(old, new, sim) in SUPERSEDING_VERDICTS:
+            out.append((old, sim, mode))
+    return out
+
+
+# --- reviewer actions --------------------------------------------------------------------------
+def _decide(
+    core: Core,
+    sup: Supersession,
+    by: str,
+    action: AuditAction,
+    new_state: SupersessionState,
+    now: datetime,
+    **fields: Any,
+) -> ChangeSet:
+    changed = replace(sup, state=new_state, decided_by=by, decided_at=now, **fields)
+    entry = core.audit(
+        by,
+        action,
+        "supersession",
+        sup.id,
+        sup.patient_id,
+        sup.to_public_dict(),
+        changed.to_public_dict(),
+    )
+    return ChangeSet(update_supersessions=[(changed, sup.version)], audit=[entry])
+
+
+def confirm(core: Core, supersession_id: str, reviewer: str, now: datetime | None) -> Supersession:
+    reviewer = v.actor(reviewer, "reviewer")
+    now = core.now(now)
+    sup = core.store.get_supersession(supersession_id)
+    if sup.state is not SupersessionState.PENDING:
+        raise StateError(f"supersession {sup.id} is {sup.state.value}, not pending")
+    changes = _decide(
+        core,
+        sup,
+        reviewer,
+        AuditAction.CONFIRM_SUPERSESSION,
+        SupersessionState.CONFIRMED,
+        now,
+        effective_at=now,
+    )
+    old = core.store.get_memory(sup.old_id)
+    if old.status is Status.ACTIVE:
+        demoted = demote(core, old, sup.new_id, reviewer, changes)
+        changes.update_memories.append((demoted, old.version))
+    core.apply(changes)
+    return core.store.get_supersession(sup.id)
+
+
+def reject(core: Core, supersession_id: str, reviewer: str, now: datetime | None) -> Supersession:
+    reviewer = v.actor(reviewer, "reviewer")
+    now = core.now(now)
+    sup = core.store.get_supersession(supersession_id)
+    if sup.state is not SupersessionState.PENDING:
+        raise StateError(
+            f"supersession {sup.id} is {sup.state.value}; only pending ones can be rejected "
+            "(undo one that is in effect)"
+        )
+    core.apply(
+        _decide(
+            core,
+            sup,
+            reviewer,
+            AuditAction.REJECT_SUPERSESSION,
+            SupersessionState.REJECTED,
+            now,
+        )
+    )
+    return core.store.get_supersession(sup.id)
+
+
+def undo(core: Core, supersession_id: str, reviewer: str, now: datetime | None) -> Supersession:
+    reviewer = v.actor(reviewer, "reviewer")
+    now = core.now(now)
+    sup = core.store.get_supersession(supersession_id)
+    if sup.state not in IN_EFFECT:
+        raise StateError(f"supersession {sup.id} is {sup.state.value}; nothing to undo")
+    changes = _decide(
+        core,
+        sup,
+        reviewer,
+        AuditAction.UNDO_SUPERSESSION,
+        SupersessionState.UNDONE,
+        now,
+        ended_at=now,
+    )
+    old = core.store.get_memory(sup.old_id)
+    others = [s for s in core.store.list_supersessions(sup.patient_id) if s.id != sup.id]
+    status, superseded_by = status_at(old, holders(others))
+    restored = replace(old, status=status, superseded_by=superseded_by)
+    if restored != old or restored.superseded_by != old.superseded_by:
+        changes.update_memories.append((restored, old.version))
+        changes.audit.append(
+            core.audit(
+                reviewer,
+                AuditAction.UNSUPERSEDE,
+                "memory",
+                old.id,
+                old.patient_id,
+                old.to_public_dict(),
+                restored.to_public_dict(),
+            )
+        )
+    core.apply(changes)
+    return core.store.get_supersession(sup.id)
+
+
+# --- back-scan ---------------------------------------------------------------------------------
+def _near_ties_in_order(ks: list[int], sims: F32, order: npt.NDArray[np.int64]) -> Iterator[int]:
+    """``ks`` (positions sorted most similar first) with each run of cosines within
+    :data:`TIE` of the run's first put in ``order``."""
+    i = 0
+    while i < len(ks):
+        j = i + 1
+        while j < len(ks) and sims[ks[j]] >= sims[ks[i]] - TIE:
+            j += 1
+        yield from sorted(ks[i:j], key=lambda k: int(order[k]))
+        i = j
+
+
+def best_first_groups(
+    olders: npt.NDArray[np.intp], sims: F32, order: npt.NDArray[np.int64]
+) -> Iterator[Iterator[int]]:
+    """The pairs (positions) grouped by older memory, groups in ascending older row; within a
+    group, most similar first, cosines within :data:`TIE` of the best counting as equal and
+    going to the smallest ``order`` (the newer memory's place in (created_at, id) order). The
+    best pair of every group is found in one vectorised pass; a group is sorted only if its
+    best pair is passed over."""
+    if olders.size == 0:
+        return
+    by_old = np.argsort(olders, kind="stable")
+    o_sorted = olders[by_old]
+    s_sorted = sims[by_old]
+    starts = np.flatnonzero(np.r_[True, o_sorted[1:] != o_sorted[:-1]])
+    ends = np.r_[starts[1:], o_sorted.size]
+    sizes = ends - starts
+    top = np.maximum.reduceat(s_sorted, starts)
+    key = np.where(s_sorted >= np.repeat(top, sizes) - TIE, order[by_old], np.iinfo(np.int64).max)
+    first = np.minimum.reduceat(key, starts)
+    at_first = np.flatnonzero(key == np.repeat(first, sizes))  # one per group: orders differ
+    best = by_old[at_first]
+    for st, en, bk in zip(starts.tolist(), ends.tolist(), best.tolist(), strict=True):
+        yield _then_rest(bk, by_old[st:en], sims, order)
+
+
+def _then_rest(
+    best: int, group: npt.NDArray[np.intp], sims: F32, order: npt.NDArray[np.int64]
+) -> Iterator[int]:
+    yield best
+    if group.size > 1:
+        ranked = group[np.lexsort((order[group], -sims[group]))].tolist()
+        yield from (k for k in _near_ties_in_order(ranked, sims, order) if k != best)
+
+
+def scan_contradictions(
+    core: Core,
+    patient_id: str | None,
+    by: str,
+    now: datetime | None,
+    progress: Progress | None,
+) -> list[Supersession]:
+    by = v.actor(by)
+    now = core.now(now)
+    patients = [v.patient_id(patient_id)] if patient_id else core.store.list_patients()
+    found: list[Supersession] = []
+    for n, pid in enumerate(patients, start=1):
+        snap = core.snapshots.snapshot(pid)
+        act = active_indices(snap, now).tolist()
+        known = {(s.old_id, s.new_id) for s in snap.supersessions}
+        known |= {(b, a) for a, b in known}
+        types = [snap.types[i] for i in act]
+        cuts = {t: core.threshold_for(t) for t in set(types)}
+        created = snap.created_s[act]
+        ids = np.array([snap.memories[i].id for i in act], dtype=np.str_)
+        place = np.empty(len(act), dtype=np.int64)  # each one's place in (created_at, id) order
+        place[np.lexsort((ids, created))] = np.arange(len(act))
+        changes = ChangeSet()
+        for t, a, b, vals in same_type_pair_arrays(types, snap.matrix[act], cuts):
+            if t in core.policy.contradiction.exempt_types:
+                continue
+            a_first = place[a] < place[b]  # older first: by created_at, then by id
+            olders = np.where(a_first, a, b)
+            newers = np.where(a_first, b, a)
+            auto = core.policy.contradiction.mode_for(t) == "auto"
+            groups: Iterable[Iterable[int]]
+            if auto:
+                # an older memory is demoted by its most similar newer one that the
+                # adjudicator says supersedes it (ties: the earliest newer one); its other
+                # pairs are then moot
+                groups = best_first_groups(olders, vals, place[newers])
+            else:  # review: every pair becomes a record, most similar first
+                groups = [np.argsort(-vals, kind="stable").tolist()]
+            for group in groups:
+                for k in group:
+                    older = snap.memories[act[int(olders[k])]]
+                    newer = snap.memories[act[int(newers[k])]]
+                    if (older.id, newer.id) in known:
+                        continue
+                    sim = float(vals[k])
+                    verdict = core.adjudicator.adjudicate(older, newer, sim)
+                    if verdict not in SUPERSEDING_VERDICTS:
+                        continue
+                    found.append(record(core, older, newer, sim, verdict, auto, by, now, changes))
+                    if auto:
+                        d = demote(core, older, newer.id, by, changes)
+                        changes.update_memories.append((d, older.version))
+                        break
+        if changes.insert_supersessions:
+            core.apply(changes)
+        if progress is not None:
+            progress(n, len(patients))
+    return found
+
+
+def similarity_values(
+    core: Core, patient_id: str, now: datetime | None
+) -> dict[str, npt.NDArray[np.float32]]:
+    v.patient_id(patient_id)
+    now = core.now(now)
+    snap = core.snapshots.snapshot(patient_id)
+    act = active_indices(snap, now)
+    return same_type_similarities([snap.types[i] for i in act], snap.matrix[act])
+
+
+def similarity_pairs(
+    core: Core, patient_id: str, now: datetime | None, min_similarity: float
+) -> list[tuple[Memory, Memory, float]]:
+    v.patient_id(patient_id)
+    now = core.now(now)
+    snap = core.snapshots.snapshot(patient_id)
+    act = active_indices(snap, now).tolist()
+    pairs = same_type_pairs([snap.types[i] for i in act], snap.matrix[act], min_similarity)
+    out = []
+    for a, b, sim in pairs:
+        ma, mb = snap.memories[act[a]], snap.memories[act[b]]
+        out.append((ma, mb, sim) if ma.created_at <= mb.created_at else (mb, ma, sim))
+    out.sort(key=lambda t: -t[2])
+    return out
