@@ -10,7 +10,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from .ranking import cosine_to_all, cosine_with_norms
+from .ranking import cosine_to_all, unit_rows
 from .values import Memory
 
 F32 = npt.NDArray[np.float32]
@@ -163,10 +163,7 @@ def candidates_for_new(
     rows = np.flatnonzero(same)
     if rows.size == 0:
         return []
-    if norms is None:
-        sims = cosine_to_all(new_vector, matrix[rows])
-    else:
-        sims = cosine_with_norms(new_vector, matrix[rows], norms[rows])
+    sims = cosine_to_all(new_vector, matrix[rows], None if norms is None else norms[rows])
     hit = np.flatnonzero(sims >= threshold)
     if hit.size == 0:
         return []
@@ -179,19 +176,13 @@ def candidates_for_new(
     ]
 
 
-# how far a block product's cosine may be from the pairwise one (float32, 384-1,536 dimensions)
-_ROUNDING_SLACK = 1e-5
-
-
 def _unit_blocks(
     types: Sequence[str], matrix: F32
-) -> Iterator[tuple[str, npt.NDArray[np.intp], F32, F32]]:
-    """Per memory type: (type, rows, those rows scaled to unit length, their cosine matrix)."""
+) -> Iterator[tuple[str, npt.NDArray[np.intp], F32]]:
+    """Per memory type: (type, rows, the cosine matrix of those rows)."""
     if matrix.shape[0] < 2:
         return
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    unit = (matrix / norms).astype(np.float32)
+    unit = unit_rows(matrix)
     by_type: dict[str, list[int]] = {}
     for i, t in enumerate(types):
         by_type.setdefault(t, []).append(i)
@@ -199,7 +190,7 @@ def _unit_blocks(
         if len(rows) >= 2:
             idx = np.asarray(rows, dtype=np.intp)
             u = unit[idx]
-            yield t, idx, u, u @ u.T
+            yield t, idx, u @ u.T
 
 
 def _type_blocks(
@@ -207,7 +198,7 @@ def _type_blocks(
 ) -> Iterator[tuple[str, npt.NDArray[np.intp], npt.NDArray[np.intp], F32]]:
     """Per memory type: (type, row of the first, row of the second, cosine) of every pair
     i < j of that type, vectorised one block per type."""
-    for t, idx, _u, block in _unit_blocks(types, matrix):
+    for t, idx, block in _unit_blocks(types, matrix):
         iu, ju = np.triu_indices(len(idx), k=1)
         yield t, idx[iu], idx[ju], block[iu, ju]
 
@@ -216,9 +207,8 @@ def same_type_pairs(
     types: Sequence[str], matrix: F32, min_similarity: float = -1.0
 ) -> list[tuple[int, int, float]]:
     """Every pair (i < j) of rows with the same type and cosine ≥ ``min_similarity``: the
-    dashboard's list of the pairs a threshold flags. Cosines straight from the block product
-    (a few float32 units in the last place from the back-scan's pairwise ones, which
-    :func:`same_type_pair_arrays` recomputes only for the pairs it finds)."""
+    dashboard's list of the pairs a threshold flags. Cosines from the same block product as
+    the back-scan's (:func:`same_type_pair_arrays`)."""
     out: list[tuple[int, int, float]] = []
     for _t, a, b, vals in _type_blocks(types, matrix):
         keep = vals >= min_similarity
@@ -232,34 +222,12 @@ def same_type_pair_arrays(
     types: Sequence[str], matrix: F32, cuts: Mapping[str, float]
 ) -> Iterator[tuple[str, npt.NDArray[np.intp], npt.NDArray[np.intp], F32]]:
     """Per type, the pairs (rows a < b) whose cosine reaches that type's cut, as arrays: the
-    back-scan without one Python object per pair (only the hits are ever indexed).
-
-    The block product finds the candidates; each candidate's cosine is then recomputed pair by
-    pair, the same way for every pair, so equal vectors give exactly equal cosines. (A matrix
-    product rounds differently per tile: a memory stored three times had three cosines a few
-    units in the last place apart with one older memory, and the tie went to whichever the
-    tiling favoured instead of the first pair.)"""
-    for t, idx, u, block in _unit_blocks(types, matrix):
-        cut = cuts.get(t, 1.0)
-        ia, ja = np.nonzero(np.triu(block >= cut - _ROUNDING_SLACK, k=1))
-        if not ia.size:
-            continue
-        vals = _pairwise_dots(u, ia, ja)
-        keep = np.flatnonzero(vals >= cut)
-        if keep.size:
-            yield t, idx[ia[keep]], idx[ja[keep]], vals[keep]
-
-
-def _pairwise_dots(
-    unit: F32, ia: npt.NDArray[np.intp], ja: npt.NDArray[np.intp], chunk: int = 8192
-) -> F32:
-    """``unit[ia[k]] · unit[ja[k]]`` for every k, in chunks (a patient with thousands of
-    near-identical memories has millions of candidate pairs)."""
-    out = np.empty(ia.size, dtype=np.float32)
-    for s in range(0, ia.size, chunk):
-        e = s + chunk
-        np.einsum("ij,ij->i", unit[ia[s:e]], unit[ja[s:e]], out=out[s:e])
-    return out
+    back-scan without one Python object per pair (only the hits are ever indexed). Cosines
+    straight from the block product; near-equal ones are tied explicitly by the back-scan."""
+    for t, idx, block in _unit_blocks(types, matrix):
+        ia, ja = np.nonzero(np.triu(block >= cuts.get(t, 1.0), k=1))
+        if ia.size:
+            yield t, idx[ia], idx[ja], block[ia, ja]
 
 
 def same_type_similarities(types: Sequence[str], matrix: F32) -> dict[str, F32]:

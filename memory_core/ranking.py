@@ -12,50 +12,13 @@ F32 = npt.NDArray[np.float32]
 
 
 def dots(matrix: F32, q: F32, out: F32 | None = None) -> F32:
-    """``matrix @ q`` for float32 rows: numpy's own vectorised loop over each row rather than
-    BLAS. Measured on the benchmark machine with the matrix out of the CPU caches (as it is on
-    an agent's turn, after the query embedding ran): 0.16 vs 0.30 ms at 2,000 x 384 and 0.74
-    vs 1.41 ms at 10,000 (OpenBLAS's row-major ``sgemv`` streams memory at half the speed);
-    every row is summed in the same order, so identical rows get identical products.
-    ``out``: where to write them (a float32 vector of ``len(matrix)``)."""
+    """``matrix @ q`` for float32 rows by numpy's own vectorised loop over each row rather than
+    BLAS (why: it streams a row-major matrix faster than ``sgemv`` when the matrix is out of
+    the CPU caches, as on an agent's turn). Every row is summed in the same order, so
+    identical rows get identical products. ``out``: where to write them (a float32 vector of
+    ``len(matrix)``)."""
     got: F32 = np.einsum("ij,j->i", matrix, q, out=out)
     return got
-
-
-def cosine_to_all(query: F32, matrix: F32) -> F64:
-    """Cosine of a query with each row. Rows and query are L2-normalised on the way in, so
-    vectors from any embedder work; zero vectors score 0."""
-    if matrix.shape[0] == 0:
-        return np.zeros(0, dtype=np.float64)
-    q = query.astype(np.float32, copy=False)
-    qn = float(np.linalg.norm(q))
-    norms = np.linalg.norm(matrix, axis=1)
-    prods = dots(matrix, q)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        sims = np.where(norms * qn > 0, prods / (norms * qn), 0.0)
-    return np.clip(sims.astype(np.float64), -1.0, 1.0)
-
-
-def cosine_with_norms(query: F32, matrix: F32, norms: npt.NDArray[np.float32]) -> F64:
-    """Cosine of a query with every row, given the rows' precomputed L2 norms (one
-    matrix-vector product; no copy of the matrix)."""
-    q = query.astype(np.float32, copy=False)
-    return cosine32(dots(matrix, q), norms, float(np.linalg.norm(q))).astype(np.float64)
-
-
-def cosine32(
-    dots: npt.NDArray[np.float32], norms: npt.NDArray[np.float32], qn: float
-) -> npt.NDArray[np.float32]:
-    """Cosines from the dot products of a query (of L2 norm ``qn``) with rows of L2 norms
-    ``norms``, in float32 (the precision of the dot products; every value converts to float64
-    exactly, so ranks and ties are the same in either); a zero vector scores 0."""
-    if dots.size == 0:
-        return np.zeros(0, dtype=np.float32)
-    denom = norms * np.float32(qn)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        sims = np.where(denom > 0, dots / denom, np.float32(0.0))
-    out: npt.NDArray[np.float32] = np.clip(sims, np.float32(-1.0), np.float32(1.0))
-    return out
 
 
 def inverse_norms(norms: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
@@ -67,14 +30,35 @@ def inverse_norms(norms: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
 
 
 def cosine_scaled(dots: F32, inverse: npt.NDArray[np.float32], qn: float) -> F32:
-    """Cosines from dot products and the rows' :func:`inverse_norms`, in float32, written
-    over ``dots`` (a fresh array of the caller's): three passes and no temporaries -- a
-    retrieval's hot path, where each numpy call costs more than its arithmetic. Equal rows get
-    equal values; the values can differ from :func:`cosine32` in the last float32 bit."""
+    """The cosine kernel: cosines from the dot products of a query (of L2 norm ``qn``) with
+    rows of :func:`inverse_norms` ``inverse``, in float32, written over ``dots`` (a fresh
+    array of the caller's; why: three passes and no temporaries on retrieval's hot path).
+    Equal rows get equal values; a zero vector scores 0. Every cosine of the engine comes
+    from here or from the same unit rows (:func:`unit_rows`)."""
     np.multiply(dots, inverse, out=dots)
     dots *= np.float32(1.0 / qn) if qn > 0 else np.float32(0.0)
     np.clip(dots, np.float32(-1.0), np.float32(1.0), out=dots)
     return dots
+
+
+def cosine_to_all(query: F32, matrix: F32, norms: npt.NDArray[np.float32] | None = None) -> F64:
+    """Cosine of a query with each row by :func:`cosine_scaled` (``norms``: the rows' L2
+    norms, if already known), as float64 (each float32 value exactly)."""
+    if matrix.shape[0] == 0:
+        return np.zeros(0, dtype=np.float64)
+    q = query.astype(np.float32, copy=False)
+    if norms is None:
+        norms = np.linalg.norm(matrix, axis=1).astype(np.float32)
+    sims = cosine_scaled(dots(matrix, q), inverse_norms(norms), float(np.linalg.norm(q)))
+    return sims.astype(np.float64)
+
+
+def unit_rows(matrix: F32) -> F32:
+    """The rows scaled to unit length by :func:`inverse_norms` (zero rows stay zero): their
+    products are cosines."""
+    norms = np.linalg.norm(matrix, axis=1).astype(np.float32)
+    out: F32 = matrix * inverse_norms(norms)[:, None]
+    return out
 
 
 def top_indices(values: F64, n: int) -> npt.NDArray[np.int64]:

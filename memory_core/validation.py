@@ -159,15 +159,18 @@ def positive_int(value: Any, field: str, minimum: int = 1) -> int:
 
 
 def embedding(value: Any, dimensions: int, field: str = "embedding") -> np.ndarray:
-    try:
-        arr = np.asarray(value, dtype=np.float32)
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(field, "must be a list of numbers") from exc
+    if type(value) is np.ndarray and value.dtype == np.float32:
+        arr = value  # why: a bulk import's pre-computed vectors skip the conversion
+    else:
+        try:
+            arr = np.asarray(value, dtype=np.float32)
+        except (TypeError, ValueError) as exc:
+            raise ValidationError(field, "must be a list of numbers") from exc
     if arr.ndim != 1 or arr.shape[0] != dimensions:
         raise ValidationError(
             field, f"has shape {arr.shape}; this store's embedder has {dimensions} dimensions"
         )
-    if not np.all(np.isfinite(arr)):
+    if not np.isfinite(arr).all():
         raise ValidationError(field, "contains NaN or infinite values")
     return arr
 
@@ -188,70 +191,3 @@ def access_times(
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-class BatchChecks:
-    """The checks above for the records of one batch, with the same results and the same
-    errors, done once per distinct value where values recur (patient ids, types, tiers,
-    sources) and without parsing timestamps that already are UTC datetimes."""
-
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-        self.latest = now + CLOCK_SKEW  # the latest acceptable timestamp
-        self._patients: set[str] = set()
-        self._types: set[str] = set()
-        self._sources: set[str] = set()
-        self._tiers: dict[str, Tier] = {}
-
-    def patient_id(self, value: Any, where: str) -> str:
-        if type(value) is str and value in self._patients:
-            return value
-        out = patient_id(value, f"{where}patient_id")
-        self._patients.add(out)
-        return out
-
-    def memory_type(self, value: Any, where: str) -> str:
-        if type(value) is str and value in self._types:
-            return value
-        out = memory_type(value, f"{where}memory_type")
-        self._types.add(out)
-        return out
-
-    def tier(self, value: Any, where: str) -> Tier:
-        if type(value) is str:
-            known = self._tiers.get(value)
-            if known is not None:
-                return known
-            out = tier(value, f"{where}tier")
-            self._tiers[value] = out
-            return out
-        return tier(value, f"{where}tier")
-
-    def source(self, value: Any, where: str) -> str | None:
-        if value is None or (type(value) is str and value in self._sources):
-            return value
-        out = source(value, f"{where}source")
-        if out is not None:
-            self._sources.add(out)
-        return out
-
-    def importance(self, value: Any, where: str) -> float | None:
-        if type(value) is float and 1.0 <= value <= 10.0:  # NaN fails the comparison
-            return value
-        return importance(value, f"{where}importance")
-
-    def timestamp(self, value: Any, field: str) -> datetime:
-        if type(value) is datetime and value.tzinfo is UTC and value <= self.latest:
-            return value  # what astimezone(UTC) returns for it
-        return timestamp(value, field, self.now)
-
-    def access_times(self, value: Any, created_at: datetime, where: str) -> Sequence[datetime]:
-        """As ``access_times``, as a tuple (which the garbage collector stops tracking)."""
-        if value is None or (type(value) is list and not value):
-            return ()
-        if type(value) is list and all(
-            type(t) is datetime and t.tzinfo is UTC and created_at <= t <= self.latest
-            for t in value
-        ):
-            return tuple(sorted(value))
-        return tuple(access_times(value, created_at, self.now, f"{where}access_times"))

@@ -1,4 +1,4 @@
-"""The candidate pool computed without a full sort (memory_core.engine ``_vector_ranks``)
+"""The candidate pool computed without a full sort (memory_core.engine.retrieval ``vector_ranks``)
 against a brute-force pool: every active memory ranked by cosine (equal cosines share the
 best rank), reciprocal-rank fusion with the keyword ranks over all of them, the best 50 plus every
 allergy, then score = similarity × current importance / 10. Patients with many exact
@@ -123,7 +123,8 @@ def test_scaled_cosines_match_the_plain_ones_and_score_a_zero_vector_zero() -> N
     inverse = mc.ranking.inverse_norms(norms)
     assert inverse[3] == 0.0 and np.isfinite(inverse).all()
     dots = mc.ranking.dots(matrix, q)
-    plain = mc.ranking.cosine32(dots.copy(), norms, float(np.linalg.norm(q)))
+    denom = norms * np.float32(np.linalg.norm(q))  # the plain float32 cosines
+    plain = np.clip(np.where(denom > 0, dots / np.where(denom > 0, denom, 1), 0), -1, 1)
     scaled = mc.ranking.cosine_scaled(dots.copy(), inverse, float(np.linalg.norm(q)))
     np.testing.assert_allclose(scaled, plain, atol=1e-6)
     assert scaled[3] == 0.0 and scaled[9] == scaled[4]
