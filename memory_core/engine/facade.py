@@ -242,11 +242,8 @@ class MemoryEngine:
         record_access: bool = True,
     ) -> str:
         """Role line, the memory section, the Current Session part and the guidance line."""
-        q = session_context if query is None else query
-        result = retrieval.build_context(
-            self._core, patient_id, q, now, max_memories, max_tokens, record_access, None, None
-        )
-        return ctx.build_system_prompt(result.text, session_context, self.role)
+        args = (patient_id, session_context, query, now, max_memories, max_tokens, record_access)
+        return retrieval.build_system_prompt(self._core, *args)
 
     # --- adding memories -------------------------------------------------------------------------
     def add_memory(
@@ -264,16 +261,16 @@ class MemoryEngine:
         now: datetime | None = None,
     ) -> AddResult:
         """Add one memory; returns it and the supersessions it triggered."""
-        record = dict(
-            patient_id=patient_id,
-            content=content,
-            memory_type=memory_type,
-            tier=tier,
-            importance=importance,
-            created_at=created_at,
-            pinned=pinned,
-            source=source,
-        )
+        record = {
+            "patient_id": patient_id,
+            "content": content,
+            "memory_type": memory_type,
+            "importance": importance,
+            "created_at": created_at,
+            "pinned": pinned,
+            "tier": tier,
+            "source": source,
+        }
         return ingest.add_memories(self._core, [record], by, now)[0]
 
     def add_memories(

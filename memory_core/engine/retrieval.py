@@ -347,3 +347,19 @@ def build_context(
         injection_id=injection_id,
         explain=lambda: sel.items,
     )
+
+
+def build_system_prompt(
+    core: Core,
+    patient_id: str,
+    session_context: str,
+    query: str | None,
+    now: datetime | None,
+    max_memories: int,
+    max_tokens: int | None,
+    record: bool,
+) -> str:
+    """The memory section for ``query`` (default: the session context) in the system prompt."""
+    q = session_context if query is None else query
+    result = build_context(core, patient_id, q, now, max_memories, max_tokens, record, None, None)
+    return ctx.build_system_prompt(result.text, session_context, core.role)
