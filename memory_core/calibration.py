@@ -15,6 +15,7 @@ import numpy as np
 
 from .contradictions import SUPERSEDING_VERDICTS, verdict_by_rule
 from .embedding.base import Embedder
+from .ranking import unit_rows
 
 
 @dataclass(frozen=True)
@@ -277,7 +278,7 @@ def measure(
     then toward the widest margin, placed midway between the neighbouring similarities."""
     texts = [t for p in pairs for t in (p.older, p.newer)]
     vecs = embedder.embed_batch(texts)
-    sims = np.einsum("ij,ij->i", vecs[0::2], vecs[1::2]).astype(float)
+    sims = np.einsum("ij,ij->i", unit_rows(vecs[0::2]), unit_rows(vecs[1::2])).astype(float)
     labels = np.array([p.supersede for p in pairs])
     rule = np.array([verdict_by_rule(p.older, p.newer, 0.0) in SUPERSEDING_VERDICTS for p in pairs])
     # pairs of a type with its own threshold are decided by it, whatever the global cut
