@@ -36,7 +36,17 @@ from .errors import StateError, ValidationError
 from .importance import default_importance, default_pinned
 from .lexical import LexicalIndex
 from .policy import DecayPolicy, EnginePolicy
-from .store.base import AuditQuery, ChangeSet, MemoryStore
+from .promotion import promotions
+from .store.base import (
+    Access,
+    AuditQuery,
+    ChangeSet,
+    MemoryDelete,
+    MemoryStore,
+    MemoryUpdate,
+    SessionMark,
+    SupersessionUpdate,
+)
 from .tokens import DEFAULT_ENCODING
 from .values import (
     IN_EFFECT,
@@ -882,9 +892,10 @@ class MemoryEngine:
     def _record(
         self, patient_id: str, ids: list[str], now: datetime, injection: InjectionRecord | None
     ) -> None:
-        self.store.record_access(
-            patient_id, ids, now, self._policy.decay.promote_after, injection, AGENT
-        )
+        accessed = self.store.record_access(patient_id, ids, now, injection)
+        due = promotions(accessed, self._policy.decay, patient_id, now, AGENT)
+        if due:
+            self.store.promote(patient_id, due)
 
     def build_context(
         self,
@@ -1191,7 +1202,7 @@ class MemoryEngine:
         changes.insert_memories.extend(added)
         changes.accesses.extend(
             [
-                (m.id, m.patient_id, t)
+                Access(m.id, m.patient_id, t)
                 for m, times in zip(added, accesses, strict=True)
                 for t in times
             ]
@@ -1206,7 +1217,9 @@ class MemoryEngine:
             ]
         )
         for pool in pools:
-            changes.update_memories.extend((m, pool.versions(m.id)) for m in pool.replaced.values())
+            changes.update_memories.extend(
+                MemoryUpdate(m, pool.versions(m.id)) for m in pool.replaced.values()
+            )
         self._apply(changes)
         return [AddResult(memory=m, supersessions=tuple(sups_by_new.get(m.id, ()))) for m in added]
 
@@ -1398,7 +1411,7 @@ class MemoryEngine:
     ) -> ChangeSet:
         changed = replace(sup, state=new_state, decided_by=by, decided_at=now, **fields)
         return ChangeSet(
-            update_supersessions=[(changed, sup.version)],
+            update_supersessions=[SupersessionUpdate(changed, sup.version)],
             audit=[
                 self._audit(
                     by,
@@ -1432,7 +1445,7 @@ class MemoryEngine:
         old = self.store.get_memory(sup.old_id)
         if old.status is Status.ACTIVE:
             demoted = self._demote(old, sup.new_id, reviewer, changes)
-            changes.update_memories.append((demoted, old.version))
+            changes.update_memories.append(MemoryUpdate(demoted, old.version))
         self._apply(changes)
         return self.store.get_supersession(sup.id)
 
@@ -1479,7 +1492,7 @@ class MemoryEngine:
         else:
             restored = old
         if restored != old or restored.superseded_by != old.superseded_by:
-            changes.update_memories.append((restored, old.version))
+            changes.update_memories.append(MemoryUpdate(restored, old.version))
             changes.audit.append(
                 self._audit(
                     reviewer,
@@ -1554,7 +1567,7 @@ class MemoryEngine:
                         found.append(sup)
                         if auto:
                             d = self._demote(older, newer.id, by, changes)
-                            changes.update_memories.append((d, older.version))
+                            changes.update_memories.append(MemoryUpdate(d, older.version))
                             break
             if changes.insert_supersessions:
                 self._apply(changes)
@@ -1607,7 +1620,7 @@ class MemoryEngine:
             return old
         self._apply(
             ChangeSet(
-                update_memories=[(new, version)],
+                update_memories=[MemoryUpdate(new, version)],
                 audit=[
                     self._audit(
                         by,
@@ -1708,7 +1721,7 @@ class MemoryEngine:
                     strengths[m.id] = s
                     done = replace(m, status=Status.ARCHIVED, archived_at=now)
                     archived.append(done)
-                    changes.update_memories.append((done, m.version))
+                    changes.update_memories.append(MemoryUpdate(done, m.version))
                     changes.audit.append(
                         self._audit(
                             by,
@@ -1753,7 +1766,7 @@ class MemoryEngine:
                 if m.pinned or m.memory_type in self._policy.review_gated_types:
                     continue
                 doomed.append(m)
-                changes.delete_memories.append((m, m.version))
+                changes.delete_memories.append(MemoryDelete(m, m.version))
                 changes.audit.append(
                     self._audit(by, "purge", "memory", m.id, pid, m.to_public_dict(), None)
                 )
@@ -1769,7 +1782,7 @@ class MemoryEngine:
         ts = [v.timestamp(t, f"times[{i}]", now) for i, t in enumerate(times)]
         self._apply(
             ChangeSet(
-                sessions=[(patient_id, t) for t in ts],
+                sessions=[SessionMark(patient_id, t) for t in ts],
                 audit=[
                     self._audit(
                         v.actor(by),
