@@ -23,6 +23,8 @@ import pytest
 
 import memory_core as mc
 from memory_core.embedding import HashingEmbedder
+from memory_core.policy import DecayPolicy
+from memory_core.promotion import promotions
 from memory_core.store import default_store_url, open_store
 from memory_core.store.base import AuditQuery, ChangeSet, MemoryStore
 from memory_core.store.sqlite import SQLiteStore
@@ -93,6 +95,22 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
 
 
 # --- helpers ----------------------------------------------------------------------------------
+
+
+def access(
+    s: MemoryStore,
+    patient: str,
+    ids: list[str],
+    at: datetime,
+    promote_after: int,
+    injection: InjectionRecord | None,
+    actor: str,
+) -> list[str]:
+    """An agent's access as the engine makes it: record it, decide the promotions
+    (memory_core.promotion), promote; the ids promoted by this call."""
+    accessed = s.record_access(patient, ids, at, injection)
+    due = promotions(accessed, DecayPolicy(promote_after=promote_after), patient, at, actor)
+    return s.promote(patient, due) if due else []
 
 
 def memory(
@@ -181,7 +199,7 @@ class TestStoreContract:
         s = backend.store()
         m = memory("P-1", "Patient checks glucose daily")
         add(s, m)
-        s.record_access("P-1", [m.id], NOW + timedelta(hours=1), 3, None, "agent")
+        access(s, "P-1", [m.id], NOW + timedelta(hours=1), 3, None, "agent")
         pinned = replace(m, pinned=True, importance=8.0)
         s.apply(ChangeSet(update_memories=[(pinned, 1)]))
         got = s.get_memory(m.id)
@@ -255,14 +273,14 @@ class TestStoreContract:
         add(s, a)
         add(s, b)
         v2 = s.versions("P-2")
-        s.record_access("P-1", [a.id], NOW + timedelta(hours=1), 3, None, "agent")
+        access(s, "P-1", [a.id], NOW + timedelta(hours=1), 3, None, "agent")
         assert s.versions("P-2") == v2
         assert [m.id for m in s.list_memories("P-2")] == [b.id]
         assert s.usage("P-2").ids == [b.id] and s.usage("P-2").access_count.tolist() == [0.0]
         assert s.access_times("P-2") == {} and s.session_times("P-2") == []
         assert [x.entity_id for x in s.list_audit(AuditQuery(patient_id="P-2"))] == [b.id]
         with pytest.raises(mc.NotFoundError):
-            s.record_access("P-2", [a.id], NOW, 3, None, "agent")  # a is not P-2's
+            access(s, "P-2", [a.id], NOW, 3, None, "agent")  # a is not P-2's
 
     def test_versions_track_content_and_usage(self, backend: Backend) -> None:
         s = backend.store()
@@ -270,9 +288,9 @@ class TestStoreContract:
         m = memory("P-1", "Patient is fasting for a procedure", tier=Tier.SHORT_TERM)
         add(s, m)
         assert s.versions("P-1") == (1, 1)
-        assert s.record_access("P-1", [m.id], NOW + timedelta(hours=1), 2, None, "agent") == []
+        assert access(s, "P-1", [m.id], NOW + timedelta(hours=1), 2, None, "agent") == []
         assert s.versions("P-1") == (1, 2)  # an access is usage, not content
-        promoted = s.record_access("P-1", [m.id], NOW + timedelta(hours=2), 2, None, "agent")
+        promoted = access(s, "P-1", [m.id], NOW + timedelta(hours=2), 2, None, "agent")
         assert promoted == [m.id]
         assert s.versions("P-1") == (2, 3)  # a promotion changes content
         got = s.get_memory(m.id)
@@ -298,8 +316,8 @@ class TestStoreContract:
             tokens=42,
             text="## Patient Context\n1. walks",
         )
-        s.record_access("P-1", [m1.id, m2.id], t2, 3, inj, "agent")
-        s.record_access("P-1", [m1.id], t1, 3, None, "agent")  # arrives late: older moment
+        access(s, "P-1", [m1.id, m2.id], t2, 3, inj, "agent")
+        access(s, "P-1", [m1.id], t1, 3, None, "agent")  # arrives late: older moment
         got = s.get_memory(m1.id)
         assert (got.access_count, got.last_accessed) == (2, t2)
         assert s.access_times("P-1") == {m1.id: [t1, t2], m2.id: [t2]}
@@ -315,7 +333,7 @@ class TestStoreContract:
         assert stored == inj
         assert s.list_injections("P-1", limit=0) == []
         with pytest.raises(mc.NotFoundError):
-            s.record_access("P-1", ["mem_missing"], t2, 3, None, "agent")
+            access(s, "P-1", ["mem_missing"], t2, 3, None, "agent")
 
     def test_concurrent_access_increments_are_exact(self, backend: Backend) -> None:
         s = backend.store()
@@ -334,7 +352,7 @@ class TestStoreContract:
                 for r in range(rounds):
                     at = NOW + timedelta(minutes=1 + r * len(agents) + n)
                     promoted.extend(
-                        agent.record_access("P-1", [hot.id, fresh.id], at, 10, None, "ag")
+                        access(agent, "P-1", [hot.id, fresh.id], at, 10, None, "ag")
                     )
             except BaseException as exc:  # pragma: no cover - reported below
                 errors.append(exc)
@@ -715,7 +733,7 @@ def test_a_concurrent_patch_between_read_and_replace_is_retried(
         doc = real_read(doc_id, pk)
         if doc_id == m.id and not raced:  # an agent's access lands after our read
             raced.append(1)
-            agent.record_access("P-1", [m.id], NOW + timedelta(hours=1), 3, None, "agent")
+            access(agent, "P-1", [m.id], NOW + timedelta(hours=1), 3, None, "agent")
         return doc
 
     monkeypatch.setattr(store, "_read", read_then_race)
