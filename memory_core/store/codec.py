@@ -154,25 +154,27 @@ def memory_record(m: Memory) -> dict[str, Any]:
     }
 
 
-def memory_from_record(r: Mapping[str, Any], embedding: npt.NDArray[np.float32]) -> Memory:
+def memory_from_row(row: Sequence[Any], embedding: npt.NDArray[np.float32]) -> Memory:
+    """A memory from its stored fields in :data:`MEMORY_FIELDS` order (a SQLite row as read;
+    :func:`row_of` for a document)."""
     return Memory(
-        id=str(r["id"]),
-        patient_id=str(r["patient_id"]),
-        memory_type=str(r["memory_type"]),
-        content=str(r["content"]),
-        importance=float(r["importance"]),
-        created_at=from_us(r["created_us"]),
-        last_accessed=from_us(r["last_accessed_us"]),
+        id=row[0],
+        patient_id=row[1],
+        memory_type=row[2],
+        content=row[3],
+        importance=float(row[4]),
+        created_at=from_us(row[5]),
+        last_accessed=from_us(row[6]),
+        access_count=int(row[7]),
+        pinned=bool(row[8]),
+        tier=Tier(row[9]),
+        status=Status(row[10]),
+        superseded_by=row[11],
+        archived_at=opt_dt(row[12]),
+        source=row[13],
         embedding=embedding,
-        embedding_model=str(r["embedding_model"]),
-        access_count=int(r["access_count"]),
-        pinned=bool(r["pinned"]),
-        tier=Tier(r["tier"]),
-        status=Status(r["status"]),
-        superseded_by=r.get("superseded_by"),
-        archived_at=opt_dt(r.get("archived_us")),
-        source=r.get("source"),
-        version=int(r["version"]),
+        embedding_model=row[14],
+        version=int(row[15]),
     )
 
 
@@ -196,23 +198,29 @@ def supersession_record(s: Supersession) -> dict[str, Any]:
     }
 
 
-def supersession_from_record(r: Mapping[str, Any]) -> Supersession:
+def supersession_from_row(row: Sequence[Any]) -> Supersession:
+    """A supersession from its stored fields in :data:`SUPERSESSION_FIELDS` order."""
     return Supersession(
-        id=str(r["id"]),
-        patient_id=str(r["patient_id"]),
-        old_id=str(r["old_id"]),
-        new_id=str(r["new_id"]),
-        similarity=float(r["similarity"]),
-        method=str(r["method"]),
-        verdict=str(r["verdict"]),
-        state=SupersessionState(r["state"]),
-        detected_at=from_us(r["detected_us"]),
-        effective_at=opt_dt(r.get("effective_us")),
-        ended_at=opt_dt(r.get("ended_us")),
-        decided_by=r.get("decided_by"),
-        decided_at=opt_dt(r.get("decided_us")),
-        version=int(r["version"]),
+        id=row[0],
+        patient_id=row[1],
+        old_id=row[2],
+        new_id=row[3],
+        similarity=float(row[4]),
+        method=row[5],
+        verdict=row[6],
+        state=SupersessionState(row[7]),
+        detected_at=from_us(row[8]),
+        effective_at=opt_dt(row[9]),
+        ended_at=opt_dt(row[10]),
+        decided_by=row[11],
+        decided_at=opt_dt(row[12]),
+        version=int(row[13]),
     )
+
+
+def row_of(record: Mapping[str, Any], fields: Sequence[str]) -> list[Any]:
+    """A stored record's ``fields`` in order (a missing optional field is None)."""
+    return [record.get(f) for f in fields]
 
 
 def injection_items(inj: InjectionRecord) -> list[list[Any]]:

@@ -29,10 +29,10 @@ from .codec import (
     from_us,
     injection_from_record,
     injection_items,
-    memory_from_record,
+    memory_from_row,
     memory_record,
     seconds,
-    supersession_from_record,
+    supersession_from_row,
     supersession_record,
     to_us,
 )
@@ -186,13 +186,7 @@ _INJECTION_COLS = ("id", "patient_id", "at_us", "query", "items", "tokens", "tex
 
 
 def _memory(row: Sequence[Any]) -> Memory:
-    return memory_from_record(
-        dict(zip(MEMORY_FIELDS, row, strict=False)), np.frombuffer(row[-1], dtype=np.float32)
-    )
-
-
-def _supersession(row: Sequence[Any]) -> Supersession:
-    return supersession_from_record(dict(zip(SUPERSESSION_FIELDS, row, strict=True)))
+    return memory_from_row(row, np.frombuffer(row[-1], dtype=np.float32))
 
 
 def _sup_params(s: Supersession) -> tuple[Any, ...]:
@@ -369,7 +363,9 @@ class SQLiteStore(MemoryStore):
         return {k: seconds(v) for k, v in out.items()}
 
     def get_supersession(self, supersession_id: str) -> Supersession:
-        return _supersession(self._one("supersession", "supersessions", _SUP_COLS, supersession_id))
+        return supersession_from_row(
+            self._one("supersession", "supersessions", _SUP_COLS, supersession_id)
+        )
 
     def list_supersessions(
         self, patient_id: str | None = None, state: str | None = None
@@ -383,7 +379,7 @@ class SQLiteStore(MemoryStore):
             sql += " AND state = ?"
             params.append(state)
         sql += " ORDER BY detected_us, id"
-        return [_supersession(r) for r in self._read(sql, params)]
+        return [supersession_from_row(r) for r in self._read(sql, params)]
 
     def list_injections(self, patient_id: str, limit: int = 100) -> list[InjectionRecord]:
         rows = self._read(

@@ -16,15 +16,18 @@ from ...errors import StateError
 from ...status import holders, status_at
 from ...values import AuditEntry, InjectionRecord, Memory, Supersession
 from ..codec import (
+    MEMORY_FIELDS,
     MEMORY_UPDATABLE,
+    SUPERSESSION_FIELDS,
     SUPERSESSION_UPDATABLE,
     audit_from_record,
     from_us,
     injection_from_record,
     injection_items,
-    memory_from_record,
+    memory_from_row,
     memory_record,
-    supersession_from_record,
+    row_of,
+    supersession_from_row,
     supersession_record,
     to_us,
 )
@@ -101,7 +104,7 @@ def memory_doc(m: Memory, seq: int) -> dict[str, Any]:
 
 def memory_from_doc(d: Mapping[str, Any]) -> Memory:
     d = upgraded(d)
-    return memory_from_record(d, np.asarray(d["embedding"], dtype=np.float32))
+    return memory_from_row(row_of(d, MEMORY_FIELDS), np.asarray(d["embedding"], dtype=np.float32))
 
 
 def memory_update(d: Mapping[str, Any], m: Memory, expected: int) -> dict[str, Any]:
@@ -120,7 +123,7 @@ def supersession_doc(s: Supersession) -> dict[str, Any]:
 
 
 def supersession_from_doc(d: Mapping[str, Any]) -> Supersession:
-    return supersession_from_record(upgraded(d))
+    return supersession_from_row(row_of(upgraded(d), SUPERSESSION_FIELDS))
 
 
 def supersession_update(d: Mapping[str, Any], s: Supersession, expected: int) -> dict[str, Any]:

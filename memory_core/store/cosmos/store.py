@@ -195,17 +195,25 @@ class CosmosStore(CosmosWrites, MemoryStore):
         by_id = {m.id: m for m in self._memories_from(docs)}
         return [by_id[i] for i in memory_ids if i in by_id]
 
-    def list_memories(self, patient_id: str) -> list[Memory]:
+    def _by_type(self, patient_id: str, fields: str, *types: str) -> dict[str, list[Any]]:
+        """The patient's documents of ``types`` (projected to ``fields``), by doc_type."""
         rows = self._query(
-            "SELECT * FROM c WHERE c.patient_id = @pid "
-            "AND (c.doc_type = 'memory' OR c.doc_type = 'supersession')",
-            [("@pid", patient_id)],
+            f"SELECT {fields} FROM c WHERE c.patient_id = @pid AND ARRAY_CONTAINS(@types, "
+            "c.doc_type)",
+            [("@pid", patient_id), ("@types", list(types))],
             pk=patient_id,
         )
-        mems = [d for d in rows if d.get("doc_type") == "memory"]
-        self._remember(rows)
+        out: dict[str, list[Any]] = {t: [] for t in types}
+        for r in rows:
+            out[str(r["doc_type"])].append(r)
+        return out
+
+    def list_memories(self, patient_id: str) -> list[Memory]:
+        docs = self._by_type(patient_id, "*", "memory", "supersession")
+        mems = docs["memory"]
+        self._remember(mems + docs["supersession"])
         mems.sort(key=lambda d: (int(d["created_us"]), int(d.get("seq", 0)), str(d["id"])))
-        return memories_as_read(mems, (d for d in rows if d.get("doc_type") == "supersession"))
+        return memories_as_read(mems, docs["supersession"])
 
     def list_patients(self) -> list[str]:
         from azure.cosmos.exceptions import CosmosHttpResponseError
@@ -228,16 +236,14 @@ class CosmosStore(CosmosWrites, MemoryStore):
         return (int(doc["content"]), int(doc["usage"])) if doc else (0, 0)
 
     def usage(self, patient_id: str) -> Usage:
-        rows = self._query(
-            "SELECT c.id, c.doc_type, c.access_count, c.last_accessed_us, c.sessions FROM c "
-            "WHERE c.patient_id = @pid AND (c.doc_type = 'memory' OR c.doc_type = 'usage')",
-            [("@pid", patient_id)],
-            pk=patient_id,
+        docs = self._by_type(
+            patient_id,
+            "c.id, c.doc_type, c.access_count, c.last_accessed_us, c.sessions",
+            "memory",
+            "usage",
         )
-        mems = [r for r in rows if r.get("doc_type") == "memory"]
-        sessions = sorted(
-            int(t) for r in rows if r.get("doc_type") == "usage" for t in r.get("sessions") or []
-        )
+        mems = docs["memory"]
+        sessions = sorted(int(t) for r in docs["usage"] for t in r.get("sessions") or [])
         return Usage(
             ids=[str(r["id"]) for r in mems],
             access_count=np.array([r["access_count"] for r in mems], dtype=np.float64),

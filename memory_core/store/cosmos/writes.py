@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any, Literal, TypeVar
 
 from ...errors import ConflictError, NotFoundError
@@ -114,6 +115,29 @@ def _each(fn: Callable[[_T], object], items: Sequence[_T]) -> tuple[list[_T], Ex
     return ok, first
 
 
+def _replace(
+    entity: Literal["memory", "supersession"],
+    value: Memory | Supersession,
+    doc: dict[str, Any],
+    expected: int,
+    rebuild: Callable[[dict[str, Any]], dict[str, Any]],
+) -> _Write:
+    """The guarded replace of ``doc`` (read at ``expected``) with the engine's ``value``;
+    ``rebuild`` redoes the body on a fresh read, an undo restores the engine's fields."""
+    return _Write(
+        "replace",
+        entity,
+        value.patient_id,
+        value.id,
+        body=rebuild(doc),
+        etag=doc["_etag"],
+        before=doc,
+        expected=expected,
+        rebuild=rebuild,
+        restore=MEMORY_ENGINE_FIELDS if entity == "memory" else SUPERSESSION_ENGINE_FIELDS,
+    )
+
+
 class _Retry(Exception):
     """A transactional batch lost an etag race: plan again (once)."""
 
@@ -145,26 +169,8 @@ class CosmosWrites(CosmosConnection):
                 raise ConflictError(
                     f"supersession {s.id} was changed by someone else; reload and try again"
                 )
-
-            def sup_body(
-                d: dict[str, Any], s: Supersession = s, v: int = expected
-            ) -> dict[str, Any]:
-                return supersession_update(d, s, v)
-
-            plan.writes.append(
-                _Write(
-                    "replace",
-                    "supersession",
-                    s.patient_id,
-                    s.id,
-                    body=sup_body(doc),
-                    etag=doc["_etag"],
-                    before=doc,
-                    expected=expected,
-                    rebuild=sup_body,
-                    restore=SUPERSESSION_ENGINE_FIELDS,
-                )
-            )
+            rebuild = partial(supersession_update, s=s, expected=expected)
+            plan.writes.append(_replace("supersession", s, doc, expected, rebuild))
         for m in changes.insert_memories:
             plan.writes.append(
                 _Write("create", "memory", m.patient_id, m.id, body=memory_doc(m, self._next_seq()))
@@ -176,24 +182,8 @@ class CosmosWrites(CosmosConnection):
                     f"memory {m.id} was changed by someone else (expected version {expected}); "
                     "reload and try again"
                 )
-
-            def mem_body(d: dict[str, Any], m: Memory = m, v: int = expected) -> dict[str, Any]:
-                return memory_update(d, m, v)
-
-            plan.writes.append(
-                _Write(
-                    "replace",
-                    "memory",
-                    m.patient_id,
-                    m.id,
-                    body=mem_body(doc),
-                    etag=doc["_etag"],
-                    before=doc,
-                    expected=expected,
-                    rebuild=mem_body,
-                    restore=MEMORY_ENGINE_FIELDS,
-                )
-            )
+            rebuild = partial(memory_update, m=m, expected=expected)
+            plan.writes.append(_replace("memory", m, doc, expected, rebuild))
         for m, expected in changes.delete_memories:
             doc = self._read(m.id, m.patient_id)
             if doc is None or int(doc["version"]) != expected or doc["status"] != "archived":
