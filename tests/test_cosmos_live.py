@@ -85,7 +85,7 @@ def test_transactional_batch_and_atomic_counters(live_store: CosmosStore) -> Non
     engine = mc.MemoryEngine(live_store, HashingEmbedder(), clock=Clock())
     assert live_store._batch_is_atomic() is True
     m = engine.add_memory("P-live", "Patient checks glucose daily", "observation").memory
-    live_store.record_access("P-live", [m.id], NOW + timedelta(hours=1), 3, None, "agent")
+    live_store.record_access("P-live", [m.id], NOW + timedelta(hours=1))
     engine.pin(m.id, "dr-a")
     got = engine.get(m.id)
     assert (got.pinned, got.version, got.access_count) == (True, 2, 1)

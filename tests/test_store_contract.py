@@ -23,6 +23,8 @@ import pytest
 
 import memory_core as mc
 from memory_core.embedding import HashingEmbedder
+from memory_core.policy import DecayPolicy
+from memory_core.promotion import promotion_audit, promotions
 from memory_core.store import default_store_url, open_store
 from memory_core.store.base import AuditQuery, ChangeSet, MemoryStore
 from memory_core.store.sqlite import SQLiteStore
@@ -93,6 +95,22 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
 
 
 # --- helpers ----------------------------------------------------------------------------------
+
+
+def access(
+    s: MemoryStore,
+    patient: str,
+    ids: list[str],
+    at: datetime,
+    promote_after: int,
+    injection: InjectionRecord | None,
+    actor: str,
+) -> list[str]:
+    """An agent's access as the engine makes it: record it, decide the promotions
+    (memory_core.promotion), promote; the ids promoted by this call."""
+    accessed = s.record_access(patient, ids, at, injection)
+    due = promotions(accessed, DecayPolicy(promote_after=promote_after), patient, at, actor)
+    return s.promote(patient, due) if due else []
 
 
 def memory(
@@ -181,7 +199,7 @@ class TestStoreContract:
         s = backend.store()
         m = memory("P-1", "Patient checks glucose daily")
         add(s, m)
-        s.record_access("P-1", [m.id], NOW + timedelta(hours=1), 3, None, "agent")
+        access(s, "P-1", [m.id], NOW + timedelta(hours=1), 3, None, "agent")
         pinned = replace(m, pinned=True, importance=8.0)
         s.apply(ChangeSet(update_memories=[(pinned, 1)]))
         got = s.get_memory(m.id)
@@ -255,14 +273,14 @@ class TestStoreContract:
         add(s, a)
         add(s, b)
         v2 = s.versions("P-2")
-        s.record_access("P-1", [a.id], NOW + timedelta(hours=1), 3, None, "agent")
+        access(s, "P-1", [a.id], NOW + timedelta(hours=1), 3, None, "agent")
         assert s.versions("P-2") == v2
         assert [m.id for m in s.list_memories("P-2")] == [b.id]
         assert s.usage("P-2").ids == [b.id] and s.usage("P-2").access_count.tolist() == [0.0]
         assert s.access_times("P-2") == {} and s.session_times("P-2") == []
         assert [x.entity_id for x in s.list_audit(AuditQuery(patient_id="P-2"))] == [b.id]
         with pytest.raises(mc.NotFoundError):
-            s.record_access("P-2", [a.id], NOW, 3, None, "agent")  # a is not P-2's
+            access(s, "P-2", [a.id], NOW, 3, None, "agent")  # a is not P-2's
 
     def test_versions_track_content_and_usage(self, backend: Backend) -> None:
         s = backend.store()
@@ -270,9 +288,9 @@ class TestStoreContract:
         m = memory("P-1", "Patient is fasting for a procedure", tier=Tier.SHORT_TERM)
         add(s, m)
         assert s.versions("P-1") == (1, 1)
-        assert s.record_access("P-1", [m.id], NOW + timedelta(hours=1), 2, None, "agent") == []
+        assert access(s, "P-1", [m.id], NOW + timedelta(hours=1), 2, None, "agent") == []
         assert s.versions("P-1") == (1, 2)  # an access is usage, not content
-        promoted = s.record_access("P-1", [m.id], NOW + timedelta(hours=2), 2, None, "agent")
+        promoted = access(s, "P-1", [m.id], NOW + timedelta(hours=2), 2, None, "agent")
         assert promoted == [m.id]
         assert s.versions("P-1") == (2, 3)  # a promotion changes content
         got = s.get_memory(m.id)
@@ -298,8 +316,8 @@ class TestStoreContract:
             tokens=42,
             text="## Patient Context\n1. walks",
         )
-        s.record_access("P-1", [m1.id, m2.id], t2, 3, inj, "agent")
-        s.record_access("P-1", [m1.id], t1, 3, None, "agent")  # arrives late: older moment
+        access(s, "P-1", [m1.id, m2.id], t2, 3, inj, "agent")
+        access(s, "P-1", [m1.id], t1, 3, None, "agent")  # arrives late: older moment
         got = s.get_memory(m1.id)
         assert (got.access_count, got.last_accessed) == (2, t2)
         assert s.access_times("P-1") == {m1.id: [t1, t2], m2.id: [t2]}
@@ -315,7 +333,7 @@ class TestStoreContract:
         assert stored == inj
         assert s.list_injections("P-1", limit=0) == []
         with pytest.raises(mc.NotFoundError):
-            s.record_access("P-1", ["mem_missing"], t2, 3, None, "agent")
+            access(s, "P-1", ["mem_missing"], t2, 3, None, "agent")
 
     def test_concurrent_access_increments_are_exact(self, backend: Backend) -> None:
         s = backend.store()
@@ -333,9 +351,7 @@ class TestStoreContract:
                 start.wait()
                 for r in range(rounds):
                     at = NOW + timedelta(minutes=1 + r * len(agents) + n)
-                    promoted.extend(
-                        agent.record_access("P-1", [hot.id, fresh.id], at, 10, None, "ag")
-                    )
+                    promoted.extend(access(agent, "P-1", [hot.id, fresh.id], at, 10, None, "ag"))
             except BaseException as exc:  # pragma: no cover - reported below
                 errors.append(exc)
 
@@ -356,6 +372,65 @@ class TestStoreContract:
         assert len(s.list_audit(AuditQuery(action="promote"))) == 1
         assert len(s.session_times("P-1")) == total
         assert s.versions("P-1") == (2, 1 + total)
+
+    def test_record_access_reports_counts_and_promote_flips_short_term_once(
+        self, backend: Backend
+    ) -> None:
+        s = backend.store()
+        short = memory("P-1", "Patient is fasting for a procedure", tier=Tier.SHORT_TERM)
+        long = memory("P-1", "Patient walks every morning")
+        other = memory("P-2", "Patient is fasting too", tier=Tier.SHORT_TERM)
+        add(s, short, long)
+        add(s, other)
+        at = NOW + timedelta(hours=1)
+        got = s.record_access("P-1", [long.id, short.id], at)
+        assert got == [(long.id, 1, Tier.LONG_TERM), (short.id, 1, Tier.SHORT_TERM)]
+        assert (got[1].memory_id, got[1].access_count, got[1].tier) == (
+            short.id,
+            1,
+            Tier.SHORT_TERM,
+        )
+        assert s.record_access("P-1", [short.id], at)[0].access_count == 2
+        assert s.versions("P-1") == (1, 3)  # accesses move the usage version only
+        assert s.promote("P-1", []) == [] and s.versions("P-1") == (1, 3)
+        entries = [promotion_audit(mid, "P-1", at, "agent") for mid in (long.id, short.id)]
+        entries.append(promotion_audit(other.id, "P-1", at, "agent"))  # not P-1's memory
+        assert s.promote("P-1", entries) == [short.id]  # only what was still short-term
+        assert s.versions("P-1") == (2, 3)  # content only
+        got_short = s.get_memory(short.id)
+        assert (got_short.tier, got_short.version, got_short.access_count) == (
+            Tier.LONG_TERM,
+            2,
+            2,
+        )
+        assert s.get_memory(long.id).version == 1
+        assert s.get_memory(other.id).tier is Tier.SHORT_TERM
+        (promo,) = s.list_audit(AuditQuery(action="promote"))
+        assert (promo.entity_id, promo.patient_id, promo.before, promo.after, promo.at) == (
+            short.id,
+            "P-1",
+            {"tier": "short_term"},
+            {"tier": "long_term"},
+            at,
+        )
+        # a second agent promoting the same memory: nothing flips, nothing audited
+        assert backend.store().promote("P-1", entries[1:2]) == []
+        assert len(s.list_audit(AuditQuery(action="promote"))) == 1
+        assert s.versions("P-1") == (2, 3) and s.versions("P-2") == (1, 1)
+
+    def test_derived_reads_come_from_the_base_class(self, backend: Backend) -> None:
+        s = backend.store()
+        for name in ("patient_version", "access_times", "session_times"):
+            assert getattr(type(s), name) is getattr(MemoryStore, name), name
+        m = memory("P-1", "Patient walks every morning")
+        add(s, m)
+        t1 = NOW + timedelta(hours=1, microseconds=123_457)
+        t2 = NOW + timedelta(days=400, microseconds=999_999)
+        s.record_access("P-1", [m.id], t2)
+        s.record_access("P-1", [m.id], t1)
+        assert s.access_times("P-1") == {m.id: [t1, t2]}  # exact to the microsecond
+        assert s.session_times("P-1") == [t1, t2]
+        assert s.patient_version("P-1") == s.versions("P-1")[0] == 1
 
     def test_keyword_search_ranks_by_bm25_through_the_engine(self, backend: Backend) -> None:
         store = backend.store()
@@ -715,7 +790,7 @@ def test_a_concurrent_patch_between_read_and_replace_is_retried(
         doc = real_read(doc_id, pk)
         if doc_id == m.id and not raced:  # an agent's access lands after our read
             raced.append(1)
-            agent.record_access("P-1", [m.id], NOW + timedelta(hours=1), 3, None, "agent")
+            access(agent, "P-1", [m.id], NOW + timedelta(hours=1), 3, None, "agent")
         return doc
 
     monkeypatch.setattr(store, "_read", read_then_race)
@@ -851,6 +926,37 @@ def test_single_partition_change_sets_go_in_one_transactional_batch(
     with pytest.raises(mc.ConflictError):
         store.apply(ChangeSet(update_memories=[(replace(m, pinned=False), 1)]))
     assert len(batches) == 3  # a stale version is refused before any batch
+
+
+def test_documents_carry_a_schema_version_and_older_ones_still_read(cosmos: CosmosSpace) -> None:
+    from memory_core.store.cosmos import SCHEMA_VERSION, CosmosStore
+
+    store = cosmos.open(cosmos.url())
+    assert isinstance(store, CosmosStore)
+    store.bind_embedding_model(*MODEL)
+    engine = engine_on(store)
+    old = engine.add_memory("P-1", "Patient prefers tea", "preference", created_at=NOW).memory
+    new = engine.add_memory("P-1", "Patient prefers tea with lemon now", "preference").memory
+    (sup,) = store.list_supersessions("P-1")
+    assert SCHEMA_VERSION == 1
+    for doc_id in (old.id, new.id, sup.id):
+        doc = store._read(doc_id, "P-1")
+        assert doc is not None and doc["schema"] == 1
+        # a document written before the field existed reads as layout 1
+        legacy = {k: v for k, v in doc.items() if k != "schema" and not k.startswith("_")}
+        store._c.replace_item(item=doc_id, body=legacy)
+    reader = cosmos.open(store.url)
+    assert [m.id for m in reader.list_memories("P-1")] == [old.id, new.id]
+    assert reader.get_memory(old.id).status is Status.SUPERSEDED
+    assert reader.get_supersession(sup.id) == sup
+    engine.pin(new.id, "dr-a")  # a rewrite stores the current layout
+    doc = store._read(new.id, "P-1")
+    assert doc is not None and doc["schema"] == 1 and doc["pinned"] is True
+    # a document from newer code is refused, not misread
+    future = {k: v for k, v in doc.items() if not k.startswith("_")}
+    store._c.replace_item(item=new.id, body={**future, "schema": 2})
+    with pytest.raises(mc.StateError, match="newer than this code"):
+        reader.get_memory(new.id)
 
 
 def test_cosmos_init_creates_the_container_and_explains_entra(

@@ -14,7 +14,7 @@ import numpy.typing as npt
 from .. import validation as v
 from ..errors import ValidationError
 from ..importance import default_importance, default_pinned
-from ..store.base import ChangeSet
+from ..store.base import Access, ChangeSet, MemoryUpdate
 from ..values import AddResult, AuditAction, Memory, Supersession
 from .core import Core, Progress, new_id
 from .snapshot import PatientPool
@@ -188,7 +188,11 @@ def write_batch(
         sups_by_new, pools, added = {}, [], memories
     changes.insert_memories.extend(added)
     changes.accesses.extend(
-        [(m.id, m.patient_id, t) for m, times in zip(added, accesses, strict=True) for t in times]
+        [
+            Access(m.id, m.patient_id, t)
+            for m, times in zip(added, accesses, strict=True)
+            for t in times
+        ]
     )
     changes.audit.extend(
         [
@@ -197,6 +201,8 @@ def write_batch(
         ]
     )
     for pool in pools:
-        changes.update_memories.extend((m, pool.versions(m.id)) for m in pool.replaced.values())
+        changes.update_memories.extend(
+            MemoryUpdate(m, pool.versions(m.id)) for m in pool.replaced.values()
+        )
     core.apply(changes)
     return [AddResult(memory=m, supersessions=tuple(sups_by_new.get(m.id, ()))) for m in added]

@@ -10,7 +10,7 @@ from datetime import datetime
 from .. import validation as v
 from ..errors import StateError, ValidationError
 from ..status import holders, status_at
-from ..store.base import ChangeSet
+from ..store.base import ChangeSet, MemoryDelete, MemoryUpdate, SessionMark
 from ..values import AuditAction, CleanupResult, Memory, Status
 from .asof import view
 from .core import Core
@@ -34,7 +34,7 @@ def update(
     entry = core.audit(
         by, action, "memory", old.id, old.patient_id, old.to_public_dict(), new.to_public_dict()
     )
-    core.apply(ChangeSet(update_memories=[(new, version)], audit=[entry]))
+    core.apply(ChangeSet(update_memories=[MemoryUpdate(new, version)], audit=[entry]))
     return core.store.get_memory(memory_id)
 
 
@@ -122,7 +122,7 @@ def cleanup(
                 strengths[m.id] = s
                 done = replace(m, status=Status.ARCHIVED, archived_at=now)
                 archived.append(done)
-                changes.update_memories.append((done, m.version))
+                changes.update_memories.append(MemoryUpdate(done, m.version))
                 changes.audit.append(
                     core.audit(
                         by,
@@ -164,7 +164,7 @@ def purge(
             if m.pinned or m.memory_type in core.policy.review_gated_types:
                 continue
             doomed.append(m)
-            changes.delete_memories.append((m, m.version))
+            changes.delete_memories.append(MemoryDelete(m, m.version))
             changes.audit.append(
                 core.audit(by, AuditAction.PURGE, "memory", m.id, pid, m.to_public_dict(), None)
             )
@@ -186,4 +186,4 @@ def record_sessions(core: Core, patient_id: str, times: Sequence[datetime], by: 
         None,
         {"sessions": len(ts)},
     )
-    core.apply(ChangeSet(sessions=[(patient_id, t) for t in ts], audit=[entry]))
+    core.apply(ChangeSet(sessions=[SessionMark(patient_id, t) for t in ts], audit=[entry]))

@@ -16,6 +16,7 @@ from .. import decay, ranking
 from .. import validation as v
 from ..lexical import LexicalIndex
 from ..policy import EnginePolicy
+from ..promotion import promotions
 from ..values import ContextResult, InjectionRecord, Memory, ScoredMemory
 from .asof import active_indices, decay_inputs, with_usage
 from .core import AGENT, Core, new_id
@@ -273,9 +274,10 @@ def record_access(
     injection: InjectionRecord | None,
 ) -> None:
     """The one place an agent's use of memories is written (accesses, promotion, injection)."""
-    core.store.record_access(
-        patient_id, ids, now, core.policy.decay.promote_after, injection, AGENT
-    )
+    accessed = core.store.record_access(patient_id, ids, now, injection)
+    due = promotions(accessed, core.policy.decay, patient_id, now, AGENT)
+    if due:
+        core.store.promote(patient_id, due)
 
 
 def retrieve(

@@ -22,7 +22,7 @@ from ..contradictions import (
 from ..errors import StateError
 from ..importance import default_importance
 from ..status import holders, status_at
-from ..store.base import ChangeSet
+from ..store.base import ChangeSet, MemoryUpdate, SupersessionUpdate
 from ..values import (
     IN_EFFECT,
     AuditAction,
@@ -236,7 +236,7 @@ def _decide(
         sup.to_public_dict(),
         changed.to_public_dict(),
     )
-    return ChangeSet(update_supersessions=[(changed, sup.version)], audit=[entry])
+    return ChangeSet(update_supersessions=[SupersessionUpdate(changed, sup.version)], audit=[entry])
 
 
 def confirm(core: Core, supersession_id: str, reviewer: str, now: datetime | None) -> Supersession:
@@ -257,7 +257,7 @@ def confirm(core: Core, supersession_id: str, reviewer: str, now: datetime | Non
     old = core.store.get_memory(sup.old_id)
     if old.status is Status.ACTIVE:
         demoted = demote(core, old, sup.new_id, reviewer, changes)
-        changes.update_memories.append((demoted, old.version))
+        changes.update_memories.append(MemoryUpdate(demoted, old.version))
     core.apply(changes)
     return core.store.get_supersession(sup.id)
 
@@ -304,7 +304,7 @@ def undo(core: Core, supersession_id: str, reviewer: str, now: datetime | None) 
     status, superseded_by = status_at(old, holders(others))
     restored = replace(old, status=status, superseded_by=superseded_by)
     if restored != old or restored.superseded_by != old.superseded_by:
-        changes.update_memories.append((restored, old.version))
+        changes.update_memories.append(MemoryUpdate(restored, old.version))
         changes.audit.append(
             core.audit(
                 reviewer,
@@ -418,7 +418,7 @@ def scan_contradictions(
                     found.append(record(core, older, newer, sim, verdict, auto, by, now, changes))
                     if auto:
                         d = demote(core, older, newer.id, by, changes)
-                        changes.update_memories.append((d, older.version))
+                        changes.update_memories.append(MemoryUpdate(d, older.version))
                         break
         if changes.insert_supersessions:
             core.apply(changes)

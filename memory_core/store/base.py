@@ -9,12 +9,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-from ..values import AuditEntry, InjectionRecord, Memory, Supersession
+from ..values import AuditEntry, InjectionRecord, Memory, Supersession, Tier
+from .codec import from_seconds
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -28,22 +29,63 @@ class Usage:
     sessions_s: F64  # ascending
 
 
+class MemoryUpdate(NamedTuple):
+    """A memory as the engine wants it stored, and the version it was computed from."""
+
+    memory: Memory
+    expected_version: int
+
+
+class MemoryDelete(NamedTuple):
+    """An archived memory to purge, at the version the purge was planned on."""
+
+    memory: Memory
+    expected_version: int
+
+
+class SupersessionUpdate(NamedTuple):
+    supersession: Supersession
+    expected_version: int
+
+
+class Access(NamedTuple):
+    memory_id: str
+    patient_id: str
+    at: datetime
+
+
+class SessionMark(NamedTuple):
+    patient_id: str
+    at: datetime
+
+
+class AccessCount(NamedTuple):
+    """What :meth:`MemoryStore.record_access` reports per memory: the counts after the
+    increment, and the tier then (what the promotion rule needs)."""
+
+    memory_id: str
+    access_count: int
+    tier: Tier
+
+
 @dataclass
 class ChangeSet:
     """Everything one logical operation writes; applied all-or-nothing.
 
     ``update_memories`` / ``update_supersessions`` carry the version the change was computed
     from: if the stored record has moved on, the whole set is refused with ConflictError.
+    The entries are named tuples, so plain ``(memory, version)`` tuples read the same; stores
+    unpack them by position.
     """
 
     insert_memories: list[Memory] = field(default_factory=list)
-    update_memories: list[tuple[Memory, int]] = field(default_factory=list)
+    update_memories: list[MemoryUpdate] = field(default_factory=list)
     # only archived memories, only through MemoryEngine.purge (explicit, audited)
-    delete_memories: list[tuple[Memory, int]] = field(default_factory=list)
+    delete_memories: list[MemoryDelete] = field(default_factory=list)
     insert_supersessions: list[Supersession] = field(default_factory=list)
-    update_supersessions: list[tuple[Supersession, int]] = field(default_factory=list)
-    accesses: list[tuple[str, str, datetime]] = field(default_factory=list)  # (mem, patient, at)
-    sessions: list[tuple[str, datetime]] = field(default_factory=list)  # (patient, at)
+    update_supersessions: list[SupersessionUpdate] = field(default_factory=list)
+    accesses: list[Access] = field(default_factory=list)
+    sessions: list[SessionMark] = field(default_factory=list)
     audit: list[AuditEntry] = field(default_factory=list)
     policy: dict[str, Any] | None = None
 
@@ -96,10 +138,10 @@ class MemoryStore(ABC):
     @abstractmethod
     def list_patients(self) -> list[str]: ...
 
-    @abstractmethod
     def patient_version(self, patient_id: str) -> int:
         """A number that changes whenever the patient's memories or supersessions change
-        (not on mere accesses): the cache key of the engine's snapshot."""
+        (not on mere accesses): the content version of :meth:`versions`."""
+        return self.versions(patient_id)[0]
 
     @abstractmethod
     def versions(self, patient_id: str) -> tuple[int, int]:
@@ -123,12 +165,14 @@ class MemoryStore(ABC):
         self, patient_id: str | None = None, state: str | None = None
     ) -> list[Supersession]: ...
 
-    @abstractmethod
     def access_times(self, patient_id: str) -> dict[str, list[datetime]]:
-        """Recorded access moments per memory id, oldest first."""
+        """Recorded access moments per memory id, oldest first (:meth:`access_events` as
+        datetimes)."""
+        return {k: [from_seconds(t) for t in v] for k, v in self.access_events(patient_id).items()}
 
-    @abstractmethod
-    def session_times(self, patient_id: str) -> list[datetime]: ...
+    def session_times(self, patient_id: str) -> list[datetime]:
+        """The patient's session moments, oldest first (from :meth:`usage`)."""
+        return [from_seconds(t) for t in self.usage(patient_id).sessions_s]
 
     @abstractmethod
     def list_injections(self, patient_id: str, limit: int = 100) -> list[InjectionRecord]: ...
@@ -153,14 +197,21 @@ class MemoryStore(ABC):
         patient_id: str,
         memory_ids: Sequence[str],
         at: datetime,
-        promote_after: int,
-        injection: InjectionRecord | None,
-        actor: str,
-    ) -> list[str]:
-        """Atomically: access_count + 1 and last_accessed = at for each id (never losing a
-        concurrent increment), one session for the patient, the injection record if given, and
-        promotion of short-term memories that reach ``promote_after`` accesses. Returns the ids
-        promoted to long-term."""
+        injection: InjectionRecord | None = None,
+    ) -> list[AccessCount]:
+        """access_count + 1 and last_accessed = max(stored, at) for each id (never losing a
+        concurrent increment; NotFoundError for an id that is not the patient's), one access
+        event each, one session for the patient and the injection record if given; the usage
+        version moves, the content version does not. Returns each memory's count and tier
+        after its increment, in ``memory_ids`` order (the engine decides promotion from them:
+        :mod:`memory_core.promotion`)."""
+
+    @abstractmethod
+    def promote(self, patient_id: str, entries: Sequence[AuditEntry]) -> list[str]:
+        """For each entry (a promotion audit entry naming a memory of the patient): set the
+        memory's tier to long-term and bump its version, only if it is still short-term, and
+        write that entry. Of concurrent callers exactly one flips a memory and audits it. The
+        content version moves when anything was promoted. Returns the ids promoted here."""
 
     # --- optional server-side vector search -------------------------------------------------
     def vector_candidates(

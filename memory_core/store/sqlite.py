@@ -15,70 +15,29 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import ConflictError, EmbeddingMismatchError, NotFoundError, StateError
-from ..values import (
-    AuditEntry,
-    InjectionRecord,
-    Memory,
-    Status,
-    Supersession,
-    SupersessionState,
-    Tier,
-)
-from .base import AuditQuery, ChangeSet, MemoryStore, Usage
-
-#: ``json.dumps(x, sort_keys=True)`` without building an encoder per call (the audit writes
-#: one or two documents per row): the C encoder ``JSONEncoder.encode`` would build, built once
-#: (no circular-reference check: audit documents are plain trees)
-_ENCODER = json.JSONEncoder(sort_keys=True)
-_MAKE_C_ENCODER = getattr(json.encoder, "c_make_encoder", None)  # CPython's (not in typeshed)
-_C_ENCODER: Callable[[Any, int], Sequence[str]] | None = (
-    None
-    if _MAKE_C_ENCODER is None
-    else _MAKE_C_ENCODER(
-        None,
-        _ENCODER.default,
-        json.encoder.encode_basestring_ascii,
-        None,
-        _ENCODER.key_separator,
-        _ENCODER.item_separator,
-        True,
-        False,
-        True,
-    )
+from ..errors import ConflictError, NotFoundError, StateError
+from ..values import AuditEntry, InjectionRecord, Memory, Supersession, Tier
+from .base import AccessCount, AuditQuery, ChangeSet, MemoryStore, Usage
+from .codec import (
+    MEMORY_FIELDS,
+    MEMORY_UPDATABLE,
+    SUPERSESSION_FIELDS,
+    SUPERSESSION_UPDATABLE,
+    audit_from_record,
+    check_embedding_binding,
+    dumps,
+    from_us,
+    injection_from_record,
+    injection_items,
+    memory_from_row,
+    memory_record,
+    seconds,
+    supersession_from_row,
+    supersession_record,
+    to_us,
 )
 
-
-def _json(doc: Any) -> str:
-    """``json.dumps(doc, sort_keys=True)``."""
-    if _C_ENCODER is None or not isinstance(doc, dict):
-        return _ENCODER.encode(doc)
-    return "".join(_C_ENCODER(doc, 0))
-
-
-# --- time <-> integer microseconds since the epoch (UTC) --------------------------------------
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def to_us(d: datetime) -> int:
-    delta = d - _EPOCH
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
-
-
-def from_us(us: int) -> datetime:
-    from datetime import timedelta
-
-    return _EPOCH + timedelta(microseconds=us)
-
-
-def _opt_us(d: datetime | None) -> int | None:
-    return None if d is None else to_us(d)
-
-
-def _opt_dt(us: int | None) -> datetime | None:
-    return None if us is None else from_us(us)
-
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "SQLiteStore", "from_us", "migrate", "to_us"]
 
 # --- migrations: numbered functions, applied in order, tracked by PRAGMA user_version ---------
 
@@ -219,14 +178,59 @@ def migrate(db: sqlite3.Connection) -> int:
 _LARGE_WRITE = 2_000
 _LARGE_WRITE_CACHE = -65_536  # KiB (64 MiB), released when the write is done
 
-_MEM_COLS = (
-    "id, patient_id, memory_type, content, importance, created_us, last_accessed_us, "
-    "access_count, pinned, tier, status, superseded_by, archived_us, source, embedding, "
-    "embedding_model, version"
+#: the memory columns: the shared record fields, then the float32 blob
+_MEM_COLS = ", ".join((*MEMORY_FIELDS, "embedding"))
+_SUP_COLS = ", ".join(SUPERSESSION_FIELDS)
+_AUDIT_COLS = ("at_us", "actor", "action", "entity", "entity_id", "patient_id", "before", "after")
+_INJECTION_COLS = ("id", "patient_id", "at_us", "query", "items", "tokens", "text")
+
+
+def _memory(row: Sequence[Any]) -> Memory:
+    return memory_from_row(row, np.frombuffer(row[-1], dtype=np.float32))
+
+
+def _sup_params(s: Supersession) -> tuple[Any, ...]:
+    rec = supersession_record(s)
+    return tuple(rec[c] for c in SUPERSESSION_FIELDS)
+
+
+def _mem_params(m: Memory) -> tuple[Any, ...]:
+    blob = np.ascontiguousarray(m.embedding, dtype=np.float32).tobytes()
+    rec = memory_record(m)
+    return (*(rec[c] for c in MEMORY_FIELDS), blob)
+
+
+def _updatable(m: Memory) -> tuple[Any, ...]:
+    rec = memory_record(m)
+    return tuple(rec[c] for c in MEMORY_UPDATABLE)
+
+
+def _audit_params(a: AuditEntry) -> tuple[Any, ...]:
+    return (
+        to_us(a.at),
+        a.actor,
+        a.action,
+        a.entity,
+        a.entity_id,
+        a.patient_id,
+        None if a.before is None else dumps(a.before),
+        None if a.after is None else dumps(a.after),
+    )
+
+
+def _insert(table: str, cols: Sequence[str]) -> str:
+    return f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
+
+
+_INSERT_ACCESS = "INSERT INTO accesses (memory_id, patient_id, at_us) VALUES (?, ?, ?)"
+_INSERT_SESSION = "INSERT INTO sessions (patient_id, at_us) VALUES (?, ?)"
+_UPDATE_MEMORY = (
+    f"UPDATE memories SET {', '.join(f'{c} = ?' for c in MEMORY_UPDATABLE)}, version = ? "
+    "WHERE id = ? AND version = ?"
 )
-_SUP_COLS = (
-    "id, patient_id, old_id, new_id, similarity, method, verdict, state, detected_us, "
-    "effective_us, ended_us, decided_by, decided_us, version"
+_UPDATE_SUPERSESSION = (
+    f"UPDATE supersessions SET {', '.join(f'{c} = ?' for c in SUPERSESSION_UPDATABLE)}, "
+    "version = ? WHERE id = ? AND version = ?"
 )
 
 
@@ -266,46 +270,11 @@ class SQLiteStore(MemoryStore):
         with self._lock:
             return self._db.execute(sql, params).fetchall()
 
-    @staticmethod
-    def _memory(row: Sequence[Any]) -> Memory:
-        return Memory(
-            id=row[0],
-            patient_id=row[1],
-            memory_type=row[2],
-            content=row[3],
-            importance=float(row[4]),
-            created_at=from_us(row[5]),
-            last_accessed=from_us(row[6]),
-            access_count=int(row[7]),
-            pinned=bool(row[8]),
-            tier=Tier(row[9]),
-            status=Status(row[10]),
-            superseded_by=row[11],
-            archived_at=_opt_dt(row[12]),
-            source=row[13],
-            embedding=np.frombuffer(row[14], dtype=np.float32),
-            embedding_model=row[15],
-            version=int(row[16]),
-        )
-
-    @staticmethod
-    def _supersession(row: Sequence[Any]) -> Supersession:
-        return Supersession(
-            id=row[0],
-            patient_id=row[1],
-            old_id=row[2],
-            new_id=row[3],
-            similarity=float(row[4]),
-            method=row[5],
-            verdict=row[6],
-            state=SupersessionState(row[7]),
-            detected_at=from_us(row[8]),
-            effective_at=_opt_dt(row[9]),
-            ended_at=_opt_dt(row[10]),
-            decided_by=row[11],
-            decided_at=_opt_dt(row[12]),
-            version=int(row[13]),
-        )
+    def _one(self, what: str, table: str, cols: str, key: str) -> tuple[Any, ...]:
+        rows = self._read(f"SELECT {cols} FROM {table} WHERE id = ?", (key,))
+        if not rows:
+            raise NotFoundError(what, key)
+        return rows[0]
 
     # --- embedding model -----------------------------------------------------------------------
     def embedding_model(self) -> tuple[str, int] | None:
@@ -325,26 +294,20 @@ class SQLiteStore(MemoryStore):
                 )
                 return
             data = json.loads(row[0])
-            if data["model_id"] != model_id or int(data["dimensions"]) != dimensions:
-                raise EmbeddingMismatchError(
-                    f"store {self.url} holds vectors of {data['model_id']} "
-                    f"({data['dimensions']} dimensions); the engine's embedder is {model_id} "
-                    f"({dimensions} dimensions). Use the same embedder or a new store."
-                )
+            check_embedding_binding(
+                self.url, (data["model_id"], int(data["dimensions"])), model_id, dimensions
+            )
 
     # --- reads ---------------------------------------------------------------------------------
     def get_memory(self, memory_id: str) -> Memory:
-        rows = self._read(f"SELECT {_MEM_COLS} FROM memories WHERE id = ?", (memory_id,))
-        if not rows:
-            raise NotFoundError("memory", memory_id)
-        return self._memory(rows[0])
+        return _memory(self._one("memory", "memories", _MEM_COLS, memory_id))
 
     def get_memories(self, memory_ids: Sequence[str]) -> list[Memory]:
         if not memory_ids:
             return []
         marks = ",".join("?" * len(memory_ids))
         rows = self._read(f"SELECT {_MEM_COLS} FROM memories WHERE id IN ({marks})", memory_ids)
-        by_id = {r[0]: self._memory(r) for r in rows}
+        by_id = {r[0]: _memory(r) for r in rows}
         return [by_id[i] for i in memory_ids if i in by_id]
 
     def list_memories(self, patient_id: str) -> list[Memory]:
@@ -352,7 +315,7 @@ class SQLiteStore(MemoryStore):
             f"SELECT {_MEM_COLS} FROM memories WHERE patient_id = ? ORDER BY created_us, rowid",
             (patient_id,),
         )
-        return [self._memory(r) for r in rows]
+        return [_memory(r) for r in rows]
 
     def list_patients(self) -> list[str]:
         return [
@@ -362,9 +325,6 @@ class SQLiteStore(MemoryStore):
                 "(SELECT DISTINCT patient_id FROM memories) ORDER BY patient_id"
             )
         ]
-
-    def patient_version(self, patient_id: str) -> int:
-        return self.versions(patient_id)[0]
 
     def versions(self, patient_id: str) -> tuple[int, int]:
         rows = self._read(
@@ -389,8 +349,8 @@ class SQLiteStore(MemoryStore):
         return Usage(
             ids=[r[0] for r in rows],
             access_count=np.array([r[1] for r in rows], dtype=np.float64),
-            last_accessed_s=np.array([r[2] for r in rows], dtype=np.float64) / 1e6,
-            sessions_s=np.array([r[0] for r in sess], dtype=np.float64) / 1e6,
+            last_accessed_s=seconds([r[2] for r in rows]),
+            sessions_s=seconds([r[0] for r in sess]),
         )
 
     def access_events(self, patient_id: str) -> dict[str, npt.NDArray[np.float64]]:
@@ -400,13 +360,12 @@ class SQLiteStore(MemoryStore):
             (patient_id,),
         ):
             out.setdefault(mid, []).append(at)
-        return {k: np.array(v, dtype=np.float64) / 1e6 for k, v in out.items()}
+        return {k: seconds(v) for k, v in out.items()}
 
     def get_supersession(self, supersession_id: str) -> Supersession:
-        rows = self._read(f"SELECT {_SUP_COLS} FROM supersessions WHERE id = ?", (supersession_id,))
-        if not rows:
-            raise NotFoundError("supersession", supersession_id)
-        return self._supersession(rows[0])
+        return supersession_from_row(
+            self._one("supersession", "supersessions", _SUP_COLS, supersession_id)
+        )
 
     def list_supersessions(
         self, patient_id: str | None = None, state: str | None = None
@@ -420,49 +379,23 @@ class SQLiteStore(MemoryStore):
             sql += " AND state = ?"
             params.append(state)
         sql += " ORDER BY detected_us, id"
-        return [self._supersession(r) for r in self._read(sql, params)]
-
-    def access_times(self, patient_id: str) -> dict[str, list[datetime]]:
-        out: dict[str, list[datetime]] = {}
-        for mid, at in self._read(
-            "SELECT memory_id, at_us FROM accesses WHERE patient_id = ? ORDER BY at_us",
-            (patient_id,),
-        ):
-            out.setdefault(mid, []).append(from_us(at))
-        return out
-
-    def session_times(self, patient_id: str) -> list[datetime]:
-        return [
-            from_us(r[0])
-            for r in self._read(
-                "SELECT at_us FROM sessions WHERE patient_id = ? ORDER BY at_us", (patient_id,)
-            )
-        ]
+        return [supersession_from_row(r) for r in self._read(sql, params)]
 
     def list_injections(self, patient_id: str, limit: int = 100) -> list[InjectionRecord]:
         rows = self._read(
-            "SELECT id, at_us, patient_id, query, items, tokens, text FROM injections "
+            f"SELECT {', '.join(_INJECTION_COLS)} FROM injections "
             "WHERE patient_id = ? ORDER BY at_us DESC LIMIT ?",
             (patient_id, limit),
         )
-        return [
-            InjectionRecord(
-                id=r[0],
-                at=from_us(r[1]),
-                patient_id=r[2],
-                query=r[3],
-                items=tuple((str(a), float(b)) for a, b in json.loads(r[4])),
-                tokens=int(r[5]),
-                text=r[6],
-            )
-            for r in rows
-        ]
+        out: list[InjectionRecord] = []
+        for r in rows:
+            rec = dict(zip(_INJECTION_COLS, r, strict=True))
+            rec["items"] = json.loads(rec["items"])
+            out.append(injection_from_record(rec))
+        return out
 
     def list_audit(self, query: AuditQuery) -> list[AuditEntry]:
-        sql = (
-            "SELECT seq, at_us, actor, action, entity, entity_id, patient_id, before, after "
-            "FROM audit WHERE 1 = 1"
-        )
+        sql = f"SELECT seq, {', '.join(_AUDIT_COLS)} FROM audit WHERE 1 = 1"
         params: list[Any] = []
         for col, val in (
             ("patient_id", query.patient_id),
@@ -475,20 +408,13 @@ class SQLiteStore(MemoryStore):
                 params.append(val)
         sql += " ORDER BY seq DESC LIMIT ?"
         params.append(query.limit)
-        return [
-            AuditEntry(
-                seq=int(r[0]),
-                at=from_us(r[1]),
-                actor=r[2],
-                action=r[3],
-                entity=r[4],
-                entity_id=r[5],
-                patient_id=r[6],
-                before=json.loads(r[7]) if r[7] else None,
-                after=json.loads(r[8]) if r[8] else None,
-            )
-            for r in self._read(sql, params)
-        ]
+        out: list[AuditEntry] = []
+        for r in self._read(sql, params):
+            rec = dict(zip(("seq", *_AUDIT_COLS), r, strict=True))
+            for doc in ("before", "after"):
+                rec[doc] = json.loads(rec[doc]) if rec[doc] else None
+            out.append(audit_from_record(rec))
+        return out
 
     def load_policy(self) -> dict[str, Any] | None:
         rows = self._read("SELECT body FROM policies ORDER BY seq DESC LIMIT 1")
@@ -498,60 +424,6 @@ class SQLiteStore(MemoryStore):
         return int(self._read("SELECT COUNT(*) FROM memories")[0][0])
 
     # --- writes --------------------------------------------------------------------------------
-    @staticmethod
-    def _mem_params(m: Memory) -> tuple[Any, ...]:
-        return (
-            m.id,
-            m.patient_id,
-            m.memory_type,
-            m.content,
-            float(m.importance),
-            to_us(m.created_at),
-            to_us(m.last_accessed),
-            int(m.access_count),
-            int(m.pinned),
-            m.tier.value,
-            m.status.value,
-            m.superseded_by,
-            _opt_us(m.archived_at),
-            m.source,
-            np.ascontiguousarray(m.embedding, dtype=np.float32).tobytes(),
-            m.embedding_model,
-            int(m.version),
-        )
-
-    @staticmethod
-    def _sup_params(s: Supersession) -> tuple[Any, ...]:
-        return (
-            s.id,
-            s.patient_id,
-            s.old_id,
-            s.new_id,
-            float(s.similarity),
-            s.method,
-            s.verdict,
-            s.state.value,
-            to_us(s.detected_at),
-            _opt_us(s.effective_at),
-            _opt_us(s.ended_at),
-            s.decided_by,
-            _opt_us(s.decided_at),
-            int(s.version),
-        )
-
-    @staticmethod
-    def _audit_params(a: AuditEntry) -> tuple[Any, ...]:
-        return (
-            to_us(a.at),
-            a.actor,
-            a.action,
-            a.entity,
-            a.entity_id,
-            a.patient_id,
-            None if a.before is None else _json(a.before),
-            None if a.after is None else _json(a.after),
-        )
-
     def apply(self, changes: ChangeSet) -> None:
         if len(changes.insert_memories) < _LARGE_WRITE:
             with self._tx() as db:
@@ -573,40 +445,22 @@ class SQLiteStore(MemoryStore):
         if changes.insert_memories:
             try:
                 db.executemany(
-                    f"INSERT INTO memories ({_MEM_COLS}) VALUES ({','.join('?' * 17)})",
-                    map(self._mem_params, changes.insert_memories),
+                    _insert("memories", (*MEMORY_FIELDS, "embedding")),
+                    map(_mem_params, changes.insert_memories),
                 )
             except sqlite3.IntegrityError as exc:
                 raise ConflictError(f"memory id already exists: {exc}") from exc
         if changes.update_memories:
-            sql = (
-                "UPDATE memories SET memory_type = ?, content = ?, importance = ?, pinned = ?, "
-                "tier = ?, status = ?, superseded_by = ?, archived_us = ?, source = ?, "
-                "version = ? WHERE id = ? AND version = ?"
-            )
             params = [
-                (
-                    m.memory_type,
-                    m.content,
-                    float(m.importance),
-                    int(m.pinned),
-                    m.tier.value,
-                    m.status.value,
-                    m.superseded_by,
-                    _opt_us(m.archived_at),
-                    m.source,
-                    expected + 1,
-                    m.id,
-                    expected,
-                )
+                (*_updatable(m), expected + 1, m.id, expected)
                 for m, expected in changes.update_memories
             ]
             db.execute("SAVEPOINT updates")
-            if db.executemany(sql, params).rowcount != len(params):  # summed over the rows
+            if db.executemany(_UPDATE_MEMORY, params).rowcount != len(params):  # summed
                 # some memory moved past its expected version: redo one by one to name it
                 db.execute("ROLLBACK TO updates")
                 for (m, expected), p in zip(changes.update_memories, params, strict=True):
-                    if db.execute(sql, p).rowcount != 1:
+                    if db.execute(_UPDATE_MEMORY, p).rowcount != 1:
                         raise ConflictError(
                             f"memory {m.id} was changed by someone else (expected version "
                             f"{expected}); reload and try again"
@@ -615,25 +469,16 @@ class SQLiteStore(MemoryStore):
         if changes.insert_supersessions:
             try:
                 db.executemany(
-                    f"INSERT INTO supersessions ({_SUP_COLS}) VALUES ({','.join('?' * 14)})",
-                    [self._sup_params(s) for s in changes.insert_supersessions],
+                    _insert("supersessions", SUPERSESSION_FIELDS),
+                    [_sup_params(s) for s in changes.insert_supersessions],
                 )
             except sqlite3.IntegrityError as exc:
                 raise ConflictError(f"supersession already recorded: {exc}") from exc
         for s, expected in changes.update_supersessions:
+            rec = supersession_record(s)
             cur = db.execute(
-                "UPDATE supersessions SET state = ?, effective_us = ?, ended_us = ?, "
-                "decided_by = ?, decided_us = ?, version = ? WHERE id = ? AND version = ?",
-                (
-                    s.state.value,
-                    _opt_us(s.effective_at),
-                    _opt_us(s.ended_at),
-                    s.decided_by,
-                    _opt_us(s.decided_at),
-                    expected + 1,
-                    s.id,
-                    expected,
-                ),
+                _UPDATE_SUPERSESSION,
+                (*(rec[c] for c in SUPERSESSION_UPDATABLE), expected + 1, s.id, expected),
             )
             if cur.rowcount != 1:
                 raise ConflictError(
@@ -647,57 +492,45 @@ class SQLiteStore(MemoryStore):
             if cur.rowcount != 1:
                 raise ConflictError(f"memory {m.id} changed since the purge was planned")
         if changes.accesses:
-            db.executemany(
-                "INSERT INTO accesses (memory_id, patient_id, at_us) VALUES (?, ?, ?)",
-                ((m, p, to_us(at)) for m, p, at in changes.accesses),
-            )
+            db.executemany(_INSERT_ACCESS, ((m, p, to_us(at)) for m, p, at in changes.accesses))
         if changes.sessions:
-            db.executemany(
-                "INSERT INTO sessions (patient_id, at_us) VALUES (?, ?)",
-                [(p, to_us(at)) for p, at in changes.sessions],
-            )
+            db.executemany(_INSERT_SESSION, [(p, to_us(at)) for p, at in changes.sessions])
         if changes.audit:
-            db.executemany(
-                "INSERT INTO audit (at_us, actor, action, entity, entity_id, patient_id, "
-                "before, after) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                map(self._audit_params, changes.audit),
-            )
+            db.executemany(_insert("audit", _AUDIT_COLS), map(_audit_params, changes.audit))
         if changes.policy is not None:
             db.execute(
                 "INSERT INTO policies (at_us, body) VALUES (?, ?)",
-                (to_us(datetime.now(UTC)), json.dumps(changes.policy, sort_keys=True)),
+                (to_us(datetime.now(UTC)), dumps(changes.policy)),
             )
         self._bump(db, changes.patients())
 
     @staticmethod
-    def _bump(db: sqlite3.Connection, patients: set[str], content: bool = True) -> None:
+    def _bump(
+        db: sqlite3.Connection, patients: set[str], content: bool = True, usage: bool = True
+    ) -> None:
+        """Content and/or usage version + 1 for each patient (a row created at 0 first)."""
         if not patients:
             return
-        if content:
-            db.executemany(
-                "INSERT INTO patients (patient_id, version, usage_version) VALUES (?, 1, 1) "
-                "ON CONFLICT (patient_id) DO UPDATE SET version = version + 1, "
-                "usage_version = usage_version + 1",
-                [(p,) for p in sorted(patients)],
-            )
-        else:
-            db.executemany(
-                "INSERT INTO patients (patient_id, version, usage_version) VALUES (?, 0, 1) "
-                "ON CONFLICT (patient_id) DO UPDATE SET usage_version = usage_version + 1",
-                [(p,) for p in sorted(patients)],
-            )
+        sets = [
+            f"{col} = {col} + 1"
+            for col, on in (("version", content), ("usage_version", usage))
+            if on
+        ]
+        db.executemany(
+            "INSERT INTO patients (patient_id, version, usage_version) VALUES (?, ?, ?) "
+            f"ON CONFLICT (patient_id) DO UPDATE SET {', '.join(sets)}",
+            [(p, int(content), int(usage)) for p in sorted(patients)],
+        )
 
     def record_access(
         self,
         patient_id: str,
         memory_ids: Sequence[str],
         at: datetime,
-        promote_after: int,
-        injection: InjectionRecord | None,
-        actor: str,
-    ) -> list[str]:
+        injection: InjectionRecord | None = None,
+    ) -> list[AccessCount]:
         at_us = to_us(at)
-        promoted: list[str] = []
+        out: list[AccessCount] = []
         with self._tx() as db:
             for mid in memory_ids:
                 row = db.execute(
@@ -708,47 +541,39 @@ class SQLiteStore(MemoryStore):
                 ).fetchone()
                 if row is None:
                     raise NotFoundError("memory", mid)
-                if row[1] == Tier.SHORT_TERM.value and int(row[0]) >= promote_after:
-                    promoted.append(mid)
-            db.executemany(
-                "INSERT INTO accesses (memory_id, patient_id, at_us) VALUES (?, ?, ?)",
-                [(mid, patient_id, at_us) for mid in memory_ids],
-            )
-            db.execute(
-                "INSERT INTO sessions (patient_id, at_us) VALUES (?, ?)", (patient_id, at_us)
-            )
+                out.append(AccessCount(mid, int(row[0]), Tier(row[1])))
+            db.executemany(_INSERT_ACCESS, [(mid, patient_id, at_us) for mid in memory_ids])
+            db.execute(_INSERT_SESSION, (patient_id, at_us))
             if injection is not None:
                 db.execute(
-                    "INSERT INTO injections (id, patient_id, at_us, query, items, tokens, text) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    _insert("injections", _INJECTION_COLS),
                     (
                         injection.id,
                         injection.patient_id,
                         at_us,
                         injection.query,
-                        json.dumps([list(x) for x in injection.items]),
+                        json.dumps(injection_items(injection)),
                         injection.tokens,
                         injection.text,
                     ),
                 )
-            for mid in promoted:
-                db.execute(
-                    "UPDATE memories SET tier = 'long_term', version = version + 1 WHERE id = ?",
-                    (mid,),
+            self._bump(db, {patient_id}, content=False)
+        return out
+
+    def promote(self, patient_id: str, entries: Sequence[AuditEntry]) -> list[str]:
+        promoted: list[str] = []
+        with self._tx() as db:
+            for entry in entries:
+                cur = db.execute(
+                    "UPDATE memories SET tier = ?, version = version + 1 "
+                    "WHERE id = ? AND patient_id = ? AND tier = ?",
+                    (Tier.LONG_TERM.value, entry.entity_id, patient_id, Tier.SHORT_TERM.value),
                 )
-                db.execute(
-                    "INSERT INTO audit (at_us, actor, action, entity, entity_id, patient_id, "
-                    "before, after) VALUES (?, ?, 'promote', 'memory', ?, ?, ?, ?)",
-                    (
-                        at_us,
-                        actor,
-                        mid,
-                        patient_id,
-                        json.dumps({"tier": "short_term"}),
-                        json.dumps({"tier": "long_term"}),
-                    ),
-                )
-            self._bump(db, {patient_id}, content=bool(promoted))
+                if cur.rowcount == 1:
+                    promoted.append(entry.entity_id)
+                    db.execute(_insert("audit", _AUDIT_COLS), _audit_params(entry))
+            if promoted:
+                self._bump(db, {patient_id}, usage=False)
         return promoted
 
     def close(self) -> None:

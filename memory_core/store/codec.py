@@ -1,0 +1,257 @@
+"""Encoding shared by every store: time as integer microseconds since the epoch (UTC), JSON,
+the embedding-model binding check, and the storage record of each value (a flat mapping of
+column / document field -> stored value). SQLite rows and Cosmos documents are both read and
+written through these records, so a field is mapped in one place. No I/O."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import EmbeddingMismatchError
+from ..values import (
+    AuditEntry,
+    InjectionRecord,
+    Memory,
+    Status,
+    Supersession,
+    SupersessionState,
+    Tier,
+)
+
+# --- time <-> integer microseconds since the epoch (UTC) --------------------------------------
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def to_us(d: datetime) -> int:
+    delta = d - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def from_us(us: int) -> datetime:
+    return _EPOCH + timedelta(microseconds=int(us))
+
+
+def opt_us(d: datetime | None) -> int | None:
+    return None if d is None else to_us(d)
+
+
+def opt_dt(us: Any) -> datetime | None:
+    return None if us is None else from_us(int(us))
+
+
+def from_seconds(s: float) -> datetime:
+    """Epoch seconds as the stores report them (microseconds / 1e6) -> the exact moment."""
+    return from_us(round(s * 1e6))
+
+
+def seconds(us: Sequence[int]) -> npt.NDArray[np.float64]:
+    """Integer microseconds -> epoch seconds (float64), as the engine's usage arrays hold them."""
+    return np.array(us, dtype=np.float64) / 1e6
+
+
+# --- JSON --------------------------------------------------------------------------------------
+
+
+def dumps(doc: Any) -> str:
+    """Stored JSON: sorted keys, ASCII (audit bodies, policies, injection items)."""
+    return json.dumps(doc, sort_keys=True)
+
+
+# --- the embedding model a store is bound to ----------------------------------------------------
+
+
+def check_embedding_binding(
+    url: str, stored: tuple[str, int], model_id: str, dimensions: int
+) -> None:
+    """EmbeddingMismatchError unless the store's recorded model is ``model_id``/``dimensions``."""
+    if stored[0] != model_id or int(stored[1]) != dimensions:
+        raise EmbeddingMismatchError(
+            f"store {url} holds vectors of {stored[0]} ({stored[1]} dimensions); the engine's "
+            f"embedder is {model_id} ({dimensions} dimensions). Use the same embedder or a new "
+            "store."
+        )
+
+
+# --- value <-> storage record ---------------------------------------------------------------------
+
+#: A memory's stored fields (the embedding is stored per store: a blob or a list of floats).
+MEMORY_FIELDS = (
+    "id",
+    "patient_id",
+    "memory_type",
+    "content",
+    "importance",
+    "created_us",
+    "last_accessed_us",
+    "access_count",
+    "pinned",
+    "tier",
+    "status",
+    "superseded_by",
+    "archived_us",
+    "source",
+    "embedding_model",
+    "version",
+)
+#: The fields an engine update may change (the access fields only change by record_access; the
+#: version is bumped by the store).
+MEMORY_UPDATABLE = (
+    "memory_type",
+    "content",
+    "importance",
+    "pinned",
+    "tier",
+    "status",
+    "superseded_by",
+    "archived_us",
+    "source",
+)
+SUPERSESSION_FIELDS = (
+    "id",
+    "patient_id",
+    "old_id",
+    "new_id",
+    "similarity",
+    "method",
+    "verdict",
+    "state",
+    "detected_us",
+    "effective_us",
+    "ended_us",
+    "decided_by",
+    "decided_us",
+    "version",
+)
+SUPERSESSION_UPDATABLE = ("state", "effective_us", "ended_us", "decided_by", "decided_us")
+
+
+def memory_record(m: Memory) -> dict[str, Any]:
+    """The memory's stored fields (:data:`MEMORY_FIELDS`)."""
+    return {
+        "id": m.id,
+        "patient_id": m.patient_id,
+        "memory_type": m.memory_type,
+        "content": m.content,
+        "importance": float(m.importance),
+        "created_us": to_us(m.created_at),
+        "last_accessed_us": to_us(m.last_accessed),
+        "access_count": int(m.access_count),
+        "pinned": bool(m.pinned),
+        "tier": m.tier.value,
+        "status": m.status.value,
+        "superseded_by": m.superseded_by,
+        "archived_us": opt_us(m.archived_at),
+        "source": m.source,
+        "embedding_model": m.embedding_model,
+        "version": int(m.version),
+    }
+
+
+def memory_from_row(row: Sequence[Any], embedding: npt.NDArray[np.float32]) -> Memory:
+    """A memory from its stored fields in :data:`MEMORY_FIELDS` order (a SQLite row as read;
+    :func:`row_of` for a document)."""
+    return Memory(
+        id=row[0],
+        patient_id=row[1],
+        memory_type=row[2],
+        content=row[3],
+        importance=float(row[4]),
+        created_at=from_us(row[5]),
+        last_accessed=from_us(row[6]),
+        access_count=int(row[7]),
+        pinned=bool(row[8]),
+        tier=Tier(row[9]),
+        status=Status(row[10]),
+        superseded_by=row[11],
+        archived_at=opt_dt(row[12]),
+        source=row[13],
+        embedding=embedding,
+        embedding_model=row[14],
+        version=int(row[15]),
+    )
+
+
+def supersession_record(s: Supersession) -> dict[str, Any]:
+    """The supersession's stored fields (:data:`SUPERSESSION_FIELDS`)."""
+    return {
+        "id": s.id,
+        "patient_id": s.patient_id,
+        "old_id": s.old_id,
+        "new_id": s.new_id,
+        "similarity": float(s.similarity),
+        "method": s.method,
+        "verdict": s.verdict,
+        "state": s.state.value,
+        "detected_us": to_us(s.detected_at),
+        "effective_us": opt_us(s.effective_at),
+        "ended_us": opt_us(s.ended_at),
+        "decided_by": s.decided_by,
+        "decided_us": opt_us(s.decided_at),
+        "version": int(s.version),
+    }
+
+
+def supersession_from_row(row: Sequence[Any]) -> Supersession:
+    """A supersession from its stored fields in :data:`SUPERSESSION_FIELDS` order."""
+    return Supersession(
+        id=row[0],
+        patient_id=row[1],
+        old_id=row[2],
+        new_id=row[3],
+        similarity=float(row[4]),
+        method=row[5],
+        verdict=row[6],
+        state=SupersessionState(row[7]),
+        detected_at=from_us(row[8]),
+        effective_at=opt_dt(row[9]),
+        ended_at=opt_dt(row[10]),
+        decided_by=row[11],
+        decided_at=opt_dt(row[12]),
+        version=int(row[13]),
+    )
+
+
+def row_of(record: Mapping[str, Any], fields: Sequence[str]) -> list[Any]:
+    """A stored record's ``fields`` in order (a missing optional field is None)."""
+    return [record.get(f) for f in fields]
+
+
+def injection_items(inj: InjectionRecord) -> list[list[Any]]:
+    """The injected ``(memory id, score)`` pairs as stored (JSON arrays)."""
+    return [[mid, float(score)] for mid, score in inj.items]
+
+
+def injection_from_record(r: Mapping[str, Any]) -> InjectionRecord:
+    """``r``: id, at_us, patient_id, query, items (decoded), tokens, text."""
+    return InjectionRecord(
+        id=str(r["id"]),
+        at=from_us(r["at_us"]),
+        patient_id=str(r["patient_id"]),
+        query=str(r["query"]),
+        items=tuple((str(a), float(b)) for a, b in r["items"]),
+        tokens=int(r["tokens"]),
+        text=str(r["text"]),
+    )
+
+
+def audit_from_record(r: Mapping[str, Any]) -> AuditEntry:
+    """``r``: seq, at_us, actor, action, entity, entity_id, patient_id, before and after
+    (decoded)."""
+    return AuditEntry(
+        seq=int(r["seq"]),
+        at=from_us(r["at_us"]),
+        actor=str(r["actor"]),
+        action=str(r["action"]),
+        entity=str(r["entity"]),
+        entity_id=str(r["entity_id"]),
+        patient_id=r.get("patient_id"),
+        before=r.get("before"),
+        after=r.get("after"),
+    )
