@@ -124,7 +124,7 @@ def table_rows(res: Results) -> list[list[str]]:
                 spread_text(r),
                 str(r.sample.n) if r.sample is not None and r.sample.n else "",
                 ratio_text(r),
-                r.target,
+                r.target_text,
                 result_text(r),
                 r.note,
             ]
@@ -299,7 +299,7 @@ def to_json(res: Results) -> dict[str, Any]:
                 "ratio_to_reference": r.ratio,
                 "value": r.value,
                 "unit": r.unit,
-                "target": r.target,
+                "target": r.target_text,
                 "passed": r.passed,
                 "note": r.note,
             }
@@ -532,7 +532,7 @@ def markdown(res: Results, chart_name: str | None, plans: dict[str, str]) -> str
         shown: dict[str, str] = {}
         for r in missed:
             parts += [f"### {r.workload} — {r.size}", ""]
-            parts += [f"Measured {median_text(r)} against {r.target}."]
+            parts += [f"Measured {median_text(r)} against {r.target_text}."]
             plan = plans.get(r.key) or plans.get(r.key.split("@")[0])
             if plan and plan in shown:
                 parts += ["", f"Plan: as for {shown[plan]} above (same causes)."]

@@ -56,6 +56,39 @@ def half_life_months(model: DecayModel, monthly_rate: float) -> float:
     return math.log(0.5) / math.log(1.0 - monthly_rate)
 
 
+def loss_from_monthly_rate(model: DecayModel, monthly_rate: float, period_months: float) -> float:
+    """Inverse of :func:`monthly_rate_from_loss`: the fraction (0-1) of its importance a memory
+    loses in ``period_months`` at ``monthly_rate``: exponential ``X = 1 - (1 - r) ** P``;
+    linear ``X = r * P``. At most 1 (all of it): a linear rate times a long period, or an
+    exponential rate of 1 or more, loses everything."""
+    _check_rate("monthly_rate", monthly_rate)
+    _check_positive("period_months", period_months)
+    if model == "exponential":
+        return float(1.0 - (1.0 - min(monthly_rate, 1.0)) ** period_months)
+    if model == "linear":
+        return min(monthly_rate * period_months, 1.0)
+    raise ValidationError("model", f"monthly rates apply to exponential/linear, not {model!r}")
+
+
+def loss_from_hourly_lambda(lam: float, period_hours: float) -> float:
+    """Inverse of :func:`hourly_lambda_from_loss`: the fraction the strength model's time
+    factor loses in ``period_hours``, ``X = 1 - exp(-λ P)``."""
+    _check_rate("lam", lam)
+    _check_positive("period_hours", period_hours)
+    return 1.0 - math.exp(-lam * period_hours)
+
+
+def half_life_hours(lam: float) -> float:
+    """Inverse of :func:`hourly_lambda_from_half_life` (inf for a zero λ)."""
+    _check_rate("lam", lam)
+    return math.log(2.0) / lam if lam > 0 else math.inf
+
+
+def _check_rate(name: str, value: float) -> None:
+    if not _finite(value) or value < 0:
+        raise ValidationError(name, f"must be a finite rate >= 0, got {value!r}")
+
+
 def _check_fraction(name: str, value: float) -> None:
     if not (isinstance(value, int | float) and math.isfinite(value) and 0.0 < value < 1.0):
         raise ValidationError(name, f"must be a fraction strictly between 0 and 1, got {value!r}")

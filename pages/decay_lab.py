@@ -5,15 +5,21 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
+from collections.abc import Collection
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 import streamlit as st
 
 import memory_core as mc
-from memory_core.policy import half_life_months
+from memory_core.policy import (
+    DecayModel,
+    half_life_hours,
+    half_life_months,
+    loss_from_hourly_lambda,
+    loss_from_monthly_rate,
+)
 from pages import charts, common
 
 MODELS = ("exponential", "linear", "strength")
@@ -37,21 +43,17 @@ def _family(model: str) -> str:
 def _rate_defaults(saved: mc.DecayPolicy, model: str) -> dict[str, float]:
     """The rate widgets' values that express the saved policy's rates for ``model``."""
     if model == "strength":
-        loss = 1.0 - math.exp(-saved.lam * STRENGTH_PERIOD)
-        half = math.log(2.0) / saved.lam if saved.lam > 0 else 1e4
-        return {
-            "lab_loss_pct": round(min(max(loss * 100, 0.1), 99.0), 1),
-            "lab_period": STRENGTH_PERIOD,
-            "lab_half_life": round(min(half, 1e4), 1),
-        }
-    if model == "linear":
-        loss = saved.rate * MONTHLY_PERIOD
+        loss = loss_from_hourly_lambda(saved.lam, STRENGTH_PERIOD)
+        half = half_life_hours(saved.lam)
+        period = STRENGTH_PERIOD
     else:
-        loss = 1.0 - (1.0 - min(saved.rate, 0.999)) ** MONTHLY_PERIOD
-    half = half_life_months(model, saved.rate)  # type: ignore[arg-type]
+        monthly = cast("DecayModel", model)  # exponential or linear here
+        loss = loss_from_monthly_rate(monthly, saved.rate, MONTHLY_PERIOD)
+        half = half_life_months(monthly, saved.rate)
+        period = MONTHLY_PERIOD
     return {
         "lab_loss_pct": round(min(max(loss * 100, 0.1), 99.0), 1),
-        "lab_period": MONTHLY_PERIOD,
+        "lab_period": period,
         "lab_half_life": round(min(half, 1e4), 1),
     }
 
@@ -242,14 +244,14 @@ def _controls(saved: mc.DecayPolicy) -> mc.DecayPolicy | None:
             st.error(f"{type(exc).__name__}: {exc}")
             return None
         if hourly:
-            hl = math.log(2.0) / tuned.lam if tuned.lam > 0 else math.inf
+            hl = half_life_hours(tuned.lam)
             st.caption(
                 f"Long-term λ = {tuned.lam:.5f} per hour (half-life {hl:,.1f} h) · short-term "
                 f"λ = {tuned.short_term_lam:.4f} per hour · saved: {saved.model}, "
                 f"λ = {saved.lam:.5f}, r = {saved.rate:.4f}/month"
             )
         else:
-            hl = half_life_months(model, tuned.rate)  # type: ignore[arg-type]
+            hl = half_life_months(tuned.model, tuned.rate)
             st.caption(
                 f"Long-term r = {tuned.rate:.4f} per month (half-life {hl:,.1f} months) · "
                 f"short-term r = {tuned.short_term_rate:.3f} per month · saved: {saved.model}, "
@@ -348,8 +350,9 @@ def _as_of(first: date, now: datetime) -> datetime:
     return datetime.combine(chosen, time(23, 59), tzinfo=UTC)
 
 
-def _chart_selection(table: pd.DataFrame) -> list[str]:
-    """The memory multiselect; default: the top memories by tuned importance plus allergies."""
+def _chart_selection(table: pd.DataFrame, always_types: Collection[str]) -> list[str]:
+    """The memory multiselect; default: the top memories by tuned importance plus every memory
+    of a type the context always includes (``always_types``, the ranking policy's: allergies)."""
     options = table["id"].tolist()
     labels = {
         mid: f"{text[:70]}{'…' if len(text) > 70 else ''} · {mtype} · {created[:10]}"
@@ -358,7 +361,7 @@ def _chart_selection(table: pd.DataFrame) -> list[str]:
         )
     }
     default = list(options[:CHART_DEFAULT_N])
-    default += [i for i, t in zip(table["id"], table["type"], strict=True) if t == "allergy"]
+    default += [i for i, t in zip(table["id"], table["type"], strict=True) if t in always_types]
     default = list(dict.fromkeys(default))
     ss = st.session_state
     current = ss.get("lab_memories")
@@ -372,7 +375,8 @@ def _chart_selection(table: pd.DataFrame) -> list[str]:
         options,
         key="lab_memories",
         format_func=lambda i: labels.get(i, i),
-        help="Default: the active memories with the highest current importance, plus allergies.",
+        help="Default: the active memories with the highest current importance, plus those of "
+        f"the types every context includes ({', '.join(always_types)}).",
     )
 
 
@@ -429,7 +433,7 @@ def main() -> None:
     )
     m[4].metric("Other rank changes", int(counts.get("rank changes", 0)))
 
-    selected = _chart_selection(table)
+    selected = _chart_selection(table, engine.policy.ranking.always_include_types)
     if selected:
         visible = {mm.id: mm for mm in memories}
         chosen = [visible[i] for i in selected if i in visible]

@@ -11,27 +11,10 @@ import pandas as pd
 import streamlit as st
 
 from memory_core.importance import KNOWN_TYPES
+from memory_core.values import AuditAction
 from pages import common
 
 ALL = "(all actions)"
-#: Every action the engine writes to the audit log (memory_core/engine.py).
-AUDIT_ACTIONS = (
-    "add",
-    "pin",
-    "unpin",
-    "edit_importance",
-    "archive",
-    "restore",
-    "cleanup_archive",
-    "detect_supersession",
-    "supersede",
-    "unsupersede",
-    "confirm_supersession",
-    "reject_supersession",
-    "undo_supersession",
-    "policy_change",
-    "import_sessions",
-)
 AUDIT_COLUMNS = ["time", "actor", "action", "entity", "entity id", "patient", "before", "after"]
 
 
@@ -202,7 +185,8 @@ scope = f1.selectbox(
     key="audit_patient_scope",
 )
 actor = f2.text_input("Actor (exact name)", key="audit_actor", placeholder="e.g. demo-seed")
-action = f3.selectbox("Action", [ALL, *AUDIT_ACTIONS], key="audit_action")
+# every audited action, from the core's one list of them
+action = f3.selectbox("Action", [ALL, *(a.value for a in AuditAction)], key="audit_action")
 limit = f4.number_input(
     "Rows (newest first)", min_value=10, max_value=10_000, value=500, step=100, key="audit_limit"
 )

@@ -4,6 +4,7 @@ slider hides later memories, and only the Save button writes the policy (audited
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, time, timedelta
@@ -166,3 +167,49 @@ def test_signed_in_viewer_cannot_save(demo_store: str, eng: mc.MemoryEngine) -> 
     assert at.button(key="lab_save").disabled
     assert any("Read-only" in c.value for c in at.caption)
     assert eng.audit_log(action="policy_change") == []
+
+
+def test_rate_controls_express_the_saved_rate_in_each_model(
+    app: Callable[..., Any], eng: mc.MemoryEngine
+) -> None:
+    """The loss form's defaults are the saved rates converted by the policy's inverse
+    conversions (domain.md's forms): r = 0.02/month is 1 - 0.98**6 = 11.4 % per 6 months
+    exponential, 0.02 x 6 = 12 % linear; λ = 0.01/h keeps e^-0.24 = 78.7 % after a day."""
+    assert (eng.policy.decay.model, eng.policy.decay.rate, eng.policy.decay.lam) == (
+        "exponential",
+        0.02,
+        0.01,
+    )
+    at = app(PAGE)
+    assert at.slider(key="lab_loss_pct").value == pytest.approx(11.4)
+    assert at.number_input(key="lab_period").value == pytest.approx(6.0)
+    # switching the model family (months <-> hours) resets the form to the saved rates
+    at.radio(key="lab_model").set_value("strength").run()
+    assert at.slider(key="lab_loss_pct").value == pytest.approx(21.3)
+    assert at.number_input(key="lab_period").value == pytest.approx(24.0)
+    at.radio(key="lab_rate_form").set_value("half-life").run()
+    assert at.number_input(key="lab_half_life").value == pytest.approx(69.3)  # ln 2 / 0.01
+    at.radio(key="lab_rate_form").set_value("% per period").run()
+    at.radio(key="lab_model").set_value("linear").run()
+    assert at.slider(key="lab_loss_pct").value == pytest.approx(12.0)
+    assert at.number_input(key="lab_period").value == pytest.approx(6.0)
+
+
+def test_chart_default_follows_the_policys_always_included_types(
+    app: Callable[..., Any], eng: mc.MemoryEngine
+) -> None:
+    """The chart's default memories add every memory of a type the context always includes,
+    as the ranking policy defines them (not a type named by the page)."""
+    policy = eng.policy
+    # observations: many, of low importance, so the top memories alone would not cover them
+    types = ("allergy", "observation")
+    ranking = dataclasses.replace(policy.ranking, always_include_types=types)
+    eng.save_policy(dataclasses.replace(policy, ranking=ranking), by="Dr. Rivera")
+    at = app(PAGE)
+    assert not at.exception
+    chosen = set(at.multiselect(key="lab_memories").value)
+    view = eng.view(PID)
+    active = [m for m, s in zip(view.memories, view.status, strict=True) if s.value == "active"]
+    always = {m.id for m in active if m.memory_type in types}
+    assert sum(m.memory_type == "observation" for m in active) > 6
+    assert always <= chosen

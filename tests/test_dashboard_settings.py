@@ -5,11 +5,13 @@ from __future__ import annotations
 import importlib.util
 import json
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
 import memory_core as mc
+from memory_core.values import AuditAction
 
 PAGE = "pages/settings.py"
 PID = "NW-1001"
@@ -108,3 +110,23 @@ def test_audit_filter_by_patient_and_actor(app: Callable[..., Any], eng: mc.Memo
     at.text_input(key="audit_actor").input("nobody").run()
     assert _audit(at) is None
     assert any("No audit rows match" in i.value for i in at.info)
+
+
+def test_audit_filter_offers_every_audited_action(
+    app: Callable[..., Any], eng: mc.MemoryEngine
+) -> None:
+    """The action filter lists every action the core audits (purge and promote included), so a
+    reviewer can find a deletion."""
+    at = app(PAGE)
+    options = at.selectbox(key="audit_action").options
+    assert "purge" in options and "promote" in options
+    assert set(options) == {"(all actions)", *(a.value for a in AuditAction)}
+    mem = next(m for m in eng.list_memories(PID) if not m.pinned)
+    eng.archive(mem.id, by="Dr. Rivera")
+    later = datetime.now(UTC) + timedelta(days=2)
+    purged = eng.purge(older_than_days=1, now=later, dry_run=False, patient_id=PID, by="Dr. Rivera")
+    assert [m.id for m in purged] == [mem.id]
+    at.selectbox(key="audit_action").select("purge").run()
+    df = _audit(at)
+    assert set(df["action"]) == {"purge"}
+    assert mem.id in set(df["entity id"])

@@ -251,14 +251,22 @@ def test_naive_now_rejected() -> None:
 
 
 def test_only_standard_library_imports() -> None:
-    source = Path(demo.__file__).read_text(encoding="utf-8")
+    """Every module of the package imports the standard library and, relatively, only its
+    own sibling modules (templates, generator): nothing else of memory_core."""
+    package = Path(demo.__file__).parent
+    modules = sorted(package.glob("*.py"))
+    siblings = {f.stem for f in modules} - {"__init__"}
+    assert siblings
     imported: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            imported.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            assert node.level == 0
-            imported.add((node.module or "").split(".")[0])
+    for path in modules:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    assert node.level == 1 and node.module in siblings, (path.name, node.module)
+                    continue
+                imported.add((node.module or "").split(".")[0])
     assert imported <= {"datetime", "random", "dataclasses", "math", "__future__"}
 
 

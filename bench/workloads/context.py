@@ -1,0 +1,121 @@
+"""``build_context`` with the query already embedded (all memories active, and a patient
+loaded with supersession detection), the agreement check it rests on (same top-5 ids,
+identical section text, current importances within 1e-9), and the agent call that records
+its accesses (no target)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import reference as ref
+from ..harness import interleaved
+from .common import (
+    F32,
+    QUERIES,
+    Mismatch,
+    Row,
+    Setup,
+    Target,
+    log,
+    query_at,
+)
+
+TARGET = Target("≤ 10 ms; ≥ 20× ref", max_s=0.010, min_speedup=20)
+
+
+def check(bench: Setup, n: int, qv: dict[str, F32], detected: bool = False) -> None:
+    pid = bench.pid(n, detected)
+    recs, sups = bench.state(pid)
+    for q, v in qv.items():
+        got = bench.eng.build_context(pid, q, query_vector=v, record_access=False)
+        text, lines = bench.ref_context(pid, recs, sups, q, v)
+        inc = sorted(got.included, key=lambda i: i.position or 0)
+        ids = [i.scored.memory.id for i in inc]
+        if ids != [ln.memory_id for ln in lines]:
+            raise Mismatch(f"{pid} {q!r}: engine top {ids} != reference {lines}")
+        if got.text != text:
+            raise Mismatch(f"{pid} {q!r}: section text differs\n{got.text}\n---\n{text}")
+        for item, line in zip(inc, lines, strict=True):
+            if abs(item.scored.current_importance - line.current_importance) > 1e-9:
+                raise Mismatch(f"{pid} {q!r}: current importance of {line.memory_id} differs")
+    bench.res.checks.append(
+        f"build_context, {pid} ({n:,} memories{', with supersessions' if detected else ''}), "
+        f"{len(qv)} queries: same top-5 ids, identical section text, current importances "
+        "within 1e-9"
+    )
+
+
+def run(bench: Setup, qv: dict[str, F32]) -> None:
+    n = bench.cfg.context_n
+    log(f"build_context, {n:,} memories, query embedded")
+    for detected in (False, True):
+        pid = bench.pid(n, detected)
+        recs, sups = bench.state(pid)
+        active = len(ref.active_records(recs, sups, bench.now.timestamp()))
+
+        def engine_call(i: int, pid: str = pid) -> Any:
+            q = query_at(i)
+            return bench.eng.build_context(pid, q, query_vector=qv[q], record_access=False)
+
+        def ref_call(i: int, pid: str = pid, recs: Any = recs, sups: Any = sups) -> Any:
+            q = query_at(i)
+            return bench.ref_context(pid, recs, sups, q, qv[q])
+
+        eng = interleaved({"e": engine_call}, bench.cfg.repeat)["e"]
+        refs = interleaved({"r": ref_call}, bench.cfg.ref_repeat)["r"]
+        key = "context-D" if detected else "context"
+        label = "build_context, query embedded, SQLite"
+        size = f"{n:,} memories ({active:,} active)"
+        if detected:
+            bench.res.rows += [
+                Row(
+                    key,
+                    label,
+                    size,
+                    "engine",
+                    eng,
+                    reference=refs,
+                    note="loaded with supersession detection, as real use leaves it",
+                ),
+                Row(key, label, size, "reference", refs, reference=refs),
+            ]
+            continue
+        bench.res.rows += [
+            Row(
+                key,
+                label,
+                size,
+                "engine",
+                eng,
+                reference=refs,
+                target=TARGET,
+                passed=TARGET.met(eng, refs),
+            ),
+            Row(key, label, size, "reference", refs, reference=refs),
+        ]
+        bench.res.profile_calls[key] = lambda f=engine_call: [f(i) for i in range(len(QUERIES))]
+
+
+def run_agent(bench: Setup, qv: dict[str, F32]) -> None:
+    """build_context as an agent calls it: the included memories' accesses and an
+    injection record are written, so the next call re-reads the patient's usage."""
+    n = bench.cfg.context_n
+    pid = bench.pid(n)
+
+    def call(i: int) -> Any:
+        q = query_at(i)
+        return bench.eng.build_context(pid, q, query_vector=qv[q], record_access=True)
+
+    s = interleaved({"e": call}, bench.cfg.repeat)["e"]
+    ref_row = next(r for r in bench.res.rows if r.key == "context" and r.contender == "engine")
+    bench.res.rows.append(
+        Row(
+            "agent",
+            "build_context with record_access=True (writes accesses + injection)",
+            f"{n:,} memories",
+            "engine",
+            s,
+            reference=ref_row.reference,
+            note="no target; shows what an agent turn costs with its writes",
+        )
+    )
