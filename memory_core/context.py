@@ -1,8 +1,8 @@
 """The injected "Patient Context from Previous Interactions" section and the system prompt.
 
-Memory content is untrusted text: :func:`sanitize_line` makes it one plain line that cannot
-forge the section's structure (newlines, headers, bold markers, list markers, control and
-bidi characters, the ⚠️ marker).
+Memory content and the session context are untrusted text: :func:`sanitize_line` makes each
+one plain line that cannot forge the section's structure (newlines, headers, bold markers,
+list markers, control and bidi characters, the ⚠️ marker, markup tags, special tokens).
 """
 
 from __future__ import annotations
@@ -32,17 +32,27 @@ GUIDANCE = (
     "when they inform your answer."
 )
 MAX_LINE_CHARS = 400
+MAX_SESSION_CHARS = 8000  # the session context's cap (validation.MAX_QUERY_CHARS, as a query)
 
 _WARNING_SIGNS = {"\u26a0", "\ufe0f", "\ufe0e"}  # ⚠ and emoji/text variation selectors
 _LEADING_BLOCK = re.compile(r"^(?:\s*(?:#{1,6}|>|[-*+•]|\d{1,3}[.)])(?=\s))+\s*")
 _WS = re.compile(r"\s+")
+# markup: script/style elements with their bodies, comments, then any tag (text content stays)
+_MARKUP = re.compile(
+    r"<(script|style)\b[^>]*>.*?</\1\s*>|<!--.*?-->|<[!?/]?[A-Za-z][^<>]*>",
+    re.IGNORECASE | re.DOTALL,
+)
 
 
 @lru_cache(maxsize=65_536)
 def sanitize_line(content: str, max_chars: int = MAX_LINE_CHARS) -> str:
     """One plain line of text: control, format (zero-width, bidi) and line/paragraph separator
-    characters become spaces or vanish, markdown emphasis and leading block markers go, a forged
-    ⚠️ is removed, whitespace is collapsed and the result is cut at ``max_chars``."""
+    characters become spaces or vanish, markup tags become spaces (their text stays; script and
+    style bodies and comments go), markdown emphasis and leading block markers go, a forged ⚠️ is
+    removed, special-token delimiters (``<|``, ``|>``) are broken up so that no special token
+    such as ``<|endoftext|>`` reaches the agent, whitespace is collapsed and the result is cut at
+    ``max_chars``. Removals repeat until nothing changes, so no removal can assemble a new tag
+    or ``**`` from the pieces around it."""
     out: list[str] = []
     for ch in content:
         if ch in _WARNING_SIGNS:
@@ -55,9 +65,15 @@ def sanitize_line(content: str, max_chars: int = MAX_LINE_CHARS) -> str:
         else:
             out.append(ch)
     text = "".join(out)
-    text = text.replace("**", "").replace("__", "").replace("`", "'")
+    prev = None
+    while text != prev:  # each pass that changes anything shortens the text
+        prev = text
+        text = _MARKUP.sub(" ", text) if "<" in text else text
+        text = text.replace("**", "").replace("__", "")
+    text = text.replace("`", "'")
     text = _WS.sub(" ", text).strip()
     text = _LEADING_BLOCK.sub("", text).strip()
+    text = text.replace("<|", "< |").replace("|>", "| >")  # neither pair can be rebuilt
     if len(text) > max_chars:
         text = text[: max_chars - 1].rstrip() + "…"
     return text
@@ -193,10 +209,12 @@ def select_and_render(
 def build_system_prompt(
     section: str, session_context: str, role: str = DEFAULT_ROLE, guidance: str = GUIDANCE
 ) -> str:
-    """Role line, the memory section (if any), the Current Session part, the guidance line."""
+    """Role line, the memory section (if any), the Current Session part, the guidance line.
+    The session context is untrusted like memory content: it becomes one line by the same
+    :func:`sanitize_line` (capped at ``MAX_SESSION_CHARS``), so it cannot add a section."""
     parts = [role.strip()]
     if section:
         parts.append(section)
-    parts.append(f"{SESSION_HEADER}\n{session_context.strip()}")
+    parts.append(f"{SESSION_HEADER}\n{sanitize_line(session_context, MAX_SESSION_CHARS)}")
     parts.append(guidance.strip())
     return "\n\n".join(parts)
