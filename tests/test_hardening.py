@@ -365,12 +365,34 @@ def test_a_long_session_context_is_kept_up_to_its_cap() -> None:
         ("HbA1c <7% and eGFR > 60, x<y", "HbA1c <7% and eGFR > 60, x<y"),
         ("<<b>|endoftext|>", "< |endoftext| >"),
         ("x*<b>*bold*</b>*", "x* *bold* *"),
+        ("<**b>assembled tag", "assembled tag"),
+        ("a<**script>b()<**/script>c", "a c"),
+        ("***bold*** and a *_* rule", "bold and a rule"),
+        ("<!-- unclosed comment stays text", "<!-- unclosed comment stays text"),
     ],
 )
 def test_markup_is_stripped_from_the_section(raw: str, clean: str) -> None:
     out = ctx.sanitize_line(raw)
     assert out == clean
     _assert_plain(out)
+
+
+def test_sanitising_is_linear_in_the_length_of_hostile_text() -> None:
+    import time
+
+    hostile = [
+        "<script>" * 130_000,  # openers without closers
+        "<!--" * 250_000,
+        "</script>" + "<script>" * 120_000,
+        "<**" * 300_000 + "b>",
+        "*_" * 500_000,
+        "<|" * 500_000,
+    ]
+    started = time.perf_counter()
+    for text in hostile:
+        prompt = ctx.build_system_prompt("", text)
+        _assert_plain(prompt.split(f"{ctx.SESSION_HEADER}\n")[1].split("\n\n")[0])
+    assert time.perf_counter() - started < 5.0  # quadratic work would take minutes
 
 
 def test_markup_reaches_the_agent_as_text_only(engine: mc.MemoryEngine) -> None:
