@@ -166,6 +166,16 @@ def test_property_no_content_can_make_context_building_raise(
     assert prompt.count(ctx.HEADER) == (1 if section else 0)
 
 
+@settings(max_examples=1000, deadline=None)
+@given(ARBITRARY, st.sampled_from([ctx.MAX_LINE_CHARS, 40, ctx.MAX_SESSION_CHARS]))
+def test_property_a_sanitised_line_is_plain(text: str, cap: int) -> None:
+    out = ctx.sanitize_line(text, cap)
+    _assert_plain(out)
+    assert len(out) <= cap and out == out.strip()
+    assert not out or not out.startswith(("# ", "- ", "* ", "> ", "1. "))
+    assert count_tokens(out) >= (1 if out else 0)
+
+
 # --- 2. typed errors in the CLI: `error: ...`, exit 2, nothing written --------------------------
 
 
