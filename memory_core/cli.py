@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 import time
@@ -14,7 +15,7 @@ from typing import Any, TextIO
 from . import open_engine
 from .engine import MemoryEngine
 from .errors import MemoryCoreError
-from .validation import now_value
+from .validation import now_value, positive_int, record_id
 
 
 class ProgressBar:
@@ -60,13 +61,14 @@ def cmd_seed_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
+    created_at = None if args.created_at is None else now_value(args.created_at, "--created-at")
     engine = _engine(args)
     res = engine.add_memory(
         args.patient,
         args.content,
         args.type,
         importance=args.importance,
-        created_at=args.created_at,
+        created_at=created_at,
         pinned=args.pinned,
         source="cli",
         by=args.by,
@@ -194,27 +196,39 @@ IMPORT_FIELDS = (
 def cmd_import(args: argparse.Namespace) -> int:
     """Every line is parsed and validated before anything is written. Then one transaction, or
     with --batch-size one per batch, each reported when committed."""
-    engine = _engine(args)
+    if args.batch_size is not None:
+        positive_int(args.batch_size, "--batch-size")
     records: list[dict[str, Any]] = []
-    with open(args.file, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise MemoryCoreError(f"line {lineno}: not valid JSON ({exc.msg})") from exc
-            if not isinstance(row, dict):
-                raise MemoryCoreError(f"line {lineno}: expected a JSON object")
-            row["_line"] = lineno
-            records.append(row)
+    for lineno, line in enumerate(_read_utf8_lines(args.file), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise MemoryCoreError(f"line {lineno}: not valid JSON ({exc.msg})") from exc
+        except RecursionError as exc:
+            raise MemoryCoreError(f"line {lineno}: not valid JSON (nested too deeply)") from exc
+        except ValueError as exc:  # e.g. an integer beyond Python's 4,300-digit limit
+            why = str(exc).split(";")[0]
+            raise MemoryCoreError(f"line {lineno}: not valid JSON ({why})") from exc
+        if not isinstance(row, dict):
+            raise MemoryCoreError(f"line {lineno}: expected a JSON object")
+        row["_line"] = lineno
+        records.append(row)
     clean = [{k: r.get(k) for k in IMPORT_FIELDS if k in r} for r in records]
+    engine = _engine(args)
+    batches = 0
 
     def committed(index: int, first: int, end: int) -> None:
+        nonlocal batches
+        batches += 1
         lines = f"{records[first]['_line']}-{records[end - 1]['_line']}"
         print(f"committed batch {index + 1}: lines {lines} ({end - first} memories)", flush=True)
 
     try:
+        for i, r in enumerate(clean):
+            if r.get("id") is not None:
+                record_id(r["id"], f"records[{i}].id")
         results = engine.add_memories(
             clean,
             by=args.by,
@@ -227,11 +241,31 @@ def cmd_import(args: argparse.Namespace) -> int:
         if msg.startswith("records["):
             idx = int(msg[len("records[") : msg.index("]")])
             msg = f"line {records[idx]['_line']}: {msg}"
-        note = "nothing was imported" if not args.batch_size else "see the committed batches"
+        note = "see the committed batches" if batches else "nothing was imported"
         raise MemoryCoreError(f"{msg} -- {note}") from exc
     sups = sum(len(r.supersessions) for r in results)
     print(f"imported {len(results)} memories ({sups} supersessions)")
     return 0
+
+
+def _read_utf8_lines(path: str) -> list[str]:
+    """The file's lines, decoded as UTF-8 (a UTF-8 byte-order mark is allowed); UTF-16 and
+    other encodings are refused, naming the line."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in data:
+        raise MemoryCoreError(
+            f"{path}: looks like UTF-16 (byte-order mark or NUL bytes); save it as UTF-8"
+        )
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        start = exc.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)
+        lineno = data[:start].count(b"\n") + 1
+        raise MemoryCoreError(
+            f"line {lineno}: not UTF-8 text ({exc.reason} at byte {start}); save the file as UTF-8"
+        ) from exc
+    return io.StringIO(text, newline=None).readlines()  # the line ends open() would split on
 
 
 def cmd_patients(args: argparse.Namespace) -> int:

@@ -1,8 +1,8 @@
 """The injected "Patient Context from Previous Interactions" section and the system prompt.
 
-Memory content is untrusted text: :func:`sanitize_line` makes it one plain line that cannot
-forge the section's structure (newlines, headers, bold markers, list markers, control and
-bidi characters, the ⚠️ marker).
+Memory content and the session context are untrusted text: :func:`sanitize_line` makes each
+one plain line that cannot forge the section's structure (newlines, headers, bold markers,
+list markers, control and bidi characters, the ⚠️ marker, markup tags, special tokens).
 """
 
 from __future__ import annotations
@@ -32,17 +32,47 @@ GUIDANCE = (
     "when they inform your answer."
 )
 MAX_LINE_CHARS = 400
+MAX_SESSION_CHARS = 8000  # the session context's cap (validation.MAX_QUERY_CHARS, as a query)
 
 _WARNING_SIGNS = {"\u26a0", "\ufe0f", "\ufe0e"}  # ⚠ and emoji/text variation selectors
 _LEADING_BLOCK = re.compile(r"^(?:\s*(?:#{1,6}|>|[-*+•]|\d{1,3}[.)])(?=\s))+\s*")
 _WS = re.compile(r"\s+")
+# markup: what is hidden whole (comments, script and style elements), then any tag
+_HIDDEN = re.compile(r"<!--|<(script|style)\b[^<>]*>", re.IGNORECASE)
+_HIDDEN_END = {
+    "": re.compile(r"-->"),
+    "script": re.compile(r"</script\s*>", re.IGNORECASE),
+    "style": re.compile(r"</style\s*>", re.IGNORECASE),
+}
+_TAG = re.compile(r"<[!?/]?[A-Za-z][^<>]*>")
+_EMPHASIS = re.compile(r"[*_]{2,}")  # bold/italic markers and rules (``**``, ``__``, ``***``)
+_READ_FACTOR = 8  # input beyond 8 x max_chars is not read (memory content is <= 2,000 anyway)
 
 
-@lru_cache(maxsize=65_536)
-def sanitize_line(content: str, max_chars: int = MAX_LINE_CHARS) -> str:
-    """One plain line of text: control, format (zero-width, bidi) and line/paragraph separator
-    characters become spaces or vanish, markdown emphasis and leading block markers go, a forged
-    ⚠️ is removed, whitespace is collapsed and the result is cut at ``max_chars``."""
+def _drop_hidden(text: str) -> str:
+    """Comments and script/style elements (their bodies too) become a space; an opener with no
+    closer after it stays, to be removed as a tag. Linear: a kind whose closer is missing is not
+    searched for again."""
+    out: list[str] = []
+    pos = 0
+    dead: set[str] = set()
+    while (m := _HIDDEN.search(text, pos)) is not None:
+        kind = (m.group(1) or "").lower()
+        end = None if kind in dead else _HIDDEN_END[kind].search(text, m.end())
+        if end is None:
+            dead.add(kind)
+            out.append(text[pos : m.end()])
+            pos = m.end()
+            continue
+        out.append(text[pos : m.start()] + " ")
+        pos = end.end()
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _plain(content: str, max_chars: int) -> str:
+    """The rule behind :func:`sanitize_line` (uncached, for one-off text)."""
+    content = content[: _READ_FACTOR * max_chars]
     out: list[str] = []
     for ch in content:
         if ch in _WARNING_SIGNS:
@@ -55,12 +85,35 @@ def sanitize_line(content: str, max_chars: int = MAX_LINE_CHARS) -> str:
         else:
             out.append(ch)
     text = "".join(out)
-    text = text.replace("**", "").replace("__", "").replace("`", "'")
+    # Markup goes as spaces, which join nothing; removing emphasis joins its neighbours and may
+    # assemble a tag (``<**b>``) but never a new emphasis run, so the second pass is the last
+    # that can change anything (the loop checks it).
+    prev = None
+    while text != prev:
+        prev = text
+        if "<" in text:
+            text = _TAG.sub(" ", _drop_hidden(text))
+        text = _EMPHASIS.sub("", text)
+    text = text.replace("`", "'")
     text = _WS.sub(" ", text).strip()
     text = _LEADING_BLOCK.sub("", text).strip()
+    text = text.replace("<|", "< |").replace("|>", "| >")  # neither pair can be rebuilt
     if len(text) > max_chars:
         text = text[: max_chars - 1].rstrip() + "…"
     return text
+
+
+@lru_cache(maxsize=65_536)
+def sanitize_line(content: str, max_chars: int = MAX_LINE_CHARS) -> str:
+    """One plain line of text: control, format (zero-width, bidi) and line/paragraph separator
+    characters become spaces or vanish, markup tags become spaces (their text stays; script and
+    style elements and comments go whole), markdown emphasis and leading block markers go, a
+    forged ⚠️ is removed, special-token delimiters (``<|``, ``|>``) are broken up so that no
+    special token such as ``<|endoftext|>`` reaches the agent, whitespace is collapsed and the
+    result is cut at ``max_chars``. No removal can assemble a new tag, ``**`` or special token
+    from the pieces around it; the work is linear in the text's length, and text beyond
+    8 x ``max_chars`` is not read."""
+    return _plain(content, max_chars)
 
 
 def render_line(position: int, text: str, warn: bool) -> str:
@@ -193,10 +246,13 @@ def select_and_render(
 def build_system_prompt(
     section: str, session_context: str, role: str = DEFAULT_ROLE, guidance: str = GUIDANCE
 ) -> str:
-    """Role line, the memory section (if any), the Current Session part, the guidance line."""
+    """Role line, the memory section (if any), the Current Session part, the guidance line.
+    The session context is untrusted like memory content: it becomes one line by the same
+    :func:`sanitize_line` (capped at ``MAX_SESSION_CHARS``), so it cannot add a section."""
     parts = [role.strip()]
     if section:
         parts.append(section)
-    parts.append(f"{SESSION_HEADER}\n{session_context.strip()}")
+    session = _plain(session_context, MAX_SESSION_CHARS)  # one-off text: not kept in the cache
+    parts.append(f"{SESSION_HEADER}\n{session}")
     parts.append(guidance.strip())
     return "\n\n".join(parts)

@@ -12,7 +12,7 @@ DEFAULT_ENCODING = "o200k_base"
 
 
 class _Encoding(Protocol):
-    def encode(self, text: str) -> list[int]: ...
+    def encode_ordinary(self, text: str) -> list[int]: ...
 
 
 @lru_cache(maxsize=4)
@@ -30,7 +30,15 @@ def _encoding(name: str) -> _Encoding:
 
 @lru_cache(maxsize=65_536)
 def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
-    """Number of tokens of ``text`` under ``encoding``."""
+    """Number of tokens of ``text`` under ``encoding``. Special-token text such as
+    ``<|endoftext|>`` is counted as the ordinary text it is (``encode`` would refuse it, and
+    one memory holding it would break every count of its patient's section). Lone surrogates
+    count as U+FFFD, as tiktoken counts them."""
     if not text:
         return 0
-    return len(_encoding(encoding).encode(text))
+    enc = _encoding(encoding)
+    try:
+        return len(enc.encode_ordinary(text))
+    except UnicodeEncodeError:
+        fixed = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return len(enc.encode_ordinary(fixed))

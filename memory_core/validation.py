@@ -27,8 +27,10 @@ MAX_CONTENT_CHARS = 2000
 MAX_QUERY_CHARS = 8000
 CLOCK_SKEW = timedelta(seconds=5)
 _PATIENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
+_RECORD_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")  # the patient-id characters
 _TYPE = re.compile(r"[a-z][a-z0-9_]{0,39}")
 _ACTOR = re.compile(r"[^\x00-\x1f\x7f]{1,120}")
+_PLAIN = re.compile(r"[^<*_\u26a0\ufe0e\ufe0f]*")  # what the sanitiser leaves as it is
 
 
 @functools.lru_cache(maxsize=4096)
@@ -49,6 +51,27 @@ def patient_id(value: Any, field: str = "patient_id") -> str:
     return value
 
 
+def record_id(value: Any, field: str = "id") -> str:
+    """A memory or supersession id: the patient-id characters, 1-80 of them."""
+    if not isinstance(value, str) or not _RECORD_ID.fullmatch(value):
+        raise ValidationError(
+            field,
+            "must be 1-80 characters of letters, digits, '_', '.', ':' or '-' "
+            "(no spaces, path separators, control or bidi characters)",
+        )
+    return value
+
+
+def _no_surrogates(value: str, field: str) -> None:
+    """Lone surrogates (``"\\ud800"`` in JSON) are not text: no store can encode them."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValidationError(
+            field, f"contains a lone surrogate (U+{ord(value[exc.start]):04X}), not valid text"
+        ) from exc
+
+
 def content(value: Any, field: str = "content") -> str:
     if not isinstance(value, str):
         raise ValidationError(field, f"must be a string, got {type(value).__name__}")
@@ -58,9 +81,15 @@ def content(value: Any, field: str = "content") -> str:
         raise ValidationError(
             field, f"is {len(value)} characters; the limit is {MAX_CONTENT_CHARS}"
         )
-    # fast path: printable text has something to show; otherwise ask the sanitiser
-    if not value.isprintable() and not sanitize_line(value):
-        raise ValidationError(field, "has no printable text (only control/format characters)")
+    printable = value.isprintable()
+    if not printable:
+        _no_surrogates(value, field)
+    # fast path: printable text without markup, emphasis or ⚠ has something to show;
+    # otherwise ask the sanitiser
+    if (not printable or not _PLAIN.fullmatch(value)) and not sanitize_line(value):
+        raise ValidationError(
+            field, "has no printable text (only control/format characters, markup or emphasis)"
+        )
     return value.strip()
 
 
@@ -79,7 +108,12 @@ def importance(value: Any, field: str = "importance") -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         raise ValidationError(field, f"must be a number from 1 to 10, got {value!r}")
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError as exc:  # an integer of hundreds of digits
+        raise ValidationError(
+            field, "must be between 1 and 10, got an integer too large for a float"
+        ) from exc
     if not math.isfinite(v):
         raise ValidationError(field, f"must be a finite number from 1 to 10, got {value!r}")
     if not 1.0 <= v <= 10.0:
@@ -103,7 +137,13 @@ def timestamp(value: Any, field: str, now: datetime | None = None) -> datetime:
             f"is naive ({value.isoformat()}); give a timezone, e.g. "
             f"{value.isoformat()}+00:00 for UTC",
         )
-    out = value.astimezone(UTC)
+    try:
+        out = value.astimezone(UTC)
+    except OverflowError as exc:
+        raise ValidationError(
+            field,
+            f"{value.isoformat()} is out of range: in UTC it falls outside years 1-9999",
+        ) from exc
     if now is not None and out > now + CLOCK_SKEW:
         raise ValidationError(
             field, f"{out.isoformat()} is in the future (now is {now.isoformat()})"
@@ -131,14 +171,32 @@ def tier(value: Any, field: str = "tier") -> Tier:
 def source(value: Any, field: str = "source") -> str | None:
     if value is None:
         return None
-    if not isinstance(value, str) or len(value) > 200 or not _ACTOR.fullmatch(value):
-        raise ValidationError(field, "must be a short single-line string (<= 200 characters)")
+    if (
+        not isinstance(value, str)
+        or len(value) > 200
+        or not _ACTOR.fullmatch(value)
+        or not value.isprintable()
+    ):
+        raise ValidationError(
+            field,
+            "must be a short single-line string (<= 200 printable characters: no control, "
+            "bidi, zero-width or separator characters)",
+        )
     return value
 
 
 def actor(value: Any, field: str = "by") -> str:
-    if not isinstance(value, str) or not value.strip() or not _ACTOR.fullmatch(value):
-        raise ValidationError(field, "must name who made the change (1-120 printable characters)")
+    if (
+        not isinstance(value, str)
+        or not value.strip()
+        or not _ACTOR.fullmatch(value)
+        or not value.isprintable()
+    ):
+        raise ValidationError(
+            field,
+            "must name who made the change (1-120 printable characters: no control, bidi, "
+            "zero-width or separator characters)",
+        )
     return value.strip()
 
 
@@ -147,6 +205,8 @@ def query(value: Any, field: str = "query") -> str:
         raise ValidationError(field, f"must be a string, got {type(value).__name__}")
     if len(value) > MAX_QUERY_CHARS:
         raise ValidationError(field, f"is {len(value)} characters; the limit is {MAX_QUERY_CHARS}")
+    if not value.isprintable():
+        _no_surrogates(value, field)
     return value
 
 
@@ -159,19 +219,32 @@ def positive_int(value: Any, field: str, minimum: int = 1) -> int:
 
 
 def embedding(value: Any, dimensions: int, field: str = "embedding") -> np.ndarray:
-    if type(value) is np.ndarray and value.dtype == np.float32:
-        arr = value  # why: a bulk import's pre-computed vectors skip the conversion
-    else:
-        try:
-            arr = np.asarray(value, dtype=np.float32)
-        except (TypeError, ValueError) as exc:
-            raise ValidationError(field, "must be a list of numbers") from exc
-    if arr.ndim != 1 or arr.shape[0] != dimensions:
+    """A vector of ``dimensions`` finite numbers, not all zero (a zero vector has no direction:
+    its cosine with anything is undefined). Strings and booleans are not numbers."""
+    try:
+        raw = value if isinstance(value, np.ndarray) else np.asarray(value)
+        if raw.dtype == object and all(
+            isinstance(x, int | float | np.integer | np.floating) and not isinstance(x, bool)
+            for x in raw.flat
+        ):
+            raw = raw.astype(np.float64)  # integers beyond int64
+    except OverflowError as exc:
+        raise ValidationError(field, "contains a number too large for a float") from exc
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(field, "must be a list of numbers") from exc
+    if raw.dtype.kind not in "iuf":
+        got = {"U": "strings", "S": "strings", "b": "booleans"}.get(raw.dtype.kind, "non-numbers")
+        raise ValidationError(field, f"must be a list of numbers, got {got}")
+    if raw.ndim != 1 or raw.shape[0] != dimensions:
         raise ValidationError(
-            field, f"has shape {arr.shape}; this store's embedder has {dimensions} dimensions"
+            field, f"has shape {raw.shape}; this store's embedder has {dimensions} dimensions"
         )
-    if not np.isfinite(arr).all():
+    with np.errstate(over="ignore"):  # beyond float32's range: inf, refused below
+        arr = np.asarray(raw, dtype=np.float32)
+    if not np.all(np.isfinite(arr)):
         raise ValidationError(field, "contains NaN or infinite values")
+    if not arr.any():
+        raise ValidationError(field, "is all zeros (no direction: cosine similarity undefined)")
     return arr
 
 
@@ -191,3 +264,70 @@ def access_times(
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+class BatchChecks:
+    """The checks above for the records of one batch, with the same results and the same
+    errors, done once per distinct value where values recur (patient ids, types, tiers,
+    sources) and without parsing timestamps that already are UTC datetimes."""
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+        self.latest = now + CLOCK_SKEW  # the latest acceptable timestamp
+        self._patients: set[str] = set()
+        self._types: set[str] = set()
+        self._sources: set[str] = set()
+        self._tiers: dict[str, Tier] = {}
+
+    def patient_id(self, value: Any, where: str) -> str:
+        if type(value) is str and value in self._patients:
+            return value
+        out = patient_id(value, f"{where}patient_id")
+        self._patients.add(out)
+        return out
+
+    def memory_type(self, value: Any, where: str) -> str:
+        if type(value) is str and value in self._types:
+            return value
+        out = memory_type(value, f"{where}memory_type")
+        self._types.add(out)
+        return out
+
+    def tier(self, value: Any, where: str) -> Tier:
+        if type(value) is str:
+            known = self._tiers.get(value)
+            if known is not None:
+                return known
+            out = tier(value, f"{where}tier")
+            self._tiers[value] = out
+            return out
+        return tier(value, f"{where}tier")
+
+    def source(self, value: Any, where: str) -> str | None:
+        if value is None or (type(value) is str and value in self._sources):
+            return value
+        out = source(value, f"{where}source")
+        if out is not None:
+            self._sources.add(out)
+        return out
+
+    def importance(self, value: Any, where: str) -> float | None:
+        if type(value) is float and 1.0 <= value <= 10.0:  # NaN fails the comparison
+            return value
+        return importance(value, f"{where}importance")
+
+    def timestamp(self, value: Any, field: str) -> datetime:
+        if type(value) is datetime and value.tzinfo is UTC and value <= self.latest:
+            return value  # what astimezone(UTC) returns for it
+        return timestamp(value, field, self.now)
+
+    def access_times(self, value: Any, created_at: datetime, where: str) -> Sequence[datetime]:
+        """As ``access_times``, as a tuple (which the garbage collector stops tracking)."""
+        if value is None or (type(value) is list and not value):
+            return ()
+        if type(value) is list and all(
+            type(t) is datetime and t.tzinfo is UTC and created_at <= t <= self.latest
+            for t in value
+        ):
+            return tuple(sorted(value))
+        return tuple(access_times(value, created_at, self.now, f"{where}access_times"))

@@ -78,8 +78,8 @@ def prepare(
             f"vectors from {model!r} cannot be mixed with {core.embedder.model_id!r}",
         )
     mid = get("id")
-    if mid is not None and (not isinstance(mid, str) or not 1 <= len(mid) <= 80):
-        raise ValidationError(f"{where}id", "must be a string of 1-80 characters")
+    if mid is not None:
+        mid = v.record_id(mid, f"{where}id")
     if imp is None:
         imp = default_importance(mtype, text, core.policy.importance_rules)
     memory = Memory(

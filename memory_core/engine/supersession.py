@@ -242,7 +242,7 @@ def _decide(
 def confirm(core: Core, supersession_id: str, reviewer: str, now: datetime | None) -> Supersession:
     reviewer = v.actor(reviewer, "reviewer")
     now = core.now(now)
-    sup = core.store.get_supersession(supersession_id)
+    sup = core.store.get_supersession(v.record_id(supersession_id, "supersession_id"))
     if sup.state is not SupersessionState.PENDING:
         raise StateError(f"supersession {sup.id} is {sup.state.value}, not pending")
     changes = _decide(
@@ -265,7 +265,7 @@ def confirm(core: Core, supersession_id: str, reviewer: str, now: datetime | Non
 def reject(core: Core, supersession_id: str, reviewer: str, now: datetime | None) -> Supersession:
     reviewer = v.actor(reviewer, "reviewer")
     now = core.now(now)
-    sup = core.store.get_supersession(supersession_id)
+    sup = core.store.get_supersession(v.record_id(supersession_id, "supersession_id"))
     if sup.state is not SupersessionState.PENDING:
         raise StateError(
             f"supersession {sup.id} is {sup.state.value}; only pending ones can be rejected "
@@ -287,7 +287,7 @@ def reject(core: Core, supersession_id: str, reviewer: str, now: datetime | None
 def undo(core: Core, supersession_id: str, reviewer: str, now: datetime | None) -> Supersession:
     reviewer = v.actor(reviewer, "reviewer")
     now = core.now(now)
-    sup = core.store.get_supersession(supersession_id)
+    sup = core.store.get_supersession(v.record_id(supersession_id, "supersession_id"))
     if sup.state not in IN_EFFECT:
         raise StateError(f"supersession {sup.id} is {sup.state.value}; nothing to undo")
     changes = _decide(
