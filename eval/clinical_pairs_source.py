@@ -425,7 +425,7 @@ SOURCE: dict[str, list[Entry]] = {
         ("duplicate", D, "Former smoker, quit 2015", "Quit smoking in 2015"),
         ("duplicate", D, "Relies on the bus to get to appointments",
          "Takes public transport to the clinic"),
-        ("near-miss", K, "Lives with her daughter", "Her daughter lives in another state"),
+        ("near-miss", K, "Lives with her daughter", "Her son lives in another state"),
         ("near-miss", K, "Smokes cigarettes", "Exposed to secondhand smoke at work"),
         ("near-miss", K, "Works from home", "Wife works night shifts"),
         ("contradiction", C, "Never smoked", "Smoked for 20 years, quit in 2010 - corrected "
@@ -450,7 +450,7 @@ SOURCE: dict[str, list[Entry]] = {
          "CPAP"),
         ("observation-change", U, "BP 152/94 in clinic", "BP 128/80 in clinic today"),
         ("observation-change", U, "Skips breakfast most days", "Now eats breakfast every day"),
-        ("same-measure", D, "Weighed 107.8 kg at this session", "Weighed 107.5 kg at this session"),
+        ("same-measure", D, "BP 134/82 at this visit", "Blood pressure 134/82 today"),
         ("same-measure", D, "Reports walking 30 minutes daily", "Walks half an hour every day"),
         ("same-measure", D, "Patient appeared tired and pale today",
          "Looked fatigued and pale at today's visit"),
