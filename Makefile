@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8501
 
-.PHONY: run test lint seed bench clean browser
+.PHONY: run test lint seed bench clean browser eval
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,13 @@ bench:
 	  .venv-bench/bin/python -m pip install --quiet --disable-pip-version-check \
 	    -r requirements.txt -r bench/requirements.txt && touch .venv-bench/.installed; fi
 	.venv-bench/bin/python -m bench
+
+# Evaluation on public data (issue 12; not part of `make test`): REALTALK chats and SituatedQA's
+# temporal dev split in EVAL_DATA (git-ignored; see the README's Evaluation section), plus the
+# clinical pair set's test half. Writes docs/evaluation.md.
+EVAL_DATA ?= data/eval
+eval: $(STAMP)
+	$(PY) -m eval --data $(EVAL_DATA)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

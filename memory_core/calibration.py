@@ -7,8 +7,10 @@ All content is synthetic. Run ``python -m memory_core calibrate`` to measure a m
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from importlib.resources import files
 from itertools import pairwise
 
 import numpy as np
@@ -24,6 +26,29 @@ class Pair:
     older: str
     newer: str
     supersede: bool
+    verdict: str = ""  # updates | contradicts | duplicate | compatible ("" when unlabelled)
+    split: str = ""  # "dev" | "test" in the labelled set
+    kind: str = ""  # what the pair exercises (brand-generic, lab-series, negated, ...)
+    id: str = ""
+
+
+# the clinical memory types the labelled set covers, each with both halves
+PAIR_TYPES: tuple[str, ...] = (
+    "allergy",
+    "adverse_reaction",
+    "medication",
+    "condition",
+    "treatment_response",
+    "care_plan",
+    "lab_result",
+    "preference",
+    "social",
+    "observation",
+)
+VERDICTS = frozenset({"updates", "contradicts", "duplicate", "compatible"})
+SPLITS = ("dev", "test")
+SAFETY_TYPES = frozenset({"allergy", "adverse_reaction"})
+PAIR_SET = "data/clinical_pairs.jsonl"
 
 
 PAIRS: tuple[Pair, ...] = (
@@ -313,3 +338,114 @@ def measure(
 
 def _round(sims: np.ndarray) -> tuple[float, ...]:
     return tuple(round(float(s), 4) for s in sims)
+
+
+# --- the labelled clinical pair set (memory_core/data/clinical_pairs.jsonl) -------------------
+
+
+def load_pairs(split: str | None = None) -> tuple[Pair, ...]:
+    """The labelled same-type pair set shipped as package data (``split``: "dev", "test" or
+    None for both). The 45 :data:`PAIRS` are part of its dev half."""
+    text = files("memory_core").joinpath(PAIR_SET).read_text(encoding="utf-8")
+    out = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        r = json.loads(line)
+        if split is None or r["split"] == split:
+            out.append(
+                Pair(
+                    r["memory_type"],
+                    r["older"],
+                    r["newer"],
+                    bool(r["supersede"]),
+                    verdict=r["verdict"],
+                    split=r["split"],
+                    kind=r.get("kind", ""),
+                    id=r["id"],
+                )
+            )
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class TypeScore:
+    """Supersession on one memory type: precision and recall of "the newer replaces the
+    older" (1.0 when there is nothing to get wrong)."""
+
+    memory_type: str
+    pairs: int
+    true_pos: int
+    false_pos: int
+    false_neg: int
+
+    @property
+    def precision(self) -> float:
+        flagged = self.true_pos + self.false_pos
+        return self.true_pos / flagged if flagged else 1.0
+
+    @property
+    def recall(self) -> float:
+        wanted = self.true_pos + self.false_neg
+        return self.true_pos / wanted if wanted else 1.0
+
+
+@dataclass(frozen=True)
+class SetReport:
+    """The current rule (the embedder's threshold per type, then :func:`verdict_by_rule`) on
+    one half of the labelled set."""
+
+    split: str
+    threshold: float
+    per_type: tuple[TypeScore, ...]
+    accuracy: float  # supersede / not, over every pair
+    safety_false_supersessions: int  # allergy and adverse_reaction pairs wrongly flagged
+    wrong: tuple[tuple[Pair, float, bool], ...]  # (pair, cosine, predicted) where wrong
+
+    @property
+    def pairs(self) -> int:
+        return sum(t.pairs for t in self.per_type)
+
+
+def report_set(
+    embedder: Embedder,
+    pairs: Sequence[Pair],
+    split: str,
+    threshold: float | None = None,
+    type_thresholds: Mapping[str, float] | None = None,
+) -> SetReport:
+    """Per-type precision and recall of supersession on ``pairs`` under the product's rule
+    (default: the embedder's own threshold and per-type thresholds)."""
+    cut = embedder.default_contradiction_threshold if threshold is None else threshold
+    own = dict(embedder.default_type_thresholds if type_thresholds is None else type_thresholds)
+    texts = [t for p in pairs for t in (p.older, p.newer)]
+    vecs = embedder.embed_batch(texts)
+    sims = np.einsum("ij,ij->i", vecs[0::2], vecs[1::2]).astype(float)
+    pred = [
+        bool(s >= own.get(p.memory_type, cut))
+        and verdict_by_rule(p.older, p.newer, float(s)) in SUPERSEDING_VERDICTS
+        for p, s in zip(pairs, sims, strict=True)
+    ]
+    per_type = []
+    for t in sorted({p.memory_type for p in pairs}, key=_type_order):
+        idx = [i for i, p in enumerate(pairs) if p.memory_type == t]
+        tp = sum(pred[i] and pairs[i].supersede for i in idx)
+        fp = sum(pred[i] and not pairs[i].supersede for i in idx)
+        fn = sum(not pred[i] and pairs[i].supersede for i in idx)
+        per_type.append(TypeScore(t, len(idx), tp, fp, fn))
+    right = [pr == p.supersede for pr, p in zip(pred, pairs, strict=True)]
+    safety_fp = sum(
+        pr and not p.supersede and p.memory_type in SAFETY_TYPES
+        for pr, p in zip(pred, pairs, strict=True)
+    )
+    wrong = tuple(
+        (p, round(float(s), 4), pr)
+        for p, s, pr, ok in zip(pairs, sims, pred, right, strict=True)
+        if not ok
+    )
+    acc = sum(right) / len(right) if right else 1.0
+    return SetReport(split, cut, tuple(per_type), acc, safety_fp, wrong)
+
+
+def _type_order(t: str) -> tuple[int, str]:
+    return (PAIR_TYPES.index(t) if t in PAIR_TYPES else len(PAIR_TYPES), t)

@@ -278,10 +278,11 @@ def cmd_patients(args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from .calibration import PAIRS, measure
+    from .calibration import PAIRS, SPLITS, load_pairs, measure, report_set
     from .embedding import make_embedder
 
-    cal = measure(make_embedder(args.embedder))
+    embedder = make_embedder(args.embedder)
+    cal = measure(embedder)
     for p, s in sorted(zip(PAIRS, cal.similarities, strict=True), key=lambda x: -x[1]):
         print(
             f"{s:.3f} {'supersede' if p.supersede else 'both stay':<9} {p.memory_type:<18} "
@@ -292,6 +293,18 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         f"({len(PAIRS)} pairs, {cal.false_supersessions} false supersessions, "
         f"{cal.missed} missed)"
     )
+    for split in SPLITS:  # the labelled clinical pair set, at the embedder's own thresholds
+        rep = report_set(embedder, load_pairs(split), split)
+        print(
+            f"clinical pairs {split}: {rep.pairs} pairs, threshold {rep.threshold}, "
+            f"accuracy {rep.accuracy:.3f}, allergy/adverse-reaction false supersessions "
+            f"{rep.safety_false_supersessions}"
+        )
+        for t in rep.per_type:
+            print(
+                f"  {t.memory_type:<18} {t.pairs:>3} pairs  precision {t.precision:.2f}  "
+                f"recall {t.recall:.2f}  ({t.false_pos} false, {t.false_neg} missed)"
+            )
     return 0
 
 

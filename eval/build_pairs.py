@@ -1,0 +1,70 @@
+"""Regenerate ``memory_core/data/clinical_pairs.jsonl`` from the calibration pairs and
+:mod:`eval.clinical_pairs_source` (``python -m eval.build_pairs``). Deterministic."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from memory_core.calibration import PAIR_TYPES, PAIRS
+
+from .clinical_pairs_source import SOURCE
+
+OUT = Path(__file__).resolve().parent.parent / "memory_core" / "data" / "clinical_pairs.jsonl"
+
+# verdicts of the 45 calibration pairs, in PAIRS order (supersede=True ones only; the others
+# are compatible)
+LEGACY_VERDICTS = {
+    ("Patient prefers morning appointments", "Patient likes to be seen early in the day"):
+        "duplicate",
+    ("Patient prefers written instructions",
+     "Patient asks for instructions in writing rather than verbally"): "duplicate",
+}  # fmt: skip
+
+
+def rows() -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    for t in PAIR_TYPES:
+        legacy = [p for p in PAIRS if p.memory_type == t]
+        new = SOURCE[t]
+        n = len(legacy) + len(new)
+        dev_target = max((n + 1) // 2, len(legacy))
+        need_dev, need_test = dev_target - len(legacy), n - dev_target
+        typed: list[dict[str, object]] = []
+        for p in legacy:
+            verdict = (
+                LEGACY_VERDICTS.get((p.older, p.newer), "updates") if p.supersede else "compatible"
+            )
+            typed.append(
+                {"memory_type": t, "older": p.older, "newer": p.newer, "verdict": verdict,
+                 "supersede": p.supersede, "kind": "calibration", "split": "dev"}
+            )  # fmt: skip
+        # stratified by verdict: interleave the halves in proportion to their quotas
+        ordered = sorted(enumerate(new), key=lambda x: (x[1][1], x[0]))
+        dev = test = 0
+        for _, (kind, verdict, older, newer) in ordered:
+            to_test = need_test > 0 and (need_dev == 0 or test * need_dev <= dev * need_test)
+            if to_test:
+                test += 1
+            else:
+                dev += 1
+            typed.append(
+                {"memory_type": t, "older": older, "newer": newer, "verdict": verdict,
+                 "supersede": verdict != "compatible", "kind": kind,
+                 "split": "test" if to_test else "dev"}
+            )  # fmt: skip
+        for i, r in enumerate(typed, 1):
+            out.append({"id": f"{t}-{i:03d}", **r})
+    return out
+
+
+def main() -> None:
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    with OUT.open("w", encoding="utf-8") as f:
+        for r in rows():
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()
