@@ -21,8 +21,8 @@ run: seed
 	$(PY) -m streamlit run app.py --server.port $(PORT)
 
 lint: $(STAMP)
-	$(PY) -m ruff check memory_core app.py pages tests bench
-	$(PY) -m ruff format --check memory_core app.py pages tests bench
+	$(PY) -m ruff check memory_core app.py pages tests bench eval
+	$(PY) -m ruff format --check memory_core app.py pages tests bench eval
 	$(PY) -m mypy memory_core
 
 # The browser test drives Debian's Chromium (never a downloaded browser). Install it where
