@@ -34,6 +34,9 @@ from .contradictions import (
 from .embedding.base import Embedder
 from .errors import StateError, ValidationError
 from .importance import default_importance, default_pinned
+from .ingest import service as _ingest
+from .ingest.fhir import FhirImportReport
+from .ingest.proposals import Proposals
 from .lexical import LexicalIndex
 from .policy import DecayPolicy, EnginePolicy
 from .store.base import AuditQuery, ChangeSet, MemoryStore
@@ -1782,6 +1785,33 @@ class MemoryEngine:
                     )
                 ],
             )
+        )
+
+    # --- ingest (memory_core.ingest.service; thin facade) ----------------------------------------
+    def extract_memories(
+        self, patient_id: str, transcript: str, *, now: datetime | None = None, **kw: Any
+    ) -> Proposals:
+        """Proposals from a session transcript; writes nothing (see ``ingest.service``)."""
+        return _ingest.extract_memories(self, patient_id, transcript, now=now, **kw)
+
+    def accept_proposals(
+        self, patient_id: str, proposals: Sequence[Any], *, by: str, now: datetime | None = None
+    ) -> list[AddResult]:
+        """Write accepted proposals in one ``add_memories`` call (see ``ingest.service``)."""
+        return _ingest.accept_proposals(self, patient_id, proposals, by=by, now=now)
+
+    def import_fhir(
+        self,
+        bundle: Any,
+        *,
+        patient_id: str | None = None,
+        by: str,
+        dry_run: bool = True,
+        **kw: Any,
+    ) -> FhirImportReport:
+        """FHIR R4 Bundle in; a dry run unless ``dry_run=False`` (see ``ingest.fhir``)."""
+        return _ingest.import_fhir(
+            self, bundle, patient_id=patient_id, by=by, dry_run=dry_run, **kw
         )
 
     # --- audit helper ----------------------------------------------------------------------------
