@@ -29,9 +29,9 @@ EDITOR_COLUMNS = [
     "type",
     "statement",
     "importance",
+    "would supersede",
     "confidence",
     "evidence",
-    "would supersede",
 ]
 
 
