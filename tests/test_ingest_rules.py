@@ -102,6 +102,31 @@ def test_allergy_from_the_topic_of_the_conversation() -> None:
     )
 
 
+def test_food_allergen_in_an_allergy_conversation_and_intolerances() -> None:
+    t = (
+        "Patient: I can't take codeine, it makes me vomit.\n"
+        "Clinician: Any allergies besides the codeine reaction?\n"
+        "Patient: Just shellfish, I swell up.\n"
+        "Patient: No, nothing else."
+    )
+    assert contents(t) == [
+        ("adverse_reaction", "Patient reports vomiting on codeine"),
+        ("allergy", "Patient has a shellfish allergy causing swelling"),
+    ]
+
+
+def test_dose_cut_named_after_the_drug_and_blood_pressure() -> None:
+    t = (
+        "Patient: The metoprolol makes me really tired, so my GP cut it down to 25 mg.\n"
+        "Clinician: Blood pressure today is 138 over 82."
+    )
+    assert contents(t, datetime(2026, 11, 1, 12, tzinfo=UTC)) == [
+        ("adverse_reaction", "Patient reports fatigue on metoprolol"),
+        ("medication", "Patient's metoprolol dose decreased to 25mg"),
+        ("observation", "Patient's blood pressure was 138/82 mmHg on 2026-11-01"),
+    ]
+
+
 def test_medication_changes() -> None:
     t = (
         "Patient: I stopped metformin ER two weeks ago because of persistent diarrhoea.\n"
@@ -117,6 +142,10 @@ def test_medication_changes() -> None:
     assert ("medication", "Patient switched from lisinopril to losartan 50mg daily") in got
     assert ("medication", "Patient's metformin dose increased to 1000mg twice daily") in got
     assert ("medication", "Patient takes atorvastatin 20mg at night") in got
+    assert ("medication", "Patient stopped atorvastatin because of muscle aches") in contents(
+        "Clinician: We are stopping atorvastatin because of your muscle aches, and starting "
+        "rosuvastatin 10 mg at night."
+    )
     assert ("medication", "Patient takes lisinopril 20mg daily") in got
 
 

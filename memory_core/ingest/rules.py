@@ -85,6 +85,7 @@ _REACTIONS = (
     "anaphylaxis", "anaphylactic reaction", "anaphylactic shock", "hives", "urticaria",
     "rash", "itching", "itchy rash", "swelling", "facial swelling", "throat swelling",
     "angioedema", "wheezing", "shortness of breath", "blisters", "nausea", "vomiting",
+    "swell up", "swelling up", "vomit",
 )  # fmt: skip
 _SYMPTOMS = (
     "persistent diarrhoea", "persistent diarrhea", "diarrhoea", "diarrhea", "loose stools",
@@ -92,7 +93,18 @@ _SYMPTOMS = (
     "stomach upset", "upset stomach", "gi distress", "gi upset", "bloating", "cramps",
     "muscle aches", "muscle pain", "ankle swelling", "swelling", "fatigue", "constipation",
     "low blood sugars", "hypoglycaemia", "hypoglycemia", "rash", "itching", "hives",
-    "heartburn", "yeast infection", "thrush",
+    "heartburn", "yeast infection", "thrush", "vomit", "really tired", "tired", "tiredness",
+    "swell up",
+)  # fmt: skip
+# how a symptom as said is written in the statement
+_SYMPTOM_NAMES = {
+    "vomit": "vomiting", "really tired": "fatigue", "tired": "fatigue", "tiredness": "fatigue",
+    "swell up": "swelling", "diarrhea": "diarrhoea", "persistent diarrhea": "persistent diarrhoea",
+}  # fmt: skip
+# non-drug allergens (the drug dictionary and its supplement name drugs and drug classes)
+_ALLERGENS = (
+    "shellfish", "peanuts", "peanut", "tree nuts", "nuts", "eggs", "egg", "milk", "wheat",
+    "soy", "fish", "bee stings", "wasp stings", "pollen", "dust mites",
 )  # fmt: skip
 _SEVERITY = re.compile(r"\b(severe|serious|life-threatening|mild|moderate|fairly severe)\b")
 _CAUSE = re.compile(
@@ -118,7 +130,9 @@ _START = re.compile(
 )
 _SWITCH = re.compile(r"\b(switch\w*|chang\w+|mov\w+)\b[^.]*?\bfrom\b")
 _UP = re.compile(r"\b(increas\w+|rais\w+|upp\w+|titrat\w+ up|bump\w* up|went up|go up)\b")
-_DOWN = re.compile(r"\b(decreas\w+|reduc\w+|lower\w*|cut\w* back|cut\w* down|went down)\b")
+_DOWN = re.compile(
+    r"\b(decreas\w+|reduc\w+|lower\w*|cut\w* (?:it |them )?(?:back|down)|went down|halv\w+)\b"
+)
 _TAKE = re.compile(
     r"\b(take|takes|taking|took|on|stays? at|continu\w+|remain\w* on|using|use|inject\w*)\b"
 )
@@ -127,13 +141,17 @@ _DOSE = re.compile(
 )
 _FREQ = re.compile(
     r"\b(once daily|twice daily|three times (?:a|per) day|once a day|twice a day|every day|"
-    r"daily|nightly|at night|at bedtime|every morning|in the morning|with dinner|with meals|"
+    r"daily|nightly|at night|at bedtime|every night|each night|every evening|every morning|"
+    r"in the morning|with dinner|with meals|"
     r"with breakfast|once weekly|once a week|weekly|as needed|now and then|bid|tid|qd)\b",
     re.I,
 )
 _FORM = re.compile(r"\s*(er|xr|xl|sr|ir|extended[- ]release)\b", re.I)
 _FORM_BEFORE = re.compile(r"(extended[- ]release|immediate[- ]release)\s+$", re.I)
-_REASON = re.compile(r"\b(?:because of|because|due to|since|as it|as they)\b\s*(?P<why>[^.;!?]+)")
+_REASON = re.compile(
+    r"\b(?:because of|because|due to|since|as it|as they)\b\s*"
+    r"(?P<why>(?:(?!,\s*(?:and|but|so)\b)[^.;!?])+)"
+)
 
 _MONTHS = (
     "january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -171,7 +189,8 @@ _APPT = re.compile(
     r"|\bappointments?\b[^.?!]{0,40}?\b(morning|afternoon|evening|weekend|lunchtime)s?\b"
 )
 _PREFER = re.compile(
-    r"\b(prefer\w*|rather|better|best|suit\w*|work\w* for me|works? best|like|easier|want)\b"
+    r"\b(prefer\w*|rather|better|best|suit\w*|work\w* for me|works? best|like|easier|easiest|"
+    r"want)\b"
 )
 _NOW = re.compile(r"\b(now|instead|these days|anymore|any more|from now on|switch)\b")
 _CHANNELS = (
@@ -223,7 +242,7 @@ def _third_person(text: str) -> str:
 
 def _clean(text: str) -> str:
     text = re.sub(r"\s+", " ", text).strip(" ,;:-—")
-    return re.sub(r"^(the|my|a|an|some)\s+", "", text, flags=re.I)
+    return re.sub(r"^(the|my|your|his|her|their|a|an|some)\s+", "", text, flags=re.I)
 
 
 @dataclass(frozen=True)
@@ -238,7 +257,9 @@ def _drugs_in(s: Sentence) -> list[_Drug]:
     out: list[_Drug] = []
     for m in drugs.resolve(s.text):
         surface = m.text.lower()
-        if surface.startswith(m.name[:5]) or m.origin == "supplement":
+        if surface in m.name and m.origin == "dictionary":
+            phrase = m.name  # "glargine" -> "insulin glargine"
+        elif surface.startswith(m.name[:5]) or m.origin == "supplement":
             phrase = re.sub(r"\s+drugs$", " drug", surface)
         else:
             phrase = f"{m.name} ({m.text})"
@@ -351,6 +372,7 @@ class RuleExtractor:
             yield from self._adverse(s, found)
             yield from self._medication(s, found)
         yield from self._lab(s, now)
+        yield from self._vitals(s, now)
         yield from self._preference(s)
         yield from self._social(s)
 
@@ -362,11 +384,14 @@ class RuleExtractor:
             return
         explicit = bool(_ALLERGY.search(low))
         reaction = next((r for r in _REACTIONS if re.search(rf"\b{r}\b", low)), None)
-        if not explicit and not (topic and reaction and found and _CAUSE.search(low)):
+        allergens = [a for a in _ALLERGENS if re.search(rf"\b{a}\b", low)][:1]
+        subjects = bool(found or allergens)
+        by_topic = topic and reaction and subjects and (_CAUSE.search(low) or allergens)
+        if not explicit and not by_topic:
             return
-        if _NO_PROBLEM.search(low):
+        if _NO_PROBLEM.search(low) or re.match(r"(no|none|never|not)\b", low):
             return
-        names: list[str] = [d.phrase for d in found]
+        names: list[str] = [d.phrase for d in found] + allergens
         if not names:
             m = re.search(
                 r"\ballergic to (?:the |a )?([a-z][a-z -]{2,30}?)\b(?:[,.;—-]|$| and)", low
@@ -376,6 +401,7 @@ class RuleExtractor:
             names = [m.group(1).strip()]
         if reaction and reaction.startswith("anaphyla"):
             reaction = "anaphylaxis"
+        reaction = _SYMPTOM_NAMES.get(reaction or "", reaction)
         sev = _SEVERITY.search(low)
         severity = sev.group(1).replace("fairly ", "") if sev else None
         if reaction == "anaphylaxis":
@@ -400,7 +426,8 @@ class RuleExtractor:
         if re.search(rf"\b(no|not|without|never)\b[^.]{{0,20}}\b{re.escape(symptom)}\b", low):
             return
         sev = _SEVERITY.search(low)
-        what = f"{sev.group(1).replace('fairly ', '')} {symptom}" if sev else symptom
+        name = _SYMPTOM_NAMES.get(symptom, symptom)
+        what = f"{sev.group(1).replace('fairly ', '')} {name}" if sev else name
         symptom_at = low.index(symptom)
         # the drug the symptom is about: the last named before it, else the first after
         before = [d for d in found if d.start < symptom_at]
@@ -427,6 +454,7 @@ class RuleExtractor:
         for d in found:
             window = low[max(0, d.start - 40) : d.start]
             after = low[d.end : d.end + 30]
+            later = low[d.end : d.end + 60]  # "the metoprolol ..., so my GP cut it down to 25 mg"
             dose = _dose_after(s, d.end)
             freq = _freq_after(s, d.end)
             details = "".join(f" {x}" for x in (dose, freq) if x)
@@ -437,7 +465,7 @@ class RuleExtractor:
                     reason = _clean(why.group("why"))
                     text += f" because of {_third_person(reason)}"
                 yield "medication", text, conf, None
-            elif _UP.search(window) or _UP.search(after) or _DOWN.search(window):
+            elif _UP.search(window) or _UP.search(after) or _DOWN.search(window + " " + later):
                 to = re.search(
                     r"\bto\s+(\d+(?:\.\d+)?\s?(?:mg|mcg|units?|g|ml)\b)", s.text[d.end :]
                 )
@@ -477,6 +505,17 @@ class RuleExtractor:
                 text += f" {when[1]}"
                 created = when[0] if when[0] <= now else None
             yield "lab_result", text, 0.9 if s.speaker == "clinician" else 0.8, created
+
+    def _vitals(
+        self, s: Sentence, now: datetime
+    ) -> Iterator[tuple[str, str, float, datetime | None]]:
+        m = re.search(
+            r"\b(?:blood pressure|bp)\b\D{0,25}?(\d{2,3})\s*(?:/|over)\s*(\d{2,3})\b", s.low
+        )
+        if m:
+            when = _date_in(s.text, now)
+            text = f"Patient's blood pressure was {m.group(1)}/{m.group(2)} mmHg"
+            yield "observation", text + (f" {when[1]}" if when else ""), 0.85, None
 
     def _preference(self, s: Sentence) -> Iterator[tuple[str, str, float, datetime | None]]:
         low = s.low
