@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -173,8 +173,3 @@ def canonical_names(text: str) -> frozenset[str]:
 def warm_up() -> None:
     """Load the dictionary now (e.g. at server start) instead of on the first lookup."""
     _load()
-
-
-def names_in(texts: Sequence[str]) -> list[frozenset[str]]:
-    """:func:`canonical_names` of each text."""
-    return [canonical_names(t) for t in texts]

@@ -395,3 +395,43 @@ def test_reimport_creates_nothing_and_a_changed_resource_supersedes(
         "auto" if s.state == "auto" else "review" for s in report.superseded
     ]
     assert [s.old_id for s in sups] == [old.id]  # the same analyte, a new value: an update
+
+
+# --- command line ------------------------------------------------------------------------------
+def test_cli_import_fhir_dry_run_then_apply(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from memory_core.cli import main
+
+    url = f"sqlite:///{tmp_path}/cli.db"
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(bundle(allergy("a1", "penicillin"))), encoding="utf-8")
+    base = ["--store", url, "--embedder", "hashing", "import-fhir", str(path)]
+    assert main(base) == 0
+    out = capsys.readouterr().out
+    assert "would create [allergy] Patient has a documented penicillin allergy" in out
+    assert "dry run: nothing written" in out
+    assert main([*base, "--apply"]) == 0
+    assert "created 1" in capsys.readouterr().out
+    assert main([*base, "--apply"]) == 0
+    assert "unchanged fhir:AllergyIntolerance/a1" in capsys.readouterr().out
+    eng = mc.open_engine(url, "hashing")
+    assert [m.source for m in eng.list_memories(PID)] == ["fhir:AllergyIntolerance/a1"]
+    eng.store.close()
+
+
+def test_cli_import_fhir_bad_input_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from memory_core.cli import main
+
+    bad = bundle(allergy("a1", "penicillin"))
+    bad["entry"][1]["resource"]["clinicalStatus"] = "active"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad), encoding="utf-8")
+    base = ["--store", f"sqlite:///{tmp_path}/cli.db", "--embedder", "hashing", "import-fhir"]
+    assert main([*base, str(path), "--apply"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "AllergyIntolerance/a1.clinicalStatus" in err
+    assert main([*base, str(tmp_path / "missing.json")]) == 2
+    assert capsys.readouterr().err.startswith("error: ")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from importlib.resources import files
+from pathlib import Path
 
 import pytest
 
@@ -41,6 +42,15 @@ def test_supplement_covers_allergy_classes_the_dictionary_lacks() -> None:
         ("iodinated contrast", "supplement"),
         ("latex", "supplement"),
     ]
+
+
+def test_resolve_is_thread_safe_from_a_cold_start() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [f"dose {i}: metformin and Ozempic, sulfa" for i in range(16)]
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(drugs.canonical_names, texts))
+    assert all(r == {"metformin", "semaglutide", "sulfonamides"} for r in results)
 
 
 def test_lab_words_are_not_drugs() -> None:
@@ -262,3 +272,43 @@ def test_bad_transcripts_are_refused(engine: mc.MemoryEngine) -> None:
         engine.extract_memories(PID, "   ")
     with pytest.raises(mc.ValidationError, match="patient_id"):
         engine.extract_memories("bad id", "Patient: I live alone.")
+
+
+# --- command line ------------------------------------------------------------------------------
+def test_cli_extract_dry_run_then_apply(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from memory_core.cli import main
+
+    url = f"sqlite:///{tmp_path}/cli.db"
+    path = tmp_path / "visit.txt"
+    path.write_text("Patient: I live alone.\nClinician: Your HbA1c was 7.1% on 2026-05-02.\n")
+    base = ["--store", url, "--embedder", "hashing", "extract", PID, str(path)]
+    assert main(base) == 0
+    out = capsys.readouterr().out
+    assert "[social] Patient lives alone" in out and "dry run: nothing written" in out
+    assert main([*base, "--apply", "--by", "dr-lee"]) == 0
+    assert "saved 2 memories" in capsys.readouterr().out
+    eng = mc.open_engine(url, "hashing")
+    sources = sorted(m.source or "" for m in eng.list_memories(PID))
+    assert all(s.startswith("transcript:visit.txt@") for s in sources) and len(sources) == 2
+    eng.store.close()
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [["--extractor", "gpt"], ["--extractor", "openai:"]],
+)
+def test_cli_extract_bad_input_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str]
+) -> None:
+    from memory_core.cli import main
+
+    path = tmp_path / "visit.txt"
+    path.write_text("Patient: I live alone.\n")
+    base = ["--store", f"sqlite:///{tmp_path}/cli.db", "--embedder", "hashing", "extract"]
+    assert main([*base, PID, str(path), *extra]) == 2
+    assert capsys.readouterr().err.startswith("error: --extractor")
+    assert main([*base, PID, str(tmp_path / "missing.txt")]) == 2
+    assert main([*base, "bad id", str(path)]) == 2
+    (tmp_path / "empty.txt").write_text("  \n")
+    assert main([*base, PID, str(tmp_path / "empty.txt")]) == 2
+    assert "transcript" in capsys.readouterr().err
