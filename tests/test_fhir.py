@@ -215,6 +215,9 @@ def test_medication_statement_and_request_status_rules(engine: mc.MemoryEngine) 
         request,
         {**request, "id": "r2", "status": "draft"},
         {**request, "id": "r3", "status": "cancelled"},
+        med_statement("hold", "on-hold"),
+        med_statement("intended", "intended"),
+        med_statement("not-taken", "not-taken"),
     )
     c = created(report)
     assert c["fhir:MedicationStatement/active"] == (
@@ -229,6 +232,9 @@ def test_medication_statement_and_request_status_rules(engine: mc.MemoryEngine) 
         "medication: Patient is prescribed lisinopril 20 mg tablet (since 2024-05-02)"
     )
     assert "not a current medication" in c["fhir:MedicationRequest/r3"]
+    assert c["fhir:MedicationStatement/hold"].endswith("is on hold")
+    assert "intends to take" in c["fhir:MedicationStatement/intended"]
+    assert "is not taking" in c["fhir:MedicationStatement/not-taken"]
     s = skipped(report)
     assert s["fhir:MedicationStatement/eie"] == "status is entered-in-error"
     assert s["fhir:MedicationStatement/unknown"] == "status is unknown"
@@ -273,6 +279,7 @@ def test_condition_clinical_status(engine: mc.MemoryEngine) -> None:
         cond("active", "active", onsetDateTime="2015"),
         cond("resolved", "resolved", abatementDateTime="2026-01"),
         cond("remission", "remission"),
+        cond("recurrence", "recurrence"),
         cond("refuted", "active", verificationStatus=status("condition-ver-status", "refuted")),
     )
     c = created(report)
@@ -282,6 +289,9 @@ def test_condition_clinical_status(engine: mc.MemoryEngine) -> None:
         "(in January 2026)"
     )
     assert "in remission" in c["fhir:Condition/remission"]
+    assert (
+        c["fhir:Condition/recurrence"] == "condition: Patient has a recurrence of type 2 diabetes"
+    )
     assert skipped(report)["fhir:Condition/refuted"] == "verificationStatus is refuted"
 
 

@@ -44,7 +44,7 @@ def test_supplement_covers_allergy_classes_the_dictionary_lacks() -> None:
     ]
 
 
-def test_resolve_is_thread_safe_from_a_cold_start() -> None:
+def test_resolve_from_several_threads_at_once() -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     texts = [f"dose {i}: metformin and Ozempic, sulfa" for i in range(16)]
