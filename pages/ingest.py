@@ -312,10 +312,10 @@ def fhir_tab(pid: str, who: str) -> None:
         name = st.selectbox("Demo bundle", demo, key="fhir_demo")
         bundle = json.loads(demo_text(str(name)))
     for_selected = st.toggle(
-        f"Import for the selected patient ({pid})",
-        value=True,
+        f"Map to the selected patient ({pid}) instead of the bundle's Patient",
+        value=False,
         key="fhir_for_selected",
-        help="Off: for the bundle's own Patient resource.",
+        help="Off (safer): the memories belong to the bundle's own Patient resource.",
     )
     target = pid if for_selected else None
     c1, c2 = st.columns(2)

@@ -16,6 +16,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import expect
@@ -209,8 +210,7 @@ def test_confirming_a_supersession_moves_it_to_history(server: str, browser: obj
 def test_ingest_proposes_from_a_demo_transcript(server: str, browser: object) -> None:
     """The demo transcript for NW-1001 proposes memories in an editable table, the evidence is
     highlighted, nothing is saved; the page's screenshot is taken in this state."""
-    page = _open(browser, f"{server}/?patient=NW-1001")  # app.py's navigation, then the page
-    p = page  # type: ignore[assignment]
+    p: Any = _open(browser, f"{server}/?patient=NW-1001")  # app.py's navigation, then the page
     p.goto(f"{server}/ingest?patient=NW-1001")
     _settle(p)
     p.locator(".st-key-ingest_demo").click()
