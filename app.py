@@ -20,6 +20,7 @@ PAGES = [
     st.Page("pages/decay_lab.py", title="Decay lab", icon="📉"),
     st.Page("pages/contradictions.py", title="Contradictions", icon="⚖️"),
     st.Page("pages/prompt_preview.py", title="Prompt preview", icon="💬"),
+    st.Page("pages/ingest.py", title="Ingest", icon="📥"),
     st.Page("pages/settings.py", title="Settings & audit", icon="⚙️"),
 ]
 

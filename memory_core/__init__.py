@@ -22,6 +22,7 @@ from .errors import (
     StateError,
     ValidationError,
 )
+from .ingest import FhirImportReport, LLMExtractor, Proposal, RuleExtractor
 from .policy import ContradictionPolicy, DecayPolicy, EnginePolicy, RankingPolicy
 from .store import MemoryStore, open_store
 from .validation import utc_now
@@ -54,7 +55,9 @@ __all__ = [
     "Embedder",
     "EmbeddingMismatchError",
     "EnginePolicy",
+    "FhirImportReport",
     "InjectionRecord",
+    "LLMExtractor",
     "Memory",
     "MemoryCoreError",
     "MemoryEngine",
@@ -62,7 +65,9 @@ __all__ = [
     "NotFoundError",
     "PatientView",
     "PolicyDelta",
+    "Proposal",
     "RankingPolicy",
+    "RuleExtractor",
     "ScoredMemory",
     "StateError",
     "Status",

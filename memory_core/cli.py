@@ -308,6 +308,71 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _extractor(spec: str) -> Any:
+    """``rule`` (offline) or ``openai:<model>`` (the configured OpenAI / Azure endpoint)."""
+    from .ingest import LLMExtractor, RuleExtractor
+
+    if spec == "rule":
+        return RuleExtractor()
+    if spec.startswith("openai:") and len(spec) > len("openai:"):
+        return LLMExtractor(spec.split(":", 1)[1])
+    raise MemoryCoreError(f"--extractor must be 'rule' or 'openai:<model>', got {spec!r}")
+
+
+def cmd_extract(args: argparse.Namespace) -> int:
+    """Proposals from a transcript; written only with --apply."""
+    from pathlib import Path
+
+    path = Path(args.transcript)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise MemoryCoreError(f"{path}: not UTF-8 text") from exc
+    engine = _engine(args)
+    proposals = engine.extract_memories(
+        args.patient, text, extractor=_extractor(args.extractor), name=path.name
+    )
+    for i, p in enumerate(proposals, start=1):
+        print(
+            f"{i:>2}. [{p.memory_type}] {p.content} (importance {p.importance:g}, "
+            f"confidence {p.confidence:.2f})"
+        )
+        print(f"    evidence {p.start}-{p.end}: {p.evidence[:100]}")
+        for s in p.supersedes:
+            print(f"    would supersede ({s.mode}, sim {s.similarity:.2f}): {s.content[:80]}")
+    for r in proposals.rejected:
+        print(f"rejected item {r.index}: {r.reason}", file=sys.stderr)
+    if not args.apply:
+        print(f"{len(proposals)} proposal(s); dry run: nothing written (add --apply to save all)")
+        return 0
+    results = engine.accept_proposals(args.patient, list(proposals), by=args.by)
+    sups = sum(len(r.supersessions) for r in results)
+    print(f"saved {len(results)} memories ({sups} supersessions)")
+    return 0
+
+
+def cmd_import_fhir(args: argparse.Namespace) -> int:
+    """A FHIR R4 Bundle in; written only with --apply."""
+    engine = _engine(args)
+    report = engine.import_fhir(
+        args.bundle, patient_id=args.patient, by=args.by, dry_run=not args.apply
+    )
+    verb = "would create" if report.dry_run else "created"
+    for it in report.created:
+        note = f" -- {it.reason}" if it.reason else ""
+        print(f"{verb} [{it.memory_type}] {it.content} ({it.source}){note}")
+    for it in report.unchanged:
+        print(f"unchanged {it.source}")
+    for it in report.skipped:
+        print(f"skipped {it.source}: {it.reason}")
+    for s in report.superseded:
+        print(f"supersedes ({s.state}, sim {s.similarity:.2f}) {s.old_content[:70]} <- {s.source}")
+    print(report.summary())
+    if report.dry_run and report.created:
+        print("add --apply to write them")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m memory_core", description=__doc__)
     p.add_argument(
@@ -386,6 +451,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("calibrate", help="measure the embedder's contradiction threshold")
     s.set_defaults(func=cmd_calibrate)
+
+    s = sub.add_parser("extract", help="propose memories from a session transcript (dry run)")
+    s.add_argument("patient")
+    s.add_argument("transcript", help="a UTF-8 text file")
+    s.add_argument("--extractor", default="rule", help="rule | openai:<model>")
+    s.add_argument("--apply", action="store_true", help="save every proposal")
+    s.add_argument("--by", default="cli")
+    s.set_defaults(func=cmd_extract)
+
+    s = sub.add_parser("import-fhir", help="memories from a FHIR R4 Bundle (dry run)")
+    s.add_argument("bundle", help="a Bundle as JSON")
+    s.add_argument("--patient", help="the product's patient id (default: the bundle's Patient)")
+    s.add_argument("--apply", action="store_true", help="write them")
+    s.add_argument("--by", default="cli")
+    s.set_defaults(func=cmd_import_fhir)
 
     s = sub.add_parser(
         "cosmos-init",

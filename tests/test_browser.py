@@ -16,6 +16,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import expect
@@ -45,6 +46,7 @@ PAGES = [
     ("decay_lab", "decay_lab", "Decay lab"),
     ("contradictions", "contradictions", "Contradictions"),
     ("prompt_preview", "prompt_preview", "Prompt preview"),
+    ("ingest", "ingest", "Ingest"),
     ("settings", "settings", "Settings"),
 ]
 
@@ -202,4 +204,31 @@ def test_confirming_a_supersession_moves_it_to_history(server: str, browser: obj
     _settle(p)
     _no_exception(p)
     assert p.locator(cards).count() == n - 1
+    p.close()
+
+
+def test_ingest_proposes_from_a_demo_transcript(server: str, browser: object) -> None:
+    """The demo transcript for NW-1001 proposes memories in an editable table, the evidence is
+    highlighted, nothing is saved; the page's screenshot is taken in this state."""
+    p: Any = _open(browser, f"{server}/?patient=NW-1001")  # app.py's navigation, then the page
+    p.goto(f"{server}/ingest?patient=NW-1001")
+    _settle(p)
+    p.locator(".st-key-ingest_demo").click()
+    p.get_by_role("option", name="transcript_nw1001_followup.txt").click()
+    _settle(p)
+    expect(p.locator(".st-key-ingest_transcript textarea")).to_contain_text(
+        "I stopped metformin ER", timeout=30_000
+    )
+    p.locator(".st-key-ingest_propose button").click()
+    _settle(p)
+    _no_exception(p)
+    expect(p.locator("mark").first).to_be_visible(timeout=30_000)
+    assert p.locator("mark").count() >= 5
+    expect(p.locator(".st-key-ingest_save button")).to_be_enabled(timeout=30_000)
+    assert p.locator(".st-key-ingest_editor").count() == 1
+    # the editor draws on a canvas: wait for its cells before the screenshot
+    cell = p.locator('.st-key-ingest_editor [data-testid^="glide-cell-"]').first
+    cell.wait_for(state="attached", timeout=30_000)
+    p.wait_for_timeout(1500)
+    assert _full_page_shot(p, "ingest").stat().st_size > 10_000
     p.close()

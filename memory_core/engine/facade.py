@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,10 @@ from .. import validation as v
 from ..contradictions import Adjudicator, SimilarityAdjudicator
 from ..embedding.base import Embedder
 from ..errors import ValidationError
+from ..ingest import service as ingest_service
+from ..ingest.fhir import FhirImportReport
+from ..ingest.proposals import Proposals
+from ..ingest.service import Extractor
 from ..policy import DecayPolicy, EnginePolicy
 from ..store.base import AuditQuery, MemoryStore
 from ..tokens import DEFAULT_ENCODING
@@ -412,3 +417,39 @@ class MemoryEngine:
     def record_sessions(self, patient_id: str, times: Sequence[datetime], by: str = SYSTEM) -> None:
         """Import past session moments of a patient (the interactions clock counts them)."""
         lifecycle.record_sessions(self._core, patient_id, times, by)
+
+    # --- ingest: transcripts and FHIR, proposed then saved (memory_core.ingest) ------------------
+    def extract_memories(
+        self,
+        patient_id: str,
+        transcript: str,
+        *,
+        now: datetime | None = None,
+        extractor: Extractor | None = None,
+        name: str | None = None,
+    ) -> Proposals:
+        """Proposals from a session transcript, each with what it would supersede; writes
+        nothing."""
+        return ingest_service.extract_memories(
+            self, patient_id, transcript, now=now, extractor=extractor, name=name
+        )
+
+    def accept_proposals(
+        self, patient_id: str, proposals: Sequence[Any], *, by: str, now: datetime | None = None
+    ) -> list[AddResult]:
+        """Write accepted proposals in one ``add_memories`` call (one transaction, audited)."""
+        return ingest_service.accept_proposals(self, patient_id, proposals, by=by, now=now)
+
+    def import_fhir(
+        self,
+        bundle: Mapping[str, Any] | str | Path,
+        *,
+        patient_id: str | None = None,
+        by: str,
+        dry_run: bool = True,
+        now: datetime | None = None,
+    ) -> FhirImportReport:
+        """A FHIR R4 Bundle as memories; a dry run unless ``dry_run=False``."""
+        return ingest_service.import_fhir(
+            self, bundle, patient_id=patient_id, by=by, dry_run=dry_run, now=now
+        )

@@ -1,0 +1,174 @@
+"""Ingest through the engine's public API only: propose (nothing written), then accept (one
+``add_memories`` call: one transaction, audited)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .. import validation as v
+from ..errors import ValidationError
+from ..importance import default_importance
+from .fhir import FhirImportReport
+from .fhir import import_fhir as _import_fhir
+from .proposals import Candidate, Extraction, Proposal, Proposals, Rejected, Supersedes
+from .rules import RuleExtractor
+
+if TYPE_CHECKING:
+    from ..engine import MemoryEngine
+    from ..values import AddResult
+
+# another patient's id in a statement (the demo's and the scale runs' id shapes)
+_PATIENT_ID = re.compile(r"\b[A-Z]{2}-\d{4,6}\b")
+MAX_TRANSCRIPT_CHARS = 100_000
+
+
+class Extractor(Protocol):
+    method: str
+
+    def extract(self, patient_id: str, transcript: str, *, now: datetime) -> Extraction: ...
+
+
+def transcript_label(transcript: str, name: str | None = None) -> str:
+    """How a transcript is named in ``source``: the given name (a file's base name), else
+    ``sha256:<first 12 hex digits>`` of its text."""
+    if name:
+        return re.sub(r"[^A-Za-z0-9_.:-]", "_", Path(name).name)[:80]
+    return "sha256:" + hashlib.sha256(transcript.encode("utf-8")).hexdigest()[:12]
+
+
+def _check(
+    engine: MemoryEngine,
+    patient_id: str,
+    transcript: str,
+    c: Candidate,
+    now: datetime,
+) -> tuple[str, str, float, datetime]:
+    """The candidate through the record validators; raises ValidationError naming the field."""
+    if c.patient_id is not None and c.patient_id != patient_id:
+        raise ValidationError(
+            "patient_id", f"is {c.patient_id!r}; this transcript is for {patient_id!r}"
+        )
+    content = v.content(c.content)
+    others = {m for m in _PATIENT_ID.findall(content) if m != patient_id}
+    if others:
+        raise ValidationError("content", f"names another patient ({', '.join(sorted(others))})")
+    mtype = v.memory_type(c.memory_type)
+    imp = v.importance(c.importance)
+    if imp is None:
+        imp = default_importance(mtype, content, engine.policy.importance_rules)
+    if not (0 <= c.start < c.end <= len(transcript)):
+        raise ValidationError("evidence", f"span {c.start}-{c.end} is outside the transcript")
+    if isinstance(c.confidence, bool) or not isinstance(c.confidence, int | float):
+        raise ValidationError("confidence", f"must be a number from 0 to 1, got {c.confidence!r}")
+    if not 0.0 <= float(c.confidence) <= 1.0:
+        raise ValidationError("confidence", f"must be between 0 and 1, got {c.confidence!r}")
+    created = now if c.created_at is None else v.timestamp(c.created_at, "created_at", now)
+    return content, mtype, imp, created
+
+
+def extract_memories(
+    engine: MemoryEngine,
+    patient_id: str,
+    transcript: str,
+    *,
+    now: datetime | None = None,
+    extractor: Extractor | None = None,
+    name: str | None = None,
+) -> Proposals:
+    """Proposals from a session transcript (the offline :class:`RuleExtractor` by default).
+    Writes nothing. Each proposal carries what saving it would supersede (the same decision as
+    ``preview_supersessions``); items that fail the record validators are listed in
+    ``.rejected`` with their reason, the rest kept."""
+    pid = v.patient_id(patient_id)
+    if not isinstance(transcript, str):
+        raise ValidationError("transcript", f"must be a string, got {type(transcript).__name__}")
+    if not transcript.strip():
+        raise ValidationError("transcript", "is empty")
+    if len(transcript) > MAX_TRANSCRIPT_CHARS:
+        raise ValidationError(
+            "transcript", f"is {len(transcript)} characters; the limit is {MAX_TRANSCRIPT_CHARS}"
+        )
+    at = v.now_value(now) if now is not None else engine.clock()
+    ext: Extractor = extractor if extractor is not None else RuleExtractor()
+    result = ext.extract(pid, transcript, now=at)
+    label = transcript_label(transcript, name)
+    out = Proposals(rejected=result.rejected)
+    for i, c in enumerate(result.candidates):
+        try:
+            content, mtype, imp, created = _check(engine, pid, transcript, c, at)
+        except ValidationError as exc:
+            out.rejected.append(Rejected(i, str(exc), c.content[:200]))
+            continue
+        hits = engine.preview_supersessions(pid, content, mtype, created_at=created, now=at)
+        out.append(
+            Proposal(
+                patient_id=pid,
+                content=content,
+                memory_type=mtype,
+                importance=imp,
+                start=c.start,
+                end=c.end,
+                evidence=transcript[c.start : c.end],
+                confidence=float(c.confidence),
+                source=f"transcript:{label}@{c.start}-{c.end}",
+                created_at=created,
+                supersedes=tuple(Supersedes(m.id, m.content, sim, mode) for m, sim, mode in hits),
+                extractor=result.method,
+            )
+        )
+    return out
+
+
+def accept_proposals(
+    engine: MemoryEngine,
+    patient_id: str,
+    proposals: Sequence[Proposal | Mapping[str, Any]],
+    *,
+    by: str,
+    now: datetime | None = None,
+) -> list[AddResult]:
+    """Write the accepted proposals (as a reviewer may have edited them) through
+    ``engine.add_memories``: one call, one transaction, every memory audited, ``source``
+    naming the transcript and span. A proposal for another patient is refused (nothing
+    written)."""
+    pid = v.patient_id(patient_id)
+    by = v.actor(by)
+    records: list[dict[str, Any]] = []
+    for i, p in enumerate(proposals):
+        get = p.get if isinstance(p, Mapping) else (lambda k, _p=p: getattr(_p, k, None))
+        if get("patient_id") != pid:
+            raise ValidationError(
+                f"proposals[{i}].patient_id",
+                f"is {get('patient_id')!r}; accepting for {pid!r} -- nothing was written",
+            )
+        records.append(
+            {
+                "patient_id": pid,
+                "content": get("content"),
+                "memory_type": get("memory_type"),
+                "importance": get("importance"),
+                "created_at": get("created_at"),
+                "source": get("source"),
+            }
+        )
+    if not records:
+        return []
+    return engine.add_memories(records, by=by, now=now)
+
+
+def import_fhir(
+    engine: MemoryEngine,
+    bundle: Mapping[str, Any] | str | Path,
+    *,
+    patient_id: str | None = None,
+    by: str,
+    dry_run: bool = True,
+    now: datetime | None = None,
+) -> FhirImportReport:
+    """See :func:`memory_core.ingest.fhir.import_fhir`."""
+    return _import_fhir(engine, bundle, patient_id=patient_id, by=by, dry_run=dry_run, now=now)
