@@ -17,6 +17,7 @@ import numpy as np
 
 from .contradictions import SUPERSEDING_VERDICTS, verdict_by_rule
 from .embedding.base import Embedder
+from .importance import CLINICAL_TYPES
 from .ranking import unit_rows
 
 
@@ -33,18 +34,7 @@ class Pair:
 
 
 # the clinical memory types the labelled set covers, each with both halves
-PAIR_TYPES: tuple[str, ...] = (
-    "allergy",
-    "adverse_reaction",
-    "medication",
-    "condition",
-    "treatment_response",
-    "care_plan",
-    "lab_result",
-    "preference",
-    "social",
-    "observation",
-)
+PAIR_TYPES: tuple[str, ...] = CLINICAL_TYPES
 VERDICTS = frozenset({"updates", "contradicts", "duplicate", "compatible"})
 SPLITS = ("dev", "test")
 SAFETY_TYPES = frozenset({"allergy", "adverse_reaction"})

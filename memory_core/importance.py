@@ -20,6 +20,10 @@ CLINICAL: dict[str, float] = {
 }
 CLINICAL_DEFAULT = 5.0
 
+#: The clinical memory types (about a patient, as a clinician would file them): the labelled
+#: pair set covers each, and the LLM extractor may propose only these.
+CLINICAL_TYPES: tuple[str, ...] = tuple(t for t in CLINICAL if t != "intermediate_step")
+
 GENERAL: dict[str, float] = {  # 0-1 scale, x10 for storage
     "user_preference": 0.95,
     "explicit_instruction": 0.9,

@@ -16,20 +16,10 @@ from datetime import datetime
 from typing import Any
 
 from ..embedding.openai import make_client
+from ..importance import CLINICAL_TYPES
 from .proposals import Candidate, Extraction, ExtractionError, Rejected
 
-MEMORY_TYPES = (
-    "allergy",
-    "adverse_reaction",
-    "medication",
-    "condition",
-    "treatment_response",
-    "care_plan",
-    "lab_result",
-    "preference",
-    "social",
-    "observation",
-)
+MEMORY_TYPES = CLINICAL_TYPES
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
