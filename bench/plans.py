@@ -25,7 +25,7 @@ ms (4-7 %) behind Mem0's bare vector search. Timed statement by statement inside
 `build_context` with the CPU caches cold (as on an agent's turn, after the embedding), 100
 memories, ~0.74 ms in all: the SQLite version read that tells whether the snapshot is current
 ~98 µs, BM25 keyword search ~96 µs (query tokenising 24, then five numpy calls of 11-18 µs
-each), cosines ~80 µs (einsum + `cosine32`'s five ufunc calls), vector ranks ~66 µs, decay of
+each), cosines ~80 µs (einsum + the cosine kernel's ufunc calls), vector ranks ~66 µs, decay of
 the pool ~52 µs, active rows ~40 µs, fusion/top/unique ~40 µs, safety tiers ~40 µs, rendering
 and token count ~61 µs, argument validation ~30 µs. Each numpy call costs 5-20 µs cold
 whatever its size, so at these sizes the count of calls, not the arithmetic, is the cost. At
@@ -84,7 +84,7 @@ rows of the same run first -- a slower embedder moves this figure one for one.""
 Where the time goes: the batch's embedding (a second onnxruntime session with
 `MEMORY_CORE_ORT_BATCH_THREADS` threads embeds batches of 8 or more), then detection against
 the patient's growing pool and one write per batch. If missed: check the batch session's
-thread count in the report header, then profile `_detect_batch`.""",
+thread count in the report header, then profile `engine.supersession.detect_batch`.""",
     "bulk": """\
 Where the time goes (20,000 pre-embedded records, 10 patients, median of 5 runs in a fresh
 process, 2026-11-30; ~1.05 s = ~19,000/s there, ~1.1 s in the benchmark process whose larger

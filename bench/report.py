@@ -16,7 +16,7 @@ from .harness import Sample, sample_threads
 from .workloads import Results, Row
 
 COSMOS = """\
-The Cosmos DB store (`memory_core/store/cosmos.py`) has two vector-search modes; the ranking is
+The Cosmos DB store (`memory_core/store/cosmos/`) has two vector-search modes; the ranking is
 the same in both (similarities are always the exact cosines from the engine's snapshot of the
 patient), only who picks the vector candidate list differs. Per `build_context` call, from the
 code (not measured here: no Cosmos account is reachable from this machine, and the local
