@@ -157,6 +157,23 @@ def add(store: MemoryStore, *mems: Memory) -> None:
     )
 
 
+def audited(changes: ChangeSet) -> ChangeSet:
+    """``changes`` with an audit entry for every memory and supersession it writes that has
+    none (a store refuses unaudited writes) and for a policy change."""
+    named = {a.entity_id for a in changes.audit}
+    pids = {
+        **{m.id: m.patient_id for m in changes.insert_memories},
+        **{m.id: m.patient_id for m, _ in changes.update_memories},
+        **{m.id: m.patient_id for m, _ in changes.delete_memories},
+        **{x.id: x.patient_id for x in changes.insert_supersessions},
+        **{x.id: x.patient_id for x, _ in changes.update_supersessions},
+    }
+    extra = [audit("test_write", i, pid) for i, pid in pids.items() if i not in named]
+    if changes.policy is not None and not any(a.entity == "policy" for a in changes.audit):
+        extra.append(replace(audit("policy_change", "engine", None), entity="policy"))
+    return replace(changes, audit=[*changes.audit, *extra])
+
+
 def same(a: Memory, b: Memory) -> bool:
     return a == b and np.array_equal(a.embedding, b.embedding)
 
@@ -201,7 +218,7 @@ class TestStoreContract:
         add(s, m)
         access(s, "P-1", [m.id], NOW + timedelta(hours=1), 3, None, "agent")
         pinned = replace(m, pinned=True, importance=8.0)
-        s.apply(ChangeSet(update_memories=[(pinned, 1)]))
+        s.apply(audited(ChangeSet(update_memories=[(pinned, 1)])))
         got = s.get_memory(m.id)
         assert (got.pinned, got.importance, got.version) == (True, 8.0, 2)
         assert got.access_count == 1  # updates never touch the access fields
@@ -213,28 +230,28 @@ class TestStoreContract:
         )
         before = (s.versions("P-1"), len(s.list_audit(AuditQuery(limit=1000))))
         with pytest.raises(mc.ConflictError):
-            s.apply(stale)
+            s.apply(audited(stale))
         assert s.get_memory(m.id).importance == 8.0
         assert s.get_memories([late.id]) == []
         assert (s.versions("P-1"), len(s.list_audit(AuditQuery(limit=1000)))) == before
         # a second agent working from version 1 is refused as well
         other = backend.store()
         with pytest.raises(mc.ConflictError):
-            other.apply(ChangeSet(update_memories=[(replace(m, pinned=False), 1)]))
-        other.apply(ChangeSet(update_memories=[(replace(got, pinned=False), 2)]))
+            other.apply(audited(ChangeSet(update_memories=[(replace(m, pinned=False), 1)])))
+        other.apply(audited(ChangeSet(update_memories=[(replace(got, pinned=False), 2)])))
         assert s.get_memory(m.id).version == 3
 
     def test_one_stale_update_among_many_refuses_them_all(self, backend: Backend) -> None:
         s = backend.store()
         ms = [memory("P-1", f"Patient note {k}") for k in range(5)]
         add(s, *ms)
-        s.apply(ChangeSet(update_memories=[(replace(ms[3], importance=9.0), 1)]))
+        s.apply(audited(ChangeSet(update_memories=[(replace(ms[3], importance=9.0), 1)])))
         demote = [(replace(m, status=Status.SUPERSEDED, superseded_by="x"), 1) for m in ms]
         with pytest.raises(mc.ConflictError, match=ms[3].id):
-            s.apply(ChangeSet(update_memories=demote))
+            s.apply(audited(ChangeSet(update_memories=demote)))
         got = {m.id: (m.status, m.version) for m in s.list_memories("P-1")}
         assert got == {m.id: (Status.ACTIVE, 2 if m is ms[3] else 1) for m in ms}
-        s.apply(ChangeSet(update_memories=[(m, 2 if m is ms[3] else 1) for m in ms]))
+        s.apply(audited(ChangeSet(update_memories=[(m, 2 if m is ms[3] else 1) for m in ms])))
         assert {m.version for m in s.list_memories("P-1")} == {2, 3}
 
     def test_a_bulk_insert_with_one_existing_id_writes_nothing(self, backend: Backend) -> None:
@@ -257,12 +274,12 @@ class TestStoreContract:
         gone = memory("P-1", "Old note")
         add(s, keep, gone)
         archived = replace(gone, status=Status.ARCHIVED, archived_at=NOW)
-        s.apply(ChangeSet(update_memories=[(archived, 1)]))
+        s.apply(audited(ChangeSet(update_memories=[(archived, 1)])))
         with pytest.raises(mc.ConflictError):
-            s.apply(ChangeSet(delete_memories=[(keep, 1)]))  # not archived
+            s.apply(audited(ChangeSet(delete_memories=[(keep, 1)])))  # not archived
         with pytest.raises(mc.ConflictError):
-            s.apply(ChangeSet(delete_memories=[(archived, 1)]))  # stale version
-        s.apply(ChangeSet(delete_memories=[(archived, 2)]))
+            s.apply(audited(ChangeSet(delete_memories=[(archived, 1)])))  # stale version
+        s.apply(audited(ChangeSet(delete_memories=[(archived, 2)])))
         assert [m.id for m in s.list_memories("P-1")] == [keep.id]
         assert s.count_memories() == 1
 
@@ -297,7 +314,7 @@ class TestStoreContract:
         assert (got.tier, got.version, got.access_count) == (Tier.LONG_TERM, 2, 2)
         (promo,) = s.list_audit(AuditQuery(action="promote"))
         assert (promo.entity_id, promo.actor, promo.after) == (m.id, "agent", {"tier": "long_term"})
-        s.apply(ChangeSet(sessions=[("P-1", NOW + timedelta(hours=3))]))
+        s.apply(audited(ChangeSet(sessions=[("P-1", NOW + timedelta(hours=3))])))
         assert s.versions("P-1") == (3, 4)
         assert s.patient_version("P-1") == 3
 
@@ -548,13 +565,13 @@ class TestStoreContract:
             state=SupersessionState.PENDING,
             detected_at=NOW,
         )
-        s.apply(ChangeSet(insert_supersessions=[sup]))
+        s.apply(audited(ChangeSet(insert_supersessions=[sup])))
         assert s.get_supersession(sup.id) == sup
         rejected = replace(sup, state=SupersessionState.REJECTED, decided_by="dr", decided_at=NOW)
-        s.apply(ChangeSet(update_supersessions=[(rejected, 1)]))
+        s.apply(audited(ChangeSet(update_supersessions=[(rejected, 1)])))
         assert s.get_supersession(sup.id) == replace(rejected, version=2)
         with pytest.raises(mc.ConflictError):
-            s.apply(ChangeSet(update_supersessions=[(sup, 1)]))
+            s.apply(audited(ChangeSet(update_supersessions=[(sup, 1)])))
         with pytest.raises(mc.NotFoundError):
             s.get_supersession("sup_missing")
         assert s.list_supersessions("P-2") == [] and s.list_supersessions(state="pending") == []
@@ -563,9 +580,9 @@ class TestStoreContract:
         s = backend.store()
         m = memory("P-1", "Patient walks every morning")
         add(s, m)
-        s.apply(ChangeSet(audit=[audit("pin", m.id, "P-1", actor="dr-b")]))
-        s.apply(ChangeSet(audit=[audit("unpin", m.id, "P-1", actor="dr-c")]))
-        s.apply(ChangeSet(audit=[audit("policy_change", "engine", None, actor="dr-c")]))
+        s.apply(audited(ChangeSet(audit=[audit("pin", m.id, "P-1", actor="dr-b")])))
+        s.apply(audited(ChangeSet(audit=[audit("unpin", m.id, "P-1", actor="dr-c")])))
+        s.apply(audited(ChangeSet(audit=[audit("policy_change", "engine", None, actor="dr-c")])))
         log = s.list_audit(AuditQuery())
         assert [x.action for x in log] == ["policy_change", "unpin", "pin", "add"]  # newest first
         seqs = [x.seq for x in log]
@@ -596,8 +613,8 @@ class TestStoreContract:
         (entry,) = s.list_audit(AuditQuery(action="policy_change"))
         assert entry.patient_id is None
         assert entry.after == json.loads(json.dumps(tuned.to_dict()))
-        s.apply(ChangeSet(policy={"decay": {"rate": 0.1}}))
-        s.apply(ChangeSet(policy={"decay": {"rate": 0.2}, "ranking": {"mode": "score"}}))
+        s.apply(audited(ChangeSet(policy={"decay": {"rate": 0.1}})))
+        s.apply(audited(ChangeSet(policy={"decay": {"rate": 0.2}, "ranking": {"mode": "score"}})))
         assert s.load_policy() == {"decay": {"rate": 0.2}, "ranking": {"mode": "score"}}
 
     def test_another_embedding_model_is_refused(self, backend: Backend) -> None:
@@ -794,7 +811,7 @@ def test_a_concurrent_patch_between_read_and_replace_is_retried(
         return doc
 
     monkeypatch.setattr(store, "_read", read_then_race)
-    store.apply(ChangeSet(update_memories=[(replace(m, pinned=True), 1)]))
+    store.apply(audited(ChangeSet(update_memories=[(replace(m, pinned=True), 1)])))
     got = store.get_memory(m.id)
     assert raced and got.pinned and got.version == 2 and got.access_count == 1
 
@@ -805,12 +822,12 @@ def test_a_concurrent_patch_between_read_and_replace_is_retried(
         doc = real_read(doc_id, pk)
         if doc_id == m.id and not raced:
             raced.append(1)
-            agent.apply(ChangeSet(update_memories=[(replace(got, importance=9.0), 2)]))
+            agent.apply(audited(ChangeSet(update_memories=[(replace(got, importance=9.0), 2)])))
         return doc
 
     monkeypatch.setattr(store, "_read", read_then_edit)
     with pytest.raises(mc.ConflictError):
-        store.apply(ChangeSet(update_memories=[(replace(got, pinned=False), 2)]))
+        store.apply(audited(ChangeSet(update_memories=[(replace(got, pinned=False), 2)])))
     final = agent.get_memory(m.id)
     assert (final.pinned, final.importance, final.version) == (True, 9.0, 3)
 
@@ -917,14 +934,16 @@ def test_single_partition_change_sets_go_in_one_transactional_batch(
     add(store, m)
     assert len(batches) == 1 and [op[0] for op in batches[0]] == ["create", "create", "create"]
     assert store.versions("P-1") == (1, 1)
-    store.apply(ChangeSet(update_memories=[(replace(m, pinned=True), 1)]))
+    store.apply(audited(ChangeSet(update_memories=[(replace(m, pinned=True), 1)])))
     assert len(batches) == 3  # lost the race once, replanned, committed
-    assert [(op[0], op[1][0]) for op in batches[2]] == [("replace", m.id), ("replace", COUNTER_ID)]
-    assert all(op[2]["if_match_etag"] for op in batches[2])
+    # the memory, its audit entry (every write is audited), the counter; the replaces guarded
+    ops = [(op[0], op[1][0] if op[0] == "replace" else op[1][0]["doc_type"]) for op in batches[2]]
+    assert ops == [("replace", m.id), ("create", "audit"), ("replace", COUNTER_ID)]
+    assert all(op[2]["if_match_etag"] for op in batches[2] if op[0] == "replace")
     got = store.get_memory(m.id)
     assert (got.pinned, got.version) == (True, 2) and store.versions("P-1") == (2, 2)
     with pytest.raises(mc.ConflictError):
-        store.apply(ChangeSet(update_memories=[(replace(m, pinned=False), 1)]))
+        store.apply(audited(ChangeSet(update_memories=[(replace(m, pinned=False), 1)])))
     assert len(batches) == 3  # a stale version is refused before any batch
 
 
