@@ -630,6 +630,161 @@ class TestStoreContract:
             mc.MemoryEngine(other, HashingEmbedder(dimensions=64))
         assert other.embedding_model() == MODEL
 
+    # --- issue 15: audited writes, tombstones, purge rule, patient guard, policy version -------
+    def test_unaudited_writes_are_refused(self, backend: Backend) -> None:
+        s = backend.store()
+        m = memory("P-1", "Patient walks every morning")
+        with pytest.raises(mc.ValidationError) as err:
+            s.apply(ChangeSet(insert_memories=[m]))
+        assert err.value.field == "audit" and m.id in err.value.message
+        assert s.get_memories([m.id]) == [] and s.versions("P-1") == (0, 0)
+        add(s, m)
+        before = (s.versions("P-1"), len(s.list_audit(AuditQuery(limit=1000))))
+        changes = [
+            ChangeSet(update_memories=[(replace(m, importance=1.0), 1)]),
+            ChangeSet(
+                update_memories=[(replace(m, importance=1.0), 1)],
+                audit=[audit("pin", "someone-else", "P-1")],
+            ),
+            ChangeSet(policy={"decay": {"rate": 0.9}}),
+        ]
+        for c in changes:
+            with pytest.raises(mc.ValidationError):
+                s.apply(c)
+        assert s.get_memory(m.id).importance == m.importance and s.load_policy() is None
+        assert (s.versions("P-1"), len(s.list_audit(AuditQuery(limit=1000)))) == before
+
+    def test_a_purged_id_is_tombstoned(self, backend: Backend) -> None:
+        s = backend.store()
+        m = memory("P-1", "Patient walks every morning")
+        add(s, m)
+        archived = replace(m, status=Status.ARCHIVED, archived_at=NOW)
+        s.apply(audited(ChangeSet(update_memories=[(archived, 1)])))
+        assert s.purged_ids([m.id]) == set()
+        s.apply(audited(ChangeSet(delete_memories=[(archived, 2)])))
+        assert s.purged_ids([m.id, "mem_other"]) == {m.id}
+        again = memory("P-2", "Patient is allergic to latex", memory_type="allergy")
+        for reuse in (replace(again, id=m.id), replace(again, id=m.id, patient_id="P-1")):
+            with pytest.raises(mc.ValidationError) as err:
+                add(backend.store(), reuse)
+            assert err.value.field == "id" and "purged" in err.value.message
+        assert s.count_memories() == 0
+
+    def test_purge_of_either_side_of_a_supersession(self, backend: Backend) -> None:
+        clock = Clock()
+        engine = engine_on(backend.store(), clock)
+        old = engine.add_memory(
+            "P-1",
+            "Patient prefers morning appointments",
+            "preference",
+            created_at=NOW - timedelta(9),
+        ).memory
+        new = engine.add_memory("P-1", "Patient prefers morning appointments now", "preference")
+        (sup,) = new.supersessions
+        engine.archive(new.memory.id, "dr-a")
+        assert engine.list_memories("P-1", include_inactive=False) == []
+        clock.advance(days=40)
+        purged = engine.purge(older_than_days=30, dry_run=False, by="dr-p")
+        assert [m.id for m in purged] == [new.memory.id]
+        assert engine.store.get_supersession(sup.id).state is SupersessionState.UNDONE
+        assert [m.id for m in engine.list_memories("P-1", include_inactive=False)] == [old.id]
+        assert engine.audit_log(entity_id=old.id)[0].action == "unsupersede"
+        with pytest.raises(mc.ValidationError):  # and the newer's id is never reused
+            engine.add_memories(
+                [
+                    {
+                        "id": new.memory.id,
+                        "patient_id": "P-1",
+                        "content": "x y",
+                        "memory_type": "goal",
+                    }
+                ]
+            )
+        # the older side: superseded, archived, purged; the newer stays active, its record kept
+        a = engine.add_memory(
+            "P-2", "Patient prefers evening calls", "preference", created_at=NOW - timedelta(9)
+        ).memory
+        b = engine.add_memory("P-2", "Patient prefers evening calls now", "preference")
+        engine.archive(a.id, "dr-a")
+        clock.advance(days=40)
+        assert [m.id for m in engine.purge(older_than_days=30, dry_run=False, by="dr-p")] == [a.id]
+        (kept,) = engine.supersessions("P-2")
+        assert kept.old_id == a.id and kept.state is SupersessionState.AUTO
+        assert [m.id for m in engine.list_memories("P-2", include_inactive=False)] == [b.memory.id]
+
+    def test_a_moved_patient_version_refuses_the_change_set(self, backend: Backend) -> None:
+        s = backend.store()
+        add(s, memory("P-1", "Patient walks every morning"))
+        version = s.patient_version("P-1")
+        late = memory("P-1", "Patient swims on Fridays")
+        add(backend.store(), memory("P-1", "Patient cycles to work"))  # another writer
+        stale = audited(
+            ChangeSet(insert_memories=[late], expected_patient_versions={"P-1": version})
+        )
+        with pytest.raises(mc.errors.StaleSnapshotError):
+            s.apply(stale)
+        assert s.get_memories([late.id]) == []
+        fresh = replace(stale, expected_patient_versions={"P-1": s.patient_version("P-1")})
+        s.apply(fresh)
+        assert s.get_memory(late.id).content == late.content
+        new_patient = memory("P-new", "Patient is new")
+        s.apply(
+            audited(
+                ChangeSet(insert_memories=[new_patient], expected_patient_versions={"P-new": 0})
+            )
+        )
+        assert s.patient_version("P-new") == 1
+
+    def test_concurrent_contradicting_adds_end_in_one_supersession(self, backend: Backend) -> None:
+        n = 8 if backend.kind == "cosmos" else 20
+        engines = [engine_on(backend.store()) for _ in range(2)]
+        patients = [f"P-{k:02d}" for k in range(n)]
+        engines[0].add_memories(
+            [
+                {"patient_id": p, "content": "Patient walks daily", "memory_type": "goal"}
+                for p in patients
+            ]
+        )
+        barrier = threading.Barrier(2)
+        errors: list[BaseException] = []
+
+        def adder(who: int) -> None:
+            try:
+                for p in patients:
+                    barrier.wait(60)
+                    text = "Patient prefers morning appointments" + (" now" if who else " again")
+                    engines[who].add_memory(p, text, "preference", by=f"agent-{who}")
+            except BaseException as exc:  # reported below
+                errors.append(exc)
+                barrier.abort()
+
+        threads = [threading.Thread(target=adder, args=(w,)) for w in (0, 1)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(300)
+        assert errors == []
+        reader = engine_on(backend.store())
+        for p in patients:
+            prefs = [m for m in reader.list_memories(p) if m.memory_type == "preference"]
+            assert len(prefs) == 2
+            assert sum(m.status is Status.ACTIVE for m in prefs) == 1, p
+            assert len(reader.supersessions(p)) == 1, p
+
+    def test_an_open_engine_follows_a_saved_policy(self, backend: Backend) -> None:
+        engine = engine_on(backend.store())
+        engine._core.policy_check_s = 0.0
+        other = engine_on(backend.store())
+        assert engine.store.policy_version() == 0
+        rate = engine.policy.decay.rate
+        other.save_policy(replace(other.policy, decay=DecayPolicy(rate=rate / 2)), by="dr-b")
+        assert engine.store.policy_version() > 0
+        assert engine.policy.decay.rate == rate / 2
+        v1 = engine.store.policy_version()
+        other.save_policy(replace(other.policy, decay=DecayPolicy(rate=rate / 4)), by="dr-b")
+        assert engine.store.policy_version() > v1
+        assert engine.policy.decay.rate == rate / 4
+
 
 # --- Cosmos specifics -------------------------------------------------------------------------
 

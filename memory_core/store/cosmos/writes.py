@@ -330,7 +330,19 @@ class CosmosWrites(CosmosConnection):
     def _run_ordered(self, plan: _Plan) -> None:
         """Without an atomic batch: data writes in the documented order (undone on a conflict),
         then the append-only documents, then the version counters. Each step's independent
-        writes (e.g. the memories of an import) go out concurrently; the steps stay in order."""
+        writes (e.g. the memories of an import) go out concurrently; the steps stay in order.
+        A change set with expected patient versions first takes each such patient's counter
+        lease (guarded by the counter's etag), so two of them cannot both pass the check; the
+        last step releases it (a crashed writer's lease expires after LEASE_S)."""
+        held: list[str] = []
+        try:
+            for pid in sorted(plan.guards):
+                self._lease(pid, plan.guards[pid])
+                held.append(pid)
+        except BaseException:
+            for pid in held:
+                self._bump(pid, content=True, release=True)
+            raise
         done: list[_Write] = []
         for phase in _phases(plan.writes):
             ok, error = _each(self._write, phase)
@@ -338,13 +350,45 @@ class CosmosWrites(CosmosConnection):
             if error is not None:
                 if isinstance(error, ConflictError):
                     self._undo(done)
+                for pid in held:
+                    self._bump(pid, content=True, release=True)
                 raise error
         _, error = _each(self._c.create_item, plan.docs)
         if error is not None:
             raise error
-        _, error = _each(lambda pid: self._bump(pid, content=True), plan.bumps)
+        _, error = _each(
+            lambda pid: self._bump(pid, content=True, release=pid in plan.guards), plan.bumps
+        )
         if error is not None:
             raise error
+
+    def _lease(self, pid: str, expected: int) -> None:
+        """Take the patient's counter lease if its content version is still ``expected``
+        (StaleSnapshotError otherwise); the counter's etag makes check and take one step."""
+        from azure.core import MatchConditions
+        from azure.cosmos.exceptions import CosmosHttpResponseError
+
+        counter = self._read(COUNTER_ID, pid)
+        _check_counter(pid, counter, expected)
+        lease = _now_us() + int(LEASE_S * 1e6)
+        try:
+            if counter is None:
+                body = counter_doc(pid, None, content=False)
+                self._c.create_item({**body, "content": 0, "usage": 0, "lease_us": lease})
+            else:
+                self._c.replace_item(
+                    item=COUNTER_ID,
+                    body={**strip(counter), "lease_us": lease},
+                    etag=counter["_etag"],
+                    match_condition=MatchConditions.IfNotModified,
+                )
+        except CosmosHttpResponseError as exc:
+            if exc.status_code in (409, 412):
+                raise StaleSnapshotError(
+                    f"patient {pid}'s memories are being changed by another writer; read again "
+                    "and retry"
+                ) from exc
+            raise
 
     def _write(self, w: _Write) -> None:
         from azure.core import MatchConditions
