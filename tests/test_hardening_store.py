@@ -27,7 +27,7 @@ from memory_core.errors import (
 )
 from memory_core.policy import ContradictionPolicy, DecayPolicy, EnginePolicy
 from memory_core.store import open_store
-from memory_core.store.base import ChangeSet
+from memory_core.store.base import ChangeSet, MemoryUpdate
 from memory_core.store.sqlite import SQLiteStore
 from memory_core.values import AuditEntry, Status, SupersessionState
 from tests.conftest import NOW, Clock
@@ -46,7 +46,9 @@ def _other_apps_db(path: Path) -> None:
     db.close()
 
 
-@pytest.mark.parametrize("kind", ["text", "directory", "other-app", "other-app-id"])
+@pytest.mark.parametrize(
+    "kind", ["text", "directory", "other-app", "other-app-version", "other-app-id"]
+)
 def test_a_url_naming_something_else_is_a_typed_error(
     kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -57,6 +59,11 @@ def test_a_url_naming_something_else_is_a_typed_error(
         path.mkdir()
     elif kind == "other-app":
         _other_apps_db(path)
+    elif kind == "other-app-version":  # another application that numbers its schema too
+        _other_apps_db(path)
+        db = sqlite3.connect(path)
+        db.execute("PRAGMA user_version = 7")
+        db.close()
     else:  # an SQLite file stamped with another application id
         db = sqlite3.connect(path)
         db.execute("PRAGMA application_id = 1234")
@@ -117,7 +124,8 @@ def test_a_lock_held_past_the_busy_timeout_is_a_retryable_typed_error(
     path = str(tmp_path / "busy.db")
     url = f"sqlite:///{path}?busy_timeout=0.3"
     engine = mc.open_engine(url, embedder="hashing")
-    assert engine.store.busy_timeout == 0.3  # type: ignore[attr-defined]
+    store = engine.store
+    assert isinstance(store, SQLiteStore) and store.busy_timeout == 0.3
     engine.add_memory("P-1", "Patient walks every morning", "observation")
     ctx = mp.get_context("spawn")
     held, release = ctx.Event(), ctx.Event()
@@ -146,7 +154,7 @@ def test_a_lock_held_past_the_busy_timeout_is_a_retryable_typed_error(
 
 def test_the_busy_timeout_defaults_to_30_s_and_is_validated(tmp_path: Path) -> None:
     s = open_store(f"sqlite:///{tmp_path / 'a.db'}")
-    assert s.busy_timeout == 30.0  # type: ignore[attr-defined]
+    assert isinstance(s, SQLiteStore) and s.busy_timeout == 30.0
     s.close()
     for bad in ("-1", "abc", "99999"):
         with pytest.raises(ConfigurationError, match="busy_timeout"):
@@ -189,7 +197,9 @@ def test_replace_into_audit_is_refused(tmp_path: Path) -> None:
     engine = mc.open_engine(f"sqlite:///{tmp_path / 'a.db'}", embedder="hashing")
     engine.add_memory("NW-1", "Patient checks glucose daily", "observation")
     engine.add_memory("NW-1", "Patient walks every morning", "observation")
-    db = engine.store._db  # type: ignore[attr-defined]
+    store = engine.store
+    assert isinstance(store, SQLiteStore)
+    db = store._db
     rows = db.execute("SELECT * FROM audit ORDER BY seq").fetchall()
     assert [r[0] for r in rows] == [1, 2]
     cols = "seq, at_us, actor, action, entity, entity_id, patient_id, before, after"
@@ -324,7 +334,9 @@ def test_purging_a_pending_supersessions_memory_rejects_it(tmp_path: Path) -> No
 PATIENTS = 30
 
 
-def _adder(path: str, who: int, barrier: mp.synchronize.Barrier, out: mp.Queue) -> None:  # type: ignore[type-arg]
+def _adder(
+    path: str, who: int, barrier: mp.synchronize.Barrier, out: mp.Queue[tuple[int, int]]
+) -> None:
     engine = mc.MemoryEngine(SQLiteStore(path), HashingEmbedder())
     retries = 0
     for p in range(PATIENTS):
@@ -349,7 +361,7 @@ def test_concurrent_contradicting_adds_from_two_processes_are_superseded(tmp_pat
     )
     ctx = mp.get_context("spawn")
     barrier = ctx.Barrier(2)
-    out: mp.Queue = ctx.Queue()  # type: ignore[type-arg]
+    out: mp.Queue[tuple[int, int]] = ctx.Queue()
     procs = [ctx.Process(target=_adder, args=(path, w, barrier, out)) for w in (0, 1)]
     for pr in procs:
         pr.start()
@@ -379,7 +391,9 @@ def test_store_apply_without_audit_is_refused(tmp_path: Path) -> None:
     m = engine.add_memory("P-1", "Patient walks every morning", "observation").memory
     before = (engine.store.versions("P-1"), len(engine.audit_log(limit=1000)))
     with pytest.raises(mc.ValidationError) as err:
-        engine.store.apply(ChangeSet(update_memories=[(replace(m, importance=1.0), m.version)]))
+        engine.store.apply(
+            ChangeSet(update_memories=[MemoryUpdate(replace(m, importance=1.0), m.version)])
+        )
     assert err.value.field == "audit" and m.id in err.value.message
     with pytest.raises(mc.ValidationError):
         engine.store.apply(ChangeSet(policy={"decay": {"rate": 0.9}}))
@@ -392,7 +406,9 @@ def _save_policy_elsewhere(path: str, rate: float) -> None:
     other.save_policy(EnginePolicy(decay=DecayPolicy(rate=rate)), by="dr-other")
 
 
-def test_an_open_engine_follows_a_policy_saved_by_another_process(tmp_path: Path) -> None:
+def test_an_open_engine_follows_a_policy_saved_by_another_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = str(tmp_path / "pol.db")
     engine = mc.MemoryEngine(SQLiteStore(path), HashingEmbedder())
     engine._core.policy_check_s = 0.0
@@ -404,9 +420,14 @@ def test_an_open_engine_follows_a_policy_saved_by_another_process(tmp_path: Path
     assert pr.exitcode == 0
     assert engine.policy.decay.rate == default_rate / 2
     # cheap: without a new save the body is not loaded again
-    loads = []
+    loads: list[int] = []
     real = engine.store.load_policy
-    engine.store.load_policy = lambda: loads.append(1) or real()  # type: ignore[method-assign]
+
+    def counted() -> dict[str, object] | None:
+        loads.append(1)
+        return real()
+
+    monkeypatch.setattr(engine.store, "load_policy", counted)
     for _ in range(50):
         assert engine.policy.decay.rate == default_rate / 2
     assert loads == []

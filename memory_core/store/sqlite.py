@@ -203,16 +203,21 @@ def _check_ours(db: sqlite3.Connection, where: str) -> int:
             f"{where} is another application's SQLite file (application id {app:#x}), not a "
             "memory_core store; nothing was written"
         )
-    if current == 0:
-        tables = db.execute(
-            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') LIMIT 3"
+    tables = [
+        str(t[0])
+        for t in db.execute(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name"
         ).fetchall()
-        if tables:
-            names = ", ".join(str(t[0]) for t in tables)
-            raise NotAStoreError(
-                f"{where} is an SQLite file of another application (tables {names}; no "
-                "memory_core schema version), not a memory_core store; nothing was written"
-            )
+    ]
+    # version 0 with tables, or a version but none of our tables (files of versions 1-3
+    # predate the application id but always have these)
+    foreign = bool(tables) if current == 0 else app == 0 and not {"audit", "meta"} <= set(tables)
+    if foreign:
+        names = ", ".join(tables[:3]) + (", ..." if len(tables) > 3 else "")
+        raise NotAStoreError(
+            f"{where} is an SQLite file of another application (tables {names or 'none'}, "
+            f"schema version {current}), not a memory_core store; nothing was written"
+        )
     return current
 
 
@@ -325,6 +330,7 @@ class SQLiteStore(MemoryStore):
             with self._lock, self._errors():
                 self._db.execute("PRAGMA foreign_keys = ON")
                 self._db.execute(f"PRAGMA busy_timeout = {round(self.busy_timeout * 1000)}")
+                _check_ours(self._db, self.url)  # before WAL mode rewrites another's header
                 if path != ":memory:":
                     self._db.execute("PRAGMA journal_mode = WAL")
                     self._db.execute("PRAGMA synchronous = NORMAL")
