@@ -5,7 +5,10 @@ from __future__ import annotations
 
 
 class MemoryCoreError(Exception):
-    """Base class of every error raised by memory_core on purpose."""
+    """Base class of every error raised by memory_core on purpose. ``retryable``: whether the
+    same call may succeed when simply made again (e.g. :class:`StoreBusyError`)."""
+
+    retryable: bool = False
 
 
 class ValidationError(MemoryCoreError, ValueError):
@@ -33,6 +36,14 @@ class ConflictError(MemoryCoreError):
     """Optimistic-concurrency conflict: the record changed since it was read."""
 
 
+class StaleSnapshotError(ConflictError):
+    """The patient's memories changed between reading them and writing a change computed from
+    them (e.g. supersession detection against another process's concurrent add); the engine
+    reads again, re-detects and retries."""
+
+    retryable = True
+
+
 class StateError(MemoryCoreError):
     """An operation that is not allowed in the record's current state
     (e.g. confirming a supersession that was already rejected)."""
@@ -44,3 +55,19 @@ class EmbeddingMismatchError(MemoryCoreError):
 
 class ConfigurationError(MemoryCoreError):
     """Unknown store URL, unknown embedder, missing endpoint settings."""
+
+
+class StoreError(MemoryCoreError):
+    """The store itself cannot serve the request (not a bad record): see the subclasses."""
+
+
+class NotAStoreError(StoreError, ConfigurationError):
+    """The store URL names something that is not a memory_core store: a file that is not a
+    database, a directory, or another application's SQLite file. Nothing was written."""
+
+
+class StoreBusyError(StoreError):
+    """Another process held the store's write lock for longer than the busy timeout. Nothing
+    was written; the same call can be retried (``retryable`` is True)."""
+
+    retryable = True

@@ -18,7 +18,7 @@ def test_migrations_upgrade_an_old_file_in_place(tmp_path: Path) -> None:
     db.execute("INSERT INTO patients (patient_id, version) VALUES ('NW-1', 7)")
     db.close()
     store = sq.SQLiteStore(str(path))
-    assert store._read("PRAGMA user_version")[0][0] == sq.SCHEMA_VERSION == 3
+    assert store._read("PRAGMA user_version")[0][0] == sq.SCHEMA_VERSION == 4
     assert store.versions("NW-1") == (7, 0)  # the new column, old data kept
     tables = {r[0] for r in store._read("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert "memories_fts" not in tables and "memories" in tables  # 3: keyword index in memory
@@ -79,10 +79,15 @@ def test_a_large_write_gets_a_bigger_page_cache_only_while_it_is_applied(tmp_pat
     assert store.count_memories() == sq._LARGE_WRITE
     assert store._db.execute("PRAGMA cache_size").fetchone()[0] == default
     from memory_core.store.base import ChangeSet
+    from memory_core.values import AuditEntry
 
     again = [m for p in ("P-0", "P-1", "P-2") for m in store.list_memories(p)]
+    audit = [
+        AuditEntry(m.created_at, "dr-a", "add", "memory", m.id, m.patient_id, None, None)
+        for m in again
+    ]
     with pytest.raises(mc.ConflictError):  # ids exist: refused as a whole, cache reset too
-        store.apply(ChangeSet(insert_memories=again))
+        store.apply(ChangeSet(insert_memories=again, audit=audit))
     assert store._db.execute("PRAGMA cache_size").fetchone()[0] == default
     assert store.count_memories() == sq._LARGE_WRITE
     eng.store.close()

@@ -157,6 +157,23 @@ def add(store: MemoryStore, *mems: Memory) -> None:
     )
 
 
+def audited(changes: ChangeSet) -> ChangeSet:
+    """``changes`` with an audit entry for every memory and supersession it writes that has
+    none (a store refuses unaudited writes) and for a policy change."""
+    named = {a.entity_id for a in changes.audit}
+    pids = {
+        **{m.id: m.patient_id for m in changes.insert_memories},
+        **{m.id: m.patient_id for m, _ in changes.update_memories},
+        **{m.id: m.patient_id for m, _ in changes.delete_memories},
+        **{x.id: x.patient_id for x in changes.insert_supersessions},
+        **{x.id: x.patient_id for x, _ in changes.update_supersessions},
+    }
+    extra = [audit("test_write", i, pid) for i, pid in pids.items() if i not in named]
+    if changes.policy is not None and not any(a.entity == "policy" for a in changes.audit):
+        extra.append(replace(audit("policy_change", "engine", None), entity="policy"))
+    return replace(changes, audit=[*changes.audit, *extra])
+
+
 def same(a: Memory, b: Memory) -> bool:
     return a == b and np.array_equal(a.embedding, b.embedding)
 
@@ -201,7 +218,7 @@ class TestStoreContract:
         add(s, m)
         access(s, "P-1", [m.id], NOW + timedelta(hours=1), 3, None, "agent")
         pinned = replace(m, pinned=True, importance=8.0)
-        s.apply(ChangeSet(update_memories=[(pinned, 1)]))
+        s.apply(audited(ChangeSet(update_memories=[(pinned, 1)])))
         got = s.get_memory(m.id)
         assert (got.pinned, got.importance, got.version) == (True, 8.0, 2)
         assert got.access_count == 1  # updates never touch the access fields
@@ -213,28 +230,28 @@ class TestStoreContract:
         )
         before = (s.versions("P-1"), len(s.list_audit(AuditQuery(limit=1000))))
         with pytest.raises(mc.ConflictError):
-            s.apply(stale)
+            s.apply(audited(stale))
         assert s.get_memory(m.id).importance == 8.0
         assert s.get_memories([late.id]) == []
         assert (s.versions("P-1"), len(s.list_audit(AuditQuery(limit=1000)))) == before
         # a second agent working from version 1 is refused as well
         other = backend.store()
         with pytest.raises(mc.ConflictError):
-            other.apply(ChangeSet(update_memories=[(replace(m, pinned=False), 1)]))
-        other.apply(ChangeSet(update_memories=[(replace(got, pinned=False), 2)]))
+            other.apply(audited(ChangeSet(update_memories=[(replace(m, pinned=False), 1)])))
+        other.apply(audited(ChangeSet(update_memories=[(replace(got, pinned=False), 2)])))
         assert s.get_memory(m.id).version == 3
 
     def test_one_stale_update_among_many_refuses_them_all(self, backend: Backend) -> None:
         s = backend.store()
         ms = [memory("P-1", f"Patient note {k}") for k in range(5)]
         add(s, *ms)
-        s.apply(ChangeSet(update_memories=[(replace(ms[3], importance=9.0), 1)]))
+        s.apply(audited(ChangeSet(update_memories=[(replace(ms[3], importance=9.0), 1)])))
         demote = [(replace(m, status=Status.SUPERSEDED, superseded_by="x"), 1) for m in ms]
         with pytest.raises(mc.ConflictError, match=ms[3].id):
-            s.apply(ChangeSet(update_memories=demote))
+            s.apply(audited(ChangeSet(update_memories=demote)))
         got = {m.id: (m.status, m.version) for m in s.list_memories("P-1")}
         assert got == {m.id: (Status.ACTIVE, 2 if m is ms[3] else 1) for m in ms}
-        s.apply(ChangeSet(update_memories=[(m, 2 if m is ms[3] else 1) for m in ms]))
+        s.apply(audited(ChangeSet(update_memories=[(m, 2 if m is ms[3] else 1) for m in ms])))
         assert {m.version for m in s.list_memories("P-1")} == {2, 3}
 
     def test_a_bulk_insert_with_one_existing_id_writes_nothing(self, backend: Backend) -> None:
@@ -257,12 +274,12 @@ class TestStoreContract:
         gone = memory("P-1", "Old note")
         add(s, keep, gone)
         archived = replace(gone, status=Status.ARCHIVED, archived_at=NOW)
-        s.apply(ChangeSet(update_memories=[(archived, 1)]))
+        s.apply(audited(ChangeSet(update_memories=[(archived, 1)])))
         with pytest.raises(mc.ConflictError):
-            s.apply(ChangeSet(delete_memories=[(keep, 1)]))  # not archived
+            s.apply(audited(ChangeSet(delete_memories=[(keep, 1)])))  # not archived
         with pytest.raises(mc.ConflictError):
-            s.apply(ChangeSet(delete_memories=[(archived, 1)]))  # stale version
-        s.apply(ChangeSet(delete_memories=[(archived, 2)]))
+            s.apply(audited(ChangeSet(delete_memories=[(archived, 1)])))  # stale version
+        s.apply(audited(ChangeSet(delete_memories=[(archived, 2)])))
         assert [m.id for m in s.list_memories("P-1")] == [keep.id]
         assert s.count_memories() == 1
 
@@ -297,7 +314,7 @@ class TestStoreContract:
         assert (got.tier, got.version, got.access_count) == (Tier.LONG_TERM, 2, 2)
         (promo,) = s.list_audit(AuditQuery(action="promote"))
         assert (promo.entity_id, promo.actor, promo.after) == (m.id, "agent", {"tier": "long_term"})
-        s.apply(ChangeSet(sessions=[("P-1", NOW + timedelta(hours=3))]))
+        s.apply(audited(ChangeSet(sessions=[("P-1", NOW + timedelta(hours=3))])))
         assert s.versions("P-1") == (3, 4)
         assert s.patient_version("P-1") == 3
 
@@ -548,13 +565,13 @@ class TestStoreContract:
             state=SupersessionState.PENDING,
             detected_at=NOW,
         )
-        s.apply(ChangeSet(insert_supersessions=[sup]))
+        s.apply(audited(ChangeSet(insert_supersessions=[sup])))
         assert s.get_supersession(sup.id) == sup
         rejected = replace(sup, state=SupersessionState.REJECTED, decided_by="dr", decided_at=NOW)
-        s.apply(ChangeSet(update_supersessions=[(rejected, 1)]))
+        s.apply(audited(ChangeSet(update_supersessions=[(rejected, 1)])))
         assert s.get_supersession(sup.id) == replace(rejected, version=2)
         with pytest.raises(mc.ConflictError):
-            s.apply(ChangeSet(update_supersessions=[(sup, 1)]))
+            s.apply(audited(ChangeSet(update_supersessions=[(sup, 1)])))
         with pytest.raises(mc.NotFoundError):
             s.get_supersession("sup_missing")
         assert s.list_supersessions("P-2") == [] and s.list_supersessions(state="pending") == []
@@ -563,9 +580,9 @@ class TestStoreContract:
         s = backend.store()
         m = memory("P-1", "Patient walks every morning")
         add(s, m)
-        s.apply(ChangeSet(audit=[audit("pin", m.id, "P-1", actor="dr-b")]))
-        s.apply(ChangeSet(audit=[audit("unpin", m.id, "P-1", actor="dr-c")]))
-        s.apply(ChangeSet(audit=[audit("policy_change", "engine", None, actor="dr-c")]))
+        s.apply(audited(ChangeSet(audit=[audit("pin", m.id, "P-1", actor="dr-b")])))
+        s.apply(audited(ChangeSet(audit=[audit("unpin", m.id, "P-1", actor="dr-c")])))
+        s.apply(audited(ChangeSet(audit=[audit("policy_change", "engine", None, actor="dr-c")])))
         log = s.list_audit(AuditQuery())
         assert [x.action for x in log] == ["policy_change", "unpin", "pin", "add"]  # newest first
         seqs = [x.seq for x in log]
@@ -596,8 +613,8 @@ class TestStoreContract:
         (entry,) = s.list_audit(AuditQuery(action="policy_change"))
         assert entry.patient_id is None
         assert entry.after == json.loads(json.dumps(tuned.to_dict()))
-        s.apply(ChangeSet(policy={"decay": {"rate": 0.1}}))
-        s.apply(ChangeSet(policy={"decay": {"rate": 0.2}, "ranking": {"mode": "score"}}))
+        s.apply(audited(ChangeSet(policy={"decay": {"rate": 0.1}})))
+        s.apply(audited(ChangeSet(policy={"decay": {"rate": 0.2}, "ranking": {"mode": "score"}})))
         assert s.load_policy() == {"decay": {"rate": 0.2}, "ranking": {"mode": "score"}}
 
     def test_another_embedding_model_is_refused(self, backend: Backend) -> None:
@@ -612,6 +629,161 @@ class TestStoreContract:
         with pytest.raises(mc.EmbeddingMismatchError):
             mc.MemoryEngine(other, HashingEmbedder(dimensions=64))
         assert other.embedding_model() == MODEL
+
+    # --- issue 15: audited writes, tombstones, purge rule, patient guard, policy version -------
+    def test_unaudited_writes_are_refused(self, backend: Backend) -> None:
+        s = backend.store()
+        m = memory("P-1", "Patient walks every morning")
+        with pytest.raises(mc.ValidationError) as err:
+            s.apply(ChangeSet(insert_memories=[m]))
+        assert err.value.field == "audit" and m.id in err.value.message
+        assert s.get_memories([m.id]) == [] and s.versions("P-1") == (0, 0)
+        add(s, m)
+        before = (s.versions("P-1"), len(s.list_audit(AuditQuery(limit=1000))))
+        changes = [
+            ChangeSet(update_memories=[(replace(m, importance=1.0), 1)]),
+            ChangeSet(
+                update_memories=[(replace(m, importance=1.0), 1)],
+                audit=[audit("pin", "someone-else", "P-1")],
+            ),
+            ChangeSet(policy={"decay": {"rate": 0.9}}),
+        ]
+        for c in changes:
+            with pytest.raises(mc.ValidationError):
+                s.apply(c)
+        assert s.get_memory(m.id).importance == m.importance and s.load_policy() is None
+        assert (s.versions("P-1"), len(s.list_audit(AuditQuery(limit=1000)))) == before
+
+    def test_a_purged_id_is_tombstoned(self, backend: Backend) -> None:
+        s = backend.store()
+        m = memory("P-1", "Patient walks every morning")
+        add(s, m)
+        archived = replace(m, status=Status.ARCHIVED, archived_at=NOW)
+        s.apply(audited(ChangeSet(update_memories=[(archived, 1)])))
+        assert s.purged_ids([m.id]) == set()
+        s.apply(audited(ChangeSet(delete_memories=[(archived, 2)])))
+        assert s.purged_ids([m.id, "mem_other"]) == {m.id}
+        again = memory("P-2", "Patient is allergic to latex", memory_type="allergy")
+        for reuse in (replace(again, id=m.id), replace(again, id=m.id, patient_id="P-1")):
+            with pytest.raises(mc.ValidationError) as err:
+                add(backend.store(), reuse)
+            assert err.value.field == "id" and "purged" in err.value.message
+        assert s.count_memories() == 0
+
+    def test_purge_of_either_side_of_a_supersession(self, backend: Backend) -> None:
+        clock = Clock()
+        engine = engine_on(backend.store(), clock)
+        old = engine.add_memory(
+            "P-1",
+            "Patient prefers morning appointments",
+            "preference",
+            created_at=NOW - timedelta(9),
+        ).memory
+        new = engine.add_memory("P-1", "Patient prefers morning appointments now", "preference")
+        (sup,) = new.supersessions
+        engine.archive(new.memory.id, "dr-a")
+        assert engine.list_memories("P-1", include_inactive=False) == []
+        clock.advance(days=40)
+        purged = engine.purge(older_than_days=30, dry_run=False, by="dr-p")
+        assert [m.id for m in purged] == [new.memory.id]
+        assert engine.store.get_supersession(sup.id).state is SupersessionState.UNDONE
+        assert [m.id for m in engine.list_memories("P-1", include_inactive=False)] == [old.id]
+        assert engine.audit_log(entity_id=old.id)[0].action == "unsupersede"
+        with pytest.raises(mc.ValidationError):  # and the newer's id is never reused
+            engine.add_memories(
+                [
+                    {
+                        "id": new.memory.id,
+                        "patient_id": "P-1",
+                        "content": "x y",
+                        "memory_type": "goal",
+                    }
+                ]
+            )
+        # the older side: superseded, archived, purged; the newer stays active, its record kept
+        a = engine.add_memory(
+            "P-2", "Patient prefers evening calls", "preference", created_at=NOW - timedelta(9)
+        ).memory
+        b = engine.add_memory("P-2", "Patient prefers evening calls now", "preference")
+        engine.archive(a.id, "dr-a")
+        clock.advance(days=40)
+        assert [m.id for m in engine.purge(older_than_days=30, dry_run=False, by="dr-p")] == [a.id]
+        (kept,) = engine.supersessions("P-2")
+        assert kept.old_id == a.id and kept.state is SupersessionState.AUTO
+        assert [m.id for m in engine.list_memories("P-2", include_inactive=False)] == [b.memory.id]
+
+    def test_a_moved_patient_version_refuses_the_change_set(self, backend: Backend) -> None:
+        s = backend.store()
+        add(s, memory("P-1", "Patient walks every morning"))
+        version = s.patient_version("P-1")
+        late = memory("P-1", "Patient swims on Fridays")
+        add(backend.store(), memory("P-1", "Patient cycles to work"))  # another writer
+        stale = audited(
+            ChangeSet(insert_memories=[late], expected_patient_versions={"P-1": version})
+        )
+        with pytest.raises(mc.errors.StaleSnapshotError):
+            s.apply(stale)
+        assert s.get_memories([late.id]) == []
+        fresh = replace(stale, expected_patient_versions={"P-1": s.patient_version("P-1")})
+        s.apply(fresh)
+        assert s.get_memory(late.id).content == late.content
+        new_patient = memory("P-new", "Patient is new")
+        s.apply(
+            audited(
+                ChangeSet(insert_memories=[new_patient], expected_patient_versions={"P-new": 0})
+            )
+        )
+        assert s.patient_version("P-new") == 1
+
+    def test_concurrent_contradicting_adds_end_in_one_supersession(self, backend: Backend) -> None:
+        n = 8 if backend.kind == "cosmos" else 20
+        engines = [engine_on(backend.store()) for _ in range(2)]
+        patients = [f"P-{k:02d}" for k in range(n)]
+        engines[0].add_memories(
+            [
+                {"patient_id": p, "content": "Patient walks daily", "memory_type": "goal"}
+                for p in patients
+            ]
+        )
+        barrier = threading.Barrier(2)
+        errors: list[BaseException] = []
+
+        def adder(who: int) -> None:
+            try:
+                for p in patients:
+                    barrier.wait(60)
+                    text = "Patient prefers morning appointments" + (" now" if who else " again")
+                    engines[who].add_memory(p, text, "preference", by=f"agent-{who}")
+            except BaseException as exc:  # reported below
+                errors.append(exc)
+                barrier.abort()
+
+        threads = [threading.Thread(target=adder, args=(w,)) for w in (0, 1)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(300)
+        assert errors == []
+        reader = engine_on(backend.store())
+        for p in patients:
+            prefs = [m for m in reader.list_memories(p) if m.memory_type == "preference"]
+            assert len(prefs) == 2
+            assert sum(m.status is Status.ACTIVE for m in prefs) == 1, p
+            assert len(reader.supersessions(p)) == 1, p
+
+    def test_an_open_engine_follows_a_saved_policy(self, backend: Backend) -> None:
+        engine = engine_on(backend.store())
+        engine._core.policy_check_s = 0.0
+        other = engine_on(backend.store())
+        assert engine.store.policy_version() == 0
+        rate = engine.policy.decay.rate
+        other.save_policy(replace(other.policy, decay=DecayPolicy(rate=rate / 2)), by="dr-b")
+        assert engine.store.policy_version() > 0
+        assert engine.policy.decay.rate == rate / 2
+        v1 = engine.store.policy_version()
+        other.save_policy(replace(other.policy, decay=DecayPolicy(rate=rate / 4)), by="dr-b")
+        assert engine.store.policy_version() > v1
+        assert engine.policy.decay.rate == rate / 4
 
 
 # --- Cosmos specifics -------------------------------------------------------------------------
@@ -794,7 +966,7 @@ def test_a_concurrent_patch_between_read_and_replace_is_retried(
         return doc
 
     monkeypatch.setattr(store, "_read", read_then_race)
-    store.apply(ChangeSet(update_memories=[(replace(m, pinned=True), 1)]))
+    store.apply(audited(ChangeSet(update_memories=[(replace(m, pinned=True), 1)])))
     got = store.get_memory(m.id)
     assert raced and got.pinned and got.version == 2 and got.access_count == 1
 
@@ -805,12 +977,12 @@ def test_a_concurrent_patch_between_read_and_replace_is_retried(
         doc = real_read(doc_id, pk)
         if doc_id == m.id and not raced:
             raced.append(1)
-            agent.apply(ChangeSet(update_memories=[(replace(got, importance=9.0), 2)]))
+            agent.apply(audited(ChangeSet(update_memories=[(replace(got, importance=9.0), 2)])))
         return doc
 
     monkeypatch.setattr(store, "_read", read_then_edit)
     with pytest.raises(mc.ConflictError):
-        store.apply(ChangeSet(update_memories=[(replace(got, pinned=False), 2)]))
+        store.apply(audited(ChangeSet(update_memories=[(replace(got, pinned=False), 2)])))
     final = agent.get_memory(m.id)
     assert (final.pinned, final.importance, final.version) == (True, 9.0, 3)
 
@@ -917,14 +1089,16 @@ def test_single_partition_change_sets_go_in_one_transactional_batch(
     add(store, m)
     assert len(batches) == 1 and [op[0] for op in batches[0]] == ["create", "create", "create"]
     assert store.versions("P-1") == (1, 1)
-    store.apply(ChangeSet(update_memories=[(replace(m, pinned=True), 1)]))
+    store.apply(audited(ChangeSet(update_memories=[(replace(m, pinned=True), 1)])))
     assert len(batches) == 3  # lost the race once, replanned, committed
-    assert [(op[0], op[1][0]) for op in batches[2]] == [("replace", m.id), ("replace", COUNTER_ID)]
-    assert all(op[2]["if_match_etag"] for op in batches[2])
+    # the memory, its audit entry (every write is audited), the counter; the replaces guarded
+    ops = [(op[0], op[1][0] if op[0] == "replace" else op[1][0]["doc_type"]) for op in batches[2]]
+    assert ops == [("replace", m.id), ("create", "audit"), ("replace", COUNTER_ID)]
+    assert all(op[2]["if_match_etag"] for op in batches[2] if op[0] == "replace")
     got = store.get_memory(m.id)
     assert (got.pinned, got.version) == (True, 2) and store.versions("P-1") == (2, 2)
     with pytest.raises(mc.ConflictError):
-        store.apply(ChangeSet(update_memories=[(replace(m, pinned=False), 1)]))
+        store.apply(audited(ChangeSet(update_memories=[(replace(m, pinned=False), 1)])))
     assert len(batches) == 3  # a stale version is refused before any batch
 
 

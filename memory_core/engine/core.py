@@ -4,6 +4,7 @@ store, the embedder, the adjudicator, the clock, the policy and the snapshot cac
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -37,10 +38,38 @@ class Core:
     clock: Callable[[], datetime]
     encoding: str
     role: str
-    policy: EnginePolicy
+    _policy: EnginePolicy
     snapshots: Snapshots
     _pool: ThreadPoolExecutor | None = field(default=None, repr=False)
     _pool_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    #: seconds between two looks at the store's policy version (another process may save one)
+    policy_check_s: float = 1.0
+    _policy_version: int = field(default=0, repr=False)
+    _policy_checked: float = field(default=0.0, repr=False)
+
+    def __post_init__(self) -> None:
+        self._policy_version = self.store.policy_version()
+        self._policy_checked = time.monotonic()
+
+    @property
+    def policy(self) -> EnginePolicy:
+        """The engine's policy; when the store's policy version has moved since it was loaded
+        (another engine or process saved one), the saved policy is loaded again. The version is
+        looked at most every :attr:`policy_check_s` seconds (one small read, no policy body)."""
+        t = time.monotonic()
+        if t - self._policy_checked >= self.policy_check_s:
+            self._policy_checked = t
+            version = self.store.policy_version()
+            if version != self._policy_version:
+                saved = self.store.load_policy()
+                self._policy_version = version
+                if saved:
+                    self._policy = EnginePolicy.from_dict(saved)
+        return self._policy
+
+    @policy.setter
+    def policy(self, policy: EnginePolicy) -> None:
+        self._policy = policy
 
     def now(self, now: datetime | None) -> datetime:
         return self.clock() if now is None else v.now_value(now)
@@ -91,3 +120,4 @@ def save_policy(core: Core, policy: EnginePolicy, by: str) -> None:
     entry = core.audit(by, AuditAction.POLICY_CHANGE, "policy", "engine", None, before, after)
     core.apply(ChangeSet(policy=after, audit=[entry]))
     core.policy = policy
+    core._policy_version = core.store.policy_version()  # our own save: nothing to reload

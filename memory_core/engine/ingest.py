@@ -3,6 +3,8 @@ for supersession and written in one transaction per batch."""
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -12,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import validation as v
-from ..errors import ValidationError
+from ..errors import StaleSnapshotError, ValidationError
 from ..importance import default_importance, default_pinned
 from ..store.base import Access, ChangeSet, MemoryUpdate
 from ..values import AddResult, AuditAction, Memory, Supersession
@@ -105,7 +107,8 @@ def prepare(
 
 
 def _check_ids(core: Core, prepared: Prepared) -> None:
-    """No id twice in the batch, and no given id already stored."""
+    """No id twice in the batch, and no given id already stored or purged (purged ids are
+    tombstoned: never reused)."""
     ids = [m.id for m in prepared.memories]
     if len(set(ids)) != len(ids):
         seen: set[str] = set()
@@ -117,9 +120,16 @@ def _check_ids(core: Core, prepared: Prepared) -> None:
     for k in range(0, len(given), 500):
         chunk = given[k : k + 500]
         found = {m.id for m in core.store.get_memories([ids[i] for i in chunk])}
+        purged = core.store.purged_ids([ids[i] for i in chunk])
         for i in chunk:
             if ids[i] in found:
                 raise ValidationError(f"records[{i}].id", f"memory id {ids[i]!r} exists")
+            if ids[i] in purged:
+                raise ValidationError(
+                    f"records[{i}].id",
+                    f"memory id {ids[i]!r} belonged to a purged memory; purged ids are never "
+                    "reused",
+                )
 
 
 def add_memories(
@@ -170,6 +180,11 @@ def add_memories(
     return results
 
 
+#: attempts of a batch whose patients' memories moved under it (another process's write between
+#: detection and commit): each attempt reads the patients again and re-detects
+WRITE_ATTEMPTS = 8
+
+
 def write_batch(
     core: Core,
     memories: list[Memory],
@@ -178,11 +193,36 @@ def write_batch(
     now: datetime,
     detect: bool,
 ) -> list[AddResult]:
-    """Detect supersessions for embedded new memories and write them in one transaction."""
+    """Detect supersessions for embedded new memories and write them in one transaction. The
+    change set carries the content version of each patient it compared against: when another
+    writer moved it meanwhile the store refuses (StaleSnapshotError) and the batch is detected
+    again against the fresh state, up to :data:`WRITE_ATTEMPTS` times (short random backoff)."""
+    for attempt in range(WRITE_ATTEMPTS):
+        try:
+            return _write_once(core, memories, accesses, by, now, detect)
+        except StaleSnapshotError:
+            if attempt == WRITE_ATTEMPTS - 1:
+                raise
+            time.sleep(random.uniform(0.0, 0.005 * 2**attempt))
+    raise AssertionError("unreachable")
+
+
+def _write_once(
+    core: Core,
+    memories: list[Memory],
+    accesses: Sequence[Sequence[datetime]],
+    by: str,
+    now: datetime,
+    detect: bool,
+) -> list[AddResult]:
     changes = ChangeSet()
     sups_by_new: dict[str, list[Supersession]]
     pools: list[PatientPool]
     if detect:
+        # the versions first: detection below reads snapshots at these versions or later, so a
+        # write in between makes the store refuse rather than commit an unseen contradiction
+        for pid in dict.fromkeys(m.patient_id for m in memories):
+            changes.expected_patient_versions[pid] = core.snapshots.snapshot(pid).version
         sups_by_new, pools, added = detect_batch(core, memories, by, now, changes)
     else:  # nothing to compare: the patients' snapshots are not even loaded
         sups_by_new, pools, added = {}, [], memories

@@ -10,8 +10,8 @@ from datetime import datetime
 from .. import validation as v
 from ..errors import StateError, ValidationError
 from ..status import holders, status_at
-from ..store.base import ChangeSet, MemoryDelete, MemoryUpdate, SessionMark
-from ..values import AuditAction, CleanupResult, Memory, Status
+from ..store.base import ChangeSet, MemoryDelete, MemoryUpdate, SessionMark, SupersessionUpdate
+from ..values import IN_EFFECT, AuditAction, CleanupResult, Memory, Status, SupersessionState
 from .asof import view
 from .core import Core
 
@@ -147,6 +147,12 @@ def purge(
     patient_id: str | None,
     by: str,
 ) -> list[Memory]:
+    """Delete archived memories archived at least ``older_than_days`` ago (not pinned, not
+    review-gated), each audited with its content; the store tombstones their ids (never
+    reused). A supersession the purged memory takes part in ends with it: one in effect in
+    which it is the newer memory is undone (the older memory is active again unless another
+    supersession still holds it, audited), and a pending one naming it is rejected -- so no
+    memory is left superseded by a deleted id."""
     by = v.actor(by)
     now = core.now(now)
     if not (isinstance(older_than_days, int | float) and older_than_days >= 0):
@@ -156,21 +162,89 @@ def purge(
     doomed: list[Memory] = []
     changes = ChangeSet()
     for pid in patients:
-        for m in core.store.list_memories(pid):
+        mems = core.store.list_memories(pid)
+        gone: dict[str, Memory] = {}
+        for m in mems:
             if m.status is not Status.ARCHIVED or m.archived_at is None:
                 continue
             if m.archived_at.timestamp() > cutoff:
                 continue
             if m.pinned or m.memory_type in core.policy.review_gated_types:
                 continue
+            gone[m.id] = m
             doomed.append(m)
             changes.delete_memories.append(MemoryDelete(m, m.version))
             changes.audit.append(
                 core.audit(by, AuditAction.PURGE, "memory", m.id, pid, m.to_public_dict(), None)
             )
+        if gone:
+            _end_supersessions(core, pid, mems, gone, by, now, changes)
     if not dry_run and doomed:
         core.apply(changes)
     return doomed
+
+
+def _end_supersessions(
+    core: Core,
+    patient_id: str,
+    mems: Sequence[Memory],
+    gone: dict[str, Memory],
+    by: str,
+    now: datetime,
+    changes: ChangeSet,
+) -> None:
+    """The purge rule for supersessions (see :func:`purge`), added to ``changes``."""
+    sups = core.store.list_supersessions(patient_id)
+    ended: set[str] = set()
+    for s in sups:
+        ended_at: datetime | None
+        if s.new_id in gone and s.state in IN_EFFECT:
+            state, ended_at = SupersessionState.UNDONE, now
+        elif (s.new_id in gone or s.old_id in gone) and s.state is SupersessionState.PENDING:
+            state, ended_at = SupersessionState.REJECTED, s.ended_at
+        else:
+            continue
+        changed = replace(s, state=state, decided_by=by, decided_at=now, ended_at=ended_at)
+        action = (
+            AuditAction.UNDO_SUPERSESSION
+            if state is SupersessionState.UNDONE
+            else AuditAction.REJECT_SUPERSESSION
+        )
+        changes.update_supersessions.append(SupersessionUpdate(changed, s.version))
+        changes.audit.append(
+            core.audit(
+                by,
+                action,
+                "supersession",
+                s.id,
+                patient_id,
+                s.to_public_dict(),
+                {**changed.to_public_dict(), "reason": "purge"},
+            )
+        )
+        ended.add(s.id)
+    if not ended:
+        return
+    held = holders([s for s in sups if s.id not in ended])
+    for m in mems:
+        if m.id in gone or m.status is not Status.SUPERSEDED:
+            continue
+        status, superseded_by = status_at(m, held)
+        if status is m.status and superseded_by == m.superseded_by:
+            continue
+        freed = replace(m, status=status, superseded_by=superseded_by)
+        changes.update_memories.append(MemoryUpdate(freed, m.version))
+        changes.audit.append(
+            core.audit(
+                by,
+                AuditAction.UNSUPERSEDE,
+                "memory",
+                m.id,
+                patient_id,
+                m.to_public_dict(),
+                {**freed.to_public_dict(), "reason": "purge"},
+            )
+        )
 
 
 def record_sessions(core: Core, patient_id: str, times: Sequence[datetime], by: str) -> None:

@@ -1,4 +1,4 @@
-"""Stores: ``sqlite:///path.db`` (default), ``sqlite:///:memory:`` and
+"""Stores: ``sqlite:///path.db[?busy_timeout=SECONDS]`` (default), ``sqlite:///:memory:`` and
 ``cosmos://<host[:port]>/<database>/<container>?...`` (Azure Cosmos DB for NoSQL, see
 :mod:`memory_core.store.cosmos`)."""
 
@@ -33,19 +33,53 @@ def default_store_url() -> str:
     return f"sqlite:///{path}"
 
 
+def _control_characters(url: str) -> None:
+    """Refuse a URL holding a control character (C0, DEL, C1) or a bidi/line separator."""
+    for i, ch in enumerate(url):
+        o = ord(ch)
+        if o < 0x20 or 0x7F <= o < 0xA0 or ch in "\u2028\u2029\u202a\u202b\u202c\u202d\u202e":
+            raise ConfigurationError(
+                f"store URL {url!r} holds a control character (U+{o:04X} at {i}); refused"
+            )
+
+
+def _sqlite(url: str) -> MemoryStore:
+    """``sqlite:///path[?busy_timeout=SECONDS]``."""
+    from urllib.parse import parse_qs
+
+    from .sqlite import DEFAULT_BUSY_TIMEOUT, SQLiteStore
+
+    path, _, query = url[len("sqlite:///") :].partition("?")
+    if not path:
+        raise ConfigurationError("sqlite store URL needs a path: sqlite:///path/to/file.db")
+    busy = DEFAULT_BUSY_TIMEOUT
+    params = parse_qs(query, keep_blank_values=True) if query else {}
+    for key, values in params.items():
+        if key != "busy_timeout":
+            raise ConfigurationError(
+                f"store URL {url!r}: unknown parameter {key!r} (sqlite takes busy_timeout)"
+            )
+        try:
+            busy = float(values[-1])
+        except ValueError:
+            busy = -1.0
+        if not (0.0 <= busy <= 3600.0):
+            raise ConfigurationError(
+                f"store URL {url!r}: busy_timeout must be seconds from 0 to 3600, "
+                f"got {values[-1]!r}"
+            )
+    return SQLiteStore(path, busy_timeout=busy)
+
+
 def open_store(url: str | MemoryStore | None = None) -> MemoryStore:
     if isinstance(url, MemoryStore):
         return url
     url = url or default_store_url()
     if not isinstance(url, str):
         raise ConfigurationError(f"store must be a URL string, got {type(url).__name__}")
+    _control_characters(url)
     if url.startswith("sqlite:///"):
-        path = url[len("sqlite:///") :]
-        if not path:
-            raise ConfigurationError("sqlite store URL needs a path: sqlite:///path/to/file.db")
-        from .sqlite import SQLiteStore
-
-        return SQLiteStore(path)
+        return _sqlite(url)
     if url.startswith("cosmos://"):
         from .cosmos import CosmosStore, parse_cosmos_url
 

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from ..errors import ValidationError
 from ..values import AuditEntry, InjectionRecord, Memory, Supersession, Tier
 from .codec import from_seconds
 
@@ -88,6 +89,9 @@ class ChangeSet:
     sessions: list[SessionMark] = field(default_factory=list)
     audit: list[AuditEntry] = field(default_factory=list)
     policy: dict[str, Any] | None = None
+    #: patient -> the content version the change was computed from (e.g. the snapshot that
+    #: supersession detection compared against): refused with StaleSnapshotError if moved
+    expected_patient_versions: dict[str, int] = field(default_factory=dict)
 
     def patients(self) -> set[str]:
         out = {m.patient_id for m in self.insert_memories}
@@ -98,6 +102,33 @@ class ChangeSet:
         out |= {p for _, p, _ in self.accesses}
         out |= {p for p, _ in self.sessions}
         return out
+
+    def mutated_ids(self) -> set[str]:
+        """The ids of the memories and supersessions this set inserts, updates or deletes."""
+        out = {m.id for m in self.insert_memories}
+        out |= {m.id for m, _ in self.update_memories}
+        out |= {m.id for m, _ in self.delete_memories}
+        out |= {s.id for s in self.insert_supersessions}
+        out |= {s.id for s, _ in self.update_supersessions}
+        return out
+
+
+def check_audited(changes: ChangeSet) -> None:
+    """Refuse (ValidationError, nothing written) a change set that mutates a memory or a
+    supersession without an audit entry naming it, or saves a policy without a policy audit
+    entry: a write through ``store.apply`` that bypasses the engine is refused unless it is
+    audited like the engine's own."""
+    named = {a.entity_id for a in changes.audit}
+    missing = sorted(changes.mutated_ids() - named)
+    if missing:
+        more = f" (and {len(missing) - 3} more)" if len(missing) > 3 else ""
+        raise ValidationError(
+            "audit",
+            f"a change set must carry an audit entry for every memory and supersession it "
+            f"writes; none for {', '.join(map(repr, missing[:3]))}{more}",
+        )
+    if changes.policy is not None and not any(a.entity == "policy" for a in changes.audit):
+        raise ValidationError("audit", "a policy change needs its policy audit entry")
 
 
 @dataclass(frozen=True)
@@ -186,10 +217,23 @@ class MemoryStore(ABC):
     @abstractmethod
     def count_memories(self) -> int: ...
 
+    @abstractmethod
+    def policy_version(self) -> int:
+        """A number that grows whenever a policy is saved (0: none saved yet). One small read
+        (no policy body): the engine polls it to follow policies other processes save."""
+
+    @abstractmethod
+    def purged_ids(self, memory_ids: Sequence[str]) -> set[str]:
+        """Those of ``memory_ids`` that belonged to purged memories (tombstones: an id is never
+        reused; an insert naming one is refused with ValidationError on ``id``)."""
+
     # --- writes (each call is atomic) --------------------------------------------------------
     @abstractmethod
     def apply(self, changes: ChangeSet) -> None:
-        """Apply everything or nothing (ConflictError on a stale version)."""
+        """Apply everything or nothing (ConflictError on a stale version, StaleSnapshotError
+        when a patient's content version is not ``expected_patient_versions``; ValidationError
+        for an unaudited mutation (:func:`check_audited`) or an insert of a purged id). A purge
+        (``delete_memories``) leaves a tombstone for each id."""
 
     @abstractmethod
     def record_access(

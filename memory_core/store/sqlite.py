@@ -15,9 +15,17 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import ConflictError, NotFoundError, StateError
+from ..errors import (
+    ConflictError,
+    NotAStoreError,
+    NotFoundError,
+    StaleSnapshotError,
+    StateError,
+    StoreBusyError,
+    ValidationError,
+)
 from ..values import AuditEntry, InjectionRecord, Memory, Supersession, Tier
-from .base import AccessCount, AuditQuery, ChangeSet, MemoryStore, Usage
+from .base import AccessCount, AuditQuery, ChangeSet, MemoryStore, Usage, check_audited
 from .codec import (
     MEMORY_FIELDS,
     MEMORY_UPDATABLE,
@@ -148,15 +156,74 @@ def _m003_drop_fts() -> str:
     return "DROP TABLE memories_fts;"
 
 
+#: ``PRAGMA application_id`` of a memory_core file (ASCII "MCmc"), set by migration 4
+APPLICATION_ID = 0x4D436D63
+
+
+def _m004_tombstones_and_audit_replace() -> str:
+    """Purged memory ids are tombstoned (never reused), ``INSERT OR REPLACE`` / ``REPLACE INTO``
+    cannot overwrite an audit row (a BEFORE INSERT trigger: the conflict path of REPLACE does
+    not fire the delete trigger unless ``recursive_triggers`` is on), and the file says it is
+    memory_core's (``application_id``)."""
+    return f"""
+        CREATE TABLE purged (
+            id TEXT PRIMARY KEY,
+            patient_id TEXT NOT NULL,
+            purged_us INTEGER NOT NULL
+        );
+        CREATE TRIGGER purged_no_update BEFORE UPDATE ON purged
+            BEGIN SELECT RAISE(ABORT, 'purged ids are permanent'); END;
+        CREATE TRIGGER purged_no_delete BEFORE DELETE ON purged
+            BEGIN SELECT RAISE(ABORT, 'purged ids are permanent'); END;
+        CREATE TRIGGER audit_no_replace BEFORE INSERT ON audit
+            WHEN EXISTS (SELECT 1 FROM audit WHERE seq = NEW.seq)
+            BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
+        PRAGMA application_id = {APPLICATION_ID};
+        """
+
+
 #: Migration N (1-based) is MIGRATIONS[N - 1]: a function returning the SQL that takes the
 #: schema from version N - 1 to N. Append new ones; never edit a released one.
-MIGRATIONS: list[Callable[[], str]] = [_m001_initial, _m002_usage_version, _m003_drop_fts]
+MIGRATIONS: list[Callable[[], str]] = [
+    _m001_initial,
+    _m002_usage_version,
+    _m003_drop_fts,
+    _m004_tombstones_and_audit_replace,
+]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def migrate(db: sqlite3.Connection) -> int:
-    """Apply the migrations the file has not seen yet; returns the resulting version."""
+def _check_ours(db: sqlite3.Connection, where: str) -> int:
+    """The file's schema version, or NotAStoreError when it is another application's SQLite
+    file (another application id, or tables but no memory_core schema version)."""
     current = int(db.execute("PRAGMA user_version").fetchone()[0])
+    app = int(db.execute("PRAGMA application_id").fetchone()[0])
+    if app not in (0, APPLICATION_ID):
+        raise NotAStoreError(
+            f"{where} is another application's SQLite file (application id {app:#x}), not a "
+            "memory_core store; nothing was written"
+        )
+    tables = [
+        str(t[0])
+        for t in db.execute(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name"
+        ).fetchall()
+    ]
+    # version 0 with tables, or a version but none of our tables (files of versions 1-3
+    # predate the application id but always have these)
+    foreign = bool(tables) if current == 0 else app == 0 and not {"audit", "meta"} <= set(tables)
+    if foreign:
+        names = ", ".join(tables[:3]) + (", ..." if len(tables) > 3 else "")
+        raise NotAStoreError(
+            f"{where} is an SQLite file of another application (tables {names or 'none'}, "
+            f"schema version {current}), not a memory_core store; nothing was written"
+        )
+    return current
+
+
+def migrate(db: sqlite3.Connection, where: str = "the database") -> int:
+    """Apply the migrations the file has not seen yet; returns the resulting version."""
+    current = _check_ours(db, where)
     if current > SCHEMA_VERSION:
         raise StateError(
             f"database schema {current} is newer than this code ({SCHEMA_VERSION}); upgrade"
@@ -234,40 +301,89 @@ _UPDATE_SUPERSESSION = (
 )
 
 
+#: seconds a write waits for another process's write lock before StoreBusyError
+DEFAULT_BUSY_TIMEOUT = 30.0
+
+_BUSY = ("database is locked", "database table is locked", "database is busy")
+_NOT_A_DB = ("file is not a database", "unable to open database file", "malformed")
+
+
 class SQLiteStore(MemoryStore):
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> None:
         self.path = path
         self.url = f"sqlite:///{path}"
+        self.busy_timeout = float(busy_timeout)
         if path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(
-            path, check_same_thread=False, isolation_level=None, timeout=30.0
-        )
+            p = Path(path)
+            if p.is_dir():
+                raise NotAStoreError(f"{self.url} names a directory, not a database file")
+            try:
+                p.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise NotAStoreError(f"{self.url}: cannot create {p.parent}: {exc}") from exc
         self._lock = threading.RLock()
-        with self._lock:
-            self._db.execute("PRAGMA foreign_keys = ON")
-            self._db.execute("PRAGMA busy_timeout = 30000")
-            if path != ":memory:":
-                self._db.execute("PRAGMA journal_mode = WAL")
-                self._db.execute("PRAGMA synchronous = NORMAL")
-            migrate(self._db)
-            self._cache_size = int(self._db.execute("PRAGMA cache_size").fetchone()[0])
+        with self._errors():
+            self._db = sqlite3.connect(
+                path, check_same_thread=False, isolation_level=None, timeout=self.busy_timeout
+            )
+        try:
+            with self._lock, self._errors():
+                self._db.execute("PRAGMA foreign_keys = ON")
+                self._db.execute(f"PRAGMA busy_timeout = {round(self.busy_timeout * 1000)}")
+                _check_ours(self._db, self.url)  # before WAL mode rewrites another's header
+                if path != ":memory:":
+                    self._db.execute("PRAGMA journal_mode = WAL")
+                    self._db.execute("PRAGMA synchronous = NORMAL")
+                migrate(self._db, self.url)
+                self._cache_size = int(self._db.execute("PRAGMA cache_size").fetchone()[0])
+        except BaseException:
+            self._db.close()
+            raise
 
     # --- helpers -----------------------------------------------------------------------------
     @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """sqlite3's errors about the file or its lock -> NotAStoreError / StoreBusyError."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            text = str(exc).lower()
+            if any(b in text for b in _BUSY):
+                raise StoreBusyError(
+                    f"store {self.url} is busy: another process held its write lock for longer "
+                    f"than the busy timeout ({self.busy_timeout:g} s); nothing was written, try "
+                    "again (set the timeout with ?busy_timeout=SECONDS in the store URL)"
+                ) from exc
+            if any(b in text for b in _NOT_A_DB):
+                raise NotAStoreError(f"{self.url} cannot be opened as a database: {exc}") from exc
+            raise
+        except sqlite3.DatabaseError as exc:
+            if any(b in str(exc).lower() for b in _NOT_A_DB):
+                raise NotAStoreError(
+                    f"{self.url} is not a memory_core store: {exc}; nothing was written"
+                ) from exc
+            raise
+
+    @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            with self._errors():
+                self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
-            else:
-                self._db.execute("COMMIT")
+            try:
+                with self._errors():
+                    self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
 
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
+        with self._lock, self._errors():
             return self._db.execute(sql, params).fetchall()
 
     def _one(self, what: str, table: str, cols: str, key: str) -> tuple[Any, ...]:
@@ -423,8 +539,16 @@ class SQLiteStore(MemoryStore):
     def count_memories(self) -> int:
         return int(self._read("SELECT COUNT(*) FROM memories")[0][0])
 
+    def policy_version(self) -> int:
+        return int(self._read("SELECT COALESCE(MAX(seq), 0) FROM policies")[0][0])
+
+    def purged_ids(self, memory_ids: Sequence[str]) -> set[str]:
+        with self._lock, self._errors():
+            return self._purged_in(self._db, list(memory_ids))
+
     # --- writes --------------------------------------------------------------------------------
     def apply(self, changes: ChangeSet) -> None:
+        check_audited(changes)
         if len(changes.insert_memories) < _LARGE_WRITE:
             with self._tx() as db:
                 self._apply(db, changes)
@@ -442,7 +566,21 @@ class SQLiteStore(MemoryStore):
     def _apply(self, db: sqlite3.Connection, changes: ChangeSet) -> None:
         # row parameters are generated as each row is bound (not listed first): a bulk add
         # then never holds every blob copy and parameter tuple at once
+        for pid, expected in sorted(changes.expected_patient_versions.items()):
+            row = db.execute("SELECT version FROM patients WHERE patient_id = ?", (pid,)).fetchone()
+            if (int(row[0]) if row else 0) != expected:
+                raise StaleSnapshotError(
+                    f"patient {pid}'s memories changed since this change was computed (content "
+                    f"version {expected}, now {row[0] if row else 0}); read again and retry"
+                )
         if changes.insert_memories:
+            tomb = self._purged_in(db, [m.id for m in changes.insert_memories])
+            if tomb:
+                raise ValidationError(
+                    "id",
+                    f"memory id {sorted(tomb)[0]!r} belonged to a purged memory; ids are "
+                    "never reused",
+                )
             try:
                 db.executemany(
                     _insert("memories", (*MEMORY_FIELDS, "embedding")),
@@ -491,6 +629,10 @@ class SQLiteStore(MemoryStore):
             )
             if cur.rowcount != 1:
                 raise ConflictError(f"memory {m.id} changed since the purge was planned")
+            db.execute(
+                "INSERT INTO purged (id, patient_id, purged_us) VALUES (?, ?, ?)",
+                (m.id, m.patient_id, to_us(datetime.now(UTC))),
+            )
         if changes.accesses:
             db.executemany(_INSERT_ACCESS, ((m, p, to_us(at)) for m, p, at in changes.accesses))
         if changes.sessions:
@@ -503,6 +645,15 @@ class SQLiteStore(MemoryStore):
                 (to_us(datetime.now(UTC)), dumps(changes.policy)),
             )
         self._bump(db, changes.patients())
+
+    @staticmethod
+    def _purged_in(db: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
+        out: set[str] = set()
+        for k in range(0, len(ids), 500):
+            chunk = ids[k : k + 500]
+            marks = ",".join("?" * len(chunk))
+            out |= {r[0] for r in db.execute(f"SELECT id FROM purged WHERE id IN ({marks})", chunk)}
+        return out
 
     @staticmethod
     def _bump(

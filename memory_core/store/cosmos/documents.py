@@ -249,6 +249,17 @@ def counter_doc(pk: str, doc: Mapping[str, Any] | None, content: bool) -> dict[s
     }
 
 
+def tombstone_doc(m: Memory, at_us: int) -> dict[str, Any]:
+    """What is left of a purged memory in its partition: its id, never reusable."""
+    return {
+        "id": f"__purged__{m.id}",
+        "patient_id": m.patient_id,
+        "doc_type": "tombstone",
+        "memory_id": m.id,
+        "purged_us": at_us,
+    }
+
+
 def meta_doc(model_id: str, dimensions: int) -> dict[str, Any]:
     return {
         "id": META_ID,

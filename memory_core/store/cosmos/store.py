@@ -356,6 +356,15 @@ class CosmosStore(CosmosWrites, MemoryStore):
         body: dict[str, Any] = rows[0]["body"]
         return body
 
+    def policy_version(self) -> int:
+        rows = self._query(
+            "SELECT TOP 1 c.seq FROM c WHERE c.patient_id = @pid AND c.doc_type = 'policy' "
+            "ORDER BY c.seq DESC",
+            [("@pid", SYSTEM_PARTITION)],
+            pk=SYSTEM_PARTITION,
+        )
+        return int(rows[0]["seq"]) if rows else 0
+
     def count_memories(self) -> int:
         rows = self._query("SELECT VALUE COUNT(1) FROM c WHERE c.doc_type = 'memory'")
         return int(sum(int(r) for r in rows))

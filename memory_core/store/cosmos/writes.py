@@ -13,9 +13,9 @@ from datetime import datetime
 from functools import partial
 from typing import Any, Literal, TypeVar
 
-from ...errors import ConflictError, NotFoundError
+from ...errors import ConflictError, NotFoundError, StaleSnapshotError, ValidationError
 from ...values import AuditEntry, InjectionRecord, Memory, Supersession, Tier
-from ..base import AccessCount, ChangeSet
+from ..base import AccessCount, ChangeSet, check_audited
 from ..codec import to_us
 from . import emulator
 from .connection import CosmosConnection
@@ -32,10 +32,14 @@ from .documents import (
     strip,
     supersession_doc,
     supersession_update,
+    tombstone_doc,
     usage_docs,
 )
 
 MAX_BATCH_OPERATIONS = 100
+#: how long a guarded ordered write holds the patient's counter lease (a crashed writer's
+#: lease expires after this)
+LEASE_S = 30.0
 
 
 @dataclass
@@ -43,7 +47,7 @@ class _Write:
     """One guarded data write of a change set."""
 
     kind: Literal["create", "replace", "delete"]
-    entity: str  # memory | supersession
+    entity: str  # memory | supersession | tombstone
     pk: str
     id: str
     body: dict[str, Any] | None = None  # create / replace
@@ -59,6 +63,7 @@ class _Plan:
     writes: list[_Write] = field(default_factory=list)
     docs: list[dict[str, Any]] = field(default_factory=list)  # append-only documents
     bumps: list[str] = field(default_factory=list)  # patients whose versions change
+    guards: dict[str, int] = field(default_factory=dict)  # patient -> expected content version
 
     def partitions(self) -> set[str]:
         return {w.pk for w in self.writes} | {d["patient_id"] for d in self.docs} | set(self.bumps)
@@ -142,6 +147,24 @@ class _Retry(Exception):
     """A transactional batch lost an etag race: plan again (once)."""
 
 
+def _now_us() -> int:
+    return time.time_ns() // 1000
+
+
+def _check_counter(pid: str, counter: dict[str, Any] | None, expected: int) -> None:
+    """StaleSnapshotError unless the patient's counter is at ``expected`` with no live lease."""
+    have = int(counter["content"]) if counter else 0
+    if have != expected:
+        raise StaleSnapshotError(
+            f"patient {pid}'s memories changed since this change was computed (content "
+            f"version {expected}, now {have}); read again and retry"
+        )
+    if counter is not None and int(counter.get("lease_us") or 0) > _now_us():
+        raise StaleSnapshotError(
+            f"another write to patient {pid}'s memories is in progress; read again and retry"
+        )
+
+
 class CosmosWrites(CosmosConnection):
     """The writing half of :class:`~.store.CosmosStore`."""
 
@@ -159,6 +182,17 @@ class CosmosWrites(CosmosConnection):
         """Check every expected version against the stored documents and lay out the writes.
         ConflictError here means nothing was written."""
         plan = _Plan()
+        for pid, expected in sorted(changes.expected_patient_versions.items()):
+            _check_counter(pid, self._read(COUNTER_ID, pid), expected)
+            plan.guards[pid] = expected
+        if changes.insert_memories:
+            reused = self.purged_ids([m.id for m in changes.insert_memories])
+            if reused:
+                raise ValidationError(
+                    "id",
+                    f"memory id {sorted(reused)[0]!r} belonged to a purged memory; ids are never "
+                    "reused",
+                )
         for s in changes.insert_supersessions:
             plan.writes.append(
                 _Write("create", "supersession", s.patient_id, s.id, body=supersession_doc(s))
@@ -184,11 +218,14 @@ class CosmosWrites(CosmosConnection):
                 )
             rebuild = partial(memory_update, m=m, expected=expected)
             plan.writes.append(_replace("memory", m, doc, expected, rebuild))
+        deletes: list[_Write] = []
         for m, expected in changes.delete_memories:
             doc = self._read(m.id, m.patient_id)
             if doc is None or int(doc["version"]) != expected or doc["status"] != "archived":
                 raise ConflictError(f"memory {m.id} changed since the purge was planned")
-            plan.writes.append(
+            tomb = tombstone_doc(m, _now_us())  # before the deletes: a crash never frees an id
+            plan.writes.append(_Write("create", "tombstone", m.patient_id, tomb["id"], body=tomb))
+            deletes.append(
                 _Write(
                     "delete",
                     "memory",
@@ -199,6 +236,7 @@ class CosmosWrites(CosmosConnection):
                     expected=expected,
                 )
             )
+        plan.writes += deletes
         events: dict[str, list[tuple[str, int]]] = {}
         sessions: dict[str, list[int]] = {}
         for mid, pid, at in changes.accesses:
@@ -214,7 +252,20 @@ class CosmosWrites(CosmosConnection):
         plan.bumps = sorted(changes.patients())
         return plan
 
+    def purged_ids(self, memory_ids: Sequence[str]) -> set[str]:
+        ids = list(dict.fromkeys(memory_ids))
+        out: set[str] = set()
+        for k in range(0, len(ids), 500):
+            rows = self._query(
+                "SELECT VALUE c.memory_id FROM c WHERE c.doc_type = 'tombstone' AND "
+                "ARRAY_CONTAINS(@ids, c.memory_id)",
+                [("@ids", ids[k : k + 500])],
+            )
+            out |= {str(r) for r in rows}
+        return out
+
     def apply(self, changes: ChangeSet) -> None:
+        check_audited(changes)
         for pid in changes.patients():
             self._check_patient(pid)
         for attempt in (0, 1):
@@ -254,6 +305,8 @@ class CosmosWrites(CosmosConnection):
         ops += [("create", (d,)) for d in plan.docs]
         if plan.bumps:
             counter = self._read(COUNTER_ID, pk)
+            if pk in plan.guards:  # the etag below makes the check and the batch one step
+                _check_counter(pk, counter, plan.guards[pk])
             body = counter_doc(pk, counter, content=True)
             if counter is None:
                 ops.append(("create", (body,)))
@@ -277,7 +330,19 @@ class CosmosWrites(CosmosConnection):
     def _run_ordered(self, plan: _Plan) -> None:
         """Without an atomic batch: data writes in the documented order (undone on a conflict),
         then the append-only documents, then the version counters. Each step's independent
-        writes (e.g. the memories of an import) go out concurrently; the steps stay in order."""
+        writes (e.g. the memories of an import) go out concurrently; the steps stay in order.
+        A change set with expected patient versions first takes each such patient's counter
+        lease (guarded by the counter's etag), so two of them cannot both pass the check; the
+        last step releases it (a crashed writer's lease expires after LEASE_S)."""
+        held: list[str] = []
+        try:
+            for pid in sorted(plan.guards):
+                self._lease(pid, plan.guards[pid])
+                held.append(pid)
+        except BaseException:
+            for pid in held:
+                self._bump(pid, content=True, release=True)
+            raise
         done: list[_Write] = []
         for phase in _phases(plan.writes):
             ok, error = _each(self._write, phase)
@@ -285,13 +350,45 @@ class CosmosWrites(CosmosConnection):
             if error is not None:
                 if isinstance(error, ConflictError):
                     self._undo(done)
+                for pid in held:
+                    self._bump(pid, content=True, release=True)
                 raise error
         _, error = _each(self._c.create_item, plan.docs)
         if error is not None:
             raise error
-        _, error = _each(lambda pid: self._bump(pid, content=True), plan.bumps)
+        _, error = _each(
+            lambda pid: self._bump(pid, content=True, release=pid in plan.guards), plan.bumps
+        )
         if error is not None:
             raise error
+
+    def _lease(self, pid: str, expected: int) -> None:
+        """Take the patient's counter lease if its content version is still ``expected``
+        (StaleSnapshotError otherwise); the counter's etag makes check and take one step."""
+        from azure.core import MatchConditions
+        from azure.cosmos.exceptions import CosmosHttpResponseError
+
+        counter = self._read(COUNTER_ID, pid)
+        _check_counter(pid, counter, expected)
+        lease = _now_us() + int(LEASE_S * 1e6)
+        try:
+            if counter is None:
+                body = counter_doc(pid, None, content=False)
+                self._c.create_item({**body, "content": 0, "usage": 0, "lease_us": lease})
+            else:
+                self._c.replace_item(
+                    item=COUNTER_ID,
+                    body={**strip(counter), "lease_us": lease},
+                    etag=counter["_etag"],
+                    match_condition=MatchConditions.IfNotModified,
+                )
+        except CosmosHttpResponseError as exc:
+            if exc.status_code in (409, 412):
+                raise StaleSnapshotError(
+                    f"patient {pid}'s memories are being changed by another writer; read again "
+                    "and retry"
+                ) from exc
+            raise
 
     def _write(self, w: _Write) -> None:
         from azure.core import MatchConditions
@@ -377,8 +474,11 @@ class CosmosWrites(CosmosConnection):
             except CosmosHttpResponseError:
                 continue
 
-    def _bump(self, patient_id: str, content: bool, usage: bool = True) -> None:
-        """Content and/or usage version + 1: atomic patches (the counter created at need)."""
+    def _bump(
+        self, patient_id: str, content: bool, usage: bool = True, release: bool = False
+    ) -> None:
+        """Content and/or usage version + 1: atomic patches (the counter created at need);
+        ``release`` also ends the patient's counter lease."""
         from azure.cosmos.exceptions import CosmosHttpResponseError
 
         ops: list[dict[str, Any]] = []
@@ -386,6 +486,8 @@ class CosmosWrites(CosmosConnection):
             ops.append({"op": "incr", "path": "/usage", "value": 1})
         if content:
             ops.append({"op": "incr", "path": "/content", "value": 1})
+        if release:
+            ops.append({"op": "set", "path": "/lease_us", "value": 0})
         for _ in range(3):
             try:
                 self._c.patch_item(item=COUNTER_ID, partition_key=patient_id, patch_operations=ops)
