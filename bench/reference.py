@@ -7,15 +7,17 @@ the query, in a Python loop. It exists only so the benchmark can check the engin
 and report every figure as a ratio to it; nothing outside ``bench/`` imports it.
 
 It follows the engine's documented rules exactly (so results can be compared): status as of
-``now`` from the supersession records, the candidate pool (reciprocal-rank fusion of the
-vector and keyword ranks, the best ``pool`` plus every always-included type), the score
-``similarity × current importance / 10`` with newer first on ties, allergies then other safety
-items first in the section, at most ``max_memories`` lines.
+``now`` from the supersession records, the relevance ``0.6 · max(cosine, 0) + 0.4 · BM25 / the
+query's best BM25`` (the default ``hybrid`` mode), the candidate pool (the best ``pool``
+relevances plus every always-included type), the score ``relevance × current importance / 10``
+with newer first on ties, allergies then other safety items first in the section, at most
+``max_memories`` lines. ``mode="similarity"`` is the seed's rule instead: the pool by
+reciprocal-rank fusion of the vector and keyword ranks, the score ``similarity × current
+importance / 10``.
 
-Two of the engine's parts are inputs here, not reimplemented: the keyword hits (the ids the
-engine's BM25 keyword search returns for the query, fetched before the clock starts, like the
-query vector -- the newcomer's version has no keyword search, and they only serve to pick the same
-candidate pool as the engine so the results can be compared) and the contradiction verdict
+Two of the engine's parts are inputs here, not reimplemented: the keyword hits (the ids and BM25
+scores the engine's keyword search returns for the query, fetched before the clock starts, like
+the query vector -- the newcomer's version has no keyword index) and the contradiction verdict
 (the engine's adjudicator rule, called for each candidate pair).
 """
 
@@ -150,11 +152,13 @@ def build_context(
     now: datetime,
     p: DecayParams,
     *,
-    keyword_ids: Sequence[str] = (),
+    keyword_hits: Sequence[tuple[str, float]] = (),
     max_memories: int = 5,
     pool: int = 50,
     rrf_k: int = 60,
     always_types: Sequence[str] = ("allergy",),
+    mode: str = "hybrid",
+    keyword_weight: float = 0.4,
 ) -> tuple[str, list[ContextLine]]:
     """The injected section for a query whose vector is given, and its lines. Every active
     memory gets its timestamps parsed, its current importance and its cosine computed, one at
@@ -172,6 +176,11 @@ def build_context(
         )
     if not cands:
         return "", []
+    best = max((b for _, b in keyword_hits), default=0.0)
+    bm25 = dict(keyword_hits)
+    for c in cands:
+        k = bm25.get(c["record"]["id"], 0.0) / best if best > 0 else 0.0
+        c["rel"] = (1.0 - keyword_weight) * max(c["sim"], 0.0) + keyword_weight * min(k, 1.0)
     # vector ranks (equal similarities share the best rank), keyword ranks among the active
     # ones, fusion
     by_sim = sorted(range(len(cands)), key=lambda i: -cands[i]["sim"])
@@ -182,18 +191,20 @@ def build_context(
         cands[i]["fused"] = 1.0 / (rrf_k + rank)
     position = {c["record"]["id"]: i for i, c in enumerate(cands)}
     rank = 0
-    for mid in keyword_ids:
+    for mid, _ in keyword_hits:
         i = position.get(mid)
         if i is not None:
             rank += 1
             cands[i]["fused"] += 1.0 / (rrf_k + rank)
-    by_fused = sorted(range(len(cands)), key=lambda i: -cands[i]["fused"])
-    chosen = set(by_fused[: min(pool, len(cands))])
+    key = "rel" if mode == "hybrid" else "fused"
+    best_first = sorted(range(len(cands)), key=lambda i: -cands[i][key])
+    chosen = set(best_first[: min(pool, len(cands))])
     chosen |= {i for i, c in enumerate(cands) if c["record"]["memory_type"] in always_types}
     scored = []
     for i in sorted(chosen):
         c = cands[i]
-        scored.append((c, c["current"], c["sim"] * c["current"] / 10.0))
+        rel = c["rel"] if mode == "hybrid" else c["sim"]
+        scored.append((c, c["current"], rel * c["current"] / 10.0))
     scored.sort(key=lambda t: (-t[2], -t[0]["created"]))
 
     def tier(item: tuple[dict[str, Any], float, float]) -> int:

@@ -16,6 +16,9 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+import memory_core as mc
+from memory_core import ranking
+
 from .runner import Context, Section, pct, progress, ranks_desc, table, top_k
 
 F64 = npt.NDArray[np.float64]
@@ -158,12 +161,22 @@ def _rrf_design(k: int, w_bm: float = 1.0) -> Design:
     return lambda c, b, t: _rrf(c, b, t, k, w_bm)
 
 
+SHIPPED_DESIGN = (
+    f"shipped: `hybrid_relevance` (max-norm BM25, w={ranking.KEYWORD_WEIGHT}, cosine clipped at 0)"
+)
+
+
+def _shipped(c: F64, b: F64, t: F64) -> F64:
+    return ranking.hybrid_relevance(c, b)
+
+
 def designs() -> dict[str, Design]:
     """(a) RRF; (b) BM25 normalised (by its max, or min-max on both halves) blended with
-    cosine; (c) other cheap fusions."""
+    cosine; (c) other cheap fusions; and the engine's own relevance function."""
     out: dict[str, Design] = {
         "cosine": lambda c, b, t: c,
         "BM25": lambda c, b, t: b,
+        SHIPPED_DESIGN: _shipped,
         "(a) RRF k=60": _rrf_design(60),
     }
     for w in (0.3, 0.4, 0.5, 0.6, 0.7):
@@ -179,6 +192,29 @@ def designs() -> dict[str, Design]:
     return out
 
 
+def variants() -> dict[str, tuple[str, mc.EnginePolicy]]:
+    """Policies ranked through ``build_context(policy=...)`` on an engine with detection off:
+    name -> (which engine: ``off`` as loaded, ``equal`` every turn at base importance 4)."""
+    rp = mc.RankingPolicy
+    out = {
+        "engine, detection off, `similarity` mode (the seed's rule)": (
+            "off",
+            mc.EnginePolicy(ranking=rp(mode="similarity")),
+        ),
+    }
+    for w in (0.2, 0.3, 0.5, 0.6):
+        out[f"engine, detection off, keyword_weight={w}"] = (
+            "off",
+            mc.EnginePolicy(ranking=rp(keyword_weight=w)),
+        )
+    out[EQUAL_NO_DECAY] = ("equal", mc.EnginePolicy(decay=mc.DecayPolicy(rate=0.0)))
+    return out
+
+
+EQUAL_DECAY = "equal importance: relevance × current importance (shipped policy)"
+EQUAL_NO_DECAY = "equal importance: relevance alone (decay off, rate 0)"
+
+
 def _hits(ranked: list[str], evidence: frozenset[str], k: int) -> bool:
     return any(r in evidence for r in ranked[:k])
 
@@ -191,10 +227,11 @@ def run(ctx: Context) -> Section:
         sec.add(f"Not run: no `Chat_*.json` in `{folder}` (see the README's Evaluation section).")
         return sec
     ds = designs()
+    vs = variants()
     # hits[method][k] = number of questions with an evidence turn in the top k
     hits: dict[str, Counter[int]] = {}
     by_cat: dict[int, Counter[str]] = {}
-    n_q = n_turns = n_hidden = skipped = unresolved = all_ev_hidden = 0
+    n_q = n_turns = n_hidden = skipped = unresolved = all_ev_hidden = n_bonus = 0
     sup_states: Counter[str] = Counter()
     per_chat: list[list[object]] = []
 
@@ -223,9 +260,11 @@ def run(ctx: Context) -> Section:
             for i, t in enumerate(chat.turns)
         ]
         dia = {f"{pid}-{i:05d}": t.dia_id for i, t in enumerate(chat.turns)}
-        with ctx.engine(now) as shipped, ctx.engine(now) as off:
+        with ctx.engine(now) as shipped, ctx.engine(now) as off, ctx.engine(now) as equal:
             shipped.add_memories(records, by="eval")
             off.add_memories(records, by="eval", detect=False)
+            equal.add_memories([{**r, "importance": 4} for r in records], by="eval", detect=False)
+            engines = {"off": off, "equal": equal}
             mems = shipped.list_memories(pid)
             hidden = {m.id for m in mems if m.status.value != "active"}
             n_hidden += len(hidden)
@@ -233,6 +272,7 @@ def run(ctx: Context) -> Section:
             sup_states.update(s.state.value for s in shipped.supersessions(pid))
             view = off.view(pid)
             ids = [m.id for m in view.memories]
+            n_bonus += sum(m.importance > 4 for m in view.memories)
             matrix = np.vstack([np.asarray(m.embedding, dtype=np.float32) for m in view.memories])
             created = np.array([m.created_at.timestamp() for m in view.memories])
             imp = np.asarray(view.current_importance, dtype=np.float64) / 10.0
@@ -253,6 +293,19 @@ def run(ctx: Context) -> Section:
                     dia[s.memory.id] for s in off.retrieve(pid, q.text, k=10, record_access=False)
                 ]
                 count("engine, detection off", got, q)
+                got = [
+                    dia[s.memory.id] for s in equal.retrieve(pid, q.text, k=10, record_access=False)
+                ]
+                count(EQUAL_DECAY, got, q)
+                for name, (which, pol) in vs.items():
+                    items = (
+                        engines[which]
+                        .build_context(
+                            pid, q.text, max_memories=10, record_access=False, policy=pol
+                        )
+                        .items
+                    )
+                    count(name, [dia[i.scored.memory.id] for i in items[:10]], q)
                 bm = np.zeros(len(ids))
                 for m, bm25 in off.keyword_search(pid, q.text, limit=len(ids)):
                     bm[row[m.id]] = bm25
@@ -289,7 +342,7 @@ def run(ctx: Context) -> Section:
         f"{len(files)} chats, {n_turns:,} turns stored (each `Speaker: text` as an "
         f"`observation` at its own timestamp; {skipped} empty turns skipped), {n_q:,} questions "
         f"whose evidence turns are in the chat ({unresolved} without resolvable evidence left "
-        "out). Bulk `add_memories` (detection on for the shipped engine, off for the other). "
+        "out). Bulk `add_memories` (detection on for the shipped engine, off for the two others). "
         "Clock: one day after each chat's last turn. Evidence ids are normalised (ranges "
         "`D12:3-D12:5` expanded, `D1:11; D3:18` split).",
         "",
@@ -300,29 +353,67 @@ def run(ctx: Context) -> Section:
         f"({pct(all_ev_hidden / n_q)}).",
         "",
     )
-    main = ["engine as shipped", "engine, detection off", "cosine", "BM25", "(a) RRF k=60"]
+    main = [
+        "engine as shipped",
+        "engine, detection off",
+        *[n for n in vs if vs[n][0] == "off"],
+        "cosine",
+        "BM25",
+        "(a) RRF k=60",
+        "cosine × importance",
+    ]
+    labels = {
+        "engine as shipped": "engine as shipped (`hybrid`, detection on)",
+        "engine, detection off": "engine, detection off (`hybrid`, the measure of the relevance)",
+        "cosine × importance": "cosine × importance (the `similarity` rule over all turns)",
+    }
+    decay_cost = r(EQUAL_NO_DECAY, 5) - r(EQUAL_DECAY, 5)
+    decay_cost10 = r(EQUAL_NO_DECAY, 10) - r(EQUAL_DECAY, 10)
+    sec.numbers["decay cost recall@5"] = decay_cost
+    sec.numbers["decay cost recall@10"] = decay_cost10
+    rrf5, cos5, ship5 = r("(a) RRF k=60", 5), r("cosine", 5), r("engine as shipped", 5)
+    off5 = r("engine, detection off", 5)
     sec.add(
         *table(
             ["ranking", "recall@5", "recall@10"],
-            [[m, pct(r(m, 5)), pct(r(m, 10))] for m in main]
-            + [
-                [
-                    "cosine × importance (the `similarity` mode)",
-                    pct(r("cosine × importance", 5)),
-                    pct(r("cosine × importance", 10)),
-                ]
-            ],
+            [[labels.get(m, m), pct(r(m, 5)), pct(r(m, 10))] for m in main],
         ),
         "",
-        "Cosine, BM25 and the designs below rank all stored turns (nothing hidden), from the "
-        "vectors the engine stored and the scores of its own `keyword_search`; ties go to the "
-        "newer turn.",
+        "The engine rows rank through the public API (`retrieve`, or `build_context(policy=...)` "
+        "for the policy variants) over the memories the engine keeps active; cosine, BM25, RRF "
+        "and the designs below rank all stored turns (nothing hidden), from the vectors the "
+        "engine stored and the scores of its own `keyword_search`; ties go to the newer turn. "
+        f"The shipped ranking is `hybrid`: relevance = {1 - ranking.KEYWORD_WEIGHT:.1f} · "
+        f"max(cosine, 0) + {ranking.KEYWORD_WEIGHT:.1f} · BM25 / the query's best BM25 "
+        "(`memory_core.ranking.hybrid_relevance`), score = relevance × current importance / 10, "
+        "over a pool of the 50 best relevances.",
+        "",
+        "Targets (issue 12): engine as shipped ≥ plain RRF of its own halves "
+        f"({pct(ship5)} vs {pct(rrf5)}: {'met' if ship5 >= rrf5 else 'not met'}) and ≥ cosine "
+        f"+ 0.10 ({pct(ship5)} vs {pct(cos5 + 0.10)}: "
+        f"{'met' if ship5 >= cos5 + 0.10 - 1e-12 else 'not met'}); with detection off (the "
+        f"relevance without supersession hiding turns): {pct(off5)} vs {pct(rrf5)} and "
+        f"{pct(cos5 + 0.10)} ({'met' if off5 >= max(rrf5, cos5 + 0.10 - 1e-12) else 'not met'}).",
+        "",
+        "**Decay on equal-importance data.** A third engine holds the same turns, every one at "
+        "base importance 4, detection off: its shipped policy (relevance × decayed importance) "
+        "against the same relevance without decay (rate 0: every current importance 4, so the "
+        "order is the relevance's, newer first on ties).",
+        "",
+        *table(
+            ["ranking", "recall@5", "recall@10"],
+            [[m, pct(r(m, 5)), pct(r(m, 10))] for m in (EQUAL_DECAY, EQUAL_NO_DECAY)],
+        ),
+        "",
+        f"Recall lost to decay: {decay_cost:+.3f} @5, {decay_cost10:+.3f} @10 (the limit is "
+        f"0.01: {'met' if max(decay_cost, decay_cost10) <= 0.01 + 1e-12 else 'not met'}).",
         "",
         "### Relevance designs (dev)",
         "",
         "Each design alone and multiplied by the product's current importance / 10 (the "
-        "default score's form). Importance: every turn is an `observation` (base 4) under "
-        "the default decay at the chat's clock, so the factor only favours newer turns.",
+        "default score's form). Importance: every turn is an `observation` (base 4, plus 1 per "
+        f'permanence word such as "always" or "remember": {pct(n_bonus / n_turns)} of the '
+        "turns are above 4) under the default decay at the chat's clock.",
         "",
     )
     names = [n for n in ds if n not in ("cosine", "BM25")]

@@ -10,7 +10,10 @@ from .errors import ValidationError
 
 DecayModel = Literal["exponential", "linear", "strength"]
 Clock = Literal["wall", "interactions", "hybrid"]
-RankingMode = Literal["score", "weighted"]
+RankingMode = Literal["hybrid", "similarity", "weighted"]
+RANKING_MODES: tuple[RankingMode, ...] = ("hybrid", "similarity", "weighted")
+#: Ranking-mode names of older saved policies, and what they load as (see :class:`RankingPolicy`).
+LEGACY_RANKING_MODES: dict[str, RankingMode] = {"score": "hybrid", "default": "hybrid"}
 SupersedeMode = Literal["auto", "review"]
 
 DAYS_PER_MONTH = 30.0
@@ -200,7 +203,23 @@ class ContradictionPolicy:
 
 @dataclass(frozen=True)
 class RankingPolicy:
-    mode: RankingMode = "score"
+    """How candidates are found and ordered.
+
+    Modes: ``hybrid`` (the default): score = relevance × current importance / 10, where
+    relevance (``ranking.hybrid_relevance``) combines the cosine and the BM25 evidence with
+    ``keyword_weight`` on the keyword half, and the candidate pool is the best
+    ``candidate_pool`` by that relevance; ``similarity`` (the seed's rule): score = cosine ×
+    current importance / 10 over the pool picked by reciprocal-rank fusion (``rrf_k``);
+    ``weighted``: α·fused + β·importance + γ·recency, min-max normalised, over the RRF pool.
+
+    Older saved policies named the default mode ``score`` (cosine × importance, which was
+    then domain.md's default score). It loads as ``hybrid``: every saved policy carries the
+    mode whether or not anyone chose it (``to_dict`` writes every field) and no screen ever
+    offered another, so a saved ``score`` is the untouched default, and the default score is
+    now the hybrid one. The seed's rule stays one word away: ``mode="similarity"``.
+    """
+
+    mode: RankingMode = "hybrid"
     alpha: float = 1.0  # weighted mode: relevance
     beta: float = 1.0  # weighted mode: importance
     gamma: float = 1.0  # weighted mode: recency
@@ -208,6 +227,36 @@ class RankingPolicy:
     rrf_k: int = 60
     candidate_pool: int = 50
     always_include_types: tuple[str, ...] = ("allergy",)
+    keyword_weight: float = 0.4  # hybrid mode: the BM25 half's share of the relevance
+
+    def __post_init__(self) -> None:
+        if self.mode not in RANKING_MODES:
+            raise ValidationError(
+                "mode", f"unknown ranking mode {self.mode!r} (one of {', '.join(RANKING_MODES)})"
+            )
+        if not (_finite(self.keyword_weight) and 0.0 <= self.keyword_weight <= 1.0):
+            raise ValidationError("keyword_weight", "must be a number between 0 and 1")
+        for name in ("rrf_k", "candidate_pool"):
+            v = getattr(self, name)
+            if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
+                raise ValidationError(name, f"must be an integer >= 1, got {v!r}")
+        for name in ("alpha", "beta", "gamma"):
+            if not _finite(getattr(self, name)):
+                raise ValidationError(name, "must be a finite number")
+        if not (_finite(self.recency_half_life_days) and self.recency_half_life_days > 0):
+            raise ValidationError("recency_half_life_days", "must be a positive number")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RankingPolicy:
+        """A saved ranking policy; an older mode name loads as its successor
+        (:data:`LEGACY_RANKING_MODES`)."""
+        r = dict(data)
+        if "always_include_types" in r:
+            r["always_include_types"] = tuple(r["always_include_types"])
+        mode = r.get("mode")
+        if isinstance(mode, str) and mode in LEGACY_RANKING_MODES:
+            r["mode"] = LEGACY_RANKING_MODES[mode]
+        return cls(**r)
 
 
 @dataclass(frozen=True)
@@ -229,10 +278,7 @@ class EnginePolicy:
             if "exempt_types" in c:
                 c["exempt_types"] = tuple(c["exempt_types"])
             contradiction = ContradictionPolicy(**c)
-            r = dict(data.get("ranking", {}))
-            if "always_include_types" in r:
-                r["always_include_types"] = tuple(r["always_include_types"])
-            ranking = RankingPolicy(**r)
+            ranking = RankingPolicy.from_dict(data.get("ranking", {}))
         except TypeError as exc:
             raise ValidationError("policy", f"unknown policy field: {exc}") from exc
         rules = data.get("importance_rules", "clinical")

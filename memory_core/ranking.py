@@ -1,7 +1,9 @@
-"""Ranking: cosine similarity, reciprocal-rank fusion, and the two scoring modes."""
+"""Ranking: cosine similarity, reciprocal-rank fusion, the hybrid relevance, and the scores of
+the ranking modes."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -92,9 +94,43 @@ def reciprocal_rank_fusion(rank_lists: Sequence[npt.NDArray[np.int64]], k: int =
     return total
 
 
-def default_score(similarity: F64, current_importance: F64) -> F64:
-    """domain.md: ``similarity × current_importance / 10``."""
-    return similarity * current_importance / 10.0
+#: The keyword half's weight in :func:`hybrid_relevance` (the middle of the dev plateau: on
+#: REALTALK dev every weight from 0.3 to 0.5 gives the same recall@5, see docs/evaluation.md).
+KEYWORD_WEIGHT = 0.4
+
+
+def hybrid_relevance(
+    cosine: F64,
+    bm25: F64,
+    best_bm25: float | None = None,
+    keyword_weight: float = KEYWORD_WEIGHT,
+) -> F64:
+    """One relevance in [0, 1] from the two halves of retrieval:
+    ``(1 - w) · max(cosine, 0) + w · bm25 / best_bm25``.
+
+    ``bm25``: each memory's BM25 for the query, 0 for a memory without a keyword match (or
+    outside the keyword hit list); ``best_bm25``: the best BM25 among the query's keyword hits
+    (default: the largest of ``bm25``), so the best keyword match gets the whole keyword
+    weight ``w`` and the others their share of it. Without any keyword hit the relevance is
+    ``(1 - w) · max(cosine, 0)``: a monotone function of the cosine, so the order is the
+    cosine's; a memory without a keyword match gets that value whatever the other memories
+    match. A negative cosine counts as no evidence (0). One memory with a keyword match is
+    its query's best match (keyword part ``w``)."""
+    if not 0.0 <= keyword_weight <= 1.0:
+        raise ValueError(f"keyword_weight must be in [0, 1], got {keyword_weight!r}")
+    c = np.clip(np.asarray(cosine, dtype=np.float64), 0.0, 1.0)
+    b = np.maximum(np.asarray(bm25, dtype=np.float64), 0.0)
+    top = float(b.max(initial=0.0)) if best_bm25 is None else float(best_bm25)
+    ok = top > 0.0 and math.isfinite(top)
+    k = np.minimum(b / top, 1.0) if ok else np.zeros_like(b)
+    out: F64 = (1.0 - keyword_weight) * c + keyword_weight * k
+    return out
+
+
+def default_score(relevance: F64, current_importance: F64) -> F64:
+    """domain.md's default score, ``relevance × current_importance / 10`` (in ``similarity``
+    mode the relevance is the cosine: the seed's rule)."""
+    return relevance * current_importance / 10.0
 
 
 def minmax(values: F64) -> F64:

@@ -199,7 +199,7 @@ class ScoredMemory:
     score: float  # the number the ranking sorts by
     keyword_rank: int | None = None  # rank in the BM25 keyword list (1 = best), None if no match
     vector_rank: int | None = None
-    fused: float = 0.0  # reciprocal-rank-fusion value used to pick candidates
+    fused: float = 0.0  # RRF of the two ranks (picks the pool in similarity and weighted modes)
     bm25: float = 0.0  # the keyword half's BM25 score (0 without a keyword match)
     relevance: float = 0.0  # cosine and BM25 evidence combined, in [0, 1] (issue 12)
     safety: bool = False  # allergy / adverse reaction / current importance >= warn threshold

@@ -1,8 +1,11 @@
 """The candidate pool computed without a full sort (memory_core.engine.retrieval ``vector_ranks``)
-against a brute-force pool: every active memory ranked by cosine (equal cosines share the
-best rank), reciprocal-rank fusion with the keyword ranks over all of them, the best 50 plus every
-allergy, then score = similarity × current importance / 10. Patients with many exact
-duplicates (tied cosines) and superseded memories."""
+against a brute-force pool, in both modes that multiply a relevance by importance. Every active
+memory is ranked by cosine (equal cosines share the best rank) and by BM25; ``similarity`` mode
+(the seed's rule): reciprocal-rank fusion with the keyword ranks over all of them, the best 50
+plus every allergy, then score = similarity × current importance / 10; ``hybrid`` mode (the
+default): relevance = 0.6 · max(cosine, 0) + 0.4 · BM25 / the best BM25 (0 without a keyword
+hit), the best 50 relevances plus every allergy, then score = relevance × current importance /
+10. Patients with many exact duplicates (tied cosines) and superseded memories."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ import pytest
 
 import memory_core as mc
 from memory_core.embedding.base import Embedder
+from memory_core.policy import RankingMode
 from tests.conftest import NOW, Clock
 
 WORDS = [
@@ -53,20 +57,34 @@ def brute_force(engine: mc.MemoryEngine, pid: str, query: str) -> list[tuple[str
     denom = np.linalg.norm(mat, axis=1).astype(np.float32) * np.float32(np.linalg.norm(q))
     sims = np.clip(np.where(denom > 0, dots / denom, np.float32(0)), -1, 1).astype(np.float64)
     vrank = np.array([1 + int((sims > s).sum()) for s in sims])  # equal cosines share a rank
-    kw = {m.id: r for r, (m, _) in enumerate(engine.keyword_search(pid, query, limit=200), 1)}
+    hits = engine.keyword_search(pid, query, limit=200)
+    kw = {m.id: r for r, (m, _) in enumerate(hits, 1)}
+    bm = {m.id: b for m, b in hits}
     krank = np.array([kw.get(m.id, 0) for m in mems])
-    fused = 1.0 / (pol.rrf_k + vrank) + np.where(krank > 0, 1.0 / (pol.rrf_k + krank), 0.0)
-    pool = sorted(range(len(mems)), key=lambda i: (-fused[i], i))[: pol.candidate_pool]
+    if pol.mode == "similarity":
+        fused = 1.0 / (pol.rrf_k + vrank) + np.where(krank > 0, 1.0 / (pol.rrf_k + krank), 0.0)
+        pool = sorted(range(len(mems)), key=lambda i: (-fused[i], i))[: pol.candidate_pool]
+        rel = list(sims)
+    else:
+        w, best = pol.keyword_weight, max(bm.values(), default=0.0)
+        rel = [
+            (1 - w) * max(float(sims[i]), 0.0) + w * (bm.get(m.id, 0.0) / best if best else 0.0)
+            for i, m in enumerate(mems)
+        ]
+        pool = sorted(range(len(mems)), key=lambda i: (-rel[i], i))[: pol.candidate_pool]
     pool = sorted(set(pool) | {i for i, m in enumerate(mems) if m.memory_type == "allergy"})
-    score = {i: sims[i] * cur[i] / 10 for i in pool}
-    best = sorted(pool, key=lambda i: (-score[i], -mems[i].created_at.timestamp()))
-    return [(mems[i].id, int(vrank[i]), int(krank[i])) for i in best]
+    score = {i: rel[i] * cur[i] / 10 for i in pool}
+    best_first = sorted(pool, key=lambda i: (-score[i], -mems[i].created_at.timestamp()))
+    return [(mems[i].id, int(vrank[i]), int(krank[i])) for i in best_first]
 
 
+@pytest.mark.parametrize("mode", ["similarity", "hybrid"])
 @pytest.mark.parametrize("seed", range(6))
-def test_pool_matches_brute_force(seed: int) -> None:
+def test_pool_matches_brute_force(seed: int, mode: RankingMode) -> None:
     rng = random.Random(seed)
-    engine = mc.MemoryEngine(mc.open_store("sqlite:///:memory:"), CountEmbedder(), clock=Clock())
+    policy = mc.EnginePolicy(ranking=mc.RankingPolicy(mode=mode))
+    store = mc.open_store("sqlite:///:memory:")
+    engine = mc.MemoryEngine(store, CountEmbedder(), policy, clock=Clock())
     pid = f"POOL-{seed}"
     phrases = [" ".join(rng.sample(WORDS, rng.randint(2, 5))) for _ in range(40)]
     n = rng.choice([30, 80, 200, 400])

@@ -178,8 +178,10 @@ def same(a: Memory, b: Memory) -> bool:
     return a == b and np.array_equal(a.embedding, b.embedding)
 
 
-def engine_on(store: MemoryStore, clock: Clock | None = None) -> mc.MemoryEngine:
-    return mc.MemoryEngine(store, HashingEmbedder(), clock=clock or Clock())
+def engine_on(
+    store: MemoryStore, clock: Clock | None = None, policy: mc.EnginePolicy | None = None
+) -> mc.MemoryEngine:
+    return mc.MemoryEngine(store, HashingEmbedder(), policy, clock=clock or Clock())
 
 
 # --- the contract -----------------------------------------------------------------------------
@@ -475,7 +477,9 @@ class TestStoreContract:
         assert ids("xr") == [own.id]
 
     def test_vector_order_through_the_engine(self, backend: Backend) -> None:
-        engine = engine_on(backend.store())
+        # the seed's rule (cosine × importance), where equal importance leaves the cosine order
+        seed_rule = mc.EnginePolicy(ranking=mc.RankingPolicy(mode="similarity"))
+        engine = engine_on(backend.store(), policy=seed_rule)
         texts = [
             "Patient takes metformin 500 mg twice daily",
             "Patient walks every morning before breakfast",

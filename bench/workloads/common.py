@@ -351,7 +351,7 @@ class Setup:
         self.peer_reason: str | None = None
         self.peer_failures: dict[str, str] = {}
         self.peers_built = False
-        self.kw_cache: dict[tuple[str, str], list[str]] = {}
+        self.kw_cache: dict[tuple[str, str], list[tuple[str, float]]] = {}
 
     # --- set-up ------------------------------------------------------------------------------
     def setup(self) -> None:
@@ -444,20 +444,21 @@ class Setup:
     def query_vectors(self) -> dict[str, F32]:
         return {q: self.embedder.embed(q) for q in QUERIES}
 
-    def keyword_ids(self, pid: str, query: str) -> list[str]:
-        """The engine's keyword hits for a query, as its ranking asks for them: an input of the
-        reference (fetched once, before any clock starts), not part of its timed work."""
+    def keyword_hits(self, pid: str, query: str) -> list[tuple[str, float]]:
+        """The engine's keyword hits (ids and BM25) for a query, as its ranking asks for them: an
+        input of the reference (fetched once, before any clock starts), not part of its timed
+        work."""
         key = (pid, query)  # read paths only: the patient's content does not change meanwhile
         if key not in self.kw_cache:
             rp = self.eng.policy.ranking
             limit = max(rp.candidate_pool * 4, 50)
             hits = self.eng.keyword_search(pid, query, limit=limit, now=self.now)
-            self.kw_cache[key] = [m.id for m, _ in hits]
+            self.kw_cache[key] = [(m.id, b) for m, b in hits]
         return self.kw_cache[key]
 
     def warm_keywords(self, pid: str) -> None:
         for q in QUERIES:
-            self.keyword_ids(pid, q)
+            self.keyword_hits(pid, q)
 
     def params(self) -> ref.DecayParams:
         return ref.DecayParams.from_policy(self.eng.policy.decay)
@@ -472,10 +473,12 @@ class Setup:
             v,
             self.now,
             self.params(),
-            keyword_ids=self.keyword_ids(pid, q),
+            keyword_hits=self.keyword_hits(pid, q),
             pool=rp.candidate_pool,
             rrf_k=rp.rrf_k,
             always_types=rp.always_include_types,
+            mode=rp.mode,
+            keyword_weight=rp.keyword_weight,
         )
 
     def state(self, pid: str) -> tuple[list[ref.Record], list[ref.Record]]:

@@ -1,5 +1,6 @@
-"""Retrieval: keyword and vector ranks, their fusion into the candidate pool, the ranking of the
-pool, the context section and system prompt built from it, and the access recording."""
+"""Retrieval: keyword and vector ranks, the candidate pool (by hybrid relevance, or by their
+reciprocal-rank fusion), the ranking of the pool, the context section and system prompt built
+from it, and the access recording."""
 
 from __future__ import annotations
 
@@ -44,6 +45,8 @@ class Ranked(Sequence[ScoredMemory]):
         krank: I64,
         vrank: I64,
         fused: F64,
+        bm25: F64,
+        relevance: F64,
         count: F64,
         last: F64,
         warn: float,
@@ -51,7 +54,7 @@ class Ranked(Sequence[ScoredMemory]):
     ) -> None:
         """``type_tiers``: each candidate's tier by type (see :func:`type_tiers`)."""
         self._memories = memories
-        self._cols = (rows, cur, sims, score, krank, vrank, fused, count, last)
+        self._cols = (rows, cur, sims, score, krank, vrank, fused, bm25, relevance, count, last)
         self._made: list[ScoredMemory | None] = [None] * len(rows)
         tiers = np.where((type_tiers == 2) & (cur >= warn), 1, type_tiers)
         self.tiers: list[int] = tiers.tolist()
@@ -60,7 +63,7 @@ class Ranked(Sequence[ScoredMemory]):
     @classmethod
     def empty(cls) -> Ranked:
         z, f = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
-        return cls((), z, f, f, f, z, z, f, f, f, 10.0, np.zeros(0, dtype=np.int8))
+        return cls((), z, f, f, f, z, z, f, f, f, f, f, 10.0, np.zeros(0, dtype=np.int8))
 
     def __len__(self) -> int:
         return len(self._made)
@@ -68,7 +71,7 @@ class Ranked(Sequence[ScoredMemory]):
     def _make(self, i: int) -> ScoredMemory:
         got = self._made[i]
         if got is None:
-            rows, cur, sims, score, krank, vrank, fused, count, last = self._cols
+            rows, cur, sims, score, krank, vrank, fused, bm25, rel, count, last = self._cols
             got = ScoredMemory(
                 memory=with_usage(self._memories[int(rows[i])], float(count[i]), float(last[i])),
                 similarity=float(sims[i]),
@@ -77,6 +80,8 @@ class Ranked(Sequence[ScoredMemory]):
                 keyword_rank=int(krank[i]) or None,
                 vector_rank=int(vrank[i]) or None,
                 fused=float(fused[i]),
+                bm25=float(bm25[i]),
+                relevance=float(rel[i]),
                 safety=bool(self._safety[i]),
             )
             self._made[i] = got
@@ -167,8 +172,9 @@ def vector_ranks(sims: F32, pool_n: int, extra: I64) -> tuple[I64, I64]:
     ``pool_n``, plus ``extra`` (keyword hits, always-included types), ascending -- and their
     vector ranks: 1 + the number of rows with a higher cosine (equal cosines, e.g. the same
     text saved twice, share a rank). Any other row ranks below ``pool_n`` and has no keyword
-    rank, so its fused value is lower than that of each of the best ``pool_n``: it cannot
-    enter the pool, and its rank is never computed (why: no full sort)."""
+    rank, so its fused value and its hybrid relevance are lower than those of each of the best
+    ``pool_n``: it cannot enter the pool, and its rank is never computed (why: no full
+    sort)."""
     asc = np.sort(sims)
     mask = sims >= asc[sims.size - pool_n]
     mask[extra] = True
@@ -196,7 +202,7 @@ def rank(
     active = active_indices(snap, now)
     if active.size == 0:
         return Ranked.empty()
-    kw_rows, _ = keyword_hits(snap, query, active, max(rp.candidate_pool * 4, 50))
+    kw_rows, kw_bm25 = keyword_hits(snap, query, active, max(rp.candidate_pool * 4, 50))
     kw_pos = np.searchsorted(active, kw_rows)  # snapshot row -> active position
     always = np.flatnonzero(always_mask(snap, rp.always_include_types)[active])
     q = core.embedder.embed(query) if query_vector is None else query_vector
@@ -225,16 +231,30 @@ def rank(
         cand = np.unique(np.array([*served_pos, *kw_pos, *always], dtype=np.int64))
         vrank = np.zeros(cand.size, dtype=np.int64)
         vrank[np.searchsorted(cand, served_pos)] = np.arange(1, len(served_pos) + 1)
+    kw_at = np.searchsorted(cand, kw_pos)
     krank = np.zeros(cand.size, dtype=np.int64)
-    krank[np.searchsorted(cand, kw_pos)] = np.arange(1, kw_pos.size + 1)
+    krank[kw_at] = np.arange(1, kw_pos.size + 1)
+    bm25 = np.zeros(cand.size, dtype=np.float64)  # 0 outside the keyword hit list
+    bm25[kw_at] = kw_bm25
     fused = ranking.reciprocal_rank_fusion([vrank, krank], rp.rrf_k)
-    # the pool: best fused ranks, plus every always-included (safety) type
-    order = ranking.top_indices(fused, min(pool_n, cand.size))
+    all_sims = sims[cand].astype(np.float64)
+    # the hybrid relevance, in every mode (the explanations show it); the best BM25 of the
+    # query's hits is the first hit's
+    best = float(kw_bm25[0]) if kw_bm25.size else 0.0
+    all_rel = ranking.hybrid_relevance(all_sims, bm25, best, rp.keyword_weight)
+    if rp.mode == "hybrid":
+        # the pool: the best relevance. Complete: a row outside ``cand`` has no keyword hit
+        # and a cosine below each of the best ``pool_n``, so a lower relevance than theirs.
+        order = ranking.top_indices(all_rel, min(pool_n, cand.size))
+    else:
+        order = ranking.top_indices(fused, min(pool_n, cand.size))  # the best fused ranks
+    # ... plus every always-included (safety) type
     chosen = np.unique(np.concatenate([order, np.searchsorted(cand, always)]))
     rows = active[cand[chosen]]
     inputs = decay_inputs(core.store, snap, use, rows, now_s)
     cur = decay.current_importance(inputs, pol.decay, now_s)
-    csims = sims[cand[chosen]].astype(np.float64)
+    csims = all_sims[chosen]
+    crel = all_rel[chosen]
     cfused = fused[chosen]
     if rp.mode == "weighted":
         hours = np.maximum(now_s - inputs.last_access_s, 0.0) / 3600.0
@@ -247,8 +267,10 @@ def rank(
             gamma=rp.gamma,
             recency_half_life_days=rp.recency_half_life_days,
         )
-    else:
+    elif rp.mode == "similarity":  # the seed's rule: the cosine in the relevance's place
         score = ranking.default_score(csims, cur)
+    else:
+        score = ranking.default_score(crel, cur)
     ordering = ranking.order_by_score(score, inputs.created_s)
     return Ranked(
         snap.memories,
@@ -259,6 +281,8 @@ def rank(
         krank[chosen[ordering]],
         vrank[chosen[ordering]],
         cfused[ordering],
+        bm25[chosen[ordering]],
+        crel[ordering],
         inputs.access_count[ordering],
         inputs.last_access_s[ordering],
         pol.decay.warn_threshold,
