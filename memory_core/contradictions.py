@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -15,6 +15,7 @@ from .values import Memory
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
+_A = TypeVar("_A", bound=np.generic)
 
 SUPERSEDING_VERDICTS = frozenset({"contradicts", "updates", "duplicate"})
 DUPLICATE_COSINE = 0.97
@@ -176,61 +177,228 @@ def candidates_for_new(
     ]
 
 
-def _unit_blocks(
-    types: Sequence[str], matrix: F32
-) -> Iterator[tuple[str, npt.NDArray[np.intp], F32]]:
-    """Per memory type: (type, rows, the cosine matrix of those rows)."""
-    if matrix.shape[0] < 2:
-        return
-    unit = unit_rows(matrix)
+# One strip of the cosine matrix of a type (some rows against every later row) holds at most
+# this many bytes: the scans' memory is bounded by it, whatever the patient's size (why: the
+# whole n x n product of 50,000 memories is 9.3 GiB). A type of up to 2,896 memories is one strip.
+BLOCK_BYTES = 32 * 2**20
+# The threshold tuner's histogram holds at most this many cosines; beyond, a seeded sample.
+MAX_SIMILARITY_VALUES = 2_000_000
+SAMPLE_SEED = 15
+
+
+def _by_type(types: Sequence[str]) -> dict[str, npt.NDArray[np.intp]]:
+    """The rows of each type (types in order of first appearance), for types of 2 or more."""
     by_type: dict[str, list[int]] = {}
     for i, t in enumerate(types):
         by_type.setdefault(t, []).append(i)
-    for t, rows in by_type.items():
-        if len(rows) >= 2:
-            idx = np.asarray(rows, dtype=np.intp)
-            u = unit[idx]
-            yield t, idx, u @ u.T
+    return {t: np.asarray(r, dtype=np.intp) for t, r in by_type.items() if len(r) >= 2}
 
 
-def _type_blocks(
-    types: Sequence[str], matrix: F32
-) -> Iterator[tuple[str, npt.NDArray[np.intp], npt.NDArray[np.intp], F32]]:
-    """Per memory type: (type, row of the first, row of the second, cosine) of every pair
-    i < j of that type, vectorised one block per type."""
-    for t, idx, block in _unit_blocks(types, matrix):
-        iu, ju = np.triu_indices(len(idx), k=1)
-        yield t, idx[iu], idx[ju], block[iu, ju]
+def strip_rows(n: int, block_bytes: int = BLOCK_BYTES) -> int:
+    """Rows per strip for a type of ``n`` memories (a strip: rows x up to ``n`` float32)."""
+    return max(1, min(n, block_bytes // (4 * max(n, 1))))
+
+
+def _strips(
+    types: Sequence[str], matrix: F32, block_bytes: int = BLOCK_BYTES
+) -> Iterator[tuple[str, npt.NDArray[np.intp], int, F32]]:
+    """Per memory type, in strips of rows: ``(type, rows of the type, first, strip)`` where
+    ``strip[r, c]`` is the cosine of the type's rows ``first + r`` and ``first + c`` (so the
+    pairs i < j of the strip are its entries with ``c > r``). Each strip is at most
+    ``block_bytes``; the strips of a type cover each of its pairs once, in row-major order."""
+    if matrix.shape[0] < 2:
+        return
+    for t, idx in _by_type(types).items():
+        u = unit_rows(matrix[idx])
+        n = len(idx)
+        step = strip_rows(n, block_bytes)
+        for i0 in range(0, n - 1, step):
+            i1 = min(n, i0 + step)
+            yield t, idx, i0, u[i0:i1] @ u[i0:].T
+
+
+def _upper(strip: F32) -> npt.NDArray[np.bool_]:
+    """The entries of a strip that are pairs i < j (column after row)."""
+    r, c = strip.shape
+    return np.arange(c)[None, :] > np.arange(r)[:, None]
+
+
+def _strip_hits(
+    strip: F32, i0: int, cut: float
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp], F32]:
+    """The pairs of one strip at or above ``cut``: (first, second) positions within the type
+    and the cosines, row-major."""
+    ia, ja = np.nonzero(strip >= cut)
+    keep = ja > ia
+    ia, ja = ia[keep], ja[keep]
+    return ia + i0, ja + i0, strip[ia, ja]
+
+
+def _concat(parts: list[npt.NDArray[_A]], dtype: type[_A]) -> npt.NDArray[_A]:
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
 
 
 def same_type_pairs(
-    types: Sequence[str], matrix: F32, min_similarity: float = -1.0
+    types: Sequence[str],
+    matrix: F32,
+    min_similarity: float = -1.0,
+    limit: int | None = None,
 ) -> list[tuple[int, int, float]]:
     """Every pair (i < j) of rows with the same type and cosine ≥ ``min_similarity``: the
-    dashboard's list of the pairs a threshold flags. Cosines from the same block product as
-    the back-scan's (:func:`same_type_pair_arrays`)."""
-    out: list[tuple[int, int, float]] = []
-    for _t, a, b, vals in _type_blocks(types, matrix):
-        keep = vals >= min_similarity
-        out.extend(
-            (int(i), int(j), float(v)) for i, j, v in zip(a[keep], b[keep], vals[keep], strict=True)
-        )
-    return out
+    dashboard's list of the pairs a threshold flags, in strips of bounded memory. Cosines from
+    the same strips as the back-scan's (:func:`same_type_pair_arrays`). With ``limit``, only
+    the ``limit`` most similar (ties: the earlier pair), in the same order."""
+    a_parts: list[npt.NDArray[np.intp]] = []
+    b_parts: list[npt.NDArray[np.intp]] = []
+    v_parts: list[F32] = []
+    held = 0
+    for _t, idx, i0, strip in _strips(types, matrix):
+        ia, ja, vals = _strip_hits(strip, i0, min_similarity)
+        a_parts.append(idx[ia])
+        b_parts.append(idx[ja])
+        v_parts.append(vals)
+        held += vals.size
+        if limit is not None and held > 2 * limit + 65_536:
+            a_parts, b_parts, v_parts = _most_similar(a_parts, b_parts, v_parts, limit)
+            held = v_parts[0].size
+    if limit is not None:
+        a_parts, b_parts, v_parts = _most_similar(a_parts, b_parts, v_parts, limit)
+    a = _concat(a_parts, np.intp)
+    b = _concat(b_parts, np.intp)
+    v = _concat(v_parts, np.float32)
+    return list(zip(a.tolist(), b.tolist(), v.astype(np.float64).tolist(), strict=True))
+
+
+def _most_similar(
+    a: list[npt.NDArray[np.intp]], b: list[npt.NDArray[np.intp]], v: list[F32], limit: int
+) -> tuple[list[npt.NDArray[np.intp]], list[npt.NDArray[np.intp]], list[F32]]:
+    """The ``limit`` most similar of the pairs held (ties: the earlier), in their order."""
+    aa, bb, vv = _concat(a, np.intp), _concat(b, np.intp), _concat(v, np.float32)
+    if vv.size > limit:
+        keep = np.sort(np.argsort(-vv, kind="stable")[:limit])
+        aa, bb, vv = aa[keep], bb[keep], vv[keep]
+    return [aa], [bb], [vv]
 
 
 def same_type_pair_arrays(
     types: Sequence[str], matrix: F32, cuts: Mapping[str, float]
 ) -> Iterator[tuple[str, npt.NDArray[np.intp], npt.NDArray[np.intp], F32]]:
     """Per type, the pairs (rows a < b) whose cosine reaches that type's cut, as arrays: the
-    back-scan without one Python object per pair (only the hits are ever indexed). Cosines
-    straight from the block product; near-equal ones are tied explicitly by the back-scan."""
-    for t, idx, block in _unit_blocks(types, matrix):
-        ia, ja = np.nonzero(np.triu(block >= cuts.get(t, 1.0), k=1))
+    back-scan without one Python object per pair (only the hits are ever indexed). Computed in
+    strips of at most :data:`BLOCK_BYTES` (the memory is that plus the hits, not the square
+    of the type's size); cosines straight from the strip products, in row-major order;
+    near-equal ones are tied explicitly by the back-scan."""
+    current: str | None = None
+    parts: list[tuple[npt.NDArray[np.intp], npt.NDArray[np.intp], F32]] = []
+
+    def flush(t: str) -> Iterator[tuple[str, npt.NDArray[np.intp], npt.NDArray[np.intp], F32]]:
+        if parts:
+            yield (
+                t,
+                np.concatenate([p[0] for p in parts]),
+                np.concatenate([p[1] for p in parts]),
+                np.concatenate([p[2] for p in parts]),
+            )
+
+    for t, idx, i0, strip in _strips(types, matrix):
+        if t != current:
+            if current is not None:
+                yield from flush(current)
+            current, parts = t, []
+        ia, ja, vals = _strip_hits(strip, i0, cuts.get(t, 1.0))
         if ia.size:
-            yield t, idx[ia], idx[ja], block[ia, ja]
+            parts.append((idx[ia], idx[ja], vals))
+    if current is not None:
+        yield from flush(current)
 
 
-def same_type_similarities(types: Sequence[str], matrix: F32) -> dict[str, F32]:
+class SimilarityValues(dict[str, F32]):
+    """Per type, the cosines of the patient's same-type pairs (the threshold tuner's
+    histogram): every pair, or -- when there are more than ``max_values`` -- a sample.
+
+    The sample: pair positions drawn uniformly at random over all same-type pairs (with
+    replacement, repeats dropped, so slightly fewer than ``max_values``), from a generator
+    seeded with ``seed``: the same patient gives the same sample. ``pairs`` holds the true
+    number of pairs per type; ``sampled`` says whether the values are a sample."""
+
+    def __init__(
+        self,
+        values: Mapping[str, F32],
+        pairs: Mapping[str, int],
+        sampled: bool,
+        max_values: int,
+        seed: int,
+    ) -> None:
+        super().__init__(values)
+        self.pairs = dict(pairs)
+        self.sampled = sampled
+        self.max_values = max_values
+        self.seed = seed
+
+    @property
+    def total_pairs(self) -> int:
+        return sum(self.pairs.values())
+
+    def describe(self) -> str:
+        """One sentence for the page: what the values are."""
+        held = sum(v.size for v in self.values())
+        if not self.sampled:
+            return f"All {held:,} same-type pairs."
+        return (
+            f"A sample: {held:,} of the {self.total_pairs:,} same-type pairs, drawn uniformly "
+            f"at random (seed {self.seed}, the same sample on every visit); counts below are "
+            "counts in the sample."
+        )
+
+
+def _pair_at(n: int, k: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """The pair (i < j) at row-major position ``k`` among the pairs of ``n`` rows."""
+    b = 2 * n - 1
+    i = np.floor((b - np.sqrt(np.maximum(b * b - 8.0 * k, 0.0))) / 2).astype(np.int64)
+    i = np.clip(i, 0, n - 2)
+
+    def start(r: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        return r * (2 * n - r - 1) // 2
+
+    for _ in range(2):  # correct the float estimate by one row either way
+        i = np.where(start(i) > k, i - 1, i)
+        i = np.where(start(i + 1) <= k, i + 1, i)
+    j = k - start(i) + i + 1
+    return i.astype(np.intp), j.astype(np.intp)
+
+
+def same_type_similarities(
+    types: Sequence[str],
+    matrix: F32,
+    max_values: int = MAX_SIMILARITY_VALUES,
+    seed: int = SAMPLE_SEED,
+) -> SimilarityValues:
     """The cosine of every same-type pair, per type, as arrays (no per-pair objects): the
-    dashboard's histogram at thousands of memories."""
-    return {t: vals for t, _a, _b, vals in _type_blocks(types, matrix)}
+    dashboard's histogram at thousands of memories, in strips of bounded memory. Above
+    ``max_values`` pairs in all, a seeded uniform sample of them (:class:`SimilarityValues`)."""
+    groups = _by_type(types) if matrix.shape[0] >= 2 else {}
+    pairs = {t: len(idx) * (len(idx) - 1) // 2 for t, idx in groups.items()}
+    total = sum(pairs.values())
+    if total <= max_values:
+        out: dict[str, list[F32]] = {}
+        for t, _idx, _i0, strip in _strips(types, matrix):
+            out.setdefault(t, []).append(strip[_upper(strip)])
+        values = {t: np.concatenate(p) for t, p in out.items()}
+        return SimilarityValues(values, pairs, False, max_values, seed)
+    rng = np.random.default_rng(seed)
+    picks = np.unique(rng.integers(0, total, size=max_values, dtype=np.int64))
+    sampled: dict[str, F32] = {}
+    offset = 0
+    for t, idx in groups.items():
+        lo, hi = np.searchsorted(picks, [offset, offset + pairs[t]])
+        ks = picks[lo:hi] - offset
+        offset += pairs[t]
+        if ks.size == 0:
+            continue
+        u = unit_rows(matrix[idx])
+        chunks = []
+        for c in range(0, ks.size, 65_536):
+            i, j = _pair_at(len(idx), ks[c : c + 65_536])
+            chunks.append(np.einsum("ij,ij->i", u[i], u[j]).astype(np.float32))
+        sampled[t] = np.concatenate(chunks)
+    return SimilarityValues(sampled, pairs, True, max_values, seed)

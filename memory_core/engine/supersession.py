@@ -14,6 +14,7 @@ import numpy.typing as npt
 from .. import validation as v
 from ..contradictions import (
     SUPERSEDING_VERDICTS,
+    SimilarityValues,
     candidates_for_new,
     same_type_pair_arrays,
     same_type_pairs,
@@ -427,9 +428,13 @@ def scan_contradictions(
     return found
 
 
-def similarity_values(
-    core: Core, patient_id: str, now: datetime | None
-) -> dict[str, npt.NDArray[np.float32]]:
+# the threshold tuner's list of flagged pairs holds at most this many (the most similar)
+PAIR_LIMIT = 100_000
+
+
+def similarity_values(core: Core, patient_id: str, now: datetime | None) -> SimilarityValues:
+    """Per type, the cosines of the active same-type pairs (a seeded sample above
+    :data:`~memory_core.contradictions.MAX_SIMILARITY_VALUES` pairs; the result says so)."""
     v.patient_id(patient_id)
     now = core.now(now)
     snap = core.snapshots.snapshot(patient_id)
@@ -438,13 +443,20 @@ def similarity_values(
 
 
 def similarity_pairs(
-    core: Core, patient_id: str, now: datetime | None, min_similarity: float
+    core: Core,
+    patient_id: str,
+    now: datetime | None,
+    min_similarity: float,
+    limit: int | None = PAIR_LIMIT,
 ) -> list[tuple[Memory, Memory, float]]:
+    """The active same-type pairs at or above ``min_similarity``, older first, most similar
+    first; at most ``limit`` (the most similar), so memory stays bounded at any size."""
     v.patient_id(patient_id)
     now = core.now(now)
     snap = core.snapshots.snapshot(patient_id)
     act = active_indices(snap, now).tolist()
-    pairs = same_type_pairs([snap.types[i] for i in act], snap.matrix[act], min_similarity)
+    types = [snap.types[i] for i in act]
+    pairs = same_type_pairs(types, snap.matrix[act], min_similarity, limit)
     out = []
     for a, b, sim in pairs:
         ma, mb = snap.memories[act[a]], snap.memories[act[b]]
