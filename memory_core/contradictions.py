@@ -194,13 +194,15 @@ def _by_type(types: Sequence[str]) -> dict[str, npt.NDArray[np.intp]]:
     return {t: np.asarray(r, dtype=np.intp) for t, r in by_type.items() if len(r) >= 2}
 
 
-def strip_rows(n: int, block_bytes: int = BLOCK_BYTES) -> int:
-    """Rows per strip for a type of ``n`` memories (a strip: rows x up to ``n`` float32)."""
-    return max(1, min(n, block_bytes // (4 * max(n, 1))))
+def strip_rows(n: int, block_bytes: int | None = None) -> int:
+    """Rows per strip for a type of ``n`` memories (a strip: rows x up to ``n`` float32;
+    ``block_bytes`` default: :data:`BLOCK_BYTES`)."""
+    limit = BLOCK_BYTES if block_bytes is None else block_bytes
+    return max(1, min(n, limit // (4 * max(n, 1))))
 
 
 def _strips(
-    types: Sequence[str], matrix: F32, block_bytes: int = BLOCK_BYTES
+    types: Sequence[str], matrix: F32, block_bytes: int | None = None
 ) -> Iterator[tuple[str, npt.NDArray[np.intp], int, F32]]:
     """Per memory type, in strips of rows: ``(type, rows of the type, first, strip)`` where
     ``strip[r, c]`` is the cosine of the type's rows ``first + r`` and ``first + c`` (so the
@@ -370,12 +372,15 @@ def _pair_at(n: int, k: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.intp], np
 def same_type_similarities(
     types: Sequence[str],
     matrix: F32,
-    max_values: int = MAX_SIMILARITY_VALUES,
+    max_values: int | None = None,
     seed: int = SAMPLE_SEED,
 ) -> SimilarityValues:
     """The cosine of every same-type pair, per type, as arrays (no per-pair objects): the
     dashboard's histogram at thousands of memories, in strips of bounded memory. Above
-    ``max_values`` pairs in all, a seeded uniform sample of them (:class:`SimilarityValues`)."""
+    ``max_values`` pairs in all (default :data:`MAX_SIMILARITY_VALUES`), a seeded uniform
+    sample of them (:class:`SimilarityValues`)."""
+    if max_values is None:
+        max_values = MAX_SIMILARITY_VALUES
     groups = _by_type(types) if matrix.shape[0] >= 2 else {}
     pairs = {t: len(idx) * (len(idx) - 1) // 2 for t, idx in groups.items()}
     total = sum(pairs.values())

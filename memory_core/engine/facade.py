@@ -40,7 +40,7 @@ from . import asof, core, ingest, lifecycle, retrieval, supersession
 from .asof import PatientView, PolicyDelta
 from .core import AGENT, SYSTEM, Core, Progress
 from .retrieval import SCAN_SPLIT_ROWS
-from .snapshot import Snapshot, Snapshots, Use
+from .snapshot import DEFAULT_CACHE_BYTES, Snapshot, Snapshots, Use
 
 F32 = npt.NDArray[np.float32]
 
@@ -58,7 +58,10 @@ class MemoryEngine:
         clock: Callable[[], datetime] = v.utc_now,
         encoding: str = DEFAULT_ENCODING,
         role: str = ctx.DEFAULT_ROLE,
+        cache_bytes: int = DEFAULT_CACHE_BYTES,
     ) -> None:
+        """``cache_bytes``: the bound of the per-patient snapshot and usage caches (estimated
+        bytes; least recently used patients are evicted beyond it)."""
         store.bind_embedding_model(embedder.model_id, embedder.dimensions)
         if isinstance(policy, DecayPolicy):
             policy = EnginePolicy(decay=policy)
@@ -66,7 +69,7 @@ class MemoryEngine:
             saved = store.load_policy()
             policy = EnginePolicy.from_dict(saved) if saved else EnginePolicy()
         adjudicator = adjudicator or SimilarityAdjudicator()
-        snaps = Snapshots(store, embedder.dimensions)
+        snaps = Snapshots(store, embedder.dimensions, cache_bytes)
         self._core = Core(store, embedder, adjudicator, clock, encoding, role, policy, snaps)
 
     # --- state -----------------------------------------------------------------------------------
