@@ -178,9 +178,12 @@ def candidates_for_new(
 
 
 # One strip of the cosine matrix of a type (some rows against every later row) holds at most
-# this many bytes: the scans' memory is bounded by it, whatever the patient's size (why: the
-# whole n x n product of 50,000 memories is 9.3 GiB). A type of up to 2,896 memories is one strip.
-BLOCK_BYTES = 32 * 2**20
+# this many bytes: the scans' memory is bounded by it (plus one unit-length copy of the type's
+# vectors and the hits), whatever the patient's size (why: the whole n x n product of 50,000
+# memories is 9.3 GiB). A type of up to 5,792 memories is one strip. Why not smaller: a strip
+# of few rows streams all later rows through the cache once per strip (at 50,000 memories,
+# 167-row strips took 1.5x as long as 671-row ones).
+BLOCK_BYTES = 128 * 2**20
 # The threshold tuner's histogram holds at most this many cosines; beyond, a seeded sample.
 MAX_SIMILARITY_VALUES = 2_000_000
 SAMPLE_SEED = 15
@@ -211,7 +214,7 @@ def _strips(
     if matrix.shape[0] < 2:
         return
     for t, idx in _by_type(types).items():
-        u = unit_rows(matrix[idx])
+        u = unit_rows(matrix if len(idx) == matrix.shape[0] else matrix[idx])  # one copy
         n = len(idx)
         step = strip_rows(n, block_bytes)
         for i0 in range(0, n - 1, step):

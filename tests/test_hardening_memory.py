@@ -84,7 +84,7 @@ def test_a_strip_never_exceeds_the_bound() -> None:
         rows = cx.strip_rows(n)
         assert rows >= 1
         assert rows * n * 4 <= cx.BLOCK_BYTES or rows == 1
-    assert cx.strip_rows(50_000) * 50_000 * 4 <= 32 * 2**20
+    assert cx.strip_rows(50_000) * 50_000 * 4 <= 128 * 2**20
 
 
 def _scan_engine(clock: Clock, n: int) -> mc.MemoryEngine:

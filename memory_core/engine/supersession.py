@@ -3,7 +3,7 @@ and their audit entries, and the reviewer's confirm, reject and undo."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -34,7 +34,7 @@ from ..values import (
 )
 from .asof import active_indices, statuses
 from .core import Core, Progress, new_id
-from .snapshot import PatientPool
+from .snapshot import PatientPool, Snapshot
 
 F32 = npt.NDArray[np.float32]
 # cosines this close count as equal: the tie goes to the newer memory first in (created_at, id)
@@ -368,6 +368,12 @@ def _then_rest(
         yield from (k for k in _near_ties_in_order(ranked, sims, order) if k != best)
 
 
+def active_rows(snap: Snapshot, act: Sequence[int] | npt.NDArray[np.int64]) -> F32:
+    """The vectors of the rows ``act`` (ascending): the snapshot's matrix itself when that is
+    every row (no copy of a large patient's vectors)."""
+    return snap.matrix if len(act) == len(snap.memories) else snap.matrix[act]
+
+
 def scan_contradictions(
     core: Core,
     patient_id: str | None,
@@ -391,7 +397,7 @@ def scan_contradictions(
         place = np.empty(len(act), dtype=np.int64)  # each one's place in (created_at, id) order
         place[np.lexsort((ids, created))] = np.arange(len(act))
         changes = ChangeSet()
-        for t, a, b, vals in same_type_pair_arrays(types, snap.matrix[act], cuts):
+        for t, a, b, vals in same_type_pair_arrays(types, active_rows(snap, act), cuts):
             if t in core.policy.contradiction.exempt_types:
                 continue
             a_first = place[a] < place[b]  # older first: by created_at, then by id
@@ -439,7 +445,7 @@ def similarity_values(core: Core, patient_id: str, now: datetime | None) -> Simi
     now = core.now(now)
     snap = core.snapshots.snapshot(patient_id)
     act = active_indices(snap, now)
-    return same_type_similarities([snap.types[i] for i in act], snap.matrix[act])
+    return same_type_similarities([snap.types[i] for i in act], active_rows(snap, act))
 
 
 def similarity_pairs(
@@ -456,7 +462,7 @@ def similarity_pairs(
     snap = core.snapshots.snapshot(patient_id)
     act = active_indices(snap, now).tolist()
     types = [snap.types[i] for i in act]
-    pairs = same_type_pairs(types, snap.matrix[act], min_similarity, limit)
+    pairs = same_type_pairs(types, active_rows(snap, act), min_similarity, limit)
     out = []
     for a, b, sim in pairs:
         ma, mb = snap.memories[act[a]], snap.memories[act[b]]
