@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
@@ -259,6 +260,7 @@ def same_type_pairs(
     held = 0
     for _t, idx, i0, strip in _strips(types, matrix):
         ia, ja, vals = _strip_hits(strip, i0, min_similarity)
+        del strip  # before the next strip is made: one strip alive at a time
         a_parts.append(idx[ia])
         b_parts.append(idx[ja])
         v_parts.append(vals)
@@ -311,6 +313,7 @@ def same_type_pair_arrays(
                 yield from flush(current)
             current, parts = t, []
         ia, ja, vals = _strip_hits(strip, i0, cuts.get(t, 1.0))
+        del strip  # before the next strip is made: one strip alive at a time
         if ia.size:
             parts.append((idx[ia], idx[ja], vals))
     if current is not None:
@@ -321,21 +324,25 @@ class SimilarityValues(dict[str, F32]):
     """Per type, the cosines of the patient's same-type pairs (the threshold tuner's
     histogram): every pair, or -- when there are more than ``max_values`` -- a sample.
 
-    The sample: pair positions drawn uniformly at random over all same-type pairs (with
-    replacement, repeats dropped, so slightly fewer than ``max_values``), from a generator
-    seeded with ``seed``: the same patient gives the same sample. ``pairs`` holds the true
-    number of pairs per type; ``sampled`` says whether the values are a sample."""
+    The sample: from each type the same fraction of its memories, drawn at random without
+    replacement from a generator seeded with ``seed`` (the same patient gives the same sample),
+    and every pair among them -- each pair of the type is in it with the same chance, and
+    there are at most ``max_values``. ``pairs`` holds the true number of pairs per type,
+    ``memories`` how many memories of each type the values come from, ``sampled`` whether the
+    values are a sample."""
 
     def __init__(
         self,
         values: Mapping[str, F32],
         pairs: Mapping[str, int],
+        memories: Mapping[str, int],
         sampled: bool,
         max_values: int,
         seed: int,
     ) -> None:
         super().__init__(values)
         self.pairs = dict(pairs)
+        self.memories = dict(memories)
         self.sampled = sampled
         self.max_values = max_values
         self.seed = seed
@@ -350,26 +357,11 @@ class SimilarityValues(dict[str, F32]):
         if not self.sampled:
             return f"All {held:,} same-type pairs."
         return (
-            f"A sample: {held:,} of the {self.total_pairs:,} same-type pairs, drawn uniformly "
-            f"at random (seed {self.seed}, the same sample on every visit); counts below are "
-            "counts in the sample."
+            f"A sample: the {held:,} pairs among {sum(self.memories.values()):,} memories "
+            f"drawn at random from each type alike (seed {self.seed}, the same on every "
+            f"visit), of {self.total_pairs:,} same-type pairs; counts below are counts in the "
+            "sample."
         )
-
-
-def _pair_at(n: int, k: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
-    """The pair (i < j) at row-major position ``k`` among the pairs of ``n`` rows."""
-    b = 2 * n - 1
-    i = np.floor((b - np.sqrt(np.maximum(b * b - 8.0 * k, 0.0))) / 2).astype(np.int64)
-    i = np.clip(i, 0, n - 2)
-
-    def start(r: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-        return r * (2 * n - r - 1) // 2
-
-    for _ in range(2):  # correct the float estimate by one row either way
-        i = np.where(start(i) > k, i - 1, i)
-        i = np.where(start(i + 1) <= k, i + 1, i)
-    j = k - start(i) + i + 1
-    return i.astype(np.intp), j.astype(np.intp)
 
 
 def same_type_similarities(
@@ -380,33 +372,29 @@ def same_type_similarities(
 ) -> SimilarityValues:
     """The cosine of every same-type pair, per type, as arrays (no per-pair objects): the
     dashboard's histogram at thousands of memories, in strips of bounded memory. Above
-    ``max_values`` pairs in all (default :data:`MAX_SIMILARITY_VALUES`), a seeded uniform
-    sample of them (:class:`SimilarityValues`)."""
+    ``max_values`` pairs in all (default :data:`MAX_SIMILARITY_VALUES`), the pairs among a
+    seeded random sample of each type's memories (:class:`SimilarityValues`)."""
     if max_values is None:
         max_values = MAX_SIMILARITY_VALUES
     groups = _by_type(types) if matrix.shape[0] >= 2 else {}
     pairs = {t: len(idx) * (len(idx) - 1) // 2 for t, idx in groups.items()}
     total = sum(pairs.values())
-    if total <= max_values:
-        out: dict[str, list[F32]] = {}
-        for t, _idx, _i0, strip in _strips(types, matrix):
-            out.setdefault(t, []).append(strip[_upper(strip)])
-        values = {t: np.concatenate(p) for t, p in out.items()}
-        return SimilarityValues(values, pairs, False, max_values, seed)
-    rng = np.random.default_rng(seed)
-    picks = np.unique(rng.integers(0, total, size=max_values, dtype=np.int64))
-    sampled: dict[str, F32] = {}
-    offset = 0
-    for t, idx in groups.items():
-        lo, hi = np.searchsorted(picks, [offset, offset + pairs[t]])
-        ks = picks[lo:hi] - offset
-        offset += pairs[t]
-        if ks.size == 0:
-            continue
-        u = unit_rows(matrix[idx])
-        chunks = []
-        for c in range(0, ks.size, 65_536):
-            i, j = _pair_at(len(idx), ks[c : c + 65_536])
-            chunks.append(np.einsum("ij,ij->i", u[i], u[j]).astype(np.float32))
-        sampled[t] = np.concatenate(chunks)
-    return SimilarityValues(sampled, pairs, True, max_values, seed)
+    sampled = total > max_values
+    if sampled:  # the same fraction of each type: about that fraction squared of its pairs
+        rng = np.random.default_rng(seed)
+        frac = math.sqrt(max_values / total)
+        groups = {
+            t: np.sort(rng.choice(idx, size=int(len(idx) * frac), replace=False))
+            for t, idx in groups.items()
+        }
+        groups = {t: idx for t, idx in groups.items() if len(idx) >= 2}
+    out: dict[str, list[F32]] = {}
+    rows = np.concatenate(list(groups.values())) if groups else np.zeros(0, dtype=np.intp)
+    sub_types = [t for t, idx in groups.items() for _ in range(len(idx))]
+    src_types, src = (sub_types, matrix[rows]) if sampled else (types, matrix)
+    for t, _idx, _i0, strip in _strips(src_types, src):
+        out.setdefault(t, []).append(strip[_upper(strip)])
+        del strip
+    values = {t: np.concatenate(p) for t, p in out.items()}
+    counts = {t: len(idx) for t, idx in groups.items()}
+    return SimilarityValues(values, pairs, counts, sampled, max_values, seed)

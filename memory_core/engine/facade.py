@@ -348,14 +348,16 @@ class MemoryEngine:
         self, patient_id: str, *, now: datetime | None = None
     ) -> dict[str, npt.NDArray[np.float32]]:
         """The cosine of every same-type pair of the patient's active memories, per type, as
-        arrays: the threshold tuner's histogram without one object per pair."""
+        arrays: the threshold tuner's histogram without one object per pair. Above 2,000,000
+        pairs a seeded uniform sample; the result (a ``SimilarityValues`` dict) says so."""
         return supersession.similarity_values(self._core, patient_id, now)
 
     def similarity_pairs(
         self, patient_id: str, *, now: datetime | None = None, min_similarity: float = -1.0
     ) -> list[tuple[Memory, Memory, float]]:
         """Every same-type pair of the patient's active memories with cosine at or above
-        ``min_similarity`` (older first, most similar first): the pairs a threshold flags."""
+        ``min_similarity`` (older first, most similar first): the pairs a threshold flags (at
+        most the 100,000 most similar)."""
         return supersession.similarity_pairs(self._core, patient_id, now, min_similarity)
 
     # --- reviewer actions on memories ------------------------------------------------------------
