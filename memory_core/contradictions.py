@@ -183,7 +183,7 @@ def candidates_for_new(
 # vectors and the hits), whatever the patient's size (why: the whole n x n product of 50,000
 # memories is 9.3 GiB). A type of up to 5,792 memories is one strip. Why not smaller: a strip
 # of few rows streams all later rows through the cache once per strip (at 50,000 memories,
-# 167-row strips took 1.5x as long as 671-row ones).
+# 167-row strips took 61.7 s, 671-row ones 37.7 s, one run each on a loaded machine).
 BLOCK_BYTES = 128 * 2**20
 # The threshold tuner's histogram holds at most this many cosines; beyond, a seeded sample.
 MAX_SIMILARITY_VALUES = 2_000_000
@@ -230,13 +230,20 @@ def _upper(strip: F32) -> npt.NDArray[np.bool_]:
 
 
 def _strip_hits(
-    strip: F32, i0: int, cut: float
+    strip: F32, i0: int, cut: float, limit: int | None = None
 ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp], F32]:
     """The pairs of one strip at or above ``cut``: (first, second) positions within the type
-    and the cosines, row-major."""
-    ia, ja = np.nonzero(strip >= cut)
-    keep = ja > ia
-    ia, ja = ia[keep], ja[keep]
+    and the cosines, row-major. With ``limit``, about the ``limit`` most similar only (all
+    that tie with the ``limit``-th), so a low cut never makes one index per entry."""
+    mask = strip >= cut
+    mask &= _upper(strip)
+    count = int(np.count_nonzero(mask))
+    if limit is not None and count > limit:
+        vals = strip[mask]
+        kth = vals[np.argpartition(vals, count - limit)[count - limit]]
+        del vals
+        mask &= strip >= kth
+    ia, ja = np.nonzero(mask)
     return ia + i0, ja + i0, strip[ia, ja]
 
 
@@ -258,16 +265,18 @@ def same_type_pairs(
     b_parts: list[npt.NDArray[np.intp]] = []
     v_parts: list[F32] = []
     held = 0
+    floor = min_similarity  # with a limit: the least similar pair still kept, once full
     for _t, idx, i0, strip in _strips(types, matrix):
-        ia, ja, vals = _strip_hits(strip, i0, min_similarity)
+        ia, ja, vals = _strip_hits(strip, i0, floor, limit)
         del strip  # before the next strip is made: one strip alive at a time
         a_parts.append(idx[ia])
         b_parts.append(idx[ja])
         v_parts.append(vals)
         held += vals.size
-        if limit is not None and held > 2 * limit + 65_536:
+        if limit is not None and held > 2 * limit:
             a_parts, b_parts, v_parts = _most_similar(a_parts, b_parts, v_parts, limit)
             held = v_parts[0].size
+            floor = max(floor, float(v_parts[0].min()))  # ties with it may still enter
     if limit is not None:
         a_parts, b_parts, v_parts = _most_similar(a_parts, b_parts, v_parts, limit)
     a = _concat(a_parts, np.intp)
