@@ -240,7 +240,8 @@ def _strip_hits(
     count = int(np.count_nonzero(mask))
     if limit is not None and count > limit:
         vals = strip[mask]
-        kth = vals[np.argpartition(vals, count - limit)[count - limit]]
+        vals.partition(count - limit)  # in place: no index array as large as the strip
+        kth = vals[count - limit]
         del vals
         mask &= strip >= kth
     ia, ja = np.nonzero(mask)
