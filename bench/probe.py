@@ -7,6 +7,7 @@
 - ``rss-measure DB``: open an engine on DB, read VmRSS, make the engine hold every patient
   (one retrieval each loads its snapshot), read VmRSS again; prints the growth and where the
   bytes are.
+- ``scale-...``: the hospital-scale probes of :mod:`bench.workloads.hospital`.
 
 The last line printed is JSON (read by :func:`bench.workloads.probe`).
 """
@@ -174,8 +175,7 @@ def rss_measure(db: str) -> dict[str, Any]:
     patients = eng.list_patients()
     q = np.ones(384, dtype=np.float32) / np.sqrt(384.0)
     eng.retrieve(patients[0], "", query_vector=q, record_access=False)  # warm imports/caches
-    eng._cache.clear()
-    eng._usage_cache.clear()
+    eng._core.snapshots.clear()  # the caches and their size accounting
     gc.collect()
     before = vm()
     t = time.perf_counter()
@@ -209,6 +209,10 @@ def main(argv: list[str]) -> None:
         out = rss_build(argv[1], int(argv[2]), int(argv[3]))
     elif cmd == "rss-measure":
         out = rss_measure(argv[1])
+    elif cmd.startswith("scale-"):
+        from bench.workloads import hospital
+
+        out = hospital.probe_main(cmd, argv[1:])
     else:
         raise SystemExit(f"unknown probe {cmd!r}")
     print(json.dumps(out))

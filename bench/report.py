@@ -314,6 +314,7 @@ def to_json(res: Results) -> dict[str, Any]:
             for p in res.pages
         ],
         "rss": res.rss,
+        "hospital": res.hospital,
         "checks": res.checks,
         "setup": res.setup,
     }

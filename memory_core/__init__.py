@@ -13,6 +13,7 @@ from datetime import datetime
 from .contradictions import Adjudicator
 from .embedding import Embedder, make_embedder
 from .engine import MemoryEngine, PatientView, PolicyDelta
+from .engine.snapshot import DEFAULT_CACHE_BYTES
 from .errors import (
     ConfigurationError,
     ConflictError,
@@ -94,10 +95,17 @@ def open_engine(
     *,
     adjudicator: Adjudicator | None = None,
     clock: Callable[[], datetime] = utc_now,
+    cache_bytes: int = DEFAULT_CACHE_BYTES,
 ) -> MemoryEngine:
     """Open an engine: ``store="sqlite:///path.db" | "sqlite:///:memory:"`` (default: the
     repository's ``data/memory.db`` or ``MEMORY_CORE_STORE``), ``embedder="minilm" | "hashing"
-    | "openai:<model>"``, ``policy`` (default: the store's saved policy, else the defaults)."""
+    | "openai:<model>"``, ``policy`` (default: the store's saved policy, else the defaults),
+    ``cache_bytes`` (the bound of the per-patient caches; default 512 MiB)."""
     return MemoryEngine(
-        open_store(store), make_embedder(embedder), policy, adjudicator=adjudicator, clock=clock
+        open_store(store),
+        make_embedder(embedder),
+        policy,
+        adjudicator=adjudicator,
+        clock=clock,
+        cache_bytes=cache_bytes,
     )

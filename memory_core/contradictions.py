@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -15,6 +16,7 @@ from .values import Memory
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
+_A = TypeVar("_A", bound=np.generic)
 
 SUPERSEDING_VERDICTS = frozenset({"contradicts", "updates", "duplicate"})
 DUPLICATE_COSINE = 0.97
@@ -176,61 +178,233 @@ def candidates_for_new(
     ]
 
 
-def _unit_blocks(
-    types: Sequence[str], matrix: F32
-) -> Iterator[tuple[str, npt.NDArray[np.intp], F32]]:
-    """Per memory type: (type, rows, the cosine matrix of those rows)."""
-    if matrix.shape[0] < 2:
-        return
-    unit = unit_rows(matrix)
+# One strip of the cosine matrix of a type (some rows against every later row) holds at most
+# this many bytes: the scans' memory is bounded by it (plus one unit-length copy of the type's
+# vectors and the hits), whatever the patient's size (why: the whole n x n product of 50,000
+# memories is 9.3 GiB). A type of up to 5,792 memories is one strip. Why not smaller: a strip
+# of few rows streams all later rows through the cache once per strip (at 50,000 memories,
+# 167-row strips took 61.7 s, 671-row ones 37.7 s, one run each on a loaded machine).
+BLOCK_BYTES = 128 * 2**20
+# The threshold tuner's histogram holds at most this many cosines; beyond, a seeded sample.
+MAX_SIMILARITY_VALUES = 2_000_000
+SAMPLE_SEED = 15
+
+
+def _by_type(types: Sequence[str]) -> dict[str, npt.NDArray[np.intp]]:
+    """The rows of each type (types in order of first appearance), for types of 2 or more."""
     by_type: dict[str, list[int]] = {}
     for i, t in enumerate(types):
         by_type.setdefault(t, []).append(i)
-    for t, rows in by_type.items():
-        if len(rows) >= 2:
-            idx = np.asarray(rows, dtype=np.intp)
-            u = unit[idx]
-            yield t, idx, u @ u.T
+    return {t: np.asarray(r, dtype=np.intp) for t, r in by_type.items() if len(r) >= 2}
 
 
-def _type_blocks(
-    types: Sequence[str], matrix: F32
-) -> Iterator[tuple[str, npt.NDArray[np.intp], npt.NDArray[np.intp], F32]]:
-    """Per memory type: (type, row of the first, row of the second, cosine) of every pair
-    i < j of that type, vectorised one block per type."""
-    for t, idx, block in _unit_blocks(types, matrix):
-        iu, ju = np.triu_indices(len(idx), k=1)
-        yield t, idx[iu], idx[ju], block[iu, ju]
+def strip_rows(n: int, block_bytes: int | None = None) -> int:
+    """Rows per strip for a type of ``n`` memories (a strip: rows x up to ``n`` float32;
+    ``block_bytes`` default: :data:`BLOCK_BYTES`)."""
+    limit = BLOCK_BYTES if block_bytes is None else block_bytes
+    return max(1, min(n, limit // (4 * max(n, 1))))
+
+
+def _strips(
+    types: Sequence[str], matrix: F32, block_bytes: int | None = None
+) -> Iterator[tuple[str, npt.NDArray[np.intp], int, F32]]:
+    """Per memory type, in strips of rows: ``(type, rows of the type, first, strip)`` where
+    ``strip[r, c]`` is the cosine of the type's rows ``first + r`` and ``first + c`` (so the
+    pairs i < j of the strip are its entries with ``c > r``). Each strip is at most
+    ``block_bytes``; the strips of a type cover each of its pairs once, in row-major order."""
+    if matrix.shape[0] < 2:
+        return
+    for t, idx in _by_type(types).items():
+        u = unit_rows(matrix if len(idx) == matrix.shape[0] else matrix[idx])  # one copy
+        n = len(idx)
+        step = strip_rows(n, block_bytes)
+        for i0 in range(0, n - 1, step):
+            i1 = min(n, i0 + step)
+            yield t, idx, i0, u[i0:i1] @ u[i0:].T
+
+
+def _upper(strip: F32) -> npt.NDArray[np.bool_]:
+    """The entries of a strip that are pairs i < j (column after row)."""
+    r, c = strip.shape
+    return np.arange(c)[None, :] > np.arange(r)[:, None]
+
+
+def _strip_hits(
+    strip: F32, i0: int, cut: float, limit: int | None = None
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp], F32]:
+    """The pairs of one strip at or above ``cut``: (first, second) positions within the type
+    and the cosines, row-major. With ``limit``, about the ``limit`` most similar only (all
+    that tie with the ``limit``-th), so a low cut never makes one index per entry."""
+    mask = strip >= cut
+    mask &= _upper(strip)
+    count = int(np.count_nonzero(mask))
+    if limit is not None and count > limit:
+        vals = strip[mask]
+        vals.partition(count - limit)  # in place: no index array as large as the strip
+        kth = vals[count - limit]
+        del vals
+        mask &= strip >= kth
+    ia, ja = np.nonzero(mask)
+    return ia + i0, ja + i0, strip[ia, ja]
+
+
+def _concat(parts: list[npt.NDArray[_A]], dtype: type[_A]) -> npt.NDArray[_A]:
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
 
 
 def same_type_pairs(
-    types: Sequence[str], matrix: F32, min_similarity: float = -1.0
+    types: Sequence[str],
+    matrix: F32,
+    min_similarity: float = -1.0,
+    limit: int | None = None,
 ) -> list[tuple[int, int, float]]:
     """Every pair (i < j) of rows with the same type and cosine ≥ ``min_similarity``: the
-    dashboard's list of the pairs a threshold flags. Cosines from the same block product as
-    the back-scan's (:func:`same_type_pair_arrays`)."""
-    out: list[tuple[int, int, float]] = []
-    for _t, a, b, vals in _type_blocks(types, matrix):
-        keep = vals >= min_similarity
-        out.extend(
-            (int(i), int(j), float(v)) for i, j, v in zip(a[keep], b[keep], vals[keep], strict=True)
-        )
-    return out
+    dashboard's list of the pairs a threshold flags, in strips of bounded memory. Cosines from
+    the same strips as the back-scan's (:func:`same_type_pair_arrays`). With ``limit``, only
+    the ``limit`` most similar (ties: the earlier pair), in the same order."""
+    a_parts: list[npt.NDArray[np.intp]] = []
+    b_parts: list[npt.NDArray[np.intp]] = []
+    v_parts: list[F32] = []
+    held = 0
+    floor = min_similarity  # with a limit: the least similar pair still kept, once full
+    for _t, idx, i0, strip in _strips(types, matrix):
+        ia, ja, vals = _strip_hits(strip, i0, floor, limit)
+        del strip  # before the next strip is made: one strip alive at a time
+        a_parts.append(idx[ia])
+        b_parts.append(idx[ja])
+        v_parts.append(vals)
+        held += vals.size
+        if limit is not None and held > 2 * limit:
+            a_parts, b_parts, v_parts = _most_similar(a_parts, b_parts, v_parts, limit)
+            held = v_parts[0].size
+            floor = max(floor, float(v_parts[0].min()))  # ties with it may still enter
+    if limit is not None:
+        a_parts, b_parts, v_parts = _most_similar(a_parts, b_parts, v_parts, limit)
+    a = _concat(a_parts, np.intp)
+    b = _concat(b_parts, np.intp)
+    v = _concat(v_parts, np.float32)
+    return list(zip(a.tolist(), b.tolist(), v.astype(np.float64).tolist(), strict=True))
+
+
+def _most_similar(
+    a: list[npt.NDArray[np.intp]], b: list[npt.NDArray[np.intp]], v: list[F32], limit: int
+) -> tuple[list[npt.NDArray[np.intp]], list[npt.NDArray[np.intp]], list[F32]]:
+    """The ``limit`` most similar of the pairs held (ties: the earlier), in their order."""
+    aa, bb, vv = _concat(a, np.intp), _concat(b, np.intp), _concat(v, np.float32)
+    if vv.size > limit:
+        keep = np.sort(np.argsort(-vv, kind="stable")[:limit])
+        aa, bb, vv = aa[keep], bb[keep], vv[keep]
+    return [aa], [bb], [vv]
 
 
 def same_type_pair_arrays(
     types: Sequence[str], matrix: F32, cuts: Mapping[str, float]
 ) -> Iterator[tuple[str, npt.NDArray[np.intp], npt.NDArray[np.intp], F32]]:
     """Per type, the pairs (rows a < b) whose cosine reaches that type's cut, as arrays: the
-    back-scan without one Python object per pair (only the hits are ever indexed). Cosines
-    straight from the block product; near-equal ones are tied explicitly by the back-scan."""
-    for t, idx, block in _unit_blocks(types, matrix):
-        ia, ja = np.nonzero(np.triu(block >= cuts.get(t, 1.0), k=1))
+    back-scan without one Python object per pair (only the hits are ever indexed). Computed in
+    strips of at most :data:`BLOCK_BYTES` (the memory is that plus the hits, not the square
+    of the type's size); cosines straight from the strip products, in row-major order;
+    near-equal ones are tied explicitly by the back-scan."""
+    current: str | None = None
+    parts: list[tuple[npt.NDArray[np.intp], npt.NDArray[np.intp], F32]] = []
+
+    def flush(t: str) -> Iterator[tuple[str, npt.NDArray[np.intp], npt.NDArray[np.intp], F32]]:
+        if parts:
+            yield (
+                t,
+                np.concatenate([p[0] for p in parts]),
+                np.concatenate([p[1] for p in parts]),
+                np.concatenate([p[2] for p in parts]),
+            )
+
+    for t, idx, i0, strip in _strips(types, matrix):
+        if t != current:
+            if current is not None:
+                yield from flush(current)
+            current, parts = t, []
+        ia, ja, vals = _strip_hits(strip, i0, cuts.get(t, 1.0))
+        del strip  # before the next strip is made: one strip alive at a time
         if ia.size:
-            yield t, idx[ia], idx[ja], block[ia, ja]
+            parts.append((idx[ia], idx[ja], vals))
+    if current is not None:
+        yield from flush(current)
 
 
-def same_type_similarities(types: Sequence[str], matrix: F32) -> dict[str, F32]:
+class SimilarityValues(dict[str, F32]):
+    """Per type, the cosines of the patient's same-type pairs (the threshold tuner's
+    histogram): every pair, or -- when there are more than ``max_values`` -- a sample.
+
+    The sample: from each type the same fraction of its memories, drawn at random without
+    replacement from a generator seeded with ``seed`` (the same patient gives the same sample),
+    and every pair among them -- each pair of the type is in it with the same chance, and
+    there are at most ``max_values``. ``pairs`` holds the true number of pairs per type,
+    ``memories`` how many memories of each type the values come from, ``sampled`` whether the
+    values are a sample."""
+
+    def __init__(
+        self,
+        values: Mapping[str, F32],
+        pairs: Mapping[str, int],
+        memories: Mapping[str, int],
+        sampled: bool,
+        max_values: int,
+        seed: int,
+    ) -> None:
+        super().__init__(values)
+        self.pairs = dict(pairs)
+        self.memories = dict(memories)
+        self.sampled = sampled
+        self.max_values = max_values
+        self.seed = seed
+
+    @property
+    def total_pairs(self) -> int:
+        return sum(self.pairs.values())
+
+    def describe(self) -> str:
+        """One sentence for the page: what the values are."""
+        held = sum(v.size for v in self.values())
+        if not self.sampled:
+            return f"All {held:,} same-type pairs."
+        return (
+            f"A sample: the {held:,} pairs among {sum(self.memories.values()):,} memories "
+            f"drawn at random from each type alike (seed {self.seed}, the same on every "
+            f"visit), of {self.total_pairs:,} same-type pairs; counts below are counts in the "
+            "sample."
+        )
+
+
+def same_type_similarities(
+    types: Sequence[str],
+    matrix: F32,
+    max_values: int | None = None,
+    seed: int = SAMPLE_SEED,
+) -> SimilarityValues:
     """The cosine of every same-type pair, per type, as arrays (no per-pair objects): the
-    dashboard's histogram at thousands of memories."""
-    return {t: vals for t, _a, _b, vals in _type_blocks(types, matrix)}
+    dashboard's histogram at thousands of memories, in strips of bounded memory. Above
+    ``max_values`` pairs in all (default :data:`MAX_SIMILARITY_VALUES`), the pairs among a
+    seeded random sample of each type's memories (:class:`SimilarityValues`)."""
+    if max_values is None:
+        max_values = MAX_SIMILARITY_VALUES
+    groups = _by_type(types) if matrix.shape[0] >= 2 else {}
+    pairs = {t: len(idx) * (len(idx) - 1) // 2 for t, idx in groups.items()}
+    total = sum(pairs.values())
+    sampled = total > max_values
+    if sampled:  # the same fraction of each type: about that fraction squared of its pairs
+        rng = np.random.default_rng(seed)
+        frac = math.sqrt(max_values / total)
+        groups = {
+            t: np.sort(rng.choice(idx, size=int(len(idx) * frac), replace=False))
+            for t, idx in groups.items()
+        }
+        groups = {t: idx for t, idx in groups.items() if len(idx) >= 2}
+    out: dict[str, list[F32]] = {}
+    rows = np.concatenate(list(groups.values())) if groups else np.zeros(0, dtype=np.intp)
+    sub_types = [t for t, idx in groups.items() for _ in range(len(idx))]
+    src_types, src = (sub_types, matrix[rows]) if sampled else (types, matrix)
+    for t, _idx, _i0, strip in _strips(src_types, src):
+        out.setdefault(t, []).append(strip[_upper(strip)])
+        del strip
+    values = {t: np.concatenate(p) for t, p in out.items()}
+    counts = {t: len(idx) for t, idx in groups.items()}
+    return SimilarityValues(values, pairs, counts, sampled, max_values, seed)

@@ -266,6 +266,11 @@ def _tuner(engine: mc.MemoryEngine, pid: str, version: str, minute: str) -> None
     if not sims:
         st.info("This patient has no two active memories of the same type to compare.")
         return
+    if getattr(sims, "sampled", False):  # past 2,000,000 pairs the histogram is a sample
+        st.caption(
+            f"{sims.describe()} The flagged pairs below are exact (the 100,000 most similar "
+            "at most)."
+        )
     everything = np.concatenate(list(sims.values()))
     st.plotly_chart(charts.similarity_histogram(everything, threshold), key="sim_hist")
     flagged = _pairs(pid, version, minute, float(threshold))

@@ -26,6 +26,7 @@ from . import (
     decay,
     e2e,
     embedder,
+    hospital,
     memory,
     scaling,
     writes,
@@ -62,6 +63,7 @@ class Bench(Setup):
         "embed",
         "app",
         "rss",
+        "scale",
     )
 
     def run(self) -> Results:
@@ -89,6 +91,12 @@ class Bench(Setup):
             "embed": lambda: embedder.run(self),
             "app": lambda: dashboard.run(self),
             "rss": lambda: memory.run(self),
+            "scale": lambda: (
+                hospital.run_scan(self),
+                hospital.run_tuner(self),
+                hospital.run_agent(self),
+                hospital.run_touch(self),
+            )[-1],
         }
         assert tuple(steps) == self.STEPS
         for name, step in steps.items():

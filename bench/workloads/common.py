@@ -87,6 +87,10 @@ class Config:
     app_reruns: int = 5
     rss_n: int = 200_000
     rss_patients: int = 100
+    scan_n: int = 50_000  # hospital scale (issue 15): one patient, one type
+    tuner_n: int = 20_000
+    touch_patients: int = 100_000
+    agent_n: int = 50_000
     repeat: int = 15
     e2e_repeat: int = 30  # the closest comparison (engine vs Mem0 + FAISS): more rounds
     ref_repeat: int = 7
@@ -135,6 +139,10 @@ TINY = Config(
     app_reruns=1,
     rss_n=2_000,
     rss_patients=4,
+    scan_n=400,
+    tuner_n=300,
+    touch_patients=300,
+    agent_n=400,
     repeat=3,
     e2e_repeat=3,
     ref_repeat=2,
@@ -234,6 +242,7 @@ class Results:
     scaling_peers: dict[str, dict[int, Sample]] = field(default_factory=dict)
     pages: list[dict[str, Any]] = field(default_factory=list)
     rss: dict[str, Any] = field(default_factory=dict)
+    hospital: dict[str, Any] = field(default_factory=dict)  # the hospital-scale probes' figures
     peers: dict[str, Any] = field(default_factory=dict)
     setup: dict[str, Any] = field(default_factory=dict)
     profiles: dict[str, str] = field(default_factory=dict)

@@ -98,7 +98,7 @@ def run(bench: Setup, qv: dict[str, F32]) -> None:
 
 def run_agent(bench: Setup, qv: dict[str, F32]) -> None:
     """build_context as an agent calls it: the included memories' accesses and an
-    injection record are written, so the next call re-reads the patient's usage."""
+    injection record are written (and applied to the engine's cached usage in memory)."""
     n = bench.cfg.context_n
     pid = bench.pid(n)
 

@@ -45,7 +45,7 @@ from . import asof, core, ingest, lifecycle, retrieval, supersession
 from .asof import PatientView, PolicyDelta
 from .core import AGENT, SYSTEM, Core, Progress
 from .retrieval import SCAN_SPLIT_ROWS
-from .snapshot import Snapshot, Snapshots, Use
+from .snapshot import DEFAULT_CACHE_BYTES, Snapshot, Snapshots, Use
 
 F32 = npt.NDArray[np.float32]
 
@@ -63,7 +63,10 @@ class MemoryEngine:
         clock: Callable[[], datetime] = v.utc_now,
         encoding: str = DEFAULT_ENCODING,
         role: str = ctx.DEFAULT_ROLE,
+        cache_bytes: int = DEFAULT_CACHE_BYTES,
     ) -> None:
+        """``cache_bytes``: the bound of the per-patient snapshot and usage caches (estimated
+        bytes; least recently used patients are evicted beyond it)."""
         store.bind_embedding_model(embedder.model_id, embedder.dimensions)
         if isinstance(policy, DecayPolicy):
             policy = EnginePolicy(decay=policy)
@@ -71,7 +74,7 @@ class MemoryEngine:
             saved = store.load_policy()
             policy = EnginePolicy.from_dict(saved) if saved else EnginePolicy()
         adjudicator = adjudicator or SimilarityAdjudicator()
-        snaps = Snapshots(store, embedder.dimensions)
+        snaps = Snapshots(store, embedder.dimensions, cache_bytes)
         self._core = Core(store, embedder, adjudicator, clock, encoding, role, policy, snaps)
 
     # --- state -----------------------------------------------------------------------------------
@@ -350,14 +353,16 @@ class MemoryEngine:
         self, patient_id: str, *, now: datetime | None = None
     ) -> dict[str, npt.NDArray[np.float32]]:
         """The cosine of every same-type pair of the patient's active memories, per type, as
-        arrays: the threshold tuner's histogram without one object per pair."""
+        arrays: the threshold tuner's histogram without one object per pair. Above 2,000,000
+        pairs a seeded uniform sample; the result (a ``SimilarityValues`` dict) says so."""
         return supersession.similarity_values(self._core, patient_id, now)
 
     def similarity_pairs(
         self, patient_id: str, *, now: datetime | None = None, min_similarity: float = -1.0
     ) -> list[tuple[Memory, Memory, float]]:
         """Every same-type pair of the patient's active memories with cosine at or above
-        ``min_similarity`` (older first, most similar first): the pairs a threshold flags."""
+        ``min_similarity`` (older first, most similar first): the pairs a threshold flags (at
+        most the 100,000 most similar)."""
         return supersession.similarity_pairs(self._core, patient_id, now, min_similarity)
 
     # --- reviewer actions on memories ------------------------------------------------------------

@@ -18,6 +18,7 @@ from .. import validation as v
 from ..lexical import LexicalIndex
 from ..policy import EnginePolicy
 from ..promotion import promotions
+from ..store.codec import seconds, to_us
 from ..values import ContextResult, InjectionRecord, Memory, ScoredMemory
 from .asof import active_indices, decay_inputs, with_usage
 from .core import AGENT, Core, new_id
@@ -297,11 +298,23 @@ def record_access(
     now: datetime,
     injection: InjectionRecord | None,
 ) -> None:
-    """The one place an agent's use of memories is written (accesses, promotion, injection)."""
+    """The one place an agent's use of memories is written (accesses, promotion, injection).
+    The engine's cached usage of the patient follows in memory (no reload of the patient's
+    whole usage) unless another writer moved it in between."""
     accessed = core.store.record_access(patient_id, ids, now, injection)
+    at_s = float(seconds([to_us(now)])[0])  # the moment as the store reports it
+    core.snapshots.accessed(patient_id, [(a.memory_id, a.access_count) for a in accessed], at_s)
     due = promotions(accessed, core.policy.decay, patient_id, now, AGENT)
     if due:
         core.store.promote(patient_id, due)
+
+
+def access_moment(core: Core, now: datetime) -> datetime:
+    """``now`` for a call that records accesses: not in the future of the engine's clock
+    (more than :data:`validation.CLOCK_SKEW` after it), which would make later views of the
+    present hide the access -- a :class:`ValidationError` naming ``now``. Previews (no
+    recording) may look at any moment."""
+    return v.timestamp(now, "now", core.clock())
 
 
 def retrieve(
@@ -318,6 +331,8 @@ def retrieve(
     k = v.positive_int(k, "k")
     present = now is None
     now = core.now(now)
+    if record:
+        now = access_moment(core, now)
     found = rank(core, patient_id, query, now, query_vector, present=present).top(k)
     if record and found:
         record_access(core, patient_id, [s.memory.id for s in found], now, None)
@@ -342,6 +357,8 @@ def build_context(
         max_tokens = v.positive_int(max_tokens, "max_tokens")
     present = now is None
     now = core.now(now)
+    if record:
+        now = access_moment(core, now)
     pol = policy or core.policy
     ranked = rank(core, patient_id, query, now, query_vector, pol, present=present)
     sel = ctx.select_and_render(

@@ -8,6 +8,7 @@ a measured win on every hot path.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
@@ -15,6 +16,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from ..errors import ValidationError
 from ..lexical import LexicalIndex
 from ..store.base import ChangeSet, MemoryStore
 from ..values import Memory, Status, Supersession, Tier
@@ -22,6 +24,24 @@ from ..values import Memory, Status, Supersession, Tier
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
 _T = TypeVar("_T")
+
+# The default bound of an engine's snapshot and usage caches together (least recently used
+# patients are evicted beyond it): 512 MiB suits a 2-core / 24 GB machine serving many patients,
+# and holds one patient of ~250,000 memories or ~40,000 patients of 3. Configurable per engine
+# (``MemoryEngine(..., cache_bytes=...)``, ``open_engine(..., cache_bytes=...)``).
+DEFAULT_CACHE_BYTES = 512 * 2**20
+# The estimate of what a cached memory costs beyond its arrays and text (its Memory object,
+# strings' headers, datetimes, the embedding's view, index entries), measured with tracemalloc
+# on memories read from a store (about 710 bytes), and of a snapshot's own overhead.
+PER_MEMORY_BYTES = 800
+PER_SNAPSHOT_BYTES = 2048
+
+
+def growth_room(n: int) -> int:
+    """Spare rows a snapshot of ``n`` memories keeps for this engine's appends: about an
+    eighth (at least 1, at most 4,096), so a small patient does not hold 16 empty rows
+    (24 KiB at 384 dims) and a large one appends thousands without a copy."""
+    return min(max(n // 8, 1), 4096)
 
 
 @dataclass
@@ -51,6 +71,7 @@ class Snapshot:
     norms: npt.NDArray[np.float32]  # L2 norm of each row of `matrix`
     settled_s: float  # no status change takes effect after this moment (as-of fast path)
     lexical: LexSlot  # the keyword index, built on first use
+    text_bytes: int = 0  # characters of the contents and ids (the cache's size estimate)
     memo: dict[Any, Any] = field(default_factory=dict)  # other derived values, built on use
 
     def memoized(self, key: Hashable, make: Callable[[], _T]) -> _T:
@@ -73,6 +94,7 @@ class Use:
     sessions_s: F64
     latest_s: float
     events: dict[str, F64] | None = None
+    sized: tuple[int, int] = (0, 0)  # (id of the events sized, their estimated bytes)
 
 
 def settled_s(mems: Sequence[Memory], supersessions: Sequence[Supersession]) -> float:
@@ -99,7 +121,7 @@ def make_snapshot(
     dims: int,
 ) -> Snapshot:
     n = len(mems)
-    buffer = np.zeros((n + 16, dims), dtype=np.float32)
+    buffer = np.zeros((n + growth_room(n), dims), dtype=np.float32)
     if n:
         buffer[:n] = np.vstack([m.embedding for m in mems])
     mems = tuple(held_in(mems, buffer))
@@ -120,6 +142,7 @@ def make_snapshot(
         norms=np.linalg.norm(buffer[:n], axis=1).astype(np.float32),
         settled_s=settled_s(mems, supersessions),
         lexical=LexSlot(),
+        text_bytes=sum(len(m.content) + len(m.id) for m in mems),
     )
 
 
@@ -149,7 +172,7 @@ def advance(
     n, k = len(mems), len(new)
     buffer = snap.buffer
     if n + k > buffer.shape[0]:
-        buffer = np.zeros((2 * (n + k) + 16, buffer.shape[1]), dtype=np.float32)
+        buffer = np.zeros((n + k + growth_room(n + k), buffer.shape[1]), dtype=np.float32)
         buffer[:n] = snap.buffer[:n]
         mems = held_in(mems, buffer)  # let the old buffer go
     for j, m in enumerate(new):
@@ -197,6 +220,7 @@ def advance(
             settled_s([*new, *changed], [*inserted, *(x for x, _ in updated)]),
         ),
         lexical=LexSlot(None if lex is None else lex.extended([m.content for m in new])),
+        text_bytes=snap.text_bytes + sum(len(m.content) + len(m.id) for m in new),
     )
     times = [at.timestamp() for _, p, at in changes.accesses if p == pid]
     latest = max([use.latest_s, *times])
@@ -218,14 +242,66 @@ def advance(
     )
 
 
-class Snapshots:
-    """The engine's snapshot and usage caches, keyed by patient."""
+def lexical_bytes(index: LexicalIndex) -> int:
+    """An estimate of a keyword index's size (its postings arrays and a dict entry per term)."""
+    postings: dict[str, tuple[F32, F32]] = getattr(index, "_postings", {})
+    per_term = sum(len(t) + 200 + a.nbytes + b.nbytes for t, (a, b) in postings.items())
+    return index.lengths.nbytes + per_term
 
-    def __init__(self, store: MemoryStore, dims: int) -> None:
+
+def snapshot_bytes(snap: Snapshot) -> int:
+    """The estimated size of a cached snapshot: its arrays (the embedding buffer with its growth
+    room dominates), contents and ids, a fixed cost per memory, and its keyword index once
+    built. Arrays shared with an older snapshot of the same patient are counted again (the
+    older one is dropped from the cache when this one replaces it)."""
+    n = len(snap.memories)
+    arrays = (
+        snap.buffer.nbytes
+        + snap.created_s.nbytes
+        + snap.importance.nbytes
+        + snap.pinned.nbytes
+        + snap.short_term.nbytes
+        + snap.types_arr.nbytes
+        + snap.active.nbytes
+        + snap.norms.nbytes
+    )
+    base = PER_SNAPSHOT_BYTES + arrays + snap.text_bytes + n * PER_MEMORY_BYTES
+    index = snap.lexical.index
+    if index is None:
+        return base
+    return base + snap.memoized(("lexical_bytes", id(index)), lambda: lexical_bytes(index))
+
+
+def usage_bytes(use: Use) -> int:
+    """The estimated size of a cached usage (its arrays and, once loaded, its access events)."""
+    size = use.access_count.nbytes + use.last_s.nbytes + use.sessions_s.nbytes + 256
+    events = use.events
+    if events is not None:
+        if use.sized[0] != id(events):
+            use.sized = (id(events), sum(a.nbytes + 160 for a in events.values()))
+        size += use.sized[1]
+    return size
+
+
+class Snapshots:
+    """The engine's snapshot and usage caches, keyed by patient, bounded by ``max_bytes``
+    (estimated with :func:`snapshot_bytes` and :func:`usage_bytes`): beyond it the least
+    recently used patients are evicted (the patient just used always stays, however large).
+    A patient's snapshot and usage are evicted together."""
+
+    def __init__(self, store: MemoryStore, dims: int, max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
+            raise ValidationError(
+                "cache_bytes", f"must be a non-negative integer, got {max_bytes!r}"
+            )
         self.store = store
         self.dims = dims
-        self.cache: dict[str, Snapshot] = {}
+        self.max_bytes = max_bytes
+        self.cache: OrderedDict[str, Snapshot] = OrderedDict()  # least recently used first
         self.usage: dict[str, Use] = {}
+        self.sizes: dict[str, int] = {}
+        self.bytes = 0  # the estimated size of everything cached
+        self.evictions = 0
         self.lock = threading.Lock()
 
     def snapshot(self, patient_id: str) -> Snapshot:
@@ -249,9 +325,35 @@ class Snapshots:
         if use is None or use.version != (content, usage):
             use = self._build_usage(patient_id, snap, (content, usage))
         with self.lock:
-            self.cache[patient_id] = snap
-            self.usage[patient_id] = use
+            self._put(patient_id, snap, use)
         return snap, use
+
+    def _put(self, pid: str, snap: Snapshot, use: Use) -> None:
+        """Cache (or refresh) one patient as the most recently used, then evict the least
+        recently used others while the estimate is over the bound. Holds the lock."""
+        self.cache[pid] = snap
+        self.cache.move_to_end(pid)
+        self.usage[pid] = use
+        size = snapshot_bytes(snap) + usage_bytes(use)
+        self.bytes += size - self.sizes.get(pid, 0)
+        self.sizes[pid] = size
+        while self.bytes > self.max_bytes and len(self.cache) > 1:
+            old = next(iter(self.cache))
+            self._drop(old)
+            self.evictions += 1
+
+    def _drop(self, pid: str) -> None:
+        """Forget one patient (holds the lock)."""
+        self.cache.pop(pid, None)
+        self.usage.pop(pid, None)
+        self.bytes -= self.sizes.pop(pid, 0)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.cache.clear()
+            self.usage.clear()
+            self.sizes.clear()
+            self.bytes = 0
 
     def apply(self, changes: ChangeSet) -> None:
         """Write through the store, then bring the cached snapshots up to date by applying the
@@ -268,10 +370,60 @@ class Snapshots:
                 fresh = advance(snap, use, pid, changes, (content, usage))
             with self.lock:
                 if fresh is not None and self.cache.get(pid) is snap:
-                    self.cache[pid], self.usage[pid] = fresh
+                    self._put(pid, *fresh)
                 else:
-                    self.cache.pop(pid, None)
-                    self.usage.pop(pid, None)
+                    self._drop(pid)
+
+    def accessed(self, patient_id: str, counts: Sequence[tuple[str, int]], at_s: float) -> bool:
+        """After this engine recorded one access of each of ``counts``' memories at ``at_s``
+        (the store's post-increment counts), apply it to the cached usage in memory instead of
+        reloading the patient's whole usage -- when the store's usage version moved by exactly
+        this one write (and the content version not at all); otherwise the cached usage is
+        dropped and the next read reloads it. True when applied in memory."""
+        content, usage = self.store.versions(patient_id)
+        with self.lock:
+            snap = self.cache.get(patient_id)
+            use = self.usage.get(patient_id)
+            if (
+                snap is None
+                or use is None
+                or snap.version != content
+                or use.version != (content, usage - 1)
+            ):
+                if use is not None:
+                    self.usage.pop(patient_id, None)
+                    if snap is not None:  # keep the snapshot; the usage is read again
+                        self._put_snapshot_only(patient_id, snap)
+                return False
+            count, last = use.access_count.copy(), use.last_s.copy()
+            latest = use.latest_s
+            for mid, n in counts:
+                i = snap.index.get(mid)
+                if i is None:  # not in this snapshot: reload rather than guess
+                    self.usage.pop(patient_id, None)
+                    self._put_snapshot_only(patient_id, snap)
+                    return False
+                count[i] = n
+                last[i] = max(last[i], at_s)
+                latest = max(latest, float(last[i]))
+            sessions = use.sessions_s
+            k = int(np.searchsorted(sessions, at_s, side="right"))
+            fresh = Use(
+                version=(content, usage),
+                access_count=count,
+                last_s=last,
+                sessions_s=np.concatenate([sessions[:k], [at_s], sessions[k:]]),
+                latest_s=latest,
+                events=None,  # loaded again by the first as-of query before at_s
+            )
+            self._put(patient_id, snap, fresh)
+            return True
+
+    def _put_snapshot_only(self, pid: str, snap: Snapshot) -> None:
+        """Keep ``pid``'s snapshot cached with no usage (holds the lock)."""
+        self.bytes -= self.sizes.get(pid, 0)
+        self.sizes[pid] = size = snapshot_bytes(snap)
+        self.bytes += size
 
     def _build_usage(self, patient_id: str, snap: Snapshot, version: tuple[int, int]) -> Use:
         u = self.store.usage(patient_id)

@@ -3,7 +3,7 @@ and their audit entries, and the reviewer's confirm, reject and undo."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -14,6 +14,7 @@ import numpy.typing as npt
 from .. import validation as v
 from ..contradictions import (
     SUPERSEDING_VERDICTS,
+    SimilarityValues,
     candidates_for_new,
     same_type_pair_arrays,
     same_type_pairs,
@@ -33,7 +34,7 @@ from ..values import (
 )
 from .asof import active_indices, statuses
 from .core import Core, Progress, new_id
-from .snapshot import PatientPool
+from .snapshot import PatientPool, Snapshot
 
 F32 = npt.NDArray[np.float32]
 # cosines this close count as equal: the tie goes to the newer memory first in (created_at, id)
@@ -367,6 +368,12 @@ def _then_rest(
         yield from (k for k in _near_ties_in_order(ranked, sims, order) if k != best)
 
 
+def active_rows(snap: Snapshot, act: Sequence[int] | npt.NDArray[np.int64]) -> F32:
+    """The vectors of the rows ``act`` (ascending): the snapshot's matrix itself when that is
+    every row (no copy of a large patient's vectors)."""
+    return snap.matrix if len(act) == len(snap.memories) else snap.matrix[act]
+
+
 def scan_contradictions(
     core: Core,
     patient_id: str | None,
@@ -390,7 +397,7 @@ def scan_contradictions(
         place = np.empty(len(act), dtype=np.int64)  # each one's place in (created_at, id) order
         place[np.lexsort((ids, created))] = np.arange(len(act))
         changes = ChangeSet()
-        for t, a, b, vals in same_type_pair_arrays(types, snap.matrix[act], cuts):
+        for t, a, b, vals in same_type_pair_arrays(types, active_rows(snap, act), cuts):
             if t in core.policy.contradiction.exempt_types:
                 continue
             a_first = place[a] < place[b]  # older first: by created_at, then by id
@@ -427,24 +434,35 @@ def scan_contradictions(
     return found
 
 
-def similarity_values(
-    core: Core, patient_id: str, now: datetime | None
-) -> dict[str, npt.NDArray[np.float32]]:
+# the threshold tuner's list of flagged pairs holds at most this many (the most similar)
+PAIR_LIMIT = 100_000
+
+
+def similarity_values(core: Core, patient_id: str, now: datetime | None) -> SimilarityValues:
+    """Per type, the cosines of the active same-type pairs (a seeded sample above
+    :data:`~memory_core.contradictions.MAX_SIMILARITY_VALUES` pairs; the result says so)."""
     v.patient_id(patient_id)
     now = core.now(now)
     snap = core.snapshots.snapshot(patient_id)
     act = active_indices(snap, now)
-    return same_type_similarities([snap.types[i] for i in act], snap.matrix[act])
+    return same_type_similarities([snap.types[i] for i in act], active_rows(snap, act))
 
 
 def similarity_pairs(
-    core: Core, patient_id: str, now: datetime | None, min_similarity: float
+    core: Core,
+    patient_id: str,
+    now: datetime | None,
+    min_similarity: float,
+    limit: int | None = PAIR_LIMIT,
 ) -> list[tuple[Memory, Memory, float]]:
+    """The active same-type pairs at or above ``min_similarity``, older first, most similar
+    first; at most ``limit`` (the most similar), so memory stays bounded at any size."""
     v.patient_id(patient_id)
     now = core.now(now)
     snap = core.snapshots.snapshot(patient_id)
     act = active_indices(snap, now).tolist()
-    pairs = same_type_pairs([snap.types[i] for i in act], snap.matrix[act], min_similarity)
+    types = [snap.types[i] for i in act]
+    pairs = same_type_pairs(types, active_rows(snap, act), min_similarity, limit)
     out = []
     for a, b, sim in pairs:
         ma, mb = snap.memories[act[a]], snap.memories[act[b]]
