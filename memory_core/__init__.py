@@ -23,7 +23,13 @@ from .errors import (
     ValidationError,
 )
 from .ingest import FhirImportReport, LLMExtractor, Proposal, RuleExtractor
-from .policy import ContradictionPolicy, DecayPolicy, EnginePolicy, RankingPolicy
+from .policy import (
+    ContextPolicy,
+    ContradictionPolicy,
+    DecayPolicy,
+    EnginePolicy,
+    RankingPolicy,
+)
 from .store import MemoryStore, open_store
 from .validation import utc_now
 from .values import (
@@ -35,6 +41,7 @@ from .values import (
     InjectionRecord,
     Memory,
     ScoredMemory,
+    StaleFlag,
     Status,
     Supersession,
     SupersessionState,
@@ -49,6 +56,7 @@ __all__ = [
     "ConfigurationError",
     "ConflictError",
     "ContextItem",
+    "ContextPolicy",
     "ContextResult",
     "ContradictionPolicy",
     "DecayPolicy",
@@ -69,6 +77,7 @@ __all__ = [
     "RankingPolicy",
     "RuleExtractor",
     "ScoredMemory",
+    "StaleFlag",
     "StateError",
     "Status",
     "Supersession",
