@@ -175,7 +175,7 @@ def test_nw1004_kidney_question_has_the_ckd_line(demo_engine: mc.MemoryEngine) -
 
 @pytest.mark.xfail(
     strict=True,
-    reason="needs the hybrid relevance score (P1a): the eGFR line scores 28th by cosine",
+    reason="needs the hybrid relevance score (P1a): the eGFR line is 28th by cosine",
 )
 def test_nw1004_kidney_question_has_an_egfr_line_with_its_history(
     demo_engine: mc.MemoryEngine,
