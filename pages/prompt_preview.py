@@ -322,7 +322,15 @@ def main() -> None:
         delta_arrow="off",
         help=f"Exact count of the whole section ({res.encoding}).",
     )
-    m2.metric("Memories injected", f"{len(res.included)} / {n}")
+    allergies = sum(i.scored.memory.memory_type == "allergy" for i in res.included)
+    m2.metric(
+        "Memories injected",
+        f"{len(res.included) - allergies} / {n}",
+        delta=f"+ {allergies} allerg{'y' if allergies == 1 else 'ies'}",
+        delta_color="off",
+        delta_arrow="off",
+        help="Every active allergy is injected and uses none of the max-memories places.",
+    )
     with m3:
         st.plotly_chart(charts.token_gauge(res.tokens, budget), key="token_gauge")
 
