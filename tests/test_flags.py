@@ -4,8 +4,10 @@ annotations they and pending supersessions and lab histories put on a memory's l
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +17,7 @@ from memory_core import flags
 from memory_core.embedding import HashingEmbedder
 from memory_core.values import Memory
 from tests.conftest import NOW, Clock
+from tests.cosmos_server import CosmosServer, CosmosServerUnavailable
 
 
 class SameDrug:
@@ -30,19 +33,61 @@ class SameDrug:
         return "updates" if (a & b) or analytes else "compatible"
 
 
+POLICY = mc.EnginePolicy(
+    contradiction=mc.ContradictionPolicy(
+        type_thresholds={"medication": -1.0, "condition": -1.0, "lab_result": -1.0},
+        modes={"allergy": "review", "adverse_reaction": "review"},
+    )
+)
+
+
 @pytest.fixture
 def eng(clock: Clock) -> Iterator[mc.MemoryEngine]:
-    policy = mc.EnginePolicy(
-        contradiction=mc.ContradictionPolicy(
-            type_thresholds={"medication": -1.0, "condition": -1.0, "lab_result": -1.0},
-            modes={"allergy": "review", "adverse_reaction": "review"},
-        )
-    )
     e = mc.open_engine(
-        "sqlite:///:memory:", HashingEmbedder(), policy, adjudicator=SameDrug(), clock=clock
+        "sqlite:///:memory:", HashingEmbedder(), POLICY, adjudicator=SameDrug(), clock=clock
     )
     yield e
     e.store.close()
+
+
+@pytest.fixture(scope="module")
+def cosmos() -> Iterator[CosmosServer]:
+    try:
+        server = CosmosServer.start()
+    except CosmosServerUnavailable as exc:
+        pytest.skip(f"no local Cosmos-protocol server: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "cosmos"])
+def test_keep_and_confirm_on_both_stores(
+    kind: str, request: pytest.FixtureRequest, tmp_path: Path, clock: Clock
+) -> None:
+    if kind == "sqlite":
+        url = f"sqlite:///{tmp_path / 'flags.db'}"
+    else:
+        server: CosmosServer = request.getfixturevalue("cosmos")
+        url = server.url("flags", f"t{uuid.uuid4().hex[:12]}")
+    e = mc.open_engine(url, HashingEmbedder(), POLICY, adjudicator=SameDrug(), clock=clock)
+    try:
+        ids = _setup(e)
+        _, sup = _change(e, timedelta(days=30))
+        assert {f.memory_id for f in e.stale_flags("NW-1")} == {ids["ar"], ids["plan"]}
+        e.keep_flagged(ids["plan"], sup.id, "dr-a")
+        e.confirm_flagged(ids["ar"], sup.id, "dr-a")
+        assert e.stale_flags("NW-1") == []
+        assert [a.entity_id for a in e.audit_log(action="keep_flagged")] == [ids["plan"]]
+        assert [a.entity_id for a in e.audit_log(action="confirm_flagged")] == [ids["ar"]]
+        # another engine on the same store reads the same decisions
+        other = mc.open_engine(url, HashingEmbedder(), POLICY, adjudicator=SameDrug(), clock=clock)
+        assert other.stale_flags("NW-1") == []
+        assert other.get(ids["ar"]).status is mc.Status.ARCHIVED
+        other.store.close()
+    finally:
+        e.store.close()
 
 
 def _setup(eng: mc.MemoryEngine) -> dict[str, str]:
