@@ -15,8 +15,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from .context import sanitize_line
-from .contradictions import analyte_mentions
-from .drugs import canonical_names
+from .contradictions import analyte_mentions, drug_mentions
 from .status import holders, status_at
 from .values import Memory, StaleFlag, Status, Supersession, SupersessionState
 
@@ -67,11 +66,21 @@ def condition_mentions(text: str) -> frozenset[str]:
     return frozenset(CONDITION_TERMS[m] for m in _CONDITION_RE.findall(text.lower()))
 
 
+@lru_cache(maxsize=65_536)
+def drug_names(text: str) -> frozenset[str]:
+    """The drugs ``text`` names (:func:`contradictions.drug_mentions`: the verdict rule's
+    lexicon and INN stems -- pure and instant, where the full dictionary of
+    :mod:`memory_core.drugs` takes seconds to load on an agent's first call); a bare "insulin"
+    next to a named insulin is dropped, so that a glargine change does not flag lispro."""
+    found = drug_mentions(text)
+    return found - {"insulin"} if len(found) > 1 else found
+
+
 def mentions(memory: Memory, kind: str) -> frozenset[str]:
     """The conditions (``kind == "condition"``) or else the drugs ``memory`` names."""
     if kind == "condition":
         return condition_mentions(memory.content)
-    return canonical_names(memory.content)
+    return drug_names(memory.content)
 
 
 def active_at(

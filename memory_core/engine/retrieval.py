@@ -14,7 +14,6 @@ import numpy.typing as npt
 from .. import context as ctx
 from .. import decay, flags, ranking
 from .. import validation as v
-from ..drugs import canonical_names
 from ..lexical import LexicalIndex
 from ..policy import ContextPolicy, EnginePolicy
 from ..promotion import promotions
@@ -360,12 +359,12 @@ def section_tiers(snap: Snapshot, ranked: Ranked, query: str, now: datetime) -> 
     tiers = list(ranked.tiers)
     if 1 not in tiers:
         return tiers
-    drugs = set(canonical_names(query))
+    drugs = set(flags.drug_names(query))
     for i in active_indices(snap, now).tolist():
         if snap.types[i] == "medication":
-            drugs |= canonical_names(snap.memories[i].content)
+            drugs |= flags.drug_names(snap.memories[i].content)
     for j, t in enumerate(tiers):
-        if t == 1 and not (canonical_names(ranked[j].memory.content) & drugs):
+        if t == 1 and not (flags.drug_names(ranked[j].memory.content) & drugs):
             tiers[j] = 2
     return tiers
 
