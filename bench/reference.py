@@ -207,13 +207,10 @@ def build_context(
         scored.append((c, c["current"], rel * c["current"] / 10.0))
     scored.sort(key=lambda t: (-t[2], -t[0]["created"]))
 
-    def tier(item: tuple[dict[str, Any], float, float]) -> int:
-        mtype = item[0]["record"]["memory_type"]
-        if mtype == "allergy":
-            return 0
-        return 1 if mtype in SAFETY_TYPES or item[1] >= p.warn_threshold else 2
-
-    order = sorted(range(len(scored)), key=lambda i: (tier(scored[i]), i))[:max_memories]
+    # every allergy leads and uses no place; the places go to the others by score (issue 14)
+    allergies = [i for i, t in enumerate(scored) if t[0]["record"]["memory_type"] == "allergy"]
+    others = [i for i, t in enumerate(scored) if t[0]["record"]["memory_type"] != "allergy"]
+    order = allergies + others[:max_memories]
     lines = []
     for i in order:
         c, cur, _ = scored[i]

@@ -28,7 +28,13 @@ from .errors import (
     ValidationError,
 )
 from .ingest import FhirImportReport, LLMExtractor, Proposal, RuleExtractor
-from .policy import ContradictionPolicy, DecayPolicy, EnginePolicy, RankingPolicy
+from .policy import (
+    ContextPolicy,
+    ContradictionPolicy,
+    DecayPolicy,
+    EnginePolicy,
+    RankingPolicy,
+)
 from .store import MemoryStore, open_store
 from .validation import utc_now
 from .values import (
@@ -40,6 +46,7 @@ from .values import (
     InjectionRecord,
     Memory,
     ScoredMemory,
+    StaleFlag,
     Status,
     Supersession,
     SupersessionState,
@@ -54,6 +61,7 @@ __all__ = [
     "ConfigurationError",
     "ConflictError",
     "ContextItem",
+    "ContextPolicy",
     "ContextResult",
     "ContradictionPolicy",
     "DecayPolicy",
@@ -75,6 +83,7 @@ __all__ = [
     "RankingPolicy",
     "RuleExtractor",
     "ScoredMemory",
+    "StaleFlag",
     "StaleSnapshotError",
     "StateError",
     "Status",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import cached_property, lru_cache
 
 import numpy as np
@@ -151,18 +152,29 @@ class Selection:
 
 
 def tiers_of(candidates: Sequence[ScoredMemory]) -> list[int]:
-    """0 = allergy, 1 = other safety-critical, 2 = the rest."""
+    """0 = allergy, 1 = other safety-critical (``ScoredMemory.safety``: a type, never an
+    importance), 2 = the rest."""
     return [0 if c.memory.memory_type == "allergy" else 1 if c.safety else 2 for c in candidates]
 
 
 def type_tiers(types: npt.NDArray[np.str_]) -> npt.NDArray[np.int8]:
     """:func:`tiers_of` by type alone, for many memories at once: 0 allergy, 1 another
-    safety-critical type, 2 the rest (a current importance at the warning threshold lifts a 2
-    to 1, per retrieval)."""
+    safety-critical type (an adverse reaction), 2 the rest. A current importance never changes
+    a tier (the ⚠️ marker is a display rule)."""
     tiers: npt.NDArray[np.int8] = np.where(
         types == "allergy", 0, np.where(np.isin(types, list(SAFETY_TYPES)), 1, 2)
     ).astype(np.int8)
     return tiers
+
+
+def with_annotations(text: str, annotations: Sequence[str]) -> str:
+    """The memory's line text followed by its annotations, each already plain text."""
+    return " ".join((text, *annotations)) if annotations else text
+
+
+def _limit_reason(n: int, limit: int) -> str:
+    other = "memory" if n == 1 else "memories"
+    return f"not in the section: {n} other {other} scored higher (limit {limit})"
 
 
 def select_and_render(
@@ -173,51 +185,80 @@ def select_and_render(
     warn_threshold: float,
     encoding: str = DEFAULT_ENCODING,
     tiers: Sequence[int] | None = None,
+    annotate: Callable[[int], tuple[str, ...]] | None = None,
 ) -> Selection:
-    """Choose which candidates enter the section and write it.
+    """Choose which candidates enter the section and write it (domain.md, "Injected context
+    format").
 
-    ``candidates`` come ranked by score. Allergies are taken first, then the other
-    safety-critical ones (adverse reactions, current importance ≥ ``warn_threshold``), then
-    the rest, each group in score order, until ``max_memories`` lines or ``max_tokens`` (exact
-    count of the whole section) is reached. Once a safety item does not fit the budget, no
-    non-safety item is added in its place. The section lists items in that priority order.
-    ``tiers`` (see :func:`tiers_of`) may be given when the caller has them already; the
+    ``candidates`` come ranked by score. Every allergy (tier 0) is placed first, in score order,
+    and uses none of the ``max_memories`` slots; the slots go to the other candidates in score
+    order. Under ``max_tokens`` (exact count of the whole section, annotations included) a
+    candidate that does not fit is left out; a safety-critical one (tier 0 or 1, see
+    :func:`tiers_of`) left out is reported (``ContextItem.reported``) and no non-safety item
+    is added after it. The section lists allergies, then the others, in score order.
+    ``annotate(i)``: the annotations of candidate ``i``'s line (plain text, see
+    :mod:`memory_core.flags`). ``tiers`` may be given when the caller has them already; the
     candidates are then only read where a line is needed.
     """
     tier = tiers_of(candidates) if tiers is None else tiers
     lines: dict[int, tuple[str, bool]] = {}
+    notes: dict[int, tuple[str, ...]] = {}
+
+    def note(i: int) -> tuple[str, ...]:
+        got = notes.get(i)
+        if got is None:
+            got = notes[i] = annotate(i) if annotate is not None else ()
+        return got
 
     def line(i: int) -> tuple[str, bool]:
         got = lines.get(i)
         if got is None:
             c = candidates[i]
-            got = (sanitize_line(c.memory.content), c.current_importance >= warn_threshold)
+            text = with_annotations(sanitize_line(c.memory.content), note(i))
+            got = (text, c.current_importance >= warn_threshold)
             lines[i] = got
         return got
 
     rules: dict[int, str] = {}
-    full = f"excluded: max_memories ({max_memories}) reached"  # everything not ruled below
+    reported: set[int] = set()
     chosen: list[int] = []
+    others = 0  # slots used
     safety_left_out = False
-    for i in (i for t in (0, 1, 2) for i, ti in enumerate(tier) if ti == t):
-        if len(chosen) >= max_memories:
-            break
+    rest = [i for i, t in enumerate(tier) if t != 0]
+    higher = {i: k for k, i in enumerate(rest)}  # other memories with a higher score
+    for i in [i for i, t in enumerate(tier) if t == 0] + rest:
+        allergy = tier[i] == 0
+        if not allergy and others >= max_memories:
+            rules[i] = _limit_reason(higher[i], max_memories)
+            continue
         if safety_left_out and tier[i] == 2:
-            rules[i] = "excluded: a safety-critical item did not fit the token budget"
+            rules[i] = (
+                "not in the section: a safety-critical memory did not fit the token budget, "
+                "so nothing less important takes its place"
+            )
             continue
         if max_tokens is not None:
             trial = render_section([line(j) for j in (*chosen, i)])
             need = count_tokens(trial, encoding)
             if need > max_tokens:
-                rules[i] = f"excluded: token budget ({need} > {max_tokens} tokens)"
-                safety_left_out = safety_left_out or tier[i] < 2
+                rules[i] = (
+                    f"not in the section: the token budget ({max_tokens}) would be exceeded "
+                    f"({need} tokens with it)"
+                )
+                if tier[i] < 2:
+                    safety_left_out = True
+                    reported.add(i)
+                    rules[i] += "; safety-critical, reported to the reviewer"
                 continue
         chosen.append(i)
-        rules[i] = (
-            f"included: safety-critical ({candidates[i].memory.memory_type})"
-            if tier[i] < 2
-            else f"included: rank {i + 1} by score"
-        )
+        if allergy:
+            rules[i] = "in the section: every active allergy is included, first"
+        else:
+            others += 1
+            rules[i] = (
+                f"in the section: score #{higher[i] + 1} of the other memories "
+                f"(limit {max_memories})"
+            )
     text = render_section([line(j) for j in chosen])
     position = {j: p for p, j in enumerate(chosen, start=1)}
 
@@ -226,16 +267,20 @@ def select_and_render(
         for i in range(len(candidates)):
             text_i, warn = line(i)
             at = position.get(i)
+            c = candidates[i]
+            safety = tier[i] < 2
             items.append(
                 ContextItem(
-                    scored=candidates[i],
+                    scored=c if c.safety == safety else replace(c, safety=safety),
                     included=at is not None,
                     position=at,
                     line=render_line(at, text_i, warn)
                     if at is not None
                     else (WARN if warn else "") + text_i,
                     tokens=count_tokens(text_i, encoding),
-                    rule=rules.get(i, full),
+                    rule=rules[i],
+                    annotations=note(i),
+                    reported=i in reported,
                 )
             )
         return tuple(items)

@@ -260,12 +260,32 @@ class RankingPolicy:
 
 
 @dataclass(frozen=True)
+class ContextPolicy:
+    """The annotations written on a memory's own line of the injected section (each counted in
+    the token budget): a pending supersession, a possibly-stale flag, a lab result's history."""
+
+    annotate_pending: bool = True
+    annotate_stale: bool = True
+    annotate_lab_history: bool = True
+    lab_history_max: int = 3  # superseded values shown, newest first
+
+    def __post_init__(self) -> None:
+        for name in ("annotate_pending", "annotate_stale", "annotate_lab_history"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValidationError(name, f"must be true or false, got {getattr(self, name)!r}")
+        n = self.lab_history_max
+        if not (isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 10):
+            raise ValidationError("lab_history_max", f"must be an integer from 1 to 10, got {n!r}")
+
+
+@dataclass(frozen=True)
 class EnginePolicy:
     decay: DecayPolicy = field(default_factory=DecayPolicy)
     contradiction: ContradictionPolicy = field(default_factory=ContradictionPolicy)
     ranking: RankingPolicy = field(default_factory=RankingPolicy)
     importance_rules: Literal["clinical", "general"] = "clinical"
     review_gated_types: tuple[str, ...] = ("allergy", "adverse_reaction")
+    context: ContextPolicy = field(default_factory=ContextPolicy)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -279,13 +299,14 @@ class EnginePolicy:
                 c["exempt_types"] = tuple(c["exempt_types"])
             contradiction = ContradictionPolicy(**c)
             ranking = RankingPolicy.from_dict(data.get("ranking", {}))
+            context = ContextPolicy(**data.get("context", {}))
         except TypeError as exc:
             raise ValidationError("policy", f"unknown policy field: {exc}") from exc
         rules = data.get("importance_rules", "clinical")
         if rules not in ("clinical", "general"):
             raise ValidationError("importance_rules", f"unknown rule set {rules!r}")
         gated = tuple(data.get("review_gated_types", ("allergy", "adverse_reaction")))
-        return cls(decay, contradiction, ranking, rules, gated)
+        return cls(decay, contradiction, ranking, rules, gated, context)
 
 
 def _finite(v: Any) -> bool:

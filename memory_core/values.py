@@ -58,6 +58,8 @@ class AuditAction(enum.StrEnum):
     UNDO_SUPERSESSION = "undo_supersession"
     POLICY_CHANGE = "policy_change"
     IMPORT_SESSIONS = "import_sessions"
+    KEEP_FLAGGED = "keep_flagged"  # a reviewer kept a possibly-stale memory (flag cleared)
+    CONFIRM_FLAGGED = "confirm_flagged"  # a reviewer confirmed it stale: archived (undoable)
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,7 +204,42 @@ class ScoredMemory:
     fused: float = 0.0  # RRF of the two ranks (picks the pool in similarity and weighted modes)
     bm25: float = 0.0  # the keyword half's BM25 score (0 without a keyword match)
     relevance: float = 0.0  # cosine and BM25 evidence combined, in [0, 1] (issue 12)
-    safety: bool = False  # allergy / adverse reaction / current importance >= warn threshold
+    # a safety-critical type: an allergy, or (in a context section) an adverse reaction naming a
+    # drug the query or an active medication names; never "current importance >= 8"
+    safety: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class StaleFlag:
+    """A "possibly stale" flag: ``memory_id`` (active, not a medication/condition itself) names
+    ``subject`` -- a drug, or a condition -- whose ``kind`` memory ``changed_id`` was
+    superseded by ``new_id`` (supersession ``change_id``), in effect ``since``. Derived from the
+    memories and supersessions in effect at a moment, so undoing the change clears it."""
+
+    memory_id: str
+    patient_id: str
+    change_id: str
+    changed_id: str
+    new_id: str
+    subject: str
+    kind: str  # "medication" | "condition"
+    since: datetime
+
+    @property
+    def annotation(self) -> str:
+        return f"(may be outdated: {self.subject} changed on {self.since.date().isoformat()})"
+
+    def to_public_dict(self) -> dict[str, Any]:
+        return {
+            "memory_id": self.memory_id,
+            "patient_id": self.patient_id,
+            "change_id": self.change_id,
+            "changed_id": self.changed_id,
+            "new_id": self.new_id,
+            "subject": self.subject,
+            "kind": self.kind,
+            "since": self.since.isoformat(),
+        }
 
 
 @dataclass(frozen=True)
@@ -214,7 +251,9 @@ class ContextItem:
     position: int | None  # 1-based line number in the section, None when excluded
     line: str  # the exact line (without numbering) as it would be injected
     tokens: int
-    rule: str  # why it was included or excluded
+    rule: str  # why it was included or excluded, in plain words
+    annotations: tuple[str, ...] = ()  # "(pending review: ...)" etc., on the memory's own line
+    reported: bool = False  # safety-critical and left out by the token budget: surface it
 
 
 @dataclass(frozen=True)
@@ -238,9 +277,9 @@ class ContextResult:
 
     @property
     def safety_omitted(self) -> tuple[ContextItem, ...]:
-        """Safety-critical candidates (allergies first) that did not make it into the section:
-        callers must surface these, never drop them silently."""
-        return tuple(i for i in self.items if i.scored.safety and not i.included)
+        """Safety-critical candidates (allergies first) that the token budget left out of the
+        section: callers must surface these, never drop them silently."""
+        return tuple(i for i in self.items if i.reported)
 
 
 @dataclass(frozen=True, slots=True)

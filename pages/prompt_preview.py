@@ -37,36 +37,166 @@ def _configured() -> bool:
     return bool(_setting("OPENAI_API_KEY") or _setting("AZURE_OPENAI_ENDPOINT"))
 
 
+NOT_IN_SECTION = "—"
+
+
+def section_order(items: list[mc.ContextItem]) -> list[mc.ContextItem]:
+    """The section's lines in order, then every other candidate by score."""
+    inc = sorted((i for i in items if i.included), key=lambda i: i.position or 0)
+    return inc + [i for i in items if not i.included]
+
+
 def _ranking_frame(items: list[mc.ContextItem]) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
-                "position": i.position,
+                "line": str(i.position) if i.position is not None else NOT_IN_SECTION,
                 "included": i.included,
+                "reason": i.rule.removeprefix("in the section: ").removeprefix(
+                    "not in the section: "
+                ),
+                "rule": i.rule,
                 "content": i.scored.memory.content,
+                "annotations": " ".join(i.annotations),
                 "type": i.scored.memory.memory_type,
-                "similarity": i.scored.similarity,
+                "cosine": i.scored.similarity,
+                "BM25": i.scored.bm25,
+                "relevance": i.scored.relevance,
                 "current importance": i.scored.current_importance,
                 "score": i.scored.score,
                 "tokens": i.tokens,
                 "safety": i.scored.safety,
-                "rule": i.rule,
             }
-            for i in items
+            for i in section_order(items)
         ],
         columns=[
-            "position",
+            "line",
             "included",
             "rule",
             "content",
+            "annotations",
             "type",
-            "similarity",
+            "cosine",
+            "BM25",
+            "relevance",
             "current importance",
             "score",
             "tokens",
             "safety",
+            "reason",
         ],
-    ).astype({"position": "Int64"})
+    )
+
+
+def _flag_reason(engine: mc.MemoryEngine, flag: mc.StaleFlag) -> str:
+    """Why a memory is flagged, in plain words (memory content is shown as plain text)."""
+    try:
+        changed = engine.get(flag.changed_id).content
+        newer = engine.get(flag.new_id).content
+    except mc.NotFoundError:  # purged since: the flag still names the change
+        changed, newer = flag.changed_id, flag.new_id
+    return (
+        f"names {flag.subject}; the {flag.kind} memory “{changed}” was replaced on "
+        f"{flag.since.date().isoformat()} by “{newer}”"
+    )
+
+
+def _flags_section(engine: mc.MemoryEngine, pid: str, items: list[mc.ContextItem], by: str) -> None:
+    st.subheader("Possibly stale")
+    flags = common.run(lambda: engine.stale_flags(pid)) or []
+    if not flags:
+        st.caption(
+            "No flags: no medication or condition this patient's other memories name has "
+            "been replaced."
+        )
+        return
+    st.caption(
+        "A memory naming a drug (or condition) whose medication (or condition) memory was "
+        "replaced stays in the section, marked “may be outdated”, until a reviewer keeps it "
+        "(flag cleared) or confirms it is outdated (archived; Restore undoes it). Both are audited."
+    )
+    lines = {i.scored.memory.id: i.position for i in items if i.included}
+    rows = []
+    for f in flags:
+        try:
+            content = engine.get(f.memory_id).content
+        except mc.NotFoundError:
+            continue
+        at = lines.get(f.memory_id)
+        rows.append(
+            {
+                "memory": content,
+                "in section": f"line {at}" if at else NOT_IN_SECTION,
+                "flag": f.annotation,
+                "why": _flag_reason(engine, f),
+                "since": f.since.date().isoformat(),
+                "memory id": f.memory_id,
+                "change id": f.change_id,
+            }
+        )
+    st.dataframe(pd.DataFrame(rows), key="stale_flags_table", hide_index=True)
+    labels = {f"{r['memory'][:70]} · {r['flag']}": r for r in rows}
+    choice = st.selectbox("Flag to review", list(labels), key="stale_flag_choice")
+    if choice is None:
+        return
+    row = labels[choice]
+    keep, confirm = st.columns(2)
+    if keep.button("Keep it (clear the flag)", key="keep_flagged") and common.run(
+        lambda: engine.keep_flagged(row["memory id"], row["change id"], by), "Flag cleared."
+    ):
+        st.rerun()
+    if confirm.button("Confirm outdated (archive)", key="confirm_flagged") and common.run(
+        lambda: engine.confirm_flagged(row["memory id"], row["change id"], by),
+        "Archived (Memories → Restore undoes it).",
+    ):
+        st.rerun()
+
+
+def _annotations_section(items: list[mc.ContextItem], engine: mc.MemoryEngine) -> None:
+    noted = [i for i in section_order(items) if i.annotations]
+    if not noted:
+        return
+    pol = engine.policy.context
+    st.subheader("Annotations")
+    st.caption(
+        "Written on the memory's own line and counted in the token budget: a pending "
+        "supersession (“pending review”), a possibly-stale flag (“may be outdated”), a lab "
+        "result's earlier values (“was …”). On in the policy: "
+        + ", ".join(
+            name
+            for name, on in (
+                ("pending review", pol.annotate_pending),
+                ("may be outdated", pol.annotate_stale),
+                ("lab history", pol.annotate_lab_history),
+            )
+            if on
+        )
+        + "."
+    )
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "line": str(i.position) if i.position is not None else NOT_IN_SECTION,
+                    "memory": i.scored.memory.content,
+                    "annotation": a,
+                    "why": _annotation_reason(a),
+                }
+                for i in noted
+                for a in i.annotations
+            ]
+        ),
+        key="annotations_table",
+        hide_index=True,
+    )
+
+
+def _annotation_reason(note: str) -> str:
+    if note.startswith("(pending review:"):
+        return "a newer memory would replace this one; a reviewer has not decided yet"
+    if note.startswith("(may be outdated:"):
+        return "a drug or condition it names has changed since it was written"
+    return "earlier values of the same test, newest first, that this result replaced"
 
 
 def _chat(client: Any, model: str, system: str, user: str) -> str:
@@ -149,7 +279,7 @@ def main() -> None:
         "Previews never count as accesses.",
     )
     pid = common.patient_picker()
-    common.reviewer()
+    by = common.reviewer()
     if pid is None:
         common.seed_button()
         st.stop()
@@ -192,15 +322,23 @@ def main() -> None:
         delta_arrow="off",
         help=f"Exact count of the whole section ({res.encoding}).",
     )
-    m2.metric("Memories injected", f"{len(res.included)} / {n}")
+    allergies = sum(i.scored.memory.memory_type == "allergy" for i in res.included)
+    m2.metric(
+        "Memories injected",
+        f"{len(res.included) - allergies} / {n}",
+        delta=f"+ {allergies} allerg{'y' if allergies == 1 else 'ies'}",
+        delta_color="off",
+        delta_arrow="off",
+        help="Every active allergy is injected and uses none of the max-memories places.",
+    )
     with m3:
         st.plotly_chart(charts.token_gauge(res.tokens, budget), key="token_gauge")
 
     st.subheader("Injected section")
     if res.safety_omitted:
         st.warning(
-            f"⚠️ {len(res.safety_omitted)} safety-critical memory(ies) did not fit (budget or "
-            "max memories) and would NOT reach the agent. Raise the budget or max memories."
+            f"⚠️ {len(res.safety_omitted)} safety-critical memory(ies) did not fit the token "
+            "budget and would NOT reach the agent. Raise the budget."
         )
         for item in res.safety_omitted:  # content is untrusted: plain text, never markdown
             st.text(f"not injected: {item.line}")
@@ -211,25 +349,47 @@ def main() -> None:
             "No memory would be injected (the section is empty): the patient has no active "
             "memories, or none fits the token budget. Raise the budget or add memories."
         )
-    st.subheader("Ranking")
+    _annotations_section(items, engine)
+    st.subheader("Why each memory is in or out")
     st.caption(
-        "Every candidate: allergies are taken first, then the other safety-critical items "
-        f"(adverse reactions, current importance ≥ {engine.policy.decay.warn_threshold:g}), then "
-        "the rest by score (similarity × current importance / 10), until max memories or the "
-        "budget is reached; once a safety item misses the budget nothing else is added."
+        "Rows in section order, then every other candidate by score (— = not in the section). "
+        "Every active allergy is in the section, first, and uses no place; the max-memories "
+        "places go to the others by score (relevance × current importance / 10). ⚠️ marks a "
+        f"current importance ≥ {engine.policy.decay.warn_threshold:g}; it does not move a "
+        "memory up. Under the token budget allergies are placed first; a safety-critical "
+        "memory (allergy, or an adverse reaction naming a drug the question or a current "
+        "medication names) that does not fit is reported above, and nothing else takes its place."
     )
     st.dataframe(
         _ranking_frame(items),
         key="ranking_table",
         hide_index=True,
+        column_order=[
+            "line",
+            "reason",
+            "content",
+            "annotations",
+            "type",
+            "cosine",
+            "BM25",
+            "relevance",
+            "current importance",
+            "score",
+            "tokens",
+            "safety",
+        ],
         column_config={
-            "rule": st.column_config.TextColumn(width=260),
+            "reason": st.column_config.TextColumn(width=260),
             "content": st.column_config.TextColumn(width=320),
-            "similarity": st.column_config.NumberColumn(format="%.3f"),
+            "annotations": st.column_config.TextColumn(width=200),
+            "cosine": st.column_config.NumberColumn(format="%.3f"),
+            "BM25": st.column_config.NumberColumn(format="%.2f"),
+            "relevance": st.column_config.NumberColumn(format="%.3f"),
             "current importance": st.column_config.NumberColumn(format="%.2f"),
             "score": st.column_config.NumberColumn(format="%.3f"),
         },
     )
+    _flags_section(engine, pid, items, by)
 
     st.subheader("Whole system prompt")
     prompt = ctx.build_system_prompt(res.text, session_context, engine.role)

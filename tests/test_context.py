@@ -33,7 +33,7 @@ def scored(content: str, cur: float, score: float, mtype: str = "observation") -
         embedding=np.zeros(3, dtype=np.float32),
         embedding_model="t",
     )
-    return ScoredMemory(m, 0.5, cur, score, safety=mtype == "allergy" or cur >= 8)
+    return ScoredMemory(m, 0.5, cur, score, safety=mtype in ("allergy", "adverse_reaction"))
 
 
 def test_domain_example_is_reproduced_exactly() -> None:
@@ -67,7 +67,9 @@ def test_max_memories_and_reasons() -> None:
     cands = [scored(f"Fact number {i}", 5, 1 - i / 10) for i in range(8)]
     sel = ctx.select_and_render(cands, max_memories=5, max_tokens=None, warn_threshold=8)
     assert [i.included for i in sel.items] == [True] * 5 + [False] * 3
-    assert sel.items[6].rule == "excluded: max_memories (5) reached"
+    assert sel.items[5].rule == "not in the section: 5 other memories scored higher (limit 5)"
+    assert sel.items[6].rule == "not in the section: 6 other memories scored higher (limit 5)"
+    assert sel.items[0].rule == "in the section: score #1 of the other memories (limit 5)"
     assert sel.text.count("\n") == 2 + 5 + 1
     assert "5. Fact number 4" in sel.text and "6." not in sel.text
 
@@ -86,15 +88,16 @@ def test_safety_items_lead_and_survive_a_tight_budget() -> None:
     assert tight.text == one_item
     assert tight.tokens <= budget
     assert [i.included for i in tight.items] == [False, False, True]
-    assert tight.items[0].rule.startswith("excluded: token budget")
+    assert tight.items[0].rule.startswith("not in the section: the token budget")
 
 
 def test_warning_marker_threshold() -> None:
     cands = [scored("Seven point nine nine", 7.99, 0.9), scored("Exactly eight", 8.0, 0.8)]
     sel = ctx.select_and_render(cands, max_memories=5, max_tokens=None, warn_threshold=8)
     lines = sel.text.splitlines()
-    assert lines[2] == "1. ⚠️ Exactly eight"
-    assert lines[3] == "2. Seven point nine nine"
+    # the marker is a display rule (domain.md): the lines stay in score order
+    assert lines[2] == "1. Seven point nine nine"
+    assert lines[3] == "2. ⚠️ Exactly eight"
 
 
 @pytest.mark.parametrize(
@@ -151,8 +154,12 @@ def test_no_shorter_non_safety_line_takes_the_place_of_a_safety_item() -> None:
         cands, max_memories=5, max_tokens=count_tokens(short_only), warn_threshold=8
     )
     assert sel.text == ""  # the allergy did not fit, so nothing else is injected instead
-    assert sel.items[0].rule.startswith("excluded: token budget")
-    assert sel.items[1].rule == "excluded: a safety-critical item did not fit the token budget"
+    assert sel.items[0].rule.startswith("not in the section: the token budget")
+    assert sel.items[0].reported and not sel.items[1].reported
+    assert sel.items[1].rule == (
+        "not in the section: a safety-critical memory did not fit the token budget, "
+        "so nothing less important takes its place"
+    )
 
 
 def test_allergies_come_before_other_safety_items() -> None:
@@ -163,3 +170,61 @@ def test_allergies_come_before_other_safety_items() -> None:
     sel = ctx.select_and_render(cands, max_memories=5, max_tokens=None, warn_threshold=8)
     assert sel.text.splitlines()[2] == "1. ⚠️ Patient is allergic to latex"
     assert sel.items[-1].included
+
+
+def test_allergies_use_no_slot_and_lead() -> None:
+    cands = [scored(f"Fact number {i}", 5, 1 - i / 10) for i in range(8)]
+    cands.insert(3, scored("Patient is allergic to latex", 10, 0.65, "allergy"))
+    cands.append(scored("Patient is allergic to codeine", 10, 0.01, "allergy"))
+    sel = ctx.select_and_render(cands, max_memories=5, max_tokens=None, warn_threshold=8)
+    lines = sel.text.splitlines()[2:-2]
+    assert lines[:2] == [
+        "1. ⚠️ Patient is allergic to latex",
+        "2. ⚠️ Patient is allergic to codeine",
+    ]
+    assert lines[2:] == [f"{n + 3}. Fact number {n}" for n in range(5)]
+    assert sel.items[3].rule == "in the section: every active allergy is included, first"
+
+
+def test_importance_after_use_is_not_a_tier() -> None:
+    """A memory at current importance 8.02 (through use) gets the marker, not a slot ahead of
+    a better-scored one (issue 14: the CKD line was pushed out by such memories)."""
+    cands = [
+        scored("Patient has chronic kidney disease stage 2", 7.93, 0.509, "condition"),
+        scored("Patient has peripheral neuropathy", 8.02, 0.263, "condition"),
+        scored("Patient has type 2 diabetes", 8.02, 0.320, "condition"),
+    ]
+    cands.sort(key=lambda c: -c.score)
+    sel = ctx.select_and_render(cands, max_memories=2, max_tokens=None, warn_threshold=8)
+    assert sel.text.splitlines()[2:4] == [
+        "1. Patient has chronic kidney disease stage 2",
+        "2. ⚠️ Patient has type 2 diabetes",
+    ]
+    assert not any(i.scored.safety for i in sel.items)
+
+
+def test_annotations_are_on_the_line_and_count_in_the_budget() -> None:
+    cands = [
+        scored("Patient's eGFR was 89 mL/min in September", 6, 0.9, "lab_result"),
+        scored("Patient walks daily", 5, 0.5),
+    ]
+    history = "(was 85 in July 2026, 90 in February 2026, 89 in October 2025)"
+
+    def annotate(i: int) -> tuple[str, ...]:
+        return (history,) if i == 0 else ()
+
+    sel = ctx.select_and_render(
+        cands, max_memories=5, max_tokens=None, warn_threshold=8, annotate=annotate
+    )
+    assert sel.text.splitlines()[2] == f"1. Patient's eGFR was 89 mL/min in September {history}"
+    assert sel.items[0].annotations == (history,) and sel.items[1].annotations == ()
+    plain = ctx.render_section([("Patient's eGFR was 89 mL/min in September", False)])
+    tight = ctx.select_and_render(
+        cands,
+        max_memories=5,
+        max_tokens=count_tokens(plain) + 2,
+        warn_threshold=8,
+        annotate=annotate,
+    )
+    assert not tight.items[0].included  # the annotation made the line too long
+    assert tight.items[0].rule.startswith("not in the section: the token budget")

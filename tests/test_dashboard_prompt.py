@@ -5,6 +5,7 @@ lower-priority memory, and with no endpoint "Send to model" explains how to conf
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from typing import Any
 
 import pandas as pd
@@ -124,3 +125,92 @@ def test_send_without_endpoint_explains_configuration(app: Callable[..., Any]) -
     hints = [i.value for i in at.info if "OPENAI_API_KEY" in i.value]
     assert hints and "secrets.toml" in hints[0] and "AZURE_OPENAI_ENDPOINT" in hints[0]
     assert not at.error
+
+
+# --- issue 14: the explanation table, annotations and possibly-stale flags ---------------------
+def frame(at: Any, *columns: str) -> pd.DataFrame:
+    """The table shown with these columns (AppTest does not expose a dataframe's key)."""
+    for df in at.dataframe:
+        if set(columns) <= set(df.value.columns):
+            return df.value
+    raise AssertionError(f"no table with columns {columns}")
+
+
+def test_explanation_rows_in_section_order_with_the_numbers(
+    app: Callable[..., Any], eng: mc.MemoryEngine
+) -> None:
+    at = app(PAGE)
+    assert not at.exception
+    table = ranking(at)
+    for col in ("cosine", "BM25", "relevance", "current importance", "score", "reason"):
+        assert col in table.columns
+    res = eng.build_context(PID, DEFAULT_QUERY, max_tokens=400, max_memories=5, record_access=False)
+    n = len(res.included)
+    assert list(table["line"][:n]) == [str(k) for k in range(1, n + 1)]
+    assert set(table["line"][n:]) <= {"—"}
+    by_id = {i.scored.memory.content: i for i in res.items}
+    for _, row in table.iterrows():
+        item = by_id[row["content"]]
+        assert row["cosine"] == pytest.approx(item.scored.similarity)
+        assert row["score"] == pytest.approx(item.scored.score)
+        assert row["current importance"] == pytest.approx(item.scored.current_importance)
+    reasons = " ".join(table["rule"])
+    assert "max_memories" not in reasons and "excluded:" not in reasons
+    assert "every active allergy is included" in reasons
+    assert "other memories scored higher (limit 5)" in reasons
+    # the default question warns about nothing (no care plan counts as safety-critical)
+    assert not [w for w in at.warning if "safety-critical" in w.value]
+
+
+def test_annotations_are_shown_with_their_reason(app: Callable[..., Any]) -> None:
+    at = app(PAGE)
+    notes = frame(at, "annotation", "why")
+    pending = notes[notes["annotation"].str.startswith("(pending review:")]
+    assert len(pending) >= 1
+    assert "anaphylactic" in pending["memory"].iloc[0]
+    assert "not decided" in pending["why"].iloc[0]
+    assert pending["annotation"].iloc[0] in at.code[0].value  # on the line the agent gets
+    assert notes["annotation"].str.startswith("(was ").any()  # a lab history
+
+
+def test_possibly_stale_flags_keep_and_confirm(
+    app: Callable[..., Any], eng: mc.MemoryEngine
+) -> None:
+    sup = next(s for s in eng.supersessions(PID) if "metformin 500mg" in eng.get(s.old_id).content)
+    assert sup.effective_at is not None
+    before = sup.effective_at - timedelta(days=20)
+    ids = [
+        eng.add_memory(PID, text, mtype, created_at=before).memory.id
+        for text, mtype in (
+            ("Patient had bloating on metformin in the first weeks", "adverse_reaction"),
+            ("Patient takes metformin with the evening meal", "care_plan"),
+        )
+    ]
+    assert {f.memory_id for f in eng.stale_flags(PID)} == set(ids)
+    at = app(PAGE)
+    assert not at.exception
+    flags = frame(at, "flag", "why", "change id")
+    assert set(flags["memory id"]) == set(ids)
+    day = sup.effective_at.date().isoformat()
+    assert set(flags["flag"]) == {f"(may be outdated: metformin changed on {day})"}
+    assert flags["why"].str.contains("names metformin").all()
+    assert flags["why"].str.contains("Patient tolerates metformin 500mg well").all()
+
+    at.selectbox(key="stale_flag_choice").set_value(
+        at.selectbox(key="stale_flag_choice").options[0]
+    )
+    chosen = at.selectbox(key="stale_flag_choice").value
+    at.button(key="keep_flagged").click().run()
+    assert not at.exception
+    left = {f.memory_id for f in eng.stale_flags(PID)}
+    assert len(left) == 1 and left < set(ids)
+    (kept,) = eng.audit_log(action="keep_flagged")
+    assert kept.entity_id not in left and kept.actor
+    assert chosen.startswith(eng.get(kept.entity_id).content[:40])
+
+    at.button(key="confirm_flagged").click().run()
+    assert not at.exception
+    assert eng.stale_flags(PID) == []
+    (gone,) = left
+    assert eng.get(gone).status is mc.Status.ARCHIVED
+    assert len(eng.audit_log(action="confirm_flagged")) == 1

@@ -271,17 +271,28 @@ def test_adversarial_corpus_cannot_break_the_section(engine: mc.MemoryEngine) ->
             st.text(min_size=1, max_size=300),
             st.floats(min_value=1, max_value=10),
             st.booleans(),
+            st.one_of(st.none(), st.text(min_size=1, max_size=200)),  # a pending newer statement
+            st.booleans(),  # a possibly-stale flag
         ),
         min_size=1,
         max_size=8,
     ),
     st.integers(min_value=1, max_value=6),
+    st.one_of(st.none(), st.integers(min_value=20, max_value=400)),
 )
-def test_property_section_structure_holds(items: list[tuple[str, float, bool]], k: int) -> None:
+def test_property_section_structure_holds(
+    items: list[tuple[str, float, bool, str | None, bool]], k: int, budget: int | None
+) -> None:
+    """Allergies lead and use no slot, the others follow in score order up to ``k``, each line
+    carries its annotations after its own text, the budget holds, an allergy left out is
+    reported, and nothing in content or an annotation forges structure."""
     import numpy as np
 
+    from memory_core.tokens import count_tokens
+
     cands = []
-    for n, (text, cur, allergy) in enumerate(items):
+    notes: list[tuple[str, ...]] = []
+    for n, (text, cur, allergy, pending, stale) in enumerate(items):
         if not ctx.sanitize_line(text):
             continue
         m = mc.Memory(
@@ -295,19 +306,52 @@ def test_property_section_structure_holds(items: list[tuple[str, float, bool]], 
             embedding=np.zeros(2, dtype=np.float32),
             embedding_model="t",
         )
-        cands.append(mc.ScoredMemory(m, 0.5, cur, 1.0 - n / 10, safety=allergy or cur >= 8))
-    sel = ctx.select_and_render(cands, max_memories=k, max_tokens=None, warn_threshold=8)
+        cands.append(mc.ScoredMemory(m, 0.5, cur, 1.0 - n / 10, safety=allergy))
+        note: list[str] = []
+        if pending is not None and ctx.sanitize_line(pending, 80):
+            note.append(f"(pending review: {ctx.sanitize_line(pending, 80)})")
+        if stale:
+            note.append("(may be outdated: metformin changed on 2026-03-10)")
+        notes.append(tuple(note))
+    sel = ctx.select_and_render(
+        cands,
+        max_memories=k,
+        max_tokens=budget,
+        warn_threshold=8,
+        annotate=lambda i: notes[i],
+    )
     if not cands:
         assert sel.text == ""
         return
+    assert sel.tokens == count_tokens(sel.text)
     inc = sorted((i for i in sel.items if i.included), key=lambda i: i.position or 0)
-    assert len(inc) == min(k, len(cands))
-    _check_section(sel.text, [(i.line, i.scored.current_importance >= 8) for i in inc])
-    # allergies first, then the other safety items, then the rest
-    tiers = [
-        0 if i.scored.memory.memory_type == "allergy" else 1 if i.scored.safety else 2 for i in inc
-    ]
-    assert tiers == sorted(tiers)
+    allergies = [c for c in cands if c.memory.memory_type == "allergy"]
+    others = [c for c in cands if c.memory.memory_type != "allergy"]
+    if budget is None:
+        assert len(inc) == len(allergies) + min(k, len(others))
+    else:
+        assert sel.tokens <= budget
+        assert sum(not i.scored.safety for i in inc) <= k
+        for i in sel.items:  # an allergy left out is reported, never dropped silently
+            assert i.reported == (i.scored.memory.memory_type == "allergy" and not i.included)
+    if inc:
+        _check_section(sel.text, [(i.line, i.scored.current_importance >= 8) for i in inc])
+    else:
+        assert sel.text == ""
+    # allergies first, then the rest; each group in score (candidate) order
+    kinds = [0 if i.scored.memory.memory_type == "allergy" else 1 for i in inc]
+    assert kinds == sorted(kinds)
+    for group in (0, 1):
+        scores = [i.scored.score for i, g in zip(inc, kinds, strict=True) if g == group]
+        assert scores == sorted(scores, reverse=True)
+    body = sel.text.split("\n")[2:-2] if sel.text else []
+    index = {c.memory.id: n for n, c in enumerate(cands)}
+    for pos, (line, item) in enumerate(zip(body, inc, strict=True), start=1):
+        n = index[item.scored.memory.id]
+        warn = ctx.WARN if item.scored.current_importance >= 8 else ""
+        text = " ".join((ctx.sanitize_line(cands[n].memory.content), *notes[n]))
+        assert line == f"{pos}. {warn}{text}"
+        assert item.annotations == notes[n]
 
 
 # --- 3. concurrent writers ----------------------------------------------------------------------

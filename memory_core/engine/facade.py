@@ -37,11 +37,12 @@ from ..values import (
     InjectionRecord,
     Memory,
     ScoredMemory,
+    StaleFlag,
     Status,
     Supersession,
     SupersessionState,
 )
-from . import asof, core, ingest, lifecycle, retrieval, supersession
+from . import asof, core, flagging, ingest, lifecycle, retrieval, supersession
 from .asof import PatientView, PolicyDelta
 from .core import AGENT, SYSTEM, Core, Progress
 from .retrieval import SCAN_SPLIT_ROWS
@@ -252,6 +253,25 @@ class MemoryEngine:
         """Role line, the memory section, the Current Session part and the guidance line."""
         args = (patient_id, session_context, query, now, max_memories, max_tokens, record_access)
         return retrieval.build_system_prompt(self._core, *args)
+
+    # --- possibly-stale flags --------------------------------------------------------------------
+    def stale_flags(self, patient_id: str, *, now: datetime | None = None) -> list[StaleFlag]:
+        """The patient's "possibly stale" flags at ``now`` (newest change first): active
+        memories naming a drug (or condition) whose medication (or condition) memory was
+        superseded, each with the change that raised it and since when. Derived, so as-of
+        queries see them as they stood then and undoing the change clears them."""
+        return flagging.stale_flags(self._core, patient_id, now)
+
+    def keep_flagged(self, memory_id: str, change_id: str, by: str) -> StaleFlag:
+        """A reviewer keeps the flagged memory as it is: the flag is cleared (audited)."""
+        return flagging.keep_flagged(self._core, memory_id, change_id, by)
+
+    def confirm_flagged(
+        self, memory_id: str, change_id: str, by: str, *, now: datetime | None = None
+    ) -> Memory:
+        """A reviewer confirms the flagged memory is outdated: it is archived (audited;
+        undone with :meth:`restore`)."""
+        return flagging.confirm_flagged(self._core, memory_id, change_id, by, now)
 
     # --- adding memories -------------------------------------------------------------------------
     def add_memory(

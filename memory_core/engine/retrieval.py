@@ -5,7 +5,7 @@ from it, and the access recording."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import overload
 
@@ -13,13 +13,14 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import context as ctx
-from .. import decay, ranking
+from .. import decay, flags, ranking
 from .. import validation as v
 from ..lexical import LexicalIndex
-from ..policy import EnginePolicy
+from ..policy import ContextPolicy, EnginePolicy
 from ..promotion import promotions
 from ..store.codec import seconds, to_us
-from ..values import ContextResult, InjectionRecord, Memory, ScoredMemory
+from ..values import ContextResult, InjectionRecord, Memory, ScoredMemory, StaleFlag
+from . import flagging
 from .asof import active_indices, decay_inputs, with_usage
 from .core import AGENT, Core, new_id
 from .snapshot import Snapshot
@@ -57,9 +58,9 @@ class Ranked(Sequence[ScoredMemory]):
         self._memories = memories
         self._cols = (rows, cur, sims, score, krank, vrank, fused, bm25, relevance, count, last)
         self._made: list[ScoredMemory | None] = [None] * len(rows)
-        tiers = np.where((type_tiers == 2) & (cur >= warn), 1, type_tiers)
-        self.tiers: list[int] = tiers.tolist()
-        self._safety = tiers < 2
+        # a tier is a type, never a current importance (the ⚠️ marker is display only)
+        self.tiers: list[int] = type_tiers.tolist()
+        self._safety = type_tiers < 2
 
     @classmethod
     def empty(cls) -> Ranked:
@@ -120,8 +121,7 @@ def inverse_norms(snap: Snapshot) -> npt.NDArray[np.float32]:
 
 
 def type_tiers(snap: Snapshot) -> npt.NDArray[np.int8]:
-    """Each row's context tier by type alone (:func:`context.type_tiers`); a high current
-    importance lifts a 2 to 1 per call."""
+    """Each row's context tier by type alone (:func:`context.type_tiers`)."""
     return snap.memoized("type_tiers", lambda: ctx.type_tiers(snap.types_arr))
 
 
@@ -361,13 +361,15 @@ def build_context(
         now = access_moment(core, now)
     pol = policy or core.policy
     ranked = rank(core, patient_id, query, now, query_vector, pol, present=present)
+    snap = core.snapshots.snapshot(patient_id)
     sel = ctx.select_and_render(
         ranked,
         max_memories=max_memories,
         max_tokens=max_tokens,
         warn_threshold=pol.decay.warn_threshold,
         encoding=core.encoding,
-        tiers=ranked.tiers,
+        tiers=section_tiers(snap, ranked, query, now),
+        annotate=annotator(core, snap, patient_id, ranked, now, pol.context),
     )
     injection_id = None
     if record:
@@ -390,6 +392,65 @@ def build_context(
         injection_id=injection_id,
         explain=lambda: sel.items,
     )
+
+
+def section_tiers(snap: Snapshot, ranked: Ranked, query: str, now: datetime) -> list[int]:
+    """The context tiers of the candidates: 0 allergy; 1 an adverse reaction naming a drug the
+    query or one of the patient's active medications names; 2 the rest (never by importance)."""
+    tiers = list(ranked.tiers)
+    if 1 not in tiers:
+        return tiers
+    drugs = set(flags.drug_names(query))
+    for i in active_indices(snap, now).tolist():
+        if snap.types[i] == "medication":
+            drugs |= flags.drug_names(snap.memories[i].content)
+    for j, t in enumerate(tiers):
+        if t == 1 and not (flags.drug_names(ranked[j].memory.content) & drugs):
+            tiers[j] = 2
+    return tiers
+
+
+def annotator(
+    core: Core,
+    snap: Snapshot,
+    patient_id: str,
+    ranked: Ranked,
+    now: datetime,
+    policy: ContextPolicy,
+) -> Callable[[int], tuple[str, ...]]:
+    """Candidate index -> the annotations of its line, as the policy switches them on
+    (:mod:`memory_core.flags`): pending review, possibly stale, lab history."""
+    by_id = {m.id: m for m in snap.memories}
+    stale: dict[str, StaleFlag] | None = None
+
+    def flag_of(memory_id: str) -> StaleFlag | None:
+        nonlocal stale
+        if stale is None:
+            stale = {}
+            for f in flagging.flags_at(core, snap, patient_id, now):  # newest first
+                stale.setdefault(f.memory_id, f)
+        return stale.get(memory_id)
+
+    def annotate(i: int) -> tuple[str, ...]:
+        m = ranked[i].memory
+        out: list[str] = []
+        if policy.annotate_pending:
+            pending = flags.pending_annotation(m, snap.supersessions, by_id, now)
+            if pending:
+                out.append(pending)
+        if policy.annotate_stale:
+            f = flag_of(m.id)
+            if f is not None:
+                out.append(f.annotation)
+        if policy.annotate_lab_history and m.memory_type == "lab_result":
+            hist = flags.lab_history(
+                m, snap.supersessions, by_id, now, limit=policy.lab_history_max
+            )
+            if hist:
+                out.append(hist)
+        return tuple(out)
+
+    return annotate
 
 
 def build_system_prompt(

@@ -1,0 +1,119 @@
+"""Possibly-stale flags (derived by :mod:`memory_core.flags`) and a reviewer's two decisions on
+them: keep the memory (the flag is cleared; an audit entry is the record) or confirm it stale
+(the memory is archived, audited, undoable with ``restore``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+
+import numpy as np
+
+from .. import flags
+from .. import validation as v
+from ..errors import NotFoundError, StateError
+from ..store.base import AuditQuery, ChangeSet, MemoryUpdate
+from ..values import AuditAction, Memory, StaleFlag, Status
+from .asof import active_indices
+from .core import Core
+from .snapshot import Snapshot
+
+KEEP_LIMIT = 100_000  # keep decisions read back per patient
+
+
+def active_memories(snap: Snapshot, now: datetime) -> list[Memory]:
+    return [snap.memories[i] for i in active_indices(snap, now).tolist()]
+
+
+def derived_flags(snap: Snapshot, now: datetime) -> list[StaleFlag]:
+    """The flags at ``now`` before any reviewer's keep decision; kept with the snapshot when
+    ``now`` is past every status change and creation (then they cannot differ)."""
+
+    def make() -> list[StaleFlag]:
+        return flags.stale_flags(
+            snap.memories, snap.supersessions, now, active=active_memories(snap, now)
+        )
+
+    now_s = now.timestamp()
+    latest = float(snap.created_s.max(initial=-np.inf))
+    if now_s >= snap.settled_s and now_s + 1e-6 >= latest:
+        return snap.memoized("stale_flags", make)
+    return make()
+
+
+def kept(core: Core, patient_id: str) -> dict[tuple[str, str], datetime]:
+    """(memory id, change id) -> when a reviewer first kept it."""
+    entries = core.store.list_audit(
+        AuditQuery(patient_id=patient_id, action=AuditAction.KEEP_FLAGGED.value, limit=KEEP_LIMIT)
+    )
+    out: dict[tuple[str, str], datetime] = {}
+    for e in entries:
+        change = (e.after or {}).get("change_id")
+        if isinstance(change, str):
+            key = (e.entity_id, change)
+            if key not in out or e.at < out[key]:
+                out[key] = e.at
+    return out
+
+
+def flags_at(core: Core, snap: Snapshot, patient_id: str, now: datetime) -> list[StaleFlag]:
+    raw = derived_flags(snap, now)
+    if not raw:
+        return raw
+    done = kept(core, patient_id)
+    return [f for f in raw if (at := done.get((f.memory_id, f.change_id))) is None or at > now]
+
+
+def stale_flags(core: Core, patient_id: str, now: datetime | None) -> list[StaleFlag]:
+    v.patient_id(patient_id)
+    now = core.now(now)
+    snap = core.snapshots.snapshot(patient_id)
+    return flags_at(core, snap, patient_id, now)
+
+
+def _flag(core: Core, memory_id: str, change_id: str) -> tuple[Memory, StaleFlag]:
+    memory = core.store.get_memory(memory_id)
+    for f in stale_flags(core, memory.patient_id, None):
+        if f.memory_id == memory_id and f.change_id == change_id:
+            return memory, f
+    raise NotFoundError("possibly-stale flag", f"{memory_id} / {change_id}")
+
+
+def keep_flagged(core: Core, memory_id: str, change_id: str, by: str) -> StaleFlag:
+    """The reviewer keeps the memory: the flag is cleared (audited, KEEP_FLAGGED)."""
+    by = v.actor(by)
+    memory, flag = _flag(core, memory_id, change_id)
+    entry = core.audit(
+        by,
+        AuditAction.KEEP_FLAGGED,
+        "memory",
+        memory.id,
+        memory.patient_id,
+        flag.to_public_dict(),
+        {"change_id": change_id, "kept": True},
+    )
+    core.apply(ChangeSet(audit=[entry]))
+    return flag
+
+
+def confirm_flagged(
+    core: Core, memory_id: str, change_id: str, by: str, now: datetime | None = None
+) -> Memory:
+    """The reviewer confirms the memory is stale: it is archived (audited, CONFIRM_FLAGGED;
+    undone by ``restore``)."""
+    by = v.actor(by)
+    memory, flag = _flag(core, memory_id, change_id)
+    if memory.status is not Status.ACTIVE:
+        raise StateError(f"memory {memory.id} is {memory.status.value}, not active")
+    new = replace(memory, status=Status.ARCHIVED, archived_at=core.now(now))
+    entry = core.audit(
+        by,
+        AuditAction.CONFIRM_FLAGGED,
+        "memory",
+        memory.id,
+        memory.patient_id,
+        memory.to_public_dict(),
+        {**new.to_public_dict(), "flag": flag.to_public_dict()},
+    )
+    core.apply(ChangeSet(update_memories=[MemoryUpdate(new, memory.version)], audit=[entry]))
+    return core.store.get_memory(memory_id)
