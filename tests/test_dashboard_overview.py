@@ -39,7 +39,7 @@ def eng(demo_store: str) -> Any:
 
 
 def test_kpis_equal_the_engine_counts(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
-    at = app()
+    at = app("pages/overview.py")
     assert not at.exception
     assert at.title[0].value == "Overview"
     assert any(PID in c.value for c in at.caption)
@@ -72,7 +72,7 @@ def test_at_risk_is_the_cleanup_rule(app: Callable[..., Any], eng: mc.MemoryEngi
 def test_timeline_has_a_marker_for_every_visible_memory(
     app: Callable[..., Any], eng: mc.MemoryEngine
 ) -> None:
-    at = app()
+    at = app("pages/overview.py")
     fig = json.loads(at.get("plotly_chart")[0].proto.spec)
     view = eng.view(PID)
     traces = {t["name"]: t for t in fig["data"]}
@@ -88,7 +88,7 @@ def test_timeline_has_a_marker_for_every_visible_memory(
 def test_patient_picker_changes_kpis_and_query_param(
     app: Callable[..., Any], eng: mc.MemoryEngine
 ) -> None:
-    at = app()
+    at = app("pages/overview.py")
     before = _metrics(at)
     at.sidebar.selectbox(key="patient_select").select("NW-1005").run()
     assert not at.exception
@@ -102,12 +102,12 @@ def test_patient_picker_changes_kpis_and_query_param(
 
 
 def test_recent_injections_are_listed(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
-    at = app()
+    at = app("pages/overview.py")
     assert any("No agent has been given" in i.value for i in at.info)
     query = "What appointment times suit the patient?"
     res = eng.build_context(PID, query, record_access=True)  # an agent-side call
     assert res.injection_id
-    at = app()
+    at = app("pages/overview.py")
     texts = [t.value for t in at.text]
     assert any(query in t for t in texts)
     assert not any("No agent has been given" in i.value for i in at.info)
@@ -118,7 +118,7 @@ def test_empty_store_offers_the_demo_data(
     app: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MEMORY_CORE_STORE", f"sqlite:///{tmp_path / 'empty.db'}")
-    at = app()
+    at = app("pages/overview.py")
     assert not at.exception
     assert at.button(key="seed_demo").label == "Load demo data"
     assert not at.metric

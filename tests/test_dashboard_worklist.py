@@ -3,7 +3,9 @@ engine level, on the fast hashing engine with explicit embeddings (cosine 1 with
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -235,3 +237,163 @@ def test_undo_of_a_confirmed_review_reopens_it_and_as_of_views_stay_right(
     if auto.supersessions:
         (a,) = auto.supersessions
         assert e.undo_supersession(a.id, "dr-b").state is mc.SupersessionState.UNDONE
+
+
+# --- the Worklist page (AppTest) ----------------------------------------------------------------
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _at(**state: Any) -> Any:
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    state.setdefault("reviewer", "reviewer")
+    for k, val in state.items():
+        at.session_state[k] = val
+    return at
+
+
+def _metrics(at: Any) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_worklist_is_the_first_page_and_matches_the_engine(
+    app: Callable[..., Any], demo_store: str
+) -> None:
+    at = app()
+    assert not at.exception
+    assert [t.value for t in at.title] == ["Worklist"]
+    store = mc.open_store(demo_store)
+    try:
+        pending = store.list_supersessions(state="pending")
+    finally:
+        store.close()
+    assert _metrics(at)["Waiting for review"] == str(len(pending)) != "0"
+    df = at.dataframe[0].value
+    reviews = df[df["what"] == "Waiting for review"]
+    assert len(reviews) == len(pending)
+    pids = {s.patient_id for s in pending}
+    assert set(reviews["patient"]) == {f"/contradictions?patient={p}" for p in pids}
+    # words, not codes: types as words, no snake_case
+    assert set(reviews["type"]) <= {"Allergy", "Adverse reaction", "Medication", "Preference"}
+    assert not reviews["item"].str.contains("_").any()
+    # safety types first, and the badge on the picker counts the patient's reviews
+    assert reviews["type"].iloc[0] in {"Allergy", "Adverse reaction"}
+    options = at.sidebar.selectbox(key="patient_select").options
+    first = next(p for p in pids)
+    n = sum(s.patient_id == first for s in pending)
+    assert any(o.startswith(first) and o.endswith(f"· {n} to review") for o in options)
+
+
+def test_selecting_a_row_opens_the_patients_review(app: Callable[..., Any]) -> None:
+    at = app()
+    df = at.dataframe[0].value
+    row = len(df) - 1
+    want = df.iloc[row]["patient"].split("patient=")[1]
+    at.session_state["worklist_table"] = {"selection": {"rows": [row], "columns": [], "cells": []}}
+    at.run()
+    assert not at.exception
+    at.button(key="worklist_open").click().run()
+    assert not at.exception
+    assert any("Contradictions" in t.value for t in at.title)
+    assert at.session_state["patient"] == want
+    assert at.query_params["patient"] in (want, [want])
+
+
+def test_worklist_on_an_empty_store_offers_the_demo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMORY_CORE_STORE", f"sqlite:///{tmp_path / 'empty.db'}")
+    monkeypatch.setenv("MEMORY_CORE_EMBEDDER", "hashing")
+    at = _at()
+    at.run()
+    assert not at.exception
+    assert at.button(key="seed_demo")
+    assert not at.dataframe and not at.error
+
+
+@pytest.fixture(scope="module")
+def many_store(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """1,200 patients (one memory each), 60 of them with a pending allergy review."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('many') / 'many.db'}"
+    eng = mc.open_engine(url, "hashing", clock=lambda: NOW)
+    dims = eng.embedder.dimensions
+    recs: list[dict[str, Any]] = []
+    for i in range(1200):
+        recs.append(
+            {
+                "patient_id": f"SC-{i:06d}",
+                "content": "Patient lives alone",
+                "memory_type": "social",
+                "created_at": NOW - timedelta(days=50),
+                "embedding": _vec(dims, 0),
+            }
+        )
+    eng.add_memories(recs, detect=False)
+    for i in range(0, 1200, 20):
+        for text, days in ((PEN[0], 40), (PEN[1], 10)):
+            eng.add_memories(
+                [
+                    {
+                        "patient_id": f"SC-{i:06d}",
+                        "content": text,
+                        "memory_type": "allergy",
+                        "created_at": NOW - timedelta(days=days),
+                        "embedding": _vec(dims, 5),
+                    }
+                ]
+            )
+    assert len(eng.supersessions(state="pending")) == 60
+    eng.store.close()
+    return url
+
+
+def test_worklist_with_many_patients_and_a_picker_that_scales(
+    many_store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMORY_CORE_STORE", many_store)
+    monkeypatch.setenv("MEMORY_CORE_EMBEDDER", "hashing")
+    at = _at()
+    at.run()
+    assert not at.exception
+    m = _metrics(at)
+    assert m["Waiting for review"] == "60" and m["Patients"] == "60"
+    df = at.dataframe[0].value
+    assert len(df) == 60 and set(df["type"]) == {"Allergy"}
+    # the picker never lists every id: recent and busy patients first, a bounded list
+    box = at.sidebar.selectbox(key="patient_select")
+    assert len(box.options) <= 31
+    assert "1,200 patients" in " ".join(c.value for c in at.sidebar.caption)
+    assert sum(o.endswith("· 1 to review") for o in box.options) >= 29
+    # search by id: only matches
+    at.sidebar.text_input(key="patient_search").input("SC-00114").run()
+    box = at.sidebar.selectbox(key="patient_select")
+    current = box.value  # the patient open now stays selectable while searching
+    assert all(o.startswith(("SC-00114", current)) for o in box.options)
+    assert any(o.startswith("SC-001140") for o in box.options)
+    box.select("SC-001149").run()
+    assert at.session_state["patient"] == "SC-001149"
+    # recent patients come first without a search
+    at.sidebar.text_input(key="patient_search").input("").run()
+    assert at.sidebar.selectbox(key="patient_select").options[0] == "SC-001149"
+    at.sidebar.text_input(key="patient_search").input("no-such-patient").run()
+    assert any("No patient id or label" in w.value for w in at.sidebar.warning)
+
+
+def test_a_viewer_sees_the_worklist_read_only(demo_store: str) -> None:
+    at = _at()
+    at.secrets["auth"] = {"redirect_uri": "http://localhost:8501/oauth2callback"}
+    at.secrets["access"] = {"reviewers": ["reviewer@northwind.example"]}
+    at.user = {"is_logged_in": True, "email": "nurse@northwind.example", "name": "Nurse"}
+    at.run()
+    assert not at.exception
+    assert [t.value for t in at.title] == ["Worklist"]
+    assert any("Read-only" in c.value for c in at.caption)
+    assert at.dataframe and _metrics(at)["Waiting for review"] != "0"
+    # opening the review from the worklist: the viewer cannot confirm or reject there
+    at.session_state["worklist_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    at.run()
+    at.button(key="worklist_open").click().run()
+    assert not at.exception
+    acts = [b for b in at.button if b.key and b.key.startswith(("confirm_", "reject_"))]
+    assert acts and all(b.disabled for b in acts)
