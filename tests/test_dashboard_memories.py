@@ -216,7 +216,9 @@ def test_signed_in_viewer_cannot_change_memories(demo_store: str, store: mc.Memo
     at.run()
     at.switch_page(PAGE).run()
     assert not at.exception
-    assert not at.sidebar.text_input  # the actor is the signed-in identity, not a typed name
+    # the actor is the signed-in identity, not a typed name (the sidebar's only text field is
+    # the patient search)
+    assert [i.key for i in at.sidebar.text_input] == ["patient_search"]
     assert any("Read-only" in c.value for c in at.caption)
     for key in ("pin_toggle", "archive_toggle", "save_importance", "save_new"):
         assert at.button(key=key).disabled

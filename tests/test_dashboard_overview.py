@@ -54,7 +54,7 @@ def test_kpis_equal_the_engine_counts(app: Callable[..., Any], eng: mc.MemoryEng
 def test_at_risk_is_the_cleanup_rule(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
     """At risk = active, not pinned, not review-gated, strength below the cleanup threshold."""
     pid = "NW-1004"
-    at = app(patient=pid)
+    at = app("pages/overview.py", patient=pid)
     view = eng.view(pid)
     pol = eng.policy
     by_rule = [
