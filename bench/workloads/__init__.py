@@ -28,6 +28,7 @@ from . import (
     embedder,
     memory,
     scaling,
+    worklist,
     writes,
 )
 from .common import (
@@ -61,6 +62,7 @@ class Bench(Setup):
         "bulk",
         "embed",
         "app",
+        "worklist",
         "rss",
     )
 
@@ -88,6 +90,7 @@ class Bench(Setup):
             "bulk": lambda: bulk.run(self),
             "embed": lambda: embedder.run(self),
             "app": lambda: dashboard.run(self),
+            "worklist": lambda: worklist.run(self),
             "rss": lambda: memory.run(self),
         }
         assert tuple(steps) == self.STEPS
