@@ -291,6 +291,18 @@ def reviewer() -> str:
     return name.strip()
 
 
+def count_problem(value: object, lo: int, hi: int) -> str | None:
+    """What is wrong with a whole number typed in a row-limit field, in words (None: fine)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return f"Enter a whole number from {lo} to {hi}."
+    x = float(value)
+    if x != int(x):
+        return f"Enter a whole number ({x:g} has a fraction)."
+    if not lo <= x <= hi:
+        return f"Enter a number from {lo} to {hi}; {x:g} is outside that range."
+    return None
+
+
 def reviewer_ok() -> bool:
     """True when the actor is usable (signed in, or a valid name typed)."""
     if auth_configured():
