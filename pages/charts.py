@@ -93,6 +93,7 @@ def decay_curves(
     *,
     months_ahead: int = 12,
     points: int = 120,
+    marker: str = "now",
 ) -> go.Figure:
     """Each memory's current importance from creation to ``months_ahead`` after now, with
     markers for now and each recorded access, and the cleanup threshold as a line (on the
@@ -135,10 +136,62 @@ def decay_curves(
         annotation_text=f"cleanup threshold (strength {policy.cleanup_threshold:.2f})",
     )
     fig.add_vline(x=now.timestamp() * 1000, line_dash="dot", line_color="#1b2a33")
-    fig.add_annotation(x=now, y=10.4, text="now", showarrow=False, xanchor="left", xshift=4)
+    fig.add_annotation(x=now, y=10.4, text=marker, showarrow=False, xanchor="left", xshift=4)
     fig.update_yaxes(range=[0, 10.8])
     return _layout(
         fig, "Current importance over time", "Date (UTC)", "Current importance (1–10)", height=480
+    )
+
+
+def rank_slope(
+    rows: Sequence[Mapping[str, object]], top_n: int, height: int | None = None
+) -> go.Figure:
+    """Saved rank (left) to tuned rank (right), one line per memory: a line that climbs moved
+    up the ranking under the tuned policy. ``rows`` carry "rank (saved)", "rank (tuned)",
+    "content" and "change"; rank 1 is at the top."""
+    fig = go.Figure()
+    colours = {
+        "enters top": "#1f7a4d",
+        "leaves top": "#b03a2e",
+        "falls below cleanup": "#8a949b",
+        "rises above cleanup": "#1f6f8b",
+    }
+    worst = 1
+    for r in rows:
+        a, b = int(str(r["rank (saved)"])), int(str(r["rank (tuned)"]))
+        worst = max(worst, a, b)
+        content = str(r["content"])
+        label = _text(content if len(content) <= 60 else content[:59] + "…")
+        change = str(r.get("change", ""))
+        fig.add_trace(
+            go.Scatter(
+                x=["Saved policy", "Tuned policy"],
+                y=[a, b],
+                mode="lines+markers",
+                line={"color": colours.get(change, "#c77d2e"), "width": 2},
+                marker={"size": 8},
+                name=label,
+                showlegend=False,
+                hovertemplate=f"{label}<br>rank %{{y}}<br>{_text(change)}<extra></extra>",
+            )
+        )
+    fig.add_hrect(y0=0.5, y1=top_n + 0.5, fillcolor="#e8f1f4", line_width=0, layer="below")
+    fig.add_annotation(
+        x="Saved policy",
+        y=0.5,
+        text=f"top {top_n}",
+        showarrow=False,
+        yanchor="bottom",
+        xanchor="right",
+        xshift=-8,
+    )
+    fig.update_yaxes(autorange="reversed", dtick=max(1, worst // 10), range=[worst + 0.5, 0.5])
+    return _layout(
+        fig,
+        "Rank under the saved and the tuned policy",
+        "",
+        "Rank (1 = most important now)",
+        height=height or max(320, min(900, 24 * worst)),
     )
 
 
