@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 
 import memory_core as mc
 from memory_core import decay
+from memory_core.labels import status_label, type_label
 
 STATUS_COLOURS = {"active": "#1f6f8b", "superseded": "#c77d2e", "archived": "#8a949b"}
 FONT = {"family": "sans-serif", "size": 13, "color": "#1b2a33"}
@@ -38,20 +39,30 @@ def _layout(fig: go.Figure, title: str, x: str, y: str, height: int = 420) -> go
 
 
 def timeline(view: mc.PatientView) -> go.Figure:
-    """Time on x, memory type on y, marker size = current importance, colour = status."""
+    """Time on x, memory type (in words) on y, marker size = current importance, colour =
+    status; a superseded memory's hover names what replaced it."""
     fig = go.Figure()
+    content_of = {m.id: m.content for m in view.memories}
     for status, colour in STATUS_COLOURS.items():
         idx = [i for i, s in enumerate(view.status) if s.value == status]
         if not idx:
             continue
         mems = [view.memories[i] for i in idx]
         cur = [float(view.current_importance[i]) for i in idx]
+
+        def replaced(m: mc.Memory, status: str = status) -> str:
+            newer = content_of.get(m.superseded_by or "")
+            if status != "superseded" or not m.superseded_by:
+                return ""
+            shown = newer if newer is not None else "a newer memory (not visible at this date)"
+            return "<br>replaced by: " + _text(shown if len(shown) <= 90 else shown[:89] + "…")
+
         fig.add_trace(
             go.Scatter(
                 x=[m.created_at for m in mems],
-                y=[m.memory_type for m in mems],
+                y=[type_label(m.memory_type) for m in mems],
                 mode="markers",
-                name=status,
+                name=status_label(status),
                 marker={
                     "size": [6 + 3 * c for c in cur],
                     "color": colour,
@@ -61,26 +72,29 @@ def timeline(view: mc.PatientView) -> go.Figure:
                 customdata=[
                     [
                         _text(m.content),
-                        m.created_at.strftime("%Y-%m-%d"),
-                        m.last_accessed.strftime("%Y-%m-%d"),
+                        m.created_at.strftime("%d %b %Y"),
+                        m.last_accessed.strftime("%d %b %Y"),
                         int(view.access_count[i]),
                         c,
                         m.importance,
+                        replaced(m),
                     ]
                     for m, i, c in zip(mems, idx, cur, strict=True)
                 ],
                 hovertemplate=(
-                    "%{customdata[0]}<br>created %{customdata[1]} · last used %{customdata[2]}"
-                    "<br>accesses %{customdata[3]} · importance %{customdata[4]:.2f} "
-                    "(base %{customdata[5]})<extra>" + status + "</extra>"
+                    "%{customdata[0]}<br>written %{customdata[1]} · last given to the agent "
+                    "%{customdata[2]}<br>used %{customdata[3]} times · importance now "
+                    "%{customdata[4]:.1f} (set to %{customdata[5]})%{customdata[6]}<extra>"
+                    + status_label(status)
+                    + "</extra>"
                 ),
             )
         )
     return _layout(
         fig,
         "Memory timeline (marker size = current importance)",
-        "Created (UTC date)",
-        "Memory type",
+        "Written (UTC date)",
+        "Type",
         height=460,
     )
 
