@@ -8,13 +8,14 @@ from pages import common
 
 st.set_page_config(
     page_title="Clinical memory — Northwind Health",
-    page_icon=":material/stethoscope:",
+    page_icon="🩺",  # the tab icon: a Material icon here is fetched from fonts.gstatic.com
     layout="wide",
 )
 
 common.gate()
 
-# Material icons ship with Streamlit (its own font file): no emoji font, no outbound request.
+# Navigation and button icons: Streamlit's bundled Material Symbols font (no emoji font, no
+# outbound request; only a Material page_icon would be fetched from the internet).
 PAGES = [
     st.Page("pages/worklist.py", title="Worklist", icon=":material/checklist:", default=True),
     st.Page("pages/overview.py", title="Overview", icon=":material/home:"),

@@ -281,7 +281,8 @@ def _lab_frames(
             {
                 "id": m.id,
                 "content": m.content,
-                "type": m.memory_type,
+                "type": type_label(m.memory_type),
+                "code": m.memory_type,
                 "current (tuned)": d.tuned_importance,
                 "current (saved)": d.saved_importance,
                 "change": d.tuned_importance - d.saved_importance,
@@ -358,7 +359,7 @@ def _chart_selection(table: pd.DataFrame, always_types: Collection[str]) -> list
         )
     }
     default = list(options[:CHART_DEFAULT_N])
-    default += [i for i, t in zip(table["id"], table["type"], strict=True) if t in always_types]
+    default += [i for i, t in zip(table["id"], table["code"], strict=True) if t in always_types]
     default = list(dict.fromkeys(default))
     ss = st.session_state
     current = ss.get("lab_memories")
@@ -453,15 +454,28 @@ def main() -> None:
         st.info("Pick one or more memories above to draw their decay curves.")
 
     st.subheader("Active memories under the tuned policy")
+    wide = st.toggle(
+        "More columns (strength, cleanup, written, base, uses, pinned, tier)",
+        key="lab_wide",
+        help="The extra columns may need scrolling sideways on a narrow screen.",
+    )
+    narrow = ["content", "type", "current (tuned)", "current (saved)", "change", "rank (tuned)"]
     st.dataframe(
-        table.drop(columns=["id"]),
+        table.drop(columns=["id", "code"]),
         key="lab_table",
         hide_index=True,
+        column_order=None if wide else narrow,
         column_config={
-            "content": st.column_config.TextColumn(width=320),
-            "current (tuned)": st.column_config.NumberColumn(format="%.2f"),
-            "current (saved)": st.column_config.NumberColumn(format="%.2f"),
-            "change": st.column_config.NumberColumn(format="%+.2f"),
+            "content": st.column_config.TextColumn(width=180),
+            "type": st.column_config.TextColumn(width="small"),
+            "rank (tuned)": st.column_config.NumberColumn("rank", width="small"),
+            "current (tuned)": st.column_config.NumberColumn(
+                "tuned", format="%.2f", width="small", help="Importance now, tuned policy"
+            ),
+            "current (saved)": st.column_config.NumberColumn(
+                "saved", format="%.2f", width="small", help="Importance now, saved policy"
+            ),
+            "change": st.column_config.NumberColumn(format="%+.2f", width="small"),
             "strength (tuned)": st.column_config.NumberColumn(format="%.3f"),
         },
     )

@@ -20,6 +20,20 @@ from pages import common
 
 STATUSES = [s.value for s in Status]
 TIERS = [t.value for t in mc.Tier]
+#: the columns that fit from 1,024 px (the rest one toggle away)
+COLUMNS_NARROW = ["content", "type", "status", "current importance", "last accessed"]
+COLUMNS_WIDE = [
+    "content",
+    "type",
+    "status",
+    "current importance",
+    "base importance",
+    "pinned",
+    "accesses",
+    "created",
+    "last accessed",
+    "tier",
+]
 ACTION_FLASH = "memories_action_flash"
 ADD_FLASH = "memories_add_flash"
 COLUMNS = [
@@ -350,17 +364,23 @@ if df.empty:
 elif shown.empty:
     st.info("No memory matches these filters: clear a filter or the search text.")
 else:
+    wide = st.toggle(
+        "More columns (base importance, pinned, uses, written, tier)",
+        key="memories_wide",
+        help="The extra columns may need scrolling sideways on a narrow screen.",
+    )
+    cols_shown = COLUMNS_WIDE if wide else COLUMNS_NARROW
     table = st.dataframe(
         shown,
         key="memories_table",
         hide_index=True,
         on_select="rerun",
         selection_mode="single-row",
-        column_order=[c for c in COLUMNS if c != "id"],
+        column_order=[c for c in COLUMNS if c in set(cols_shown)],
         height=420,
         column_config={
             "content": st.column_config.TextColumn(
-                "Content", width=300, help="Hover or widen the column to read all of it."
+                "Content", width=210, help="Hover or widen the column to read all of it."
             ),
             "type": st.column_config.TextColumn("Type", width="small"),
             "status": st.column_config.TextColumn("Status", width="small"),

@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from memory_core.importance import KNOWN_TYPES
+from memory_core.labels import type_label, visible_types
 from memory_core.values import AuditAction
 from pages import common
 
@@ -97,7 +98,10 @@ with c2:
 
 policy = engine.policy
 embedder_types: dict[str, float] = dict(desc["default_type_thresholds"])  # type: ignore[call-overload]
-types = list(dict.fromkeys([*KNOWN_TYPES, *policy.contradiction.type_thresholds, *embedder_types]))
+types = visible_types(
+    dict.fromkeys([*KNOWN_TYPES, *policy.contradiction.type_thresholds, *embedder_types]),
+    policy.importance_rules,
+)
 
 
 def _source(t: str) -> str:
@@ -110,12 +114,14 @@ def _source(t: str) -> str:
     return "embedder default (global)"
 
 
-tcol, pcol = st.columns([3, 2])
+tcol = st.container()
+pcol = st.expander("The saved policy as stored (JSON)")
 with tcol:
     st.caption("Contradiction threshold per memory type (cosine, −1…1; higher = stricter)")
     st.dataframe(
         pd.DataFrame(
             {
+                "memory type": [type_label(t) for t in types],
                 "type": types,
                 "threshold": [engine.threshold_for(t) for t in types],
                 "source": [_source(t) for t in types],
@@ -124,6 +130,7 @@ with tcol:
         ),
         key="threshold_table",
         hide_index=True,
+        column_order=["memory type", "threshold", "source", "on a match"],
         height=35 * (len(types) + 1) + 3,
         column_config={"threshold": st.column_config.NumberColumn("threshold", format="%.2f")},
     )
@@ -183,19 +190,26 @@ if entries is not None:
     if audit.empty:
         st.info("No audit rows match these filters: widen the patient, actor or action filter.")
     else:
+        wide = st.toggle(
+            "More columns (record and its id, the full before and after)",
+            key="audit_wide",
+            help="The extra columns may need scrolling sideways on a narrow screen.",
+        )
         st.dataframe(
             audit,
             key="audit_table",
             hide_index=True,
+            column_order=None if wide else ["time", "actor", "action", "patient", "what changed"],
             column_config={
                 "time": st.column_config.DatetimeColumn(
-                    "time (UTC)", format="YYYY-MM-DD HH:mm", timezone="UTC"
+                    "time (UTC)", format="YYYY-MM-DD HH:mm", timezone="UTC", width=130
                 ),
+                "action": st.column_config.TextColumn("action", width=110),
                 "actor": st.column_config.TextColumn("actor", width="small"),
                 "entity": st.column_config.TextColumn("entity", width="small"),
                 "entity id": st.column_config.TextColumn("entity id", width="medium"),
                 "patient": st.column_config.TextColumn("patient", width="small"),
-                "what changed": st.column_config.TextColumn("what changed", width="medium"),
+                "what changed": st.column_config.TextColumn("what changed", width=180),
                 "before": st.column_config.TextColumn("before (JSON)", width="medium"),
                 "after": st.column_config.TextColumn("after (JSON)", width="medium"),
             },

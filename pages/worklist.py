@@ -16,6 +16,13 @@ from memory_core.worklist import KIND_LABELS, WorkItem
 from pages import common
 
 LIMIT = 200
+#: metric labels and the What column: short enough for 1,024 px
+SHORT = {
+    "review": "Review",
+    "safety_change": "Safety change",
+    "stale_flag": "Out of date?",
+    "cleanup": "Cleanup",
+}
 #: where an item's link opens the patient
 TARGET = {
     "review": ("contradictions", "pages/contradictions.py"),
@@ -50,15 +57,16 @@ def _rows(items: list[WorkItem], now: datetime) -> pd.DataFrame:
         [
             {
                 "patient": f"/{TARGET[w.kind][0]}{w.link}",
-                "what": w.kind_label,
+                "what": SHORT[w.kind],
                 "item": w.title,
                 "type": type_label(w.memory_type) if w.memory_type else "—",
                 "since": w.since.astimezone(UTC).strftime("%d %b %Y %H:%M"),
                 "waiting": _ago(w.since, now),
+                "kind": w.kind_label,
             }
             for w in items
         ],
-        columns=["patient", "what", "item", "type", "since", "waiting"],
+        columns=["patient", "what", "item", "type", "since", "waiting", "kind"],
     )
 
 
@@ -79,7 +87,7 @@ items = engine.worklist(now=now, limit=LIMIT)
 
 cols = st.columns(len(KIND_LABELS) + 1)
 for col, kind in zip(cols, KIND_LABELS, strict=False):
-    col.metric(KIND_LABELS[kind], f"{items.totals[kind]:,}", help=HELP[kind])
+    col.metric(SHORT[kind], f"{items.totals[kind]:,}", help=f"{KIND_LABELS[kind]}. {HELP[kind]}")
 cols[-1].metric("Patients", f"{items.patients:,}", help="Patients with at least one item.")
 
 if not items:
@@ -107,14 +115,16 @@ table = st.dataframe(
     on_select="rerun",
     selection_mode="single-row",
     width="stretch",
+    # fits 1,024 px: the type is the item's first word, the exact time is in the row's card
+    column_order=["patient", "what", "item", "waiting"],
     column_config={
         "patient": st.column_config.LinkColumn(
             "Patient", display_text=r"patient=(.*)$", width="small", help="Opens the patient"
         ),
-        "what": st.column_config.TextColumn("What", width="medium"),
-        "item": st.column_config.TextColumn("Item", width="large"),
-        "type": st.column_config.TextColumn("Type", width="small"),
-        "since": st.column_config.TextColumn("Since", width="small"),
+        "what": st.column_config.TextColumn("What", width=100),
+        "item": st.column_config.TextColumn(
+            "Item", width=250, help="Select the row to read all of it"
+        ),
         "waiting": st.column_config.TextColumn("Waiting", width="small"),
     },
 )
@@ -124,7 +134,10 @@ if rows:
     label, page = TARGET[chosen.kind]
     with st.container(border=True):
         st.markdown(f"**{chosen.patient_id}** · {chosen.kind_label}")
-        st.write(chosen.title)
+        st.text(chosen.title)
+        st.caption(
+            f"Since {chosen.since.astimezone(UTC):%d %b %Y %H:%M} UTC ({_ago(chosen.since, now)})"
+        )
         if st.button(
             f"Open {chosen.patient_id} on {label.capitalize()}",
             key="worklist_open",

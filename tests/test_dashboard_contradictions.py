@@ -185,7 +185,7 @@ def test_undo_of_a_confirmed_review_reopens_it(
     assert "again: a reviewer undid the earlier confirmation" in card_text(at)
     # the worklist counts it again
     at.switch_page("pages/worklist.py").run()
-    assert {m.label: m.value for m in at.metric}["Waiting for review"] == str(len(pending))
+    assert {m.label: m.value for m in at.metric}["Review"] == str(len(pending))
 
 
 @pytest.mark.parametrize("bad", [0, -1, 501])

@@ -268,9 +268,9 @@ def test_worklist_is_the_first_page_and_matches_the_engine(
         pending = store.list_supersessions(state="pending")
     finally:
         store.close()
-    assert _metrics(at)["Waiting for review"] == str(len(pending)) != "0"
+    assert _metrics(at)["Review"] == str(len(pending)) != "0"
     df = at.dataframe[0].value
-    reviews = df[df["what"] == "Waiting for review"]
+    reviews = df[df["kind"] == "Waiting for review"]
     assert len(reviews) == len(pending)
     pids = {s.patient_id for s in pending}
     assert set(reviews["patient"]) == {f"/contradictions?patient={p}" for p in pids}
@@ -357,7 +357,7 @@ def test_worklist_with_many_patients_and_a_picker_that_scales(
     at.run()
     assert not at.exception
     m = _metrics(at)
-    assert m["Waiting for review"] == "60" and m["Patients"] == "60"
+    assert m["Review"] == "60" and m["Patients"] == "60"
     df = at.dataframe[0].value
     assert len(df) == 60 and set(df["type"]) == {"Allergy"}
     # the picker never lists every id: recent and busy patients first, a bounded list
@@ -389,7 +389,7 @@ def test_a_viewer_sees_the_worklist_read_only(demo_store: str) -> None:
     assert not at.exception
     assert [t.value for t in at.title] == ["Worklist"]
     assert any("Read-only" in c.value for c in at.caption)
-    assert at.dataframe and _metrics(at)["Waiting for review"] != "0"
+    assert at.dataframe and _metrics(at)["Review"] != "0"
     # opening the review from the worklist: the viewer cannot confirm or reject there
     at.session_state["worklist_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
     at.run()
