@@ -5,7 +5,8 @@ supersessions, the audit log and the few memories they name; see
 
 Order: reviews of safety-critical types (allergy, adverse reaction), then safety-critical
 memories demoted or archived in the last days, then "possibly stale" flags, then the other
-reviews, then the cleanup previews; within a group, oldest first (the longest waiting).
+reviews, then the cleanup previews; within a group, oldest first (the longest waiting), and on
+equal waits allergies first.
 """
 
 from __future__ import annotations
@@ -64,12 +65,14 @@ class WorkItem:
         return f"?patient={self.patient_id}"
 
     @property
-    def rank(self) -> tuple[int, float, str, str]:
+    def rank(self) -> tuple[int, float, int, str, str]:
         if self.kind == "review":
             group = 0 if self.safety else 3
         else:
             group = {"safety_change": 1, "stale_flag": 2, "cleanup": 4}[self.kind]
-        return (group, self.since.timestamp(), self.patient_id, self.ref or "")
+        # equal waits (e.g. detected by one scan): allergies before adverse reactions
+        first = 0 if self.memory_type == "allergy" else 1
+        return (group, self.since.timestamp(), first, self.patient_id, self.ref or "")
 
 
 class WorkList(list[WorkItem]):

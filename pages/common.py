@@ -260,7 +260,7 @@ def name_problem(name: str) -> str | None:
     at most :data:`MAX_NAME` characters, no markup; empty is an error (never "reviewer")."""
     text = name.strip()
     if not text:
-        return "Enter your name: every change is recorded in the audit log under it."
+        return "Enter your name: changes are recorded under it."
     if len(text) > MAX_NAME:
         return f"Use at most {MAX_NAME} characters (this name has {len(text)})."
     if not text.isprintable():

@@ -130,7 +130,8 @@ def _card(
                 f"· similarity {sup.similarity:.3f} · detected {_fmt(sup.detected_at)} UTC"
             )
         if state == "pending":
-            b1, b2, _ = st.columns([1, 1, 4])
+            row = st.container(horizontal=True)
+            b1 = b2 = row
             if b1.button(
                 "Confirm",
                 icon=":material/check:",
@@ -207,7 +208,13 @@ def main() -> None:
     mems = {m.id: m for m in engine.list_memories(pid) if m.id in ids}
 
     pending = [s for s in sups if s.state.value == "pending"]
-    pending.sort(key=lambda s: s.detected_at)
+    # allergies first (as on the worklist), then the longest waiting
+    pending.sort(
+        key=lambda s: (
+            getattr(mems.get(s.old_id), "memory_type", "") != "allergy",
+            s.detected_at,
+        )
+    )
     history_all = [s for s in sups if s.state.value != "pending"]
     queue_tab, history_tab, tuner_tab = st.tabs(
         [

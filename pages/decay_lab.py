@@ -420,16 +420,20 @@ def main() -> None:
 
     counts = compare["change"].value_counts()
     m = st.columns(5)
-    m[0].metric("Active memories", len(table))
+    m[0].metric("Active", len(table), help="Active memories as of this moment.")
     m[1].metric(f"Enter top {TOP_N}", int(counts.get("enters top", 0)))
     m[2].metric(f"Leave top {TOP_N}", int(counts.get("leaves top", 0)))
     m[3].metric(
-        "Cross cleanup",
+        "Cleanup",
         int(counts.get("falls below cleanup", 0) + counts.get("rises above cleanup", 0)),
         help="Memories that fall below or rise above the cleanup threshold under the tuned "
         "policy compared with the saved one.",
     )
-    m[4].metric("Other rank changes", int(counts.get("rank changes", 0)))
+    m[4].metric(
+        "Other moves",
+        int(counts.get("rank changes", 0)),
+        help="Other memories whose rank changes.",
+    )
 
     selected = _chart_selection(table, engine.policy.ranking.always_include_types)
     if selected:

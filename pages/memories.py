@@ -380,9 +380,9 @@ else:
         height=420,
         column_config={
             "content": st.column_config.TextColumn(
-                "Content", width=210, help="Hover or widen the column to read all of it."
+                "Content", width=180, help="Hover or widen the column to read all of it."
             ),
-            "type": st.column_config.TextColumn("Type", width="small"),
+            "type": st.column_config.TextColumn("Type", width=110),
             "status": st.column_config.TextColumn("Status", width="small"),
             "tier": st.column_config.TextColumn("Tier", width="small"),
             "base importance": st.column_config.ProgressColumn(
@@ -406,10 +406,10 @@ else:
             ),
             "accesses": st.column_config.NumberColumn("Accesses", format="%d", width="small"),
             "created": st.column_config.DatetimeColumn(
-                "Created (UTC)", format="YYYY-MM-DD", timezone="UTC", width="small"
+                "Written", format="YYYY-MM-DD", timezone="UTC", width="small"
             ),
             "last accessed": st.column_config.DatetimeColumn(
-                "Last used (UTC)", format="YYYY-MM-DD", timezone="UTC", width="small"
+                "Last used", format="YYYY-MM-DD", timezone="UTC", width="small"
             ),
         },
     )
@@ -490,7 +490,7 @@ else:
         if edit_problem:
             a3.error(edit_problem)
         a4.button(
-            "Save importance",
+            "Save",
             icon=":material/save:",
             key="save_importance",
             disabled=not editable or edit_problem is not None,

@@ -209,7 +209,7 @@ if entries is not None:
                 "entity": st.column_config.TextColumn("entity", width="small"),
                 "entity id": st.column_config.TextColumn("entity id", width="medium"),
                 "patient": st.column_config.TextColumn("patient", width="small"),
-                "what changed": st.column_config.TextColumn("what changed", width=180),
+                "what changed": st.column_config.TextColumn("what changed", width=160),
                 "before": st.column_config.TextColumn("before (JSON)", width="medium"),
                 "after": st.column_config.TextColumn("after (JSON)", width="medium"),
             },

@@ -397,3 +397,11 @@ def test_a_viewer_sees_the_worklist_read_only(demo_store: str) -> None:
     assert not at.exception
     acts = [b for b in at.button if b.key and b.key.startswith(("confirm_", "reject_"))]
     assert acts and all(b.disabled for b in acts)
+
+
+def test_equal_waits_put_allergies_before_adverse_reactions() -> None:
+    items = [
+        WorkItem("review", "A", "ar", NOW, memory_type="adverse_reaction", safety=True, ref="a"),
+        WorkItem("review", "B", "al", NOW, memory_type="allergy", safety=True, ref="b"),
+    ]
+    assert [w.memory_type for w in build(items, 10)] == ["allergy", "adverse_reaction"]
