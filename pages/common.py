@@ -270,6 +270,10 @@ def name_problem(name: str) -> str | None:
     return None
 
 
+def _keep_name() -> None:
+    st.session_state["_reviewer_name"] = st.session_state.get("reviewer", "")
+
+
 def reviewer() -> str:
     """Who is acting, recorded as the actor in the audit log: the signed-in identity with
     [auth], otherwise the name typed in the sidebar. An invalid or empty name shows what is
@@ -277,10 +281,15 @@ def reviewer() -> str:
     :func:`reviewer_ok` says whether it is usable."""
     if auth_configured():
         return identity()
-    st.session_state.setdefault("reviewer", "")
+    # a widget's value does not survive a page switch: keep a copy outside the widget (updated
+    # by the change callback) and give it back to the widget on every run
+    if "_reviewer_name" not in st.session_state:
+        st.session_state["_reviewer_name"] = st.session_state.get("reviewer", "")
+    st.session_state["reviewer"] = st.session_state["_reviewer_name"]
     name = st.sidebar.text_input(
         "Your name (for the audit log)",
         key="reviewer",
+        on_change=_keep_name,
         max_chars=MAX_NAME + 40,  # longer input is refused with a message, not cut silently
         placeholder="e.g. Dr. Rivera",
     )

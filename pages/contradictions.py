@@ -31,9 +31,11 @@ def _fmt(dt: datetime | None) -> str:
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _importance(patient_id: str, version: str, minute: str) -> dict[str, tuple[float, str]]:
-    """memory id -> (current importance, status) now, from engine.view (keyed on values)."""
-    view = common.engine().view(patient_id, now=datetime.fromisoformat(minute))
+def _importance(patient_id: str, version: str) -> dict[str, tuple[float, str]]:
+    """memory id -> (current importance, status) now, keyed on the store's data version only
+    (issue 16: keyed on the minute, a confirmation made later in that minute was not yet "in
+    effect" as of the minute's start, and the card said "active" for up to a minute)."""
+    view = common.engine().view(patient_id)
     return {
         m.id: (float(view.current_importance[i]), view.status[i].value)
         for i, m in enumerate(view.memories)
@@ -41,20 +43,18 @@ def _importance(patient_id: str, version: str, minute: str) -> dict[str, tuple[f
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _similarities(patient_id: str, version: str, minute: str) -> dict[str, np.ndarray]:
+def _similarities(patient_id: str, version: str) -> dict[str, np.ndarray]:
     """Per type, the cosine of every same-type pair of active memories (arrays, not rows: a
-    patient with thousands of memories has millions of pairs)."""
-    now = datetime.fromisoformat(minute)
-    return common.engine().similarity_values(patient_id, now=now)
+    patient with thousands of memories has millions of pairs); keyed on the data version."""
+    return common.engine().similarity_values(patient_id)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _pairs(patient_id: str, version: str, minute: str, min_similarity: float) -> pd.DataFrame:
-    """The same-type pairs at or above ``min_similarity``, older first (keyed on values)."""
+def _pairs(patient_id: str, version: str, min_similarity: float) -> pd.DataFrame:
+    """The same-type pairs at or above ``min_similarity``, older first (keyed on the data
+    version)."""
     engine = common.engine()
-    pairs = engine.similarity_pairs(
-        patient_id, now=datetime.fromisoformat(minute), min_similarity=min_similarity
-    )
+    pairs = engine.similarity_pairs(patient_id, min_similarity=min_similarity)
     known = {(s.old_id, s.new_id): s.state.value for s in engine.supersessions(patient_id)}
     return pd.DataFrame(
         [
@@ -201,8 +201,7 @@ def main() -> None:
         st.success(msg)
 
     version = common.data_version(pid)  # names the store, covers content and accesses
-    minute = engine.clock().replace(second=0, microsecond=0).isoformat()
-    current = _importance(pid, version, minute)
+    current = _importance(pid, version)
     sups = engine.supersessions(pid)
     ids = {s.old_id for s in sups} | {s.new_id for s in sups}
     mems = {m.id: m for m in engine.list_memories(pid) if m.id in ids}
@@ -235,7 +234,7 @@ def main() -> None:
     with history_tab:
         _history(engine, history_all, mems, current, reviewer)
     with tuner_tab:
-        _tuner(engine, pid, version, minute)
+        _tuner(engine, pid, version)
         _scan(engine, pid, reviewer)
 
 
@@ -270,8 +269,8 @@ def _history(
         _card(engine, sup, mems, current, reviewer)
 
 
-def _tuner(engine: mc.MemoryEngine, pid: str, version: str, minute: str) -> None:
-    sims = _similarities(pid, version, minute)
+def _tuner(engine: mc.MemoryEngine, pid: str, version: str) -> None:
+    sims = _similarities(pid, version)
     default = float(engine.contradiction_threshold)
     threshold = st.slider(
         "Contradiction threshold (cosine similarity)",
@@ -299,7 +298,7 @@ def _tuner(engine: mc.MemoryEngine, pid: str, version: str, minute: str) -> None
         return
     everything = np.concatenate(list(sims.values()))
     st.plotly_chart(charts.similarity_histogram(everything, threshold), key="sim_hist")
-    flagged = _pairs(pid, version, minute, float(threshold))
+    flagged = _pairs(pid, version, float(threshold))
     m1, m2, m3 = st.columns(3)
     m1.metric("Same-type pairs", f"{everything.size:,}")
     m2.metric(f"Flagged at {threshold:.2f}", len(flagged))

@@ -157,6 +157,12 @@ def test_signed_in_viewer_cannot_review(demo_store: str, eng: mc.MemoryEngine) -
     assert not [i for i in at.text_input if i.key == "reviewer"]  # actor = signed-in identity
 
 
+def _same(caption: Any, mem: mc.Memory, at: Any) -> bool:
+    """The caption under ``mem``'s text on a card (the text element right before it)."""
+    texts = [t.value for t in at.text]
+    return mem.content in texts and f"written {mem.created_at:%d %b %Y}" in caption.value
+
+
 def test_undo_of_a_confirmed_review_reopens_it(
     app: Callable[..., Any], eng: mc.MemoryEngine
 ) -> None:
@@ -175,7 +181,10 @@ def test_undo_of_a_confirmed_review_reopens_it(
     assert not at.exception
     assert len(button_keys(at, "confirm_")) == len(pending) - 1
     assert eng.get(old.id).status is mc.Status.SUPERSEDED
-    assert "Replaced by a newer memory" in card_text(at)  # no stale "active" from a cache
+    # the confirmed card's older side reads superseded at once (no stale "active" from a
+    # cache keyed on the minute)
+    side = next(c.value for c in at.caption if "written" in c.value and _same(c, old, at))
+    assert side.endswith("Replaced by a newer memory"), side
     at.button(key=f"undo_{sup.id}").click().run()
     assert not at.exception
     assert any("back in the review queue" in s.value for s in at.success)

@@ -405,3 +405,18 @@ def test_equal_waits_put_allergies_before_adverse_reactions() -> None:
         WorkItem("review", "B", "al", NOW, memory_type="allergy", safety=True, ref="b"),
     ]
     assert [w.memory_type for w in build(items, 10)] == ["allergy", "adverse_reaction"]
+
+
+def test_the_reviewer_name_survives_opening_a_patient_from_the_worklist(
+    app: Callable[..., Any],
+) -> None:
+    """Found walking the demo: a widget's value is dropped on a page switch, so the name typed
+    on the Worklist was gone on Contradictions and Confirm refused."""
+    at = app(reviewer="")
+    at.sidebar.text_input(key="reviewer").input("Dr. Rivera").run()
+    at.session_state["worklist_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    at.run()
+    at.button(key="worklist_open").click().run()
+    assert any("Contradictions" in t.value for t in at.title)
+    assert at.sidebar.text_input(key="reviewer").value == "Dr. Rivera"
+    assert not at.sidebar.error
