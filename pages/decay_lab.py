@@ -269,7 +269,9 @@ def _lab_frames(
     engine = common.engine()
     saved = mc.DecayPolicy(**json.loads(saved_json))
     tuned = mc.DecayPolicy(**json.loads(tuned_json))
-    as_of = datetime.fromisoformat(as_of_iso)
+    # "" = now: keyed on the data version, not on the minute (a change made later in the minute
+    # must show at once)
+    as_of = engine.clock() if not as_of_iso else datetime.fromisoformat(as_of_iso)
     view = engine.view(patient_id, now=as_of, policy=tuned)
     pos = {m.id: i for i, m in enumerate(view.memories)}
     deltas = engine.compare_policies(patient_id, saved, tuned, now=as_of, top_n=TOP_N)
@@ -344,7 +346,7 @@ def _as_of(first: date, now: datetime) -> datetime:
         key="lab_as_of",
     )
     if chosen >= today:
-        return now.replace(second=0, microsecond=0)
+        return now
     return datetime.combine(chosen, time(23, 59), tzinfo=UTC)
 
 
@@ -409,7 +411,11 @@ def main() -> None:
     st.caption(f"As of {_fmt(as_of)} UTC · patient {pid}")
 
     table, compare = _lab_frames(
-        pid, common.data_version(pid), _policy_json(saved), _policy_json(tuned), as_of.isoformat()
+        pid,
+        common.data_version(pid),
+        _policy_json(saved),
+        _policy_json(tuned),
+        "" if as_of >= now else as_of.isoformat(),
     )
     if table.empty:
         st.info(
