@@ -8,20 +8,23 @@ from pages import common
 
 st.set_page_config(
     page_title="Clinical memory — Northwind Health",
-    page_icon="🩺",
+    page_icon="🩺",  # the tab icon: a Material icon here is fetched from fonts.gstatic.com
     layout="wide",
 )
 
 common.gate()
 
+# Navigation and button icons: Streamlit's bundled Material Symbols font (no emoji font, no
+# outbound request; only a Material page_icon would be fetched from the internet).
 PAGES = [
-    st.Page("pages/overview.py", title="Overview", icon="🏠", default=True),
-    st.Page("pages/memories.py", title="Memories", icon="🗂️"),
-    st.Page("pages/decay_lab.py", title="Decay lab", icon="📉"),
-    st.Page("pages/contradictions.py", title="Contradictions", icon="⚖️"),
-    st.Page("pages/prompt_preview.py", title="Prompt preview", icon="💬"),
-    st.Page("pages/ingest.py", title="Ingest", icon="📥"),
-    st.Page("pages/settings.py", title="Settings & audit", icon="⚙️"),
+    st.Page("pages/worklist.py", title="Worklist", icon=":material/checklist:", default=True),
+    st.Page("pages/overview.py", title="Overview", icon=":material/home:"),
+    st.Page("pages/memories.py", title="Memories", icon=":material/folder_open:"),
+    st.Page("pages/decay_lab.py", title="Decay lab", icon=":material/trending_down:"),
+    st.Page("pages/contradictions.py", title="Contradictions", icon=":material/balance:"),
+    st.Page("pages/prompt_preview.py", title="Prompt preview", icon=":material/chat:"),
+    st.Page("pages/ingest.py", title="Ingest", icon=":material/download:"),
+    st.Page("pages/settings.py", title="Settings & audit", icon=":material/settings:"),
 ]
 
 st.navigation(PAGES).run()

@@ -123,7 +123,7 @@ class Supersession:
     state: SupersessionState
     detected_at: datetime
     effective_at: datetime | None = None  # when it took effect (auto: newer created_at)
-    ended_at: datetime | None = None  # when it was undone
+    ended_at: datetime | None = None  # when it was undone (or its review reopened)
     decided_by: str | None = None
     decided_at: datetime | None = None
     version: int = 1
@@ -134,12 +134,9 @@ class Supersession:
             return False
         if self.state in IN_EFFECT:
             return True
-        # an undone supersession was in effect between effective_at and ended_at
-        return (
-            self.state is SupersessionState.UNDONE
-            and self.ended_at is not None
-            and at < self.ended_at
-        )
+        # an undone supersession was in effect between effective_at and ended_at; so was a
+        # review-gated one whose undo reopened the review (pending again, or since rejected)
+        return self.ended_at is not None and at < self.ended_at
 
     def to_public_dict(self) -> dict[str, Any]:
         def iso(d: datetime | None) -> str | None:

@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 
 import memory_core as mc
 from memory_core import decay
+from memory_core.labels import status_label, type_label
 
 STATUS_COLOURS = {"active": "#1f6f8b", "superseded": "#c77d2e", "archived": "#8a949b"}
 FONT = {"family": "sans-serif", "size": 13, "color": "#1b2a33"}
@@ -38,20 +39,30 @@ def _layout(fig: go.Figure, title: str, x: str, y: str, height: int = 420) -> go
 
 
 def timeline(view: mc.PatientView) -> go.Figure:
-    """Time on x, memory type on y, marker size = current importance, colour = status."""
+    """Time on x, memory type (in words) on y, marker size = current importance, colour =
+    status; a superseded memory's hover names what replaced it."""
     fig = go.Figure()
+    content_of = {m.id: m.content for m in view.memories}
     for status, colour in STATUS_COLOURS.items():
         idx = [i for i, s in enumerate(view.status) if s.value == status]
         if not idx:
             continue
         mems = [view.memories[i] for i in idx]
         cur = [float(view.current_importance[i]) for i in idx]
+
+        def replaced(m: mc.Memory, status: str = status) -> str:
+            newer = content_of.get(m.superseded_by or "")
+            if status != "superseded" or not m.superseded_by:
+                return ""
+            shown = newer if newer is not None else "a newer memory (not visible at this date)"
+            return "<br>replaced by: " + _text(shown if len(shown) <= 90 else shown[:89] + "…")
+
         fig.add_trace(
             go.Scatter(
                 x=[m.created_at for m in mems],
-                y=[m.memory_type for m in mems],
+                y=[type_label(m.memory_type) for m in mems],
                 mode="markers",
-                name=status,
+                name=status_label(status),
                 marker={
                     "size": [6 + 3 * c for c in cur],
                     "color": colour,
@@ -61,26 +72,29 @@ def timeline(view: mc.PatientView) -> go.Figure:
                 customdata=[
                     [
                         _text(m.content),
-                        m.created_at.strftime("%Y-%m-%d"),
-                        m.last_accessed.strftime("%Y-%m-%d"),
+                        m.created_at.strftime("%d %b %Y"),
+                        m.last_accessed.strftime("%d %b %Y"),
                         int(view.access_count[i]),
                         c,
                         m.importance,
+                        replaced(m),
                     ]
                     for m, i, c in zip(mems, idx, cur, strict=True)
                 ],
                 hovertemplate=(
-                    "%{customdata[0]}<br>created %{customdata[1]} · last used %{customdata[2]}"
-                    "<br>accesses %{customdata[3]} · importance %{customdata[4]:.2f} "
-                    "(base %{customdata[5]})<extra>" + status + "</extra>"
+                    "%{customdata[0]}<br>written %{customdata[1]} · last given to the agent "
+                    "%{customdata[2]}<br>used %{customdata[3]} times · importance now "
+                    "%{customdata[4]:.1f} (set to %{customdata[5]})%{customdata[6]}<extra>"
+                    + status_label(status)
+                    + "</extra>"
                 ),
             )
         )
     return _layout(
         fig,
         "Memory timeline (marker size = current importance)",
-        "Created (UTC date)",
-        "Memory type",
+        "Written (UTC date)",
+        "Type",
         height=460,
     )
 
@@ -93,6 +107,7 @@ def decay_curves(
     *,
     months_ahead: int = 12,
     points: int = 120,
+    marker: str = "now",
 ) -> go.Figure:
     """Each memory's current importance from creation to ``months_ahead`` after now, with
     markers for now and each recorded access, and the cleanup threshold as a line (on the
@@ -135,10 +150,62 @@ def decay_curves(
         annotation_text=f"cleanup threshold (strength {policy.cleanup_threshold:.2f})",
     )
     fig.add_vline(x=now.timestamp() * 1000, line_dash="dot", line_color="#1b2a33")
-    fig.add_annotation(x=now, y=10.4, text="now", showarrow=False, xanchor="left", xshift=4)
+    fig.add_annotation(x=now, y=10.4, text=marker, showarrow=False, xanchor="left", xshift=4)
     fig.update_yaxes(range=[0, 10.8])
     return _layout(
         fig, "Current importance over time", "Date (UTC)", "Current importance (1–10)", height=480
+    )
+
+
+def rank_slope(
+    rows: Sequence[Mapping[str, object]], top_n: int, height: int | None = None
+) -> go.Figure:
+    """Saved rank (left) to tuned rank (right), one line per memory: a line that climbs moved
+    up the ranking under the tuned policy. ``rows`` carry "rank (saved)", "rank (tuned)",
+    "content" and "change"; rank 1 is at the top."""
+    fig = go.Figure()
+    colours = {
+        "enters top": "#1f7a4d",
+        "leaves top": "#b03a2e",
+        "falls below cleanup": "#8a949b",
+        "rises above cleanup": "#1f6f8b",
+    }
+    worst = 1
+    for r in rows:
+        a, b = int(str(r["rank (saved)"])), int(str(r["rank (tuned)"]))
+        worst = max(worst, a, b)
+        content = str(r["content"])
+        label = _text(content if len(content) <= 60 else content[:59] + "…")
+        change = str(r.get("change", ""))
+        fig.add_trace(
+            go.Scatter(
+                x=["Saved policy", "Tuned policy"],
+                y=[a, b],
+                mode="lines+markers",
+                line={"color": colours.get(change, "#c77d2e"), "width": 2},
+                marker={"size": 8},
+                name=label,
+                showlegend=False,
+                hovertemplate=f"{label}<br>rank %{{y}}<br>{_text(change)}<extra></extra>",
+            )
+        )
+    fig.add_hrect(y0=0.5, y1=top_n + 0.5, fillcolor="#e8f1f4", line_width=0, layer="below")
+    fig.add_annotation(
+        x="Saved policy",
+        y=0.5,
+        text=f"top {top_n}",
+        showarrow=False,
+        yanchor="bottom",
+        xanchor="right",
+        xshift=-8,
+    )
+    fig.update_yaxes(autorange="reversed", dtick=max(1, worst // 10), range=[worst + 0.5, 0.5])
+    return _layout(
+        fig,
+        "Rank under the saved and the tuned policy",
+        "",
+        "Rank (1 = most important now)",
+        height=height or max(320, min(900, 24 * worst)),
     )
 
 

@@ -5,6 +5,7 @@ from memory_core."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -38,8 +39,16 @@ def run(action: Callable[[], T], success: str | None = None) -> T | None:
     """Run an engine call; show its error as st.error (never a traceback)."""
     try:
         result = action()
+    except mc.ValidationError as exc:
+        if exc.field in ("by", "reviewer", "actor"):
+            st.error("Nothing was changed: enter your name in the sidebar first.")
+        else:
+            st.error(f"Nothing was changed: {exc.field.replace('_', ' ')} {exc.message}.")
+        return None
     except mc.MemoryCoreError as exc:
-        st.error(f"{type(exc).__name__}: {exc}")
+        st.error(f"Nothing was changed: {exc}")
+        with st.expander("Technical detail"):
+            st.code(f"{type(exc).__name__}: {exc}", language=None)
         return None
     if success:
         st.toast(success)
@@ -66,23 +75,120 @@ def seed_button() -> None:
             st.rerun()
 
 
+PICKER_SHOWN = 30  # options in the patient list at once (never a list of every id)
+RECENT_KEPT = 8
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _patients(url: str, n_memories: int) -> tuple[list[str], dict[str, str]]:
+    """Every patient id (sorted) and the labels known for them (the synthetic demo's), read
+    again whenever the store's memory count moves (a new patient always adds memories)."""
+    from memory_core.demo import demo_labels
+
+    ids = engine().list_patients()
+    labels = demo_labels()
+    return ids, {p: labels[p] for p in ids if p in labels}
+
+
+def patients() -> tuple[list[str], dict[str, str]]:
+    return _patients(store_url(), engine().store.count_memories())
+
+
+def pending_by_patient() -> dict[str, int]:
+    """Pending reviews per patient: one query over supersessions (not over memories)."""
+    out: dict[str, int] = {}
+    for s in engine().store.list_supersessions(state="pending"):
+        out[s.patient_id] = out.get(s.patient_id, 0) + 1
+    return out
+
+
+def search_patients(
+    ids: list[str],
+    labels: dict[str, str],
+    query: str,
+    recent: list[str],
+    pending: dict[str, int],
+    limit: int = PICKER_SHOWN,
+) -> tuple[list[str], int]:
+    """The patients to offer: matches of ``query`` in the id or label (case-insensitive), or
+    without a query the recent ones, then those with pending reviews (most first), then the
+    rest; recent first in both cases. Returns ``(at most limit ids, number of matches)``."""
+    q = query.strip().lower()
+    known = set(ids)
+    if q:
+        matches = [p for p in ids if q in p.lower() or q in labels.get(p, "").lower()]
+        first = [p for p in recent if p in set(matches)]
+        rest = [p for p in matches if p not in set(first)]
+        return (first + rest)[:limit], len(matches)
+    busy = sorted(pending, key=lambda p: (-pending[p], p))
+    order = [p for p in recent if p in known]
+    order += [p for p in busy if p in known and p not in set(order)]
+    if len(order) < limit:
+        taken = set(order)
+        order += [p for p in ids[: limit * 2] if p not in taken]
+    return order[:limit], len(ids)
+
+
+def patient_label(pid: str, labels: dict[str, str], pending: dict[str, int]) -> str:
+    n = pending.get(pid, 0)
+    badge = f" · {n} to review" if n else ""
+    label = labels.get(pid)
+    text = f"{label.removeprefix('Synthetic patient ')}" if label else pid
+    return f"{text}{badge}"
+
+
 def patient_picker() -> str | None:
-    """Sidebar patient selector shared by every page; kept in session state and in the URL
-    (``?patient=NW-1001``) so a link opens the same patient."""
+    """Sidebar patient picker shared by every page: a search by id or label, recent patients
+    first, a badge with each patient's pending reviews. The choice is kept in session state and
+    in the URL (``?patient=NW-1001``) so a link opens the same patient. Scales to 100,000
+    patients: at most :data:`PICKER_SHOWN` options are drawn."""
     require_access()
-    patients = engine().list_patients()
-    if not patients:
+    ids, labels = patients()
+    if not ids:
         return None
-    wanted = st.session_state.get("patient") or st.query_params.get("patient")
-    if wanted not in patients:
-        wanted = patients[0]
-    choice = st.sidebar.selectbox(
-        "Patient", patients, index=patients.index(wanted), key="patient_select"
+    known = set(ids)
+    url_pid = st.query_params.get("patient")
+    wanted = st.session_state.get("patient")
+    if url_pid and url_pid in known and url_pid != st.session_state.get("_url_patient"):
+        wanted = url_pid  # a link (or the worklist) named a patient
+    st.session_state["_url_patient"] = url_pid
+    if wanted not in known:
+        wanted = ids[0]
+    recent: list[str] = list(st.session_state.get("recent_patients", []))
+    pending = pending_by_patient()
+    query = st.sidebar.text_input(
+        "Find a patient",
+        key="patient_search",
+        placeholder="id or label, e.g. NW-1003 or diabetes",
+        max_chars=80,
     )
+    shown, matches = search_patients(ids, labels, query, [wanted, *recent], pending)
+    if query.strip() and not shown:
+        st.sidebar.warning(f"No patient id or label contains “{query.strip()}”.")
+    if wanted not in shown:
+        shown = [wanted, *shown]
+    if st.session_state.get("patient_select") not in shown:
+        st.session_state["patient_select"] = wanted
+    choice = st.sidebar.selectbox(
+        "Patient",
+        shown,
+        key="patient_select",
+        format_func=lambda p: patient_label(p, labels, pending),
+        help="Recent patients first; the badge counts reviews waiting for this patient.",
+    )
+    if query.strip() and matches > len(shown):
+        st.sidebar.caption(f"{matches:,} matches; showing {len(shown)}. Type more to narrow.")
+    elif not query.strip():
+        st.sidebar.caption(f"{len(ids):,} patients · type to search")
+    choice = str(choice)
     st.session_state["patient"] = choice
+    st.session_state["recent_patients"] = [choice, *[p for p in recent if p != choice]][
+        :RECENT_KEPT
+    ]
     if st.query_params.get("patient") != choice:
         st.query_params["patient"] = choice
-    return str(choice)
+        st.session_state["_url_patient"] = choice
+    return choice
 
 
 def auth_configured() -> bool:
@@ -108,13 +214,13 @@ def gate() -> None:
     if not auth_configured():
         return
     if not st.user.is_logged_in:
-        st.title("🩺 Clinical memory dashboard")
+        st.title(":material/stethoscope: Clinical memory dashboard")
         st.info("Sign in with your organisation account to view patient memories.")
         st.button("Log in", key="login", type="primary", on_click=st.login)
         st.stop()
     role = "reviewer" if can_edit() else "viewer (read-only)"
     st.sidebar.caption(f"Signed in as {identity()} · {role}")
-    st.sidebar.button("Log out", key="logout", on_click=st.logout)
+    st.sidebar.button("Log out", key="logout", icon=":material/logout:", on_click=st.logout)
 
 
 def require_access() -> None:
@@ -142,20 +248,75 @@ def can_edit() -> bool:
 
 def read_only_note() -> None:
     if not can_edit():
-        st.caption("🔒 Read-only: your account is not on the reviewer list.")
+        st.caption(":material/lock: Read-only: your account is not on the reviewer list.")
+
+
+MAX_NAME = 120
+_MARKUP = re.compile(r"[<>&`*_\[\]{}|#]|://")
+
+
+def name_problem(name: str) -> str | None:
+    """What is wrong with a reviewer name, in words, or None when it is acceptable: printable,
+    at most :data:`MAX_NAME` characters, no markup; empty is an error (never "reviewer")."""
+    text = name.strip()
+    if not text:
+        return "Enter your name: changes are recorded under it."
+    if len(text) > MAX_NAME:
+        return f"Use at most {MAX_NAME} characters (this name has {len(text)})."
+    if not text.isprintable():
+        return "Use letters, digits, spaces and ordinary punctuation only (no control characters)."
+    if _MARKUP.search(text):
+        return "Leave out markup: no <, >, &, `, *, _, [, ], {, }, |, # or links."
+    return None
+
+
+def _keep_name() -> None:
+    st.session_state["_reviewer_name"] = st.session_state.get("reviewer", "")
 
 
 def reviewer() -> str:
     """Who is acting, recorded as the actor in the audit log: the signed-in identity with
-    [auth], otherwise the name typed in the sidebar."""
+    [auth], otherwise the name typed in the sidebar. An invalid or empty name shows what is
+    wrong under the field and returns "" (every engine action then refuses, nothing is written);
+    :func:`reviewer_ok` says whether it is usable."""
     if auth_configured():
         return identity()
+    # a widget's value does not survive a page switch: keep a copy outside the widget (updated
+    # by the change callback) and give it back to the widget on every run
+    if "_reviewer_name" not in st.session_state:
+        st.session_state["_reviewer_name"] = st.session_state.get("reviewer", "")
+    st.session_state["reviewer"] = st.session_state["_reviewer_name"]
     name = st.sidebar.text_input(
-        "Reviewer name (for the audit log)",
+        "Your name (for the audit log)",
         key="reviewer",
-        value=st.session_state.get("reviewer", "reviewer"),
+        on_change=_keep_name,
+        max_chars=MAX_NAME + 40,  # longer input is refused with a message, not cut silently
+        placeholder="e.g. Dr. Rivera",
     )
-    return name.strip() or "reviewer"
+    problem = name_problem(name)
+    if problem:
+        st.sidebar.error(problem)
+        return ""
+    return name.strip()
+
+
+def count_problem(value: object, lo: int, hi: int) -> str | None:
+    """What is wrong with a whole number typed in a row-limit field, in words (None: fine)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return f"Enter a whole number from {lo} to {hi}."
+    x = float(value)
+    if x != int(x):
+        return f"Enter a whole number ({x:g} has a fraction)."
+    if not lo <= x <= hi:
+        return f"Enter a number from {lo} to {hi}; {x:g} is outside that range."
+    return None
+
+
+def reviewer_ok() -> bool:
+    """True when the actor is usable (signed in, or a valid name typed)."""
+    if auth_configured():
+        return True
+    return name_problem(str(st.session_state.get("reviewer", ""))) is None
 
 
 def data_version(patient_id: str) -> str:

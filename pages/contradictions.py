@@ -11,27 +11,31 @@ import pandas as pd
 import streamlit as st
 
 import memory_core as mc
+from memory_core.labels import state_label, status_label, type_label, verdict_label
 from pages import charts, common
 
 READ_ONLY = "Read-only: your account is not on the reviewer list, so nothing was changed."
 HISTORY_STATES = ("auto", "confirmed", "rejected", "undone")
 STATE_ICONS = {
-    "pending": "⏳",
-    "auto": "🤖",
-    "confirmed": "✅",
-    "rejected": "🚫",
-    "undone": "↩️",
+    "pending": ":material/hourglass_top:",
+    "auto": ":material/bolt:",
+    "confirmed": ":material/check_circle:",
+    "rejected": ":material/block:",
+    "undone": ":material/undo:",
 }
+HISTORY_LIMIT_MAX = 500
 
 
 def _fmt(dt: datetime | None) -> str:
-    return dt.astimezone(UTC).strftime("%Y-%m-%d %H:%M") if dt else "—"
+    return dt.astimezone(UTC).strftime("%d %b %Y %H:%M") if dt else "—"
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _importance(patient_id: str, version: str, minute: str) -> dict[str, tuple[float, str]]:
-    """memory id -> (current importance, status) now, from engine.view (keyed on values)."""
-    view = common.engine().view(patient_id, now=datetime.fromisoformat(minute))
+def _importance(patient_id: str, version: str) -> dict[str, tuple[float, str]]:
+    """memory id -> (current importance, status) now, keyed on the store's data version only
+    (issue 16: keyed on the minute, a confirmation made later in that minute was not yet "in
+    effect" as of the minute's start, and the card said "active" for up to a minute)."""
+    view = common.engine().view(patient_id)
     return {
         m.id: (float(view.current_importance[i]), view.status[i].value)
         for i, m in enumerate(view.memories)
@@ -39,20 +43,18 @@ def _importance(patient_id: str, version: str, minute: str) -> dict[str, tuple[f
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _similarities(patient_id: str, version: str, minute: str) -> dict[str, np.ndarray]:
+def _similarities(patient_id: str, version: str) -> dict[str, np.ndarray]:
     """Per type, the cosine of every same-type pair of active memories (arrays, not rows: a
-    patient with thousands of memories has millions of pairs)."""
-    now = datetime.fromisoformat(minute)
-    return common.engine().similarity_values(patient_id, now=now)
+    patient with thousands of memories has millions of pairs); keyed on the data version."""
+    return common.engine().similarity_values(patient_id)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _pairs(patient_id: str, version: str, minute: str, min_similarity: float) -> pd.DataFrame:
-    """The same-type pairs at or above ``min_similarity``, older first (keyed on values)."""
+def _pairs(patient_id: str, version: str, min_similarity: float) -> pd.DataFrame:
+    """The same-type pairs at or above ``min_similarity``, older first (keyed on the data
+    version)."""
     engine = common.engine()
-    pairs = engine.similarity_pairs(
-        patient_id, now=datetime.fromisoformat(minute), min_similarity=min_similarity
-    )
+    pairs = engine.similarity_pairs(patient_id, min_similarity=min_similarity)
     known = {(s.old_id, s.new_id): s.state.value for s in engine.supersessions(patient_id)}
     return pd.DataFrame(
         [
@@ -91,8 +93,8 @@ def _memory_side(
     st.text(mem.content)
     imp, status = current.get(mem.id, (float("nan"), mem.status.value))
     st.caption(
-        f"{mem.memory_type} · created {_fmt(mem.created_at)} · base {mem.importance:g} · "
-        f"current importance {imp:.2f} · {status}"
+        f"{type_label(mem.memory_type)} · written {_fmt(mem.created_at)} · "
+        f"importance now {imp:.1f} of 10 · {status_label(status)}"
     )
 
 
@@ -105,13 +107,15 @@ def _card(
 ) -> None:
     state = sup.state.value
     editable = common.can_edit()
-    with st.container(border=True):
+    with st.container(border=True, key=f"card_{sup.id}"):
+        reopened = state == "pending" and sup.ended_at is not None
         st.caption(
-            f"{STATE_ICONS.get(state, '')} {state} · verdict {sup.verdict} · method "
-            f"{sup.method} · similarity {sup.similarity:.3f} · detected {_fmt(sup.detected_at)}"
+            f"{STATE_ICONS.get(state, '')} {state_label(state)}"
+            + (" again: a reviewer undid the earlier confirmation" if reopened else "")
+            + f" · the newer memory {verdict_label(sup.verdict)} the older one"
             + (
-                f" · decided by {sup.decided_by} at {_fmt(sup.decided_at)}"
-                if sup.decided_by
+                f" · decided by {sup.decided_by} on {_fmt(sup.decided_at)}"
+                if sup.decided_by and state != "auto"
                 else ""
             )
         )
@@ -120,10 +124,17 @@ def _card(
             _memory_side("Older", mems.get(sup.old_id), current, sup.old_id)
         with newer:
             _memory_side("Newer", mems.get(sup.new_id), current, sup.new_id)
+        with st.expander("Technical detail"):
+            st.text(
+                f"record {sup.id} · state {state} · verdict {sup.verdict} · method {sup.method} "
+                f"· similarity {sup.similarity:.3f} · detected {_fmt(sup.detected_at)} UTC"
+            )
         if state == "pending":
-            b1, b2, _ = st.columns([1, 1, 4])
+            row = st.container(horizontal=True)
+            b1 = b2 = row
             if b1.button(
-                "✅ Confirm",
+                "Confirm",
+                icon=":material/check:",
                 key=f"confirm_{sup.id}",
                 help="The newer one replaces it",
                 disabled=not editable,
@@ -133,7 +144,8 @@ def _card(
                     "Confirmed: the older memory is superseded.",
                 )
             if b2.button(
-                "🚫 Reject",
+                "Keep both",
+                icon=":material/block:",
                 key=f"reject_{sup.id}",
                 help="Both memories stand",
                 disabled=not editable,
@@ -143,29 +155,37 @@ def _card(
                     "Rejected: both memories stay active.",
                 )
         elif state in ("auto", "confirmed") and st.button(
-            "↩️ Undo",
+            "Undo",
+            icon=":material/undo:",
             key=f"undo_{sup.id}",
-            help="Make the older memory active again",
+            help="Make the older memory active again (a reviewed decision goes back to the "
+            "review queue)",
             disabled=not editable,
         ):
             _act(
                 lambda: engine.undo_supersession(sup.id, reviewer),
-                "Undone: the older memory is active again.",
+                "Undone: the older memory is active again."
+                + (" The pair is back in the review queue." if state == "confirmed" else ""),
+                check=lambda: engine.store.get_supersession(sup.id).state.value != state,
             )
 
 
-def _act(action: Callable[[], object], message: str) -> None:
+def _act(
+    action: Callable[[], object], message: str, check: Callable[[], bool] | None = None
+) -> None:
+    """Run a reviewer action; report success only when it happened (``check`` re-reads the
+    store)."""
     if not common.can_edit():  # a disabled button can still be clicked by a crafted request
         st.error(READ_ONLY)
         return
-    if common.run(action) is not None:
+    if common.run(action) is not None and (check is None or check()):
         st.session_state["contra_msg"] = message
         st.rerun()
 
 
 def main() -> None:
     common.header(
-        "⚖️ Contradictions",
+        "Contradictions",
         "When a newer memory contradicts, updates or duplicates an older one of the same type, "
         "the older one is superseded (kept, never deleted). Review pending ones here.",
     )
@@ -181,20 +201,25 @@ def main() -> None:
         st.success(msg)
 
     version = common.data_version(pid)  # names the store, covers content and accesses
-    minute = engine.clock().replace(second=0, microsecond=0).isoformat()
-    current = _importance(pid, version, minute)
+    current = _importance(pid, version)
     sups = engine.supersessions(pid)
     ids = {s.old_id for s in sups} | {s.new_id for s in sups}
     mems = {m.id: m for m in engine.list_memories(pid) if m.id in ids}
 
     pending = [s for s in sups if s.state.value == "pending"]
-    pending.sort(key=lambda s: s.detected_at)
+    # allergies first (as on the worklist), then the longest waiting
+    pending.sort(
+        key=lambda s: (
+            getattr(mems.get(s.old_id), "memory_type", "") != "allergy",
+            s.detected_at,
+        )
+    )
     history_all = [s for s in sups if s.state.value != "pending"]
     queue_tab, history_tab, tuner_tab = st.tabs(
         [
-            f"⏳ Review queue ({len(pending)})",
-            f"📜 History ({len(history_all)})",
-            "🎚️ Threshold tuner & scan",
+            f":material/hourglass_top: Review queue ({len(pending)})",
+            f":material/history: History ({len(history_all)})",
+            ":material/tune: Threshold tuner & scan",
         ]
     )
     with queue_tab:
@@ -209,7 +234,7 @@ def main() -> None:
     with history_tab:
         _history(engine, history_all, mems, current, reviewer)
     with tuner_tab:
-        _tuner(engine, pid, version, minute)
+        _tuner(engine, pid, version)
         _scan(engine, pid, reviewer)
 
 
@@ -222,13 +247,18 @@ def _history(
 ) -> None:
     c1, c2 = st.columns([3, 1])
     states = c1.multiselect(
-        "States", HISTORY_STATES, default=list(HISTORY_STATES), key="history_states"
+        "States",
+        HISTORY_STATES,
+        default=list(HISTORY_STATES),
+        key="history_states",
+        format_func=state_label,
     )
-    limit = int(
-        c2.number_input(
-            "Show at most", min_value=5, max_value=500, value=10, step=5, key="history_limit"
-        )
-    )
+    raw = c2.number_input("Show at most", value=10, step=5, key="history_limit")
+    problem = common.count_problem(raw, 1, HISTORY_LIMIT_MAX)
+    if problem:
+        c2.error(problem)
+        return
+    limit = int(raw)
     history = [s for s in history_all if s.state.value in states]
     history.sort(key=lambda s: s.decided_at or s.detected_at, reverse=True)
     if not history:
@@ -239,8 +269,8 @@ def _history(
         _card(engine, sup, mems, current, reviewer)
 
 
-def _tuner(engine: mc.MemoryEngine, pid: str, version: str, minute: str) -> None:
-    sims = _similarities(pid, version, minute)
+def _tuner(engine: mc.MemoryEngine, pid: str, version: str) -> None:
+    sims = _similarities(pid, version)
     default = float(engine.contradiction_threshold)
     threshold = st.slider(
         "Contradiction threshold (cosine similarity)",
@@ -273,7 +303,7 @@ def _tuner(engine: mc.MemoryEngine, pid: str, version: str, minute: str) -> None
         )
     everything = np.concatenate(list(sims.values()))
     st.plotly_chart(charts.similarity_histogram(everything, threshold), key="sim_hist")
-    flagged = _pairs(pid, version, minute, float(threshold))
+    flagged = _pairs(pid, version, float(threshold))
     m1, m2, m3 = st.columns(3)
     m1.metric("Same-type pairs", f"{everything.size:,}")
     m2.metric(f"Flagged at {threshold:.2f}", len(flagged))
@@ -302,7 +332,12 @@ def _scan(engine: mc.MemoryEngine, pid: str, reviewer: str) -> None:
         "that has no supersession yet; review-gated types go to the queue, others apply "
         "automatically (and can be undone)."
     )
-    if st.button("🔎 Scan for contradictions", key="scan", disabled=not common.can_edit()):
+    if st.button(
+        "Scan for contradictions",
+        icon=":material/manage_search:",
+        key="scan",
+        disabled=not common.can_edit(),
+    ):
         if not common.can_edit():
             st.error(READ_ONLY)
             return

@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 import memory_core as mc
+from memory_core.labels import type_label
 from memory_core.policy import (
     DecayModel,
     half_life_hours,
@@ -100,6 +101,19 @@ def _sync_family(saved: mc.DecayPolicy, model: str) -> None:
     ss["_lab_family"] = _family(model)
 
 
+def _number(
+    col: Any, label: str, lo: float, hi: float, key: str, step: float, fmt: str, **kw: Any
+) -> float | None:
+    """A number field without silent bounds: a value outside ``lo``..``hi`` is explained in
+    words under the field and ``None`` is returned (the caller then computes nothing)."""
+    value = col.number_input(label, step=step, key=key, format=fmt, **kw)
+    if value is None or not lo <= float(value) <= hi:
+        shown = "empty" if value is None else f"{float(value):g}"
+        col.error(f"{label.split(' (')[0]}: enter a value from {lo:g} to {hi:g} ({shown} is not).")
+        return None
+    return float(value)
+
+
 def _controls(saved: mc.DecayPolicy) -> mc.DecayPolicy | None:
     """The tuning controls; returns the tuned policy (None after showing a validation error)."""
     _init_state(saved)
@@ -129,79 +143,50 @@ def _controls(saved: mc.DecayPolicy) -> mc.DecayPolicy | None:
             loss_pct = c1.slider(
                 "Long-term loss per period (%)", 0.1, 99.0, step=0.1, key="lab_loss_pct"
             )
-            period = c2.number_input(
-                f"Period ({unit})",
-                min_value=0.1,
-                max_value=10_000.0,
-                step=1.0,
-                key="lab_period",
-                format="%.1f",
-            )
+            period = _number(c2, f"Period ({unit})", 0.1, 10_000.0, "lab_period", 1.0, "%.1f")
         else:
-            half = c1.number_input(
-                f"Long-term half-life ({unit})",
-                min_value=0.1,
-                max_value=10_000.0,
-                step=1.0,
-                key="lab_half_life",
-                format="%.1f",
+            half = _number(
+                c1, f"Long-term half-life ({unit})", 0.1, 10_000.0, "lab_half_life", 1.0, "%.1f"
             )
         if hourly:
-            short = c3.number_input(
-                "Short-term tier λ (per hour)",
-                min_value=0.0,
-                max_value=5.0,
-                step=0.005,
-                key="lab_short_rate",
-                format="%.4f",
+            short = _number(
+                c3,
+                "Short-term memories: loss per hour",
+                0.0,
+                5.0,
+                "lab_short_rate",
+                0.005,
+                "%.4f",
+                help="The short-term tier's hourly rate (λ).",
             )
         else:
-            short = c3.number_input(
-                "Short-term tier rate (fraction per month)",
-                min_value=0.0,
-                max_value=0.99,
-                step=0.01,
-                key="lab_short_rate",
-                format="%.3f",
+            short = _number(
+                c3,
+                "Short-term memories: share lost per month",
+                0.0,
+                0.99,
+                "lab_short_rate",
+                0.01,
+                "%.3f",
             )
         c1, c2, c3, c4 = st.columns(4)
         if hourly:
-            boost = c1.number_input(
-                "Access boost (strength per access)",
-                min_value=0.0,
-                max_value=1.0,
-                step=0.01,
-                key="lab_boost",
-                format="%.2f",
+            boost = _number(
+                c1, "Boost per use (on the 0–1 scale)", 0.0, 1.0, "lab_boost", 0.01, "%.2f"
             )
-            cap = c2.number_input(
-                "Boost cap (strength)",
-                min_value=0.0,
-                max_value=1.0,
-                step=0.05,
-                key="lab_boost_cap",
-                format="%.2f",
+            cap = _number(
+                c2, "Boost cap (on the 0–1 scale)", 0.0, 1.0, "lab_boost_cap", 0.05, "%.2f"
             )
         else:
-            boost = c1.number_input(
-                "Access boost (importance per access)",
-                min_value=0.0,
-                max_value=5.0,
-                step=0.1,
-                key="lab_boost",
-                format="%.2f",
+            boost = _number(
+                c1, "Boost per use (importance points)", 0.0, 5.0, "lab_boost", 0.1, "%.2f"
             )
-            cap = c2.number_input(
-                "Boost cap (importance)",
-                min_value=0.0,
-                max_value=10.0,
-                step=0.5,
-                key="lab_boost_cap",
-                format="%.2f",
+            cap = _number(
+                c2, "Boost cap (importance points)", 0.0, 10.0, "lab_boost_cap", 0.5, "%.2f"
             )
         floor = c3.slider("Floor (importance)", 0.0, 10.0, step=0.5, key="lab_floor")
         cleanup = c4.slider(
-            "Cleanup threshold (strength 0–1)",
+            "Cleanup threshold (how faded, 0–1)",
             0.0,
             1.0,
             step=0.01,
@@ -209,6 +194,14 @@ def _controls(saved: mc.DecayPolicy) -> mc.DecayPolicy | None:
             help="Active memories whose strength falls below this are archived by cleanup "
             "(never pinned ones or review-gated types). 0.05 is the default; 0.2 is aggressive.",
         )
+        wrong = [x for x in (boost, cap, short, period if form == FORM_LOSS else half) if x is None]
+        if wrong:
+            st.warning(
+                "Nothing below is computed until the fields marked in red are fixed: the saved "
+                "policy is unchanged."
+            )
+            return None
+        assert boost is not None and cap is not None and short is not None
         try:
             boosts = (
                 {"strength_boost": float(boost), "strength_boost_cap": float(cap)}
@@ -235,28 +228,32 @@ def _controls(saved: mc.DecayPolicy) -> mc.DecayPolicy | None:
                     and period == defaults["lab_period"]
                 )
                 if not untouched:
-                    tuned = tuned.with_loss(loss_pct / 100.0, float(period))
+                    tuned = tuned.with_loss(loss_pct / 100.0, float(period or 0.0))
             else:
                 untouched = model == saved.model and half == defaults["lab_half_life"]
                 if not untouched:
-                    tuned = tuned.with_half_life(float(half))
+                    tuned = tuned.with_half_life(float(half or 0.0))
         except mc.MemoryCoreError as exc:
-            st.error(f"{type(exc).__name__}: {exc}")
+            st.error(f"Nothing is computed: {exc}")
             return None
         if hourly:
             hl = half_life_hours(tuned.lam)
-            st.caption(
-                f"Long-term λ = {tuned.lam:.5f} per hour (half-life {hl:,.1f} h) · short-term "
-                f"λ = {tuned.short_term_lam:.4f} per hour · saved: {saved.model}, "
-                f"λ = {saved.lam:.5f}, r = {saved.rate:.4f}/month"
-            )
+            st.caption(f"A long-term memory keeps half its strength for {hl:,.1f} hours unused.")
+            with st.expander("Technical detail"):
+                st.caption(
+                    f"Long-term λ = {tuned.lam:.5f} per hour · short-term λ = "
+                    f"{tuned.short_term_lam:.4f} per hour · saved: {saved.model}, "
+                    f"λ = {saved.lam:.5f}, r = {saved.rate:.4f}/month"
+                )
         else:
             hl = half_life_months(tuned.model, tuned.rate)
-            st.caption(
-                f"Long-term r = {tuned.rate:.4f} per month (half-life {hl:,.1f} months) · "
-                f"short-term r = {tuned.short_term_rate:.3f} per month · saved: {saved.model}, "
-                f"r = {saved.rate:.4f}/month, λ = {saved.lam:.5f}/h"
-            )
+            st.caption(f"A long-term memory loses half its importance in {hl:,.1f} months.")
+            with st.expander("Technical detail"):
+                st.caption(
+                    f"Long-term r = {tuned.rate:.4f} per month · short-term r = "
+                    f"{tuned.short_term_rate:.3f} per month · saved: {saved.model}, "
+                    f"r = {saved.rate:.4f}/month, λ = {saved.lam:.5f}/h"
+                )
     return tuned
 
 
@@ -272,7 +269,9 @@ def _lab_frames(
     engine = common.engine()
     saved = mc.DecayPolicy(**json.loads(saved_json))
     tuned = mc.DecayPolicy(**json.loads(tuned_json))
-    as_of = datetime.fromisoformat(as_of_iso)
+    # "" = now: keyed on the data version, not on the minute (a change made later in the minute
+    # must show at once)
+    as_of = engine.clock() if not as_of_iso else datetime.fromisoformat(as_of_iso)
     view = engine.view(patient_id, now=as_of, policy=tuned)
     pos = {m.id: i for i, m in enumerate(view.memories)}
     deltas = engine.compare_policies(patient_id, saved, tuned, now=as_of, top_n=TOP_N)
@@ -284,7 +283,8 @@ def _lab_frames(
             {
                 "id": m.id,
                 "content": m.content,
-                "type": m.memory_type,
+                "type": type_label(m.memory_type),
+                "code": m.memory_type,
                 "current (tuned)": d.tuned_importance,
                 "current (saved)": d.saved_importance,
                 "change": d.tuned_importance - d.saved_importance,
@@ -309,7 +309,7 @@ def _lab_frames(
                 "importance (saved)": d.saved_importance,
                 "importance (tuned)": d.tuned_importance,
                 "content": d.memory.content,
-                "type": d.memory.memory_type,
+                "type": type_label(d.memory.memory_type),
                 "below cleanup (saved)": d.saved_cleanup,
                 "below cleanup (tuned)": d.tuned_cleanup,
             }
@@ -346,7 +346,7 @@ def _as_of(first: date, now: datetime) -> datetime:
         key="lab_as_of",
     )
     if chosen >= today:
-        return now.replace(second=0, microsecond=0)
+        return now
     return datetime.combine(chosen, time(23, 59), tzinfo=UTC)
 
 
@@ -361,7 +361,7 @@ def _chart_selection(table: pd.DataFrame, always_types: Collection[str]) -> list
         )
     }
     default = list(options[:CHART_DEFAULT_N])
-    default += [i for i, t in zip(table["id"], table["type"], strict=True) if t in always_types]
+    default += [i for i, t in zip(table["id"], table["code"], strict=True) if t in always_types]
     default = list(dict.fromkeys(default))
     ss = st.session_state
     current = ss.get("lab_memories")
@@ -382,7 +382,7 @@ def _chart_selection(table: pd.DataFrame, always_types: Collection[str]) -> list
 
 def main() -> None:
     common.header(
-        "📉 Decay lab",
+        "Decay lab",
         "Tune the decay policy and see what it does to this patient's memories, as of any "
         "moment. Nothing changes until you press Save.",
     )
@@ -411,7 +411,11 @@ def main() -> None:
     st.caption(f"As of {_fmt(as_of)} UTC · patient {pid}")
 
     table, compare = _lab_frames(
-        pid, common.data_version(pid), _policy_json(saved), _policy_json(tuned), as_of.isoformat()
+        pid,
+        common.data_version(pid),
+        _policy_json(saved),
+        _policy_json(tuned),
+        "" if as_of >= now else as_of.isoformat(),
     )
     if table.empty:
         st.info(
@@ -422,16 +426,20 @@ def main() -> None:
 
     counts = compare["change"].value_counts()
     m = st.columns(5)
-    m[0].metric("Active memories", len(table))
+    m[0].metric("Active", len(table), help="Active memories as of this moment.")
     m[1].metric(f"Enter top {TOP_N}", int(counts.get("enters top", 0)))
     m[2].metric(f"Leave top {TOP_N}", int(counts.get("leaves top", 0)))
     m[3].metric(
-        "Cross cleanup",
+        "Cleanup",
         int(counts.get("falls below cleanup", 0) + counts.get("rises above cleanup", 0)),
         help="Memories that fall below or rise above the cleanup threshold under the tuned "
         "policy compared with the saved one.",
     )
-    m[4].metric("Other rank changes", int(counts.get("rank changes", 0)))
+    m[4].metric(
+        "Other moves",
+        int(counts.get("rank changes", 0)),
+        help="Other memories whose rank changes.",
+    )
 
     selected = _chart_selection(table, engine.policy.ranking.always_include_types)
     if selected:
@@ -442,7 +450,10 @@ def main() -> None:
             for k, ts in engine.access_times(pid).items()
             if k in set(selected)
         }
-        fig = charts.decay_curves(chosen, tuned, as_of, access)
+        live = as_of >= now.replace(second=0, microsecond=0)
+        fig = charts.decay_curves(
+            chosen, tuned, as_of, access, marker="now" if live else f"as of {as_of:%d %b %Y}"
+        )
         st.plotly_chart(fig, key="decay_chart")
         if tuned.clock != "wall":
             st.caption(
@@ -453,15 +464,28 @@ def main() -> None:
         st.info("Pick one or more memories above to draw their decay curves.")
 
     st.subheader("Active memories under the tuned policy")
+    wide = st.toggle(
+        "More columns (strength, cleanup, written, base, uses, pinned, tier)",
+        key="lab_wide",
+        help="The extra columns may need scrolling sideways on a narrow screen.",
+    )
+    narrow = ["content", "type", "current (tuned)", "current (saved)", "change", "rank (tuned)"]
     st.dataframe(
-        table.drop(columns=["id"]),
+        table.drop(columns=["id", "code"]),
         key="lab_table",
         hide_index=True,
+        column_order=None if wide else narrow,
         column_config={
-            "content": st.column_config.TextColumn(width=320),
-            "current (tuned)": st.column_config.NumberColumn(format="%.2f"),
-            "current (saved)": st.column_config.NumberColumn(format="%.2f"),
-            "change": st.column_config.NumberColumn(format="%+.2f"),
+            "content": st.column_config.TextColumn(width=180),
+            "type": st.column_config.TextColumn(width="small"),
+            "rank (tuned)": st.column_config.NumberColumn("rank", width="small"),
+            "current (tuned)": st.column_config.NumberColumn(
+                "tuned", format="%.2f", width="small", help="Importance now, tuned policy"
+            ),
+            "current (saved)": st.column_config.NumberColumn(
+                "saved", format="%.2f", width="small", help="Importance now, saved policy"
+            ),
+            "change": st.column_config.NumberColumn(format="%+.2f", width="small"),
             "strength (tuned)": st.column_config.NumberColumn(format="%.3f"),
         },
     )
@@ -477,16 +501,20 @@ def main() -> None:
             f"Memories that enter or leave the top {TOP_N}, cross the cleanup threshold, or "
             "change rank (ranked by current importance, newest first on ties)."
         )
-        st.dataframe(
-            compare,
-            key="lab_compare",
-            hide_index=True,
-            column_config={
-                "content": st.column_config.TextColumn(width=360),
-                "importance (saved)": st.column_config.NumberColumn(format="%.2f"),
-                "importance (tuned)": st.column_config.NumberColumn(format="%.2f"),
-            },
+        st.plotly_chart(
+            charts.rank_slope(compare.to_dict("records"), TOP_N), key="lab_slope", width="stretch"
         )
+        with st.expander(f"The {len(compare)} changes as a table"):
+            st.dataframe(
+                compare,
+                key="lab_compare",
+                hide_index=True,
+                column_config={
+                    "content": st.column_config.TextColumn(width=300),
+                    "importance (saved)": st.column_config.NumberColumn(format="%.2f"),
+                    "importance (tuned)": st.column_config.NumberColumn(format="%.2f"),
+                },
+            )
 
     same = tuned == saved
     editable = common.can_edit()
@@ -496,7 +524,8 @@ def main() -> None:
     )
     common.read_only_note()
     if st.button(
-        "💾 Save tuned policy",
+        "Save tuned policy",
+        icon=":material/save:",
         key="lab_save",
         type="primary",
         disabled=same or not editable,
@@ -513,7 +542,7 @@ def main() -> None:
 
         if common.run(save):
             st.session_state["lab_saved_msg"] = (
-                f"✅ Saved the tuned decay policy ({tuned.model}, clock {tuned.clock}) as "
+                f"Saved the tuned decay policy ({tuned.model}, clock {tuned.clock}) as "
                 f"{reviewer}; it is in the audit log."
             )
             st.rerun()

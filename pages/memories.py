@@ -12,12 +12,28 @@ import pandas as pd
 import streamlit as st
 
 import memory_core as mc
-from memory_core.importance import KNOWN_TYPES, default_importance
+from memory_core.importance import default_importance
+from memory_core.labels import offered_types, status_label, type_label
+from memory_core.validation import MAX_CONTENT_CHARS
 from memory_core.values import Status, SupersessionState
 from pages import common
 
 STATUSES = [s.value for s in Status]
 TIERS = [t.value for t in mc.Tier]
+#: the columns that fit from 1,024 px (the rest one toggle away)
+COLUMNS_NARROW = ["content", "type", "status", "current importance", "last accessed"]
+COLUMNS_WIDE = [
+    "content",
+    "type",
+    "status",
+    "current importance",
+    "base importance",
+    "pinned",
+    "accesses",
+    "created",
+    "last accessed",
+    "tier",
+]
 ACTION_FLASH = "memories_action_flash"
 ADD_FLASH = "memories_add_flash"
 COLUMNS = [
@@ -45,7 +61,7 @@ def _frame(
     df = pd.DataFrame(
         {
             "content": [m.content for m in view.memories],
-            "type": [m.memory_type for m in view.memories],
+            "type": [type_label(m.memory_type) for m in view.memories],
             "status": [s.value for s in view.status],
             "tier": [m.tier.value for m in view.memories],
             "base importance": [float(m.importance) for m in view.memories],
@@ -67,7 +83,8 @@ def _actor() -> str:
     in the sidebar (the same rule as common.reviewer(), without creating the widget)."""
     if common.auth_configured():
         return common.identity()
-    return str(st.session_state.get("reviewer") or "").strip() or "reviewer"
+    name = str(st.session_state.get("reviewer") or "")
+    return "" if common.name_problem(name) else name.strip()  # "": the engine refuses
 
 
 def _attempt(slot: str, action: Any, success: str) -> Any:
@@ -81,10 +98,46 @@ def _attempt(slot: str, action: Any, success: str) -> Any:
         # by class name too: a dev server that reloaded memory_core keeps the old engine
         if not any(c.__name__ == "MemoryCoreError" for c in type(exc).__mro__):
             raise
-        st.session_state[slot] = ("error", f"{type(exc).__name__}: {exc}", [])
+        st.session_state[slot] = ("error", _words(exc), [])
         return None
     st.session_state[slot] = ("success", success, [])
     return result
+
+
+def _words(exc: Exception) -> str:
+    """An engine error as a sentence for the reviewer (the class name stays for conflicts, which
+    say what to do)."""
+    name = type(exc).__name__
+    field = getattr(exc, "field", None)
+    message = getattr(exc, "message", None)
+    if name == "ValidationError" and field in ("by", "reviewer", "actor"):
+        return "Nothing was saved: enter your name in the sidebar first."
+    if name == "ValidationError" and field and message:
+        return f"Nothing was saved: {str(field).replace('_', ' ')} {message}."
+    if name == "ConflictError":
+        return f"Nothing was saved (ConflictError): {exc} Reload the memory and try again."
+    return f"Nothing was saved: {exc}"
+
+
+def importance_problem(value: Any, optional: bool = False) -> str | None:
+    """What is wrong with a base importance typed in a form, in words (None: fine)."""
+    if value is None:
+        return None if optional else "Enter a base importance from 1 to 10."
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return "Enter a number from 1 to 10."
+    if not 1.0 <= x <= 10.0:
+        return f"Base importance must be from 1 to 10; {x:g} is outside that range."
+    return None
+
+
+def content_problem(text: str) -> str | None:
+    if not text.strip():
+        return "Write the memory first: the content is empty."
+    if len(text) > MAX_CONTENT_CHARS:
+        return f"Keep it to {MAX_CONTENT_CHARS:,} characters (this has {len(text):,})."
+    return None
 
 
 def _show_flash(slot: str) -> None:
@@ -132,13 +185,23 @@ def _toggle_archive(memory_id: str, archived: bool, version: int) -> None:
 
 def _save_importance(memory_id: str, version: int) -> None:
     value = st.session_state.get("edit_importance")
-    _attempt(
+    problem = importance_problem(value)
+    if problem:  # the field shows it; nothing is written and nothing says "saved"
+        st.session_state[ACTION_FLASH] = ("error", f"Nothing was saved. {problem}", [])
+        return
+    saved = _attempt(
         ACTION_FLASH,
         lambda: common.engine().set_importance(
             memory_id, float(value), _actor(), expected_version=version
         ),
-        f"Base importance saved: {value}.",
+        "",
     )
+    if saved is not None:
+        st.session_state[ACTION_FLASH] = (
+            "success",
+            f"Base importance saved: {saved.importance:g}.",
+            [],
+        )
 
 
 def _save_new(patient_id: str) -> None:
@@ -146,6 +209,14 @@ def _save_new(patient_id: str) -> None:
     content = str(st.session_state.get("new_content") or "")
     mtype = str(st.session_state.get("new_type") or "")
     importance = st.session_state.get("new_importance")
+    problems = {
+        "content": content_problem(content),
+        "importance": importance_problem(importance, optional=True),
+    }
+    st.session_state["add_problems"] = {k: v for k, v in problems.items() if v}
+    if st.session_state["add_problems"]:
+        st.session_state[ADD_FLASH] = ("error", "Nothing was saved: see the fields above.", [])
+        return
     result = _attempt(
         ADD_FLASH,
         lambda: eng.add_memory(
@@ -170,13 +241,13 @@ def _save_new(patient_id: str) -> None:
         )
         lines.append(f"{older.content}  →  {what} (similarity {sup.similarity:.2f})")
     text = (
-        f"Memory added ({result.memory.memory_type}, base importance "
+        f"Memory added ({type_label(result.memory.memory_type)}, base importance "
         f"{result.memory.importance:g}). "
         + (f"It triggered {len(lines)} supersession(s):" if lines else "It superseded nothing.")
     )
     st.session_state[ADD_FLASH] = ("success", text, lines)
     st.session_state["new_content"] = ""
-    st.session_state.pop("new_importance", None)
+    st.session_state["new_importance"] = None
     st.session_state.pop("memories_preview", None)
 
 
@@ -195,7 +266,7 @@ def _preview(patient_id: str, content: str, mtype: str, now: datetime) -> dict[s
     out = []
     for older, sim, mode in hits:
         outcome = (
-            "would be superseded automatically (auto)"
+            "would be replaced at once (superseded automatically (auto))"
             if mode == "auto"
             else "would wait for a reviewer's confirmation (review)"
         )
@@ -225,6 +296,15 @@ def _label(row: pd.Series) -> str:
     return f"{short} · {row['type']}"
 
 
+def _pick_from_table(shown: pd.DataFrame, rows: list[int]) -> None:
+    """A row selected in the table selects that memory below (once per new selection, so the
+    Memory picker can still be changed while a row stays selected)."""
+    picked = str(shown.iloc[rows[0]]["id"]) if rows and rows[0] < len(shown) else None
+    if picked is not None and picked != st.session_state.get("_table_pick"):
+        st.session_state["action_memory"] = picked
+    st.session_state["_table_pick"] = picked
+
+
 # --- page --------------------------------------------------------------------------------------
 common.header(
     "Memories",
@@ -250,9 +330,18 @@ with st.spinner("Loading memories…"):
     )
 
 f1, f2, f3, f4 = st.columns([1, 1, 1, 2])
-types_present = sorted(set(df["type"]))
-sel_types = f1.multiselect("Type", types_present, key="filter_type", placeholder="All types")
-sel_status = f2.multiselect("Status", STATUSES, key="filter_status", placeholder="All statuses")
+labels_by_type = {m.memory_type: type_label(m.memory_type) for m in engine.list_memories(pid)}
+types_present = sorted(labels_by_type, key=lambda t: labels_by_type[t])
+sel_types = f1.multiselect(
+    "Type", types_present, key="filter_type", placeholder="All types", format_func=type_label
+)
+sel_status = f2.multiselect(
+    "Status",
+    STATUSES,
+    key="filter_status",
+    placeholder="All statuses",
+    format_func=status_label,
+)
 sel_tier = f3.multiselect("Tier", TIERS, key="filter_tier", placeholder="All tiers")
 search = f4.text_input(
     "Search content", key="search", placeholder="e.g. metformin (case-insensitive)"
@@ -260,7 +349,7 @@ search = f4.text_input(
 
 shown = df
 if sel_types:
-    shown = shown[shown["type"].isin(sel_types)]
+    shown = shown[shown["type"].isin([type_label(t) for t in sel_types])]
 if sel_status:
     shown = shown[shown["status"].isin(sel_status)]
 if sel_tier:
@@ -275,17 +364,25 @@ if df.empty:
 elif shown.empty:
     st.info("No memory matches these filters: clear a filter or the search text.")
 else:
-    st.dataframe(
+    wide = st.toggle(
+        "More columns (base importance, pinned, uses, written, tier)",
+        key="memories_wide",
+        help="The extra columns may need scrolling sideways on a narrow screen.",
+    )
+    cols_shown = COLUMNS_WIDE if wide else COLUMNS_NARROW
+    table = st.dataframe(
         shown,
         key="memories_table",
         hide_index=True,
-        column_order=[c for c in COLUMNS if c != "id"],
+        on_select="rerun",
+        selection_mode="single-row",
+        column_order=[c for c in COLUMNS if c in set(cols_shown)],
         height=420,
         column_config={
             "content": st.column_config.TextColumn(
-                "Content", width=320, help="Hover or widen the column to read all of it."
+                "Content", width=180, help="Hover or widen the column to read all of it."
             ),
-            "type": st.column_config.TextColumn("Type", width="small"),
+            "type": st.column_config.TextColumn("Type", width=110),
             "status": st.column_config.TextColumn("Status", width="small"),
             "tier": st.column_config.TextColumn("Tier", width="small"),
             "base importance": st.column_config.ProgressColumn(
@@ -309,17 +406,23 @@ else:
             ),
             "accesses": st.column_config.NumberColumn("Accesses", format="%d", width="small"),
             "created": st.column_config.DatetimeColumn(
-                "Created (UTC)", format="YYYY-MM-DD HH:mm", timezone="UTC"
+                "Written", format="YYYY-MM-DD", timezone="UTC", width="small"
             ),
             "last accessed": st.column_config.DatetimeColumn(
-                "Last accessed (UTC)", format="YYYY-MM-DD HH:mm", timezone="UTC"
+                "Last used", format="YYYY-MM-DD", timezone="UTC", width="small"
             ),
         },
     )
+    _pick_from_table(shown, list(table.selection.rows) if table is not None else [])
+    st.caption("Select a row to act on that memory below.")
 
 # --- per-memory actions --------------------------------------------------------------------------
 st.subheader("Act on one memory")
-st.caption(f"Every action is written to the audit log with your name ({who}).")
+st.caption(
+    f"Every action is written to the audit log with your name ({who})."
+    if who
+    else "Enter your name in the sidebar: every action is written to the audit log under it."
+)
 common.read_only_note()
 if shown.empty:
     st.info("Pick a memory from the table above: nothing matches the current filters.")
@@ -342,16 +445,25 @@ else:
         with st.container(border=True):
             st.text(mem.content)
             st.caption(
-                f"{mem.memory_type} · {mem.status.value} · {mem.tier.value} · "
+                f"{type_label(mem.memory_type)} · {status_label(mem.status.value)} · "
                 f"base importance {mem.importance:g} · "
                 f"{'pinned' if mem.pinned else 'not pinned'} · "
-                f"created {mem.created_at.astimezone(UTC):%Y-%m-%d %H:%M} UTC · "
-                f"version {mem.version} · id {mem.id}"
+                f"created {mem.created_at.astimezone(UTC):%d %b %Y %H:%M} UTC"
             )
+            if mem.superseded_by:
+                newer = common.run(lambda: engine.get(str(mem.superseded_by)))
+                if newer is not None:
+                    st.caption(f"Replaced by: {newer.content}")
+            with st.expander("Technical detail"):
+                st.text(
+                    f"id {mem.id} · version {mem.version} · tier {mem.tier.value} · "
+                    f"source {mem.source or '—'}"
+                )
         archived = mem.status.value == Status.ARCHIVED.value
         a1, a2, a3, a4 = st.columns([1, 1, 1, 1], vertical_alignment="bottom")
         a1.button(
-            "📍 Unpin" if mem.pinned else "📌 Pin",
+            "Unpin" if mem.pinned else "Pin",
+            icon=":material/keep_off:" if mem.pinned else ":material/keep:",
             key="pin_toggle",
             disabled=not editable,
             on_click=_toggle_pin,
@@ -359,26 +471,29 @@ else:
             width="stretch",
         )
         a2.button(
-            "♻️ Restore" if archived else "🗄️ Archive",
+            "Restore" if archived else "Archive",
+            icon=":material/unarchive:" if archived else ":material/archive:",
             key="archive_toggle",
             disabled=not editable,
             on_click=_toggle_archive,
             args=(mem.id, archived, mem.version),
             width="stretch",
         )
-        a3.number_input(
+        a3.number_input(  # no min/max: a bad value is explained below, never silently kept
             "Base importance (1–10)",
-            min_value=1.0,
-            max_value=10.0,
             step=0.5,
             format="%.1f",
             key="edit_importance",
             disabled=not editable,
         )
+        edit_problem = importance_problem(st.session_state.get("edit_importance"))
+        if edit_problem:
+            a3.error(edit_problem)
         a4.button(
-            "💾 Save importance",
+            "Save",
+            icon=":material/save:",
             key="save_importance",
-            disabled=not editable,
+            disabled=not editable or edit_problem is not None,
             on_click=_save_importance,
             args=(mem.id, mem.version),
             width="stretch",
@@ -391,33 +506,41 @@ st.caption(
     "Check first: a new memory may supersede older ones of the same type (automatically, or "
     "after review for allergies and adverse reactions)."
 )
-if st.session_state.get("new_type") not in KNOWN_TYPES:
-    st.session_state["new_type"] = "observation"
-with st.form("add_form", border=True):
-    st.text_area(
+types = offered_types(engine.policy.importance_rules)
+if st.session_state.get("new_type") not in types:
+    st.session_state["new_type"] = "observation" if "observation" in types else types[0]
+problems: dict[str, str] = st.session_state.get("add_problems", {})
+with st.container(border=True):
+    text = st.text_area(
         "Content",
         key="new_content",
         placeholder="One short statement, e.g. Patient now prefers evening appointments",
         height=80,
+        max_chars=MAX_CONTENT_CHARS,
     )
+    st.caption(f"{len(text or ''):,} / {MAX_CONTENT_CHARS:,} characters")
+    if problems.get("content") and content_problem(text or ""):
+        st.error(content_problem(text or ""))
     c1, c2 = st.columns(2)
-    c1.selectbox("Type", KNOWN_TYPES, key="new_type")
-    c2.number_input(
+    c1.selectbox("Type", types, key="new_type", format_func=type_label)
+    c2.number_input(  # no min/max: a bad value is explained next to it, never silently kept
         "Base importance (optional, 1–10)",
-        min_value=1.0,
-        max_value=10.0,
         value=None,
         step=0.5,
         format="%.1f",
         key="new_importance",
         placeholder="type default",
     )
+    new_problem = importance_problem(st.session_state.get("new_importance"), optional=True)
+    if new_problem:
+        c2.error(new_problem)
     row = st.container(horizontal=True)
-    preview_clicked = row.form_submit_button("🔍 Check", key="preview_add")
-    row.form_submit_button(
-        "💾 Save memory",
+    preview_clicked = row.button("Check", key="preview_add", icon=":material/search:")
+    row.button(
+        "Save memory",
         key="save_new",
         type="primary",
+        icon=":material/save:",
         on_click=_save_new,
         args=(pid,),
         disabled=not editable,
@@ -426,20 +549,27 @@ with st.form("add_form", border=True):
 if preview_clicked:
     content = str(st.session_state.get("new_content") or "")
     mtype = str(st.session_state.get("new_type") or "")
-    with st.spinner("Embedding and comparing…"):
-        checked = common.run(lambda: _preview(pid, content, mtype, now))
-    if checked is not None:
-        st.session_state["memories_preview"] = checked
+    wrong = content_problem(content) or new_problem
+    if wrong:
+        st.error(f"Nothing was checked. {wrong}")
+        st.session_state.pop("memories_preview", None)
+    else:
+        with st.spinner("Embedding and comparing…"):
+            checked = common.run(lambda: _preview(pid, content, mtype, now))
+        if checked is not None:
+            st.session_state["memories_preview"] = checked
 
 preview = st.session_state.get("memories_preview")
 if preview and preview["patient_id"] == pid:
     with st.container(border=True):
         st.markdown("**Before saving: what this memory would do**")
-        st.text(f"New {preview['type']}: {preview['content']}")
-        st.caption(
-            f"Base importance {preview['importance']:g} · comparison threshold "
-            f"{preview['threshold']:.2f} (cosine; same type; this patient's active memories)"
-        )
+        st.text(f"New {type_label(preview['type']).lower()}: {preview['content']}")
+        st.caption(f"Base importance {preview['importance']:g}")
+        with st.expander("Technical detail"):
+            st.caption(
+                f"Comparison threshold {preview['threshold']:.2f} (cosine; same type; this "
+                "patient's active memories)"
+            )
         for hit in preview["hits"]:
             with st.container(border=True):
                 st.text(hit["content"])

@@ -63,7 +63,7 @@ with st.spinner("Computing current importance…"):
         now.strftime("%Y-%m-%d %H:%M"),
     )
 
-st.caption(f"Patient {pid} · as of {_fmt(now)} UTC · store {engine.store.url}")
+st.caption(f"Patient {pid} · as of {_fmt(now)} UTC")
 
 threshold = engine.policy.decay.cleanup_threshold
 cols = st.columns(6)
@@ -97,18 +97,20 @@ else:
         "Marker size is the current importance under the saved decay policy; "
         "superseded memories sit at the floor. Hover a marker for its content."
     )
+with st.expander("Technical detail"):
+    st.text(f"store {engine.store.url} · embedder {engine.embedder.model_id}")
 
 st.subheader("Recent agent injections")
 injections = engine.injections(pid, limit=RECENT_INJECTIONS)
 if not injections:
     st.info(
-        "No agent has been given this patient's memories yet. Injections are recorded when an "
-        "agent calls build_context with record_access=True; dashboard previews record nothing."
+        "No agent has been given this patient's memories yet. Each time an agent is given "
+        "memories it is recorded here; dashboard previews record nothing."
     )
 else:
     for inj in injections:
         with st.container(border=True):
             st.text(f"{_fmt(inj.at)} UTC · query: {inj.query}")
-            st.caption(f"{len(inj.items)} memories injected · {inj.tokens} tokens")
+            st.caption(f"{len(inj.items)} memories given to the agent · {inj.tokens} tokens")
             with st.expander("Injected text"):
                 st.code(inj.text or "(empty section)", language=None, wrap_lines=True)

@@ -11,15 +11,45 @@ import pandas as pd
 import streamlit as st
 
 from memory_core.importance import KNOWN_TYPES
+from memory_core.labels import type_label, visible_types
 from memory_core.values import AuditAction
 from pages import common
 
 ALL = "(all actions)"
-AUDIT_COLUMNS = ["time", "actor", "action", "entity", "entity id", "patient", "before", "after"]
+AUDIT_COLUMNS = [
+    "time",
+    "actor",
+    "action",
+    "patient",
+    "what changed",
+    "entity",
+    "entity id",
+    "before",
+    "after",
+]
+#: fields a reviewer does not need in the summary (the raw JSON keeps them)
+TECHNICAL_FIELDS = {"embedding_model", "version", "id", "patient_id"}
 
 
 def _compact(value: dict[str, Any] | None) -> str:
     return "" if value is None else json.dumps(value, separators=(",", ":"), default=str)
+
+
+def _changed(before: dict[str, Any] | None, after: dict[str, Any] | None) -> str:
+    """The fields that differ, in words: "status: active → superseded"."""
+    if before is None and after is None:
+        return ""
+    if before is None:
+        return "created"
+    if after is None:
+        return "deleted (the before column keeps the record)"
+    keys = [
+        k
+        for k in dict.fromkeys([*before, *after])
+        if k not in TECHNICAL_FIELDS and before.get(k) != after.get(k)
+    ]
+    parts = [f"{k.replace('_', ' ')}: {before.get(k)} → {after.get(k)}" for k in keys[:4]]
+    return "; ".join(parts) or "no visible change"
 
 
 def _found(module: str) -> bool:
@@ -68,7 +98,10 @@ with c2:
 
 policy = engine.policy
 embedder_types: dict[str, float] = dict(desc["default_type_thresholds"])  # type: ignore[call-overload]
-types = list(dict.fromkeys([*KNOWN_TYPES, *policy.contradiction.type_thresholds, *embedder_types]))
+types = visible_types(
+    dict.fromkeys([*KNOWN_TYPES, *policy.contradiction.type_thresholds, *embedder_types]),
+    policy.importance_rules,
+)
 
 
 def _source(t: str) -> str:
@@ -81,12 +114,14 @@ def _source(t: str) -> str:
     return "embedder default (global)"
 
 
-tcol, pcol = st.columns([3, 2])
+tcol = st.container()
+pcol = st.expander("The saved policy as stored (JSON)")
 with tcol:
     st.caption("Contradiction threshold per memory type (cosine, −1…1; higher = stricter)")
     st.dataframe(
         pd.DataFrame(
             {
+                "memory type": [type_label(t) for t in types],
                 "type": types,
                 "threshold": [engine.threshold_for(t) for t in types],
                 "source": [_source(t) for t in types],
@@ -95,6 +130,7 @@ with tcol:
         ),
         key="threshold_table",
         hide_index=True,
+        column_order=["memory type", "threshold", "source", "on a match"],
         height=35 * (len(types) + 1) + 3,
         column_config={"threshold": st.column_config.NumberColumn("threshold", format="%.2f")},
     )
@@ -105,14 +141,89 @@ with pcol:
     )
     st.json(policy.to_dict(), expanded=2)
 
+# --- audit log -----------------------------------------------------------------------------
+st.subheader("Audit log")
+st.caption("Append-only: every change with who made it, and the record before and after.")
+f1, f2, f3, f4 = st.columns([1, 1, 1, 1])
+scope = f1.selectbox(
+    "Patient",
+    ["all", "current"],
+    format_func=lambda s: "All patients" if s == "all" else f"Current patient ({pid or '—'})",
+    key="audit_patient_scope",
+)
+actor = f2.text_input("Actor (exact name)", key="audit_actor", placeholder="e.g. demo-seed")
+# every audited action, from the core's one list of them
+action = f3.selectbox("Action", [ALL, *(a.value for a in AuditAction)], key="audit_action")
+limit = f4.number_input("Rows (newest first)", value=500, step=100, key="audit_limit")
+limit_problem = common.count_problem(limit, 1, 10_000)
+if limit_problem:
+    f4.error(limit_problem)
+
+entries = (
+    None
+    if limit_problem
+    else common.run(
+        lambda: engine.audit_log(
+            patient_id=pid if scope == "current" and pid else None,
+            actor=actor.strip() or None,
+            action=None if action == ALL else action,
+            limit=int(limit),
+        )
+    )
+)
+if entries is not None:
+    audit = pd.DataFrame(
+        {
+            "time": pd.to_datetime([e.at for e in entries], utc=True),
+            "actor": [e.actor for e in entries],
+            "action": [e.action for e in entries],
+            "entity": [e.entity for e in entries],
+            "entity id": [e.entity_id for e in entries],
+            "patient": [e.patient_id or "" for e in entries],
+            "what changed": [_changed(e.before, e.after) for e in entries],
+            "before": [_compact(e.before) for e in entries],
+            "after": [_compact(e.after) for e in entries],
+        },
+        columns=AUDIT_COLUMNS,
+    )
+    st.caption(f"{len(audit)} rows" + (" (limit reached)" if len(audit) >= int(limit) else ""))
+    if audit.empty:
+        st.info("No audit rows match these filters: widen the patient, actor or action filter.")
+    else:
+        wide = st.toggle(
+            "More columns (record and its id, the full before and after)",
+            key="audit_wide",
+            help="The extra columns may need scrolling sideways on a narrow screen.",
+        )
+        st.dataframe(
+            audit,
+            key="audit_table",
+            hide_index=True,
+            column_order=None if wide else ["time", "actor", "action", "patient", "what changed"],
+            column_config={
+                "time": st.column_config.DatetimeColumn(
+                    "time (UTC)", format="YYYY-MM-DD HH:mm", timezone="UTC", width=130
+                ),
+                "action": st.column_config.TextColumn("action", width=110),
+                "actor": st.column_config.TextColumn("actor", width="small"),
+                "entity": st.column_config.TextColumn("entity", width="small"),
+                "entity id": st.column_config.TextColumn("entity id", width="medium"),
+                "patient": st.column_config.TextColumn("patient", width="small"),
+                "what changed": st.column_config.TextColumn("what changed", width=160),
+                "before": st.column_config.TextColumn("before (JSON)", width="medium"),
+                "after": st.column_config.TextColumn("after (JSON)", width="medium"),
+            },
+        )
+
 # --- switching backends ----------------------------------------------------------------
 st.subheader("Switching to Azure")
-st.caption(
+azure_box = st.expander("Environment variables for Azure Cosmos DB and (Azure) OpenAI")
+azure_box.caption(
     "Settings come from environment variables. When the dashboard runs with `streamlit run`, "
     "root-level keys of `.streamlit/secrets.toml` become environment variables too; that file "
     "is git-ignored and must never be committed."
 )
-left, right = st.columns(2)
+left, right = azure_box.columns(2)
 with left:
     st.markdown("**Azure Cosmos DB for NoSQL (store)**")
     support = cosmos_support()
@@ -173,63 +284,3 @@ with right:
         "new store (or re-import), and the contradiction threshold must be measured again "
         "(`python -m memory_core calibrate`)."
     )
-
-# --- audit log -----------------------------------------------------------------------------
-st.subheader("Audit log")
-st.caption("Append-only: every change with who made it, and the record before and after.")
-f1, f2, f3, f4 = st.columns([1, 1, 1, 1])
-scope = f1.selectbox(
-    "Patient",
-    ["all", "current"],
-    format_func=lambda s: "All patients" if s == "all" else f"Current patient ({pid or '—'})",
-    key="audit_patient_scope",
-)
-actor = f2.text_input("Actor (exact name)", key="audit_actor", placeholder="e.g. demo-seed")
-# every audited action, from the core's one list of them
-action = f3.selectbox("Action", [ALL, *(a.value for a in AuditAction)], key="audit_action")
-limit = f4.number_input(
-    "Rows (newest first)", min_value=10, max_value=10_000, value=500, step=100, key="audit_limit"
-)
-
-entries = common.run(
-    lambda: engine.audit_log(
-        patient_id=pid if scope == "current" and pid else None,
-        actor=actor.strip() or None,
-        action=None if action == ALL else action,
-        limit=int(limit),
-    )
-)
-if entries is not None:
-    audit = pd.DataFrame(
-        {
-            "time": pd.to_datetime([e.at for e in entries], utc=True),
-            "actor": [e.actor for e in entries],
-            "action": [e.action for e in entries],
-            "entity": [e.entity for e in entries],
-            "entity id": [e.entity_id for e in entries],
-            "patient": [e.patient_id or "" for e in entries],
-            "before": [_compact(e.before) for e in entries],
-            "after": [_compact(e.after) for e in entries],
-        },
-        columns=AUDIT_COLUMNS,
-    )
-    st.caption(f"{len(audit)} rows" + (" (limit reached)" if len(audit) >= int(limit) else ""))
-    if audit.empty:
-        st.info("No audit rows match these filters: widen the patient, actor or action filter.")
-    else:
-        st.dataframe(
-            audit,
-            key="audit_table",
-            hide_index=True,
-            column_config={
-                "time": st.column_config.DatetimeColumn(
-                    "time (UTC)", format="YYYY-MM-DD HH:mm", timezone="UTC"
-                ),
-                "actor": st.column_config.TextColumn("actor", width="small"),
-                "entity": st.column_config.TextColumn("entity", width="small"),
-                "entity id": st.column_config.TextColumn("entity id", width="medium"),
-                "patient": st.column_config.TextColumn("patient", width="small"),
-                "before": st.column_config.TextColumn("before (JSON)", width="medium"),
-                "after": st.column_config.TextColumn("after (JSON)", width="medium"),
-            },
-        )

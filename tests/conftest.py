@@ -94,11 +94,13 @@ APP = Path(__file__).resolve().parents[1] / "app.py"
 @pytest.fixture
 def app(demo_store: str) -> Callable[..., object]:
     """``app(page=None)`` -> a run AppTest of the dashboard on the demo store copy.
-    ``page`` is a path relative to app.py such as ``"pages/memories.py"``."""
+    ``page`` is a path relative to app.py such as ``"pages/memories.py"``; ``state`` presets
+    session state (the sidebar's reviewer name is "reviewer" unless given)."""
     from streamlit.testing.v1 import AppTest
 
     def make(page: str | None = None, **state: object) -> AppTest:
         at = AppTest.from_file(str(APP), default_timeout=60)
+        state.setdefault("reviewer", "reviewer")  # an empty name is refused (issue 16)
         for k, val in state.items():
             at.session_state[k] = val
         at.run()

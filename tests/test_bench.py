@@ -31,6 +31,8 @@ WORKLOADS = {
     "embed",
     "cold",
     "app",
+    "worklist",
+    "worklist_page",
     "rss",
     "scan-time",
     "scan-memory",
@@ -42,7 +44,7 @@ WORKLOADS = {
 # the hospital-scale rows (issue 15) measure memory or time against a target, not against the
 # reference implementation (agent-scale's reference column is the engine's own preview)
 NO_REFERENCE = ("cold", "rss", "app", "scan-time", "scan-memory", "tuner-time", "tuner-memory")
-NO_REFERENCE += ("touch-rss",)
+NO_REFERENCE += ("touch-rss", "worklist", "worklist_page")
 
 
 @pytest.fixture(scope="module")

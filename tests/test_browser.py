@@ -41,7 +41,8 @@ ARGS = [
     "--disable-sync",
 ]
 PAGES = [
-    ("overview", "", "Overview"),
+    ("worklist", "", "Worklist"),
+    ("overview", "overview", "Overview"),
     ("memories", "memories", "Memories"),
     ("decay_lab", "decay_lab", "Decay lab"),
     ("contradictions", "contradictions", "Contradictions"),
@@ -131,18 +132,34 @@ def _settle(page: object) -> None:
     p.locator('[data-testid="stSpinner"]').first.wait_for(state="detached", timeout=60_000)
 
 
-def _full_page_shot(page: object, name: str) -> Path:
+def _full_page_shot(page: object, name: str, width: int = 1400) -> Path:
     p = page  # type: ignore[assignment]
     height = p.evaluate(
         "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
         " return m ? m.scrollHeight : document.body.scrollHeight; }"
     )
-    p.set_viewport_size({"width": 1400, "height": min(max(int(height) + 40, 900), 6000)})
+    p.set_viewport_size({"width": width, "height": min(max(int(height) + 40, 900), 6000)})
     p.wait_for_timeout(600)
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
     p.screenshot(path=str(path), full_page=True)
     return path
+
+
+# A table whose columns do not fit scrolls sideways inside its grid: the last columns are cut
+# off until the reader scrolls. Each st.dataframe's scroller must be as wide as its content.
+CLIPPED_JS = """() => Array.from(document.querySelectorAll('[data-testid="stDataFrame"]'))
+  .filter(f => f.offsetParent !== null)
+  .map(f => { const s = f.querySelector('.dvn-scroller');
+              const k = f.closest('[class*="st-key-"]');
+              const key = k ? k.className.match(/st-key-[\\w-]+/)[0] : 'table';
+              return s ? {key: key, over: s.scrollWidth - s.clientWidth} : null; })
+  .filter(x => x && x.over > 2)"""
+
+
+def _clipped_tables(page: object) -> list[dict[str, Any]]:
+    p: Any = page
+    return list(p.evaluate(CLIPPED_JS))
 
 
 def _no_exception(page: object) -> None:
@@ -152,19 +169,47 @@ def _no_exception(page: object) -> None:
     ).first.inner_text()
 
 
+@pytest.mark.parametrize("width", [1024, 1400])
 @pytest.mark.parametrize(("name", "path", "title"), PAGES)
-def test_each_page_opens(server: str, browser: object, name: str, path: str, title: str) -> None:
-    page = browser.new_page(viewport={"width": 1400, "height": 900})  # type: ignore[attr-defined]
+def test_each_page_opens(
+    server: str, browser: object, name: str, path: str, title: str, width: int
+) -> None:
+    """Every page at 1,024 and 1,400 px: it renders, makes no outbound request (Material icons
+    ship with Streamlit), and no table column is cut off."""
+    page = browser.new_page(viewport={"width": width, "height": 900})  # type: ignore[attr-defined]
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
     page.goto(f"{server}/{path}?patient=NW-1001")
     _settle(page)
     page.get_by_role("heading", name=title).first.wait_for(timeout=30_000)
     _no_exception(page)
-    assert _full_page_shot(page, name).stat().st_size > 10_000
+    grids = page.locator('[data-testid="stDataFrame"]:visible')
+    if grids.count():  # the grids size their columns after the first paint
+        grids.first.locator('[data-testid^="glide-cell-"]').first.wait_for(
+            state="attached", timeout=30_000
+        )
+        page.wait_for_timeout(2500)
+    # Prompt preview's layout belongs to the section issue's page (issue 14)
+    if name != "prompt_preview":
+        assert _clipped_tables(page) == [], f"{name} at {width} px cuts off table columns"
+    shot = name if width == 1400 else f"{name}-{width}"
+    assert _full_page_shot(page, shot, width).stat().st_size > 10_000
     outside = [u for u in requests if not u.startswith(("http://127.0.0.1", "data:", "blob:"))]
     assert outside == [], f"the page made outbound requests: {outside[:5]}"
     page.close()
+
+
+def test_worklist_links_open_the_patient(server: str, browser: object) -> None:
+    """The worklist (first page) counts what waits and its rows open the patient's review."""
+    p: Any = _open(browser, f"{server}/")
+    p.get_by_role("heading", name="Worklist").first.wait_for(timeout=30_000)
+    metrics = p.locator('[data-testid="stMetric"]')
+    assert metrics.count() >= 4
+    assert "Review" in metrics.first.inner_text()
+    p.locator('.st-key-worklist_table [data-testid^="glide-cell-"]').first.wait_for(
+        state="attached", timeout=30_000
+    )
+    p.close()
 
 
 def _open(browser: object, url: str) -> object:
@@ -194,9 +239,18 @@ def test_moving_a_decay_slider_changes_the_policy(server: str, browser: object) 
     p.close()
 
 
+def _sign(p: Any, name: str = "Dr. Rivera") -> None:
+    """Type the reviewer's name (an empty name is refused: issue 16)."""
+    field = p.locator(".st-key-reviewer input")
+    field.fill(name)
+    field.press("Enter")
+    _settle(p)
+
+
 def test_confirming_a_supersession_moves_it_to_history(server: str, browser: object) -> None:
     page = _open(browser, f"{server}/contradictions?patient=NW-1001")
     p = page  # type: ignore[assignment]
+    _sign(p)
     cards = ".stElementContainer[class*='st-key-confirm_']"
     n = p.locator(cards).count()
     assert n >= 1

@@ -155,3 +155,51 @@ def test_signed_in_viewer_cannot_review(demo_store: str, eng: mc.MemoryEngine) -
     assert at.button(key="scan").disabled
     assert any("Read-only" in c.value for c in at.caption)
     assert not [i for i in at.text_input if i.key == "reviewer"]  # actor = signed-in identity
+
+
+def _same(caption: Any, mem: mc.Memory, at: Any) -> bool:
+    """The caption under ``mem``'s text on a card (the text element right before it)."""
+    texts = [t.value for t in at.text]
+    return mem.content in texts and f"written {mem.created_at:%d %b %Y}" in caption.value
+
+
+def test_undo_of_a_confirmed_review_reopens_it(
+    app: Callable[..., Any], eng: mc.MemoryEngine
+) -> None:
+    """Issue 16: Confirm then Undo of the penicillin re-test puts the pair back in the queue
+    (4 again, not 3); the card and every view read the store's data version, so the older
+    memory reads superseded right after the confirmation and active after the undo."""
+    at = app(PAGE)
+    pending = eng.supersessions(PID, state="pending")
+    sup = next(s for s in pending if "penicillin" in eng.get(s.old_id).content)
+    old = eng.get(sup.old_id)
+
+    def card_text(at: Any) -> str:
+        return " ".join(c.value for c in at.caption)
+
+    at.button(key=f"confirm_{sup.id}").click().run()
+    assert not at.exception
+    assert len(button_keys(at, "confirm_")) == len(pending) - 1
+    assert eng.get(old.id).status is mc.Status.SUPERSEDED
+    # the confirmed card's older side reads superseded at once (no stale "active" from a
+    # cache keyed on the minute)
+    side = next(c.value for c in at.caption if "written" in c.value and _same(c, old, at))
+    assert side.endswith("Replaced by a newer memory"), side
+    at.button(key=f"undo_{sup.id}").click().run()
+    assert not at.exception
+    assert any("back in the review queue" in s.value for s in at.success)
+    assert eng.store.get_supersession(sup.id).state is mc.SupersessionState.PENDING
+    assert sorted(button_keys(at, "confirm_")) == sorted(f"confirm_{s.id}" for s in pending)
+    assert eng.get(old.id).status is mc.Status.ACTIVE
+    assert "again: a reviewer undid the earlier confirmation" in card_text(at)
+    # the worklist counts it again
+    at.switch_page("pages/worklist.py").run()
+    assert {m.label: m.value for m in at.metric}["Review"] == str(len(pending))
+
+
+@pytest.mark.parametrize("bad", [0, -1, 501])
+def test_history_limit_outside_its_range_says_so(app: Callable[..., Any], bad: float) -> None:
+    at = app(PAGE)
+    at.number_input(key="history_limit").set_value(bad).run()
+    assert not at.exception
+    assert any("Enter a" in e.value for e in at.error)

@@ -213,3 +213,49 @@ def test_chart_default_follows_the_policys_always_included_types(
     always = {m.id for m in active if m.memory_type in types}
     assert sum(m.memory_type == "observation" for m in active) > 6
     assert always <= chosen
+
+
+# --- issue 16: a bad value is explained next to its field and nothing stale is computed --------
+@pytest.mark.parametrize(
+    ("key", "bad", "words"),
+    [
+        ("lab_period", 0.0, "Period"),
+        ("lab_boost", 99.0, "Boost per use"),
+        ("lab_boost_cap", -1.0, "Boost cap"),
+        ("lab_short_rate", 1.5, "Short-term memories"),
+    ],
+)
+def test_a_bad_control_value_says_what_is_wrong_and_computes_nothing(
+    app: Callable[..., Any], key: str, bad: float, words: str
+) -> None:
+    at = app(PAGE)
+    at.radio(key="lab_rate_form").set_value("% per period").run()
+    at.number_input(key=key).set_value(bad).run()
+    assert not at.exception
+    assert any(words in e.value and f"{bad:g} is not" in e.value for e in at.error)
+    assert any("Nothing below is computed" in w.value for w in at.warning)
+    # no stale comparison with the old value ("gives the same ranking") and nothing to save
+    assert not at.dataframe
+    assert not [i for i in at.info if "same ranking" in i.value]
+    assert not [b for b in at.button if b.key == "lab_save"]
+
+
+def test_saved_vs_tuned_is_a_slope_chart_and_the_as_of_line_is_labelled(
+    app: Callable[..., Any], eng: mc.MemoryEngine
+) -> None:
+    at = app(PAGE)
+    at.radio(key="lab_rate_form").set_value("% per period").run()
+    at.slider(key="lab_loss_pct").set_value(60.0).run()
+    figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    slope = next(f for f in figs if "Rank under" in f["layout"]["title"]["text"])
+    assert slope["data"] and all(d["x"] == ["Saved policy", "Tuned policy"] for d in slope["data"])
+    assert slope["layout"]["yaxis"]["autorange"] == "reversed"  # rank 1 on top
+    late = next(m for m in eng.list_memories(PID) if m.content == LATE)
+    at.slider(key="lab_as_of").set_value((late.created_at + timedelta(days=3)).date()).run()
+    curves = next(
+        json.loads(c.proto.spec)
+        for c in at.get("plotly_chart")
+        if "over time" in json.loads(c.proto.spec)["layout"]["title"]["text"]
+    )
+    texts = [a.get("text", "") for a in curves["layout"].get("annotations", [])]
+    assert any(t.startswith("as of ") for t in texts) and "now" not in texts

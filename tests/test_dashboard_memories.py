@@ -46,7 +46,7 @@ def test_table_shows_every_memory_with_its_numbers(
     for col in ("content", "type", "status", "tier", "base importance", "current importance"):
         assert col in df.columns
     row = df.set_index("id").loc[_by_content(store, AFTERNOON).id]
-    assert row["status"] == "active" and row["type"] == "preference"
+    assert row["status"] == "active" and row["type"] == "Preference"  # words, not codes
     assert row["base importance"] == _by_content(store, AFTERNOON).importance
     assert 1.0 <= row["current importance"] <= 10.0
     assert (df.loc[df["status"] == "superseded", "current importance"] == 1.0).all()  # floor
@@ -57,12 +57,12 @@ def test_type_filter_leaves_only_that_type(app: Callable[..., Any], store: mc.Me
     at.multiselect(key="filter_type").select("allergy").run()
     df = _table(at)
     assert len(df) == sum(m.memory_type == "allergy" for m in store.list_memories(PID)) > 0
-    assert set(df["type"]) == {"allergy"}
+    assert set(df["type"]) == {"Allergy"}
     # the action picker follows the filter
-    assert all("· allergy" in o for o in at.selectbox(key="action_memory").options)
+    assert all("· Allergy" in o for o in at.selectbox(key="action_memory").options)
     at.multiselect(key="filter_status").select("active").run()
     df = _table(at)
-    assert set(df["type"]) == {"allergy"} and set(df["status"]) == {"active"}
+    assert set(df["type"]) == {"Allergy"} and set(df["status"]) == {"active"}
     at.multiselect(key="filter_tier").select("short_term").run()
     assert not at.dataframe  # no short-term allergy: the empty state says what to do
     assert any("No memory matches" in i.value for i in at.info)
@@ -89,13 +89,13 @@ def test_pin_toggle_flips_pinned_and_audits_the_reviewer(
     at = app(PAGE)
     at.sidebar.text_input(key="reviewer").input("Dr. Rivera").run()
     at.selectbox(key="action_memory").set_value(mem.id).run()
-    assert at.button(key="pin_toggle").label == "📌 Pin"
+    assert at.button(key="pin_toggle").label == "Pin"
     at.button(key="pin_toggle").click().run()
     assert not at.exception and not at.error
     assert store.get_memory(mem.id).pinned is True
     audit = store.list_audit(AuditQuery(entity_id=mem.id, action="pin"))
     assert [(a.actor, a.after["pinned"]) for a in audit] == [("Dr. Rivera", True)]
-    assert at.button(key="pin_toggle").label == "📍 Unpin"
+    assert at.button(key="pin_toggle").label == "Unpin"
     assert _table(at).set_index("id").loc[mem.id, "pinned"]
     at.button(key="pin_toggle").click().run()
     assert store.get_memory(mem.id).pinned is False
@@ -108,7 +108,7 @@ def test_archive_and_restore(app: Callable[..., Any], store: mc.MemoryStore) -> 
     at.button(key="archive_toggle").click().run()
     assert store.get_memory(mem.id).status is Status.ARCHIVED
     assert _table(at).set_index("id").loc[mem.id, "status"] == "archived"
-    assert at.button(key="archive_toggle").label == "♻️ Restore"
+    assert at.button(key="archive_toggle").label == "Restore"
     at.button(key="archive_toggle").click().run()
     assert store.get_memory(mem.id).status is Status.ACTIVE
 
@@ -200,7 +200,9 @@ def test_empty_content_shows_the_validation_error(
     at = app(PAGE)
     at.button(key="save_new").click().run()
     assert not at.exception
-    assert any("ValidationError" in e.value for e in at.error)
+    # in words, next to the field (issue 16), not a class name
+    assert any("content is empty" in e.value for e in at.error)
+    assert not at.success
     assert len(store.list_memories(PID)) == n_before
 
 
@@ -216,11 +218,119 @@ def test_signed_in_viewer_cannot_change_memories(demo_store: str, store: mc.Memo
     at.run()
     at.switch_page(PAGE).run()
     assert not at.exception
-    assert not at.sidebar.text_input  # the actor is the signed-in identity, not a typed name
+    # the actor is the signed-in identity, not a typed name (the sidebar's only text field is
+    # the patient search)
+    assert [i.key for i in at.sidebar.text_input] == ["patient_search"]
     assert any("Read-only" in c.value for c in at.caption)
     for key in ("pin_toggle", "archive_toggle", "save_importance", "save_new"):
         assert at.button(key=key).disabled
     assert at.number_input(key="edit_importance").disabled
     # the table and filters still work for a viewer
     at.multiselect(key="filter_type").select("allergy").run()
-    assert set(at.dataframe[0].value["type"]) == {"allergy"}
+    assert set(at.dataframe[0].value["type"]) == {"Allergy"}
+
+
+# --- issue 16: forms validate before they act, in words next to the field -----------------------
+@pytest.mark.parametrize("bad", [0.0, 11.0, -1.0])
+def test_save_importance_refuses_a_value_outside_1_to_10(
+    app: Callable[..., Any], store: mc.MemoryStore, bad: float
+) -> None:
+    mem = _by_content(store, AFTERNOON)
+    at = app(PAGE)
+    at.selectbox(key="action_memory").set_value(mem.id).run()
+    at.number_input(key="edit_importance").set_value(bad).run()
+    assert not at.exception
+    assert any("from 1 to 10" in e.value and f"{bad:g}" in e.value for e in at.error)
+    assert at.button(key="save_importance").disabled  # cannot act on a bad value
+    assert not at.success  # nothing says "saved"
+    assert store.get_memory(mem.id).importance == mem.importance
+    assert store.list_audit(AuditQuery(entity_id=mem.id, action="edit_importance")) == []
+    # a good value clears the message and saves, and the message names the stored value
+    at.number_input(key="edit_importance").set_value(8.5).run()
+    assert not at.error
+    at.button(key="save_importance").click().run()
+    assert store.get_memory(mem.id).importance == 8.5
+    assert any("Base importance saved: 8.5" in s.value for s in at.success)
+
+
+@pytest.mark.parametrize("bad", [0.0, 11.0])
+def test_add_memory_with_a_bad_importance_says_so_and_writes_nothing(
+    app: Callable[..., Any], store: mc.MemoryStore, bad: float
+) -> None:
+    n_before = len(store.list_memories(PID))
+    at = app(PAGE)
+    at.text_area(key="new_content").input(EVENING)
+    at.selectbox(key="new_type").select("preference")
+    at.number_input(key="new_importance").set_value(bad).run()
+    assert any("from 1 to 10" in e.value for e in at.error)
+    at.button(key="preview_add").click().run()
+    assert not at.exception
+    assert any("Nothing was checked" in e.value for e in at.error)
+    at.button(key="save_new").click().run()
+    assert any("Nothing was saved" in e.value for e in at.error)
+    assert not at.success
+    assert len(store.list_memories(PID)) == n_before
+    # fixed: the message goes, and the memory is saved with that importance
+    at.number_input(key="new_importance").set_value(6.5).run()
+    assert not at.error
+    at.button(key="save_new").click().run()
+    assert _by_content(store, EVENING).importance == 6.5
+
+
+def test_content_has_a_character_counter_and_a_limit(app: Callable[..., Any]) -> None:
+    at = app(PAGE)
+    assert at.text_area(key="new_content").max_chars == 2000
+    at.text_area(key="new_content").input("Patient lives alone").run()
+    assert any(c.value == "19 / 2,000 characters" for c in at.caption)
+
+
+def test_an_empty_reviewer_name_is_an_error_not_reviewer(
+    app: Callable[..., Any], store: mc.MemoryStore
+) -> None:
+    mem = _by_content(store, AFTERNOON)
+    at = app(PAGE, reviewer="")
+    at.selectbox(key="action_memory").set_value(mem.id).run()
+    assert any("Enter your name" in e.value for e in at.sidebar.error)
+    at.button(key="pin_toggle").click().run()
+    assert any("enter your name" in e.value for e in at.error)
+    assert store.get_memory(mem.id).pinned is False  # nothing written as "reviewer"
+    for bad, words in (
+        ("<b>Dr</b>", "markup"),
+        ("x" * 121, "at most 120"),
+        ("Dr\u202e Evil", "ordinary punctuation"),
+    ):
+        at.sidebar.text_input(key="reviewer").input(bad).run()
+        assert any(words in e.value for e in at.sidebar.error), bad
+        at.button(key="pin_toggle").click().run()
+        assert store.get_memory(mem.id).pinned is False
+    at.sidebar.text_input(key="reviewer").input("Dr. Rivera").run()
+    assert not at.sidebar.error
+    at.button(key="pin_toggle").click().run()
+    assert store.get_memory(mem.id).pinned is True
+
+
+def test_selecting_a_table_row_selects_the_memory_to_act_on(
+    app: Callable[..., Any], store: mc.MemoryStore
+) -> None:
+    at = app(PAGE)
+    df = _table(at)
+    row = int(df.index[df["content"] == AFTERNOON][0])
+    at.session_state["memories_table"] = {"selection": {"rows": [row], "columns": [], "cells": []}}
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="action_memory").value == df.iloc[row]["id"]
+    assert AFTERNOON in [t.value for t in at.text]
+    # the picker can still be changed while the row stays selected
+    other = str(df.iloc[0 if row else 1]["id"])
+    at.selectbox(key="action_memory").set_value(other).run()
+    assert at.selectbox(key="action_memory").value == other
+
+
+def test_type_lists_hide_general_assistant_types_in_a_clinical_store(
+    app: Callable[..., Any],
+) -> None:
+    at = app(PAGE)
+    options = at.selectbox(key="new_type").options
+    assert "Adverse reaction" in options and "Allergy" in options
+    for general in ("Intermediate step", "User preference", "Explicit instruction", "Task result"):
+        assert general not in options

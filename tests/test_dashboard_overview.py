@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import memory_core as mc
+from memory_core.labels import status_label
 from memory_core.values import Status
 
 PID = "NW-1001"
@@ -39,7 +40,7 @@ def eng(demo_store: str) -> Any:
 
 
 def test_kpis_equal_the_engine_counts(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
-    at = app()
+    at = app("pages/overview.py")
     assert not at.exception
     assert at.title[0].value == "Overview"
     assert any(PID in c.value for c in at.caption)
@@ -54,7 +55,7 @@ def test_kpis_equal_the_engine_counts(app: Callable[..., Any], eng: mc.MemoryEng
 def test_at_risk_is_the_cleanup_rule(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
     """At risk = active, not pinned, not review-gated, strength below the cleanup threshold."""
     pid = "NW-1004"
-    at = app(patient=pid)
+    at = app("pages/overview.py", patient=pid)
     view = eng.view(pid)
     pol = eng.policy
     by_rule = [
@@ -72,14 +73,15 @@ def test_at_risk_is_the_cleanup_rule(app: Callable[..., Any], eng: mc.MemoryEngi
 def test_timeline_has_a_marker_for_every_visible_memory(
     app: Callable[..., Any], eng: mc.MemoryEngine
 ) -> None:
-    at = app()
+    at = app("pages/overview.py")
     fig = json.loads(at.get("plotly_chart")[0].proto.spec)
     view = eng.view(PID)
     traces = {t["name"]: t for t in fig["data"]}
     assert sum(len(t["x"]) for t in fig["data"]) == len(view.memories)
     for status in ("active", "superseded"):
-        assert len(traces[status]["x"]) == sum(s.value == status for s in view.status)
-        assert traces[status]["mode"] == "markers"
+        name = status_label(status)  # the legend in words (issue 16)
+        assert len(traces[name]["x"]) == sum(s.value == status for s in view.status)
+        assert traces[name]["mode"] == "markers"
     hover = {c[0] for t in fig["data"] for c in t["customdata"]}
     assert hover == {m.content for m in view.memories}
     assert fig["layout"]["xaxis"]["title"]["text"] and fig["layout"]["yaxis"]["title"]["text"]
@@ -88,7 +90,7 @@ def test_timeline_has_a_marker_for_every_visible_memory(
 def test_patient_picker_changes_kpis_and_query_param(
     app: Callable[..., Any], eng: mc.MemoryEngine
 ) -> None:
-    at = app()
+    at = app("pages/overview.py")
     before = _metrics(at)
     at.sidebar.selectbox(key="patient_select").select("NW-1005").run()
     assert not at.exception
@@ -102,15 +104,23 @@ def test_patient_picker_changes_kpis_and_query_param(
 
 
 def test_recent_injections_are_listed(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
-    at = app()
-    assert any("No agent has been given" in i.value for i in at.info)
+    at = app("pages/overview.py")
+    # issue 16: the demo's accesses come with the injection records that produced them
+    assert not any("No agent has been given" in i.value for i in at.info)
+    used = {e for times in eng.access_times(PID).values() for e in times}
+    given = eng.injections(PID, limit=10_000)
+    assert given and {i.at for i in given} == used
+    counts: dict[str, int] = {}
+    for inj in given:
+        for mid, _ in inj.items:
+            counts[mid] = counts.get(mid, 0) + 1
+    assert counts == {m.id: m.access_count for m in eng.list_memories(PID) if m.access_count}
     query = "What appointment times suit the patient?"
     res = eng.build_context(PID, query, record_access=True)  # an agent-side call
     assert res.injection_id
-    at = app()
+    at = app("pages/overview.py")
     texts = [t.value for t in at.text]
     assert any(query in t for t in texts)
-    assert not any("No agent has been given" in i.value for i in at.info)
     assert any(res.text.splitlines()[0] in c.value for c in at.code)
 
 
@@ -118,8 +128,21 @@ def test_empty_store_offers_the_demo_data(
     app: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MEMORY_CORE_STORE", f"sqlite:///{tmp_path / 'empty.db'}")
-    at = app()
+    at = app("pages/overview.py")
     assert not at.exception
     assert at.button(key="seed_demo").label == "Load demo data"
     assert not at.metric
     assert not at.get("plotly_chart")
+
+
+def test_a_superseded_memory_says_what_replaced_it(
+    app: Callable[..., Any], eng: mc.MemoryEngine
+) -> None:
+    at = app("pages/overview.py")
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    sup = next(t for t in fig["data"] if t["name"] == "Replaced by a newer memory")
+    old = next(m for m in eng.list_memories(PID) if m.status is mc.Status.SUPERSEDED)
+    newer = eng.get(str(old.superseded_by))
+    row = next(c for c in sup["customdata"] if c[0] == old.content)
+    assert "replaced by: " in row[6] and newer.content[:40] in row[6]
+    assert not any("_" in y for t in fig["data"] for y in t["y"])  # types in words

@@ -26,7 +26,7 @@ def test_hostile_content_is_shown_as_text_everywhere(
         for chart in at.get("plotly_chart"):
             spec = json.dumps(json.loads(chart.proto.spec))
             assert "<script>" not in spec and "<b>x</b>" not in spec
-    overview = app()
+    overview = app("pages/overview.py")
     spec = json.loads(overview.get("plotly_chart")[0].proto.spec)
     custom = [c[0] for trace in spec["data"] for c in trace.get("customdata", [])]
     assert any("&lt;script&gt;" in c for c in custom)

@@ -130,3 +130,25 @@ def test_audit_filter_offers_every_audited_action(
     df = _audit(at)
     assert set(df["action"]) == {"purge"}
     assert mem.id in set(df["entity id"])
+
+
+@pytest.mark.parametrize("bad", [0, -5, 20_000])
+def test_audit_row_limit_outside_its_range_says_so(app: Callable[..., Any], bad: int) -> None:
+    at = app(PAGE)
+    at.number_input(key="audit_limit").set_value(bad).run()
+    assert not at.exception
+    assert any("Enter a number from 1 to 10000" in e.value for e in at.error)
+    assert _audit(at) is None  # nothing shown from the old limit
+
+
+def test_audit_log_comes_before_the_azure_instructions_and_says_what_changed(
+    app: Callable[..., Any],
+) -> None:
+    at = app(PAGE)
+    heads = [h.value for h in at.subheader]
+    assert heads.index("Audit log") < heads.index("Switching to Azure")
+    df = _audit(at)
+    assert "what changed" in df.columns
+    sup = df[df["action"] == "supersede"]["what changed"]
+    assert sup.str.contains("status: active → superseded").all()
+    assert not df["what changed"].str.contains("embedding_model|embedding model").any()

@@ -260,3 +260,20 @@ def test_pending_supersession_is_annotated(eng: mc.MemoryEngine) -> None:
     assert note.startswith("(pending review: Patient's penicillin allergy re-tested")
     assert len(note) <= len("(pending review: )") + flags.PENDING_CHARS
     assert item.line.endswith(note)
+
+
+def test_flags_reach_the_worklist_and_leave_it_when_kept(eng: mc.MemoryEngine) -> None:
+    ids = _setup(eng)
+    assert [i for i in eng.worklist() if i.kind == "stale_flag"] == []
+    _, sup = _change(eng, timedelta(days=30))
+    items = [i for i in eng.worklist() if i.kind == "stale_flag"]
+    assert {i.ref for i in items} == {ids["ar"], ids["plan"]}
+    day = NOW - timedelta(days=30)
+    for i in items:
+        assert i.patient_id == "NW-1" and i.since == day
+        assert f"metformin changed on {day.day} {day:%b %Y}" in i.title
+    assert eng.worklist().totals["stale_flag"] == 2
+    eng.keep_flagged(ids["plan"], sup.id, "dr-a")
+    assert [i.ref for i in eng.worklist() if i.kind == "stale_flag"] == [ids["ar"]]
+    eng.undo_supersession(sup.id, "dr-a")  # the change undone: no flag is left
+    assert [i for i in eng.worklist() if i.kind == "stale_flag"] == []

@@ -188,7 +188,9 @@ def test_allergy_update_waits_for_review_then_confirm_and_undo(
     with pytest.raises(mc.StateError):
         e.reject_supersession(sup.id, "dr-reviewer")
     undone = e.undo_supersession(sup.id, "dr-other")
-    assert undone.state is mc.SupersessionState.UNDONE
+    # issue 16: an undo of a review-gated decision reopens the review (not "undone")
+    assert undone.state is mc.SupersessionState.PENDING
+    assert [s.id for s in e.supersessions("NW-1", state="pending")] == [sup.id]
     assert e.get(old.id).status is mc.Status.ACTIVE
     actions = [a.action for a in e.audit_log(patient_id="NW-1")][:4]
     assert actions == ["unsupersede", "undo_supersession", "supersede", "confirm_supersession"]

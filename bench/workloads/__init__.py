@@ -29,6 +29,7 @@ from . import (
     hospital,
     memory,
     scaling,
+    worklist,
     writes,
 )
 from .common import (
@@ -62,6 +63,7 @@ class Bench(Setup):
         "bulk",
         "embed",
         "app",
+        "worklist",
         "rss",
         "scale",
     )
@@ -90,6 +92,7 @@ class Bench(Setup):
             "bulk": lambda: bulk.run(self),
             "embed": lambda: embedder.run(self),
             "app": lambda: dashboard.run(self),
+            "worklist": lambda: worklist.run(self),
             "rss": lambda: memory.run(self),
             "scale": lambda: (
                 hospital.run_scan(self),

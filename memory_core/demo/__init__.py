@@ -19,7 +19,14 @@ Shape of the data:
   from the domain reference, which are meant to be detected as updates.
 """
 
-from .generator import DemoDataset, DemoMemory, DemoPatient, northwind_demo, scale_dataset
+from .generator import (
+    DemoDataset,
+    DemoMemory,
+    DemoPatient,
+    demo_labels,
+    northwind_demo,
+    scale_dataset,
+)
 from .templates import MEMORY_TYPES
 
 __all__ = [
@@ -27,6 +34,7 @@ __all__ = [
     "DemoDataset",
     "DemoMemory",
     "DemoPatient",
+    "demo_labels",
     "northwind_demo",
     "scale_dataset",
 ]

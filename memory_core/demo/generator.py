@@ -439,6 +439,12 @@ def northwind_demo(now: datetime, seed: int = 7) -> DemoDataset:
     return _dataset(patients, memories)
 
 
+def demo_labels() -> dict[str, str]:
+    """The invented label of each Northwind demo patient (id -> label), without building the
+    dataset: what the dashboard's patient search matches besides the id."""
+    return {spec.patient_id: _label(spec) for spec in NORTHWIND}
+
+
 def scale_dataset(
     n_patients: int, memories_per_patient: int, now: datetime, seed: int = 11
 ) -> DemoDataset:

@@ -42,7 +42,9 @@ from ..values import (
     Supersession,
     SupersessionState,
 )
+from ..worklist import WorkList
 from . import asof, core, flagging, ingest, lifecycle, retrieval, supersession
+from . import worklist as worklist_reads
 from .asof import PatientView, PolicyDelta
 from .core import AGENT, SYSTEM, Core, Progress
 from .retrieval import SCAN_SPLIT_ROWS
@@ -478,3 +480,17 @@ class MemoryEngine:
         return ingest_service.import_fhir(
             self, bundle, patient_id=patient_id, by=by, dry_run=dry_run, now=now
         )
+
+    # --- the reviewer's worklist across patients (issue 16) ---------------------------------------
+    def worklist(
+        self, *, now: datetime | None = None, limit: int = 200, cleanup_patients: int = 20
+    ) -> WorkList:
+        """What waits for a reviewer across all patients, most urgent first (at most ``limit``
+        items; ``.totals`` counts every item by kind): pending supersession reviews (safety
+        types first, oldest first), safety-critical memories demoted or archived in the last 7
+        days, "possibly stale" flags, and the next cleanup's count for the first
+        ``cleanup_patients`` patients on the list. Reads supersessions and the audit log, not
+        every memory. Reads only."""
+        if limit < 0:
+            raise ValidationError("limit", f"must be 0 or more, got {limit}")
+        return worklist_reads.worklist(self._core, now, limit, cleanup_patients)

@@ -286,21 +286,30 @@ def reject(core: Core, supersession_id: str, reviewer: str, now: datetime | None
 
 
 def undo(core: Core, supersession_id: str, reviewer: str, now: datetime | None) -> Supersession:
+    """Undo a supersession in effect: the older memory is active again (unless something else
+    holds it). An automatic one becomes ``undone``. A *confirmed* one of a review-gated type
+    (the policy's mode for the older memory's type is ``review``) reopens its review: the same
+    record is ``pending`` again, back in the queue, and keeps ``effective_at``..``ended_at`` as
+    the window it was in effect, so as-of views of that window still read it as applied."""
     reviewer = v.actor(reviewer, "reviewer")
     now = core.now(now)
     sup = core.store.get_supersession(v.record_id(supersession_id, "supersession_id"))
     if sup.state not in IN_EFFECT:
         raise StateError(f"supersession {sup.id} is {sup.state.value}; nothing to undo")
+    old = core.store.get_memory(sup.old_id)
+    reopen = (
+        sup.state is SupersessionState.CONFIRMED
+        and core.policy.contradiction.mode_for(old.memory_type) == "review"
+    )
     changes = _decide(
         core,
         sup,
         reviewer,
         AuditAction.UNDO_SUPERSESSION,
-        SupersessionState.UNDONE,
+        SupersessionState.PENDING if reopen else SupersessionState.UNDONE,
         now,
         ended_at=now,
     )
-    old = core.store.get_memory(sup.old_id)
     others = [s for s in core.store.list_supersessions(sup.patient_id) if s.id != sup.id]
     status, superseded_by = status_at(old, holders(others))
     restored = replace(old, status=status, superseded_by=superseded_by)

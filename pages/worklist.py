@@ -1,0 +1,153 @@
+"""Worklist (the reviewer's first page): what waits for a person across all patients, most
+urgent first -- reviews of safety facts, recent changes to safety facts, possibly out-of-date
+memories, other reviews, and what the next cleanup would archive. Layout only: the list comes
+from ``engine.worklist`` (memory_core/worklist.py), which reads supersessions and the audit
+log, never every memory."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pandas as pd
+import streamlit as st
+
+from memory_core.labels import type_label
+from memory_core.worklist import KIND_LABELS, WorkItem
+from pages import common
+
+LIMIT = 200
+#: metric labels and the What column: short enough for 1,024 px
+SHORT = {
+    "review": "Review",
+    "safety_change": "Safety change",
+    "stale_flag": "Out of date?",
+    "cleanup": "Cleanup",
+}
+#: where an item's link opens the patient
+TARGET = {
+    "review": ("contradictions", "pages/contradictions.py"),
+    "stale_flag": ("memories", "pages/memories.py"),
+    "safety_change": ("memories", "pages/memories.py"),
+    "cleanup": ("memories", "pages/memories.py"),
+}
+HELP = {
+    "review": "A newer memory may replace an older one of a type a reviewer must confirm "
+    "(allergies and adverse reactions first), or of any type set to review.",
+    "safety_change": "Allergies and adverse reactions replaced, archived or given a lower "
+    "importance in the last 7 days.",
+    "stale_flag": "Memories naming a drug or condition that has since changed.",
+    "cleanup": "Faded memories the next cleanup would archive (counted for the first patients "
+    "on this list; open a patient to see theirs).",
+}
+
+
+def _ago(since: datetime, now: datetime) -> str:
+    days = (now - since).total_seconds() / 86400
+    if days < 1 / 24:
+        return "just now"
+    if days < 1:
+        return f"{int(days * 24)} h ago"
+    if days < 60:
+        return f"{int(days)} days ago"
+    return f"{int(days // 30)} months ago"
+
+
+def _rows(items: list[WorkItem], now: datetime) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "patient": f"/{TARGET[w.kind][0]}{w.link}",
+                "what": SHORT[w.kind],
+                "item": w.title,
+                "type": type_label(w.memory_type) if w.memory_type else "—",
+                "since": w.since.astimezone(UTC).strftime("%d %b %Y %H:%M"),
+                "waiting": _ago(w.since, now),
+                "kind": w.kind_label,
+            }
+            for w in items
+        ],
+        columns=["patient", "what", "item", "type", "since", "waiting", "kind"],
+    )
+
+
+common.header(
+    "Worklist",
+    "What waits for a reviewer across all patients, most urgent first. Times in UTC.",
+)
+pid = common.patient_picker()
+if pid is None:
+    common.seed_button()
+    st.stop()
+common.reviewer()
+common.read_only_note()
+
+engine = common.engine()
+now = engine.clock()
+items = engine.worklist(now=now, limit=LIMIT)
+
+cols = st.columns(len(KIND_LABELS) + 1)
+for col, kind in zip(cols, KIND_LABELS, strict=False):
+    col.metric(SHORT[kind], f"{items.totals[kind]:,}", help=f"{KIND_LABELS[kind]}. {HELP[kind]}")
+cols[-1].metric("Patients", f"{items.patients:,}", help="Patients with at least one item.")
+
+if not items:
+    st.success(
+        "Nothing is waiting: no reviews pending and no safety facts changed in the last 7 days."
+    )
+    st.stop()
+
+shown = len(items)
+if items.total > shown:
+    st.caption(f"Showing the {shown} most urgent of {items.total:,} items.")
+kinds = st.pills(
+    "Show",
+    list(KIND_LABELS),
+    selection_mode="multi",
+    default=[k for k in KIND_LABELS if items.totals[k]],
+    format_func=lambda k: KIND_LABELS[k],
+    key="worklist_kinds",
+)
+visible = [w for w in items if w.kind in set(kinds or [])]
+table = st.dataframe(
+    _rows(visible, now),
+    key="worklist_table",
+    hide_index=True,
+    on_select="rerun",
+    selection_mode="single-row",
+    width="stretch",
+    # fits 1,024 px: the type is the item's first word, the exact time is in the row's card
+    column_order=["patient", "what", "item", "waiting"],
+    column_config={
+        "patient": st.column_config.LinkColumn(
+            "Patient", display_text=r"patient=(.*)$", width="small", help="Opens the patient"
+        ),
+        "what": st.column_config.TextColumn("What", width=100),
+        "item": st.column_config.TextColumn(
+            "Item", width=250, help="Select the row to read all of it"
+        ),
+        "waiting": st.column_config.TextColumn("Waiting", width="small"),
+    },
+)
+rows = table.selection.rows if table is not None else []
+if rows:
+    chosen = visible[rows[0]]
+    label, page = TARGET[chosen.kind]
+    with st.container(border=True):
+        st.markdown(f"**{chosen.patient_id}** · {chosen.kind_label}")
+        st.text(chosen.title)
+        st.caption(
+            f"Since {chosen.since.astimezone(UTC):%d %b %Y %H:%M} UTC ({_ago(chosen.since, now)})"
+        )
+        if st.button(
+            f"Open {chosen.patient_id} on {label.capitalize()}",
+            key="worklist_open",
+            icon=":material/open_in_new:",
+            type="primary",
+        ):
+            st.session_state["patient"] = chosen.patient_id
+            st.query_params["patient"] = chosen.patient_id
+            st.switch_page(page)
+        with st.expander("Technical detail"):
+            st.text(chosen.detail or "—")
+else:
+    st.caption("Select a row to open that patient, or use the link in the Patient column.")
