@@ -32,6 +32,8 @@ def run(bench: Setup) -> None:
     eng = mc.MemoryEngine(mc.open_store(f"sqlite:///{base}"), bench.primed, clock=lambda: bench.now)
     eng.add_memories(bench.records(n, pid), now=bench.now, by="bench", detect=False)
     recs = records_of(eng.list_memories(pid))
+    pol = eng.policy.contradiction
+    threshold_for = eng.threshold_for
     eng.store.close()
     state: dict[str, Any] = {}
     copies = iter(range(10**6))
@@ -53,12 +55,11 @@ def run(bench: Setup) -> None:
     fresh()
     scan()
     got = [(s.old_id, s.new_id) for s in state["found"]]
-    pol = eng.policy.contradiction
     want = ref.back_scan(
         recs,
         [],
         bench.now,
-        eng.threshold_for,
+        threshold_for,
         verdict_by_rule,
         lambda t: pol.mode_for(t) == "auto",
     )
