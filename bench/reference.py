@@ -16,8 +16,9 @@ reciprocal-rank fusion of the vector and keyword ranks, the score ``similarity Ã
 importance / 10``.
 
 Two of the engine's parts are inputs here, not reimplemented: the keyword hits (the ids and BM25
-scores the engine's keyword search returns for the query, fetched before the clock starts, like
-the query vector -- the newcomer's version has no keyword index) and the contradiction verdict
+scores the engine's keyword search returns for the query, its clinical-vocabulary expansions
+included, fetched before the clock starts, like the query vector -- the newcomer's version has no
+keyword index) and the contradiction verdict
 (the engine's adjudicator rule, called for each candidate pair).
 """
 

@@ -10,7 +10,10 @@ digits, lower case, accents removed. Scores follow FTS5's ``bm25()`` (k1 = 1.2, 
 floored at 1e-6), with the collection statistics (document count, average length, document
 frequency) taken over the patient's own memories, every status included. A query is an OR of
 its words, less one-letter words and the stop words below (they match nearly every memory and
-carry no clinical meaning).
+carry no clinical meaning). A weighted query (:meth:`LexicalIndex.search_weighted`) groups terms:
+each group counts once per memory, as its weight times the BM25 of its best term there; the
+engine uses it to add a clinical vocabulary's expansions to the query's own words
+(:mod:`memory_core.vocabulary`).
 """
 
 from __future__ import annotations
@@ -187,24 +190,49 @@ class LexicalIndex:
             postings[t] = (r, tf) if old is None else (np.append(old[0], r), np.append(old[1], tf))
         return LexicalIndex(postings, np.append(self.lengths, np.array(lengths, np.float64)))
 
+    def _term(self, term: str) -> tuple[I32, F64] | None:
+        """The rows holding ``term`` and the term's BM25 in each (None: no row holds it)."""
+        hit = self._postings.get(term)
+        if hit is None:
+            return None
+        n = len(self)
+        rows, tf = hit
+        df = rows.size
+        idf = math.log((n - df + 0.5) / (df + 0.5))
+        idf = idf if idf > 0 else 1e-6
+        norm = K1 * (1 - B + B * self.lengths[rows] / self._avgdl)
+        f = tf.astype(np.float64)
+        return rows, idf * (f * (K1 + 1)) / (f + norm)
+
     def scores(self, terms: Sequence[str]) -> F64:
         """BM25 of every row for these query terms (0 where no term occurs); higher = better."""
+        out = np.zeros(len(self), dtype=np.float64)
+        for term in terms:
+            hit = self._term(term)
+            if hit is not None:
+                out[hit[0]] += hit[1]
+        return out
+
+    def weighted_scores(self, groups: Sequence[tuple[float, Sequence[str]]]) -> F64:
+        """BM25 of every row for a weighted query: each group of terms counts once, as
+        ``weight`` × the BM25 of its best term in the row (a group of one term at weight 1 is
+        a plain query term, as in :meth:`scores`)."""
         n = len(self)
         out = np.zeros(n, dtype=np.float64)
-        if n == 0:
-            return out
-        avgdl = self._avgdl
-        for term in terms:
-            hit = self._postings.get(term)
-            if hit is None:
+        for weight, terms in groups:
+            if weight <= 0.0:
                 continue
-            rows, tf = hit
-            df = rows.size
-            idf = math.log((n - df + 0.5) / (df + 0.5))
-            idf = idf if idf > 0 else 1e-6
-            norm = K1 * (1 - B + B * self.lengths[rows] / avgdl)
-            f = tf.astype(np.float64)
-            out[rows] += idf * (f * (K1 + 1)) / (f + norm)
+            hits = [h for h in (self._term(t) for t in terms) if h is not None]
+            if not hits:
+                continue
+            if len(hits) == 1:
+                rows, s = hits[0]
+                out[rows] += s if weight == 1.0 else weight * s
+                continue
+            best = np.zeros(n, dtype=np.float64)
+            for rows, s in hits:  # rows are distinct within one term
+                best[rows] = np.maximum(best[rows], s)
+            out += weight * best
         return out
 
     def search(
@@ -212,10 +240,20 @@ class LexicalIndex:
     ) -> tuple[I64, F64]:
         """The ``limit`` best rows for ``query`` (among ``allowed`` rows) and their scores,
         best first; ties: the earlier row first."""
-        terms = query_terms(query)
-        if not terms or limit <= 0:
+        return self.search_weighted([(1.0, (t,)) for t in query_terms(query)], limit, allowed)
+
+    def search_weighted(
+        self,
+        groups: Sequence[tuple[float, Sequence[str]]],
+        limit: int,
+        allowed: npt.NDArray[np.bool_] | None = None,
+    ) -> tuple[I64, F64]:
+        """:meth:`search` for a weighted query (:meth:`weighted_scores`): the ``limit`` best
+        rows with a score above 0 (among ``allowed`` rows), best first; ties: the earlier row
+        first."""
+        if not groups or limit <= 0 or len(self) == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
-        s = self.scores(terms)
+        s = self.weighted_scores(groups)
         hit = s > 0
         if allowed is not None:
             hit &= allowed

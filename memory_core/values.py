@@ -201,6 +201,9 @@ class ScoredMemory:
     fused: float = 0.0  # RRF of the two ranks (picks the pool in similarity and weighted modes)
     bm25: float = 0.0  # the keyword half's BM25 score (0 without a keyword match)
     relevance: float = 0.0  # cosine and BM25 evidence combined, in [0, 1] (issue 12)
+    # the keyword matches made through the clinical vocabulary ("kidney function → egfr"),
+    # beside the query's own words (memory_core.vocabulary)
+    keyword_via: tuple[str, ...] = ()
     # a safety-critical type: an allergy, or (in a context section) an adverse reaction naming a
     # drug the query or an active medication names; never "current importance >= 8"
     safety: bool = False

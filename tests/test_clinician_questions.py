@@ -173,10 +173,6 @@ def test_nw1004_kidney_question_has_the_ckd_line(demo_engine: mc.MemoryEngine) -
     assert ckd.rule.startswith("in the section")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs the hybrid relevance score (P1a): the eGFR line is 28th by cosine",
-)
 def test_nw1004_kidney_question_has_an_egfr_line_with_its_history(
     demo_engine: mc.MemoryEngine,
 ) -> None:
@@ -218,9 +214,6 @@ def test_nw1001_no_safety_warning_at_the_page_defaults(demo_engine: mc.MemoryEng
     assert [i.position for i in allergies] == [1, 2, 3]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="needs the hybrid relevance score (P1a): the metformin line scores 6th"
-)
 def test_nw1001_stomach_question_has_the_metformin_switch(demo_engine: mc.MemoryEngine) -> None:
     res = demo_engine.build_context("NW-1001", STOMACH, record_access=False)
     assert any("GI distress on metformin" in i.scored.memory.content for i in res.included)

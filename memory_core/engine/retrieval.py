@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import context as ctx
-from .. import decay, flags, ranking
+from .. import decay, flags, ranking, vocabulary
 from .. import validation as v
 from ..lexical import LexicalIndex
 from ..policy import ContextPolicy, EnginePolicy
@@ -53,9 +53,12 @@ class Ranked(Sequence[ScoredMemory]):
         last: F64,
         warn: float,
         type_tiers: npt.NDArray[np.int8],
+        expansions: Sequence[vocabulary.Expansion] = (),
     ) -> None:
-        """``type_tiers``: each candidate's tier by type (see :func:`type_tiers`)."""
+        """``type_tiers``: each candidate's tier by type (see :func:`type_tiers`);
+        ``expansions``: what the clinical vocabulary added to the keyword query."""
         self._memories = memories
+        self._expansions = tuple(expansions)
         self._cols = (rows, cur, sims, score, krank, vrank, fused, bm25, relevance, count, last)
         self._made: list[ScoredMemory | None] = [None] * len(rows)
         # a tier is a type, never a current importance (the ⚠️ marker is display only)
@@ -74,8 +77,12 @@ class Ranked(Sequence[ScoredMemory]):
         got = self._made[i]
         if got is None:
             rows, cur, sims, score, krank, vrank, fused, bm25, rel, count, last = self._cols
+            memory = self._memories[int(rows[i])]
+            via: tuple[str, ...] = ()
+            if self._expansions and bm25[i] > 0:
+                via = vocabulary.matched(self._expansions, memory.content)
             got = ScoredMemory(
-                memory=with_usage(self._memories[int(rows[i])], float(count[i]), float(last[i])),
+                memory=with_usage(memory, float(count[i]), float(last[i])),
                 similarity=float(sims[i]),
                 current_importance=float(cur[i]),
                 score=float(score[i]),
@@ -85,6 +92,7 @@ class Ranked(Sequence[ScoredMemory]):
                 bm25=float(bm25[i]),
                 relevance=float(rel[i]),
                 safety=bool(self._safety[i]),
+                keyword_via=via,
             )
             self._made[i] = got
         return got
@@ -132,14 +140,16 @@ def always_mask(snap: Snapshot, types: Sequence[str]) -> npt.NDArray[np.bool_]:
 
 # --- the two ranks ---------------------------------------------------------------------------
 def keyword_hits(snap: Snapshot, query: str, active: I64, limit: int) -> tuple[I64, F64]:
-    """Snapshot rows and BM25 of the ``limit`` best keyword matches among ``active``."""
+    """Snapshot rows and BM25 of the ``limit`` best keyword matches among ``active``: the
+    query's own words, plus what its clinical concept words and brand names add at a lower
+    weight (:func:`vocabulary.weighted_terms`)."""
     if not query.strip() or active.size == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
     allowed = None
     if active.size < len(snap.memories):
         allowed = np.zeros(len(snap.memories), dtype=np.bool_)
         allowed[active] = True
-    return lexical(snap).search(query, limit, allowed)
+    return lexical(snap).search_weighted(vocabulary.weighted_terms(query), limit, allowed)
 
 
 def keyword_search(
@@ -288,6 +298,7 @@ def rank(
         inputs.last_access_s[ordering],
         pol.decay.warn_threshold,
         type_tiers(snap)[rows[ordering]],
+        vocabulary.expand(query) if kw_bm25.size else (),
     )
 
 
