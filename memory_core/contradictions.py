@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping, Sequence
-from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
+from .adjudicate import verdict_by_rule
 from .ranking import cosine_to_all, unit_rows
 from .values import Memory
 
@@ -17,7 +16,6 @@ F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
 
 SUPERSEDING_VERDICTS = frozenset({"contradicts", "updates", "duplicate"})
-DUPLICATE_COSINE = 0.97
 
 
 class Adjudicator(Protocol):
@@ -30,110 +28,34 @@ class Adjudicator(Protocol):
         ...
 
 
-# Drug names the default rule recognises: a lexicon of common agents in diabetes and
-# cardiometabolic care plus INN stems (metFORMIN, metoPROLOL, lisinoPRIL, ...). Two statements
-# that each name drugs, and no drug in common, are two different facts however close their
-# embeddings are ("metformin ER 500mg" vs "metoprolol 25mg" is 0.69 under MiniLM).
-_DRUG_STEMS = re.compile(
-    r"\b[a-z]*(?:formin|olol|pril|sartan|statin|gliflozin|gliptin|glutide|glinide|glitazone|"
-    r"thiazide|dipine|cillin|mycin|floxacin|cycline|prazole|oxetine|azepam|semide|"
-    r"parin|xaban|gatran|coxib|profen)\b"
-)
-_DRUG_WORDS = frozenset(
-    [
-        "insulin",
-        "glargine",
-        "detemir",
-        "degludec",
-        "lispro",
-        "aspart",
-        "glipizide",
-        "glyburide",
-        "glimepiride",
-        "pioglitazone",
-        "aspirin",
-        "clopidogrel",
-        "warfarin",
-        "amlodipine",
-        "hydrochlorothiazide",
-        "furosemide",
-        "spironolactone",
-        "codeine",
-        "morphine",
-        "oxycodone",
-        "tramadol",
-        "acetaminophen",
-        "paracetamol",
-        "ibuprofen",
-        "naproxen",
-        "penicillin",
-        "amoxicillin",
-        "sulfa",
-        "sulfonamide",
-        "sulfamethoxazole",
-        "cephalexin",
-        "latex",
-        "iodine",
-        "levothyroxine",
-        "prednisone",
-        "gabapentin",
-        "pregabalin",
-        "duloxetine",
-        "sertraline",
-        "tirzepatide",
-        "acarbose",
-    ]
-)
+__all__ = [
+    "SUPERSEDING_VERDICTS",
+    "Adjudicator",
+    "RuleAdjudicator",
+    "SimilarityAdjudicator",
+    "candidates_for_new",
+    "same_type_pair_arrays",
+    "same_type_pairs",
+    "same_type_similarities",
+    "verdict_by_rule",
+]
 
 
-# Lab analytes: two results of different tests are different facts ("LDL 131 in October" vs
-# "triglycerides 153 in February" is 0.61 under MiniLM).
-_ANALYTES = {
-    "hba1c": "hba1c", "a1c": "hba1c", "egfr": "egfr", "ldl": "ldl", "hdl": "hdl",
-    "triglycerides": "triglycerides", "triglyceride": "triglycerides", "potassium": "potassium",
-    "sodium": "sodium", "albumin": "albumin", "creatinine": "creatinine", "glucose": "glucose",
-    "tsh": "tsh", "hemoglobin": "hemoglobin", "haemoglobin": "hemoglobin", "bmi": "bmi",
-}  # fmt: skip
+class RuleAdjudicator:
+    """The offline default: a verdict from evidence in the two statements (the same drug
+    through the drug dictionary, the same lab analyte with its values compared, the same
+    subject with a changed value or a change word), never from similarity alone; see
+    :func:`memory_core.adjudicate.verdict_by_rule`. Candidates still come from the type's
+    cosine threshold."""
 
-
-@lru_cache(maxsize=65_536)
-def analyte_mentions(text: str) -> frozenset[str]:
-    """Lab analytes named in ``text`` (normalised names)."""
-    return frozenset(_ANALYTES[w] for w in re.findall(r"[a-z0-9]+", text.lower()) if w in _ANALYTES)
-
-
-@lru_cache(maxsize=65_536)
-def drug_mentions(text: str) -> frozenset[str]:
-    """Drug names (lexicon words and INN stems) mentioned in ``text``, lower-cased."""
-    low = text.lower()
-    words = set(re.findall(r"[a-z]+", low))
-    found = {w for w in words if w in _DRUG_WORDS}
-    found |= {m.group(0) for m in _DRUG_STEMS.finditer(low) if len(m.group(0)) >= 6}
-    return frozenset(found)
-
-
-class SimilarityAdjudicator:
-    """The default rule: at or above the threshold the newer memory updates the older one
-    (a duplicate when nearly identical) -- unless both name drugs (or lab analytes) and none
-    in common, which makes them compatible facts. Similarity cannot tell a contradiction from a
-    compatible fact, which is why safety types go to review instead of being demoted
-    automatically."""
-
-    method = "similarity"
+    method = "rules"
 
     def adjudicate(self, older: Memory, newer: Memory, similarity: float) -> str:
-        return verdict_by_rule(older.content, newer.content, similarity)
+        return verdict_by_rule(older.content, newer.content, similarity, older.memory_type)
 
 
-def verdict_by_rule(older: str, newer: str, similarity: float) -> str:
-    """The default rule: two statements that each name drugs (or lab analytes) and share none
-    are compatible facts; otherwise a similar pair is an update (a duplicate when nearly
-    identical)."""
-    for mentions in (drug_mentions, analyte_mentions):
-        a, b = mentions(older), mentions(newer)
-        if a and b and not (a & b):
-            return "compatible"
-    return "duplicate" if similarity >= DUPLICATE_COSINE else "updates"
+# the name the engine and older callers use for the default adjudicator
+SimilarityAdjudicator = RuleAdjudicator
 
 
 def candidates_for_new(
