@@ -93,6 +93,11 @@ REACTION_WORDS = _vocab(
     "allergy allergic allergies intolerance intolerant reaction reacts react induced "
     "caused causes cause on after from listed documented history"
 )
+# a state that ended: with a negation, an update ("resolved, no pain now"), not a correction
+RESOLUTIONS = _vocab(
+    "resolved healed gone settled cleared cured remission recovered stopped discontinued quit "
+    "longer anymore ceased"
+)
 NEGATIONS = _vocab("no not never none denies denied without negative isn't wasn't")
 FORMULATIONS = _vocab("er xr sr xl ir la cr dr extended immediate release modified delayed")
 # choices of the same kind: two statements naming different members of one class differ in
@@ -247,7 +252,8 @@ def _change(older: str, newer: str) -> str | None:
     """``contradicts`` (a negation flipped), ``updates`` (a change word in the newer one, a
     changed number or formulation) or None."""
     if _negation_flip(older, newer):
-        return "contradicts"
+        # "gout flare resolved, no pain now" is a change of state; "not allergic" a correction
+        return "updates" if _words_of(newer, RESOLUTIONS) else "contradicts"
     if _change_word(older, newer):
         return "updates"
     if set(labs.numbers(older)) != set(labs.numbers(newer)):
