@@ -34,6 +34,8 @@ HEADER = "**Patient Context from Previous Interactions:**"
 CLOSING = "Use this context to personalize your responses and maintain continuity of care."
 SAFETY_TYPES = ("allergy", "adverse_reaction")
 SUPERSEDING = ("contradicts", "updates", "duplicate")
+# the engine adjudicates only a memory's most similar candidates (its CANDIDATE_LIMIT)
+CANDIDATE_LIMIT = 32
 Record = dict[str, Any]
 
 
@@ -242,10 +244,14 @@ def contradiction_hits(
         ):
             continue
         sim = cosine(new_vector, r["embedding"])
-        if sim >= threshold and verdict(r["content"], new_content, sim, new_type) in SUPERSEDING:
-            hits.append((r["id"], sim))
-    hits.sort(key=lambda h: -h[1])
-    return hits
+        if sim >= threshold:
+            hits.append((r, sim))
+    hits.sort(key=lambda h: -h[1])  # only the most similar candidates are adjudicated
+    return [
+        (r["id"], sim)
+        for r, sim in hits[:CANDIDATE_LIMIT]
+        if verdict(r["content"], new_content, sim, new_type) in SUPERSEDING
+    ]
 
 
 def back_scan(
@@ -275,13 +281,20 @@ def back_scan(
                 pairs.append((sim, i, j))
     pairs.sort(key=lambda t: -t[0])
     demoted: set[str] = set()
+    tried: dict[str, int] = {}  # auto: an older memory's most similar candidates only
     out = []
     for sim, i, j in pairs:
         a, b = act[i], act[j]
         ka = (parse_time(a["created_at"]), a["id"])
         kb = (parse_time(b["created_at"]), b["id"])
         older, newer = (a, b) if ka <= kb else (b, a)
-        if (older["id"], newer["id"]) in known or older["id"] in demoted:
+        if older["id"] in demoted:
+            continue
+        if auto_types(older["memory_type"]):
+            tried[older["id"]] = tried.get(older["id"], 0) + 1
+            if tried[older["id"]] > CANDIDATE_LIMIT:
+                continue
+        if (older["id"], newer["id"]) in known:
             continue
         said = verdict(older["content"], newer["content"], sim, older["memory_type"])
         if said not in SUPERSEDING:

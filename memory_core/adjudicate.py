@@ -382,7 +382,36 @@ def _drug_verdict(memory_type: str, older: str, newer: str) -> str:
         rest_b = _topic(newer) - _drug_words(newer) - REACTION_WORDS
         if change is None and rest_a and rest_b and not _fuzzy_share(rest_a, rest_b):
             return "compatible"
+    if change is None and _words_of(older, CHANGE_WORDS) != _words_of(newer, CHANGE_WORDS):
+        change = "updates"  # states differ ("cough resolved" / "cough")
     return change or "duplicate"
+
+
+def _response_verdict(
+    older: str, newer: str, outcomes: frozenset[str], da: frozenset[str], db: frozenset[str]
+) -> str:
+    """A treatment response: its subject is the outcome (an analyte or the words of the
+    response, drug names aside) under a treatment. Two treatments' effects on one outcome are
+    two facts ("time in range rose once the sensor was started", "little change from diet
+    counselling alone"), unless the outcome's state flips ("A1c not at goal on metformin" ->
+    "A1c at goal after adding semaglutide")."""
+    ta, tb = _topic(older) - _drug_words(older), _topic(newer) - _drug_words(newer)
+    an_a, an_b = labs.analytes(older), labs.analytes(newer)
+    if an_a and an_b and not outcomes:
+        return "compatible"  # two outcomes
+    if not (outcomes or _overlap(ta, tb) >= 0.5):
+        return "compatible"
+    if _negation_flip(older, newer):
+        return "updates" if _words_of(newer, RESOLUTIONS) else "contradicts"
+    same_treatment = (bool(da) and bool(db) and _same_drug(da, db)) or (
+        not da and not db and _overlap(ta, tb) >= 0.5
+    )
+    if not same_treatment:
+        return "compatible"
+    change = _change(older, newer)
+    if change:
+        return change
+    return "duplicate" if outcomes or _cover(ta, tb) >= 0.5 else "compatible"
 
 
 def verdict_by_rule(older: str, newer: str, similarity: float, memory_type: str = "") -> str:
@@ -420,15 +449,8 @@ def _verdict(older: str, newer: str, memory_type: str) -> str:
         return "updates"
     ta, tb = _topic(older), _topic(newer)
     if memory_type == "treatment_response":
-        # the subject of a response is its outcome, not the drug
-        ta, tb = ta - _drug_words(older), tb - _drug_words(newer)
-        if an_a and an_b and not (an_a & an_b):
-            return "compatible"
-        same = bool(an_a & an_b) or _overlap(ta, tb) >= 0.5
-        same_drugs = da == db or _same_drug(da, db)
-        if an_a & an_b and same_drugs and _change(older, newer) is None:
-            return "duplicate"  # the same outcome on the same treatment, no change
-    elif memory_type in FREE_TEXT_TYPES:
+        return _response_verdict(older, newer, an_a & an_b, da, db)
+    if memory_type in FREE_TEXT_TYPES:
         la, lb = split_label(older)[0].split()[:1], split_label(newer)[0].split()[:1]
         if la and lb and la != lb:
             return "compatible"  # two speakers (or two headings) say two things

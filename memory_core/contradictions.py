@@ -16,6 +16,9 @@ F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
 
 SUPERSEDING_VERDICTS = frozenset({"contradicts", "updates", "duplicate"})
+#: The most similar candidates of one memory that are adjudicated (the candidate cut is low, so
+#: a large pool of one type would otherwise send thousands of pairs to the verdict per write).
+CANDIDATE_LIMIT = 32
 
 
 class Adjudicator(Protocol):
@@ -29,6 +32,7 @@ class Adjudicator(Protocol):
 
 
 __all__ = [
+    "CANDIDATE_LIMIT",
     "SUPERSEDING_VERDICTS",
     "Adjudicator",
     "RuleAdjudicator",
@@ -68,11 +72,13 @@ def candidates_for_new(
     threshold: float,
     active: npt.NDArray[np.bool_] | None = None,
     norms: npt.NDArray[np.float32] | None = None,
+    limit: int | None = None,
 ) -> list[tuple[int, float, bool]]:
     """Existing memories (rows of ``matrix``) of the same type whose cosine with the new one is
     at least ``threshold``: ``(row, similarity, row_is_older)``, most similar first. With
     ``active``, only the rows it marks are compared (a superseded or archived memory cannot be
-    superseded again, nor supersede); ``norms``: the rows' L2 norms, precomputed."""
+    superseded again, nor supersede); ``norms``: the rows' L2 norms, precomputed; ``limit``: at
+    most that many, the most similar."""
     if matrix.shape[0] == 0:
         return []
     same = (
@@ -90,6 +96,8 @@ def candidates_for_new(
     if hit.size == 0:
         return []
     hit = hit[np.argsort(-sims[hit], kind="stable")]  # most similar first; ties by row
+    if limit is not None:
+        hit = hit[:limit]
     return [
         (int(r), float(s), bool(c <= new_created_s))
         for r, s, c in zip(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from datetime import datetime
+from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,7 @@ import numpy.typing as npt
 
 from .. import validation as v
 from ..contradictions import (
+    CANDIDATE_LIMIT,
     SUPERSEDING_VERDICTS,
     candidates_for_new,
     same_type_pair_arrays,
@@ -143,6 +145,7 @@ def detect(
         core.threshold_for(new.memory_type),
         active,
         norms,
+        CANDIDATE_LIMIT,
     )
     mode = core.policy.contradiction.mode_for(new.memory_type)
     for row, sim, row_is_older in hits:
@@ -193,6 +196,7 @@ def preview(
         snap.created_s,
         snap.matrix,
         core.threshold_for(mtype),
+        limit=CANDIDATE_LIMIT,
     )
     mode = core.policy.contradiction.mode_for(mtype)
     new = Memory(
@@ -406,7 +410,8 @@ def scan_contradictions(
             else:  # review: every pair becomes a record, most similar first
                 groups = [np.argsort(-vals, kind="stable").tolist()]
             for group in groups:
-                for k in group:
+                # auto: an older memory's most similar newer candidates only (CANDIDATE_LIMIT)
+                for k in islice(group, CANDIDATE_LIMIT) if auto else group:
                     older = snap.memories[act[int(olders[k])]]
                     newer = snap.memories[act[int(newers[k])]]
                     if (older.id, newer.id) in known:
