@@ -34,7 +34,8 @@ HEADER = "**Patient Context from Previous Interactions:**"
 CLOSING = "Use this context to personalize your responses and maintain continuity of care."
 SAFETY_TYPES = ("allergy", "adverse_reaction")
 SUPERSEDING = ("contradicts", "updates", "duplicate")
-# the engine adjudicates only a memory's most similar candidates (its CANDIDATE_LIMIT)
+# on insert the engine adjudicates only the new memory's most similar candidates (its
+# CANDIDATE_LIMIT); the back-scan adjudicates every pair
 CANDIDATE_LIMIT = 32
 Record = dict[str, Any]
 
@@ -281,20 +282,13 @@ def back_scan(
                 pairs.append((sim, i, j))
     pairs.sort(key=lambda t: -t[0])
     demoted: set[str] = set()
-    tried: dict[str, int] = {}  # auto: an older memory's most similar candidates only
     out = []
     for sim, i, j in pairs:
         a, b = act[i], act[j]
         ka = (parse_time(a["created_at"]), a["id"])
         kb = (parse_time(b["created_at"]), b["id"])
         older, newer = (a, b) if ka <= kb else (b, a)
-        if older["id"] in demoted:
-            continue
-        if auto_types(older["memory_type"]):
-            tried[older["id"]] = tried.get(older["id"], 0) + 1
-            if tried[older["id"]] > CANDIDATE_LIMIT:
-                continue
-        if (older["id"], newer["id"]) in known:
+        if (older["id"], newer["id"]) in known or older["id"] in demoted:
             continue
         said = verdict(older["content"], newer["content"], sim, older["memory_type"])
         if said not in SUPERSEDING:

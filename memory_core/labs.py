@@ -78,7 +78,10 @@ ANALYTES: dict[str, tuple[str, ...]] = {
 _SPELLINGS: dict[tuple[str, ...], str] = {
     tuple(s.split()): name for name, spellings in ANALYTES.items() for s in spellings
 }
-_LONGEST = max(len(k) for k in _SPELLINGS)
+# first word of a spelling -> the lengths of the spellings it starts, longest first
+_LENGTHS: dict[str, tuple[int, ...]] = {}
+for _k in _SPELLINGS:
+    _LENGTHS[_k[0]] = tuple(sorted({*_LENGTHS.get(_k[0], ()), len(_k)}, reverse=True))
 _TOKEN = re.compile(r"[a-z0-9]+\+?")
 # a number not glued to letters before it ("b12", "t4"); units may follow ("500mg", "7.1%")
 _NUMBER = re.compile(r"(?<![a-z0-9.])\d+(?:\.\d+)?")
@@ -133,12 +136,13 @@ def analyte_spans(text: str) -> tuple[tuple[str, int, int], ...]:
     """``(canonical analyte, start, end)`` character spans in ``text``, longest spelling first,
     in order of appearance."""
     words = _words(text)
+    plain = [w for w, _s, _e in words]
     out: list[tuple[str, int, int]] = []
     i = 0
     while i < len(words):
-        for n in range(min(_LONGEST, len(words) - i), 0, -1):
-            key = tuple(w for w, _s, _e in words[i : i + n])
-            if key in _SPELLINGS:
+        for n in _LENGTHS.get(plain[i], ()):  # longest spelling first
+            key = tuple(plain[i : i + n])
+            if len(key) == n and key in _SPELLINGS:
                 out.append((_SPELLINGS[key], words[i][1], words[i + n - 1][2]))
                 i += n
                 break

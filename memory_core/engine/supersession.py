@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from datetime import datetime
-from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -410,8 +409,7 @@ def scan_contradictions(
             else:  # review: every pair becomes a record, most similar first
                 groups = [np.argsort(-vals, kind="stable").tolist()]
             for group in groups:
-                # auto: an older memory's most similar newer candidates only (CANDIDATE_LIMIT)
-                for k in islice(group, CANDIDATE_LIMIT) if auto else group:
+                for k in group:
                     older = snap.memories[act[int(olders[k])]]
                     newer = snap.memories[act[int(newers[k])]]
                     if (older.id, newer.id) in known:
