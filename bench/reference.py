@@ -37,6 +37,9 @@ HEADER = "**Patient Context from Previous Interactions:**"
 CLOSING = "Use this context to personalize your responses and maintain continuity of care."
 SAFETY_TYPES = ("allergy", "adverse_reaction")
 SUPERSEDING = ("contradicts", "updates", "duplicate")
+# on insert the engine adjudicates only the new memory's most similar candidates (its
+# CANDIDATE_LIMIT); the back-scan adjudicates every pair
+CANDIDATE_LIMIT = 32
 Record = dict[str, Any]
 
 
@@ -233,7 +236,7 @@ def contradiction_hits(
     new_created: datetime,
     now: datetime,
     threshold: float,
-    verdict: Callable[[str, str, float], str],
+    verdict: Callable[[str, str, float, str], str],
 ) -> list[tuple[str, float]]:
     """Older active memories of the same type that the new one would supersede, most similar
     first: ``(memory id, cosine)``. Compares the new embedding with every older memory."""
@@ -251,10 +254,14 @@ def contradiction_hits(
         ):
             continue
         sim = cosine(new_vector, r["embedding"])
-        if sim >= threshold and verdict(r["content"], new_content, sim) in SUPERSEDING:
-            hits.append((r["id"], sim))
-    hits.sort(key=lambda h: -h[1])
-    return hits
+        if sim >= threshold:
+            hits.append((r, sim))
+    hits.sort(key=lambda h: -h[1])  # only the most similar candidates are adjudicated
+    return [
+        (r["id"], sim)
+        for r, sim in hits[:CANDIDATE_LIMIT]
+        if verdict(r["content"], new_content, sim, new_type) in SUPERSEDING
+    ]
 
 
 def back_scan(
@@ -262,7 +269,7 @@ def back_scan(
     supersessions: Sequence[Record],
     now: datetime,
     threshold_for: Callable[[str], float],
-    verdict: Callable[[str, str, float], str],
+    verdict: Callable[[str, str, float, str], str],
     auto_types: Callable[[str], bool],
 ) -> list[tuple[str, str]]:
     """Every same-type pair of active memories at or above its type's threshold without a
@@ -292,7 +299,8 @@ def back_scan(
         older, newer = (a, b) if ka <= kb else (b, a)
         if (older["id"], newer["id"]) in known or older["id"] in demoted:
             continue
-        if verdict(older["content"], newer["content"], sim) not in SUPERSEDING:
+        said = verdict(older["content"], newer["content"], sim, older["memory_type"])
+        if said not in SUPERSEDING:
             continue
         if auto_types(older["memory_type"]):
             demoted.add(older["id"])

@@ -295,7 +295,12 @@ def measure(
     vecs = embedder.embed_batch(texts)
     sims = np.einsum("ij,ij->i", unit_rows(vecs[0::2]), unit_rows(vecs[1::2])).astype(float)
     labels = np.array([p.supersede for p in pairs])
-    rule = np.array([verdict_by_rule(p.older, p.newer, 0.0) in SUPERSEDING_VERDICTS for p in pairs])
+    rule = np.array(
+        [
+            verdict_by_rule(p.older, p.newer, 0.0, p.memory_type) in SUPERSEDING_VERDICTS
+            for p in pairs
+        ]
+    )
     # pairs of a type with its own threshold are decided by it, whatever the global cut
     own = dict(embedder.default_type_thresholds if type_thresholds is None else type_thresholds)
     fixed = np.array([p.memory_type in own for p in pairs])
@@ -413,7 +418,7 @@ def report_set(
     sims = np.einsum("ij,ij->i", vecs[0::2], vecs[1::2]).astype(float)
     pred = [
         bool(s >= own.get(p.memory_type, cut))
-        and verdict_by_rule(p.older, p.newer, float(s)) in SUPERSEDING_VERDICTS
+        and verdict_by_rule(p.older, p.newer, float(s), p.memory_type) in SUPERSEDING_VERDICTS
         for p, s in zip(pairs, sims, strict=True)
     ]
     per_type = []

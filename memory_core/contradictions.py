@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterator, Mapping, Sequence
-from functools import lru_cache
 from typing import Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
+from .adjudicate import verdict_by_rule
 from .ranking import cosine_to_all, unit_rows
 from .values import Memory
 
@@ -19,7 +18,9 @@ F64 = npt.NDArray[np.float64]
 _A = TypeVar("_A", bound=np.generic)
 
 SUPERSEDING_VERDICTS = frozenset({"contradicts", "updates", "duplicate"})
-DUPLICATE_COSINE = 0.97
+#: The most similar candidates of one memory that are adjudicated (the candidate cut is low, so
+#: a large pool of one type would otherwise send thousands of pairs to the verdict per write).
+CANDIDATE_LIMIT = 32
 
 
 class Adjudicator(Protocol):
@@ -32,110 +33,35 @@ class Adjudicator(Protocol):
         ...
 
 
-# Drug names the default rule recognises: a lexicon of common agents in diabetes and
-# cardiometabolic care plus INN stems (metFORMIN, metoPROLOL, lisinoPRIL, ...). Two statements
-# that each name drugs, and no drug in common, are two different facts however close their
-# embeddings are ("metformin ER 500mg" vs "metoprolol 25mg" is 0.69 under MiniLM).
-_DRUG_STEMS = re.compile(
-    r"\b[a-z]*(?:formin|olol|pril|sartan|statin|gliflozin|gliptin|glutide|glinide|glitazone|"
-    r"thiazide|dipine|cillin|mycin|floxacin|cycline|prazole|oxetine|azepam|semide|"
-    r"parin|xaban|gatran|coxib|profen)\b"
-)
-_DRUG_WORDS = frozenset(
-    [
-        "insulin",
-        "glargine",
-        "detemir",
-        "degludec",
-        "lispro",
-        "aspart",
-        "glipizide",
-        "glyburide",
-        "glimepiride",
-        "pioglitazone",
-        "aspirin",
-        "clopidogrel",
-        "warfarin",
-        "amlodipine",
-        "hydrochlorothiazide",
-        "furosemide",
-        "spironolactone",
-        "codeine",
-        "morphine",
-        "oxycodone",
-        "tramadol",
-        "acetaminophen",
-        "paracetamol",
-        "ibuprofen",
-        "naproxen",
-        "penicillin",
-        "amoxicillin",
-        "sulfa",
-        "sulfonamide",
-        "sulfamethoxazole",
-        "cephalexin",
-        "latex",
-        "iodine",
-        "levothyroxine",
-        "prednisone",
-        "gabapentin",
-        "pregabalin",
-        "duloxetine",
-        "sertraline",
-        "tirzepatide",
-        "acarbose",
-    ]
-)
+__all__ = [
+    "CANDIDATE_LIMIT",
+    "SUPERSEDING_VERDICTS",
+    "Adjudicator",
+    "RuleAdjudicator",
+    "SimilarityAdjudicator",
+    "candidates_for_new",
+    "same_type_pair_arrays",
+    "same_type_pairs",
+    "same_type_similarities",
+    "verdict_by_rule",
+]
 
 
-# Lab analytes: two results of different tests are different facts ("LDL 131 in October" vs
-# "triglycerides 153 in February" is 0.61 under MiniLM).
-_ANALYTES = {
-    "hba1c": "hba1c", "a1c": "hba1c", "egfr": "egfr", "ldl": "ldl", "hdl": "hdl",
-    "triglycerides": "triglycerides", "triglyceride": "triglycerides", "potassium": "potassium",
-    "sodium": "sodium", "albumin": "albumin", "creatinine": "creatinine", "glucose": "glucose",
-    "tsh": "tsh", "hemoglobin": "hemoglobin", "haemoglobin": "hemoglobin", "bmi": "bmi",
-}  # fmt: skip
+class RuleAdjudicator:
+    """The offline default: a verdict from evidence in the two statements (the same drug
+    through the drug dictionary, the same lab analyte with its values compared, the same
+    subject with a changed value or a change word), never from similarity alone; see
+    :func:`memory_core.adjudicate.verdict_by_rule`. Candidates still come from the type's
+    cosine threshold."""
 
-
-@lru_cache(maxsize=65_536)
-def analyte_mentions(text: str) -> frozenset[str]:
-    """Lab analytes named in ``text`` (normalised names)."""
-    return frozenset(_ANALYTES[w] for w in re.findall(r"[a-z0-9]+", text.lower()) if w in _ANALYTES)
-
-
-@lru_cache(maxsize=65_536)
-def drug_mentions(text: str) -> frozenset[str]:
-    """Drug names (lexicon words and INN stems) mentioned in ``text``, lower-cased."""
-    low = text.lower()
-    words = set(re.findall(r"[a-z]+", low))
-    found = {w for w in words if w in _DRUG_WORDS}
-    found |= {m.group(0) for m in _DRUG_STEMS.finditer(low) if len(m.group(0)) >= 6}
-    return frozenset(found)
-
-
-class SimilarityAdjudicator:
-    """The default rule: at or above the threshold the newer memory updates the older one
-    (a duplicate when nearly identical) -- unless both name drugs (or lab analytes) and none
-    in common, which makes them compatible facts. Similarity cannot tell a contradiction from a
-    compatible fact, which is why safety types go to review instead of being demoted
-    automatically."""
-
-    method = "similarity"
+    method = "rules"
 
     def adjudicate(self, older: Memory, newer: Memory, similarity: float) -> str:
-        return verdict_by_rule(older.content, newer.content, similarity)
+        return verdict_by_rule(older.content, newer.content, similarity, older.memory_type)
 
 
-def verdict_by_rule(older: str, newer: str, similarity: float) -> str:
-    """The default rule: two statements that each name drugs (or lab analytes) and share none
-    are compatible facts; otherwise a similar pair is an update (a duplicate when nearly
-    identical)."""
-    for mentions in (drug_mentions, analyte_mentions):
-        a, b = mentions(older), mentions(newer)
-        if a and b and not (a & b):
-            return "compatible"
-    return "duplicate" if similarity >= DUPLICATE_COSINE else "updates"
+# the name the engine and older callers use for the default adjudicator
+SimilarityAdjudicator = RuleAdjudicator
 
 
 def candidates_for_new(
@@ -148,11 +74,13 @@ def candidates_for_new(
     threshold: float,
     active: npt.NDArray[np.bool_] | None = None,
     norms: npt.NDArray[np.float32] | None = None,
+    limit: int | None = None,
 ) -> list[tuple[int, float, bool]]:
     """Existing memories (rows of ``matrix``) of the same type whose cosine with the new one is
     at least ``threshold``: ``(row, similarity, row_is_older)``, most similar first. With
     ``active``, only the rows it marks are compared (a superseded or archived memory cannot be
-    superseded again, nor supersede); ``norms``: the rows' L2 norms, precomputed."""
+    superseded again, nor supersede); ``norms``: the rows' L2 norms, precomputed; ``limit``: at
+    most that many, the most similar."""
     if matrix.shape[0] == 0:
         return []
     same = (
@@ -170,6 +98,8 @@ def candidates_for_new(
     if hit.size == 0:
         return []
     hit = hit[np.argsort(-sims[hit], kind="stable")]  # most similar first; ties by row
+    if limit is not None:
+        hit = hit[:limit]
     return [
         (int(r), float(s), bool(c <= new_created_s))
         for r, s, c in zip(

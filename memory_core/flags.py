@@ -15,7 +15,8 @@ from datetime import datetime
 from functools import lru_cache
 
 from .context import sanitize_line
-from .contradictions import analyte_mentions, drug_mentions
+from .drugs import canonical_names
+from .labs import analytes as analyte_mentions
 from .status import holders, status_at
 from .values import Memory, StaleFlag, Status, Supersession, SupersessionState
 
@@ -68,11 +69,10 @@ def condition_mentions(text: str) -> frozenset[str]:
 
 @lru_cache(maxsize=65_536)
 def drug_names(text: str) -> frozenset[str]:
-    """The drugs ``text`` names (:func:`contradictions.drug_mentions`: the verdict rule's
-    lexicon and INN stems -- pure and instant, where the full dictionary of
-    :mod:`memory_core.drugs` takes seconds to load on an agent's first call); a bare "insulin"
-    next to a named insulin is dropped, so that a glargine change does not flag lispro."""
-    found = drug_mentions(text)
+    """The drugs ``text`` names (canonical names from :mod:`memory_core.drugs`, the same
+    dictionary the verdict rule uses); a bare "insulin" next to a named insulin is dropped, so
+    that a glargine change does not flag lispro."""
+    found = canonical_names(text)
     return found - {"insulin"} if len(found) > 1 else found
 
 

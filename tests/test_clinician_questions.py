@@ -16,7 +16,7 @@ import pytest
 
 import memory_core as mc
 from memory_core import flags
-from memory_core.contradictions import analyte_mentions
+from memory_core.labs import analytes as analyte_mentions
 from tests.conftest import DEMO_NOW
 
 TARGET = 0.90
@@ -219,9 +219,6 @@ def test_nw1001_stomach_question_has_the_metformin_switch(demo_engine: mc.Memory
     assert any("GI distress on metformin" in i.scored.memory.content for i in res.included)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="needs the verdict fix: 'stopped metformin ER' supersedes nothing"
-)
 def test_nw1001_stopping_metformin_replaces_the_switch(demo_db: str, tmp_path: Path) -> None:
     copy = tmp_path / "demo.db"
     shutil.copyfile(demo_db, copy)

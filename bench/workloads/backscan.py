@@ -7,6 +7,8 @@ import os
 import shutil
 from typing import Any
 
+import numpy as np
+
 import memory_core as mc
 from memory_core.contradictions import verdict_by_rule
 
@@ -64,8 +66,20 @@ def run(bench: Setup) -> None:
         lambda t: pol.mode_for(t) == "auto",
     )
     # the same pairs; their order may differ where two similarities tie in float32
-    if sorted(got) != sorted(want) or len(set(got)) != len(got):
-        extra, missing = set(got) - set(want), set(want) - set(got)
+    extra, missing = set(got) - set(want), set(want) - set(got)
+    emb = {r["id"]: np.asarray(r["embedding"], dtype=np.float64) for r in recs}
+
+    def sim(pair: tuple[str, str]) -> float:
+        a, b = emb[pair[0]], emb[pair[1]]
+        return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+    # an older memory superseded by another of two newer ones within float32 rounding of
+    # each other (0.9987305 vs 0.9987320): the engine ranks float32 cosines, the reference
+    # float64 ones, and each takes its best
+    tied = {(e, m) for e in extra for m in missing if e[0] == m[0] and abs(sim(e) - sim(m)) < 1e-5}
+    extra -= {e for e, _m in tied}
+    missing -= {m for _e, m in tied}
+    if extra or missing or len(set(got)) != len(got):
         raise Mismatch(
             f"back-scan: engine recorded {len(got)}, reference {len(want)} "
             f"({len(extra)} only in the engine, {len(missing)} only in the reference)"

@@ -13,6 +13,7 @@ import numpy.typing as npt
 
 from .. import validation as v
 from ..contradictions import (
+    CANDIDATE_LIMIT,
     SUPERSEDING_VERDICTS,
     SimilarityValues,
     candidates_for_new,
@@ -144,6 +145,7 @@ def detect(
         core.threshold_for(new.memory_type),
         active,
         norms,
+        CANDIDATE_LIMIT,
     )
     mode = core.policy.contradiction.mode_for(new.memory_type)
     for row, sim, row_is_older in hits:
@@ -194,6 +196,7 @@ def preview(
         snap.created_s,
         snap.matrix,
         core.threshold_for(mtype),
+        limit=CANDIDATE_LIMIT,
     )
     mode = core.policy.contradiction.mode_for(mtype)
     new = Memory(

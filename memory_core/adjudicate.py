@@ -1,0 +1,482 @@
+"""The offline verdict on a candidate pair: evidence that two statements are about the same
+thing and that its state changed (pure: two texts and a memory type in, a verdict out).
+
+Similarity only finds candidates (domain.md "Contradiction detection"); the verdict here needs
+evidence:
+
+- drugs (medication, adverse_reaction, allergy): the same drug, resolved through the drug
+  dictionary (:mod:`memory_core.drugs`: Glucophage -> metformin); different drugs are
+  ``compatible``; the same drug with a change (dose, stop / start / switch, formulation, "no
+  longer", a negation) ``updates`` or ``contradicts``; the same drug and the same statement
+  ``duplicate``. A reaction or allergy to the same drug with a different reaction is
+  ``compatible`` (two facts).
+- lab results: the same analyte (:mod:`memory_core.labs`), values compared: a different value
+  ``updates``; the same value and date ``duplicate``; the same value on another date
+  ``updates`` (a new measurement).
+- treatment responses: the same outcome (analyte or words of the response) with a changed state.
+- conditions and preferences: the statements share their subject and differ in the value (a
+  changed number, a changed choice of the same kind -- morning / afternoon, text / phone) or a
+  change or negation word ("now", "no longer", "stopped", "resolved", "not").
+- free-text types (observation, care_plan, social) need the same evidence, stricter: the two
+  are the same sentence but for a short value span, or they share most of their subject and
+  the newer states a change; a duplicate is the same statement.
+
+Anything else is ``compatible``: both stay active. ``duplicate`` only when the two say the same
+thing (never for two different values).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from . import drugs, labs
+
+
+def _vocab(words: str) -> frozenset[str]:
+    """A word list written as one whitespace-separated string."""
+    return frozenset(words.split())
+
+
+DRUG_TYPES = frozenset({"medication", "adverse_reaction", "allergy"})
+SAFETY_TYPES = frozenset({"allergy", "adverse_reaction"})
+FREE_TEXT_TYPES = frozenset({"observation", "care_plan", "social"})
+
+# words that carry no subject ("Patient's HbA1c was ...")
+STOPWORDS = _vocab(
+    """a an the and or but of to in on at for with by from as into onto via per than then
+    this that these those it its it's is are was were be been being am has have had having do
+    does did will would shall should can could may might must i me my we our you your he him
+    his she her they them their patient patients pt reports reported report says said states
+    stated describes described notes noted today currently also very so just about some
+    again one both every each which who whom what when where why how since
+    much many more most then there here all any something someone anything everything
+    mg mcg ml g kg lb lbs units unit mmol dl l mmhg iu miu ng pg mm cm"""
+)
+# conversational fillers: no subject in them
+FILLERS = _vocab(
+    """oh ok okay yeah yes yep yup nope lol lmao haha hahaha hehe hmm hmmm umm um uh ah wow
+    omg nice cool good great awesome really just like so well think thing things lot too maybe
+    sure gonna wanna got get go going know thanks thank please sorry right actually literally
+    im i'm you're that's it's don't dont can't cant hey hi hello bye goodbye today tomorrow
+    tonight yesterday lately doing feeling talk chat"""
+)
+_LABEL = re.compile(r"^\s*([A-Za-z][\w .'-]{0,30}):\s+")
+
+
+def split_label(text: str) -> tuple[str, str]:
+    """A leading ``Label:`` (a speaker in a transcript, "Plan:", "Allergy:") and the rest."""
+    m = _LABEL.match(text)
+    return (m.group(1).strip().lower(), text[m.end() :]) if m else ("", text)
+
+
+# words that say a state changed (asymmetric use between the two statements is evidence)
+CHANGE_WORDS = _vocab(
+    """now no longer stopped stop stopping discontinued discontinue quit quitting ceased held
+    resolved resolving healed gone settled cleared cured remission recovered
+    switched switch switching changed change changing moved replaced instead rather
+    increased increase decreased decrease raised reduced reduce lowered cut titrated doubled
+    halved tapered
+    progressed worsened worse worsening better improved improving
+    corrected clarifies clarified actually retired widowed divorced
+    started starting start restarted resumed added adding new anymore
+    done completed rescheduled cancelled canceled postponed"""
+)
+# verbs of wanting and taking: the predicate of a statement, not its subject
+PREDICATES = _vocab(
+    """prefers prefer preferred preference likes like liked wants want wanted needs need
+    asks ask asked requests request takes take taking took uses use using on
+    has have"""
+)
+# words of every allergy or reaction statement (not what tells two reactions apart)
+REACTION_WORDS = _vocab(
+    "allergy allergic allergies intolerance intolerant reaction reacts react induced "
+    "caused causes cause on after from listed documented history"
+)
+# a state that ended: with a negation, an update ("resolved, no pain now"), not a correction
+RESOLUTIONS = _vocab(
+    "resolved healed gone settled cleared cured remission recovered stopped discontinued quit "
+    "longer anymore ceased"
+)
+NEGATIONS = _vocab("no not never none denies denied without negative isn't wasn't")
+FORMULATIONS = _vocab("er xr sr xl ir la cr dr extended immediate release modified delayed")
+# choices of the same kind: two statements naming different members of one class differ in
+# their value (morning -> afternoon appointments; text -> phone reminders)
+VALUE_CLASSES: tuple[frozenset[str], ...] = (
+    _vocab("morning afternoon evening night early late midday noon weekend weekday"),
+    _vocab(
+        "text sms phone call email mail letter portal app video telehealth person inperson "
+        "printed written writing verbal verbally spoken"
+    ),
+    _vocab("monday tuesday wednesday thursday friday saturday sunday"),
+    _vocab("capsule tablet pill liquid injection patch spray inhaler"),
+    _vocab(
+        "english spanish portuguese vietnamese chinese mandarin cantonese french arabic "
+        "russian korean tagalog haitian creole hindi"
+    ),
+)
+# phrases read as one subject word (synonyms of the same thing)
+PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(rf"\b{a}\b"), b)
+    for a, b in (
+        ("high blood pressure", "hypertension"),
+        ("htn", "hypertension"),
+        ("chronic kidney disease", "ckd"),
+        ("myalgias?", "muscle pain"),
+        ("muscle aches?", "muscle pain"),
+        ("follow[- ]up", "followup"),
+        ("in[- ]person", "inperson"),
+        ("half an hour", "30 minutes"),
+        ("bid", "twice daily"),
+        ("twice a day", "twice daily"),
+        ("once a day", "daily"),
+        ("every day", "daily"),
+        ("a day", "daily"),
+        ("nightly", "bedtime"),
+        ("at night", "bedtime"),
+        ("a week", "weekly"),
+        ("per week", "weekly"),
+        ("once", "1 times"),
+        ("twice", "2 times"),
+        ("two", "2"),
+        ("three", "3"),
+    )
+)
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_NUM = re.compile(r"^\d+(?:\.\d+)?$")
+
+
+def _stem(w: str) -> str:
+    """A crude stem: enough to match smoker / smoking, appointment / appointments."""
+    w = w.removesuffix("'s")
+    for suf in ("ings", "ing", "ers", "er", "ed", "es", "s"):
+        if len(w) - len(suf) >= 4 and w.endswith(suf) and not w.endswith("ss"):
+            return w[: -len(suf)]
+    return w
+
+
+@lru_cache(maxsize=65_536)
+def _norm_words(text: str) -> tuple[str, ...]:
+    low = text.lower()
+    for rx, rep in PHRASES:
+        low = rx.sub(rep, low)
+    low = re.sub(r"(\d)([a-z%])", r"\1 \2", low)  # 500mg -> 500 mg
+    return tuple(_WORD.findall(low.replace("-", " ").replace("/", " ")))
+
+
+@lru_cache(maxsize=65_536)
+def _topic(text: str) -> frozenset[str]:
+    """Subject words: content words (stemmed) without change words, negations, numbers."""
+    out = set()
+    for w in _norm_words(split_label(text)[1]):
+        if w in STOPWORDS or w in FILLERS or w in CHANGE_WORDS or w in NEGATIONS:
+            continue
+        if w in PREDICATES:
+            continue
+        if _NUM.match(w) or w in labs.MONTHS:
+            continue
+        if w in FORMULATIONS or len(w) < 2:
+            continue
+        out.add(_stem(w))
+    return frozenset(out)
+
+
+def _words_of(text: str, vocab: frozenset[str]) -> frozenset[str]:
+    return frozenset(w for w in _norm_words(text) if w in vocab)
+
+
+@lru_cache(maxsize=65_536)
+def _drug_names(text: str) -> frozenset[str]:
+    """Canonical drug names, hyphenated words read both whole and split
+    ("Lisinopril-induced")."""
+    names = drugs.canonical_names(text)
+    if "-" in text:
+        names |= drugs.canonical_names(text.replace("-", " "))
+    return names
+
+
+def _same_drug(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Any drug in common ("insulin" and "insulin glargine" share insulin)."""
+    if a & b:
+        return True
+    wa = {w for n in a for w in re.split(r"[ /,-]+", n) if len(w) > 3}
+    wb = {w for n in b for w in re.split(r"[ /,-]+", n) if len(w) > 3}
+    return bool(wa & wb)
+
+
+def _drug_words(text: str) -> frozenset[str]:
+    """The stemmed words of the drug mentions in ``text`` (left out of the subject of a
+    reaction or a response)."""
+    out: set[str] = set()
+    for d in (*drugs.resolve(text), *drugs.resolve(text.replace("-", " "))):
+        out.update(_stem(w) for w in _WORD.findall(d.text.lower()))
+        out.update(_stem(w) for w in _WORD.findall(d.name))
+    return frozenset(out)
+
+
+def _singular(w: str) -> str:
+    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+
+
+def _fuzzy_share(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Any word in common, or two words with the same first six letters (anaphylaxis /
+    anaphylactic)."""
+    if a & b:
+        return True
+    pa = {w[:6] for w in a if len(w) >= 6}
+    return any(w[:6] in pa for w in b if len(w) >= 6)
+
+
+def _value_clash(a: str, b: str) -> bool:
+    """Both statements name a choice of the same kind, and not the same ones."""
+    wa = {_singular(w) for w in _norm_words(a)}
+    wb = {_singular(w) for w in _norm_words(b)}
+    for cls in VALUE_CLASSES:
+        va, vb = wa & cls, wb & cls
+        if va and vb and va != vb:
+            return True
+    return False
+
+
+def _negation_flip(older: str, newer: str) -> bool:
+    """A negation in one statement and not the other ("allergic" / "not allergic")."""
+    return _words_of(older, NEGATIONS) != _words_of(newer, NEGATIONS)
+
+
+def _change_word(older: str, newer: str) -> bool:
+    """The newer statement uses a change word the older one does not ("now", "stopped")."""
+    return bool(_words_of(newer, CHANGE_WORDS) - _words_of(older, CHANGE_WORDS))
+
+
+def _change(older: str, newer: str) -> str | None:
+    """``contradicts`` (a negation flipped), ``updates`` (a change word in the newer one, a
+    changed number or formulation) or None."""
+    if _negation_flip(older, newer):
+        # "gout flare resolved, no pain now" is a change of state; "not allergic" a correction
+        return "updates" if _words_of(newer, RESOLUTIONS) else "contradicts"
+    if _change_word(older, newer):
+        return "updates"
+    if set(labs.numbers(older)) != set(labs.numbers(newer)):
+        return "updates"
+    if _words_of(older, FORMULATIONS) != _words_of(newer, FORMULATIONS):
+        return "updates"
+    return None
+
+
+def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / min(len(a), len(b)) if a and b else 0.0
+
+
+def _cover(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / max(len(a), len(b)) if a and b else 0.0
+
+
+def same_statement(older: str, newer: str) -> bool:
+    """The two say the same thing: the same words once stop words and word forms are set
+    aside, and the same numbers."""
+    return (
+        _topic(older) == _topic(newer)
+        and labs.numbers(older) == labs.numbers(newer)
+        and (
+            _words_of(older, NEGATIONS | CHANGE_WORDS) == _words_of(newer, NEGATIONS | CHANGE_WORDS)
+        )
+    )
+
+
+def same_words(older: str, newer: str) -> bool:
+    """Word for word the same statement (the same speaker or label; fillers, case and word
+    forms aside): the test for a duplicate of free text."""
+    (la, ba), (lb, bb) = split_label(older), split_label(newer)
+    a = [_stem(w) for w in _norm_words(ba)]
+    b = [_stem(w) for w in _norm_words(bb)]
+    return la == lb and bool(a) and a == b
+
+
+_RAW = re.compile(r"[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*")
+
+
+def _has_value(words: list[str], first: bool) -> bool:
+    """A value among ``words`` (as written): a number, a name (a capitalised word that does not
+    start the sentence) or a choice of a known kind."""
+    for i, w in enumerate(words):
+        if any(c.isdigit() for c in w):
+            return True
+        if w[:1].isupper() and not (first and i == 0) and w.lower() not in STOPWORDS:
+            return True
+        if any(_singular(w.lower()) in cls for cls in VALUE_CLASSES):
+            return True
+    return False
+
+
+def value_span_change(older: str, newer: str) -> bool:
+    """The same sentence but for one short span (the value): the common start and end cover
+    most of both, and the spans that differ are short ("weighed 107.8 kg" -> "107.4 kg"; "who
+    won ...? Florida State" -> "who won ...? UCLA")."""
+    (la, ba), (lb, bb) = split_label(older), split_label(newer)
+    if la != lb:
+        return False
+    if "?" in ba and "?" in bb:
+        # a question and its answer: the same question with another answer, or not at all
+        qa, _, aa = ba.partition("?")
+        qb, _, ab = bb.partition("?")
+        if _norm_words(qa) != _norm_words(qb):
+            return False
+        subject = {w for w in _norm_words(qa) if w not in STOPWORDS and w not in FILLERS}
+        wa, wb = _RAW.findall(aa), _RAW.findall(ab)
+        return (
+            len(subject) >= 2
+            and [w.lower() for w in wa] != [w.lower() for w in wb]
+            and (_has_value(wa, False) or _has_value(wb, False))
+        )
+    ra, rb = _RAW.findall(ba), _RAW.findall(bb)
+    a, b = [w.lower() for w in ra], [w.lower() for w in rb]
+    if a == b or not a or not b:
+        return False
+    p = 0
+    while p < min(len(a), len(b)) and a[p] == b[p]:
+        p += 1
+    s = 0
+    while s < min(len(a), len(b)) - p and a[-1 - s] == b[-1 - s]:
+        s += 1
+    da, db = len(a) - p - s, len(b) - p - s
+    common = a[:p] + (a[len(a) - s :] if s else [])
+    subject = {
+        w
+        for w in common
+        if w not in STOPWORDS and w not in FILLERS and w not in PREDICATES and not _NUM.match(w)
+    }
+    if len(subject) < 2 or not (da and db):
+        return False
+    if not (_has_value(ra[p : len(a) - s], p == 0) or _has_value(rb[p : len(b) - s], p == 0)):
+        return False
+    short = da <= max(3, len(a) // 3) and db <= max(3, len(b) // 3)
+    return short and p + s >= 0.6 * min(len(a), len(b))
+
+
+def _lab_verdict(older: str, newer: str) -> str | None:
+    """Same analyte: values compared; None when the two name no analyte in common."""
+    fa = {f.analyte: f for f in labs.lab_facts(older)}
+    fb = {f.analyte: f for f in labs.lab_facts(newer)}
+    shared = [k for k in fa if k in fb]
+    if not shared:
+        return None
+    verdicts = []
+    for k in shared:
+        x, y = fa[k], fb[k]
+        if x.value is None or y.value is None:
+            continue
+        redated = x.date is not None and y.date is not None and x.date != y.date
+        verdicts.append("updates" if x.value != y.value or redated else "duplicate")
+    if not verdicts:
+        return None
+    return "updates" if "updates" in verdicts else "duplicate"
+
+
+def _drug_verdict(memory_type: str, older: str, newer: str) -> str:
+    """Both name a drug in common."""
+    change = _change(older, newer)
+    if memory_type == "adverse_reaction":
+        # a second reaction to the same drug is a second fact, unless one negates or
+        # changes the other (an allergy is to the substance: a new reaction updates it)
+        rest_a = _topic(older) - _drug_words(older) - REACTION_WORDS
+        rest_b = _topic(newer) - _drug_words(newer) - REACTION_WORDS
+        if change is None and rest_a and rest_b and not _fuzzy_share(rest_a, rest_b):
+            return "compatible"
+    if change is None and _words_of(older, CHANGE_WORDS) != _words_of(newer, CHANGE_WORDS):
+        change = "updates"  # states differ ("cough resolved" / "cough")
+    return change or "duplicate"
+
+
+def _response_verdict(
+    older: str, newer: str, outcomes: frozenset[str], da: frozenset[str], db: frozenset[str]
+) -> str:
+    """A treatment response: its subject is the outcome (an analyte or the words of the
+    response, drug names aside) under a treatment. Two treatments' effects on one outcome are
+    two facts ("time in range rose once the sensor was started", "little change from diet
+    counselling alone"), unless the outcome's state flips ("A1c not at goal on metformin" ->
+    "A1c at goal after adding semaglutide")."""
+    ta, tb = _topic(older) - _drug_words(older), _topic(newer) - _drug_words(newer)
+    an_a, an_b = labs.analytes(older), labs.analytes(newer)
+    if an_a and an_b and not outcomes:
+        return "compatible"  # two outcomes
+    if not (outcomes or _overlap(ta, tb) >= 0.5):
+        return "compatible"
+    if _negation_flip(older, newer):
+        return "updates" if _words_of(newer, RESOLUTIONS) else "contradicts"
+    same_treatment = (bool(da) and bool(db) and _same_drug(da, db)) or (
+        not da and not db and _overlap(ta, tb) >= 0.5
+    )
+    if not same_treatment:
+        return "compatible"
+    change = _change(older, newer)
+    if change:
+        return change
+    return "duplicate" if outcomes or _cover(ta, tb) >= 0.5 else "compatible"
+
+
+def verdict_by_rule(older: str, newer: str, similarity: float, memory_type: str = "") -> str:
+    """The offline verdict on a candidate pair (``similarity``: the cosine that made it one,
+    not evidence by itself): ``updates``, ``contradicts``, ``duplicate`` or ``compatible``."""
+    return _verdict(older, newer, memory_type)
+
+
+@lru_cache(maxsize=65_536)
+def _verdict(older: str, newer: str, memory_type: str) -> str:
+    an_a, an_b = labs.analytes(older), labs.analytes(newer)
+    if memory_type == "lab_result" or (an_a and an_b and memory_type != "treatment_response"):
+        if an_a and an_b and not (an_a & an_b):
+            return "compatible"  # two different tests
+        lab = _lab_verdict(older, newer)
+        if lab is not None:
+            return lab
+        if memory_type == "lab_result":
+            return "duplicate" if same_statement(older, newer) else "compatible"
+    da, db = _drug_names(older), _drug_names(newer)
+    if memory_type != "treatment_response":
+        if da and db:
+            if not _same_drug(da, db):
+                return "compatible"  # two different drugs
+            if memory_type in DRUG_TYPES or memory_type == "":
+                return _drug_verdict(memory_type, older, newer)
+        elif (da or db) and memory_type in DRUG_TYPES:
+            return "compatible"  # a drug on one side only: no evidence of one subject
+    if memory_type in FREE_TEXT_TYPES:
+        if same_words(older, newer):
+            return "duplicate"
+    elif same_statement(older, newer):
+        return "duplicate"
+    if value_span_change(older, newer):
+        return "updates"
+    ta, tb = _topic(older), _topic(newer)
+    if memory_type == "treatment_response":
+        return _response_verdict(older, newer, an_a & an_b, da, db)
+    if memory_type in FREE_TEXT_TYPES:
+        la, lb = split_label(older)[0].split()[:1], split_label(newer)[0].split()[:1]
+        if la and lb and la != lb:
+            return "compatible"  # two speakers (or two headings) say two things
+        qa, qb = split_label(older)[1].partition("?"), split_label(newer)[1].partition("?")
+        if qa[1] and qb[1] and _norm_words(qa[0]) != _norm_words(qb[0]):
+            return "compatible"  # answers to two different questions
+        same = (_cover(ta, tb) >= 0.4 and len(ta & tb) >= 2) or (
+            bool(da) and bool(db) and _same_drug(da, db)
+        )
+    else:
+        same = _overlap(ta, tb) >= 0.5 or (bool(da) and _same_drug(da, db))
+    change = _change(older, newer)
+    strong = (_overlap(ta, tb) >= 0.75 and len(ta & tb) >= 3) or bool(da and db)
+    if memory_type in FREE_TEXT_TYPES and change == "contradicts" and not strong:
+        # a "no" or "not" in chat is no evidence: free text needs most of its subject shared
+        change = "updates" if _change_word(older, newer) else None
+    if same and change:
+        return change
+    if same and _value_clash(older, newer):
+        return "updates"
+    if (
+        memory_type not in FREE_TEXT_TYPES
+        and _change_word(older, newer)
+        and _value_clash(older, newer)
+    ):
+        return "updates"  # "prefers capsules" -> "now asks for liquid forms"
+    if same and _cover(ta, tb) >= (0.8 if memory_type in FREE_TEXT_TYPES else 0.5):
+        return "duplicate"
+    return "compatible"

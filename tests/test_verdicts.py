@@ -1,0 +1,465 @@
+"""Supersession verdicts from evidence (issue 12): golden cases per rule, the LLM adjudicator
+against a loopback chat-completions stub, domain.md's worked pairs and the demo's cases end to
+end on MiniLM."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from typing import Any, ClassVar
+
+import pytest
+
+import memory_core as mc
+from memory_core import labs
+from memory_core.adjudicate import verdict_by_rule
+from memory_core.adjudicate_llm import SCHEMA, LLMAdjudicator, make_adjudicator
+from memory_core.contradictions import RuleAdjudicator
+from memory_core.embedding.openai import make_client
+from tests.chat_stub import ChatHandler, serve
+from tests.conftest import NOW
+
+
+def v(older: str, newer: str, memory_type: str) -> str:
+    return verdict_by_rule(older, newer, 0.0, memory_type)
+
+
+# --- drugs -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype", "want"),
+    [
+        # the same drug with a change
+        (
+            "Patient takes lisinopril 10mg daily",
+            "Lisinopril increased to 20mg daily",
+            "medication",
+            "updates",
+        ),
+        ("Takes Glucophage 500 mg daily", "Metformin stopped - eGFR 28", "medication", "updates"),
+        (
+            "Metformin immediate-release 500 mg twice daily",
+            "Switched to metformin ER 500 mg twice daily",
+            "medication",
+            "updates",
+        ),
+        (
+            "Patient on metoprolol succinate 50 mg",
+            "Patient stopped metoprolol on her own last month",
+            "medication",
+            "updates",
+        ),
+        (
+            "Patient is allergic to sulfa drugs",
+            "Patient clarifies she is not allergic to sulfa",
+            "allergy",
+            "contradicts",
+        ),
+        # the same drug, the same statement
+        (
+            "Patient takes metformin 500 mg twice daily",
+            "Patient is taking metformin 500mg BID",
+            "medication",
+            "duplicate",
+        ),
+        (
+            "Nausea and vomiting on Ozempic",
+            "Semaglutide causes nausea and vomiting",
+            "adverse_reaction",
+            "duplicate",
+        ),
+        # different drugs (brand names resolved) are two facts
+        ("On Ozempic 0.5 mg weekly", "On Jardiance 10 mg daily", "medication", "compatible"),
+        (
+            "Metformin ER 500 mg with dinner",
+            "Metoprolol 25 mg twice daily",
+            "medication",
+            "compatible",
+        ),
+        (
+            "Patient has documented penicillin allergy with anaphylactic reaction",
+            "Patient has a sulfa drug allergy causing rash",
+            "allergy",
+            "compatible",
+        ),
+        (
+            "Patient reports an aspirin allergy (wheezing)",
+            "Patient reports an ibuprofen allergy (wheezing)",
+            "allergy",
+            "compatible",
+        ),
+        # two reactions to one drug are two facts
+        ("Hypoglycemia on glipizide", "Weight gain on glipizide", "adverse_reaction", "compatible"),
+        # a drug named on one side only: no evidence of one subject
+        ("Allergy: penicillin (anaphylaxis 2009)", "Allergy: shellfish", "allergy", "compatible"),
+    ],
+)
+def test_drug_rule(older: str, newer: str, mtype: str, want: str) -> None:
+    assert v(older, newer, mtype) == want
+
+
+# --- lab results -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "want"),
+    [
+        (
+            "Patient's HbA1c rose to 9.9% in August",
+            "Patient's HbA1c rose to 10.3% in October",
+            "updates",
+        ),
+        (
+            "Patient's HbA1c was 8.2% in January",
+            "Patient's HbA1c improved to 7.1% in March",
+            "updates",
+        ),
+        (
+            "Urine albumin-to-creatinine ratio 45 mg/g",
+            "Urine ACR 120 mg/g, up from last year",
+            "updates",
+        ),
+        ("A1c 7.0% in March", "glycated haemoglobin 7.1% in June", "updates"),
+        # the same value on another date is a new measurement
+        (
+            "Patient's potassium was 4.0 mmol/L in August",
+            "Patient's potassium was 4.0 mmol/L in June",
+            "updates",
+        ),
+        # the same value and date: a duplicate
+        ("HbA1c 7.2% on 2026-03-14", "A1c 7.2% (14 Mar 2026)", "duplicate"),
+        ("LDL 118 mg/dL on 2025-11-20", "LDL cholesterol 118 mg/dL (2025-11-20)", "duplicate"),
+        # two analytes are two facts
+        ("LDL 101 mg/dL", "HDL 38 mg/dL", "compatible"),
+        (
+            "Patient's LDL cholesterol was 131 mg/dL in October",
+            "Patient's triglycerides was 153 mg/dL in February",
+            "compatible",
+        ),
+        ("TSH 4.5 mIU/L", "Free T4 1.1 ng/dL", "compatible"),
+        (
+            "Urine albumin-to-creatinine ratio 45 mg/g in April",
+            "LDL 142 mg/dL in April",
+            "compatible",
+        ),
+    ],
+)
+def test_lab_rule(older: str, newer: str, want: str) -> None:
+    assert v(older, newer, "lab_result") == want
+
+
+def test_two_different_lab_values_are_never_a_duplicate() -> None:
+    for a, b in [(9.9, 10.3), (8.5, 8.3), (4.0, 4.1)]:
+        got = v(f"HbA1c {a}% in August", f"HbA1c {b}% in August", "lab_result")
+        assert got == "updates"
+
+
+def test_lab_facts_read_analyte_value_and_date() -> None:
+    (fact,) = labs.lab_facts("Urine albumin-to-creatinine ratio 45 mg/g on 2026-04-02")
+    assert (fact.analyte, fact.value, fact.date) == ("uacr", 45.0, (2026, 4, 2))
+    assert labs.analytes("fasting sugar 131") == {"fasting glucose", "glucose"}
+    assert labs.analytes("Vitamin B12 190 pg/mL") == {"vitamin b12"}
+    assert labs.numbers("A1c 7.2% (14 Mar 2026)") == (7.2,)
+
+
+# --- preferences, conditions, responses, free text ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype", "want"),
+    [
+        (
+            "Patient prefers morning appointments",
+            "Patient now prefers afternoon appointments",
+            "preference",
+            "updates",
+        ),
+        (
+            "Patient wants reminders by text message",
+            "Patient now prefers reminders by phone call instead of text",
+            "preference",
+            "updates",
+        ),
+        ("Prefers in-person visits", "Now prefers video visits", "preference", "updates"),
+        (
+            "Wants an interpreter for Vietnamese",
+            "Needs a Vietnamese interpreter at visits",
+            "preference",
+            "duplicate",
+        ),
+        # the demo's case: two channels, both can be true
+        (
+            "Patient dislikes phone calls and reads email daily",
+            "Patient likes reminders sent by text message",
+            "preference",
+            "compatible",
+        ),
+        (
+            "Prefers morning appointments",
+            "Prefers morning medication doses",
+            "preference",
+            "compatible",
+        ),
+        (
+            "Acute gout flare in right big toe",
+            "Gout flare resolved, no pain now",
+            "condition",
+            "updates",
+        ),
+        (
+            "Patient has stage 2 chronic kidney disease",
+            "Chronic kidney disease progressed to stage 3a",
+            "condition",
+            "updates",
+        ),
+        ("Left knee pain", "Right shoulder pain", "condition", "compatible"),
+        ("Patient has type 2 diabetes", "Patient has hypertension", "condition", "compatible"),
+        (
+            "A1c not at goal on metformin alone",
+            "A1c at goal after adding semaglutide",
+            "treatment_response",
+            "contradicts",
+        ),
+        (
+            "BP controlled on lisinopril",
+            "Proteinuria reduced on lisinopril",
+            "treatment_response",
+            "compatible",
+        ),
+        # free text: a changed value span or a change word over a shared subject
+        (
+            "Patient weighed 107.8 kg at this session",
+            "Patient weighed 107.4 kg at this session",
+            "observation",
+            "updates",
+        ),
+        (
+            "Works night shifts at a warehouse",
+            "Changed to day shifts at the warehouse",
+            "social",
+            "updates",
+        ),
+        (
+            "Plan: recheck HbA1c in three months",
+            "Plan changed: recheck HbA1c in six months",
+            "care_plan",
+            "updates",
+        ),
+        (
+            "Refer to podiatry for foot care",
+            "Enrol in diabetes education class",
+            "care_plan",
+            "compatible",
+        ),
+        (
+            "Patient seemed tired and described poor sleep",
+            "Patient has been sleeping about six hours a night",
+            "observation",
+            "compatible",
+        ),
+        (
+            "Patient lives alone",
+            "Patient works night shifts at a warehouse",
+            "social",
+            "compatible",
+        ),
+    ],
+)
+def test_subject_rule(older: str, newer: str, mtype: str, want: str) -> None:
+    assert v(older, newer, mtype) == want
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "want"),
+    [
+        # conversation turns: similar wording is not an update
+        ("Nebraas: How about you?", "Nebraas: What about you?", "compatible"),
+        ("Nicolas: Oh cool", "Nicolas: Oh dang that sucks", "compatible"),
+        ("Nebraas: Oh nice", "Nebraas: Oh no I'm so sorry!", "compatible"),
+        ("elise: Those look amazing Kate!", "Emi: That sounds amazing Kate!", "compatible"),
+        # only the same turn word for word is a duplicate
+        ("Nicolas: Oh dang that sucks", "Nicolas: Oh dang that sucks", "duplicate"),
+        # a question with a new answer updates it; another question's answer does not
+        (
+            "who won the ncaa women's softball championship this year? Florida State",
+            "who won the ncaa women's softball championship this year? UCLA",
+            "updates",
+        ),
+        (
+            "who has scored the most points in a nba game? Wilt Chamberlain",
+            "who has scored the most 3 pointers in nba history? Ray Allen",
+            "compatible",
+        ),
+        (
+            "who has the most nba points in a game? Wilt Chamberlain",
+            "who scored the most points in one nba basketball game? Wilt Chamberlain",
+            "compatible",
+        ),
+    ],
+)
+def test_free_text_needs_more_than_similar_wording(older: str, newer: str, want: str) -> None:
+    assert v(older, newer, "observation") == want
+
+
+def test_the_rule_adjudicator_reads_the_memory_type(engine: mc.MemoryEngine) -> None:
+    adj = RuleAdjudicator()
+    assert adj.method == "rules"
+    a = engine.add_memory("NW-1", "HbA1c 7.2% on 2026-03-14", "lab_result").memory
+    b = engine.add_memory("NW-2", "A1c 7.2% (14 Mar 2026)", "lab_result").memory
+    assert adj.adjudicate(a, b, 0.7) == "duplicate"
+
+
+# --- the LLM adjudicator -----------------------------------------------------------------------
+
+
+class _Handler(ChatHandler):
+    seen: ClassVar[list[dict[str, Any]]] = []
+    answer: ClassVar[str] = "{}"
+    delay: ClassVar[float] = 0.0
+
+
+@pytest.fixture
+def server() -> Iterator[str]:
+    yield from serve(_Handler)
+
+
+def _llm(url: str, timeout: float = 10.0) -> LLMAdjudicator:
+    return LLMAdjudicator("gpt-test", make_client(api_key="k", base_url=url), timeout=timeout)
+
+
+def _pair(engine: mc.MemoryEngine, older: str, newer: str, mtype: str) -> tuple[mc.Memory, ...]:
+    a = engine.add_memory("NW-1", older, mtype).memory
+    b = engine.add_memory("NW-2", newer, mtype).memory  # another patient: no detection here
+    return a, b
+
+
+def test_llm_request_shape_and_schema(server: str, engine: mc.MemoryEngine) -> None:
+    _Handler.answer = json.dumps({"verdict": "updates", "evidence": "metformin: switched"})
+    a, b = _pair(
+        engine, "Patient takes metformin", "Patient switched to metformin ER", "medication"
+    )
+    adj = _llm(server)
+    assert adj.adjudicate(a, b, 0.71) == "updates" and adj.fallbacks == 0
+    (req,) = _Handler.seen
+    assert req["path"].endswith("/chat/completions")
+    body = req["body"]
+    assert body["model"] == "gpt-test" and body["temperature"] == 0
+    fmt = body["response_format"]
+    assert fmt["type"] == "json_schema" and fmt["json_schema"]["strict"] is True
+    assert fmt["json_schema"]["schema"] == SCHEMA
+    assert SCHEMA["properties"]["verdict"]["enum"] == [
+        "updates",
+        "contradicts",
+        "duplicate",
+        "compatible",
+    ]
+    system, user = body["messages"]
+    assert system["role"] == "system" and "evidence" in system["content"].lower()
+    data = json.loads(user["content"])  # the statements go in as data
+    assert data["memory_type"] == "medication" and data["similarity"] == 0.71
+    assert data["older"]["content"] == a.content and data["newer"]["content"] == b.content
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ["not json", json.dumps({"verdict": "maybe"}), json.dumps(["updates"]), ""],
+)
+def test_unreadable_answer_falls_back_to_the_rules(
+    server: str, engine: mc.MemoryEngine, raw: str
+) -> None:
+    _Handler.answer = raw
+    adj = _llm(server)
+    a, b = _pair(engine, "On Ozempic 0.5 mg weekly", "On Jardiance 10 mg daily", "medication")
+    assert adj.adjudicate(a, b, 0.64) == "compatible"  # the rules: two drugs
+    c, d = _pair(engine, "Lisinopril 10 mg daily", "Lisinopril increased to 20 mg", "medication")
+    assert adj.adjudicate(c, d, 0.8) == "updates"  # the rules: the same drug, a new dose
+    assert adj.fallbacks == 2
+
+
+def test_timeout_falls_back_to_the_rules(server: str, engine: mc.MemoryEngine) -> None:
+    _Handler.answer = json.dumps({"verdict": "duplicate", "evidence": "x"})
+    _Handler.delay = 2.0
+    adj = _llm(server, timeout=0.3)
+    a, b = _pair(engine, "LDL 101 mg/dL", "HDL 38 mg/dL", "lab_result")
+    assert adj.adjudicate(a, b, 0.68) == "compatible"  # not the slow "duplicate"
+    assert adj.fallbacks == 1 and len(_Handler.seen) == 1  # no retries
+
+
+def test_the_llm_verdict_drives_the_engine(server: str, clock: Callable[[], datetime]) -> None:
+    from memory_core.embedding import HashingEmbedder
+
+    adj = _llm(server)
+    eng = mc.open_engine("sqlite:///:memory:", HashingEmbedder(), adjudicator=adj, clock=clock)
+    eng.add_memory("NW-1", "Patient takes drug A daily", "medication")
+    _Handler.answer = json.dumps({"verdict": "contradicts", "evidence": "drug A stopped"})
+    res = eng.add_memory("NW-1", "Patient takes drug A daily, stopped", "medication")
+    assert [(s.method, s.verdict) for s in res.supersessions] == [("llm:gpt-test", "contradicts")]
+    eng.store.close()
+
+
+def test_make_adjudicator() -> None:
+    assert isinstance(make_adjudicator("rules"), RuleAdjudicator)
+    with pytest.raises(mc.ConfigurationError, match="unknown adjudicator"):
+        make_adjudicator("oracle")
+
+
+# --- end to end on MiniLM: domain.md's worked pairs and the demo's cases -----------------------
+
+
+def _add(e: mc.MemoryEngine, text: str, mtype: str, days: float) -> mc.AddResult:
+    from datetime import timedelta
+
+    return e.add_memory("NW-1", text, mtype, created_at=NOW - timedelta(days=days))
+
+
+def test_worked_pairs_end_to_end(minilm_engine: mc.MemoryEngine) -> None:
+    e = minilm_engine
+    morning = _add(e, "Patient prefers morning appointments", "preference", 300).memory
+    res = _add(e, "Patient now prefers afternoon appointments", "preference", 10)
+    assert [(s.old_id, s.verdict, s.state) for s in res.supersessions] == [
+        (morning.id, "updates", mc.SupersessionState.AUTO)
+    ]
+    tol = _add(e, "Patient tolerates metformin 500mg well", "medication", 200).memory
+    er = _add(
+        e,
+        "Patient reports persistent GI distress on metformin; switched to extended-release "
+        "formulation",
+        "medication",
+        100,
+    )
+    assert [(s.old_id, s.state) for s in er.supersessions] == [(tol.id, mc.SupersessionState.AUTO)]
+    _add(e, "Patient has documented penicillin allergy with anaphylactic reaction", "allergy", 90)
+    sulfa = _add(e, "Patient has a sulfa drug allergy causing rash", "allergy", 80)
+    assert sulfa.supersessions == ()  # both stay active
+    jan = _add(e, "Patient's HbA1c was 8.2% in January", "lab_result", 150).memory
+    mar = _add(e, "Patient's HbA1c improved to 7.1% in March", "lab_result", 90)
+    assert [(s.old_id, s.verdict) for s in mar.supersessions] == [(jan.id, "updates")]
+    ranked = [m.memory.id for m in e.retrieve("NW-1", "HbA1c", k=10, record_access=False)]
+    assert ranked[0] == mar.memory.id and jan.id not in ranked  # the newer one first
+    kept = e.get(jan.id)  # the older one kept as history, its base importance unchanged
+    assert kept.status is mc.Status.SUPERSEDED and kept.importance == jan.importance
+    alone = _add(e, "Patient lives alone", "social", 60)
+    assert alone.supersessions == ()
+
+
+def test_demo_cases_end_to_end(minilm_engine: mc.MemoryEngine) -> None:
+    e = minilm_engine
+    aug = _add(e, "Patient's HbA1c rose to 9.9% in August", "lab_result", 90).memory
+    octo = _add(e, "Patient's HbA1c rose to 10.3% in October", "lab_result", 30)
+    assert [(s.old_id, s.verdict) for s in octo.supersessions] == [(aug.id, "updates")]
+    _add(e, "Patient dislikes phone calls and reads email daily", "preference", 60)
+    text = _add(e, "Patient likes reminders sent by text message", "preference", 20)
+    assert text.supersessions == ()  # both can be true
+    er = _add(
+        e,
+        "Patient reports persistent GI distress on metformin; switched to extended-release "
+        "formulation",
+        "medication",
+        50,
+    ).memory
+    stop = _add(e, "Patient stopped metformin ER because of persistent diarrhoea", "medication", 5)
+    assert [(s.old_id, s.verdict, s.state) for s in stop.supersessions] == [
+        (er.id, "updates", mc.SupersessionState.AUTO)
+    ]
