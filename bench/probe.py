@@ -141,7 +141,7 @@ def breakdown(engine: Any) -> dict[str, int]:
     other = "index dicts, tuples, usage arrays"
     out = dict.fromkeys((arrays, embeds, objects, strings, times, other), 0)
     seen: set[int] = set()
-    snaps = list(getattr(engine, "_cache", {}).values())
+    snaps = list(engine._core.snapshots.cache.values())
     for snap in snaps:  # arrays first, so embeddings that are views of them count nothing
         for value in _values(snap):
             if isinstance(value, np.ndarray):
@@ -158,7 +158,7 @@ def breakdown(engine: Any) -> dict[str, int]:
                 out[strings] += _size(text, seen)
             for d in (m.created_at, m.last_accessed, m.archived_at):
                 out[times] += _size(d, seen)
-    for use in getattr(engine, "_usage_cache", {}).values():
+    for use in engine._core.snapshots.usage.values():
         for value in _values(use):
             if isinstance(value, np.ndarray):
                 out[other] += _array_bytes(value, seen)
@@ -182,7 +182,7 @@ def rss_measure(db: str) -> dict[str, Any]:
     held = 0
     for pid in patients:
         eng.retrieve(pid, "", query_vector=q, record_access=False)
-        held += len(eng._cache[pid].memories)
+        held += len(eng._core.snapshots.cache[pid].memories)
     seconds = time.perf_counter() - t
     gc.collect()
     after = vm()

@@ -48,7 +48,7 @@ from . import worklist as worklist_reads
 from .asof import PatientView, PolicyDelta
 from .core import AGENT, SYSTEM, Core, Progress
 from .retrieval import SCAN_SPLIT_ROWS
-from .snapshot import DEFAULT_CACHE_BYTES, Snapshot, Snapshots, Use
+from .snapshot import DEFAULT_CACHE_BYTES, Snapshots
 
 F32 = npt.NDArray[np.float32]
 
@@ -104,14 +104,6 @@ class MemoryEngine:
     @property
     def role(self) -> str:
         return self._core.role
-
-    @property
-    def _cache(self) -> dict[str, Snapshot]:  # the snapshot cache (bench/probe.py reads it)
-        return self._core.snapshots.cache
-
-    @property
-    def _usage_cache(self) -> dict[str, Use]:
-        return self._core.snapshots.usage
 
     # --- policy ----------------------------------------------------------------------------------
     @property
