@@ -231,6 +231,17 @@ class Row:
         return self.reference.median / self.sample.median
 
 
+def engine_and_reference(
+    key: str, label: str, size: str, eng: Sample, refs: Sample, target: Target, passed: bool
+) -> list[Row]:
+    """The two rows of a workload checked against the reference measured in the same run: the
+    engine's (with its target and verdict) and the reference's."""
+    return [
+        Row(key, label, size, "engine", eng, reference=refs, target=target, passed=passed),
+        Row(key, label, size, "reference", refs, reference=refs),
+    ]
+
+
 @dataclass
 class Results:
     config: Config

@@ -19,6 +19,7 @@ from .common import (
     Row,
     Setup,
     Target,
+    engine_and_reference,
     log,
     query_at,
 )
@@ -85,19 +86,9 @@ def run(bench: Setup, qv: dict[str, F32]) -> None:
                 Row(key, label, size, "reference", refs, reference=refs),
             ]
             continue
-        bench.res.rows += [
-            Row(
-                key,
-                label,
-                size,
-                "engine",
-                eng,
-                reference=refs,
-                target=TARGET,
-                passed=TARGET.met(eng, refs),
-            ),
-            Row(key, label, size, "reference", refs, reference=refs),
-        ]
+        bench.res.rows += engine_and_reference(
+            key, label, size, eng, refs, TARGET, TARGET.met(eng, refs)
+        )
         bench.res.profile_calls[key] = lambda f=engine_call: [f(i) for i in range(len(QUERIES))]
 
 

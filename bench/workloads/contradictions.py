@@ -10,9 +10,9 @@ from typing import Any
 from ..harness import interleaved
 from .common import (
     Mismatch,
-    Row,
     Setup,
     Target,
+    engine_and_reference,
     log,
 )
 
@@ -62,17 +62,5 @@ def run(bench: Setup) -> None:
         key = f"check:{pick[1]}"
         label = f"contradiction check, new {pick[1]} (embedding excluded)"
         size = f"{n:,} memories ({rows_same:,} same type, {hits} hits)"
-        bench.res.rows += [
-            Row(
-                key,
-                label,
-                size,
-                "engine",
-                eng,
-                reference=refs,
-                target=TARGET,
-                passed=TARGET.met(eng),
-            ),
-            Row(key, label, size, "reference", refs, reference=refs),
-        ]
+        bench.res.rows += engine_and_reference(key, label, size, eng, refs, TARGET, TARGET.met(eng))
         bench.res.profile_calls[key] = lambda f=eng_chk: [f(i) for i in range(5)]

@@ -13,9 +13,9 @@ from .. import reference as ref
 from ..harness import measure
 from .common import (
     Mismatch,
-    Row,
     Setup,
     Target,
+    engine_and_reference,
     log,
 )
 
@@ -87,17 +87,7 @@ def run(bench: Setup) -> None:
     key = "decay"
     label = "current importance (vectorised)"
     size = f"{n:,} memories"
-    bench.res.rows += [
-        Row(
-            key,
-            label,
-            size,
-            "engine",
-            eng,
-            reference=refs,
-            target=TARGET,
-            passed=TARGET.met(eng, refs),
-        ),
-        Row(key, label, size, "reference", refs, reference=refs),
-    ]
+    bench.res.rows += engine_and_reference(
+        key, label, size, eng, refs, TARGET, TARGET.met(eng, refs)
+    )
     bench.res.profile_calls[key] = lambda: decay.current_importance(inputs, policy, now_s)
