@@ -94,7 +94,7 @@ def run(bench: Setup) -> None:
             recs,
             [],
             bench.now,
-            eng.threshold_for,
+            cuts.__getitem__,
             verdict_by_rule,
             lambda t: pol.mode_for(t) == "auto",
         ),
