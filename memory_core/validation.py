@@ -239,8 +239,11 @@ def embedding(value: Any, dimensions: int, field: str = "embedding") -> np.ndarr
         raise ValidationError(
             field, f"has shape {raw.shape}; this store's embedder has {dimensions} dimensions"
         )
-    with np.errstate(over="ignore"):  # beyond float32's range: inf, refused below
-        arr = np.asarray(raw, dtype=np.float32)
+    if raw.dtype == np.float32:
+        arr = raw  # why: pre-computed vectors need no conversion (errstate: ~20 µs a record)
+    else:
+        with np.errstate(over="ignore"):  # beyond float32's range: inf, refused below
+            arr = np.asarray(raw, dtype=np.float32)
     if not np.all(np.isfinite(arr)):
         raise ValidationError(field, "contains NaN or infinite values")
     if not arr.any():

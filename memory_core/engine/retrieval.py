@@ -412,9 +412,9 @@ def section_tiers(snap: Snapshot, ranked: Ranked, query: str, now: datetime) -> 
     if 1 not in tiers:
         return tiers
     drugs = set(flags.drug_names(query))
-    for i in active_indices(snap, now).tolist():
-        if snap.types[i] == "medication":
-            drugs |= flags.drug_names(snap.memories[i].content)
+    active = active_indices(snap, now)
+    for i in active[snap.types_arr[active] == "medication"].tolist():  # numpy picks the few
+        drugs |= flags.drug_names(snap.memories[i].content)
     for j, t in enumerate(tiers):
         if t == 1 and not (flags.drug_names(ranked[j].memory.content) & drugs):
             tiers[j] = 2
@@ -431,7 +431,7 @@ def annotator(
 ) -> Callable[[int], tuple[str, ...]]:
     """Candidate index -> the annotations of its line, as the policy switches them on
     (:mod:`memory_core.flags`): pending review, possibly stale, lab history."""
-    by_id = {m.id: m for m in snap.memories}
+    by_id = snap.memoized("by_id", lambda: {m.id: m for m in snap.memories})
     stale: dict[str, StaleFlag] | None = None
 
     def flag_of(memory_id: str) -> StaleFlag | None:

@@ -242,11 +242,17 @@ def advance(
     )
 
 
+#: Per term of a keyword index: the dict entry, the term string and two array headers.
+PER_TERM_BYTES = 300
+
+
 def lexical_bytes(index: LexicalIndex) -> int:
-    """An estimate of a keyword index's size (its postings arrays and a dict entry per term)."""
-    postings: dict[str, tuple[F32, F32]] = getattr(index, "_postings", {})
-    per_term = sum(len(t) + 200 + a.nbytes + b.nbytes for t, (a, b) in postings.items())
-    return index.lengths.nbytes + per_term
+    """An upper estimate of a keyword index's size, without walking it (it is asked on every
+    write that advances a snapshot): a fixed cost per term, and 8 bytes (an int32 row and a
+    float32 weight) per token of every document -- at least one posting per distinct term of a
+    document, so never fewer than the postings held."""
+    terms = len(getattr(index, "_postings", ()))
+    return index.lengths.nbytes + terms * PER_TERM_BYTES + 8 * int(index.lengths.sum())
 
 
 def snapshot_bytes(snap: Snapshot) -> int:
