@@ -36,19 +36,7 @@ COLUMNS_WIDE = [
 ]
 ACTION_FLASH = "memories_action_flash"
 ADD_FLASH = "memories_add_flash"
-COLUMNS = [
-    "content",
-    "type",
-    "status",
-    "current importance",
-    "base importance",
-    "pinned",
-    "accesses",
-    "created",
-    "last accessed",
-    "tier",
-    "id",
-]
+COLUMNS = [*COLUMNS_WIDE, "id"]
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

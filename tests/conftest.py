@@ -8,6 +8,7 @@ import pytest
 
 import memory_core as mc
 from memory_core.embedding import HashingEmbedder
+from tests.cosmos_server import CosmosServer, CosmosServerUnavailable
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
@@ -56,6 +57,20 @@ def minilm_engine(minilm: mc.Embedder, clock: Clock) -> Iterator[mc.MemoryEngine
 @pytest.fixture
 def days_ago() -> Callable[[float], datetime]:
     return lambda d: NOW - timedelta(days=d)
+
+
+@pytest.fixture(scope="session")
+def cosmos_server() -> Iterator[CosmosServer]:
+    """One local Cosmos-protocol server for the whole test session (skips where Node is
+    missing); each test makes its own database."""
+    try:
+        server = CosmosServer.start()
+    except CosmosServerUnavailable as exc:
+        pytest.skip(f"no local Cosmos-protocol server: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 # --- dashboard fixtures ------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from memory_core import flags
 from memory_core.embedding import HashingEmbedder
 from memory_core.values import Memory
 from tests.conftest import NOW, Clock
-from tests.cosmos_server import CosmosServer, CosmosServerUnavailable
+from tests.cosmos_server import CosmosServer
 
 
 class SameDrug:
@@ -50,18 +50,6 @@ def eng(clock: Clock) -> Iterator[mc.MemoryEngine]:
     e.store.close()
 
 
-@pytest.fixture(scope="module")
-def cosmos() -> Iterator[CosmosServer]:
-    try:
-        server = CosmosServer.start()
-    except CosmosServerUnavailable as exc:
-        pytest.skip(f"no local Cosmos-protocol server: {exc}")
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 @pytest.mark.parametrize("kind", ["sqlite", "cosmos"])
 def test_keep_and_confirm_on_both_stores(
     kind: str, request: pytest.FixtureRequest, tmp_path: Path, clock: Clock
@@ -69,7 +57,7 @@ def test_keep_and_confirm_on_both_stores(
     if kind == "sqlite":
         url = f"sqlite:///{tmp_path / 'flags.db'}"
     else:
-        server: CosmosServer = request.getfixturevalue("cosmos")
+        server: CosmosServer = request.getfixturevalue("cosmos_server")
         url = server.url("flags", f"t{uuid.uuid4().hex[:12]}")
     e = mc.open_engine(url, HashingEmbedder(), POLICY, adjudicator=SameDrug(), clock=clock)
     try:

@@ -25,7 +25,6 @@ from tests.conftest import NOW, Clock
 pytestmark = pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
 DIMS = 64
 # both stores (SQLite and the local Cosmos-protocol server), as the store contract runs them
-cosmos_server = contract.cosmos_server
 backend = contract.backend
 
 

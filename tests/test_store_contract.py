@@ -38,7 +38,7 @@ from memory_core.values import (
     Tier,
 )
 from tests.conftest import NOW, Clock
-from tests.cosmos_server import EMULATOR_KEY, CosmosServer, CosmosServerUnavailable
+from tests.cosmos_server import EMULATOR_KEY, CosmosServer
 
 # the local server's certificate is self-signed (loopback only)
 pytestmark = pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
@@ -47,18 +47,6 @@ MODEL = (EMBEDDER.model_id, EMBEDDER.dimensions)
 
 
 # --- backends ---------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def cosmos_server() -> Iterator[CosmosServer]:
-    try:
-        server = CosmosServer.start()
-    except CosmosServerUnavailable as exc:
-        pytest.skip(f"no local Cosmos-protocol server: {exc}")
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @dataclass
