@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from . import drugs, labs
+from . import drugs, labs, subjects
 
 
 def _vocab(words: str) -> frozenset[str]:
@@ -79,7 +79,7 @@ CHANGE_WORDS = _vocab(
     halved tapered
     progressed worsened worse worsening better improved improving
     corrected clarifies clarified actually retired widowed divorced
-    started starting start restarted resumed added adding new anymore
+    started starting start restarted resumed added adding new anymore movedin
     done completed rescheduled cancelled canceled postponed"""
 )
 # verbs of wanting and taking: the predicate of a statement, not its subject
@@ -99,6 +99,24 @@ RESOLUTIONS = _vocab(
     "longer anymore ceased"
 )
 NEGATIONS = _vocab("no not never none denies denied without negative isn't wasn't")
+# a change of the treatment itself (not of its outcome: "proteinuria reduced on lisinopril"),
+# or a correction of what was said about it
+THERAPY_CHANGES = _vocab(
+    """stopped stop discontinued quit held switched switch changed replaced started restarted
+    resumed added titrated doubled halved tapered correction corrected"""
+)
+# when, not what: "over the past month" is no subject two statements share
+TIME_WORDS = _vocab(
+    "past last next month months week weeks year years day days ago recent recently over "
+    "during lately"
+)
+# what treats a reaction, not what causes it ("anaphylaxis, carries EpiPen")
+RESCUE_DRUGS = _vocab(
+    "epinephrine diphenhydramine cetirizine loratadine famotidine prednisone prednisolone "
+    "methylprednisolone hydrocortisone albuterol"
+)
+# a drug named as the setting of another ("potassium 20 mEq daily while on furosemide")
+_CONTEXT = re.compile(r"\b(?:while (?:on|taking)|alongside|on top of|in addition to)\s+$")
 FORMULATIONS = _vocab("er xr sr xl ir la cr dr extended immediate release modified delayed")
 # choices of the same kind: two statements naming different members of one class differ in
 # their value (morning -> afternoon appointments; text -> phone reminders)
@@ -114,6 +132,7 @@ VALUE_CLASSES: tuple[frozenset[str], ...] = (
         "english spanish portuguese vietnamese chinese mandarin cantonese french arabic "
         "russian korean tagalog haitian creole hindi"
     ),
+    _vocab("aggressive comfort hospice palliative curative fullcode dnr"),
 )
 # phrases read as one subject word (synonyms of the same thing)
 PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
@@ -125,8 +144,10 @@ PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ("myalgias?", "muscle pain"),
         ("muscle aches?", "muscle pain"),
         ("follow[- ]up", "followup"),
+        ("f/u", "followup"),
         ("in[- ]person", "inperson"),
         ("half an hour", "30 minutes"),
+        ("(?:every|each) morning", "daily morning"),
         ("bid", "twice daily"),
         ("twice a day", "twice daily"),
         ("once a day", "daily"),
@@ -155,11 +176,15 @@ def _stem(w: str) -> str:
     return w
 
 
+REACTION_STEMS = REACTION_WORDS | frozenset(_stem(w) for w in REACTION_WORDS)
+
+
 @lru_cache(maxsize=65_536)
 def _norm_words(text: str) -> tuple[str, ...]:
     low = text.lower()
     for rx, rep in PHRASES:
         low = rx.sub(rep, low)
+    low = subjects.normalise(low)
     low = re.sub(r"(\d)([a-z%])", r"\1 \2", low)  # 500mg -> 500 mg
     return tuple(_WORD.findall(low.replace("-", " ").replace("/", " ")))
 
@@ -170,6 +195,8 @@ def _topic(text: str) -> frozenset[str]:
     out = set()
     for w in _norm_words(split_label(text)[1]):
         if w in STOPWORDS or w in FILLERS or w in CHANGE_WORDS or w in NEGATIONS:
+            continue
+        if w in TIME_WORDS:
             continue
         if w in PREDICATES:
             continue
@@ -187,21 +214,36 @@ def _words_of(text: str, vocab: frozenset[str]) -> frozenset[str]:
 
 @lru_cache(maxsize=65_536)
 def _drug_names(text: str) -> frozenset[str]:
-    """Canonical drug names, hyphenated words read both whole and split
-    ("Lisinopril-induced")."""
-    names = drugs.canonical_names(text)
+    """Canonical names of the drugs a statement is about, hyphenated words read both whole and
+    split ("Lisinopril-induced"). A drug named as the setting of another ("while on
+    furosemide") is left out when another remains."""
+    mentions = [*drugs.resolve(text)]
     if "-" in text:
-        names |= drugs.canonical_names(text.replace("-", " "))
-    return names
+        spaced = text.replace("-", " ")
+        mentions += [d for d in drugs.resolve(spaced) if d.name not in {m.name for m in mentions}]
+    subject = {d.name for d in mentions if not _CONTEXT.search(text[: d.start].lower())}
+    return frozenset(subject) if subject else frozenset(d.name for d in mentions)
+
+
+def _agents(names: frozenset[str]) -> frozenset[str]:
+    """What an allergy or a reaction is to: its drugs without the rescue medicines named with
+    it, unless those are all it names."""
+    rest = frozenset(n for n in names if n not in RESCUE_DRUGS)
+    return rest or names
+
+
+def _name_words(name: str) -> frozenset[str]:
+    return frozenset(w for w in re.split(r"[ /,-]+", name) if w)
 
 
 def _same_drug(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Any drug in common ("insulin" and "insulin glargine" share insulin)."""
+    """A drug in common, or a bare name and a specific one of it ("insulin" and "insulin
+    glargine"); two specific members ("insulin glargine", "insulin lispro") are two drugs."""
     if a & b:
         return True
-    wa = {w for n in a for w in re.split(r"[ /,-]+", n) if len(w) > 3}
-    wb = {w for n in b for w in re.split(r"[ /,-]+", n) if len(w) > 3}
-    return bool(wa & wb)
+    return any(
+        _name_words(x) < _name_words(y) or _name_words(y) < _name_words(x) for x in a for y in b
+    )
 
 
 def _drug_words(text: str) -> frozenset[str]:
@@ -353,6 +395,63 @@ def value_span_change(older: str, newer: str) -> bool:
     return short and p + s >= 0.6 * min(len(a), len(b))
 
 
+#: The slots each type's statements are compared by (:mod:`memory_core.subjects`); care plans
+#: by a referral's specialty and the follow-up only (two plan items on one measurement are two
+#: items).
+SLOT_TYPES: dict[str, str] = {
+    "social": "state",
+    "preference": "state",
+    "observation": "all",
+    "care_plan": "plan",
+}
+
+
+def _slots_of(words: tuple[str, ...], kind: str) -> frozenset[str]:
+    found = subjects.slots(words)
+    if kind == "plan":
+        return frozenset(s for s in found if subjects.plan_slot(s))
+    if kind == "state":
+        return frozenset(s for s in found if s not in subjects.MEASURE_SLOTS)
+    return found
+
+
+def _speaker(text: str) -> bool:
+    """The statement is a transcript turn: it starts with a speaker's name, not a heading."""
+    label = split_label(text)[0]
+    return bool(label) and not subjects.is_heading(label)
+
+
+def _slot_verdict(older: str, newer: str, kind: str) -> str | None:
+    """Two statements filling the same slots of the history for the same person: a change
+    between them ``updates`` (the newest value wins), the same statement is a ``duplicate``;
+    None when they share no slot (the word tests decide). Transcript turns (a speaker's label)
+    are left to the word tests: chat mentions these topics in passing."""
+    if _speaker(older) or _speaker(newer):
+        return None
+    ba, bb = split_label(older)[1], split_label(newer)[1]
+    if "?" in ba or "?" in bb:
+        return None  # a question and its answer: the same question decides
+    wa, wb = _norm_words(ba), _norm_words(bb)
+    sa, sb = _slots_of(wa, kind), _slots_of(wb, kind)
+    shared = sa & sb
+    if not shared:
+        return None
+    if not shared & subjects.SHARED_SLOTS and subjects.whose(wa) != subjects.whose(wb):
+        return "compatible"  # "works from home" / "wife works night shifts"
+    change = _change(older, newer)
+    if change is None and _value_clash(older, newer):
+        change = "updates"
+    if sa != sb:
+        return change  # other slots besides: a change is still evidence, its absence is not
+    if change:
+        return change
+    covered = _cover(_topic(ba), _topic(bb)) >= 0.5
+    if covered:
+        return "duplicate"
+    state = any(s in subjects.STATE_SLOTS or subjects.plan_slot(s) for s in shared)
+    return "updates" if state else "compatible"
+
+
 def _lab_verdict(older: str, newer: str) -> str | None:
     """Same analyte: values compared; None when the two name no analyte in common."""
     fa = {f.analyte: f for f in labs.lab_facts(older)}
@@ -378,10 +477,11 @@ def _drug_verdict(memory_type: str, older: str, newer: str) -> str:
     if memory_type == "adverse_reaction":
         # a second reaction to the same drug is a second fact, unless one negates or
         # changes the other (an allergy is to the substance: a new reaction updates it)
-        rest_a = _topic(older) - _drug_words(older) - REACTION_WORDS
-        rest_b = _topic(newer) - _drug_words(newer) - REACTION_WORDS
-        if change is None and rest_a and rest_b and not _fuzzy_share(rest_a, rest_b):
-            return "compatible"
+        rest_a = _topic(older) - _drug_words(older) - REACTION_STEMS
+        rest_b = _topic(newer) - _drug_words(newer) - REACTION_STEMS
+        worded = _negation_flip(older, newer) or _change_word(older, newer)
+        if not worded and rest_a and rest_b and not _fuzzy_share(rest_a, rest_b):
+            return "compatible"  # a second reaction (a lab value in one is not a change)
     if change is None and _words_of(older, CHANGE_WORDS) != _words_of(newer, CHANGE_WORDS):
         change = "updates"  # states differ ("cough resolved" / "cough")
     return change or "duplicate"
@@ -397,6 +497,11 @@ def _response_verdict(
     "A1c at goal after adding semaglutide")."""
     ta, tb = _topic(older) - _drug_words(older), _topic(newer) - _drug_words(newer)
     an_a, an_b = labs.analytes(older), labs.analytes(newer)
+    changed = _words_of(newer, THERAPY_CHANGES) - _words_of(older, THERAPY_CHANGES)
+    if da and db and _same_drug(da, db) and changed:
+        # the same treatment, and the newer says it changed ("no GI upset on metformin" ->
+        # "ongoing diarrhoea on metformin, changed to ER"): the response is updated
+        return _change(older, newer) or "updates"
     if an_a and an_b and not outcomes:
         return "compatible"  # two outcomes
     if not (outcomes or _overlap(ta, tb) >= 0.5):
@@ -422,6 +527,12 @@ def verdict_by_rule(older: str, newer: str, similarity: float, memory_type: str 
 
 @lru_cache(maxsize=65_536)
 def _verdict(older: str, newer: str, memory_type: str) -> str:
+    if memory_type in FREE_TEXT_TYPES and (_speaker(older) or _speaker(newer)):
+        # a transcript turn: only the same words or a changed value span are evidence (chat
+        # shares topics and says "now", "new" and "sugar" in passing)
+        if same_words(older, newer):
+            return "duplicate"
+        return "updates" if value_span_change(older, newer) else "compatible"
     an_a, an_b = labs.analytes(older), labs.analytes(newer)
     if memory_type == "lab_result" or (an_a and an_b and memory_type != "treatment_response"):
         if an_a and an_b and not (an_a & an_b):
@@ -432,6 +543,8 @@ def _verdict(older: str, newer: str, memory_type: str) -> str:
         if memory_type == "lab_result":
             return "duplicate" if same_statement(older, newer) else "compatible"
     da, db = _drug_names(older), _drug_names(newer)
+    if memory_type in SAFETY_TYPES:
+        da, db = _agents(da), _agents(db)
     if memory_type != "treatment_response":
         if da and db:
             if not _same_drug(da, db):
@@ -447,6 +560,10 @@ def _verdict(older: str, newer: str, memory_type: str) -> str:
         return "duplicate"
     if value_span_change(older, newer):
         return "updates"
+    if memory_type in SLOT_TYPES:
+        slot = _slot_verdict(older, newer, SLOT_TYPES[memory_type])
+        if slot is not None:
+            return slot
     ta, tb = _topic(older), _topic(newer)
     if memory_type == "treatment_response":
         return _response_verdict(older, newer, an_a & an_b, da, db)

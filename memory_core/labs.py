@@ -131,6 +131,11 @@ def _words(text: str) -> list[tuple[str, int, int]]:
     return [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(low)]
 
 
+#: Chemical symbols that name an analyte only when a value follows ("K 5.6"; "vitamin K" is
+#: not a potassium result).
+SYMBOLS = {"k": "potassium", "na": "sodium"}
+
+
 @lru_cache(maxsize=65_536)
 def analyte_spans(text: str) -> tuple[tuple[str, int, int], ...]:
     """``(canonical analyte, start, end)`` character spans in ``text``, longest spelling first,
@@ -147,6 +152,9 @@ def analyte_spans(text: str) -> tuple[tuple[str, int, int], ...]:
                 i += n
                 break
         else:
+            nxt = plain[i + 1] if i + 1 < len(plain) else ""
+            if plain[i] in SYMBOLS and nxt[:1].isdigit():  # "K 5.6": the symbol with a value
+                out.append((SYMBOLS[plain[i]], words[i][1], words[i][2]))
             i += 1
     return tuple(out)
 

@@ -105,20 +105,20 @@ def test_undo_on_an_auto_supersession_restores_the_older_memory(
 
 def test_lower_threshold_flags_more_pairs(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
     at = app(PAGE)
-    slider = at.slider(key="contra_threshold")  # the engine's default (0.30 for MiniLM)
+    slider = at.slider(key="contra_threshold")  # the engine's default (0.20 for MiniLM)
     assert slider.value == pytest.approx(round(eng.contradiction_threshold, 2))
     before = flagged(at)
 
-    at.slider(key="contra_threshold").set_value(0.20).run()
+    at.slider(key="contra_threshold").set_value(0.10).run()
     assert not at.exception
     after = flagged(at)
     assert len(after) > len(before)
-    assert (after["similarity"] >= 0.20).all()
-    expected = [p for p in eng.similarity_pairs(PID) if p[2] >= 0.20]
+    assert (after["similarity"] >= 0.10).all()
+    expected = [p for p in eng.similarity_pairs(PID) if p[2] >= 0.10]
     assert len(after) == len(expected)
     # the histogram counts every pair and moves its threshold line with the slider
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
-    assert [shape["x0"] for shape in spec["layout"]["shapes"]] == [0.20]
+    assert [shape["x0"] for shape in spec["layout"]["shapes"]] == [0.10]
     y = spec["data"][0]["y"]
     counts = y if isinstance(y, list) else np.frombuffer(base64.b64decode(y["bdata"]), y["dtype"])
     assert int(sum(counts)) == len(eng.similarity_pairs(PID))

@@ -1,0 +1,200 @@
+"""What a clinical statement is about: the slot of a patient's history it fills (living
+situation, employment, smoking, goals of care, a referral's specialty, a home measurement), and
+whose fact it is (the patient, or a relative the sentence starts with).
+
+The verdict (:mod:`memory_core.adjudicate`) uses slots as evidence that two statements worded
+apart are about the same thing: "lives alone" and "daughter has moved in" both fill the
+household slot, "unemployed" and "started a new job" the employment slot. Two statements that
+fill the same slots, for the same person, with a change between them are an update -- the
+newest value of the slot wins (the deterministic step arXiv 2606.01435 measures against Mem0 and
+Zep). Statements that fill different slots are two facts.
+
+The slots follow the social-history and social-determinants headings of a primary-care chart
+(household, housing, marital status, employment, tobacco, alcohol, other substances,
+transport, caregiving, insurance, diet), the preferences a care team records (visit time,
+contact channel, language, pharmacy, pill form, goals of care), the home measurements a
+patient reports (weight, sleep, walking, blood pressure, glucose checks, hypoglycaemia,
+breakfast, sugary drinks) and the referral specialties of a care plan. Words are matched as
+the verdict's normalised words (lower case, :data:`SYNONYMS` applied), whole words only.
+
+Pure: text in, slots out.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Phrases read as one word before slots and subjects are compared (clinical synonyms).
+SYNONYMS: tuple[tuple[str, str], ...] = (
+    ("blood sugars?", "glucose"),
+    ("sugars?", "glucose"),
+    ("finger ?sticks?", "glucose"),
+    ("low glucose", "hypoglycemia"),
+    ("hypos", "hypoglycemia"),
+    ("hypoglycaemia", "hypoglycemia"),
+    ("blood pressure", "bp"),
+    ("cola", "soda"),
+    ("soft drinks?", "soda"),
+    ("sugary drinks?", "soda"),
+    ("fizzy drinks?", "soda"),
+    ("referral", "refer"),
+    ("referred", "refer"),
+    ("records?", "log"),
+    ("logged", "log"),
+    ("logging", "log"),
+    ("eye doctor", "ophthalmology"),
+    ("eye clinic", "ophthalmology"),
+    ("retinal screening", "eye exam"),
+    ("foot doctor", "podiatry"),
+    ("kidney doctor", "nephrology"),
+    ("heart doctor", "cardiology"),
+    ("nutritionist", "dietitian"),
+    ("dietician", "dietitian"),
+    ("nutrition", "dietitian"),
+    ("physical therapy", "physiotherapy"),
+    ("early in the day", "morning"),
+    ("first thing", "morning"),
+    ("later in the day", "afternoon"),
+    ("be seen", "visit"),
+    ("appointments?", "visit"),
+    ("visits", "visit"),
+    ("lost", "loss"),
+    ("losing", "loss"),
+    ("do not resuscitate", "dnr"),
+    ("full code", "fullcode"),
+    ("comfort[- ]focused", "comfort"),
+    ("comfort care", "comfort"),
+    ("moved in", "movedin"),
+    ("nursing home", "nursinghome"),
+    ("assisted living", "assistedliving"),
+    ("laid off", "unemployed"),
+    ("out of work", "unemployed"),
+    ("looking for work", "unemployed"),
+    ("in writing", "written"),
+)
+SYNONYM_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(rf"\b{a}\b"), b) for a, b in SYNONYMS
+)
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+#: Slots of the patient's history whose newest value replaces the older one: a different
+#: statement on the same slot, for the same person, is an update even without a change word.
+STATE_SLOTS: dict[str, frozenset[str]] = {
+    "household": _words(
+        "alone roommate roommates movedin nursinghome assistedliving lives living live resides "
+        "reside"
+    ),
+    "housing": _words(
+        "apartment flat stairs elevator homeless shelter evicted eviction rent rental housing "
+        "mortgage"
+    ),
+    "marital": _words("married widowed widow widower divorced separated single engaged remarried"),
+    "employment": _words(
+        "job jobs employed unemployed employment works working work worked retired retirement "
+        "hired fired shift shifts occupation career employer"
+    ),
+    "tobacco": _words(
+        "smoke smokes smoked smoker smokers smoking cigarette cigarettes tobacco vape vapes "
+        "vaping cigar cigars nicotine"
+    ),
+    "alcohol": _words(
+        "alcohol etoh wine wines beer beers liquor spirits whiskey vodka sober sobriety"
+    ),
+    "substances": _words("marijuana cannabis cocaine heroin methamphetamine"),
+    "transport": _words("car cars drive drives driving bus transit transportation taxi license"),
+    "caregiving": _words("caregiver caregivers carer caregiving aide"),
+    "insurance": _words("insurance insured uninsured medicaid medicare coverage copay copays"),
+    "diet": _words("vegetarian vegan diet keto kosher halal gluten"),
+    "goals": _words(
+        "aggressive comfort hospice palliative curative chemotherapy dnr dni fullcode "
+        "resuscitation intubation ventilator"
+    ),
+    "language": _words("language interpreter interpreters translator speaks speak"),
+    "pharmacy": _words("pharmacy pharmacies"),
+}
+#: Measurements and habits a patient reports: the same slot needs a changed number or a change
+#: word to be an update ("walks 20 minutes" -> "now walks 45 minutes").
+MEASURE_SLOTS: dict[str, frozenset[str]] = {
+    "weight": _words("weight weighs weighed weigh loss gained gain"),
+    "sleep": _words("sleep sleeps sleeping slept insomnia naps"),
+    "walking": _words("walk walks walking walked steps"),
+    "bp": _words("bp systolic diastolic"),
+    "glucose": _words("glucose cgm glucometer"),
+    "hypoglycemia": _words("hypoglycemia"),
+    "breakfast": _words("breakfast"),
+    "soda": _words("soda sodas"),
+    "falls": _words("fall falls fell fallen"),
+}
+#: The specialty of a referral: two referrals to one specialty are one plan item.
+SPECIALTIES = _words(
+    "cardiology nephrology ophthalmology optometry podiatry endocrinology dietitian "
+    "physiotherapy neurology dermatology psychiatry psychology pulmonology gastroenterology "
+    "urology orthopedics orthopaedics rheumatology oncology hematology audiology dental "
+    "dentist ent"
+)
+#: Who a sentence is about when it starts with one of these ("Wife works night shifts").
+RELATIONS = _words(
+    "wife husband spouse partner daughter son mother father mom dad sister brother "
+    "grandson granddaughter grandmother grandfather niece nephew friend neighbour neighbor"
+)
+#: Slots whose value names other people: who the sentence starts with is part of the value
+#: ("daughter has moved in" is the patient's household).
+SHARED_SLOTS = frozenset({"household", "caregiving", "marital"})
+#: Headings a chart puts before a statement ("Plan:", "Alcohol:"); any other label is a
+#: speaker in a transcript.
+HEADINGS = _words(
+    "plan allergy allergies social sh hx history pmh meds medication medications assessment "
+    "note update correction alcohol tobacco smoking diet exercise lab labs result results "
+    "vitals goal goals referral preference preferences observation housing employment "
+    "living transport insurance"
+)
+
+_LEAD = _words("patient patient's pt pt's his her their the a")
+#: A relation followed by one of these reports the patient's fact ("daughter reports pt fell").
+_REPORTING = _words(
+    "reports reported says said states stated notes noted tells told mentions admits"
+)
+
+
+def normalise(low: str) -> str:
+    """``low`` (lower case) with :data:`SYNONYMS` applied."""
+    for rx, rep in SYNONYM_PATTERNS:
+        low = rx.sub(rep, low)
+    return low
+
+
+def slots(words: tuple[str, ...]) -> frozenset[str]:
+    """The slots named by ``words`` (normalised words of one statement)."""
+    ws = set(words)
+    out = {n for n, trig in STATE_SLOTS.items() if ws & trig}
+    out |= {n for n, trig in MEASURE_SLOTS.items() if ws & trig}
+    out |= {f"refer:{w}" for w in ws & SPECIALTIES}
+    if "followup" in ws:
+        out.add("followup")
+    return frozenset(out)
+
+
+def plan_slot(slot: str) -> bool:
+    """Care-plan items one plan holds once: a referral to a specialty, the next follow-up."""
+    return slot == "followup" or slot.startswith("refer:")
+
+
+def whose(words: tuple[str, ...]) -> str:
+    """Whose fact: a relation the sentence starts with ("wife"), else "patient"."""
+    for i, w in enumerate(words):
+        if w in _LEAD:
+            continue
+        who = w.removesuffix("'s")
+        if who not in RELATIONS or (i + 1 < len(words) and words[i + 1] in _REPORTING):
+            return "patient"
+        return who
+    return "patient"
+
+
+def is_heading(label: str) -> bool:
+    """A chart heading ("plan", "plan changed", "social history"), not a speaker's name."""
+    return bool(label) and label.split()[0] in HEADINGS
