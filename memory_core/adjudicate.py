@@ -401,9 +401,14 @@ def value_span_change(older: str, newer: str) -> bool:
 SLOT_TYPES: dict[str, str] = {
     "social": "state",
     "preference": "state",
-    "observation": "all",
+    "observation": "measure",
     "care_plan": "plan",
 }
+#: The habits an observation reports besides its measurements ("smokes 5 a day").
+HABIT_SLOTS = frozenset({"tobacco", "alcohol", "substances"})
+#: Change words that say a reported habit or measurement itself changed ("now walks 45
+#: minutes"); "raised", "switching" in an observation describe something else.
+NOW_WORDS = _vocab("now longer anymore stopped started quit resolved since")
 
 
 def _slots_of(words: tuple[str, ...], kind: str) -> frozenset[str]:
@@ -412,7 +417,26 @@ def _slots_of(words: tuple[str, ...], kind: str) -> frozenset[str]:
         return frozenset(s for s in found if subjects.plan_slot(s))
     if kind == "state":
         return frozenset(s for s in found if s not in subjects.MEASURE_SLOTS)
-    return found
+    return frozenset(s for s in found if s in subjects.MEASURE_SLOTS or s in HABIT_SLOTS)
+
+
+def _slot_change(older: str, newer: str, kind: str) -> str | None:
+    """The change between two statements on one slot: a negation counts only when the two share
+    what it negates ("no car" says nothing about "depends on the bus"); a measurement needs a
+    changed number or a "now" word."""
+    ta, tb = _topic(split_label(older)[1]), _topic(split_label(newer)[1])
+    if _negation_flip(older, newer) and not ta & tb:
+        worded = _words_of(newer, CHANGE_WORDS - NEGATIONS) - _words_of(older, CHANGE_WORDS)
+        return "updates" if kind != "measure" and worded else None
+    if kind != "measure":
+        change = _change(older, newer)
+        return change or ("updates" if _value_clash(older, newer) else None)
+    if _negation_flip(older, newer):
+        return "updates" if _words_of(newer, RESOLUTIONS) else "contradicts"
+    na, nb = labs.numbers(older), labs.numbers(newer)
+    if na and nb and set(na) != set(nb):
+        return "updates"
+    return "updates" if _words_of(newer, NOW_WORDS) - _words_of(older, NOW_WORDS) else None
 
 
 def _speaker(text: str) -> bool:
@@ -438,9 +462,7 @@ def _slot_verdict(older: str, newer: str, kind: str) -> str | None:
         return None
     if not shared & subjects.SHARED_SLOTS and subjects.whose(wa) != subjects.whose(wb):
         return "compatible"  # "works from home" / "wife works night shifts"
-    change = _change(older, newer)
-    if change is None and _value_clash(older, newer):
-        change = "updates"
+    change = _slot_change(older, newer, kind)
     if sa != sb:
         return change  # other slots besides: a change is still evidence, its absence is not
     if change:
@@ -448,7 +470,7 @@ def _slot_verdict(older: str, newer: str, kind: str) -> str | None:
     covered = _cover(_topic(ba), _topic(bb)) >= 0.5
     if covered:
         return "duplicate"
-    state = any(s in subjects.STATE_SLOTS or subjects.plan_slot(s) for s in shared)
+    state = any(s in subjects.SINGLE_VALUED or subjects.plan_slot(s) for s in shared)
     return "updates" if state else "compatible"
 
 
@@ -574,8 +596,10 @@ def _verdict(older: str, newer: str, memory_type: str) -> str:
         qa, qb = split_label(older)[1].partition("?"), split_label(newer)[1].partition("?")
         if qa[1] and qb[1] and _norm_words(qa[0]) != _norm_words(qb[0]):
             return "compatible"  # answers to two different questions
+        # a drug is a plan's item ("start insulin" / "insulin not needed"), but no shared
+        # subject of two notes ("lost track of insulin pens" / "anxious about starting insulin")
         same = (_cover(ta, tb) >= 0.4 and len(ta & tb) >= 2) or (
-            bool(da) and bool(db) and _same_drug(da, db)
+            memory_type == "care_plan" and bool(da) and bool(db) and _same_drug(da, db)
         )
     else:
         same = _overlap(ta, tb) >= 0.5 or (bool(da) and _same_drug(da, db))

@@ -81,8 +81,8 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-#: Slots of the patient's history whose newest value replaces the older one: a different
-#: statement on the same slot, for the same person, is an update even without a change word.
+#: Slots of the patient's history (a social fact or a preference) whose newest value replaces
+#: the older one (see :data:`SINGLE_VALUED` for which need no change word).
 STATE_SLOTS: dict[str, frozenset[str]] = {
     "household": _words(
         "alone roommate roommates movedin nursinghome assistedliving lives living live resides "
@@ -119,7 +119,7 @@ STATE_SLOTS: dict[str, frozenset[str]] = {
 #: Measurements and habits a patient reports: the same slot needs a changed number or a change
 #: word to be an update ("walks 20 minutes" -> "now walks 45 minutes").
 MEASURE_SLOTS: dict[str, frozenset[str]] = {
-    "weight": _words("weight weighs weighed weigh loss gained gain"),
+    "weight": _words("weight weighs weighed weigh kg lb lbs"),
     "sleep": _words("sleep sleeps sleeping slept insomnia naps"),
     "walking": _words("walk walks walking walked steps"),
     "bp": _words("bp systolic diastolic"),
@@ -140,6 +140,12 @@ SPECIALTIES = _words(
 RELATIONS = _words(
     "wife husband spouse partner daughter son mother father mom dad sister brother "
     "grandson granddaughter grandmother grandfather niece nephew friend neighbour neighbor"
+)
+#: Slots that hold one value at a time: a different statement on one of them replaces the
+#: older even without a change word ("lives alone" -> "lives with her son"). The others can
+#: hold several true values ("depends on the bus" and "has no car"), so they need a change.
+SINGLE_VALUED = frozenset(
+    {"household", "marital", "employment", "tobacco", "alcohol", "substances", "goals", "pharmacy"}
 )
 #: Slots whose value names other people: who the sentence starts with is part of the value
 #: ("daughter has moved in" is the patient's household).
