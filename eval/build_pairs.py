@@ -1,5 +1,10 @@
-"""Regenerate ``memory_core/data/clinical_pairs.jsonl`` from the calibration pairs and
-:mod:`eval.clinical_pairs_source` (``python -m eval.build_pairs``). Deterministic."""
+"""Regenerate ``memory_core/data/clinical_pairs.jsonl`` from the calibration pairs,
+:mod:`eval.clinical_pairs_source` and ``eval/clinical_pairs_second.jsonl``
+(``python -m eval.build_pairs``). Deterministic.
+
+The second file is 200 pairs written later by another author who had not read the first set
+(20 per type, its own dev / test split, 10 each); they are appended to the halves they name, with
+ids ``<type>-bNNN``, so each half holds pairs of both authors."""
 
 from __future__ import annotations
 
@@ -11,6 +16,8 @@ from memory_core.calibration import PAIR_TYPES, PAIRS
 from .clinical_pairs_source import SOURCE
 
 OUT = Path(__file__).resolve().parent.parent / "memory_core" / "data" / "clinical_pairs.jsonl"
+SECOND = Path(__file__).resolve().parent / "clinical_pairs_second.jsonl"
+FIELDS = ("memory_type", "older", "newer", "verdict", "supersede", "kind", "split")
 
 # verdicts of the 45 calibration pairs, in PAIRS order (supersede=True ones only; the others
 # are compatible)
@@ -55,7 +62,15 @@ def rows() -> list[dict[str, object]]:
             )  # fmt: skip
         for i, r in enumerate(typed, 1):
             out.append({"id": f"{t}-{i:03d}", **r})
+        for i, r in enumerate(second(t), 1):
+            out.append({"id": f"{t}-b{i:03d}", **r})
     return out
+
+
+def second(memory_type: str) -> list[dict[str, object]]:
+    """The second author's pairs of one type, in file order."""
+    rows = (json.loads(line) for line in SECOND.read_text(encoding="utf-8").splitlines() if line)
+    return [{k: r[k] for k in FIELDS} for r in rows if r["memory_type"] == memory_type]
 
 
 def main() -> None:
