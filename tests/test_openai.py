@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 import memory_core as mc
-from memory_core.embedding.openai import OpenAIAdjudicator, OpenAIEmbedder, make_client
+from memory_core.adjudicate_llm import LLMAdjudicator
+from memory_core.embedding.openai import OpenAIEmbedder, make_client
 from tests.conftest import NOW
 
 
@@ -93,7 +94,7 @@ def test_embedder_sends_model_and_dimensions_and_orders_rows(server: str) -> Non
 def test_engine_on_openai_embedder_and_llm_adjudicator(server: str) -> None:
     client = make_client(api_key="sk-test", base_url=server)
     emb = OpenAIEmbedder("text-embedding-3-small", dimensions=16, client=client)
-    adj = OpenAIAdjudicator("gpt-test", client=client)
+    adj = LLMAdjudicator("gpt-test", client=client)
     eng = mc.open_engine("sqlite:///:memory:", emb, adjudicator=adj, clock=lambda: NOW)
     eng.add_memory("NW-1", "Patient takes drug A", "medication")
     _Handler.verdict = "compatible"
@@ -106,18 +107,23 @@ def test_engine_on_openai_embedder_and_llm_adjudicator(server: str) -> None:
     assert chat and chat[-1]["body"]["model"] == "gpt-test"
 
 
-def test_unreadable_verdict_never_demotes(server: str) -> None:
+def test_unreadable_verdict_falls_back_to_the_rules(server: str) -> None:
+    """An unreadable answer never demotes on its own: the rules decide the pair (two drugs:
+    both stay)."""
     client = make_client(api_key="sk-test", base_url=server)
     _Handler.verdict = "maybe?"
-    adj = OpenAIAdjudicator("gpt-test", client=client)
+    adj = LLMAdjudicator("gpt-test", client=client)
     eng = mc.open_engine(
         "sqlite:///:memory:",
         OpenAIEmbedder("text-embedding-3-small", 16, client),
         adjudicator=adj,
         clock=lambda: NOW,
     )
-    eng.add_memory("NW-1", "Patient takes drug A", "medication")
-    assert eng.add_memory("NW-1", "Patient takes drug B", "medication").supersessions == ()
+    eng.add_memory("NW-1", "Patient takes metformin 500 mg", "medication")
+    assert (
+        eng.add_memory("NW-1", "Patient takes lisinopril 10 mg", "medication").supersessions == ()
+    )
+    assert adj.fallbacks >= 1
 
 
 def test_missing_configuration_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:

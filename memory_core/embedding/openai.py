@@ -1,10 +1,9 @@
-"""OpenAI / Azure OpenAI embeddings and the optional LLM adjudicator, through the ``openai``
-package. Nothing is sent anywhere unless a user configures an endpoint (key from the
-environment or ``.streamlit/secrets.toml``)."""
+"""OpenAI / Azure OpenAI embeddings through the ``openai`` package (the LLM adjudicator,
+:mod:`memory_core.adjudicate_llm`, uses the same client). Nothing is sent anywhere unless a
+user configures an endpoint (key from the environment or ``.streamlit/secrets.toml``)."""
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -12,7 +11,6 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigurationError
-from ..values import Memory
 from .base import F32, Embedder, l2_normalize
 
 KNOWN_DIMENSIONS = {
@@ -75,47 +73,3 @@ class OpenAIEmbedder(Embedder):
         rows = sorted(resp.data, key=lambda d: d.index)
         matrix = np.array([r.embedding for r in rows], dtype=np.float32)
         return l2_normalize(matrix)
-
-
-ADJUDICATION_PROMPT = (
-    "You compare two statements from a patient's clinical record, an OLDER and a NEWER one. "
-    'Answer with JSON {"verdict": V} where V is one of: "contradicts" (the newer one makes the '
-    'older one false), "updates" (the newer one replaces the older value or plan), "duplicate" '
-    '(same fact), "compatible" (both can be true at once, e.g. two different allergies).'
-)
-VERDICTS = ("contradicts", "updates", "duplicate", "compatible")
-
-
-class OpenAIAdjudicator:
-    """Decides contradicts/updates/duplicate/compatible for a candidate pair with a chat model."""
-
-    def __init__(self, model: str, client: Any = None) -> None:
-        self.model = model
-        self.method = f"llm:{model}"
-        self._client = client if client is not None else make_client()
-
-    def adjudicate(self, older: Memory, newer: Memory, similarity: float) -> str:
-        resp = self._client.chat.completions.create(
-            model=self.model,
-            temperature=0,
-            response_format={"type": "json_object"},
-            messages=[
-                {"role": "system", "content": ADJUDICATION_PROMPT},
-                {
-                    "role": "user",
-                    "content": json.dumps(
-                        {
-                            "type": older.memory_type,
-                            "older": older.content,
-                            "newer": newer.content,
-                        }
-                    ),
-                },
-            ],
-        )
-        try:
-            verdict = json.loads(resp.choices[0].message.content or "{}").get("verdict")
-        except json.JSONDecodeError:
-            verdict = None
-        # an unreadable answer must not demote anything
-        return verdict if verdict in VERDICTS else "compatible"
