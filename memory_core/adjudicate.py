@@ -105,6 +105,7 @@ THERAPY_CHANGES = _vocab(
     """stopped stop discontinued quit held switched switch changed replaced started restarted
     resumed added titrated doubled halved tapered correction corrected"""
 )
+CORRECTIONS = _vocab("correction corrected")
 # when, not what: "over the past month" is no subject two statements share
 TIME_WORDS = _vocab(
     "past last next month months week weeks year years day days ago recent recently over "
@@ -522,8 +523,9 @@ def _response_verdict(
     changed = _words_of(newer, THERAPY_CHANGES) - _words_of(older, THERAPY_CHANGES)
     if da and db and _same_drug(da, db) and changed:
         # the same treatment, and the newer says it changed ("no GI upset on metformin" ->
-        # "ongoing diarrhoea on metformin, changed to ER"): the response is updated
-        return _change(older, newer) or "updates"
+        # "ongoing diarrhoea on metformin, changed to ER"): the response is updated, or
+        # corrected ("correction: had not been taking Lasix")
+        return "contradicts" if changed & CORRECTIONS else "updates"
     if an_a and an_b and not outcomes:
         return "compatible"  # two outcomes
     if not (outcomes or _overlap(ta, tb) >= 0.5):
@@ -541,6 +543,29 @@ def _response_verdict(
     return "duplicate" if outcomes or _cover(ta, tb) >= 0.5 else "compatible"
 
 
+_NO_ALLERGIES = re.compile(
+    r"^\W*(?:(?:allerg(?:y|ies)|drug allergies)\s*[:\-]\s*)?(?:(?:patient|pt)\s+)?"
+    r"(?:(?:has|reports)\s+)?(?:nkda|nka|nkfa|"
+    r"no known (?:drug |food |medication )?allerg(?:y|ies)|no allerg(?:y|ies)(?: known)?|"
+    r"denies (?:any )?(?:drug )?allerg(?:y|ies)|none known|none)\b[\s.;,]*(?:\(.*\))?\W*$",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=65_536)
+def no_allergies(text: str) -> bool:
+    """The statement is an empty allergy list ("NKDA", "No known drug allergies", "Allergies:
+    none"), the whole of it (not "no known allergy to latex")."""
+    body = split_label(text)[1] if split_label(text)[0] in {"allergy", "allergies"} else text
+    return bool(_NO_ALLERGIES.match(body.strip()))
+
+
+def standing_candidate(older: str, newer: str, memory_type: str) -> bool:
+    """A pair adjudicated whatever its cosine: an empty allergy list and an allergy ("NKDA" /
+    "allergic to codeine" are 0.03 apart in MiniLM, yet the one contradicts the other)."""
+    return memory_type == "allergy" and no_allergies(older) != no_allergies(newer)
+
+
 def verdict_by_rule(older: str, newer: str, similarity: float, memory_type: str = "") -> str:
     """The offline verdict on a candidate pair (``similarity``: the cosine that made it one,
     not evidence by itself): ``updates``, ``contradicts``, ``duplicate`` or ``compatible``."""
@@ -549,6 +574,10 @@ def verdict_by_rule(older: str, newer: str, similarity: float, memory_type: str 
 
 @lru_cache(maxsize=65_536)
 def _verdict(older: str, newer: str, memory_type: str) -> str:
+    if memory_type == "allergy" and no_allergies(older) != no_allergies(newer):
+        # "NKDA" and an allergy: the list changed ("updates"), or an allergy is said not to be
+        # there ("contradicts": a review decides, never the rule alone for a safety type)
+        return "updates" if no_allergies(older) else "contradicts"
     if memory_type in FREE_TEXT_TYPES and (_speaker(older) or _speaker(newer)):
         # a transcript turn: only the same words or a changed value span are evidence (chat
         # shares topics and says "now", "new" and "sugar" in passing)

@@ -15,6 +15,7 @@ from itertools import pairwise
 
 import numpy as np
 
+from .adjudicate import standing_candidate
 from .contradictions import SUPERSEDING_VERDICTS, verdict_by_rule
 from .embedding.base import Embedder
 from .importance import CLINICAL_TYPES
@@ -417,7 +418,9 @@ def report_set(
     vecs = embedder.embed_batch(texts)
     sims = np.einsum("ij,ij->i", vecs[0::2], vecs[1::2]).astype(float)
     pred = [
-        bool(s >= own.get(p.memory_type, cut))
+        bool(
+            s >= own.get(p.memory_type, cut) or standing_candidate(p.older, p.newer, p.memory_type)
+        )
         and verdict_by_rule(p.older, p.newer, float(s), p.memory_type) in SUPERSEDING_VERDICTS
         for p, s in zip(pairs, sims, strict=True)
     ]

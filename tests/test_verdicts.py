@@ -463,3 +463,147 @@ def test_demo_cases_end_to_end(minilm_engine: mc.MemoryEngine) -> None:
     assert [(s.old_id, s.verdict, s.state) for s in stop.supersessions] == [
         (er.id, "updates", mc.SupersessionState.AUTO)
     ]
+
+
+# --- slots of the history, transcript turns, drug mentions (issue 12, second round) -----------
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype", "want"),
+    [
+        # a single-valued slot: the newest value wins, worded apart
+        ("Patient lives alone", "Patient's daughter has moved in with the patient", "social",
+         "updates"),
+        ("Unemployed, looking for work", "Started a new job at a grocery store", "social",
+         "updates"),
+        ("Married, lives with husband", "Widowed in March, now lives alone", "social", "updates"),
+        ("Former smoker, quit 2015", "Quit smoking in 2015", "social", "duplicate"),
+        # the same slot, another person's fact
+        ("Works from home", "Wife works night shifts", "social", "compatible"),
+        # a slot that holds several true values needs a change; a negation of something else
+        # is none
+        ("Patient depends on the bus to reach the clinic",
+         "Patient has no car and the nearest grocery store is far", "social", "compatible"),
+        ("Patient shares an apartment with an adult son",
+         "Patient lives on a third floor without an elevator", "social", "compatible"),
+        # goals of care
+        ("Wants aggressive treatment for cancer",
+         "Has decided against chemotherapy, wants comfort-focused care", "preference", "updates"),
+        # a measurement needs a changed number or a "now" word; a negation of what both name
+        ("Skips breakfast most days", "Now eats breakfast every day", "observation", "updates"),
+        ("Says she does not drink soda", "Admits to two cans of cola a day", "observation",
+         "contradicts"),
+        ("Patient brought a complete glucose log to the session",
+         "Patient said holiday meals raised glucose for several days", "observation",
+         "compatible"),
+        ("Patient brought a complete glucose log to the session",
+         "Patient asked about switching to a cheaper glucose meter", "observation", "compatible"),
+        ("Checks glucose before breakfast", "Checks blood pressure before breakfast",
+         "observation", "compatible"),
+        # a drug in two notes is no shared subject of observations (a care plan's item it is)
+        ("Patient lost track of insulin pen expiry dates",
+         "Patient appeared anxious about starting insulin", "observation", "compatible"),
+        ("Plan: start insulin at next visit",
+         "Insulin not needed - A1c 6.9, continue oral medicines", "care_plan", "contradicts"),
+        # referrals and the follow-up: one item each
+        ("Refer to ophthalmology for diabetic eye exam",
+         "Ophthalmology referral for retinal screening", "care_plan", "duplicate"),
+        ("Refer to cardiology for chest pain", "Refer to nephrology for rising creatinine",
+         "care_plan", "compatible"),
+        ("Follow up in clinic in 2 weeks", "Follow-up moved to 4 weeks", "care_plan", "updates"),
+    ],
+)  # fmt: skip
+def test_slot_rule(older: str, newer: str, mtype: str, want: str) -> None:
+    assert v(older, newer, mtype) == want
+
+
+def test_transcript_turns_are_judged_by_their_words() -> None:
+    # same speaker, same topic, "now" and "new" in passing: two turns, both stay
+    older = "Sam: I just got off of work and waiting for the bus is torture."
+    newer = "Sam: It is going well right now. I am on my way back from work."
+    assert v(older, newer, "observation") == "compatible"
+    # "sugar" in two speakers' advice is no lab result
+    tips = "Ana: Drink water, limit added sugar and processed foods"
+    reply = "Ben: Thats interesting! Drink water, watch out for too much sugar"
+    assert v(tips, reply, "observation") == "compatible"
+    assert v("Sam: Good morning", "Sam: good morning!", "observation") == "duplicate"
+    assert v("Sam: I weigh 80 kg now", "Sam: I weigh 78 kg now", "observation") == "updates"
+    # a chart heading is not a speaker
+    assert (
+        v("Plan: recheck HbA1c in three months", "Plan changed: recheck HbA1c in six months",
+          "care_plan")
+        == "updates"
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype", "want"),
+    [
+        # combination brands and abbreviations from the supplement
+        ("Allergy: Augmentin - hives", "Allergy: amoxicillin-clavulanate, hives", "allergy",
+         "duplicate"),
+        ("Penicillin allergy (hives)",
+         "PCN allergy removed: negative skin test and oral challenge - pt is not allergic",
+         "allergy", "contradicts"),
+        # a rescue medicine is not what the allergy is to
+        ("Peanut allergy - anaphylaxis, carries EpiPen",
+         "Tree nut allergy (cashew, pistachio) - anaphylaxis, carries EpiPen", "allergy",
+         "compatible"),
+        ("Shellfish allergy - mild itching",
+         "Shellfish allergy now severe - needed epinephrine after shrimp", "allergy", "updates"),
+        # a second reaction with a lab value in it is a second fact
+        ("Lisinopril - dry cough", "Lisinopril - hyperkalemia, K 5.8", "adverse_reaction",
+         "compatible"),
+        # two members of one family are two drugs; a drug named as the setting of another
+        ("Insulin glargine 22 units qhs", "Insulin lispro 4 units with meals", "medication",
+         "compatible"),
+        ("Furosemide 40 mg qAM", "Potassium chloride 20 mEq daily while on furosemide",
+         "medication", "compatible"),
+        ("Patient takes insulin", "Patient now takes insulin glargine 20 units", "medication",
+         "updates"),
+        # a treatment's response changed with the treatment; its outcome's direction is no
+        # change of the treatment
+        ("Doing well on metformin 500 mg, no GI sx",
+         "Ongoing diarrhea on metformin; changed to ER tablets", "treatment_response",
+         "updates"),
+        ("BP controlled on lisinopril", "Proteinuria reduced on lisinopril",
+         "treatment_response", "compatible"),
+    ],
+)  # fmt: skip
+def test_drug_mentions_rule(older: str, newer: str, mtype: str, want: str) -> None:
+    assert v(older, newer, mtype) == want
+
+
+def test_chart_symbols_with_a_value_are_analytes() -> None:
+    assert labs.analytes("K 5.6 on 2/3") == {"potassium"}
+    assert labs.analytes("Na 131 this morning") == {"sodium"}
+    assert labs.analytes("Vitamin K given") == frozenset()
+    assert v("K 5.6 on 2/3", "Potassium 4.4 on repeat 2/10", "lab_result") == "updates"
+
+
+@pytest.mark.parametrize(
+    ("text", "empty"),
+    [
+        ("NKDA", True),
+        ("No known drug allergies", True),
+        ("Allergies: none", True),
+        ("Patient denies any drug allergies.", True),
+        ("No known allergy to latex", False),
+        ("Allergic to codeine - vomiting", False),
+    ],
+)
+def test_an_empty_allergy_list_is_recognised(text: str, empty: bool) -> None:
+    from memory_core.adjudicate import no_allergies
+
+    assert no_allergies(text) is empty
+
+
+def test_an_allergy_updates_an_empty_allergy_list() -> None:
+    from memory_core.adjudicate import standing_candidate
+
+    assert v("NKDA", "Allergic to codeine - severe vomiting", "allergy") == "updates"
+    # the reverse says an allergy is not there: a contradiction, for review
+    assert v("Allergic to codeine - severe vomiting", "NKDA", "allergy") == "contradicts"
+    assert standing_candidate("NKDA", "Allergic to codeine", "allergy")
+    assert not standing_candidate("Allergic to latex", "Allergic to codeine", "allergy")
+    assert not standing_candidate("NKDA", "No known drug allergies", "allergy")
