@@ -1,10 +1,13 @@
 """Regenerate ``memory_core/data/clinical_pairs.jsonl`` from the calibration pairs,
-:mod:`eval.clinical_pairs_source` and ``eval/clinical_pairs_second.jsonl``
-(``python -m eval.build_pairs``). Deterministic.
+:mod:`eval.clinical_pairs_source`, ``eval/clinical_pairs_second.jsonl`` and
+``eval/clinical_pairs_third.jsonl`` (``python -m eval.build_pairs``). Deterministic.
 
-The second file is 200 pairs written later by another author who had not read the first set
-(20 per type, its own dev / test split, 10 each); they are appended to the halves they name, with
-ids ``<type>-bNNN``, so each half holds pairs of both authors."""
+The second and third files are 200 pairs each, written later by two more authors, each without
+reading the sets before theirs (20 per type, their own dev / test split, 10 each; the third in
+the voices of triage notes, portal messages, pharmacist and home-health notes, with the hard
+cases asked for: a relative's fact, corrections, changes without a change word). They are
+appended to the halves they name, with ids ``<type>-bNNN`` and ``<type>-cNNN``, so each half
+holds pairs of all three authors."""
 
 from __future__ import annotations
 
@@ -16,7 +19,10 @@ from memory_core.calibration import PAIR_TYPES, PAIRS
 from .clinical_pairs_source import SOURCE
 
 OUT = Path(__file__).resolve().parent.parent / "memory_core" / "data" / "clinical_pairs.jsonl"
-SECOND = Path(__file__).resolve().parent / "clinical_pairs_second.jsonl"
+AUTHORS = (
+    ("b", Path(__file__).resolve().parent / "clinical_pairs_second.jsonl"),
+    ("c", Path(__file__).resolve().parent / "clinical_pairs_third.jsonl"),
+)
 FIELDS = ("memory_type", "older", "newer", "verdict", "supersede", "kind", "split")
 
 # verdicts of the 45 calibration pairs, in PAIRS order (supersede=True ones only; the others
@@ -62,14 +68,15 @@ def rows() -> list[dict[str, object]]:
             )  # fmt: skip
         for i, r in enumerate(typed, 1):
             out.append({"id": f"{t}-{i:03d}", **r})
-        for i, r in enumerate(second(t), 1):
-            out.append({"id": f"{t}-b{i:03d}", **r})
+        for tag, path in AUTHORS:
+            for i, r in enumerate(authored(path, t), 1):
+                out.append({"id": f"{t}-{tag}{i:03d}", **r})
     return out
 
 
-def second(memory_type: str) -> list[dict[str, object]]:
-    """The second author's pairs of one type, in file order."""
-    rows = (json.loads(line) for line in SECOND.read_text(encoding="utf-8").splitlines() if line)
+def authored(path: Path, memory_type: str) -> list[dict[str, object]]:
+    """One later author's pairs of one type, in file order."""
+    rows = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line)
     return [{k: r[k] for k in FIELDS} for r in rows if r["memory_type"] == memory_type]
 
 

@@ -98,12 +98,15 @@ RESOLUTIONS = _vocab(
     "resolved healed gone settled cleared cured remission recovered stopped discontinued quit "
     "longer anymore ceased"
 )
-NEGATIONS = _vocab("no not never none denies denied without negative isn't wasn't")
+NEGATIONS = _vocab(
+    "no not never none denies denied without negative isn't wasn't isnt wasnt doesn't doesnt "
+    "don't dont"
+)
 # a change of the treatment itself (not of its outcome: "proteinuria reduced on lisinopril"),
 # or a correction of what was said about it
 THERAPY_CHANGES = _vocab(
     """stopped stop discontinued quit held switched switch changed replaced started restarted
-    resumed added titrated doubled halved tapered correction corrected"""
+    resumed added titrated doubled halved tapered correction corrected anymore longer"""
 )
 CORRECTIONS = _vocab("correction corrected")
 # when, not what: "over the past month" is no subject two statements share
@@ -543,27 +546,115 @@ def _response_verdict(
     return "duplicate" if outcomes or _cover(ta, tb) >= 0.5 else "compatible"
 
 
+def _body(text: str) -> tuple[str, ...]:
+    return _norm_words(split_label(text)[1])
+
+
+def _other_person(older: str, newer: str) -> bool:
+    """One statement is a relative's fact, the other the patient's (or another relative's),
+    unless they fill a slot whose value names people (household, caregiving, marital)."""
+    wa, wb = _body(older), _body(newer)
+    if subjects.whose(wa) == subjects.whose(wb):
+        return False
+    return not (subjects.slots(wa) & subjects.slots(wb) & subjects.SHARED_SLOTS)
+
+
+def _sites(text: str) -> frozenset[str]:
+    return frozenset(_singular(w) for w in _body(text)) & subjects.BODY_SITES
+
+
+def _site_clash(older: str, newer: str) -> bool:
+    """Both name a body site and none in common, or the same site on the other side ("left
+    knee" / "right knee"): two findings."""
+    sa, sb = _sites(older), _sites(newer)
+    if not (sa and sb):
+        return False
+    if not sa & sb:
+        return True
+    la = frozenset(_body(older)) & subjects.SIDES
+    lb = frozenset(_body(newer)) & subjects.SIDES
+    return bool(la and lb and not la & lb)
+
+
+# words that name no subject of their own before "resolved" ("pain resolved": whose pain?)
+GENERIC = _vocab("pain symptom symptoms sx issue issues problem problems it this that all")
+
+
+def _resolved(older: str, newer: str) -> bool:
+    """The newer says the older's subject is over: "<subject> resolved / gone / healed"
+    ("cough resolved, no sputum" after "productive cough x 5 days")."""
+    words, topic = _body(newer), _topic(older)
+    return any(
+        w in RESOLUTIONS and i > 0 and words[i - 1] not in GENERIC and _stem(words[i - 1]) in topic
+        for i, w in enumerate(words)
+    )
+
+
+def _corrected(older: str, newer: str) -> bool:
+    """The newer says the older was entered in error, and they share their subject."""
+    if "enteredinerror" not in _body(newer) or "enteredinerror" in _body(older):
+        return False
+    return len(_topic(older) & _topic(newer)) >= 2
+
+
 _NO_ALLERGIES = re.compile(
-    r"^\W*(?:(?:allerg(?:y|ies)|drug allergies)\s*[:\-]\s*)?(?:(?:patient|pt)\s+)?"
-    r"(?:(?:has|reports)\s+)?(?:nkda|nka|nkfa|"
+    r"(?:^|[:;,.\-]\s*)(?:(?:patient|pt)\s+)?(?:(?:has|reports)\s+)?(?:nkda|nka|nkfa|"
     r"no known (?:drug |food |medication )?allerg(?:y|ies)|no allerg(?:y|ies)(?: known)?|"
     r"denies (?:any )?(?:drug )?allerg(?:y|ies)|none known|none)\b[\s.;,]*(?:\(.*\))?\W*$",
     re.IGNORECASE,
 )
 
 
+#: What an empty allergy list covers, by its words: "NKDA" is about drugs only.
+_SCOPES = (
+    (re.compile(r"\b(?:nkda|drug|medication)\b", re.IGNORECASE), "drug"),
+    (re.compile(r"\b(?:nkfa|food)\b", re.IGNORECASE), "food"),
+)
+#: Allergens of the supplement that are foods or in the environment, not drugs.
+FOOD_ALLERGENS = frozenset({"shellfish", "peanut", "tree nuts", "egg"})
+
+
 @lru_cache(maxsize=65_536)
 def no_allergies(text: str) -> bool:
     """The statement is an empty allergy list ("NKDA", "No known drug allergies", "Allergies:
-    none"), the whole of it (not "no known allergy to latex")."""
-    body = split_label(text)[1] if split_label(text)[0] in {"allergy", "allergies"} else text
-    return bool(_NO_ALLERGIES.match(body.strip()))
+    none", "Allergies reviewed at triage: NKDA"), its last clause whole (not "no known allergy
+    to latex")."""
+    return bool(_NO_ALLERGIES.search(text.strip()))
+
+
+def _list_scope(text: str) -> str:
+    """ "drug", "food" or "all": what an empty allergy list says there is none of."""
+    return next((scope for rx, scope in _SCOPES if rx.search(text)), "all")
+
+
+def _allergy_scope(text: str) -> str:
+    """ "drug", "food" or "other" (latex, dander, venom, nickel): what an allergy is to."""
+    names = _agents(_drug_names(text))
+    if not names:
+        return "other"
+    if names <= FOOD_ALLERGENS:
+        return "food"
+    return "drug" if names - drugs.NON_DRUG_ALLERGENS else "other"
+
+
+def _lists_cover(older: str, newer: str) -> bool:
+    """The empty list of one of the two covers the allergy of the other ("NKDA" covers a
+    codeine allergy, not a latex or a peanut one)."""
+    empty, allergy = (older, newer) if no_allergies(older) else (newer, older)
+    scope = _list_scope(empty)
+    return scope == "all" or scope == _allergy_scope(allergy)
 
 
 def standing_candidate(older: str, newer: str, memory_type: str) -> bool:
-    """A pair adjudicated whatever its cosine: an empty allergy list and an allergy ("NKDA" /
-    "allergic to codeine" are 0.03 apart in MiniLM, yet the one contradicts the other)."""
-    return memory_type == "allergy" and no_allergies(older) != no_allergies(newer)
+    """A pair adjudicated whatever its cosine: an empty allergy list and an allergy it covers
+    ("NKDA" / "allergic to codeine" are 0.03 apart in MiniLM, yet the one contradicts the
+    other), or the same empty list restated ("NKDA" / "no known drug allergies", -0.02)."""
+    if memory_type != "allergy" or _other_person(older, newer):
+        return False
+    ea, eb = no_allergies(older), no_allergies(newer)
+    if ea and eb:
+        return _list_scope(older) == _list_scope(newer)  # the same empty list, restated
+    return ea != eb and _lists_cover(older, newer)
 
 
 def verdict_by_rule(older: str, newer: str, similarity: float, memory_type: str = "") -> str:
@@ -574,9 +665,14 @@ def verdict_by_rule(older: str, newer: str, similarity: float, memory_type: str 
 
 @lru_cache(maxsize=65_536)
 def _verdict(older: str, newer: str, memory_type: str) -> str:
+    if memory_type == "allergy" and no_allergies(older) and no_allergies(newer):
+        return "duplicate" if _list_scope(older) == _list_scope(newer) else "compatible"
     if memory_type == "allergy" and no_allergies(older) != no_allergies(newer):
-        # "NKDA" and an allergy: the list changed ("updates"), or an allergy is said not to be
-        # there ("contradicts": a review decides, never the rule alone for a safety type)
+        # "NKDA" and an allergy it covers: the list changed ("updates"), or an allergy is said
+        # not to be there ("contradicts": a review decides, never the rule alone for a safety
+        # type); "NKDA" and a latex allergy are two facts
+        if not _lists_cover(older, newer) or _other_person(older, newer):
+            return "compatible"
         return "updates" if no_allergies(older) else "contradicts"
     if memory_type in FREE_TEXT_TYPES and (_speaker(older) or _speaker(newer)):
         # a transcript turn: only the same words or a changed value span are evidence (chat
@@ -584,6 +680,12 @@ def _verdict(older: str, newer: str, memory_type: str) -> str:
         if same_words(older, newer):
             return "duplicate"
         return "updates" if value_span_change(older, newer) else "compatible"
+    if _other_person(older, newer):
+        return "compatible"  # "pt's mother had to stop her Synthroid": the mother's fact
+    if _site_clash(older, newer):
+        return "compatible"  # "basal cell carcinoma, nose" / "..., L shoulder": two lesions
+    if _corrected(older, newer):
+        return "contradicts"  # "home O2 order entered in error"
     an_a, an_b = labs.analytes(older), labs.analytes(newer)
     if memory_type == "lab_result" or (an_a and an_b and memory_type != "treatment_response"):
         if an_a and an_b and not (an_a & an_b):
@@ -618,6 +720,8 @@ def _verdict(older: str, newer: str, memory_type: str) -> str:
     ta, tb = _topic(older), _topic(newer)
     if memory_type == "treatment_response":
         return _response_verdict(older, newer, an_a & an_b, da, db)
+    if _resolved(older, newer):
+        return "updates"
     if memory_type in FREE_TEXT_TYPES:
         la, lb = split_label(older)[0].split()[:1], split_label(newer)[0].split()[:1]
         if la and lb and la != lb:

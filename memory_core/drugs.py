@@ -88,7 +88,38 @@ CLASS_SUPPLEMENT: dict[str, str] = {
     "adhesive tape": "adhesive",
     "adhesive": "adhesive",
     "nickel": "nickel",
+    "cat dander": "cat dander",
+    "dog dander": "dog dander",
+    "dust mites": "dust mites",
+    "dust mite": "dust mites",
+    "pollen": "pollen",
+    "ragweed": "ragweed",
+    "grass pollen": "grass pollen",
+    "mold": "mold",
+    "mould": "mold",
 }
+
+#: Canonical names of the supplement that are not drugs (an allergy to them is no drug allergy).
+NON_DRUG_ALLERGENS = frozenset(
+    {
+        "latex",
+        "shellfish",
+        "peanut",
+        "tree nuts",
+        "egg",
+        "bee venom",
+        "wasp venom",
+        "adhesive",
+        "nickel",
+        "cat dander",
+        "dog dander",
+        "dust mites",
+        "pollen",
+        "ragweed",
+        "grass pollen",
+        "mold",
+    }
+)
 
 # Common words the dictionary maps to a drug that, alone, name none in a clinical sentence.
 # Lab analytes are listed too: "LDL cholesterol" is a dictionary entry, but in a sentence it is

@@ -58,6 +58,9 @@ ANALYTES: dict[str, tuple[str, ...]] = {
         "urine albumin creatinine ratio",
         "albumin creatinine ratio",
         "microalbumin",
+        "urine microalbumin creatinine ratio",
+        "microalbumin creatinine ratio",
+        "microalbumin to creatinine ratio",
         "urine microalbumin",
     ),
     "albumin": ("albumin", "serum albumin", "urine albumin"),
@@ -133,7 +136,7 @@ def _words(text: str) -> list[tuple[str, int, int]]:
 
 #: Chemical symbols that name an analyte only when a value follows ("K 5.6"; "vitamin K" is
 #: not a potassium result).
-SYMBOLS = {"k": "potassium", "na": "sodium"}
+SYMBOLS = {"k": "potassium", "na": "sodium", "cr": "creatinine"}
 
 
 @lru_cache(maxsize=65_536)

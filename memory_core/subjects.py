@@ -71,6 +71,11 @@ SYNONYMS: tuple[tuple[str, str], ...] = (
     ("out of work", "unemployed"),
     ("looking for work", "unemployed"),
     ("in writing", "written"),
+    ("mychart", "portal"),
+    ("patient portal", "portal"),
+    ("short(?:ness)? of breath", "sob"),
+    ("dyspnea", "sob"),
+    ("entered in error", "enteredinerror"),
 )
 SYNONYM_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(rf"\b{a}\b"), b) for a, b in SYNONYMS
@@ -136,9 +141,17 @@ SPECIALTIES = _words(
     "urology orthopedics orthopaedics rheumatology oncology hematology audiology dental "
     "dentist ent"
 )
+#: Body sites: two findings at different sites are two findings ("ulcer, left heel" / "ulcer,
+#: right heel"; "BCC, nose" / "BCC, shoulder").
+BODY_SITES = _words(
+    "head scalp face forehead nose ear eye cheek lip mouth jaw neck throat shoulder arm elbow "
+    "forearm wrist hand finger thumb chest breast back flank abdomen hip groin buttock thigh "
+    "leg knee shin calf ankle foot heel toe sole"
+)
+SIDES = _words("left right l r lt rt bilateral")
 #: Who a sentence is about when it starts with one of these ("Wife works night shifts").
 RELATIONS = _words(
-    "wife husband spouse partner daughter son mother father mom dad sister brother "
+    "wife husband spouse partner daughter son mother father mom dad sister brother sibling "
     "grandson granddaughter grandmother grandfather niece nephew friend neighbour neighbor"
 )
 #: Slots that hold one value at a time: a different statement on one of them replaces the
@@ -156,10 +169,15 @@ HEADINGS = _words(
     "plan allergy allergies social sh hx history pmh meds medication medications assessment "
     "note update correction alcohol tobacco smoking diet exercise lab labs result results "
     "vitals goal goals referral preference preferences observation housing employment "
-    "living transport insurance"
+    "living transport insurance environmental food drug portal msg message telephone phone "
+    "tel triage pharmacist pharmacy discharge rn nurse visit hh home health ed er hospital "
+    "reconciliation review reviewed dx problem"
 )
 
-_LEAD = _words("patient patient's pt pt's his her their the a")
+_LEAD = _words(
+    "patient patient's pt pt's his her their the a my our younger older adult elder little big step"
+)
+_REPORTERS = RELATIONS | {"patient", "pt", "i", "she", "he"}
 #: A relation followed by one of these reports the patient's fact ("daughter reports pt fell").
 _REPORTING = _words(
     "reports reported says said states stated notes noted tells told mentions admits"
@@ -190,17 +208,25 @@ def plan_slot(slot: str) -> bool:
 
 
 def whose(words: tuple[str, ...]) -> str:
-    """Whose fact: a relation the sentence starts with ("wife"), else "patient"."""
-    for i, w in enumerate(words):
-        if w in _LEAD:
+    """Whose fact: a relation the sentence starts with ("wife works nights", "pt's mother had
+    to stop ...", "my husband's A1c"), after any reporter ("mom says pt's brother ..."), else
+    "patient". A relation later in the sentence is its object ("lives with wife")."""
+    i = 0
+    while i < len(words):
+        who = words[i].removesuffix("'s")
+        if i + 1 < len(words) and words[i + 1] in _REPORTING and who in _REPORTERS:
+            i += 2  # "pt says ...", "mom reports ...": whose fact follows
+            while i < len(words) and words[i] in {"that", "her", "his"}:
+                i += 1
             continue
-        who = w.removesuffix("'s")
-        if who not in RELATIONS or (i + 1 < len(words) and words[i + 1] in _REPORTING):
-            return "patient"
-        return who
+        if words[i] in _LEAD:
+            i += 1
+            continue
+        return who if who in RELATIONS else "patient"
     return "patient"
 
 
 def is_heading(label: str) -> bool:
-    """A chart heading ("plan", "plan changed", "social history"), not a speaker's name."""
-    return bool(label) and label.split()[0] in HEADINGS
+    """A chart heading ("plan", "plan changed", "environmental allergy", "portal msg"), not a
+    speaker's name."""
+    return any(w in HEADINGS for w in label.split())

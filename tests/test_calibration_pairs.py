@@ -9,6 +9,7 @@ from importlib.resources import files
 
 import pytest
 
+from memory_core.adjudicate import standing_candidate
 from memory_core.calibration import (
     PAIR_SET,
     PAIR_TYPES,
@@ -121,9 +122,14 @@ def test_report_set_counts_per_type() -> None:
     assert rep.safety_false_supersessions == sum(
         1 for p, _, pred in rep.wrong if pred and p.memory_type in ("allergy", "adverse_reaction")
     )
-    # a cut above every cosine flags nothing: precision 1, recall 0 where there are updates
+    # a cut above every cosine flags only the standing candidates (an empty allergy list and
+    # an allergy), whatever their cosine
     none = report_set(HashingEmbedder(), pairs, "test", threshold=1.01, type_thresholds={})
-    assert all(t.true_pos == t.false_pos == 0 for t in none.per_type)
+    standing = [p for p in pairs if standing_candidate(p.older, p.newer, p.memory_type)]
+    assert standing and {p.memory_type for p in standing} == {"allergy"}
+    for t in none.per_type:
+        flagged = t.true_pos + t.false_pos
+        assert flagged == (sum(p.memory_type == t.memory_type for p in standing)), t
     assert none.safety_false_supersessions == 0
 
 

@@ -606,4 +606,13 @@ def test_an_allergy_updates_an_empty_allergy_list() -> None:
     assert v("Allergic to codeine - severe vomiting", "NKDA", "allergy") == "contradicts"
     assert standing_candidate("NKDA", "Allergic to codeine", "allergy")
     assert not standing_candidate("Allergic to latex", "Allergic to codeine", "allergy")
-    assert not standing_candidate("NKDA", "No known drug allergies", "allergy")
+    # the same empty list restated is a duplicate (cosine -0.02); another scope is another list
+    assert standing_candidate("NKDA", "No known drug allergies", "allergy")
+    assert v("NKDA", "Allergies reviewed at triage: no known drug allergies.", "allergy") == (
+        "duplicate"
+    )
+    assert v("NKDA", "NKFA", "allergy") == "compatible"
+    # an empty drug list says nothing of latex; a relative's allergy is not the patient's
+    assert not standing_candidate("NKDA", "Latex allergy - rash", "allergy")
+    assert v("NKDA", "Latex allergy - rash", "allergy") == "compatible"
+    assert not standing_candidate("NKDA", "Mom says her son is allergic to penicillin", "allergy")
