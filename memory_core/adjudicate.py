@@ -706,6 +706,10 @@ def _verdict(older: str, newer: str, memory_type: str) -> str:
                 return _drug_verdict(memory_type, older, newer)
         elif (da or db) and memory_type in DRUG_TYPES:
             return "compatible"  # a drug on one side only: no evidence of one subject
+        elif memory_type in SAFETY_TYPES:
+            # no agent named on either side: an allergy or a reaction is never demoted on
+            # wording alone (a missed update leaves both in the prompt; a wrong one hides one)
+            return "compatible"
     if memory_type in FREE_TEXT_TYPES:
         if same_words(older, newer):
             return "duplicate"
