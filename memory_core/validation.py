@@ -249,20 +249,24 @@ def embedding(value: Any, dimensions: int, field: str = "embedding") -> np.ndarr
     else:
         with np.errstate(over="ignore"):  # beyond float32's range: inf, refused below
             arr = np.asarray(raw, dtype=np.float32)
-    if not np.isfinite(arr).all():
+    # one reduction for both checks: the sum of magnitudes is NaN or inf if any value is, and 0
+    # only if every value is (float64 holds the sum of any float32 values)
+    magnitude = float(np.add.reduce(np.abs(arr), dtype=np.float64))
+    if not math.isfinite(magnitude):
         raise ValidationError(field, "contains NaN or infinite values")
-    if not arr.any():
+    if magnitude == 0.0:
         raise ValidationError(field, "is all zeros (no direction: cosine similarity undefined)")
     return arr
 
 
 def access_times(
     value: Any, created_at: datetime, now: datetime, field: str = "access_times"
-) -> list[datetime]:
-    """The timestamps, oldest first; none before ``created_at`` (a bad one is named by its
+) -> tuple[datetime, ...]:
+    """The timestamps, oldest first, as a tuple (which the garbage collector stops tracking: a
+    bulk add holds one per record); none before ``created_at`` (a bad one is named by its
     position: ``access_times[2]``)."""
     if value is None:
-        return []
+        return ()
     if not isinstance(value, Sequence) or isinstance(value, str):
         raise ValidationError(field, "must be a list of timestamps")
     out: list[datetime] = []
@@ -275,7 +279,7 @@ def access_times(
         if t < created_at:
             raise ValidationError(f"{field}[{i}]", "is before the memory's created_at")
     out.sort()
-    return out
+    return tuple(out)
 
 
 def utc_now() -> datetime:

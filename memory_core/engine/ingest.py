@@ -16,7 +16,7 @@ import numpy.typing as npt
 from .. import validation as v
 from ..errors import StaleSnapshotError, ValidationError
 from ..importance import default_importance, default_pinned
-from ..store.base import Access, ChangeSet, MemoryUpdate
+from ..store.base import ChangeSet, MemoryUpdate
 from ..values import AddResult, AuditAction, Memory, Supersession
 from .core import Core, Progress, new_id
 from .snapshot import PatientPool
@@ -248,11 +248,7 @@ def _write_once(
         sups_by_new, pools, added = {}, [], memories
     changes.insert_memories.extend(added)
     changes.accesses.extend(
-        [
-            Access(m.id, m.patient_id, t)
-            for m, times in zip(added, accesses, strict=True)
-            for t in times
-        ]
+        [(m.id, m.patient_id, t) for m, times in zip(added, accesses, strict=True) for t in times]
     )
     changes.audit.extend(
         [
