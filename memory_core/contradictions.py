@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Protocol, TypeVar
 
 import numpy as np
@@ -40,6 +40,7 @@ __all__ = [
     "RuleAdjudicator",
     "SimilarityAdjudicator",
     "candidates_for_new",
+    "newer_strips",
     "same_type_pair_arrays",
     "same_type_pairs",
     "same_type_similarities",
@@ -136,15 +137,21 @@ def strip_rows(n: int, block_bytes: int | None = None) -> int:
 
 
 def _strips(
-    types: Sequence[str], matrix: F32, block_bytes: int | None = None
+    types: Sequence[str],
+    matrix: F32,
+    block_bytes: int | None = None,
+    only: Collection[str] | None = None,
 ) -> Iterator[tuple[str, npt.NDArray[np.intp], int, F32]]:
-    """Per memory type, in strips of rows: ``(type, rows of the type, first, strip)`` where
-    ``strip[r, c]`` is the cosine of the type's rows ``first + r`` and ``first + c`` (so the
-    pairs i < j of the strip are its entries with ``c > r``). Each strip is at most
-    ``block_bytes``; the strips of a type cover each of its pairs once, in row-major order."""
+    """Per memory type (those in ``only``, if given), in strips of rows: ``(type, rows of the
+    type, first, strip)`` where ``strip[r, c]`` is the cosine of the type's rows ``first + r``
+    and ``first + c`` (so the pairs i < j of the strip are its entries with ``c > r``). Each
+    strip is at most ``block_bytes``; the strips of a type cover each of its pairs once, in
+    row-major order."""
     if matrix.shape[0] < 2:
         return
     for t, idx in _by_type(types).items():
+        if only is not None and t not in only:
+            continue
         u = unit_rows(matrix if len(idx) == matrix.shape[0] else matrix[idx])  # one copy
         n = len(idx)
         step = strip_rows(n, block_bytes)
@@ -228,13 +235,17 @@ def _most_similar(
 
 
 def same_type_pair_arrays(
-    types: Sequence[str], matrix: F32, cuts: Mapping[str, float]
+    types: Sequence[str],
+    matrix: F32,
+    cuts: Mapping[str, float],
+    only: Collection[str] | None = None,
 ) -> Iterator[tuple[str, npt.NDArray[np.intp], npt.NDArray[np.intp], F32]]:
-    """Per type, the pairs (rows a < b) whose cosine reaches that type's cut, as arrays: the
-    back-scan without one Python object per pair (only the hits are ever indexed). Computed in
-    strips of at most :data:`BLOCK_BYTES` (the memory is that plus the hits, not the square
-    of the type's size); cosines straight from the strip products, in row-major order;
-    near-equal ones are tied explicitly by the back-scan."""
+    """Per type (those in ``only``, if given), the pairs (rows a < b) whose cosine reaches that
+    type's cut, as arrays: the back-scan of review-gated types without one Python object per
+    pair (only the hits are ever indexed). Computed in strips of at most :data:`BLOCK_BYTES`
+    (the memory is that plus the hits, not the square of the type's size); cosines straight
+    from the strip products, in row-major order; near-equal ones are tied explicitly by the
+    back-scan."""
     current: str | None = None
     parts: list[tuple[npt.NDArray[np.intp], npt.NDArray[np.intp], F32]] = []
 
@@ -247,7 +258,7 @@ def same_type_pair_arrays(
                 np.concatenate([p[2] for p in parts]),
             )
 
-    for t, idx, i0, strip in _strips(types, matrix):
+    for t, idx, i0, strip in _strips(types, matrix, only=only):
         if t != current:
             if current is not None:
                 yield from flush(current)
@@ -258,6 +269,38 @@ def same_type_pair_arrays(
             parts.append((idx[ia], idx[ja], vals))
     if current is not None:
         yield from flush(current)
+
+
+def newer_strips(
+    types: Sequence[str],
+    matrix: F32,
+    order: npt.NDArray[np.int64],
+    only: Collection[str],
+    block_bytes: int | None = None,
+) -> Iterator[tuple[str, npt.NDArray[np.intp], int, F32]]:
+    """Per type in ``only`` (in order of first appearance), its rows sorted by ``order``
+    (oldest first) and their cosines in strips: ``(type, rows, first, strip)`` where
+    ``strip[r, c]`` is the cosine of ``rows[first + r]`` with the newer ``rows[first + c]``
+    for ``c > r``, and -inf for ``c <= r`` (itself and the older ones). The back-scan of
+    automatic types reads each older memory's newer candidates straight off its strip row,
+    without listing the pairs (at a low cut nearly every pair is one). Strips are bounded as
+    :func:`same_type_pair_arrays`' are."""
+    if matrix.shape[0] < 2:
+        return
+    for t, idx in _by_type(types).items():
+        if t not in only:
+            continue
+        rows = idx[np.argsort(order[idx], kind="stable")]
+        u = unit_rows(matrix[rows])
+        n = len(rows)
+        step = strip_rows(n, block_bytes)
+        for i0 in range(0, n - 1, step):
+            i1 = min(n, i0 + step)
+            strip = u[i0:i1] @ u[i0:].T
+            for r in range(i1 - i0):
+                strip[r, : r + 1] = -np.inf
+            yield t, rows, i0, strip
+            del strip  # before the next strip is made: one strip alive at a time
 
 
 class SimilarityValues(dict[str, F32]):

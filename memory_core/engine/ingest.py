@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -16,7 +16,7 @@ import numpy.typing as npt
 from .. import validation as v
 from ..errors import StaleSnapshotError, ValidationError
 from ..importance import default_importance, default_pinned
-from ..store.base import Access, ChangeSet, MemoryUpdate
+from ..store.base import ChangeSet, MemoryUpdate
 from ..values import AddResult, AuditAction, Memory, Supersession
 from .core import Core, Progress, new_id
 from .snapshot import PatientPool
@@ -47,43 +47,62 @@ def field_of(record: Mapping[str, Any] | Any, key: str) -> Any:
     return getattr(record, key, None)
 
 
-def prepare(
-    core: Core, record: Mapping[str, Any] | Any, where: str, now: datetime, out: Prepared
-) -> None:
+@dataclass(frozen=True, slots=True)
+class BatchContext:
+    """What every record of one batch is validated against (read once per batch)."""
+
+    now: datetime
+    dimensions: int
+    model_id: str
+    importance_rules: Literal["clinical", "general"]
+
+
+def batch_context(core: Core, now: datetime) -> BatchContext:
+    return BatchContext(
+        now, core.embedder.dimensions, core.embedder.model_id, core.policy.importance_rules
+    )
+
+
+def prepare(ctx: BatchContext, record: Mapping[str, Any] | Any, index: int, out: Prepared) -> None:
     """One record validated by the validators of :mod:`memory_core.validation`, field by field
-    in a fixed order (a bad record names its first bad field, ``where`` prefixing the field's
-    name), and appended to ``out`` (nothing is appended when it is bad). The memory carries
-    the given embedding (else an empty one)."""
+    in a fixed order (a bad record names its first bad field, prefixed with the record's place,
+    ``records[3].content``), and appended to ``out`` (nothing is appended when it is bad). The
+    memory carries the given embedding (else an empty one)."""
+    try:  # why: the record's place goes into the field's name only when it is bad
+        _prepare(ctx, record, out)
+    except ValidationError as exc:
+        raise ValidationError(f"records[{index}].{exc.field}", exc.message) from exc
+
+
+def _prepare(ctx: BatchContext, record: Mapping[str, Any] | Any, out: Prepared) -> None:
     get: Callable[[str], Any] = (
         record.get if type(record) is dict else lambda key: field_of(record, key)
     )
-    pid = v.patient_id(get("patient_id"), f"{where}patient_id")
-    text = v.content(get("content"), f"{where}content")
-    mtype = v.memory_type(get("memory_type"), f"{where}memory_type")
-    imp = v.importance(get("importance"), f"{where}importance")
+    now = ctx.now
+    pid = v.patient_id(get("patient_id"))
+    text = v.content(get("content"))
+    mtype = v.memory_type(get("memory_type"))
+    imp = v.importance(get("importance"))
     created_raw = get("created_at")
-    created = now if created_raw is None else v.timestamp(created_raw, f"{where}created_at", now)
+    created = now if created_raw is None else v.timestamp(created_raw, "created_at", now)
     pinned_raw = get("pinned")
-    pinned = (
-        default_pinned(mtype) if pinned_raw is None else v.boolean(pinned_raw, f"{where}pinned")
-    )
-    tier = v.tier(get("tier") or "long_term", f"{where}tier")
-    src = v.source(get("source"), f"{where}source")
-    accesses = v.access_times(get("access_times"), created, now, f"{where}access_times")
+    pinned = default_pinned(mtype) if pinned_raw is None else v.boolean(pinned_raw, "pinned")
+    tier = v.tier(get("tier") or "long_term")
+    src = v.source(get("source"))
+    accesses = v.access_times(get("access_times"), created, now)
     vec_raw = get("embedding")
-    dims = core.embedder.dimensions
-    vec = None if vec_raw is None else v.embedding(vec_raw, dims, f"{where}embedding")
+    vec = None if vec_raw is None else v.embedding(vec_raw, ctx.dimensions)
     model = get("embedding_model")
-    if vec is not None and model not in (None, core.embedder.model_id):
+    if vec is not None and model not in (None, ctx.model_id):
         raise ValidationError(
-            f"{where}embedding_model",
-            f"vectors from {model!r} cannot be mixed with {core.embedder.model_id!r}",
+            "embedding_model",
+            f"vectors from {model!r} cannot be mixed with {ctx.model_id!r}",
         )
     mid = get("id")
     if mid is not None:
-        mid = v.record_id(mid, f"{where}id")
+        mid = v.record_id(mid)
     if imp is None:
-        imp = default_importance(mtype, text, core.policy.importance_rules)
+        imp = default_importance(mtype, text, ctx.importance_rules)
     memory = Memory(
         id=mid or new_id("mem"),
         patient_id=pid,
@@ -93,7 +112,7 @@ def prepare(
         created_at=created,
         last_accessed=accesses[-1] if accesses else created,
         embedding=_NO_VECTOR if vec is None else vec,
-        embedding_model=core.embedder.model_id,
+        embedding_model=ctx.model_id,
         access_count=len(accesses),
         pinned=pinned,
         tier=tier,
@@ -148,8 +167,9 @@ def add_memories(
     if batch_size is not None:
         batch_size = v.positive_int(batch_size, "batch_size")
     prepared = Prepared()
+    ctx = batch_context(core, now)
     for i, r in enumerate(items):
-        prepare(core, r, f"records[{i}].", now, prepared)
+        prepare(ctx, r, i, prepared)
     _check_ids(core, prepared)
     total = len(prepared.memories)
     step = batch_size or max(total, 1)
@@ -228,11 +248,7 @@ def _write_once(
         sups_by_new, pools, added = {}, [], memories
     changes.insert_memories.extend(added)
     changes.accesses.extend(
-        [
-            Access(m.id, m.patient_id, t)
-            for m, times in zip(added, accesses, strict=True)
-            for t in times
-        ]
+        [(m.id, m.patient_id, t) for m, times in zip(added, accesses, strict=True) for t in times]
     )
     changes.audit.extend(
         [

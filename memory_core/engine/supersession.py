@@ -3,7 +3,7 @@ and their audit entries, and the reviewer's confirm, reject and undo."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -17,6 +17,7 @@ from ..contradictions import (
     SUPERSEDING_VERDICTS,
     SimilarityValues,
     candidates_for_new,
+    newer_strips,
     same_type_pair_arrays,
     same_type_pairs,
     same_type_similarities,
@@ -334,50 +335,22 @@ def undo(core: Core, supersession_id: str, reviewer: str, now: datetime | None) 
 
 
 # --- back-scan ---------------------------------------------------------------------------------
-def _near_ties_in_order(ks: list[int], sims: F32, order: npt.NDArray[np.int64]) -> Iterator[int]:
-    """``ks`` (positions sorted most similar first) with each run of cosines within
-    :data:`TIE` of the run's first put in ``order``."""
-    i = 0
-    while i < len(ks):
-        j = i + 1
-        while j < len(ks) and sims[ks[j]] >= sims[ks[i]] - TIE:
-            j += 1
-        yield from sorted(ks[i:j], key=lambda k: int(order[k]))
-        i = j
-
-
-def best_first_groups(
-    olders: npt.NDArray[np.intp], sims: F32, order: npt.NDArray[np.int64]
-) -> Iterator[Iterator[int]]:
-    """The pairs (positions) grouped by older memory, groups in ascending older row; within a
-    group, most similar first, cosines within :data:`TIE` of the best counting as equal and
-    going to the smallest ``order`` (the newer memory's place in (created_at, id) order). The
-    best pair of every group is found in one vectorised pass; a group is sorted only if its
-    best pair is passed over."""
-    if olders.size == 0:
-        return
-    by_old = np.argsort(olders, kind="stable")
-    o_sorted = olders[by_old]
-    s_sorted = sims[by_old]
-    starts = np.flatnonzero(np.r_[True, o_sorted[1:] != o_sorted[:-1]])
-    ends = np.r_[starts[1:], o_sorted.size]
-    sizes = ends - starts
-    top = np.maximum.reduceat(s_sorted, starts)
-    key = np.where(s_sorted >= np.repeat(top, sizes) - TIE, order[by_old], np.iinfo(np.int64).max)
-    first = np.minimum.reduceat(key, starts)
-    at_first = np.flatnonzero(key == np.repeat(first, sizes))  # one per group: orders differ
-    best = by_old[at_first]
-    for st, en, bk in zip(starts.tolist(), ends.tolist(), best.tolist(), strict=True):
-        yield _then_rest(bk, by_old[st:en], sims, order)
-
-
-def _then_rest(
-    best: int, group: npt.NDArray[np.intp], sims: F32, order: npt.NDArray[np.int64]
-) -> Iterator[int]:
+def _best_first(sims: F32, best: int, cut: float) -> Iterator[int]:
+    """An older memory's newer candidates (positions of ``sims``, which are in (created_at, id)
+    order): ``best`` first, then the others at or above ``cut``, most similar first, each run
+    of cosines within :data:`TIE` of the run's first in position order. Only ranked if the
+    best is passed over."""
     yield best
-    if group.size > 1:
-        ranked = group[np.lexsort((order[group], -sims[group]))].tolist()
-        yield from (k for k in _near_ties_in_order(ranked, sims, order) if k != best)
+    cand = np.flatnonzero(sims >= cut)
+    if cand.size > 1:
+        ranked = cand[np.lexsort((cand, -sims[cand]))].tolist()
+        i = 0
+        while i < len(ranked):
+            j = i + 1
+            while j < len(ranked) and sims[ranked[j]] >= sims[ranked[i]] - TIE:
+                j += 1
+            yield from (k for k in sorted(ranked[i:j]) if k != best)
+            i = j
 
 
 def active_rows(snap: Snapshot, act: Sequence[int] | npt.NDArray[np.int64]) -> F32:
@@ -398,51 +371,72 @@ def scan_contradictions(
     patients = [v.patient_id(patient_id)] if patient_id else core.store.list_patients()
     found: list[Supersession] = []
     for n, pid in enumerate(patients, start=1):
-        snap = core.snapshots.snapshot(pid)
-        act = active_indices(snap, now).tolist()
-        known = {(s.old_id, s.new_id) for s in snap.supersessions}
-        known |= {(b, a) for a, b in known}
-        types = [snap.types[i] for i in act]
-        cuts = {t: core.threshold_for(t) for t in set(types)}
-        created = snap.created_s[act]
-        ids = np.array([snap.memories[i].id for i in act], dtype=np.str_)
-        place = np.empty(len(act), dtype=np.int64)  # each one's place in (created_at, id) order
-        place[np.lexsort((ids, created))] = np.arange(len(act))
-        changes = ChangeSet()
-        for t, a, b, vals in same_type_pair_arrays(types, active_rows(snap, act), cuts):
-            if t in core.policy.contradiction.exempt_types:
-                continue
-            a_first = place[a] < place[b]  # older first: by created_at, then by id
-            olders = np.where(a_first, a, b)
-            newers = np.where(a_first, b, a)
-            auto = core.policy.contradiction.mode_for(t) == "auto"
-            groups: Iterable[Iterable[int]]
-            if auto:
-                # an older memory is demoted by its most similar newer one that the
-                # adjudicator says supersedes it (ties: the earliest newer one); its other
-                # pairs are then moot
-                groups = best_first_groups(olders, vals, place[newers])
-            else:  # review: every pair becomes a record, most similar first
-                groups = [np.argsort(-vals, kind="stable").tolist()]
-            for group in groups:
-                for k in group:
-                    older = snap.memories[act[int(olders[k])]]
-                    newer = snap.memories[act[int(newers[k])]]
-                    if (older.id, newer.id) in known:
-                        continue
-                    sim = float(vals[k])
-                    verdict = core.adjudicator.adjudicate(older, newer, sim)
-                    if verdict not in SUPERSEDING_VERDICTS:
-                        continue
-                    found.append(record(core, older, newer, sim, verdict, auto, by, now, changes))
-                    if auto:
-                        d = demote(core, older, newer.id, by, changes)
-                        changes.update_memories.append(MemoryUpdate(d, older.version))
-                        break
-        if changes.insert_supersessions:
-            core.apply(changes)
+        found += _scan_patient(core, pid, by, now)
         if progress is not None:
             progress(n, len(patients))
+    return found
+
+
+def _scan_patient(core: Core, pid: str, by: str, now: datetime) -> list[Supersession]:
+    """One patient's back-scan, recorded in one change set."""
+    snap = core.snapshots.snapshot(pid)
+    act = active_indices(snap, now).tolist()
+    known = {(s.old_id, s.new_id) for s in snap.supersessions}
+    known |= {(b, a) for a, b in known}
+    types = [snap.types[i] for i in act]
+    cuts = {t: core.threshold_for(t) for t in set(types)}
+    created = snap.created_s[act]
+    ids = np.array([snap.memories[i].id for i in act], dtype=np.str_)
+    place = np.empty(len(act), dtype=np.int64)  # each one's place in (created_at, id) order
+    place[np.lexsort((ids, created))] = np.arange(len(act))
+    policy = core.policy.contradiction
+    checked = [t for t in dict.fromkeys(types) if t not in policy.exempt_types]
+    auto = {t for t in checked if policy.mode_for(t) == "auto"}
+    vectors = active_rows(snap, act)
+    # per type: (older, newer, similarity, verdict) of the pairs to record, positions in act
+    picks: dict[str, list[tuple[int, int, float, str]]] = {t: [] for t in checked}
+
+    def pick(t: str, older_k: int, newer_k: int, sim: float) -> bool:
+        older, newer = snap.memories[act[older_k]], snap.memories[act[newer_k]]
+        if (older.id, newer.id) in known:
+            return False
+        verdict = core.adjudicator.adjudicate(older, newer, sim)
+        if verdict not in SUPERSEDING_VERDICTS:
+            return False
+        picks[t].append((older_k, newer_k, sim, verdict))
+        return True
+
+    # auto: an older memory is demoted by its most similar newer one that the adjudicator says
+    # supersedes it (ties: the earliest newer one); its other pairs are then moot
+    for t, rows, i0, strip in newer_strips(types, vectors, place, auto):
+        cut = cuts[t]
+        best = strip.max(axis=1)
+        first = np.argmax(strip >= np.maximum(best - TIE, cut)[:, None], axis=1)
+        for r in np.flatnonzero(best >= cut).tolist():
+            older_k = int(rows[i0 + r])
+            for c in _best_first(strip[r], int(first[r]), cut):
+                if pick(t, older_k, int(rows[i0 + c]), float(strip[r, c])):
+                    break
+        del strip  # before the next strip is made
+    # review: every pair becomes a record, most similar first
+    review = [t for t in checked if t not in auto]
+    for t, a, b, vals in same_type_pair_arrays(types, vectors, cuts, only=review):
+        a_first = place[a] < place[b]  # older first: by created_at, then by id
+        olders = np.where(a_first, a, b)
+        newers = np.where(a_first, b, a)
+        for k in np.argsort(-vals, kind="stable").tolist():
+            pick(t, int(olders[k]), int(newers[k]), float(vals[k]))
+    changes = ChangeSet()
+    found: list[Supersession] = []
+    for t in checked:  # types in order of first appearance; automatic ones by older memory
+        for older_k, newer_k, sim, verdict in sorted(picks[t]) if t in auto else picks[t]:
+            older, newer = snap.memories[act[older_k]], snap.memories[act[newer_k]]
+            found.append(record(core, older, newer, sim, verdict, t in auto, by, now, changes))
+            if t in auto:
+                d = demote(core, older, newer.id, by, changes)
+                changes.update_memories.append(MemoryUpdate(d, older.version))
+    if changes.insert_supersessions:
+        core.apply(changes)
     return found
 
 

@@ -85,7 +85,9 @@ class ChangeSet:
     delete_memories: list[MemoryDelete] = field(default_factory=list)
     insert_supersessions: list[Supersession] = field(default_factory=list)
     update_supersessions: list[SupersessionUpdate] = field(default_factory=list)
-    accesses: list[Access] = field(default_factory=list)
+    #: ``Access`` entries or plain ``(memory id, patient id, at)`` tuples (a bulk add writes
+    #: plain ones: tens of thousands of them, which the garbage collector stops tracking)
+    accesses: list[tuple[str, str, datetime]] = field(default_factory=list)
     sessions: list[SessionMark] = field(default_factory=list)
     audit: list[AuditEntry] = field(default_factory=list)
     policy: dict[str, Any] | None = None

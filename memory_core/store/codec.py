@@ -59,9 +59,14 @@ def seconds(us: Sequence[int]) -> npt.NDArray[np.float64]:
 # --- JSON --------------------------------------------------------------------------------------
 
 
+#: one encoder for every stored document (json.dumps with sort_keys builds one per call)
+_ENCODER = json.JSONEncoder(sort_keys=True)
+
+
 def dumps(doc: Any) -> str:
-    """Stored JSON: sorted keys, ASCII (audit bodies, policies, injection items)."""
-    return json.dumps(doc, sort_keys=True)
+    """Stored JSON: sorted keys, ASCII (audit bodies, policies, injection items); the same text
+    as ``json.dumps(doc, sort_keys=True)``."""
+    return _ENCODER.encode(doc)
 
 
 # --- the embedding model a store is bound to ----------------------------------------------------
@@ -132,26 +137,31 @@ SUPERSESSION_FIELDS = (
 SUPERSESSION_UPDATABLE = ("state", "effective_us", "ended_us", "decided_by", "decided_us")
 
 
+def memory_row(m: Memory) -> tuple[Any, ...]:
+    """The memory's stored fields as a tuple in :data:`MEMORY_FIELDS` order (a SQLite row)."""
+    return (
+        m.id,
+        m.patient_id,
+        m.memory_type,
+        m.content,
+        float(m.importance),
+        to_us(m.created_at),
+        to_us(m.last_accessed),
+        int(m.access_count),
+        bool(m.pinned),
+        m.tier.value,
+        m.status.value,
+        m.superseded_by,
+        opt_us(m.archived_at),
+        m.source,
+        m.embedding_model,
+        int(m.version),
+    )
+
+
 def memory_record(m: Memory) -> dict[str, Any]:
-    """The memory's stored fields (:data:`MEMORY_FIELDS`)."""
-    return {
-        "id": m.id,
-        "patient_id": m.patient_id,
-        "memory_type": m.memory_type,
-        "content": m.content,
-        "importance": float(m.importance),
-        "created_us": to_us(m.created_at),
-        "last_accessed_us": to_us(m.last_accessed),
-        "access_count": int(m.access_count),
-        "pinned": bool(m.pinned),
-        "tier": m.tier.value,
-        "status": m.status.value,
-        "superseded_by": m.superseded_by,
-        "archived_us": opt_us(m.archived_at),
-        "source": m.source,
-        "embedding_model": m.embedding_model,
-        "version": int(m.version),
-    }
+    """The memory's stored fields (:data:`MEMORY_FIELDS`) by name."""
+    return dict(zip(MEMORY_FIELDS, memory_row(m), strict=True))
 
 
 def memory_from_row(row: Sequence[Any], embedding: npt.NDArray[np.float32]) -> Memory:
@@ -178,24 +188,29 @@ def memory_from_row(row: Sequence[Any], embedding: npt.NDArray[np.float32]) -> M
     )
 
 
+def supersession_row(s: Supersession) -> tuple[Any, ...]:
+    """The supersession's stored fields as a tuple in :data:`SUPERSESSION_FIELDS` order."""
+    return (
+        s.id,
+        s.patient_id,
+        s.old_id,
+        s.new_id,
+        float(s.similarity),
+        s.method,
+        s.verdict,
+        s.state.value,
+        to_us(s.detected_at),
+        opt_us(s.effective_at),
+        opt_us(s.ended_at),
+        s.decided_by,
+        opt_us(s.decided_at),
+        int(s.version),
+    )
+
+
 def supersession_record(s: Supersession) -> dict[str, Any]:
-    """The supersession's stored fields (:data:`SUPERSESSION_FIELDS`)."""
-    return {
-        "id": s.id,
-        "patient_id": s.patient_id,
-        "old_id": s.old_id,
-        "new_id": s.new_id,
-        "similarity": float(s.similarity),
-        "method": s.method,
-        "verdict": s.verdict,
-        "state": s.state.value,
-        "detected_us": to_us(s.detected_at),
-        "effective_us": opt_us(s.effective_at),
-        "ended_us": opt_us(s.ended_at),
-        "decided_by": s.decided_by,
-        "decided_us": opt_us(s.decided_at),
-        "version": int(s.version),
-    }
+    """The supersession's stored fields (:data:`SUPERSESSION_FIELDS`) by name."""
+    return dict(zip(SUPERSESSION_FIELDS, supersession_row(s), strict=True))
 
 
 def supersession_from_row(row: Sequence[Any]) -> Supersession:

@@ -9,6 +9,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -37,10 +38,10 @@ from .codec import (
     injection_from_record,
     injection_items,
     memory_from_row,
-    memory_record,
+    memory_row,
     seconds,
     supersession_from_row,
-    supersession_record,
+    supersession_row,
     to_us,
 )
 from .sqlite_schema import MIGRATIONS, SCHEMA_VERSION, check_ours, migrate
@@ -62,20 +63,18 @@ def _memory(row: Sequence[Any]) -> Memory:
     return memory_from_row(row, np.frombuffer(row[-1], dtype=np.float32))
 
 
-def _sup_params(s: Supersession) -> tuple[Any, ...]:
-    rec = supersession_record(s)
-    return tuple(rec[c] for c in SUPERSESSION_FIELDS)
+#: the updatable fields' places in a stored row (:func:`memory_row`, :func:`supersession_row`)
+_MEM_UPDATABLE = itemgetter(*(MEMORY_FIELDS.index(c) for c in MEMORY_UPDATABLE))
+_SUP_UPDATABLE = itemgetter(*(SUPERSESSION_FIELDS.index(c) for c in SUPERSESSION_UPDATABLE))
 
 
 def _mem_params(m: Memory) -> tuple[Any, ...]:
     blob = np.ascontiguousarray(m.embedding, dtype=np.float32).tobytes()
-    rec = memory_record(m)
-    return (*(rec[c] for c in MEMORY_FIELDS), blob)
+    return (*memory_row(m), blob)
 
 
 def _updatable(m: Memory) -> tuple[Any, ...]:
-    rec = memory_record(m)
-    return tuple(rec[c] for c in MEMORY_UPDATABLE)
+    return tuple(_MEM_UPDATABLE(memory_row(m)))
 
 
 def _audit_params(a: AuditEntry) -> tuple[Any, ...]:
@@ -414,15 +413,14 @@ class SQLiteStore(MemoryStore):
             try:
                 db.executemany(
                     _insert("supersessions", SUPERSESSION_FIELDS),
-                    [_sup_params(s) for s in changes.insert_supersessions],
+                    map(supersession_row, changes.insert_supersessions),
                 )
             except sqlite3.IntegrityError as exc:
                 raise ConflictError(f"supersession already recorded: {exc}") from exc
         for s, expected in changes.update_supersessions:
-            rec = supersession_record(s)
             cur = db.execute(
                 _UPDATE_SUPERSESSION,
-                (*(rec[c] for c in SUPERSESSION_UPDATABLE), expected + 1, s.id, expected),
+                (*_SUP_UPDATABLE(supersession_row(s)), expected + 1, s.id, expected),
             )
             if cur.rowcount != 1:
                 raise ConflictError(
