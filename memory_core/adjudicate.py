@@ -645,11 +645,15 @@ def _lists_cover(older: str, newer: str) -> bool:
     return scope == "all" or scope == _allergy_scope(allergy)
 
 
+#: The types with pairs adjudicated whatever their cosine (:func:`standing_candidate`).
+STANDING_TYPES = frozenset({"allergy"})
+
+
 def standing_candidate(older: str, newer: str, memory_type: str) -> bool:
     """A pair adjudicated whatever its cosine: an empty allergy list and an allergy it covers
     ("NKDA" / "allergic to codeine" are 0.03 apart in MiniLM, yet the one contradicts the
     other), or the same empty list restated ("NKDA" / "no known drug allergies", -0.02)."""
-    if memory_type != "allergy" or _other_person(older, newer):
+    if memory_type not in STANDING_TYPES or _other_person(older, newer):
         return False
     ea, eb = no_allergies(older), no_allergies(newer)
     if ea and eb:

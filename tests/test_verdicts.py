@@ -616,3 +616,39 @@ def test_an_allergy_updates_an_empty_allergy_list() -> None:
     assert not standing_candidate("NKDA", "Latex allergy - rash", "allergy")
     assert v("NKDA", "Latex allergy - rash", "allergy") == "compatible"
     assert not standing_candidate("NKDA", "Mom says her son is allergic to penicillin", "allergy")
+
+
+def test_an_empty_allergy_list_is_a_candidate_whatever_its_cosine(
+    minilm_engine: mc.MemoryEngine,
+) -> None:
+    e = minilm_engine
+    nkda = _add(e, "NKDA", "allergy", 300).memory
+    latex = _add(e, "Latex allergy - contact rash", "allergy", 200)
+    assert latex.supersessions == ()  # NKDA covers drugs only
+    # "NKDA" / "allergic to codeine": cosine 0.03, far below the cut, yet adjudicated
+    preview = e.preview_supersessions("NW-1", "Allergic to codeine - severe vomiting", "allergy")
+    assert [(m.id, mode) for m, _sim, mode in preview] == [(nkda.id, "review")]
+    assert preview[0][1] < e.threshold_for("allergy")
+    codeine = _add(e, "Allergic to codeine - severe vomiting", "allergy", 10)
+    assert [(s.old_id, s.verdict, s.state) for s in codeine.supersessions] == [
+        (nkda.id, "updates", mc.SupersessionState.PENDING)
+    ]  # a safety type: for review, NKDA stays in the prompt until then
+    assert e.get(nkda.id).status is mc.Status.ACTIVE
+
+
+def test_the_back_scan_finds_an_empty_allergy_list_below_the_cut(
+    minilm_engine: mc.MemoryEngine,
+) -> None:
+    from datetime import timedelta
+
+    e = minilm_engine
+    rows = [
+        {"patient_id": "NW-1", "content": text, "memory_type": "allergy",
+         "created_at": NOW - timedelta(days=d)}
+        for text, d in (("NKDA", 300), ("Allergic to codeine - severe vomiting", 10))
+    ]  # fmt: skip
+    e.add_memories(rows, detect=False)
+    found = e.scan_contradictions("NW-1")
+    assert [(s.verdict, s.state) for s in found] == [("updates", mc.SupersessionState.PENDING)]
+    assert found[0].similarity < e.threshold_for("allergy")
+    assert e.scan_contradictions("NW-1") == []  # recorded once

@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import validation as v
+from ..adjudicate import STANDING_TYPES, standing_candidate
 from ..contradictions import (
     CANDIDATE_LIMIT,
     SUPERSEDING_VERDICTS,
@@ -24,6 +25,7 @@ from ..contradictions import (
 )
 from ..errors import StateError
 from ..importance import default_importance
+from ..ranking import cosine_to_all
 from ..status import holders, status_at
 from ..store.base import ChangeSet, MemoryUpdate, SupersessionUpdate
 from ..values import (
@@ -99,6 +101,38 @@ def demote(core: Core, older: Memory, newer_id: str, by: str, changes: ChangeSet
 
 
 # --- detection on insert -----------------------------------------------------------------------
+def with_standing(
+    hits: list[tuple[int, float, bool]],
+    new: Memory,
+    memories: Sequence[Memory],
+    matrix: npt.NDArray[np.float32],
+    eligible: Sequence[bool] | npt.NDArray[np.bool_] | None = None,
+) -> list[tuple[int, float, bool]]:
+    """``hits`` (rows of :func:`candidates_for_new`) plus the rows adjudicated whatever their
+    cosine (:func:`memory_core.adjudicate.standing_candidate`: an empty allergy list and an
+    allergy it covers), each with its cosine; ``eligible``: the rows that may be compared."""
+    if new.memory_type not in STANDING_TYPES:
+        return hits
+    seen = {r for r, _s, _o in hits}
+    created_s = new.created_at.timestamp()
+    rows: list[int] = []
+    older_flags: list[bool] = []
+    for row, m in enumerate(memories):
+        if row in seen or m.memory_type != new.memory_type:
+            continue
+        if eligible is not None and not eligible[row]:
+            continue
+        is_older = m.created_at.timestamp() <= created_s
+        older, newer = (m.content, new.content) if is_older else (new.content, m.content)
+        if standing_candidate(older, newer, new.memory_type):
+            rows.append(row)
+            older_flags.append(is_older)
+    if not rows:
+        return hits
+    sims = cosine_to_all(new.embedding, matrix[rows]).tolist()
+    return hits + list(zip(rows, sims, older_flags, strict=True))
+
+
 def detect_batch(
     core: Core, memories: list[Memory], by: str, now: datetime, changes: ChangeSet
 ) -> tuple[dict[str, list[Supersession]], list[PatientPool], list[Memory]]:
@@ -148,6 +182,7 @@ def detect(
         norms,
         CANDIDATE_LIMIT,
     )
+    hits = with_standing(hits, new, pool.memories, matrix, active)
     mode = core.policy.contradiction.mode_for(new.memory_type)
     for row, sim, row_is_older in hits:
         other = pool.memories[row]
@@ -211,6 +246,7 @@ def preview(
         embedding=vec,
         embedding_model=core.embedder.model_id,
     )
+    hits = with_standing(hits, new, snap.memories, snap.matrix)
     out: list[tuple[Memory, float, str]] = []
     for r, sim, older in hits:
         old = snap.memories[r]
@@ -426,6 +462,19 @@ def _scan_patient(core: Core, pid: str, by: str, now: datetime) -> list[Superses
         newers = np.where(a_first, b, a)
         for k in np.argsort(-vals, kind="stable").tolist():
             pick(t, int(olders[k]), int(newers[k]), float(vals[k]))
+    # pairs adjudicated whatever their cosine (an empty allergy list and an allergy), on the
+    # review-gated types they belong to: those below the cut, which the arrays left out
+    for t in (t for t in review if t in STANDING_TYPES):
+        ks = sorted((k for k, tk in enumerate(types) if tk == t), key=lambda k: int(place[k]))
+        for x, older_k in enumerate(ks):
+            older = snap.memories[act[older_k]]
+            for newer_k in ks[x + 1 :]:
+                newer = snap.memories[act[newer_k]]
+                if not standing_candidate(older.content, newer.content, t):
+                    continue
+                sim = float(cosine_to_all(vectors[older_k], vectors[[newer_k]])[0])
+                if sim < cuts[t]:
+                    pick(t, older_k, newer_k, sim)
     changes = ChangeSet()
     found: list[Supersession] = []
     for t in checked:  # types in order of first appearance; automatic ones by older memory
