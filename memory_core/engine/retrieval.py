@@ -155,6 +155,8 @@ def keyword_hits(snap: Snapshot, query: str, active: I64, limit: int) -> tuple[I
 def keyword_search(
     core: Core, patient_id: str, query: str, limit: int, now: datetime | None
 ) -> list[tuple[Memory, float]]:
+    """The patient's active memories that match ``query``'s words, best BM25 first (the
+    keyword half of retrieval, on its own). Reads only."""
     v.patient_id(patient_id)
     v.query(query)
     limit = v.positive_int(limit, "limit")
@@ -337,6 +339,9 @@ def retrieve(
     record: bool,
     query_vector: F32 | None,
 ) -> list[ScoredMemory]:
+    """The ``k`` best active memories for ``query``. With ``record`` (an agent is being given
+    them) each returned memory's access count and last access are refreshed atomically;
+    previews pass ``record=False`` and change nothing."""
     v.patient_id(patient_id)
     v.query(query)
     k = v.positive_int(k, "k")
@@ -361,6 +366,9 @@ def build_context(
     query_vector: F32 | None,
     policy: EnginePolicy | None,
 ) -> ContextResult:
+    """The exact "Patient Context from Previous Interactions" section for this query, with
+    every candidate explained (``policy``: default the engine's). ``record`` (an agent call)
+    refreshes the included memories and appends an injection record."""
     v.patient_id(patient_id)
     v.query(query)
     max_memories = v.positive_int(max_memories, "max_memories")
