@@ -3,12 +3,14 @@ once and builds the section (tiers, annotations) on the snapshot it ranked."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
 
 import memory_core as mc
+from memory_core.embedding import HashingEmbedder
+from memory_core.embedding.base import F32
 from memory_core.engine import retrieval
 
 
@@ -69,3 +71,29 @@ def test_section_uses_the_snapshot_it_ranked(
     engine.build_context("NW-1", "metformin side effects", record_access=False)
     assert seen == ranked_on
     assert engine.store.versions("NW-1")[0] > ranked_on[0]  # the write did land in between
+
+
+class CountingEmbedder(HashingEmbedder):
+    """The hashing embedder, counting the texts it embeds."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+
+    def embed_batch(self, texts: Sequence[str]) -> F32:
+        self.texts.extend(texts)
+        return super().embed_batch(texts)
+
+
+def test_a_patient_without_active_memories_is_not_embedded_for(clock: Any) -> None:
+    """An agent's turn for a patient with nothing to inject embeds nothing (with a hosted
+    embedder, no call at all)."""
+    emb = CountingEmbedder()
+    eng = mc.open_engine("sqlite:///:memory:", emb, clock=clock)
+    m = eng.add_memory("NW-1", "Prefers morning appointments", "preference")
+    eng.archive(m.memory.id, "dr-lee")
+    for _ in range(2):  # not cached yet, then cached without an active memory
+        emb.texts.clear()
+        assert eng.build_context("NW-1", "appointments", record_access=False).text == ""
+        assert eng.build_context("NW-2", "appointments", record_access=False).text == ""
+        assert emb.texts == []
