@@ -157,6 +157,9 @@ def with_usage(m: Memory, count: float, last: float) -> Memory:
 def view(
     core: Core, patient_id: str, now: datetime | None, policy: DecayPolicy | None
 ) -> PatientView:
+    """The patient's memories as of ``now`` (created by then), with their status, current
+    importance and strength under ``policy`` (default: the engine's). Reads only; records
+    nothing."""
     v.patient_id(patient_id)
     now = core.now(now)
     pol = policy or core.policy.decay
@@ -194,6 +197,10 @@ def compare_policies(
     now: datetime | None,
     top_n: int,
 ) -> list[PolicyDelta]:
+    """How a tuned decay policy changes a patient's active memories against the saved one:
+    current importance and rank (by current importance, newest first on ties) under both,
+    whether the memory enters or leaves the top ``top_n``, and whether it crosses each
+    policy's cleanup threshold. Reads only."""
     a = view(core, patient_id, now, saved)
     b = view(core, patient_id, now, tuned)
     act = [i for i, s in enumerate(a.status) if s is Status.ACTIVE]

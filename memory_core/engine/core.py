@@ -13,9 +13,9 @@ from datetime import datetime
 from typing import Any
 
 from .. import validation as v
-from ..contradictions import Adjudicator
+from ..contradictions import Adjudicator, SimilarityAdjudicator
 from ..embedding.base import Embedder
-from ..policy import EnginePolicy
+from ..policy import DecayPolicy, EnginePolicy
 from ..store.base import ChangeSet, MemoryStore
 from ..values import AuditAction, AuditEntry
 from .snapshot import Snapshots
@@ -111,6 +111,31 @@ class Core:
     ) -> AuditEntry:
         """One audit entry, stamped with the engine's clock."""
         return AuditEntry(self.clock(), actor, action, entity, entity_id, patient_id, before, after)
+
+
+def open_core(
+    store: MemoryStore,
+    embedder: Embedder,
+    policy: EnginePolicy | DecayPolicy | None,
+    adjudicator: Adjudicator | None,
+    clock: Callable[[], datetime],
+    encoding: str,
+    role: str,
+    cache_bytes: int,
+) -> Core:
+    """The engine's state over ``store``: the store is bound to the embedder's model and
+    dimensions; a bare :class:`DecayPolicy` becomes an engine policy with it as its decay part;
+    no policy means the store's saved one (else the defaults); no adjudicator means the
+    :class:`SimilarityAdjudicator`. ``cache_bytes`` bounds the snapshot and usage caches."""
+    store.bind_embedding_model(embedder.model_id, embedder.dimensions)
+    if isinstance(policy, DecayPolicy):
+        policy = EnginePolicy(decay=policy)
+    if policy is None:
+        saved = store.load_policy()
+        policy = EnginePolicy.from_dict(saved) if saved else EnginePolicy()
+    adjudicator = adjudicator or SimilarityAdjudicator()
+    snaps = Snapshots(store, embedder.dimensions, cache_bytes)
+    return Core(store, embedder, adjudicator, clock, encoding, role, policy, snaps)
 
 
 def save_policy(core: Core, policy: EnginePolicy, by: str) -> None:

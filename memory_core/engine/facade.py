@@ -14,14 +14,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
 from .. import context as ctx
 from .. import validation as v
-from ..contradictions import Adjudicator, SimilarityAdjudicator
+from ..contradictions import Adjudicator
 from ..embedding.base import Embedder
-from ..errors import ValidationError
 from ..ingest import service as ingest_service
 from ..ingest.fhir import FhirImportReport
 from ..ingest.proposals import Proposals
@@ -38,19 +34,15 @@ from ..values import (
     Memory,
     ScoredMemory,
     StaleFlag,
-    Status,
     Supersession,
-    SupersessionState,
 )
 from ..worklist import WorkList
-from . import asof, core, flagging, ingest, lifecycle, retrieval, supersession
+from . import asof, core, flagging, ingest, lifecycle, reads, retrieval, supersession
 from . import worklist as worklist_reads
 from .asof import PatientView, PolicyDelta
-from .core import AGENT, SYSTEM, Core, Progress
+from .core import AGENT, SYSTEM, Progress
 from .retrieval import SCAN_SPLIT_ROWS
-from .snapshot import DEFAULT_CACHE_BYTES, Snapshots
-
-F32 = npt.NDArray[np.float32]
+from .snapshot import DEFAULT_CACHE_BYTES, F32
 
 __all__ = ["AGENT", "SCAN_SPLIT_ROWS", "SYSTEM", "MemoryEngine", "PatientView", "PolicyDelta"]
 
@@ -68,19 +60,11 @@ class MemoryEngine:
         role: str = ctx.DEFAULT_ROLE,
         cache_bytes: int = DEFAULT_CACHE_BYTES,
     ) -> None:
-        """``cache_bytes``: the bound of the per-patient snapshot and usage caches (estimated
-        bytes; least recently used patients are evicted beyond it)."""
-        store.bind_embedding_model(embedder.model_id, embedder.dimensions)
-        if isinstance(policy, DecayPolicy):
-            policy = EnginePolicy(decay=policy)
-        if policy is None:
-            saved = store.load_policy()
-            policy = EnginePolicy.from_dict(saved) if saved else EnginePolicy()
-        adjudicator = adjudicator or SimilarityAdjudicator()
-        snaps = Snapshots(store, embedder.dimensions, cache_bytes)
-        self._core = Core(store, embedder, adjudicator, clock, encoding, role, policy, snaps)
+        """``cache_bytes`` bounds the per-patient snapshot and usage caches (LRU, estimated)."""
+        args = (policy, adjudicator, clock, encoding, role, cache_bytes)
+        self._core = core.open_core(store, embedder, *args)
 
-    # --- state -----------------------------------------------------------------------------------
+    # --- state and policy ------------------------------------------------------------------------
     @property
     def store(self) -> MemoryStore:
         return self._core.store
@@ -105,7 +89,6 @@ class MemoryEngine:
     def role(self) -> str:
         return self._core.role
 
-    # --- policy ----------------------------------------------------------------------------------
     @property
     def policy(self) -> EnginePolicy:
         return self._core.policy
@@ -122,7 +105,7 @@ class MemoryEngine:
         """Make ``policy`` the engine's policy and store it (audited, before and after)."""
         core.save_policy(self._core, policy, by)
 
-    # --- reading ---------------------------------------------------------------------------------
+    # --- reading the store -----------------------------------------------------------------------
     def get(self, memory_id: str) -> Memory:
         return self.store.get_memory(memory_id)
 
@@ -130,16 +113,12 @@ class MemoryEngine:
         return self.store.list_patients()
 
     def list_memories(self, patient_id: str, include_inactive: bool = True) -> list[Memory]:
-        v.patient_id(patient_id)
-        mems = self.store.list_memories(patient_id)
-        return mems if include_inactive else [m for m in mems if m.status is Status.ACTIVE]
+        return reads.list_memories(self._core, patient_id, include_inactive)
 
     def supersessions(
         self, patient_id: str | None = None, state: str | None = None
     ) -> list[Supersession]:
-        if state is not None and state not in {s.value for s in SupersessionState}:
-            raise ValidationError("state", f"unknown supersession state {state!r}")
-        return self.store.list_supersessions(patient_id, state)
+        return reads.supersessions(self._core, patient_id, state)
 
     def audit_log(
         self,
@@ -162,8 +141,7 @@ class MemoryEngine:
     def view(
         self, patient_id: str, *, now: datetime | None = None, policy: DecayPolicy | None = None
     ) -> PatientView:
-        """The patient's memories as of ``now``, with current importance and strength under
-        ``policy`` (default: the engine's). Reads only; records nothing."""
+        """The patient's memories as of ``now`` with importance and strength under ``policy``."""
         return asof.view(self._core, patient_id, now, policy)
 
     def compare_policies(
@@ -175,18 +153,14 @@ class MemoryEngine:
         now: datetime | None = None,
         top_n: int = 5,
     ) -> list[PolicyDelta]:
-        """How a tuned decay policy changes a patient's active memories against the saved one:
-        current importance and rank (by current importance, newest first on ties) under both,
-        whether the memory enters or leaves the top ``top_n``, and whether it crosses each
-        policy's cleanup threshold. Reads only."""
+        """How a tuned decay policy changes the patient's active memories against the saved."""
         return asof.compare_policies(self._core, patient_id, saved, tuned, now, top_n)
 
-    # --- retrieval -------------------------------------------------------------------------------
+    # --- retrieval and the context section -------------------------------------------------------
     def keyword_search(
         self, patient_id: str, query: str, *, limit: int = 50, now: datetime | None = None
     ) -> list[tuple[Memory, float]]:
-        """The patient's active memories that match ``query``'s words, best BM25 first (the
-        keyword half of retrieval, on its own). Reads only."""
+        """The keyword half of retrieval on its own: active memories by BM25 for ``query``."""
         return retrieval.keyword_search(self._core, patient_id, query, limit, now)
 
     def retrieve(
@@ -199,12 +173,9 @@ class MemoryEngine:
         record_access: bool = True,
         query_vector: F32 | None = None,
     ) -> list[ScoredMemory]:
-        """The ``k`` best active memories for ``query``. With ``record_access`` (an agent is
-        being given them) each returned memory's access count and last access are refreshed
-        atomically; previews pass ``record_access=False`` and change nothing."""
-        return retrieval.retrieve(
-            self._core, patient_id, query, k, now, record_access, query_vector
-        )
+        """The ``k`` best active memories for ``query`` (``record_access``: an agent's use)."""
+        args = (patient_id, query, k, now, record_access, query_vector)
+        return retrieval.retrieve(self._core, *args)
 
     def build_context(
         self,
@@ -218,20 +189,10 @@ class MemoryEngine:
         query_vector: F32 | None = None,
         policy: EnginePolicy | None = None,
     ) -> ContextResult:
-        """The exact "Patient Context from Previous Interactions" section for this query, with
-        every candidate explained. ``record_access=True`` (an agent call) refreshes the
-        included memories and appends an injection record."""
-        return retrieval.build_context(
-            self._core,
-            patient_id,
-            query,
-            now,
-            max_memories,
-            max_tokens,
-            record_access,
-            query_vector,
-            policy,
-        )
+        """The exact "Patient Context from Previous Interactions" section, every candidate
+        explained; ``record_access`` (an agent call) records the accesses and the injection."""
+        args = (now, max_memories, max_tokens, record_access, query_vector, policy)
+        return retrieval.build_context(self._core, patient_id, query, *args)
 
     def build_system_prompt(
         self,
@@ -250,10 +211,7 @@ class MemoryEngine:
 
     # --- possibly-stale flags --------------------------------------------------------------------
     def stale_flags(self, patient_id: str, *, now: datetime | None = None) -> list[StaleFlag]:
-        """The patient's "possibly stale" flags at ``now`` (newest change first): active
-        memories naming a drug (or condition) whose medication (or condition) memory was
-        superseded, each with the change that raised it and since when. Derived, so as-of
-        queries see them as they stood then and undoing the change clears them."""
+        """Active memories naming a drug or condition whose memory was superseded, at ``now``."""
         return flagging.stale_flags(self._core, patient_id, now)
 
     def keep_flagged(self, memory_id: str, change_id: str, by: str) -> StaleFlag:
@@ -306,16 +264,13 @@ class MemoryEngine:
         batch_size: int | None = None,
         on_batch: Callable[[int, int, int], None] | None = None,
     ) -> list[AddResult]:
-        """Add many memories. Every record is validated first (a bad record names its index
-        and field, and nothing is written); then they are embedded, checked for supersession
-        against the store and each other (oldest first) and written -- in one transaction, or
-        with ``batch_size`` in transactions of that many records, ``on_batch(index, first,
-        end)`` being called after each batch is committed. Records are mappings (or objects)
-        with the add_memory fields plus optional ``id``, ``access_times`` and a pre-computed
-        ``embedding``."""
-        return ingest.add_memories(
-            self._core, records, by, now, progress, detect, batch_size, on_batch
-        )
+        """Add many memories: all validated first (a bad one named by index and field, nothing
+        written), then embedded, checked for supersession (against the store and each other,
+        oldest first) and written in one transaction, or per ``batch_size`` records with
+        ``on_batch(index, first, end)`` after each commit. A record: the add_memory fields and
+        optional ``id``, ``access_times`` and pre-computed ``embedding`` (mapping or object)."""
+        args = (by, now, progress, detect, batch_size, on_batch)
+        return ingest.add_memories(self._core, records, *args)
 
     # --- supersessions ---------------------------------------------------------------------------
     def preview_supersessions(
@@ -327,9 +282,8 @@ class MemoryEngine:
         created_at: datetime | None = None,
         now: datetime | None = None,
     ) -> list[tuple[Memory, float, str]]:
-        """Which active memories a new one would supersede, before saving:
-        ``(older memory, similarity, "auto" | "review")``. The same decision as saving (the
-        threshold, exempt types and the adjudicator's verdict). Writes nothing."""
+        """Which active memories a new one would supersede, ``(older, similarity, "auto" |
+        "review")``, by the same decision as saving (threshold, exempt types, adjudicator)."""
         return supersession.preview(self._core, patient_id, content, memory_type, created_at, now)
 
     def confirm_supersession(
@@ -347,8 +301,7 @@ class MemoryEngine:
     def undo_supersession(
         self, supersession_id: str, reviewer: str, *, now: datetime | None = None
     ) -> Supersession:
-        """Undo an automatic or confirmed supersession: the older memory is active again
-        (unless another supersession in effect or an archive still holds it)."""
+        """Undo an automatic or confirmed supersession: the older memory is active again."""
         return supersession.undo(self._core, supersession_id, reviewer, now)
 
     def scan_contradictions(
@@ -363,20 +316,14 @@ class MemoryEngine:
         has no supersession record yet becomes one (older superseded by newer)."""
         return supersession.scan_contradictions(self._core, patient_id, by, now, progress)
 
-    def similarity_values(
-        self, patient_id: str, *, now: datetime | None = None
-    ) -> dict[str, npt.NDArray[np.float32]]:
-        """The cosine of every same-type pair of the patient's active memories, per type, as
-        arrays: the threshold tuner's histogram without one object per pair. Above 2,000,000
-        pairs a seeded uniform sample; the result (a ``SimilarityValues`` dict) says so."""
+    def similarity_values(self, patient_id: str, *, now: datetime | None = None) -> dict[str, F32]:
+        """Per type, the cosines of the active same-type pairs (the threshold histogram)."""
         return supersession.similarity_values(self._core, patient_id, now)
 
     def similarity_pairs(
         self, patient_id: str, *, now: datetime | None = None, min_similarity: float = -1.0
     ) -> list[tuple[Memory, Memory, float]]:
-        """Every same-type pair of the patient's active memories with cosine at or above
-        ``min_similarity`` (older first, most similar first): the pairs a threshold flags (at
-        most the 100,000 most similar)."""
+        """The active same-type pairs at or above ``min_similarity``, most similar first."""
         return supersession.similarity_pairs(self._core, patient_id, now, min_similarity)
 
     # --- reviewer actions on memories ------------------------------------------------------------
@@ -404,7 +351,7 @@ class MemoryEngine:
     def restore(self, memory_id: str, by: str, *, expected_version: int | None = None) -> Memory:
         return lifecycle.restore(self._core, memory_id, by, expected_version)
 
-    # --- cleanup and purge -----------------------------------------------------------------------
+    # --- cleanup, purge and imported sessions ----------------------------------------------------
     def cleanup(
         self,
         *,
@@ -427,12 +374,9 @@ class MemoryEngine:
         patient_id: str | None = None,
         by: str = SYSTEM,
     ) -> list[Memory]:
-        """Delete memories that have been *archived* for longer than the retention age. The only
-        way anything is deleted: explicit, dry run by default, never pinned or review-gated
-        memories, one audit entry per memory holding the whole record as ``before``."""
+        """The only deletion: memories archived over ``older_than_days`` (dry run by default)."""
         return lifecycle.purge(self._core, older_than_days, now, dry_run, patient_id, by)
 
-    # --- sessions (seeding, imports) -------------------------------------------------------------
     def record_sessions(self, patient_id: str, times: Sequence[datetime], by: str = SYSTEM) -> None:
         """Import past session moments of a patient (the interactions clock counts them)."""
         lifecycle.record_sessions(self._core, patient_id, times, by)
@@ -447,8 +391,7 @@ class MemoryEngine:
         extractor: Extractor | None = None,
         name: str | None = None,
     ) -> Proposals:
-        """Proposals from a session transcript, each with what it would supersede; writes
-        nothing."""
+        """Proposals from a session transcript, each with what it would supersede (no write)."""
         return ingest_service.extract_memories(
             self, patient_id, transcript, now=now, extractor=extractor, name=name
         )
@@ -477,12 +420,5 @@ class MemoryEngine:
     def worklist(
         self, *, now: datetime | None = None, limit: int = 200, cleanup_patients: int = 20
     ) -> WorkList:
-        """What waits for a reviewer across all patients, most urgent first (at most ``limit``
-        items; ``.totals`` counts every item by kind): pending supersession reviews (safety
-        types first, oldest first), safety-critical memories demoted or archived in the last 7
-        days, "possibly stale" flags, and the next cleanup's count for the first
-        ``cleanup_patients`` patients on the list. Reads supersessions and the audit log, not
-        every memory. Reads only."""
-        if limit < 0:
-            raise ValidationError("limit", f"must be 0 or more, got {limit}")
+        """What waits for a reviewer across all patients, most urgent first. Reads only."""
         return worklist_reads.worklist(self._core, now, limit, cleanup_patients)

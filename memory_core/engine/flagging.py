@@ -65,6 +65,10 @@ def flags_at(core: Core, snap: Snapshot, patient_id: str, now: datetime) -> list
 
 
 def stale_flags(core: Core, patient_id: str, now: datetime | None) -> list[StaleFlag]:
+    """The patient's "possibly stale" flags at ``now`` (newest change first): active memories
+    naming a drug (or condition) whose medication (or condition) memory was superseded, each
+    with the change that raised it and since when. Derived, so as-of queries see them as they
+    stood then and undoing the change clears them."""
     v.patient_id(patient_id)
     now = core.now(now)
     snap = core.snapshots.snapshot(patient_id)

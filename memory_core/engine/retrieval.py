@@ -39,7 +39,7 @@ class Ranked(Sequence[ScoredMemory]):
 
     def __init__(
         self,
-        memories: Sequence[Memory],
+        snapshot: Snapshot,
         rows: I64,
         cur: F64,
         sims: F64,
@@ -55,9 +55,12 @@ class Ranked(Sequence[ScoredMemory]):
         type_tiers: npt.NDArray[np.int8],
         expansions: Sequence[vocabulary.Expansion] = (),
     ) -> None:
-        """``type_tiers``: each candidate's tier by type (see :func:`type_tiers`);
-        ``expansions``: what the clinical vocabulary added to the keyword query."""
-        self._memories = memories
+        """``snapshot``: the patient's snapshot the pool was ranked on (the section's tiers and
+        annotations read the same one); ``type_tiers``: each candidate's tier by type (see
+        :func:`type_tiers`); ``expansions``: what the clinical vocabulary added to the keyword
+        query."""
+        self.snapshot = snapshot
+        self._memories = snapshot.memories
         self._expansions = tuple(expansions)
         self._cols = (rows, cur, sims, score, krank, vrank, fused, bm25, relevance, count, last)
         self._made: list[ScoredMemory | None] = [None] * len(rows)
@@ -66,9 +69,9 @@ class Ranked(Sequence[ScoredMemory]):
         self._safety = type_tiers < 2
 
     @classmethod
-    def empty(cls) -> Ranked:
+    def empty(cls, snapshot: Snapshot) -> Ranked:
         z, f = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
-        return cls((), z, f, f, f, z, z, f, f, f, f, f, 10.0, np.zeros(0, dtype=np.int8))
+        return cls(snapshot, z, f, f, f, z, z, f, f, f, f, f, 10.0, np.zeros(0, dtype=np.int8))
 
     def __len__(self) -> int:
         return len(self._made)
@@ -155,6 +158,8 @@ def keyword_hits(snap: Snapshot, query: str, active: I64, limit: int) -> tuple[I
 def keyword_search(
     core: Core, patient_id: str, query: str, limit: int, now: datetime | None
 ) -> list[tuple[Memory, float]]:
+    """The patient's active memories that match ``query``'s words, best BM25 first (the
+    keyword half of retrieval, on its own). Reads only."""
     v.patient_id(patient_id)
     v.query(query)
     limit = v.positive_int(limit, "limit")
@@ -212,7 +217,7 @@ def rank(
     now_s = now.timestamp()
     active = active_indices(snap, now)
     if active.size == 0:
-        return Ranked.empty()
+        return Ranked.empty(snap)
     kw_rows, kw_bm25 = keyword_hits(snap, query, active, max(rp.candidate_pool * 4, 50))
     kw_pos = np.searchsorted(active, kw_rows)  # snapshot row -> active position
     always = np.flatnonzero(always_mask(snap, rp.always_include_types)[active])
@@ -284,7 +289,7 @@ def rank(
         score = ranking.default_score(crel, cur)
     ordering = ranking.order_by_score(score, inputs.created_s)
     return Ranked(
-        snap.memories,
+        snap,
         rows[ordering],
         cur[ordering],
         csims[ordering],
@@ -337,6 +342,9 @@ def retrieve(
     record: bool,
     query_vector: F32 | None,
 ) -> list[ScoredMemory]:
+    """The ``k`` best active memories for ``query``. With ``record`` (an agent is being given
+    them) each returned memory's access count and last access are refreshed atomically;
+    previews pass ``record=False`` and change nothing."""
     v.patient_id(patient_id)
     v.query(query)
     k = v.positive_int(k, "k")
@@ -361,6 +369,9 @@ def build_context(
     query_vector: F32 | None,
     policy: EnginePolicy | None,
 ) -> ContextResult:
+    """The exact "Patient Context from Previous Interactions" section for this query, with
+    every candidate explained (``policy``: default the engine's). ``record`` (an agent call)
+    refreshes the included memories and appends an injection record."""
     v.patient_id(patient_id)
     v.query(query)
     max_memories = v.positive_int(max_memories, "max_memories")
@@ -372,7 +383,7 @@ def build_context(
         now = access_moment(core, now)
     pol = policy or core.policy
     ranked = rank(core, patient_id, query, now, query_vector, pol, present=present)
-    snap = core.snapshots.snapshot(patient_id)
+    snap = ranked.snapshot
     sel = ctx.select_and_render(
         ranked,
         max_memories=max_memories,

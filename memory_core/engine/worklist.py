@@ -14,6 +14,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from .. import worklist as wl
+from ..errors import ValidationError
 from ..flags import CHANGING_VERDICTS
 from ..store.base import AuditQuery
 from ..values import AuditEntry, SupersessionState
@@ -65,6 +66,14 @@ def flag_items(core: Core, now: datetime, max_patients: int) -> list[wl.WorkItem
 def worklist(
     core: Core, now: datetime | None, limit: int, cleanup_patients: int, flag_patients: int = 200
 ) -> wl.WorkList:
+    """What waits for a reviewer across all patients, most urgent first (at most ``limit``
+    items; ``.totals`` counts every item by kind): pending supersession reviews (safety types
+    first, oldest first), safety-critical memories demoted or archived in the last 7 days,
+    "possibly stale" flags, and the next cleanup's count for the first ``cleanup_patients``
+    patients on the list. Reads supersessions and the audit log, not every memory. Reads
+    only."""
+    if limit < 0:
+        raise ValidationError("limit", f"must be 0 or more, got {limit}")
     now = core.now(now)
     store = core.store
     pending = [
