@@ -332,10 +332,14 @@ def same_statement(older: str, newer: str) -> bool:
 def same_words(older: str, newer: str) -> bool:
     """Word for word the same statement (the same speaker or label; fillers, case and word
     forms aside): the test for a duplicate of free text."""
-    (la, ba), (lb, bb) = split_label(older), split_label(newer)
-    a = [_stem(w) for w in _norm_words(ba)]
-    b = [_stem(w) for w in _norm_words(bb)]
-    return la == lb and bool(a) and a == b
+    a, b = _stems(older), _stems(newer)
+    return split_label(older)[0] == split_label(newer)[0] and bool(a) and a == b
+
+
+@lru_cache(maxsize=65_536)
+def _stems(text: str) -> tuple[str, ...]:
+    """The stemmed words of a statement, its label aside."""
+    return tuple(_stem(w) for w in _norm_words(split_label(text)[1]))
 
 
 _RAW = re.compile(r"[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*")
@@ -546,19 +550,30 @@ def _response_verdict(
     return "duplicate" if outcomes or _cover(ta, tb) >= 0.5 else "compatible"
 
 
+@lru_cache(maxsize=65_536)
 def _body(text: str) -> tuple[str, ...]:
     return _norm_words(split_label(text)[1])
+
+
+@lru_cache(maxsize=65_536)
+def _whose(text: str) -> str:
+    return subjects.whose(_body(text))
+
+
+@lru_cache(maxsize=65_536)
+def _people_slots(text: str) -> frozenset[str]:
+    return subjects.slots(_body(text)) & subjects.SHARED_SLOTS
 
 
 def _other_person(older: str, newer: str) -> bool:
     """One statement is a relative's fact, the other the patient's (or another relative's),
     unless they fill a slot whose value names people (household, caregiving, marital)."""
-    wa, wb = _body(older), _body(newer)
-    if subjects.whose(wa) == subjects.whose(wb):
+    if _whose(older) == _whose(newer):
         return False
-    return not (subjects.slots(wa) & subjects.slots(wb) & subjects.SHARED_SLOTS)
+    return not (_people_slots(older) & _people_slots(newer))
 
 
+@lru_cache(maxsize=65_536)
 def _sites(text: str) -> frozenset[str]:
     return frozenset(_singular(w) for w in _body(text)) & subjects.BODY_SITES
 
@@ -583,9 +598,9 @@ GENERIC = _vocab("pain symptom symptoms sx issue issues problem problems it this
 def _resolved(older: str, newer: str) -> bool:
     """The newer says the older's subject is over: "<subject> resolved / gone / healed"
     ("cough resolved, no sputum" after "productive cough x 5 days")."""
-    words, topic = _body(newer), _topic(older)
+    words, stems, topic = _body(newer), _stems(newer), _topic(older)
     return any(
-        w in RESOLUTIONS and i > 0 and words[i - 1] not in GENERIC and _stem(words[i - 1]) in topic
+        w in RESOLUTIONS and i > 0 and words[i - 1] not in GENERIC and stems[i - 1] in topic
         for i, w in enumerate(words)
     )
 

@@ -215,6 +215,7 @@ def lab_facts(text: str) -> tuple[LabFact, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=65_536)
 def numbers(text: str) -> tuple[float, ...]:
     """The numbers in ``text`` that are not part of a date, in order."""
     low = text.lower()
