@@ -51,18 +51,23 @@ Plan (inside `memory_core`; the harness's agreement checks keep the results iden
 2. (Measured and dropped on 2026-12-01.) Vector ranks without a full sort: numpy 2's sort
    of 10,000 float32 cosines takes 32 µs with the caches flushed and `np.partition` 26 µs,
    so the ~0.3 ms once attributed to it is not there to win.
-3. The version read (~0.1 ms cold): a cheaper change signal than a query (`PRAGMA
-   data_version` was measured only ~15 µs cheaper cold; the WAL index header would be ~1 µs
-   but ties the engine to SQLite's file format -- a decision, not a tweak).
+3. (Done on 2026-12-01.) The version read: `build_context` read the store's version twice
+   (in `rank` and again for the section); the section now uses the snapshot it was ranked on
+   -- one read per call, 0.10-0.17 ms measured in paired interleaved A/B at every size (and a
+   write between the two reads can no longer mix two states of the patient in one section).
+   A cheaper change signal (`PRAGMA data_version`, ~15 µs cheaper cold; the WAL index header,
+   ~1 µs but tied to SQLite's file format) is a decision, not a tweak.
 4. The scan: a kernel that streams memory like FAISS's (an optional `faiss-cpu`
    `fvec_inner_products_ny` when installed, ~0.1-0.2 ms at 10,000).
-5. Overlap the query-independent steps (version read, active rows, keyword search: ~0.25 ms
-   cold) with the embedding on a second thread: measured twice more on 2026-11-30 with
-   `--only e2e` (A/B, same harness) -- the engine-minus-Mem0 gap moved by -0.4 to +0.3 ms
-   between runs with no consistent sign, so it stays out until a quieter machine can tell.
+5. (Measured on 2026-12-01, not merged.) The version read, active rows and keyword hits on a
+   worker thread while the query is embedded: -0.11 / -0.12 / -0.19 / -0.30 ms at 100 / 1,000 /
+   2,000 / 10,000 memories with the second core free (475 paired rounds), +0.07 / +0.13 / +0.11
+   / +0.06 ms with it busy (1,470 rounds), and 0.10-0.24 ms more CPU per call either way: it
+   trades throughput for latency and depends on the machine's load, which is why single
+   `--only e2e` runs showed no consistent sign.
 Note: between two `--only e2e` runs of the same code the gap to Mem0 + FAISS moves by up to
-0.3 ms at each size -- as much as what is left of it. Expected: 3 and 4 together ~0.1-0.3 ms,
-enough to put the engine ahead of Mem0 + FAISS outside that noise."""
+0.3 ms at each size -- as much as what is left of it (2026-12-01 13:24: 0.10 / 0.03 / 0.18 /
+0.36 ms). Expected from 4: ~0.1-0.2 ms at 10,000."""
 
 PLANS: dict[str, str] = {
     "context": _RANK,
@@ -86,26 +91,24 @@ Where the time goes: the batch's embedding (a second onnxruntime session with
 the patient's growing pool and one write per batch. If missed: check the batch session's
 thread count in the report header, then profile `engine.supersession.detect_batch`.""",
     "bulk": """\
-Where the time goes (20,000 pre-embedded records, 10 patients, median of 5 runs in a fresh
-process, 2026-11-30; ~1.05 s = ~19,000/s there, ~1.1 s in the benchmark process whose larger
-heap makes each garbage collection dearer): validation of every record (`_prepare_all`)
-~0.20 s; the audit entries (`to_public_dict` of each new memory), access tuples and results
-~0.16 s; SQLite parameters ~0.17 s (the audit JSON 0.10 s, the memory rows 0.07 s); SQLite
-itself ~0.49 s -- memory rows 0.15 s, 31,000 access rows 0.07 s, audit rows 0.06 s and the
-commit 0.20 s, of which the WAL auto-checkpoint copying the 60 MB just written into the
-database file is ~0.13 s (measured with `wal_autocheckpoint=0`: commit 0.08 s). The reference
-row writes only the memory rows (no audit, no access history, no validation).
+Where the time goes (20,000 pre-embedded records, 10 patients, 2026-12-01 after the row-tuple
+and batch-constant changes: ~1.25 s CPU in a fresh process, ~16,000/s; instruction count for
+5,000 records 2,739 M -> 2,393 M): SQLite ~0.5 s (executemany of the memory, access and audit
+rows; the commit with its WAL checkpoint of the 60 MB just written 0.17-0.24 s); the audit
+after-state of every new memory ~0.37 s (`to_public_dict`, its `isoformat` calls 0.13 s, and
+the JSON encoding 0.18 s); validation ~0.3 s (access times, the embedding's finite / non-zero
+check, content, tier), `default_importance` ~0.05 s, `uuid4` and `Memory()` ~0.05 s each.
+The reference row writes only the memory rows (no audit, no access history, no validation).
 
 Plan: every memory keeps its full audit record (the after-state survives a purge; a clinical
 requirement, not negotiable for speed), so the savings must come from doing it cheaper:
-(1) encode the audit after-state straight from the memory's fields into JSON (one format
-string with `json.encoder.encode_basestring_ascii` for the strings) instead of a dict and a
-generic encoder, or use `orjson` if a compiled dependency is acceptable (~0.1 s);
-(2) build the memory-row parameters column-wise (`to_us` over numpy arrays of timestamps,
-one `tobytes` of the stacked matrix sliced per row) (~0.05 s); (3) validate the batch's
-timestamps and access times as arrays, not per record (~0.05 s). Not planned: pausing the
-garbage collector or deferring the WAL checkpoint -- both move the cost outside the measured
-call without removing it. Expected ~0.85-0.9 s, just past 20,000/s.""",
+(1) encode the audit after-state straight from the memory's row values (the timestamps are
+already formatted for the row) instead of a second dict and a generic encoder (~0.15 s);
+(2) validate the batch's timestamps and access times as arrays, not per record (~0.05 s);
+(3) bind the embedding as a bytearray and the audit action as a plain str (sqlite3 looks every
+other type up through an adapter table, ~2 µs a record). Not planned: pausing the garbage
+collector or deferring the WAL checkpoint -- both move the cost outside the measured call
+without removing it. Expected ~1.0 s, about 20,000/s.""",
     "app": """\
 Where the time goes: the contradictions page (its threshold tuner) is the slowest rerun; it
 bins the same-type similarities on the server (`np.histogram`) and caches arrays, not frames.
