@@ -20,9 +20,17 @@ evidence:
 - free-text types (observation, care_plan, social) need the same evidence, stricter: the two
   are the same sentence but for a short value span, or they share most of their subject and
   the newer states a change; a duplicate is the same statement.
+- slots of the history (:mod:`memory_core.subjects`; social, preference, observation,
+  care_plan): two statements filling the same slot for the same person are one subject; on a
+  single-valued slot a different statement updates, otherwise a change is needed.
+- before all of these: a transcript turn (a speaker's ``Name:``) is judged by its words only;
+  a relative's fact is not the patient's; two body sites or sides are two findings; "entered
+  in error" contradicts; an empty allergy list ("NKDA") and an allergy it covers is an update
+  (:func:`standing_candidate`: adjudicated whatever the cosine). An allergy or a reaction that
+  names no agent on either side is never demoted on wording alone.
 
 Anything else is ``compatible``: both stay active. ``duplicate`` only when the two say the same
-thing (never for two different values).
+thing (never for two different values). The word lists are in :mod:`.verdict_words`.
 """
 
 from __future__ import annotations
@@ -31,36 +39,34 @@ import re
 from functools import lru_cache
 
 from . import drugs, labs, subjects
-
-
-def _vocab(words: str) -> frozenset[str]:
-    """A word list written as one whitespace-separated string."""
-    return frozenset(words.split())
-
+from .verdict_words import (
+    CHANGE_WORDS,
+    CONTEXT_DRUG,
+    CORRECTIONS,
+    FILLERS,
+    FOOD_ALLERGENS,
+    FORMULATIONS,
+    GENERIC,
+    HABIT_SLOTS,
+    LIST_SCOPES,
+    NEGATIONS,
+    NO_ALLERGIES,
+    NOW_WORDS,
+    PHRASES,
+    PREDICATES,
+    REACTION_WORDS,
+    RESCUE_DRUGS,
+    RESOLUTIONS,
+    STOPWORDS,
+    THERAPY_CHANGES,
+    TIME_WORDS,
+    VALUE_CLASSES,
+)
 
 DRUG_TYPES = frozenset({"medication", "adverse_reaction", "allergy"})
 SAFETY_TYPES = frozenset({"allergy", "adverse_reaction"})
 FREE_TEXT_TYPES = frozenset({"observation", "care_plan", "social"})
 
-# words that carry no subject ("Patient's HbA1c was ...")
-STOPWORDS = _vocab(
-    """a an the and or but of to in on at for with by from as into onto via per than then
-    this that these those it its it's is are was were be been being am has have had having do
-    does did will would shall should can could may might must i me my we our you your he him
-    his she her they them their patient patients pt reports reported report says said states
-    stated describes described notes noted today currently also very so just about some
-    again one both every each which who whom what when where why how since
-    much many more most then there here all any something someone anything everything
-    mg mcg ml g kg lb lbs units unit mmol dl l mmhg iu miu ng pg mm cm"""
-)
-# conversational fillers: no subject in them
-FILLERS = _vocab(
-    """oh ok okay yeah yes yep yup nope lol lmao haha hahaha hehe hmm hmmm umm um uh ah wow
-    omg nice cool good great awesome really just like so well think thing things lot too maybe
-    sure gonna wanna got get go going know thanks thank please sorry right actually literally
-    im i'm you're that's it's don't dont can't cant hey hi hello bye goodbye today tomorrow
-    tonight yesterday lately doing feeling talk chat"""
-)
 _LABEL = re.compile(r"^\s*([A-Za-z][\w .'-]{0,30}):\s+")
 
 
@@ -70,103 +76,6 @@ def split_label(text: str) -> tuple[str, str]:
     return (m.group(1).strip().lower(), text[m.end() :]) if m else ("", text)
 
 
-# words that say a state changed (asymmetric use between the two statements is evidence)
-CHANGE_WORDS = _vocab(
-    """now no longer stopped stop stopping discontinued discontinue quit quitting ceased held
-    resolved resolving healed gone settled cleared cured remission recovered
-    switched switch switching changed change changing moved replaced instead rather
-    increased increase decreased decrease raised reduced reduce lowered cut titrated doubled
-    halved tapered
-    progressed worsened worse worsening better improved improving
-    corrected clarifies clarified actually retired widowed divorced
-    started starting start restarted resumed added adding new anymore movedin
-    done completed rescheduled cancelled canceled postponed"""
-)
-# verbs of wanting and taking: the predicate of a statement, not its subject
-PREDICATES = _vocab(
-    """prefers prefer preferred preference likes like liked wants want wanted needs need
-    asks ask asked requests request takes take taking took uses use using on
-    has have"""
-)
-# words of every allergy or reaction statement (not what tells two reactions apart)
-REACTION_WORDS = _vocab(
-    "allergy allergic allergies intolerance intolerant reaction reacts react induced "
-    "caused causes cause on after from listed documented history"
-)
-# a state that ended: with a negation, an update ("resolved, no pain now"), not a correction
-RESOLUTIONS = _vocab(
-    "resolved healed gone settled cleared cured remission recovered stopped discontinued quit "
-    "longer anymore ceased"
-)
-NEGATIONS = _vocab(
-    "no not never none denies denied without negative isn't wasn't isnt wasnt doesn't doesnt "
-    "don't dont"
-)
-# a change of the treatment itself (not of its outcome: "proteinuria reduced on lisinopril"),
-# or a correction of what was said about it
-THERAPY_CHANGES = _vocab(
-    """stopped stop discontinued quit held switched switch changed replaced started restarted
-    resumed added titrated doubled halved tapered correction corrected anymore longer"""
-)
-CORRECTIONS = _vocab("correction corrected")
-# when, not what: "over the past month" is no subject two statements share
-TIME_WORDS = _vocab(
-    "past last next month months week weeks year years day days ago recent recently over "
-    "during lately"
-)
-# what treats a reaction, not what causes it ("anaphylaxis, carries EpiPen")
-RESCUE_DRUGS = _vocab(
-    "epinephrine diphenhydramine cetirizine loratadine famotidine prednisone prednisolone "
-    "methylprednisolone hydrocortisone albuterol"
-)
-# a drug named as the setting of another ("potassium 20 mEq daily while on furosemide")
-_CONTEXT = re.compile(r"\b(?:while (?:on|taking)|alongside|on top of|in addition to)\s+$")
-FORMULATIONS = _vocab("er xr sr xl ir la cr dr extended immediate release modified delayed")
-# choices of the same kind: two statements naming different members of one class differ in
-# their value (morning -> afternoon appointments; text -> phone reminders)
-VALUE_CLASSES: tuple[frozenset[str], ...] = (
-    _vocab("morning afternoon evening night early late midday noon weekend weekday"),
-    _vocab(
-        "text sms phone call email mail letter portal app video telehealth person inperson "
-        "printed written writing verbal verbally spoken"
-    ),
-    _vocab("monday tuesday wednesday thursday friday saturday sunday"),
-    _vocab("capsule tablet pill liquid injection patch spray inhaler"),
-    _vocab(
-        "english spanish portuguese vietnamese chinese mandarin cantonese french arabic "
-        "russian korean tagalog haitian creole hindi"
-    ),
-    _vocab("aggressive comfort hospice palliative curative fullcode dnr"),
-)
-# phrases read as one subject word (synonyms of the same thing)
-PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(rf"\b{a}\b"), b)
-    for a, b in (
-        ("high blood pressure", "hypertension"),
-        ("htn", "hypertension"),
-        ("chronic kidney disease", "ckd"),
-        ("myalgias?", "muscle pain"),
-        ("muscle aches?", "muscle pain"),
-        ("follow[- ]up", "followup"),
-        ("f/u", "followup"),
-        ("in[- ]person", "inperson"),
-        ("half an hour", "30 minutes"),
-        ("(?:every|each) morning", "daily morning"),
-        ("bid", "twice daily"),
-        ("twice a day", "twice daily"),
-        ("once a day", "daily"),
-        ("every day", "daily"),
-        ("a day", "daily"),
-        ("nightly", "bedtime"),
-        ("at night", "bedtime"),
-        ("a week", "weekly"),
-        ("per week", "weekly"),
-        ("once", "1 times"),
-        ("twice", "2 times"),
-        ("two", "2"),
-        ("three", "3"),
-    )
-)
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _NUM = re.compile(r"^\d+(?:\.\d+)?$")
 
@@ -225,7 +134,7 @@ def _drug_names(text: str) -> frozenset[str]:
     if "-" in text:
         spaced = text.replace("-", " ")
         mentions += [d for d in drugs.resolve(spaced) if d.name not in {m.name for m in mentions}]
-    subject = {d.name for d in mentions if not _CONTEXT.search(text[: d.start].lower())}
+    subject = {d.name for d in mentions if not CONTEXT_DRUG.search(text[: d.start].lower())}
     return frozenset(subject) if subject else frozenset(d.name for d in mentions)
 
 
@@ -412,11 +321,6 @@ SLOT_TYPES: dict[str, str] = {
     "observation": "measure",
     "care_plan": "plan",
 }
-#: The habits an observation reports besides its measurements ("smokes 5 a day").
-HABIT_SLOTS = frozenset({"tobacco", "alcohol", "substances"})
-#: Change words that say a reported habit or measurement itself changed ("now walks 45
-#: minutes"); "raised", "switching" in an observation describe something else.
-NOW_WORDS = _vocab("now longer anymore stopped started quit resolved since")
 
 
 def _slots_of(words: tuple[str, ...], kind: str) -> frozenset[str]:
@@ -591,10 +495,6 @@ def _site_clash(older: str, newer: str) -> bool:
     return bool(la and lb and not la & lb)
 
 
-# words that name no subject of their own before "resolved" ("pain resolved": whose pain?)
-GENERIC = _vocab("pain symptom symptoms sx issue issues problem problems it this that all")
-
-
 def _resolved(older: str, newer: str) -> bool:
     """The newer says the older's subject is over: "<subject> resolved / gone / healed"
     ("cough resolved, no sputum" after "productive cough x 5 days")."""
@@ -612,34 +512,17 @@ def _corrected(older: str, newer: str) -> bool:
     return len(_topic(older) & _topic(newer)) >= 2
 
 
-_NO_ALLERGIES = re.compile(
-    r"(?:^|[:;,.\-]\s*)(?:(?:patient|pt)\s+)?(?:(?:has|reports)\s+)?(?:nkda|nka|nkfa|"
-    r"no known (?:drug |food |medication )?allerg(?:y|ies)|no allerg(?:y|ies)(?: known)?|"
-    r"denies (?:any )?(?:drug )?allerg(?:y|ies)|none known|none)\b[\s.;,]*(?:\(.*\))?\W*$",
-    re.IGNORECASE,
-)
-
-
-#: What an empty allergy list covers, by its words: "NKDA" is about drugs only.
-_SCOPES = (
-    (re.compile(r"\b(?:nkda|drug|medication)\b", re.IGNORECASE), "drug"),
-    (re.compile(r"\b(?:nkfa|food)\b", re.IGNORECASE), "food"),
-)
-#: Allergens of the supplement that are foods or in the environment, not drugs.
-FOOD_ALLERGENS = frozenset({"shellfish", "peanut", "tree nuts", "egg"})
-
-
 @lru_cache(maxsize=65_536)
 def no_allergies(text: str) -> bool:
     """The statement is an empty allergy list ("NKDA", "No known drug allergies", "Allergies:
     none", "Allergies reviewed at triage: NKDA"), its last clause whole (not "no known allergy
     to latex")."""
-    return bool(_NO_ALLERGIES.search(text.strip()))
+    return bool(NO_ALLERGIES.search(text.strip()))
 
 
 def _list_scope(text: str) -> str:
     """ "drug", "food" or "all": what an empty allergy list says there is none of."""
-    return next((scope for rx, scope in _SCOPES if rx.search(text)), "all")
+    return next((scope for rx, scope in LIST_SCOPES if rx.search(text)), "all")
 
 
 def _allergy_scope(text: str) -> str:
