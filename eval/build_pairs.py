@@ -1,13 +1,14 @@
 """Regenerate ``memory_core/data/clinical_pairs.jsonl`` from the calibration pairs,
-:mod:`eval.clinical_pairs_source`, ``eval/clinical_pairs_second.jsonl`` and
-``eval/clinical_pairs_third.jsonl`` (``python -m eval.build_pairs``). Deterministic.
+:mod:`eval.clinical_pairs_source` and the later authors' files ``eval/clinical_pairs_second``,
+``_third`` and ``_fourth.jsonl`` (``python -m eval.build_pairs``). Deterministic.
 
-The second and third files are 200 pairs each, written later by two more authors, each without
-reading the sets before theirs (20 per type, their own dev / test split, 10 each; the third in
-the voices of triage notes, portal messages, pharmacist and home-health notes, with the hard
-cases asked for: a relative's fact, corrections, changes without a change word). They are
-appended to the halves they name, with ids ``<type>-bNNN`` and ``<type>-cNNN``, so each half
-holds pairs of all three authors."""
+The later files are 200 pairs each, written by three more authors, each without reading the
+sets before theirs (20 per type, their own dev / test split, 10 each; the third in the voices of
+triage notes, portal messages, pharmacist and home-health notes, with a relative's fact,
+corrections and changes without a change word; the fourth as specialists, ED and inpatient
+notes and terse problem-list and med-list entries). They are appended to the halves they name,
+with ids ``<type>-bNNN``, ``-cNNN`` and ``-dNNN``, so each half holds pairs of all four
+authors."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ OUT = Path(__file__).resolve().parent.parent / "memory_core" / "data" / "clinica
 AUTHORS = (
     ("b", Path(__file__).resolve().parent / "clinical_pairs_second.jsonl"),
     ("c", Path(__file__).resolve().parent / "clinical_pairs_third.jsonl"),
+    ("d", Path(__file__).resolve().parent / "clinical_pairs_fourth.jsonl"),
 )
 FIELDS = ("memory_type", "older", "newer", "verdict", "supersede", "kind", "split")
 

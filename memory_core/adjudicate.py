@@ -64,6 +64,8 @@ from .verdict_words import (
 )
 
 DRUG_TYPES = frozenset({"medication", "adverse_reaction", "allergy"})
+#: Types whose statements a negation of the other's subject contradicts ("denies chest pain").
+NEGATABLE_TYPES = frozenset({"condition", "observation"})
 SAFETY_TYPES = frozenset({"allergy", "adverse_reaction"})
 FREE_TEXT_TYPES = frozenset({"observation", "care_plan", "social"})
 
@@ -505,6 +507,21 @@ def _resolved(older: str, newer: str) -> bool:
     )
 
 
+def _negated_subject(older: str, newer: str) -> bool:
+    """One statement negates what the other names: "denies chest pain" / "admits to exertional
+    chest pressure", "not AF" / "new-onset atrial fibrillation" (the word after the negation is
+    in the other's subject)."""
+    for a, b in ((older, newer), (newer, older)):
+        words, stems, topic = _body(a), _stems(a), _topic(b)
+        if any(
+            w in NEGATIONS and i + 1 < len(words) and words[i + 1] not in GENERIC
+            and stems[i + 1] in topic
+            for i, w in enumerate(words)
+        ):  # fmt: skip
+            return True
+    return False
+
+
 def _corrected(older: str, newer: str) -> bool:
     """The newer says the older was entered in error, and they share their subject."""
     if "enteredinerror" not in _body(newer) or "enteredinerror" in _body(older):
@@ -628,10 +645,9 @@ def _verdict(older: str, newer: str, memory_type: str) -> str:
         return _response_verdict(older, newer, an_a & an_b, da, db)
     if _resolved(older, newer):
         return "updates"
+    if memory_type in NEGATABLE_TYPES and _negated_subject(older, newer):
+        return "updates" if _words_of(newer, RESOLUTIONS) else "contradicts"
     if memory_type in FREE_TEXT_TYPES:
-        la, lb = split_label(older)[0].split()[:1], split_label(newer)[0].split()[:1]
-        if la and lb and la != lb:
-            return "compatible"  # two speakers (or two headings) say two things
         qa, qb = split_label(older)[1].partition("?"), split_label(newer)[1].partition("?")
         if qa[1] and qb[1] and _norm_words(qa[0]) != _norm_words(qb[0]):
             return "compatible"  # answers to two different questions

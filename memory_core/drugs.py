@@ -70,6 +70,9 @@ CLASS_SUPPLEMENT: dict[str, str] = {
     "kcl": "potassium chloride",
     "ntg": "nitroglycerin",
     "hctz": "hydrochlorothiazide",
+    "mtx": "methotrexate",
+    "gadolinium": "gadolinium contrast",
+    "gadolinium contrast": "gadolinium contrast",
     "pcn": "penicillins",
     "imdur": "isosorbide mononitrate",
     "niacin": "niacin",
@@ -275,12 +278,24 @@ def _resolve(text: str) -> tuple[DrugMention, ...]:
         span = range(first, last)
         if taken.intersection(span) or " ".join(lowered[first:last]) in NOT_DRUGS:
             continue
-        name = canonical.lower()
+        name = _canonical(canonical.lower())
         start, end = toks[first][1], toks[last - 1][2]
         found.append(DrugMention(name, start, end, text[start:end], "dictionary"))
         taken.update(span)
     found.sort(key=lambda d: d.start)
     return tuple(found)
+
+
+#: Dictionary names of one drug under two spellings: the dictionary files Synthroid under
+#: thyroxine and levothyroxine under itself.
+ALIASES = {"thyroxine": "levothyroxine", "l-thyroxine": "levothyroxine"}
+#: The four-letter suffix of a biologic's name (erenumab-aooe is erenumab).
+_BIOLOGIC_SUFFIX = re.compile(r"-[a-z]{4}$")
+
+
+def _canonical(name: str) -> str:
+    name = _BIOLOGIC_SUFFIX.sub("", name)
+    return ALIASES.get(name, name)
 
 
 def canonical_names(text: str) -> frozenset[str]:

@@ -76,6 +76,22 @@ SYNONYMS: tuple[tuple[str, str], ...] = (
     ("short(?:ness)? of breath", "sob"),
     ("dyspnea", "sob"),
     ("entered in error", "enteredinerror"),
+    ("heart failure with reduced ejection fraction", "hfref"),
+    ("heart failure with preserved ejection fraction", "hfpef"),
+    ("atrial fibrillation", "afib"),
+    ("a ?fib", "afib"),
+    ("af", "afib"),
+    ("lvef", "ef"),
+    ("ejection fraction", "ef"),
+    ("echocardiogram", "echo"),
+    ("tte", "echo"),
+    ("community[- ]acquired pneumonia", "pneumonia"),
+    ("return to clinic", "followup"),
+    ("rtc", "followup"),
+    ("radiation oncology", "radonc"),
+    ("medical oncology", "medonc"),
+    ("surgical oncology", "surgonc"),
+    ("interventional cardiology", "intcardiology"),
 )
 SYNONYM_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(rf"\b{a}\b"), b) for a, b in SYNONYMS
@@ -136,7 +152,8 @@ MEASURE_SLOTS: dict[str, frozenset[str]] = {
 }
 #: The specialty of a referral: two referrals to one specialty are one plan item.
 SPECIALTIES = _words(
-    "cardiology nephrology ophthalmology optometry podiatry endocrinology dietitian "
+    "cardiology nephrology ophthalmology optometry podiatry endocrinology dietitian radonc "
+    "medonc surgonc intcardiology "
     "physiotherapy neurology dermatology psychiatry psychology pulmonology gastroenterology "
     "urology orthopedics orthopaedics rheumatology oncology hematology audiology dental "
     "dentist ent"
@@ -146,7 +163,14 @@ SPECIALTIES = _words(
 BODY_SITES = _words(
     "head scalp face forehead nose ear eye cheek lip mouth jaw neck throat shoulder arm elbow "
     "forearm wrist hand finger thumb chest breast back flank abdomen hip groin buttock thigh "
-    "leg knee shin calf ankle foot heel toe sole"
+    "leg knee shin calf ankle foot heel toe sole sacrum sacral coccyx spine spinal lumbar "
+    "thoracic cervical popliteal femoral iliac lung kidney liver"
+)
+#: Procedures a care plan schedules: one plan holds each once ("colonoscopy scheduled 11/14"
+#: -> "colonoscopy done 11/14").
+PROCEDURES = _words(
+    "colonoscopy mammogram echo ct mri xray cxr dexa endoscopy egd biopsy spirometry "
+    "stress angiogram catheterization cath"
 )
 SIDES = _words("left right l r lt rt bilateral")
 #: Who a sentence is about when it starts with one of these ("Wife works night shifts").
@@ -196,15 +220,18 @@ def slots(words: tuple[str, ...]) -> frozenset[str]:
     ws = set(words)
     out = {n for n, trig in STATE_SLOTS.items() if ws & trig}
     out |= {n for n, trig in MEASURE_SLOTS.items() if ws & trig}
-    out |= {f"refer:{w}" for w in ws & SPECIALTIES}
-    if "followup" in ws:
-        out.add("followup")
+    specialties = ws & SPECIALTIES
+    out |= {f"refer:{w}" for w in specialties}
+    if "followup" in ws:  # one follow-up per specialty ("f/u cardiology", "f/u radonc")
+        out |= {f"followup:{w}" for w in specialties} if specialties else {"followup"}
+    out |= {f"proc:{w}" for w in ws & PROCEDURES}
     return frozenset(out)
 
 
 def plan_slot(slot: str) -> bool:
-    """Care-plan items one plan holds once: a referral to a specialty, the next follow-up."""
-    return slot == "followup" or slot.startswith("refer:")
+    """Care-plan items one plan holds once: a referral to a specialty, the next follow-up, a
+    scheduled procedure."""
+    return slot.startswith(("followup", "refer:", "proc:"))
 
 
 def whose(words: tuple[str, ...]) -> str:

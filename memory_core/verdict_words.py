@@ -69,13 +69,14 @@ NEGATIONS = vocab(
 # or a correction of what was said about it
 THERAPY_CHANGES = vocab(
     """stopped stop discontinued quit held switched switch changed replaced started restarted
-    resumed added titrated doubled halved tapered correction corrected anymore longer"""
+    resumed added adding titrated doubled halved tapered correction corrected anymore longer
+    failure failed"""
 )
 CORRECTIONS = vocab("correction corrected")
 # when, not what: "over the past month" is no subject two statements share
 TIME_WORDS = vocab(
     "past last next month months week weeks year years day days ago recent recently over "
-    "during lately"
+    "during lately wk wks mo mos yr yrs hr hrs h d"
 )
 # what treats a reaction, not what causes it ("anaphylaxis, carries EpiPen")
 RESCUE_DRUGS = vocab(
@@ -83,7 +84,9 @@ RESCUE_DRUGS = vocab(
     "methylprednisolone hydrocortisone albuterol"
 )
 # a drug named as the setting of another ("potassium 20 mEq daily while on furosemide")
-CONTEXT_DRUG = re.compile(r"\b(?:while (?:on|taking)|alongside|on top of|in addition to)\s+$")
+CONTEXT_DRUG = re.compile(
+    r"\b(?:while (?:on|taking)|alongside|on top of|in addition to|except(?: on)?|apart from)\s+$"
+)
 FORMULATIONS = vocab("er xr sr xl ir la cr dr extended immediate release modified delayed")
 # choices of the same kind: two statements naming different members of one class differ in
 # their value (morning -> afternoon appointments; text -> phone reminders)

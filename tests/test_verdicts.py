@@ -652,3 +652,42 @@ def test_the_back_scan_finds_an_empty_allergy_list_below_the_cut(
     assert [(s.verdict, s.state) for s in found] == [("updates", mc.SupersessionState.PENDING)]
     assert found[0].similarity < e.threshold_for("allergy")
     assert e.scan_contradictions("NW-1") == []  # recorded once
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype", "want"),
+    [
+        # a negation of what the other names
+        ("Pt denies chest pain", "Pt admits to exertional chest pressure on stairs x 2 wks",
+         "observation", "contradicts"),
+        ("Dx (ED): new-onset atrial fibrillation",
+         "Not AF - tele review shows multifocal atrial tachycardia", "condition", "contradicts"),
+        # two sites are two findings
+        ("DVT L popliteal vein 3/2025", "New DVT R femoral vein on duplex 9/2026", "condition",
+         "compatible"),
+        ("Stage 2 pressure injury, sacrum", "Stage 1 pressure injury, L heel", "observation",
+         "compatible"),
+        # procedures and follow-ups: one item each, per specialty
+        ("Colonoscopy scheduled 11/14", "Colonoscopy done 11/14 - 2 adenomas removed",
+         "care_plan", "updates"),
+        ("Echo in 6 months to reassess EF", "Repeat TTE in ~6 mo for LVEF reassessment",
+         "care_plan", "duplicate"),
+        ("RTC 3 months for HTN", "RTC 4 weeks for HTN recheck", "care_plan", "updates"),
+        ("F/u with medical oncology in 3 wks for cycle 2",
+         "F/u with radiation oncology in 3 wks after simulation", "care_plan", "compatible"),
+        # a correction under another heading is still about the plan's item
+        ("Plan: hold Eliquis 48 h before cataract surgery",
+         "Correction: do NOT hold apixaban - low bleeding risk", "care_plan", "contradicts"),
+        # dictionary spellings of one drug; a drug named as an exception is no subject
+        ("Synthroid 75 mcg PO qAM", "Levothyroxine 88 mcg PO daily", "medication", "updates"),
+        ("Methotrexate 15 mg PO weekly", "Folic acid 1 mg PO daily except MTX day",
+         "medication", "compatible"),
+        ("Iodinated contrast allergy - hives", "Gadolinium contrast - nausea and hives",
+         "allergy", "compatible"),
+        ("Responding to MTX - fewer joint flares",
+         "MTX failure: persistent synovitis; adding adalimumab", "treatment_response",
+         "updates"),
+    ],
+)  # fmt: skip
+def test_fourth_author_rules(older: str, newer: str, mtype: str, want: str) -> None:
+    assert v(older, newer, mtype) == want
