@@ -250,7 +250,7 @@ def same_words(older: str, newer: str) -> bool:
 @lru_cache(maxsize=65_536)
 def _stems(text: str) -> tuple[str, ...]:
     """The stemmed words of a statement, its label aside."""
-    return tuple(_stem(w) for w in _norm_words(split_label(text)[1]))
+    return tuple(_stem(w) for w in _body(text))
 
 
 _RAW = re.compile(r"[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*")
@@ -325,8 +325,9 @@ SLOT_TYPES: dict[str, str] = {
 }
 
 
-def _slots_of(words: tuple[str, ...], kind: str) -> frozenset[str]:
-    found = subjects.slots(words)
+def _slots_of(text: str, kind: str) -> frozenset[str]:
+    """The slots a statement fills, of those its type is compared by (``kind``)."""
+    found = _all_slots(text)
     if kind == "plan":
         return frozenset(s for s in found if subjects.plan_slot(s))
     if kind == "state":
@@ -338,8 +339,7 @@ def _slot_change(older: str, newer: str, kind: str) -> str | None:
     """The change between two statements on one slot: a negation counts only when the two share
     what it negates ("no car" says nothing about "depends on the bus"); a measurement needs a
     changed number or a "now" word."""
-    ta, tb = _topic(split_label(older)[1]), _topic(split_label(newer)[1])
-    if _negation_flip(older, newer) and not ta & tb:
+    if _negation_flip(older, newer) and not _topic(older) & _topic(newer):
         worded = _words_of(newer, CHANGE_WORDS - NEGATIONS) - _words_of(older, CHANGE_WORDS)
         return "updates" if kind != "measure" and worded else None
     if kind != "measure":
@@ -363,26 +363,22 @@ def _slot_verdict(older: str, newer: str, kind: str) -> str | None:
     """Two statements filling the same slots of the history for the same person: a change
     between them ``updates`` (the newest value wins), the same statement is a ``duplicate``;
     None when they share no slot (the word tests decide). Transcript turns (a speaker's label)
-    are left to the word tests: chat mentions these topics in passing."""
+    are left to the word tests: chat mentions these topics in passing. Whose fact each is was
+    decided before (:func:`_other_person`)."""
     if _speaker(older) or _speaker(newer):
         return None
-    ba, bb = split_label(older)[1], split_label(newer)[1]
-    if "?" in ba or "?" in bb:
+    if "?" in split_label(older)[1] or "?" in split_label(newer)[1]:
         return None  # a question and its answer: the same question decides
-    wa, wb = _norm_words(ba), _norm_words(bb)
-    sa, sb = _slots_of(wa, kind), _slots_of(wb, kind)
+    sa, sb = _slots_of(older, kind), _slots_of(newer, kind)
     shared = sa & sb
     if not shared:
         return None
-    if not shared & subjects.SHARED_SLOTS and subjects.whose(wa) != subjects.whose(wb):
-        return "compatible"  # "works from home" / "wife works night shifts"
     change = _slot_change(older, newer, kind)
     if sa != sb:
         return change  # other slots besides: a change is still evidence, its absence is not
     if change:
         return change
-    covered = _cover(_topic(ba), _topic(bb)) >= 0.5
-    if covered:
+    if _cover(_topic(older), _topic(newer)) >= 0.5:
         return "duplicate"
     state = any(s in subjects.SINGLE_VALUED or subjects.plan_slot(s) for s in shared)
     return "updates" if state else "compatible"
@@ -467,8 +463,8 @@ def _whose(text: str) -> str:
 
 
 @lru_cache(maxsize=65_536)
-def _people_slots(text: str) -> frozenset[str]:
-    return subjects.slots(_body(text)) & subjects.SHARED_SLOTS
+def _all_slots(text: str) -> frozenset[str]:
+    return subjects.slots(_body(text))
 
 
 def _other_person(older: str, newer: str) -> bool:
@@ -476,7 +472,7 @@ def _other_person(older: str, newer: str) -> bool:
     unless they fill a slot whose value names people (household, caregiving, marital)."""
     if _whose(older) == _whose(newer):
         return False
-    return not (_people_slots(older) & _people_slots(newer))
+    return not (_all_slots(older) & _all_slots(newer) & subjects.SHARED_SLOTS)
 
 
 @lru_cache(maxsize=65_536)
