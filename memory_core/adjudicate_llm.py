@@ -77,18 +77,10 @@ class LLMAdjudicator:
             "newer": {"content": newer.content, "recorded": newer.created_at.date().isoformat()},
             "similarity": round(float(similarity), 3),
         }
-        return {
-            "model": self.model,
-            "temperature": 0,
-            "response_format": {
-                "type": "json_schema",
-                "json_schema": {"name": "supersession_verdict", "strict": True, "schema": SCHEMA},
-            },
-            "messages": [
-                {"role": "system", "content": SYSTEM_PROMPT},
-                {"role": "user", "content": json.dumps(data, ensure_ascii=False)},
-            ],
-        }
+        from .embedding.openai import schema_request
+
+        user = json.dumps(data, ensure_ascii=False)
+        return schema_request(self.model, "supersession_verdict", SCHEMA, SYSTEM_PROMPT, user)
 
     def answer(self, older: Memory, newer: Memory, similarity: float) -> str | None:
         """The model's verdict, or None when it is unreadable or did not come."""

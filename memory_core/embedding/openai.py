@@ -20,6 +20,26 @@ KNOWN_DIMENSIONS = {
 }
 
 
+def schema_request(
+    model: str, name: str, schema: dict[str, Any], system: str, user: str
+) -> dict[str, Any]:
+    """A chat-completions request body (kwargs of ``chat.completions.create``) whose answer
+    must follow ``schema`` strictly, at temperature 0: the form both LLM calls use (the
+    adjudicator's verdict, the transcript extractor's proposals)."""
+    return {
+        "model": model,
+        "temperature": 0,
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": {"name": name, "strict": True, "schema": schema},
+        },
+        "messages": [
+            {"role": "system", "content": system},
+            {"role": "user", "content": user},
+        ],
+    }
+
+
 def make_client(
     *,
     api_key: str | None = None,

@@ -15,7 +15,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from ..embedding.openai import make_client
+from ..embedding.openai import make_client, schema_request
 from ..importance import CLINICAL_TYPES
 from .proposals import Candidate, Extraction, ExtractionError, Rejected
 
@@ -86,24 +86,8 @@ class LLMExtractor:
 
     def request(self, patient_id: str, transcript: str, now: datetime) -> dict[str, Any]:
         """The chat-completions request body (kwargs of ``chat.completions.create``)."""
-        return {
-            "model": self.model,
-            "temperature": 0,
-            "response_format": {
-                "type": "json_schema",
-                "json_schema": {"name": "memory_proposals", "strict": True, "schema": SCHEMA},
-            },
-            "messages": [
-                {"role": "system", "content": SYSTEM_PROMPT},
-                {
-                    "role": "user",
-                    "content": (
-                        f"Patient: {patient_id}\nSession date: {now:%Y-%m-%d}\n"
-                        + _delimit(transcript)
-                    ),
-                },
-            ],
-        }
+        user = f"Patient: {patient_id}\nSession date: {now:%Y-%m-%d}\n" + _delimit(transcript)
+        return schema_request(self.model, "memory_proposals", SCHEMA, SYSTEM_PROMPT, user)
 
     def extract(self, patient_id: str, transcript: str, *, now: datetime) -> Extraction:
         import openai
