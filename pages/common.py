@@ -137,6 +137,14 @@ def patient_label(pid: str, labels: dict[str, str], pending: dict[str, int]) -> 
     return f"{text}{badge}"
 
 
+def require_patient(pid: str | None) -> str:
+    """The picked patient, or the empty state (offer the demo data) and the page stops."""
+    if pid is None:
+        seed_button()
+        st.stop()
+    return pid
+
+
 def patient_picker() -> str | None:
     """Sidebar patient picker shared by every page: a search by id or label, recent patients
     first, a badge with each patient's pending reviews. The choice is kept in session state and

@@ -191,9 +191,7 @@ def main() -> None:
     )
     pid = common.patient_picker()
     reviewer = common.reviewer()
-    if pid is None:
-        common.seed_button()
-        st.stop()
+    pid = common.require_patient(pid)
     engine = common.engine()
     common.read_only_note()
     msg = st.session_state.pop("contra_msg", None)

@@ -388,9 +388,7 @@ def main() -> None:
     )
     pid = common.patient_picker()
     reviewer = common.reviewer()
-    if pid is None:
-        common.seed_button()
-        st.stop()
+    pid = common.require_patient(pid)
     engine = common.engine()
     saved = engine.policy.decay
     msg = st.session_state.pop("lab_saved_msg", None)

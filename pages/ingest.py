@@ -341,10 +341,7 @@ common.header(
     "Memories from where they come from: a session transcript or a FHIR R4 bundle. Proposals "
     "are reviewed here; nothing is written until you save.",
 )
-patient = common.patient_picker()
-if patient is None:
-    common.seed_button()
-    st.stop()
+patient = common.require_patient(common.patient_picker())
 reviewer = common.reviewer()
 flash = st.session_state.pop(FLASH, None)
 if flash:

@@ -299,10 +299,7 @@ common.header(
     "Everything stored about one patient. Importance is on the 1–10 scale; current importance "
     "is the base after decay and access boost. Times in UTC.",
 )
-pid = common.patient_picker()
-if pid is None:
-    common.seed_button()
-    st.stop()
+pid = common.require_patient(common.patient_picker())
 who = common.reviewer()
 editable = common.can_edit()
 engine = common.engine()

@@ -45,10 +45,7 @@ common.header(
     "Overview",
     "Counts, cleanup risk and the timeline of one patient's memories (times in UTC).",
 )
-pid = common.patient_picker()
-if pid is None:
-    common.seed_button()
-    st.stop()
+pid = common.require_patient(common.patient_picker())
 common.reviewer()
 
 engine = common.engine()

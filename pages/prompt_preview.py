@@ -280,9 +280,7 @@ def main() -> None:
     )
     pid = common.patient_picker()
     by = common.reviewer()
-    if pid is None:
-        common.seed_button()
-        st.stop()
+    pid = common.require_patient(pid)
     engine = common.engine()
 
     left, right = st.columns([2, 1])

@@ -74,10 +74,7 @@ common.header(
     "Worklist",
     "What waits for a reviewer across all patients, most urgent first. Times in UTC.",
 )
-pid = common.patient_picker()
-if pid is None:
-    common.seed_button()
-    st.stop()
+pid = common.require_patient(common.patient_picker())
 common.reviewer()
 common.read_only_note()
 
