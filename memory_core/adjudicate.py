@@ -30,7 +30,8 @@ evidence:
   names no agent on either side is never demoted on wording alone.
 
 Anything else is ``compatible``: both stay active. ``duplicate`` only when the two say the same
-thing (never for two different values). The word lists are in :mod:`.verdict_words`.
+thing (never for two different values). The word lists are in :mod:`.verdict_words`, the
+words of one statement (label, subject words, drugs, slots) are read by :mod:`.statement`.
 """
 
 from __future__ import annotations
@@ -39,10 +40,15 @@ import re
 from functools import lru_cache
 
 from . import drugs, labs, subjects
+from . import statement as st
 from .verdict_words import (
+    ADDITIONS,
+    ADMISSIONS,
+    AS_NEEDED,
     CHANGE_WORDS,
-    CONTEXT_DRUG,
     CORRECTIONS,
+    DENIALS,
+    DOSE_FORMS,
     FILLERS,
     FOOD_ALLERGENS,
     FORMULATIONS,
@@ -52,14 +58,15 @@ from .verdict_words import (
     NEGATIONS,
     NO_ALLERGIES,
     NOW_WORDS,
-    PHRASES,
+    PLAN_STATES,
     PREDICATES,
+    QUALITATIVE,
     REACTION_WORDS,
-    RESCUE_DRUGS,
     RESOLUTIONS,
+    SPREAD,
     STOPWORDS,
+    TARGETS,
     THERAPY_CHANGES,
-    TIME_WORDS,
     VALUE_CLASSES,
 )
 
@@ -69,82 +76,8 @@ NEGATABLE_TYPES = frozenset({"condition", "observation"})
 SAFETY_TYPES = frozenset({"allergy", "adverse_reaction"})
 FREE_TEXT_TYPES = frozenset({"observation", "care_plan", "social"})
 
-_LABEL = re.compile(r"^\s*([A-Za-z][\w .'-]{0,30}):\s+")
 
-
-def split_label(text: str) -> tuple[str, str]:
-    """A leading ``Label:`` (a speaker in a transcript, "Plan:", "Allergy:") and the rest."""
-    m = _LABEL.match(text)
-    return (m.group(1).strip().lower(), text[m.end() :]) if m else ("", text)
-
-
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-_NUM = re.compile(r"^\d+(?:\.\d+)?$")
-
-
-def _stem(w: str) -> str:
-    """A crude stem: enough to match smoker / smoking, appointment / appointments."""
-    w = w.removesuffix("'s")
-    for suf in ("ings", "ing", "ers", "er", "ed", "es", "s"):
-        if len(w) - len(suf) >= 4 and w.endswith(suf) and not w.endswith("ss"):
-            return w[: -len(suf)]
-    return w
-
-
-REACTION_STEMS = REACTION_WORDS | frozenset(_stem(w) for w in REACTION_WORDS)
-
-
-@lru_cache(maxsize=65_536)
-def _norm_words(text: str) -> tuple[str, ...]:
-    low = text.lower()
-    for rx, rep in PHRASES:
-        low = rx.sub(rep, low)
-    low = subjects.normalise(low)
-    low = re.sub(r"(\d)([a-z%])", r"\1 \2", low)  # 500mg -> 500 mg
-    return tuple(_WORD.findall(low.replace("-", " ").replace("/", " ")))
-
-
-@lru_cache(maxsize=65_536)
-def _topic(text: str) -> frozenset[str]:
-    """Subject words: content words (stemmed) without change words, negations, numbers."""
-    out = set()
-    for w in _norm_words(split_label(text)[1]):
-        if w in STOPWORDS or w in FILLERS or w in CHANGE_WORDS or w in NEGATIONS:
-            continue
-        if w in TIME_WORDS:
-            continue
-        if w in PREDICATES:
-            continue
-        if _NUM.match(w) or w in labs.MONTHS:
-            continue
-        if w in FORMULATIONS or len(w) < 2:
-            continue
-        out.add(_stem(w))
-    return frozenset(out)
-
-
-def _words_of(text: str, vocab: frozenset[str]) -> frozenset[str]:
-    return frozenset(w for w in _norm_words(text) if w in vocab)
-
-
-@lru_cache(maxsize=65_536)
-def _drug_names(text: str) -> frozenset[str]:
-    """Canonical names of the drugs a statement is about, hyphenated words read both whole and
-    split ("Lisinopril-induced"). A drug named as the setting of another ("while on
-    furosemide") is left out when another remains."""
-    mentions = [*drugs.resolve(text)]
-    if "-" in text:
-        spaced = text.replace("-", " ")
-        mentions += [d for d in drugs.resolve(spaced) if d.name not in {m.name for m in mentions}]
-    subject = {d.name for d in mentions if not CONTEXT_DRUG.search(text[: d.start].lower())}
-    return frozenset(subject) if subject else frozenset(d.name for d in mentions)
-
-
-def _agents(names: frozenset[str]) -> frozenset[str]:
-    """What an allergy or a reaction is to: its drugs without the rescue medicines named with
-    it, unless those are all it names."""
-    rest = frozenset(n for n in names if n not in RESCUE_DRUGS)
-    return rest or names
+REACTION_STEMS = REACTION_WORDS | frozenset(st.stem(w) for w in REACTION_WORDS)
 
 
 def _name_words(name: str) -> frozenset[str]:
@@ -161,20 +94,6 @@ def _same_drug(a: frozenset[str], b: frozenset[str]) -> bool:
     )
 
 
-def _drug_words(text: str) -> frozenset[str]:
-    """The stemmed words of the drug mentions in ``text`` (left out of the subject of a
-    reaction or a response)."""
-    out: set[str] = set()
-    for d in (*drugs.resolve(text), *drugs.resolve(text.replace("-", " "))):
-        out.update(_stem(w) for w in _WORD.findall(d.text.lower()))
-        out.update(_stem(w) for w in _WORD.findall(d.name))
-    return frozenset(out)
-
-
-def _singular(w: str) -> str:
-    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
-
-
 def _fuzzy_share(a: frozenset[str], b: frozenset[str]) -> bool:
     """Any word in common, or two words with the same first six letters (anaphylaxis /
     anaphylactic)."""
@@ -186,8 +105,8 @@ def _fuzzy_share(a: frozenset[str], b: frozenset[str]) -> bool:
 
 def _value_clash(a: str, b: str) -> bool:
     """Both statements name a choice of the same kind, and not the same ones."""
-    wa = {_singular(w) for w in _norm_words(a)}
-    wb = {_singular(w) for w in _norm_words(b)}
+    wa = {st.singular(w) for w in st.norm_words(a)}
+    wb = {st.singular(w) for w in st.norm_words(b)}
     for cls in VALUE_CLASSES:
         va, vb = wa & cls, wb & cls
         if va and vb and va != vb:
@@ -197,26 +116,28 @@ def _value_clash(a: str, b: str) -> bool:
 
 def _negation_flip(older: str, newer: str) -> bool:
     """A negation in one statement and not the other ("allergic" / "not allergic")."""
-    return _words_of(older, NEGATIONS) != _words_of(newer, NEGATIONS)
+    return st.words_of(older, NEGATIONS) != st.words_of(newer, NEGATIONS)
 
 
 def _change_word(older: str, newer: str) -> bool:
     """The newer statement uses a change word the older one does not ("now", "stopped")."""
-    return bool(_words_of(newer, CHANGE_WORDS) - _words_of(older, CHANGE_WORDS))
+    return bool(st.words_of(newer, CHANGE_WORDS) - st.words_of(older, CHANGE_WORDS))
 
 
 def _change(older: str, newer: str) -> str | None:
     """``contradicts`` (a negation flipped), ``updates`` (a change word in the newer one, a
-    changed number or formulation) or None."""
+    changed number, formulation or as-needed use) or None."""
     if _negation_flip(older, newer):
         # "gout flare resolved, no pain now" is a change of state; "not allergic" a correction
-        return "updates" if _words_of(newer, RESOLUTIONS) else "contradicts"
+        return "updates" if st.words_of(newer, RESOLUTIONS) else "contradicts"
     if _change_word(older, newer):
         return "updates"
     if set(labs.numbers(older)) != set(labs.numbers(newer)):
         return "updates"
-    if _words_of(older, FORMULATIONS) != _words_of(newer, FORMULATIONS):
+    if st.words_of(older, FORMULATIONS) != st.words_of(newer, FORMULATIONS):
         return "updates"
+    if st.words_of(older, AS_NEEDED) != st.words_of(newer, AS_NEEDED):
+        return "updates"  # "q6h" -> "q6h PRN"
     return None
 
 
@@ -232,10 +153,11 @@ def same_statement(older: str, newer: str) -> bool:
     """The two say the same thing: the same words once stop words and word forms are set
     aside, and the same numbers."""
     return (
-        _topic(older) == _topic(newer)
+        st.topic(older) == st.topic(newer)
         and labs.numbers(older) == labs.numbers(newer)
         and (
-            _words_of(older, NEGATIONS | CHANGE_WORDS) == _words_of(newer, NEGATIONS | CHANGE_WORDS)
+            st.words_of(older, NEGATIONS | CHANGE_WORDS)
+            == st.words_of(newer, NEGATIONS | CHANGE_WORDS)
         )
     )
 
@@ -243,14 +165,8 @@ def same_statement(older: str, newer: str) -> bool:
 def same_words(older: str, newer: str) -> bool:
     """Word for word the same statement (the same speaker or label; fillers, case and word
     forms aside): the test for a duplicate of free text."""
-    a, b = _stems(older), _stems(newer)
-    return split_label(older)[0] == split_label(newer)[0] and bool(a) and a == b
-
-
-@lru_cache(maxsize=65_536)
-def _stems(text: str) -> tuple[str, ...]:
-    """The stemmed words of a statement, its label aside."""
-    return tuple(_stem(w) for w in _body(text))
+    a, b = st.stems(older), st.stems(newer)
+    return st.split_label(older)[0] == st.split_label(newer)[0] and bool(a) and a == b
 
 
 _RAW = re.compile(r"[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*")
@@ -264,7 +180,7 @@ def _has_value(words: list[str], first: bool) -> bool:
             return True
         if w[:1].isupper() and not (first and i == 0) and w.lower() not in STOPWORDS:
             return True
-        if any(_singular(w.lower()) in cls for cls in VALUE_CLASSES):
+        if any(st.singular(w.lower()) in cls for cls in VALUE_CLASSES):
             return True
     return False
 
@@ -273,16 +189,16 @@ def value_span_change(older: str, newer: str) -> bool:
     """The same sentence but for one short span (the value): the common start and end cover
     most of both, and the spans that differ are short ("weighed 107.8 kg" -> "107.4 kg"; "who
     won ...? Florida State" -> "who won ...? UCLA")."""
-    (la, ba), (lb, bb) = split_label(older), split_label(newer)
+    (la, ba), (lb, bb) = st.split_label(older), st.split_label(newer)
     if la != lb:
         return False
     if "?" in ba and "?" in bb:
         # a question and its answer: the same question with another answer, or not at all
         qa, _, aa = ba.partition("?")
         qb, _, ab = bb.partition("?")
-        if _norm_words(qa) != _norm_words(qb):
+        if st.norm_words(qa) != st.norm_words(qb):
             return False
-        subject = {w for w in _norm_words(qa) if w not in STOPWORDS and w not in FILLERS}
+        subject = {w for w in st.norm_words(qa) if w not in STOPWORDS and w not in FILLERS}
         wa, wb = _RAW.findall(aa), _RAW.findall(ab)
         return (
             len(subject) >= 2
@@ -304,7 +220,7 @@ def value_span_change(older: str, newer: str) -> bool:
     subject = {
         w
         for w in common
-        if w not in STOPWORDS and w not in FILLERS and w not in PREDICATES and not _NUM.match(w)
+        if w not in STOPWORDS and w not in FILLERS and w not in PREDICATES and not st.NUM.match(w)
     }
     if len(subject) < 2 or not (da and db):
         return False
@@ -327,7 +243,7 @@ SLOT_TYPES: dict[str, str] = {
 
 def _slots_of(text: str, kind: str) -> frozenset[str]:
     """The slots a statement fills, of those its type is compared by (``kind``)."""
-    found = _all_slots(text)
+    found = st.all_slots(text)
     if kind == "plan":
         return frozenset(s for s in found if subjects.plan_slot(s))
     if kind == "state":
@@ -338,25 +254,31 @@ def _slots_of(text: str, kind: str) -> frozenset[str]:
 def _slot_change(older: str, newer: str, kind: str) -> str | None:
     """The change between two statements on one slot: a negation counts only when the two share
     what it negates ("no car" says nothing about "depends on the bus"); a measurement needs a
-    changed number or a "now" word."""
-    if _negation_flip(older, newer) and not _topic(older) & _topic(newer):
-        worded = _words_of(newer, CHANGE_WORDS - NEGATIONS) - _words_of(older, CHANGE_WORDS)
+    changed number or a "now" word (the same numbers and no change word: a ``duplicate``). A
+    denial and an admission on one slot contradict ("denies drug use" / "admits to cannabis")."""
+    if bool(st.words_of(older, DENIALS)) != bool(st.words_of(newer, DENIALS)):
+        other = older if st.words_of(newer, DENIALS) else newer
+        if st.words_of(other, ADMISSIONS):
+            return "contradicts"
+    if _negation_flip(older, newer) and not st.topic(older) & st.topic(newer):
+        worded = st.words_of(newer, CHANGE_WORDS - NEGATIONS) - st.words_of(older, CHANGE_WORDS)
         return "updates" if kind != "measure" and worded else None
     if kind != "measure":
         change = _change(older, newer)
         return change or ("updates" if _value_clash(older, newer) else None)
     if _negation_flip(older, newer):
-        return "updates" if _words_of(newer, RESOLUTIONS) else "contradicts"
+        return "updates" if st.words_of(newer, RESOLUTIONS) else "contradicts"
     na, nb = labs.numbers(older), labs.numbers(newer)
     if na and nb and set(na) != set(nb):
         return "updates"
-    return "updates" if _words_of(newer, NOW_WORDS) - _words_of(older, NOW_WORDS) else None
+    if na and set(na) == set(nb) and not _change_word(older, newer):
+        return "duplicate"  # "weight 82 kg" / "weighed 82.0 kg on the ward scales"
+    return "updates" if st.words_of(newer, NOW_WORDS) - st.words_of(older, NOW_WORDS) else None
 
 
 def _speaker(text: str) -> bool:
-    """The statement is a transcript turn: it starts with a speaker's name, not a heading."""
-    label = split_label(text)[0]
-    return bool(label) and not subjects.is_heading(label)
+    """The statement is a transcript turn: it starts with a speaker's name (:func:`label_kind`)."""
+    return st.label_kind(text) == "speaker"
 
 
 def _slot_verdict(older: str, newer: str, kind: str) -> str | None:
@@ -367,18 +289,23 @@ def _slot_verdict(older: str, newer: str, kind: str) -> str | None:
     decided before (:func:`_other_person`)."""
     if _speaker(older) or _speaker(newer):
         return None
-    if "?" in split_label(older)[1] or "?" in split_label(newer)[1]:
+    if "?" in st.split_label(older)[1] or "?" in st.split_label(newer)[1]:
         return None  # a question and its answer: the same question decides
     sa, sb = _slots_of(older, kind), _slots_of(newer, kind)
     shared = sa & sb
     if not shared:
         return None
+    added = st.words_of(newer, ADDITIONS) - st.words_of(older, ADDITIONS)
+    # "also works weekend shifts"; "mail-order pharmacy for Eliquis" beside the usual one
+    scoped = "pharmacy" in shared and bool(st.drug_names(older)) != bool(st.drug_names(newer))
+    if (added or scoped) and not _change_word(older, newer):
+        return "compatible"
     change = _slot_change(older, newer, kind)
     if sa != sb:
         return change  # other slots besides: a change is still evidence, its absence is not
     if change:
         return change
-    if _cover(_topic(older), _topic(newer)) >= 0.5:
+    if _cover(st.topic(older), st.topic(newer)) >= 0.5:
         return "duplicate"
     state = any(s in subjects.SINGLE_VALUED or subjects.plan_slot(s) for s in shared)
     return "updates" if state else "compatible"
@@ -397,24 +324,40 @@ def _lab_verdict(older: str, newer: str) -> str | None:
         if x.value is None or y.value is None:
             continue
         redated = x.date is not None and y.date is not None and x.date != y.date
-        verdicts.append("updates" if x.value != y.value or redated else "duplicate")
+        verdicts.append("duplicate" if labs.same_value(x, y) and not redated else "updates")
     if not verdicts:
         return None
     return "updates" if "updates" in verdicts else "duplicate"
 
 
+def _rescue_and_maintenance(older: str, newer: str) -> bool:
+    """One order as needed, the other scheduled, in two dose forms or routes: two orders of
+    one drug ("nitroglycerin 0.4 mg SL PRN" / "nitroglycerin patch"), not a change from
+    regular to as-needed use ("paracetamol 1 g QDS" -> "1 g PRN")."""
+    if st.words_of(older, AS_NEEDED) == st.words_of(newer, AS_NEEDED):
+        return False
+    fa, fb = st.words_of(older, DOSE_FORMS), st.words_of(newer, DOSE_FORMS)
+    return bool(fa and fb and fa != fb)
+
+
+def _two_orders(a: frozenset[str], b: frozenset[str]) -> bool:
+    """A combination product and one of its components are two medicines on a med list
+    ("buprenorphine/naloxone" and a naloxone kit); an allergy to one is an allergy to both."""
+    return not a & b and any(("/" in x) != ("/" in y) for x in a for y in b)
+
+
 def _drug_verdict(memory_type: str, older: str, newer: str) -> str:
     """Both name a drug in common."""
     change = _change(older, newer)
-    if memory_type == "adverse_reaction":
+    if memory_type in SAFETY_TYPES:
         # a second reaction to the same drug is a second fact, unless one negates or
-        # changes the other (an allergy is to the substance: a new reaction updates it)
-        rest_a = _topic(older) - _drug_words(older) - REACTION_STEMS
-        rest_b = _topic(newer) - _drug_words(newer) - REACTION_STEMS
+        # changes the other
+        rest_a = st.topic(older) - st.drug_words(older) - REACTION_STEMS
+        rest_b = st.topic(newer) - st.drug_words(newer) - REACTION_STEMS
         worded = _negation_flip(older, newer) or _change_word(older, newer)
         if not worded and rest_a and rest_b and not _fuzzy_share(rest_a, rest_b):
             return "compatible"  # a second reaction (a lab value in one is not a change)
-    if change is None and _words_of(older, CHANGE_WORDS) != _words_of(newer, CHANGE_WORDS):
+    if change is None and st.words_of(older, CHANGE_WORDS) != st.words_of(newer, CHANGE_WORDS):
         change = "updates"  # states differ ("cough resolved" / "cough")
     return change or "duplicate"
 
@@ -427,9 +370,9 @@ def _response_verdict(
     two facts ("time in range rose once the sensor was started", "little change from diet
     counselling alone"), unless the outcome's state flips ("A1c not at goal on metformin" ->
     "A1c at goal after adding semaglutide")."""
-    ta, tb = _topic(older) - _drug_words(older), _topic(newer) - _drug_words(newer)
+    ta, tb = st.topic(older) - st.drug_words(older), st.topic(newer) - st.drug_words(newer)
     an_a, an_b = labs.analytes(older), labs.analytes(newer)
-    changed = _words_of(newer, THERAPY_CHANGES) - _words_of(older, THERAPY_CHANGES)
+    changed = st.words_of(newer, THERAPY_CHANGES) - st.words_of(older, THERAPY_CHANGES)
     if da and db and _same_drug(da, db) and changed:
         # the same treatment, and the newer says it changed ("no GI upset on metformin" ->
         # "ongoing diarrhoea on metformin, changed to ER"): the response is updated, or
@@ -440,7 +383,7 @@ def _response_verdict(
     if not (outcomes or _overlap(ta, tb) >= 0.5):
         return "compatible"
     if _negation_flip(older, newer):
-        return "updates" if _words_of(newer, RESOLUTIONS) else "contradicts"
+        return "updates" if st.words_of(newer, RESOLUTIONS) else "contradicts"
     same_treatment = (bool(da) and bool(db) and _same_drug(da, db)) or (
         not da and not db and _overlap(ta, tb) >= 0.5
     )
@@ -452,51 +395,94 @@ def _response_verdict(
     return "duplicate" if outcomes or _cover(ta, tb) >= 0.5 else "compatible"
 
 
-@lru_cache(maxsize=65_536)
-def _body(text: str) -> tuple[str, ...]:
-    return _norm_words(split_label(text)[1])
-
-
-@lru_cache(maxsize=65_536)
-def _whose(text: str) -> str:
-    return subjects.whose(_body(text))
-
-
-@lru_cache(maxsize=65_536)
-def _all_slots(text: str) -> frozenset[str]:
-    return subjects.slots(_body(text))
-
-
 def _other_person(older: str, newer: str) -> bool:
     """One statement is a relative's fact, the other the patient's (or another relative's),
     unless they fill a slot whose value names people (household, caregiving, marital)."""
-    if _whose(older) == _whose(newer):
+    if st.whose(older) == st.whose(newer):
         return False
-    return not (_all_slots(older) & _all_slots(newer) & subjects.SHARED_SLOTS)
-
-
-@lru_cache(maxsize=65_536)
-def _sites(text: str) -> frozenset[str]:
-    return frozenset(_singular(w) for w in _body(text)) & subjects.BODY_SITES
+    return not (st.all_slots(older) & st.all_slots(newer) & subjects.SHARED_SLOTS)
 
 
 def _site_clash(older: str, newer: str) -> bool:
     """Both name a body site and none in common, or the same site on the other side ("left
     knee" / "right knee"): two findings."""
-    sa, sb = _sites(older), _sites(newer)
+    la = frozenset(st.body(older)) & subjects.SIDES
+    lb = frozenset(st.body(newer)) & subjects.SIDES
+    if la and lb and not la & lb and (la | lb) <= subjects.PLAIN_SIDES:
+        return True  # "R antecubital fossa" / "L antecubital fossa", "RE IOP" / "LE IOP"
+    sa, sb = st.sites(older), st.sites(newer)
     if not (sa and sb):
         return False
     if not sa & sb:
         return True
-    la = frozenset(_body(older)) & subjects.SIDES
-    lb = frozenset(_body(newer)) & subjects.SIDES
     return bool(la and lb and not la & lb)
+
+
+_TARGET = re.compile(rf"\b(?:{'|'.join(sorted(TARGETS))})\b[^0-9]*\d")
+_FIRST_NUMBER = re.compile(r"(?<![a-z0-9.])\d")  # a number, not the 1 of "HbA1c"
+
+
+def _target(text: str) -> bool:
+    """The statement gives a target or a range, not a result: the target word comes before the
+    first number ("INR target range 2.0-3.0"; not "INR 1.8, goal 2-3")."""
+    low = text.lower()
+    m, n = _TARGET.search(low), _FIRST_NUMBER.search(low)
+    return m is not None and n is not None and m.start() < n.start()
+
+
+def _spread(older: str, newer: str) -> bool:
+    """The newer says the older's finding spread to other sites (it names a spread word and
+    shares the finding's words)."""
+    return bool(
+        st.words_of(newer, SPREAD) - st.words_of(older, SPREAD)
+        and (st.topic(older) - st.sites(older)) & st.topic(newer)
+    )
+
+
+def _plan_state_change(older: str, newer: str) -> bool:
+    """The newer gives a plan item a state the older did not have (booked, attended, done,
+    cancelled)."""
+    return bool(st.words_of(newer, PLAN_STATES) - st.words_of(older, PLAN_STATES))
+
+
+def _result_flip(older: str, newer: str) -> bool:
+    """A qualitative result of the same test changed ("positive" -> "negative"): the two share
+    most of what they name besides the result."""
+    ra, rb = st.words_of(older, QUALITATIVE), st.words_of(newer, QUALITATIVE)
+    if not (ra and rb) or ra == rb:
+        return False
+    ta, tb = st.topic(older) - QUALITATIVE, st.topic(newer) - QUALITATIVE
+    return _overlap(ta, tb) >= 0.5
+
+
+def _two_readings(older: str, newer: str) -> bool:
+    """Two measurements, not one measurement's new value: both name what they measure and
+    share none of it, or they share it but were taken at different times of day (and the newer
+    says nothing changed)."""
+    ma = st.all_slots(older) & subjects.MEASURE_SLOTS.keys()
+    mb = st.all_slots(newer) & subjects.MEASURE_SLOTS.keys()
+    if not (ma and mb):
+        return False
+    if not ma & mb:
+        return True
+    return _contexts_clash(older, newer)
+
+
+def _contexts_clash(older: str, newer: str) -> bool:
+    """Both say when or where (:data:`subjects.MEASURE_CONTEXTS`: the time of day, at rest or
+    on exertion, before or after, at home or in clinic), and not the same, and the newer names
+    no change."""
+    wa, wb = frozenset(st.body(older)), frozenset(st.body(newer))
+    clash = any(
+        (wa & ctx) and (wb & ctx) and not (wa & wb & ctx) for ctx in subjects.MEASURE_CONTEXTS
+    )
+    return clash and not _change_word(older, newer)
 
 
 def _resolved(older: str, newer: str) -> bool:
     """The newer says the older's subject is over: "<subject> resolved / gone / healed"
     ("cough resolved, no sputum" after "productive cough x 5 days")."""
-    words, stems, topic = _body(newer), _stems(newer), _topic(older)
+    words, stems, topic = st.body(newer), st.stems(newer), st.topic(older)
     return any(
         w in RESOLUTIONS and i > 0 and words[i - 1] not in GENERIC and stems[i - 1] in topic
         for i, w in enumerate(words)
@@ -508,7 +494,7 @@ def _negated_subject(older: str, newer: str) -> bool:
     chest pressure", "not AF" / "new-onset atrial fibrillation" (the word after the negation is
     in the other's subject)."""
     for a, b in ((older, newer), (newer, older)):
-        words, stems, topic = _body(a), _stems(a), _topic(b)
+        words, stems, topic = st.body(a), st.stems(a), st.topic(b)
         if any(
             w in NEGATIONS and i + 1 < len(words) and words[i + 1] not in GENERIC
             and stems[i + 1] in topic
@@ -519,10 +505,18 @@ def _negated_subject(older: str, newer: str) -> bool:
 
 
 def _corrected(older: str, newer: str) -> bool:
-    """The newer says the older was entered in error, and they share their subject."""
-    if "enteredinerror" not in _body(newer) or "enteredinerror" in _body(older):
+    """The newer says the older was entered in error, and they share their subject; or it is
+    headed as a correction and negates a subject the two share ("Correction per aide: pt did
+    not fall" after "aide reports pt fell")."""
+    if "enteredinerror" in st.body(older):
         return False
-    return len(_topic(older) & _topic(newer)) >= 2
+    if "enteredinerror" in st.body(newer):
+        return len(st.topic(older) & st.topic(newer)) >= 2
+    label = st.split_label(newer)[0]
+    headed = "correction" in label.split() or st.body(newer)[:1] == ("correction",)
+    if not headed or not st.words_of(newer, NEGATIONS) - st.words_of(older, NEGATIONS):
+        return False
+    return bool(st.topic(older) & st.topic(newer) or st.all_slots(older) & st.all_slots(newer))
 
 
 @lru_cache(maxsize=65_536)
@@ -540,7 +534,7 @@ def _list_scope(text: str) -> str:
 
 def _allergy_scope(text: str) -> str:
     """ "drug", "food" or "other" (latex, dander, venom, nickel): what an allergy is to."""
-    names = _agents(_drug_names(text))
+    names = st.agents(st.drug_names(text))
     if not names:
         return "other"
     if names <= FOOD_ALLERGENS:
@@ -598,25 +592,37 @@ def _verdict(older: str, newer: str, memory_type: str) -> str:
     if _other_person(older, newer):
         return "compatible"  # "pt's mother had to stop her Synthroid": the mother's fact
     if _site_clash(older, newer):
+        if _spread(older, newer):
+            return "updates"  # "rash on chest" -> "the rash has spread to both arms"
         return "compatible"  # "basal cell carcinoma, nose" / "..., L shoulder": two lesions
     if _corrected(older, newer):
         return "contradicts"  # "home O2 order entered in error"
+    if memory_type == "treatment_response" and _contexts_clash(older, newer):
+        return "compatible"  # "helping with daytime wheeze" / "not helping at night"
+    if memory_type == "observation" and _two_readings(older, newer):
+        return "compatible"  # "home BP 132/84" / "home HR 58"; "... mornings" / "... evenings"
     an_a, an_b = labs.analytes(older), labs.analytes(newer)
     if memory_type == "lab_result" or (an_a and an_b and memory_type != "treatment_response"):
         if an_a and an_b and not (an_a & an_b):
             return "compatible"  # two different tests
+        if _target(older) != _target(newer):
+            return "compatible"  # a result and a target range ("INR 2.6" / "INR target 2-3")
         lab = _lab_verdict(older, newer)
         if lab is not None:
             return lab
         if memory_type == "lab_result":
+            if _result_flip(older, newer):
+                return "updates"  # "chlamydia NAAT positive" -> "test of cure: ... negative"
             return "duplicate" if same_statement(older, newer) else "compatible"
-    da, db = _drug_names(older), _drug_names(newer)
+    da, db = st.drug_names(older), st.drug_names(newer)
     if memory_type in SAFETY_TYPES:
-        da, db = _agents(da), _agents(db)
+        da, db = st.agents(da), st.agents(db)
     if memory_type != "treatment_response":
         if da and db:
-            if not _same_drug(da, db):
+            if not _same_drug(da, db) or (memory_type == "medication" and _two_orders(da, db)):
                 return "compatible"  # two different drugs
+            if memory_type == "medication" and _rescue_and_maintenance(older, newer):
+                return "compatible"  # "nitroglycerin SL PRN" beside a scheduled patch
             if memory_type in DRUG_TYPES or memory_type == "":
                 return _drug_verdict(memory_type, older, newer)
         elif (da or db) and memory_type in DRUG_TYPES:
@@ -630,28 +636,32 @@ def _verdict(older: str, newer: str, memory_type: str) -> str:
             return "duplicate"
     elif same_statement(older, newer):
         return "duplicate"
-    if value_span_change(older, newer):
-        return "updates"
+    if value_span_change(older, newer) and (
+        memory_type != "condition" or labs.numbers(older) != labs.numbers(newer)
+    ):
+        return "updates"  # a condition's other name is another condition ("cataract" / "AMD")
     if memory_type in SLOT_TYPES:
         slot = _slot_verdict(older, newer, SLOT_TYPES[memory_type])
         if slot is not None:
             return slot
-    ta, tb = _topic(older), _topic(newer)
+    ta, tb = st.topic(older), st.topic(newer)
     if memory_type == "treatment_response":
         return _response_verdict(older, newer, an_a & an_b, da, db)
     if _resolved(older, newer):
         return "updates"
     if memory_type in NEGATABLE_TYPES and _negated_subject(older, newer):
-        return "updates" if _words_of(newer, RESOLUTIONS) else "contradicts"
+        return "updates" if st.words_of(newer, RESOLUTIONS) else "contradicts"
     if memory_type in FREE_TEXT_TYPES:
-        qa, qb = split_label(older)[1].partition("?"), split_label(newer)[1].partition("?")
-        if qa[1] and qb[1] and _norm_words(qa[0]) != _norm_words(qb[0]):
+        qa, qb = st.split_label(older)[1].partition("?"), st.split_label(newer)[1].partition("?")
+        if qa[1] and qb[1] and st.norm_words(qa[0]) != st.norm_words(qb[0]):
             return "compatible"  # answers to two different questions
         # a drug is a plan's item ("start insulin" / "insulin not needed"), but no shared
         # subject of two notes ("lost track of insulin pens" / "anxious about starting insulin")
         same = (_cover(ta, tb) >= 0.4 and len(ta & tb) >= 2) or (
             memory_type == "care_plan" and bool(da) and bool(db) and _same_drug(da, db)
         )
+        if memory_type == "care_plan" and len(ta & tb) >= 2 and _plan_state_change(older, newer):
+            return "updates"  # "referral to memory clinic sent" -> "attended memory clinic"
     else:
         same = _overlap(ta, tb) >= 0.5 or (bool(da) and _same_drug(da, db))
     change = _change(older, newer)

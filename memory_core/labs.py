@@ -14,6 +14,7 @@ when one is given).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -64,7 +65,7 @@ ANALYTES: dict[str, tuple[str, ...]] = {
         "urine microalbumin",
     ),
     "albumin": ("albumin", "serum albumin", "urine albumin"),
-    "creatinine": ("creatinine", "serum creatinine"),
+    "creatinine": ("creatinine", "serum creatinine", "creat"),
     "tsh": ("tsh", "thyroid stimulating hormone"),
     "free t4": ("free t4", "ft4", "t4"),
     "hemoglobin": ("hemoglobin", "haemoglobin", "hgb", "hb"),
@@ -127,6 +128,37 @@ class LabFact:
     analyte: str
     value: float | None
     date: tuple[int, int, int] | None
+    converted: bool = False  # the value was reported in another unit and converted
+
+
+#: Units a result may be reported in other than the analyte's usual one, with the conversion
+#: to it ("Hb 98 g/L" is 9.8 g/dL; "glucose 7.0 mmol/L" is 126 mg/dL; "A1c 53 mmol/mol" is
+#: 7.0 %).
+CONVERSIONS: dict[tuple[str, str], Callable[[float], float]] = {
+    ("hemoglobin", "g/l"): lambda v: v / 10,
+    ("glucose", "mmol/l"): lambda v: v * 18.016,
+    ("fasting glucose", "mmol/l"): lambda v: v * 18.016,
+    ("creatinine", "umol/l"): lambda v: v / 88.42,
+    ("hba1c", "mmol/mol"): lambda v: v / 10.929 + 2.15,
+    ("ldl", "mmol/l"): lambda v: v * 38.67,
+    ("hdl", "mmol/l"): lambda v: v * 38.67,
+    ("total cholesterol", "mmol/l"): lambda v: v * 38.67,
+    ("triglycerides", "mmol/l"): lambda v: v * 88.57,
+}
+_UNIT = re.compile(r"\s*(g/l|mmol/l|mmol/mol|umol/l|µmol/l|micromol/l)\b")
+#: How far apart two results may be and still be one value once one was converted (reports
+#: round: 106 umol/L is 1.199 mg/dL).
+CONVERSION_TOLERANCE = 0.015
+
+
+def same_value(a: LabFact, b: LabFact) -> bool:
+    """The two results report one value: equal, or within :data:`CONVERSION_TOLERANCE` when
+    either was converted from another unit."""
+    if a.value is None or b.value is None:
+        return False
+    if not (a.converted or b.converted):
+        return a.value == b.value
+    return abs(a.value - b.value) <= CONVERSION_TOLERANCE * max(abs(a.value), abs(b.value))
 
 
 def _words(text: str) -> list[tuple[str, int, int]]:
@@ -206,13 +238,21 @@ def lab_facts(text: str) -> tuple[LabFact, ...]:
     out = []
     for k, (name, _start, end) in enumerate(spans):
         stop = spans[k + 1][1] if k + 1 < len(spans) else len(low)
-        value = None
+        value, converted = None, False
         for m in _NUMBER.finditer(low, end, stop):
             if not any(a <= m.start() < b for a, b in dates):
                 value = float(m.group(0))
+                unit = _UNIT.match(low, m.end())
+                convert = unit and CONVERSIONS.get((name, _unit_name(unit.group(1))))
+                if convert:
+                    value, converted = convert(value), True
                 break
-        out.append(LabFact(name, value, when))
+        out.append(LabFact(name, value, when, converted))
     return tuple(out)
+
+
+def _unit_name(unit: str) -> str:
+    return "umol/l" if unit in {"µmol/l", "micromol/l"} else unit
 
 
 @lru_cache(maxsize=65_536)

@@ -75,7 +75,22 @@ SYNONYMS: tuple[tuple[str, str], ...] = (
     ("patient portal", "portal"),
     ("short(?:ness)? of breath", "sob"),
     ("dyspnea", "sob"),
-    ("entered in error", "enteredinerror"),
+    (
+        "(?:entered|charted|documented|recorded) (?:in error|on (?:the )?wrong (?:patient|chart))",
+        "enteredinerror",
+    ),
+    ("total hip (?:replacement|arthroplasty)", "thr"),
+    ("total knee (?:replacement|arthroplasty)", "tkr"),
+    ("cap", "pneumonia"),
+    ("(?:illicit |recreational |street )?drug use", "substanceuse"),
+    ("gestational diabetes(?: mellitus)?", "gdm"),
+    ("(?:strep throat|strep(?:tococcal)? pharyngitis)", "strep"),
+    ("major depressive disorder", "mdd"),
+    ("(?:type 2 diabetes(?: mellitus)?|t2d|dm2|dm type 2)", "t2dm"),
+    ("(?:oral )?glucose tolerance test", "ogtt"),
+    ("(?:charted|documented|entered) wrong(?:ly)?", "enteredinerror"),
+    ("care home", "nursinghome"),
+    ("occupational therap(?:y|ist)", "ot"),
     ("heart failure with reduced ejection fraction", "hfref"),
     ("heart failure with preserved ejection fraction", "hfpef"),
     ("atrial fibrillation", "afib"),
@@ -92,6 +107,16 @@ SYNONYMS: tuple[tuple[str, str], ...] = (
     ("medical oncology", "medonc"),
     ("surgical oncology", "surgonc"),
     ("interventional cardiology", "intcardiology"),
+    ("heart rate", "pulse"),
+    ("hr(?= \\d)", "pulse"),
+    ("(?:o2 sats?|oxygen saturation|sats)", "spo2"),
+    ("peak (?:expiratory )?flow", "peakflow"),
+    ("mornings", "morning"),
+    ("evenings", "evening"),
+    ("(?:right eye|od|re(?= iop))", "righteye"),
+    ("(?:left eye|le(?= iop))", "lefteye"),
+    ("r(?= (?:[a-z]+ )?(?:fossa|eye|ear|side|arm|leg|hand|foot|knee|hip|shoulder))", "right"),
+    ("l(?= (?:[a-z]+ )?(?:fossa|eye|ear|side|arm|leg|hand|foot|knee|hip|shoulder))", "left"),
 )
 SYNONYM_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(rf"\b{a}\b"), b) for a, b in SYNONYMS
@@ -106,7 +131,8 @@ def _words(text: str) -> frozenset[str]:
 #: the older one (see :data:`SINGLE_VALUED` for which need no change word).
 STATE_SLOTS: dict[str, frozenset[str]] = {
     "household": _words(
-        "alone roommate roommates movedin nursinghome assistedliving lives living live resides "
+        "alone roommate roommates movedin nursinghome assistedliving residential lives living "
+        "live resides "
         "reside"
     ),
     "housing": _words(
@@ -125,7 +151,7 @@ STATE_SLOTS: dict[str, frozenset[str]] = {
     "alcohol": _words(
         "alcohol etoh wine wines beer beers liquor spirits whiskey vodka sober sobriety"
     ),
-    "substances": _words("marijuana cannabis cocaine heroin methamphetamine"),
+    "substances": _words("marijuana cannabis cocaine heroin methamphetamine meth substanceuse"),
     "transport": _words("car cars drive drives driving bus transit transportation taxi license"),
     "caregiving": _words("caregiver caregivers carer caregiving aide"),
     "insurance": _words("insurance insured uninsured medicaid medicare coverage copay copays"),
@@ -135,7 +161,7 @@ STATE_SLOTS: dict[str, frozenset[str]] = {
         "resuscitation intubation ventilator"
     ),
     "language": _words("language interpreter interpreters translator speaks speak"),
-    "pharmacy": _words("pharmacy pharmacies"),
+    "pharmacy": _words("pharmacy pharmacies chemist cvs walgreens boots"),
 }
 #: Measurements and habits a patient reports: the same slot needs a changed number or a change
 #: word to be an update ("walks 20 minutes" -> "now walks 45 minutes").
@@ -149,7 +175,20 @@ MEASURE_SLOTS: dict[str, frozenset[str]] = {
     "breakfast": _words("breakfast"),
     "soda": _words("soda sodas"),
     "falls": _words("fall falls fell fallen"),
+    "pulse": _words("pulse"),
+    "spo2": _words("spo2 sats saturation oximetry"),
+    "temperature": _words("temperature temp"),
+    "peakflow": _words("peakflow"),
 }
+#: When and where a measurement was taken: two readings at different times of day, before and
+#: after something, or at home and in clinic are two readings ("peak flow 350 mornings" / "420
+#: evenings"; "home BP 150/95" / "clinic BP 132/84").
+MEASURE_CONTEXTS = (
+    _words("morning afternoon evening bedtime daytime night overnight fasting postprandial am pm"),
+    _words("rest exertion"),
+    _words("before after"),
+    _words("home clinic office"),
+)
 #: The specialty of a referral: two referrals to one specialty are one plan item.
 SPECIALTIES = _words(
     "cardiology nephrology ophthalmology optometry podiatry endocrinology dietitian radonc "
@@ -172,7 +211,10 @@ PROCEDURES = _words(
     "colonoscopy mammogram echo ct mri xray cxr dexa endoscopy egd biopsy spirometry "
     "stress angiogram catheterization cath"
 )
-SIDES = _words("left right l r lt rt bilateral")
+SIDES = _words("left right l r lt rt bilateral righteye lefteye")
+#: Sides that name a side whatever follows them ("R" and "L" also abbreviate litres, and
+#: "bilateral" widens a finding rather than moving it): a clash of these is two findings.
+PLAIN_SIDES = _words("left right lt rt righteye lefteye")
 #: Who a sentence is about when it starts with one of these ("Wife works night shifts").
 RELATIONS = _words(
     "wife husband spouse partner daughter son mother father mom dad sister brother sibling "
@@ -204,7 +246,8 @@ _LEAD = _words(
 _REPORTERS = RELATIONS | {"patient", "pt", "i", "she", "he"}
 #: A relation followed by one of these reports the patient's fact ("daughter reports pt fell").
 _REPORTING = _words(
-    "reports reported says said states stated notes noted tells told mentions admits"
+    "reports reported says said states stated notes noted tells told mentions admits messaged "
+    "writes wrote called calls asks asked"
 )
 
 

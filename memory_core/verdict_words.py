@@ -43,7 +43,8 @@ CHANGE_WORDS = vocab(
     progressed worsened worse worsening better improved improving
     corrected clarifies clarified actually retired widowed divorced
     started starting start restarted resumed added adding new anymore movedin
-    done completed rescheduled cancelled canceled postponed"""
+    done completed rescheduled cancelled canceled postponed attended statuspost
+    outgrown reclassified verified"""
 )
 # verbs of wanting and taking: the predicate of a statement, not its subject
 PREDICATES = vocab(
@@ -59,6 +60,7 @@ REACTION_WORDS = vocab(
 # a state that ended: with a negation, an update ("resolved, no pain now"), not a correction
 RESOLUTIONS = vocab(
     "resolved healed gone settled cleared cured remission recovered stopped discontinued quit "
+    "outgrown "
     "longer anymore ceased"
 )
 NEGATIONS = vocab(
@@ -73,6 +75,29 @@ THERAPY_CHANGES = vocab(
     failure failed"""
 )
 CORRECTIONS = vocab("correction corrected")
+# the states of a plan item, from asked for to done or dropped
+PLAN_STATES = vocab(
+    "sent booked scheduled rescheduled attended done completed cancelled canceled declined "
+    "postponed received"
+)
+# a denial and an admission of the same thing contradict each other
+DENIALS = vocab("denies denied")
+ADMISSIONS = vocab("admits admitted endorses endorsed acknowledges acknowledged")
+# a newer statement adding to the older rather than replacing it ("also works weekend shifts")
+ADDITIONS = vocab("also additionally too additional second another")
+# a finding that moved or grew: its new sites update it ("the rash has spread to both arms")
+SPREAD = vocab("spread spreading spreads extended extends")
+# a target or a reference range, not a result ("INR target range 2.0-3.0")
+TARGETS = vocab("target targets goal goals range aim")
+# a medicine taken as needed: a rescue order beside a scheduled one is a second order
+AS_NEEDED = vocab("prn")
+# dose forms and routes of one drug
+DOSE_FORMS = vocab(
+    "sl sublingual patch patches tablet tablets tab tabs capsule capsules spray inhaler nebs "
+    "nebuliser nebulizer injection iv im subcut sc po oral topical cream gel drops suppository"
+)
+# a qualitative test result (its value when it has no number)
+QUALITATIVE = vocab("positive negative detected notdetected reactive nonreactive")
 # when, not what: "over the past month" is no subject two statements share
 TIME_WORDS = vocab(
     "past last next month months week weeks year years day days ago recent recently over "
@@ -112,10 +137,14 @@ PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ("htn", "hypertension"),
         ("chronic kidney disease", "ckd"),
         ("myalgias?", "muscle pain"),
+        ("urticaria", "hives"),
         ("muscle aches?", "muscle pain"),
         ("follow[- ]up", "followup"),
         ("f/u", "followup"),
         ("in[- ]person", "inperson"),
+        ("not detected", "notdetected"),
+        ("s/p", "statuspost"),
+        ("non[- ]?reactive", "nonreactive"),
         ("half an hour", "30 minutes"),
         ("(?:every|each) morning", "daily morning"),
         ("bid", "twice daily"),
@@ -131,6 +160,15 @@ PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ("twice", "2 times"),
         ("two", "2"),
         ("three", "3"),
+        ("four", "4"),
+        ("five", "5"),
+        ("six", "6"),
+        ("seven", "7"),
+        ("eight", "8"),
+        ("nine", "9"),
+        ("ten", "10"),
+        ("hours?", "h"),
+        ("(?:nighttime|night[- ]time)", "night"),
     )
 )
 

@@ -485,7 +485,7 @@ def test_back_scan_tries_a_newer_memory_after_the_best_one_is_compatible(
             rec(2, "Patient takes metformin 1000mg", "medication", 0.3),
             rec(3, "Allergy to penicillin", "allergy", 0.0),
             rec(4, "Allergy to penicillin, hives", "allergy", 0.2),
-            rec(5, "Allergy to penicillin, rash", "allergy", 0.5),
+            rec(5, "Allergy to penicillin, hives and lip swelling", "allergy", 0.5),
         ],
         detect=False,
     )

@@ -691,3 +691,83 @@ def test_the_back_scan_finds_an_empty_allergy_list_below_the_cut(
 )  # fmt: skip
 def test_fourth_author_rules(older: str, newer: str, mtype: str, want: str) -> None:
     assert v(older, newer, mtype) == want
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype", "want"),
+    [
+        # a label that names the subject is part of the statement; a speaker's name is not
+        ("Dizziness after starting doxazosin",
+         "Doxazosin: dizziness now with two near-falls", "adverse_reaction", "updates"),
+        ("Ava: I walk the dog every morning", "Ava: we got a new puppy", "observation",
+         "compatible"),
+        ("elise: that looks amazing", "elise: that looks lovely", "observation", "compatible"),
+        # two sides are two findings, with or without a body site the verdict knows
+        ("Contact dermatitis R wrist from nickel", "Contact dermatitis L wrist from nickel",
+         "condition", "compatible"),
+        ("RE IOP 24 on timolol", "LE IOP 24 on timolol", "treatment_response", "compatible"),
+        # two readings: two measures, or one measure at two times of day
+        ("Home BP 128/80 evenings", "Home HR 64 evenings", "observation", "compatible"),
+        ("Home BP 150/90 mornings", "Home BP 126/78 evenings", "observation", "compatible"),
+        ("Weight 70 kg", "Weighed 70.0 kg at the pharmacy", "observation", "duplicate"),
+        # a qualitative result of one test changed
+        ("Strep throat swab positive", "Repeat strep throat swab negative", "lab_result",
+         "updates"),
+        # a plan item's state changed; a condition's other name is another condition
+        ("Referral to falls clinic sent", "Attended falls clinic, exercise plan given",
+         "care_plan", "updates"),
+        ("Glaucoma right eye", "Retinal vein occlusion right eye", "condition", "compatible"),
+        ("Knee OA, awaiting total knee replacement", "s/p TKR March", "condition", "updates"),
+        # corrections: entered on the wrong chart, or headed as one and negating the subject
+        ("Wound healing well on silver dressing",
+         "Silver dressing note was charted on the wrong patient - wound unchanged",
+         "treatment_response", "contradicts"),
+        ("Carer reports pt fell on the stairs",
+         "Correction: pt did not fall, she slipped one step and sat down", "observation",
+         "contradicts"),
+        # an allergy to one agent with a different reaction is a second fact, not a duplicate
+        ("Penicillin allergy - rash", "Penicillin allergy - wheeze and lip swelling", "allergy",
+         "compatible"),
+        ("Sulfa allergy - hives", "Sulfonamide allergy: urticaria", "allergy", "duplicate"),
+    ],
+)  # fmt: skip
+def test_fifth_and_sixth_author_rules(older: str, newer: str, mtype: str, want: str) -> None:
+    assert v(older, newer, mtype) == want
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype", "want"),
+    [
+        # a heading that names a slot is read for the slot ("Smoking status:", "Housing:")
+        ("Tobacco: current smoker, half a pack a day", "Tobacco: former smoker, quit in May",
+         "social", "updates"),
+        # an addition is not a replacement; a pharmacy for one drug sits beside the usual one
+        ("Works days as a bus driver", "Also works evening shifts at a bar", "social",
+         "compatible"),
+        ("Pharmacy: the supermarket pharmacy for routine meds",
+         "Specialty pharmacy for adalimumab through the clinic", "preference", "compatible"),
+        # a denial and an admission on one slot contradict
+        ("Denies recreational drug use", "Admits to cocaine use at weekends", "social",
+         "contradicts"),
+        # readings before / after, at home / in clinic are two readings
+        ("Pulse 68 before the walk test", "Pulse 140 after the walk test", "observation",
+         "compatible"),
+        ("Clinic BP 138/86", "Home BP 152/94 most evenings", "observation", "compatible"),
+        ("Salbutamol helps her daytime cough", "Salbutamol does not help at night",
+         "treatment_response", "compatible"),
+        # a rescue order beside a maintenance one; a combination and its component
+        ("Glyceryl trinitrate spray PRN angina", "Glyceryl trinitrate patch 5 mg daily",
+         "medication", "compatible"),
+        ("Oxycodone 5 mg PO q6h", "Oxycodone 5 mg PO q6h PRN pain", "medication", "updates"),
+        # a target is not a result; a value in other units is the same value
+        ("HbA1c 8.1%", "HbA1c target under 7.5%", "lab_result", "compatible"),
+        ("Haemoglobin 11.2 g/dL", "Hb 112 g/L", "lab_result", "duplicate"),
+        ("Fasting glucose 7.0 mmol/L", "Fasting glucose 126 mg/dL", "lab_result", "duplicate"),
+        ("Fasting glucose 7.0 mmol/L", "Fasting glucose 150 mg/dL", "lab_result", "updates"),
+        # a finding that spread updates the older; a parent's message is the child's fact
+        ("Hives on the neck", "Dad messaged: the hives have spread to his legs", "observation",
+         "updates"),
+    ],
+)  # fmt: skip
+def test_seventh_and_eighth_author_rules(older: str, newer: str, mtype: str, want: str) -> None:
+    assert v(older, newer, mtype) == want
