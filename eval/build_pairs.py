@@ -1,14 +1,25 @@
 """Regenerate ``memory_core/data/clinical_pairs.jsonl`` from the calibration pairs,
 :mod:`eval.clinical_pairs_source` and the later authors' files ``eval/clinical_pairs_second``,
-``_third`` and ``_fourth.jsonl`` (``python -m eval.build_pairs``). Deterministic.
+``_third`` ... ``_eighth.jsonl`` (``python -m eval.build_pairs``). Deterministic.
 
-The later files are 200 pairs each, written by three more authors, each without reading the
+The later files are 200 pairs each, written by seven more authors, each without reading the
 sets before theirs (20 per type, their own dev / test split, 10 each; the third in the voices of
 triage notes, portal messages, pharmacist and home-health notes, with a relative's fact,
 corrections and changes without a change word; the fourth as specialists, ED and inpatient
-notes and terse problem-list and med-list entries). They are appended to the halves they name,
-with ids ``<type>-bNNN``, ``-cNNN`` and ``-dNNN``, so each half holds pairs of all four
-authors."""
+notes and terse problem-list and med-list entries; the fifth as primary-care nurses,
+telehealth, portal messages, home-health aides and medication reconciliation, with patients'
+own words and misspellings; the sixth as long-term care, rehabilitation, therapists,
+dietitians, palliative care, obstetrics, dermatology and ophthalmology clinics and an AI
+assistant's session summaries, in first and third person; the seventh as anticoagulation,
+pharmacy, diabetes, mental-health, addiction, transplant and sleep clinics, in structured
+"Key: value" entries; the eighth as urgent care, paediatrics (a parent reporting), school
+nurses, obstetrics, travel and sexual health, and patients' own app entries). They are
+appended to the halves they name, with ids ``<type>-bNNN`` ... ``-hNNN``, so each half holds
+pairs of all eight authors. Eleven pairs of the fifth to eighth files that repeated an earlier
+author's pair word for word (writers picking Januvia / Jardiance as a near miss) were dropped
+from those files, and one care-plan pair of the eighth moved from its test half to its dev
+half to keep the type's halves within one. A lab result duplicate of a later author is of kind ``lab-same`` whatever the
+author called it ("paraphrase-same-value", "unit-conversion"): the set's one name for it."""
 
 from __future__ import annotations
 
@@ -24,6 +35,10 @@ AUTHORS = (
     ("b", Path(__file__).resolve().parent / "clinical_pairs_second.jsonl"),
     ("c", Path(__file__).resolve().parent / "clinical_pairs_third.jsonl"),
     ("d", Path(__file__).resolve().parent / "clinical_pairs_fourth.jsonl"),
+    ("e", Path(__file__).resolve().parent / "clinical_pairs_fifth.jsonl"),
+    ("f", Path(__file__).resolve().parent / "clinical_pairs_sixth.jsonl"),
+    ("g", Path(__file__).resolve().parent / "clinical_pairs_seventh.jsonl"),
+    ("h", Path(__file__).resolve().parent / "clinical_pairs_eighth.jsonl"),
 )
 FIELDS = ("memory_type", "older", "newer", "verdict", "supersede", "kind", "split")
 
@@ -79,7 +94,11 @@ def rows() -> list[dict[str, object]]:
 def authored(path: Path, memory_type: str) -> list[dict[str, object]]:
     """One later author's pairs of one type, in file order."""
     rows = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line)
-    return [{k: r[k] for k in FIELDS} for r in rows if r["memory_type"] == memory_type]
+    out = [{k: r[k] for k in FIELDS} for r in rows if r["memory_type"] == memory_type]
+    for r in out:
+        if r["memory_type"] == "lab_result" and r["verdict"] == "duplicate":
+            r["kind"] = "lab-same"
+    return out
 
 
 def main() -> None:
