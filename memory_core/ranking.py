@@ -95,9 +95,9 @@ def reciprocal_rank_fusion(rank_lists: Sequence[npt.NDArray[np.int64]], k: int =
     """RRF: ``Σ 1 / (k + rank)`` over the lists; a rank of 0 means "not in that list"."""
     if not rank_lists:
         return np.zeros(0)
-    ranks = np.stack(rank_lists)  # one row per list: a handful of array operations in all
-    shares = np.divide(1.0, k + ranks, out=np.zeros(ranks.shape), where=ranks > 0)
-    total: F64 = shares.sum(axis=0)
+    total = np.zeros(len(rank_lists[0]), dtype=np.float64)
+    for ranks in rank_lists:
+        total += np.divide(1.0, k + ranks, out=np.zeros(total.size), where=ranks > 0)
     return total
 
 
