@@ -82,7 +82,12 @@ Plan (inside `memory_core`; the harness's agreement checks keep the results iden
    the query ~110); the query without the generator-based error wrapper: +8 / -8 / -35 / +5 µs
    (-30 µs alone); ScoredMemory fields by one `tolist` per column: +1 / +17 / +19 / +19 µs;
    ndarray methods for the decay inputs' `searchsorted` and the keyword hits' nonzero: +5 / +1
-   / -48 / +22 µs.
+   / -48 / +22 µs; at 10,000, the split scan doing the helper's half itself when the helper
+   has not started: -10 µs wall, +31 µs CPU (300 rounds), -311 µs [-947, +16] with a busy
+   loop on the second core.
+   One `--only e2e` run after item 6 (2026-12-01 14:40, load average ~3 from other work):
+   the engine 0.33 / 0.34 ms ahead of Mem0 + FAISS at 100 / 1,000 memories, 0.12 / 0.69 ms
+   behind at 2,000 / 10,000 (the floor 6.2-7.9 ms there, against ~5 ms on a quiet machine).
 Where the rest goes (statement timing, cold, after this: ~0.70 / 0.86 / 1.0 / 2.0 ms at 100 /
 1,000 / 2,000 / 10,000): the version read ~0.13 ms, the keyword half 0.10-0.20 ms (its query
 tokenising alone ~47 µs cold), the scan 0.05 / 0.13 / 0.22 / ~1.0 ms, the vector ranks 0.04 -
