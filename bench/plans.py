@@ -65,6 +65,35 @@ Plan (inside `memory_core`; the harness's agreement checks keep the results iden
    / +0.06 ms with it busy (1,470 rounds), and 0.10-0.24 ms more CPU per call either way: it
    trades throughput for latency and depends on the machine's load, which is why single
    `--only e2e` runs showed no consistent sign.
+6. (Done on 2026-12-01.) Fewer array operations per call, results identical (the A/B compares
+   every explained number): each searched term's BM25 per row kept with the keyword index (it
+   depends on the index only: a term costs a dict look-up, not ~9 array operations); the
+   pool's top by one stable sort up to 1,024 values (cold: 40 µs against 100 for the
+   partition and its ties); the cosine clip by `np.minimum`/`np.maximum` (20 µs against 40
+   cold); the chosen rows by a mask, not `np.unique` (17 against 65); the vocabulary expansion
+   once per call; the slot-limit reasons written only when the explanations are built; RRF
+   without `np.where`. Paired interleaved A/B against 4f6d4f2, each call after an embedding
+   (300 rounds): -89 / -101 / -148 / -153 µs at 100 / 1,000 / 2,000 / 10,000 memories with
+   the vector given, -182 / -151 / -156 / -152 µs with the query embedded in the call (CPU
+   time alike); leaving each part out (250 rounds) costs 10-50 µs, each of the same sign.
+7. (Measured on 2026-12-01, not kept: inside the noise in paired A/B, 200-250 rounds.) The
+   version read through `PRAGMA data_version` plus the connection's `total_changes`, versions
+   kept per patient until either moves: -18 / -12 / -26 / -1 µs (the pragma costs ~90 µs cold,
+   the query ~110); the query without the generator-based error wrapper: +8 / -8 / -35 / +5 µs
+   (-30 µs alone); ScoredMemory fields by one `tolist` per column: +1 / +17 / +19 / +19 µs;
+   ndarray methods for the decay inputs' `searchsorted` and the keyword hits' nonzero: +5 / +1
+   / -48 / +22 µs; at 10,000, the split scan doing the helper's half itself when the helper
+   has not started: -10 µs wall, +31 µs CPU (300 rounds), -311 µs [-947, +16] with a busy
+   loop on the second core.
+   One `--only e2e` run after item 6 (2026-12-01 14:40, load average ~3 from other work):
+   the engine 0.33 / 0.34 ms ahead of Mem0 + FAISS at 100 / 1,000 memories, 0.12 / 0.69 ms
+   behind at 2,000 / 10,000 (the floor 6.2-7.9 ms there, against ~5 ms on a quiet machine).
+Where the rest goes (statement timing, cold, after this: ~0.70 / 0.86 / 1.0 / 2.0 ms at 100 /
+1,000 / 2,000 / 10,000): the version read ~0.13 ms, the keyword half 0.10-0.20 ms (its query
+tokenising alone ~47 µs cold), the scan 0.05 / 0.13 / 0.22 / ~1.0 ms, the vector ranks 0.04 -
+0.25 ms (the `np.sort` of 10,000 cosines ~175 µs in this timing, not the 32 µs of item 2's
+flushed-cache test), the five ScoredMemory objects ~60 µs, their annotations ~50 µs, the
+selection ~65 µs.
 Note: between two `--only e2e` runs of the same code the gap to Mem0 + FAISS moves by up to
 0.3 ms at each size -- as much as what is left of it (2026-12-01 13:24: 0.10 / 0.03 / 0.18 /
 0.36 ms). Expected from 4: ~0.1-0.2 ms at 10,000."""

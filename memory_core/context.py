@@ -229,8 +229,9 @@ def select_and_render(
     for i in [i for i, t in enumerate(tier) if t == 0] + rest:
         allergy = tier[i] == 0
         if not allergy and others >= max_memories:
-            rules[i] = _limit_reason(higher[i], max_memories)
-            continue
+            # so is every later one (allergies come first): their rule is the slot limit,
+            # written only if the explanations are asked for (see ``rule`` below)
+            break
         if safety_left_out and tier[i] == 2:
             rules[i] = (
                 "not in the section: a safety-critical memory did not fit the token budget, "
@@ -262,6 +263,10 @@ def select_and_render(
     text = render_section([line(j) for j in chosen])
     position = {j: p for p, j in enumerate(chosen, start=1)}
 
+    def rule(i: int) -> str:
+        got = rules.get(i)
+        return _limit_reason(higher[i], max_memories) if got is None else got
+
     def build() -> tuple[ContextItem, ...]:
         items = []
         for i in range(len(candidates)):
@@ -278,7 +283,7 @@ def select_and_render(
                     if at is not None
                     else (WARN if warn else "") + text_i,
                     tokens=count_tokens(text_i, encoding),
-                    rule=rules[i],
+                    rule=rule(i),
                     annotations=note(i),
                     reported=i in reported,
                 )

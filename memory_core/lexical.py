@@ -164,12 +164,14 @@ class LexicalIndex:
     Immutable: :meth:`extended` returns a new index that shares every posting list the new
     documents do not touch."""
 
-    __slots__ = ("_avgdl", "_postings", "lengths")
+    __slots__ = ("_avgdl", "_postings", "_scored", "lengths")
 
     def __init__(self, postings: dict[str, tuple[I32, F32]], lengths: F64) -> None:
         self._postings = postings
         self.lengths = lengths
         self._avgdl = max(float(lengths.mean()), 1e-9) if lengths.size else 1.0
+        # each searched term's rows and BM25 there, kept (they depend on the index only)
+        self._scored: dict[str, tuple[I32, F64]] = {}
 
     @classmethod
     def build(cls, texts: Sequence[str]) -> LexicalIndex:
@@ -191,7 +193,19 @@ class LexicalIndex:
         return LexicalIndex(postings, np.append(self.lengths, np.array(lengths, np.float64)))
 
     def _term(self, term: str) -> tuple[I32, F64] | None:
-        """The rows holding ``term`` and the term's BM25 in each (None: no row holds it)."""
+        """The rows holding ``term`` and the term's BM25 in each (None: no row holds it),
+        computed on the term's first search and kept: a term's BM25 in a row depends only on
+        the index (why: a query's terms cost a dictionary look-up each instead of a handful
+        of array operations; an :meth:`extended` index starts afresh, its statistics
+        differ)."""
+        got = self._scored.get(term)
+        if got is None:
+            got = self._score(term)
+            if got is not None:  # absent terms are not kept: queries' words are unbounded
+                self._scored[term] = got
+        return got
+
+    def _score(self, term: str) -> tuple[I32, F64] | None:
         hit = self._postings.get(term)
         if hit is None:
             return None

@@ -39,7 +39,9 @@ def cosine_scaled(dots: F32, inverse: npt.NDArray[np.float32], qn: float) -> F32
     from here or from the same unit rows (:func:`unit_rows`)."""
     np.multiply(dots, inverse, out=dots)
     dots *= np.float32(1.0 / qn) if qn > 0 else np.float32(0.0)
-    np.clip(dots, np.float32(-1.0), np.float32(1.0), out=dots)
+    # clipped to [-1, 1] by the two ufuncs (``np.clip``'s Python wrapper costs more than both)
+    np.minimum(dots, np.float32(1.0), out=dots)
+    np.maximum(dots, np.float32(-1.0), out=dots)
     return dots
 
 
@@ -63,13 +65,18 @@ def unit_rows(matrix: F32) -> F32:
     return out
 
 
+#: Up to this many values, :func:`top_indices` sorts them all: fewer array operations than a
+#: partition and its tie handling, and faster (measured up to ~1,500 values).
+SORT_ALL_UP_TO = 1024
+
+
 def top_indices(values: F64, n: int) -> npt.NDArray[np.int64]:
     """Indices of the ``n`` largest values, largest first (ties by position, also at the cut:
     of equal values there, the earliest are taken)."""
-    if n >= values.size:
-        return np.argsort(-values, kind="stable").astype(np.int64)
     if n <= 0:
         return np.zeros(0, dtype=np.int64)
+    if n >= values.size or values.size <= SORT_ALL_UP_TO:
+        return np.argsort(-values, kind="stable")[:n].astype(np.int64)
     thr = values[np.argpartition(-values, n - 1)[n - 1]]
     above = np.flatnonzero(values > thr)
     sel = np.concatenate([above, np.flatnonzero(values == thr)[: n - above.size]])
@@ -90,7 +97,7 @@ def reciprocal_rank_fusion(rank_lists: Sequence[npt.NDArray[np.int64]], k: int =
         return np.zeros(0)
     total = np.zeros(len(rank_lists[0]), dtype=np.float64)
     for ranks in rank_lists:
-        total += np.where(ranks > 0, 1.0 / (k + np.maximum(ranks, 1)), 0.0)
+        total += np.divide(1.0, k + ranks, out=np.zeros(total.size), where=ranks > 0)
     return total
 
 

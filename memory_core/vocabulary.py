@@ -449,11 +449,15 @@ def expand(query: str) -> tuple[Expansion, ...]:
     return tuple(out)
 
 
-def weighted_terms(query: str) -> tuple[tuple[float, tuple[str, ...]], ...]:
+def weighted_terms(
+    query: str, expansions: Sequence[Expansion] | None = None
+) -> tuple[tuple[float, tuple[str, ...]], ...]:
     """The keyword query as (weight, terms) groups: each searched word of the query alone at
-    weight 1, then each expansion (a memory matches a group through its best term)."""
+    weight 1, then each expansion (a memory matches a group through its best term).
+    ``expansions``: the query's :func:`expand`, if the caller has it already."""
     literal = tuple((1.0, (t,)) for t in query_terms(query))
-    return literal + tuple((e.weight, e.terms) for e in expand(query))
+    found = expand(query) if expansions is None else expansions
+    return literal + tuple((e.weight, e.terms) for e in found)
 
 
 def matched(expansions: Sequence[Expansion], content: str) -> tuple[str, ...]:

@@ -142,17 +142,24 @@ def always_mask(snap: Snapshot, types: Sequence[str]) -> npt.NDArray[np.bool_]:
 
 
 # --- the two ranks ---------------------------------------------------------------------------
-def keyword_hits(snap: Snapshot, query: str, active: I64, limit: int) -> tuple[I64, F64]:
+def keyword_hits(
+    snap: Snapshot,
+    query: str,
+    active: I64,
+    limit: int,
+    expansions: Sequence[vocabulary.Expansion] | None = None,
+) -> tuple[I64, F64]:
     """Snapshot rows and BM25 of the ``limit`` best keyword matches among ``active``: the
     query's own words, plus what its clinical concept words and brand names add at a lower
-    weight (:func:`vocabulary.weighted_terms`)."""
+    weight (:func:`vocabulary.weighted_terms`; ``expansions``: the query's, if known)."""
     if not query.strip() or active.size == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
     allowed = None
     if active.size < len(snap.memories):
         allowed = np.zeros(len(snap.memories), dtype=np.bool_)
         allowed[active] = True
-    return lexical(snap).search_weighted(vocabulary.weighted_terms(query), limit, allowed)
+    groups = vocabulary.weighted_terms(query, expansions)
+    return lexical(snap).search_weighted(groups, limit, allowed)
 
 
 def keyword_search(
@@ -194,8 +201,8 @@ def vector_ranks(sims: F32, pool_n: int, extra: I64) -> tuple[I64, I64]:
     asc = np.sort(sims)
     mask = sims >= asc[sims.size - pool_n]
     mask[extra] = True
-    cand = np.flatnonzero(mask)
-    higher = sims.size - np.searchsorted(asc, sims[cand], side="right")
+    cand = mask.nonzero()[0]
+    higher = sims.size - asc.searchsorted(sims[cand], side="right")
     return cand, (1 + higher).astype(np.int64)
 
 
@@ -218,8 +225,10 @@ def rank(
     active = active_indices(snap, now)
     if active.size == 0:
         return Ranked.empty(snap)
-    kw_rows, kw_bm25 = keyword_hits(snap, query, active, max(rp.candidate_pool * 4, 50))
-    kw_pos = np.searchsorted(active, kw_rows)  # snapshot row -> active position
+    expansions = vocabulary.expand(query)
+    limit = max(rp.candidate_pool * 4, 50)
+    kw_rows, kw_bm25 = keyword_hits(snap, query, active, limit, expansions)
+    kw_pos = active.searchsorted(kw_rows)  # snapshot row -> active position
     always = np.flatnonzero(always_mask(snap, rp.always_include_types)[active])
     q = core.embedder.embed(query) if query_vector is None else query_vector
     q = q.astype(np.float32, copy=False)
@@ -247,7 +256,7 @@ def rank(
         cand = np.unique(np.array([*served_pos, *kw_pos, *always], dtype=np.int64))
         vrank = np.zeros(cand.size, dtype=np.int64)
         vrank[np.searchsorted(cand, served_pos)] = np.arange(1, len(served_pos) + 1)
-    kw_at = np.searchsorted(cand, kw_pos)
+    kw_at = cand.searchsorted(kw_pos)
     krank = np.zeros(cand.size, dtype=np.int64)
     krank[kw_at] = np.arange(1, kw_pos.size + 1)
     bm25 = np.zeros(cand.size, dtype=np.float64)  # 0 outside the keyword hit list
@@ -265,7 +274,10 @@ def rank(
     else:
         order = ranking.top_indices(fused, min(pool_n, cand.size))  # the best fused ranks
     # ... plus every always-included (safety) type
-    chosen = np.unique(np.concatenate([order, np.searchsorted(cand, always)]))
+    picked = np.zeros(cand.size, dtype=np.bool_)
+    picked[order] = True
+    picked[cand.searchsorted(always)] = True
+    chosen = picked.nonzero()[0]  # ascending, as the candidates
     rows = active[cand[chosen]]
     inputs = decay_inputs(core.store, snap, use, rows, now_s)
     cur = decay.current_importance(inputs, pol.decay, now_s)
@@ -303,7 +315,7 @@ def rank(
         inputs.last_access_s[ordering],
         pol.decay.warn_threshold,
         type_tiers(snap)[rows[ordering]],
-        vocabulary.expand(query) if kw_bm25.size else (),
+        expansions if kw_bm25.size else (),
     )
 
 

@@ -248,11 +248,12 @@ PER_TERM_BYTES = 300
 
 def lexical_bytes(index: LexicalIndex) -> int:
     """An upper estimate of a keyword index's size, without walking it (it is asked on every
-    write that advances a snapshot): a fixed cost per term, and 8 bytes (an int32 row and a
-    float32 weight) per token of every document -- at least one posting per distinct term of a
-    document, so never fewer than the postings held."""
+    write that advances a snapshot): a fixed cost per term, and 16 bytes per token of every
+    document -- 8 for a posting (an int32 row and a float32 weight), 8 for its float64 BM25
+    once a query searched its term -- at least one posting per distinct term of a document,
+    so never fewer than the postings held."""
     terms = len(getattr(index, "_postings", ()))
-    return index.lengths.nbytes + terms * PER_TERM_BYTES + 8 * int(index.lengths.sum())
+    return index.lengths.nbytes + terms * PER_TERM_BYTES + 16 * int(index.lengths.sum())
 
 
 def snapshot_bytes(snap: Snapshot) -> int:
