@@ -18,8 +18,9 @@ appended to the halves they name, with ids ``<type>-bNNN`` ... ``-hNNN``, so eac
 pairs of all eight authors. Eleven pairs of the fifth to eighth files that repeated an earlier
 author's pair word for word (writers picking Januvia / Jardiance as a near miss) were dropped
 from those files, and one care-plan pair of the eighth moved from its test half to its dev
-half to keep the type's halves within one. A lab result duplicate of a later author is of kind ``lab-same`` whatever the
-author called it ("paraphrase-same-value", "unit-conversion"): the set's one name for it."""
+half to keep the type's halves within one. A lab result duplicate of a later author is of kind
+``lab-same`` whatever the author called it ("paraphrase-same-value", "unit-conversion"): the
+set's one name for it."""
 
 from __future__ import annotations
 
