@@ -116,9 +116,7 @@ _FACTORS = (10.0, 0.1, 38.67, 1 / 38.67)
 
 
 def _same_in_other_units(value: float, text: str) -> bool:
-    return any(
-        abs(value - float(n) * f) <= 0.015 * value for n in _numbers(text) for f in _FACTORS
-    )
+    return any(abs(value - float(n) * f) <= 0.015 * value for n in _numbers(text) for f in _FACTORS)
 
 
 def test_report_set_counts_per_type() -> None:
