@@ -5,6 +5,7 @@ supersession of the older one (applied automatically or pending review)."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 
@@ -63,6 +64,7 @@ def run(ctx: Context) -> Section:
         "",
     )
     summary = []
+    by_author: dict[str, dict[str, str]] = {}
     for split in ("test", "dev"):
         pairs = load_pairs(split)
         proposed, auto = _through_engine(ctx, pairs)
@@ -101,21 +103,25 @@ def run(ctx: Context) -> Section:
             ),
             "",
         )
-        if split == "test":
-            wrong = [(p, pr) for p, pr in zip(pairs, proposed, strict=True) if pr != p.supersede]
-            kinds = Counter(p.kind for p, _ in wrong)
-            sec.add(
-                "Wrong decisions by kind of pair: "
-                + ", ".join(f"{k} {v}" for k, v in kinds.most_common())
-                + ". Examples:",
-                "",
-            )
+        for author, idx in _authors(pairs).items():
+            ok = sum(proposed[i] == pairs[i].supersede for i in idx)
+            by_author.setdefault(author, {})[split] = f"{ok / len(idx):.3f} ({len(idx)})"
+        wrong = [(p, pr) for p, pr in zip(pairs, proposed, strict=True) if pr != p.supersede]
+        kinds = Counter(p.kind for p, _ in wrong)
+        tail = "." if split == "test" else ". Examples (dev half; the test half is not read):"
+        sec.add(
+            "Wrong decisions by kind of pair: "
+            + ", ".join(f"{k} {v}" for k, v in kinds.most_common())
+            + tail,
+            "",
+        )
+        if split == "dev":
             for p, pr in wrong[:: max(1, len(wrong) // 10)][:10]:
                 what = "superseded, should not" if pr else "missed"
                 sec.add(
                     f"- {p.memory_type}, {p.verdict} ({p.kind}), {what}: “{p.older}” → “{p.newer}”"
                 )
-            sec.add("")
+        sec.add("")
         progress(f"clinical: {split} half done ({len(pairs)} pairs)")
     sec.add(
         "Summary (engine = through `add_memory`; rule = the calibration rule at the embedder's "
@@ -135,5 +141,32 @@ def run(ctx: Context) -> Section:
             summary,
         ),
     )
+    sec.add(
+        "",
+        "By author (the set's eight authors, each with a dev and a test half of their own; "
+        "ids `<type>-NNN` are the first, `-bNNN` ... `-hNNN` the second to eighth):",
+        "",
+        *table(
+            ["author", "dev accuracy (pairs)", "test accuracy (pairs)"],
+            [[a, h.get("dev", "-"), h.get("test", "-")] for a, h in by_author.items()],
+        ),
+    )
     assert set(SPLITS) == {"dev", "test"}
     return sec
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+
+
+def _authors(pairs: tuple[Pair, ...]) -> dict[str, list[int]]:
+    """Pair indices by author, from the id's letter (none: the first author)."""
+    out: dict[str, list[int]] = {}
+    for i, p in enumerate(pairs):
+        m = re.search(r"-([a-z]?)\d{3}$", p.id)
+        k = ord(m.group(1)) - ord("a") if m and m.group(1) else 0
+        out.setdefault(_ORDINALS[k] if k < len(_ORDINALS) else f"author {k + 1}", []).append(i)
+    return dict(sorted(out.items(), key=lambda kv: _rank(kv[0])))
+
+
+def _rank(author: str) -> int:
+    return _ORDINALS.index(author) if author in _ORDINALS else len(_ORDINALS)
