@@ -94,13 +94,15 @@ def _same_drug(a: frozenset[str], b: frozenset[str]) -> bool:
     )
 
 
-def _fuzzy_share(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Any word in common, or two words with the same first six letters (anaphylaxis /
-    anaphylactic)."""
-    if a & b:
-        return True
-    pa = {w[:6] for w in a if len(w) >= 6}
-    return any(w[:6] in pa for w in b if len(w) >= 6)
+def _share_most(a: frozenset[str], b: frozenset[str]) -> bool:
+    """At least half the words of the shorter set are in the other, a word counting as shared
+    when the other has it or a word with its first six letters (anaphylaxis / anaphylactic):
+    "ankle edema" / "peripheral edema" share the reaction, "felt faint at school" / "sore arm
+    at school" only where it happened."""
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    prefixes = {w[:6] for w in large if len(w) >= 6}
+    shared = sum(1 for w in small if w in large or (len(w) >= 6 and w[:6] in prefixes))
+    return 2 * shared >= len(small)
 
 
 def _value_clash(a: str, b: str) -> bool:
@@ -351,11 +353,11 @@ def _drug_verdict(memory_type: str, older: str, newer: str) -> str:
     change = _change(older, newer)
     if memory_type in SAFETY_TYPES:
         # a second reaction to the same drug is a second fact, unless one negates or
-        # changes the other
+        # changes the other: a duplicate needs the reactions to mostly agree
         rest_a = st.topic(older) - st.drug_words(older) - REACTION_STEMS
         rest_b = st.topic(newer) - st.drug_words(newer) - REACTION_STEMS
         worded = _negation_flip(older, newer) or _change_word(older, newer)
-        if not worded and rest_a and rest_b and not _fuzzy_share(rest_a, rest_b):
+        if not worded and rest_a and rest_b and not _share_most(rest_a, rest_b):
             return "compatible"  # a second reaction (a lab value in one is not a change)
     if change is None and st.words_of(older, CHANGE_WORDS) != st.words_of(newer, CHANGE_WORDS):
         change = "updates"  # states differ ("cough resolved" / "cough")

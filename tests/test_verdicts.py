@@ -764,6 +764,12 @@ def test_fifth_and_sixth_author_rules(older: str, newer: str, mtype: str, want: 
         ("Haemoglobin 11.2 g/dL", "Hb 112 g/L", "lab_result", "duplicate"),
         ("Fasting glucose 7.0 mmol/L", "Fasting glucose 126 mg/dL", "lab_result", "duplicate"),
         ("Fasting glucose 7.0 mmol/L", "Fasting glucose 150 mg/dL", "lab_result", "updates"),
+        # two reactions to one agent share where they happened, not what they were
+        ("Felt dizzy after the influenza vaccine at the pharmacy",
+         "Sore arm for a day after the influenza vaccine at the pharmacy", "adverse_reaction",
+         "compatible"),
+        ("Ankle swelling on amlodipine", "Pedal swelling attributed to Norvasc",
+         "adverse_reaction", "duplicate"),
         # a finding that spread updates the older; a parent's message is the child's fact
         ("Hives on the neck", "Dad messaged: the hives have spread to his legs", "observation",
          "updates"),
