@@ -471,6 +471,9 @@ class SQLiteStore(MemoryStore):
     @staticmethod
     def _purged_in(db: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
         out: set[str] = set()
+        # no tombstone at all (no purge yet, most stores): nothing to look up id by id
+        if not ids or db.execute("SELECT NOT EXISTS (SELECT 1 FROM purged)").fetchone()[0]:
+            return out
         for k in range(0, len(ids), 500):
             chunk = ids[k : k + 500]
             marks = ",".join("?" * len(chunk))
