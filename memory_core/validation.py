@@ -169,6 +169,8 @@ def boolean(value: Any, field: str) -> bool:
 
 
 def tier(value: Any, field: str = "tier") -> Tier:
+    if type(value) is Tier:
+        return value
     try:
         return Tier(value)
     except ValueError as exc:
