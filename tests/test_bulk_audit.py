@@ -44,6 +44,7 @@ def memory(patient: str, text: str, **kw: object) -> Memory:
 
 
 PLUS_5 = timezone(timedelta(hours=5, minutes=30))
+ONE_MOMENT = NOW - timedelta(hours=2, microseconds=5)
 
 VARIANTS: list[dict[str, object]] = [
     {},
@@ -55,6 +56,8 @@ VARIANTS: list[dict[str, object]] = [
     {"created_at": NOW.replace(microsecond=0), "last_accessed": NOW.replace(microsecond=0)},
     {"created_at": NOW.astimezone(PLUS_5) - timedelta(hours=1)},
     {"importance": 1.0000000000000002},
+    {"created_at": NOW - timedelta(days=9), "access_count": 0},  # last accessed later
+    {"created_at": ONE_MOMENT, "last_accessed": ONE_MOMENT},  # one object for both
     # types the template does not write itself: encoded the generic way
     {"importance": 7},
     {"importance": np.float64(6.5)},

@@ -97,16 +97,20 @@ def memory_state_json(m: Memory) -> str:
     ):
         return dumps(m.to_public_dict())
     sup, src, archived = m.superseded_by, m.source, m.archived_at
+    created, last = m.created_at, m.last_accessed
     try:
+        created_iso = _string(created.isoformat())
+        # a memory never accessed has one moment for both (an add passes the same object)
+        last_iso = created_iso if last is created else _string(last.isoformat())
         return _MEMORY_STATE % (
             count,
             "null" if archived is None else _string(archived.isoformat()),
             _string(m.content),
-            _string(m.created_at.isoformat()),
+            created_iso,
             _string(m.embedding_model),
             _string(m.id),
             float.__repr__(imp),
-            _string(m.last_accessed.isoformat()),
+            last_iso,
             _string(m.memory_type),
             _string(m.patient_id),
             "true" if pinned else "false",
