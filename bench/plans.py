@@ -120,24 +120,37 @@ Where the time goes: the batch's embedding (a second onnxruntime session with
 the patient's growing pool and one write per batch. If missed: check the batch session's
 thread count in the report header, then profile `engine.supersession.detect_batch`.""",
     "bulk": """\
-Where the time goes (20,000 pre-embedded records, 10 patients, 2026-12-01 after the row-tuple
-and batch-constant changes: ~1.25 s CPU in a fresh process, ~16,000/s; instruction count for
-5,000 records 2,739 M -> 2,393 M): SQLite ~0.5 s (executemany of the memory, access and audit
-rows; the commit with its WAL checkpoint of the 60 MB just written 0.17-0.24 s); the audit
-after-state of every new memory ~0.37 s (`to_public_dict`, its `isoformat` calls 0.13 s, and
-the JSON encoding 0.18 s); validation ~0.3 s (access times, the embedding's finite / non-zero
-check, content, tier), `default_importance` ~0.05 s, `uuid4` and `Memory()` ~0.05 s each.
-The reference row writes only the memory rows (no audit, no access history, no validation).
+Where the time goes (20,000 pre-embedded records, 10 patients, 2026-12-01 after issue 11's
+write-path work: instruction count for 5,000 records 2,315 M -> 1,849 M (-20 %); CPU in a
+fresh process ~1.05-1.4 s against ~1.5-1.75 s before, measured in turns on the loaded 2-core
+machine; the benchmark row 13,300/s -> 16,200/s in back-to-back runs there): SQLite ~0.6 s
+(executemany of the memory, access and audit rows -- the audit table's append-only trigger
+and index included -- and the commit with its WAL checkpoint of the 60 MB just written,
+0.2-0.3 s); per record ~0.3 s (`uuid4` and `Memory()` ~0.05 s each, the embedding check
+~0.035 s, `default_importance` ~0.02 s, access times ~0.02 s, the rest field reads and
+calls); the audit after-states ~0.06 s (`codec.memory_state_json`, mostly `isoformat`); the
+memory rows' parameters ~0.06 s (`memory_row`, the blob). In the benchmark's process a full
+garbage collection (~0.25 s at its heap) falls into one run in two or three: each run leaves
+~40,000 tracked objects (the Memory and AddResult objects it returns; the AuditEntry and dict
+per memory are gone).
 
-Plan: every memory keeps its full audit record (the after-state survives a purge; a clinical
-requirement, not negotiable for speed), so the savings must come from doing it cheaper:
-(1) encode the audit after-state straight from the memory's row values (the timestamps are
-already formatted for the row) instead of a second dict and a generic encoder (~0.15 s);
-(2) validate the batch's timestamps and access times as arrays, not per record (~0.05 s);
-(3) bind the embedding as a bytearray and the audit action as a plain str (sqlite3 looks every
-other type up through an adapter table, ~2 µs a record). Not planned: pausing the garbage
-collector or deferring the WAL checkpoint -- both move the cost outside the measured call
-without removing it. Expected ~1.0 s, about 20,000/s.""",
+Done (issue 11): (1) the store writes the audit entries of inserted memories itself
+(`ChangeSet.insert_audit`: one actor and moment for the batch; the Cosmos store writes
+`ChangeSet.audit_entries()`), and the SQLite store encodes each after-state straight from the
+memory -- the same text as `dumps(to_public_dict())`, checked by a digest of the audit table on
+a fixed workload; (2) quick paths inside the one set of validators: a datetime already in UTC
+is taken as it is, access times are checked against `created_at` with one `min`, the
+embedding's finite / non-zero check is one float64 dot product, a `Tier` is taken as it is;
+(3) the embedding is bound as a bytearray, the audit action as a plain str, the audit's
+entity and empty before-state as SQL literals; no tombstone lookup when the store has none.
+
+If still missed: what is left is mostly SQLite's own work and the objects the API returns.
+Candidates: the memory row's three NULLs and its bool go through sqlite3's adapter lookup
+(~1 µs a row: one INSERT whose NULL columns are literals for rows that have them NULL);
+`default_importance` once per distinct (type, text) of a batch; the access rows' `to_us`.
+Not planned: pausing the garbage collector or deferring the WAL checkpoint (both move the
+cost outside the measured call), a hand-rolled uuid, building Memory objects around their
+frozen-dataclass `__init__`.""",
     "app": """\
 Where the time goes: the contradictions page (its threshold tuner) is the slowest rerun; it
 bins the same-type similarities on the server (`np.histogram`) and caches arrays, not frames.

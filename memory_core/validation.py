@@ -123,6 +123,17 @@ def importance(value: Any, field: str = "importance") -> float | None:
 
 def timestamp(value: Any, field: str, now: datetime | None = None) -> datetime:
     """An aware datetime (or ISO string with offset) converted to UTC; not in the future."""
+    # the common case first (a bulk add holds tens of thousands): already in UTC
+    out = value if type(value) is datetime and value.tzinfo is UTC else _in_utc(value, field)
+    if now is not None and out > now + CLOCK_SKEW:
+        raise ValidationError(
+            field, f"{out.isoformat()} is in the future (now is {now.isoformat()})"
+        )
+    return out
+
+
+def _in_utc(value: Any, field: str) -> datetime:
+    """``value`` (an aware datetime or ISO string with offset) in UTC, or ValidationError."""
     if isinstance(value, str):
         try:
             parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
@@ -144,10 +155,6 @@ def timestamp(value: Any, field: str, now: datetime | None = None) -> datetime:
             field,
             f"{value.isoformat()} is out of range: in UTC it falls outside years 1-9999",
         ) from exc
-    if now is not None and out > now + CLOCK_SKEW:
-        raise ValidationError(
-            field, f"{out.isoformat()} is in the future (now is {now.isoformat()})"
-        )
     return out
 
 
@@ -162,6 +169,8 @@ def boolean(value: Any, field: str) -> bool:
 
 
 def tier(value: Any, field: str = "tier") -> Tier:
+    if type(value) is Tier:
+        return value
     try:
         return Tier(value)
     except ValueError as exc:
@@ -249,9 +258,11 @@ def embedding(value: Any, dimensions: int, field: str = "embedding") -> np.ndarr
     else:
         with np.errstate(over="ignore"):  # beyond float32's range: inf, refused below
             arr = np.asarray(raw, dtype=np.float32)
-    # one reduction for both checks: the sum of magnitudes is NaN or inf if any value is, and 0
-    # only if every value is (float64 holds the sum of any float32 values)
-    magnitude = float(np.add.reduce(np.abs(arr), dtype=np.float64))
+    # one sum for both checks: the float64 sum of squares is NaN if any value is NaN, inf if any
+    # is infinite and 0 only if every value is 0 (the square of a finite float32 neither
+    # overflows float64 nor underflows to 0 in it; one dot product, no temporary of magnitudes)
+    wide = arr.astype(np.float64)
+    magnitude = float(wide.dot(wide))
     if not math.isfinite(magnitude):
         raise ValidationError(field, "contains NaN or infinite values")
     if magnitude == 0.0:
@@ -267,17 +278,19 @@ def access_times(
     position: ``access_times[2]``)."""
     if value is None:
         return ()
-    if not isinstance(value, Sequence) or isinstance(value, str):
+    if type(value) is not list and (not isinstance(value, Sequence) or isinstance(value, str)):
         raise ValidationError(field, "must be a list of timestamps")
+    if not value:
+        return ()
     out: list[datetime] = []
     for i, raw in enumerate(value):
         try:  # why: the position goes into the field's name only when it is bad
             out.append(timestamp(raw, field, now))
         except ValidationError as exc:
             raise ValidationError(f"{field}[{i}]", exc.message) from exc
-    for i, t in enumerate(out):
-        if t < created_at:
-            raise ValidationError(f"{field}[{i}]", "is before the memory's created_at")
+    if min(out) < created_at:  # then name the first one before it
+        first = next(i for i, t in enumerate(out) if t < created_at)
+        raise ValidationError(f"{field}[{first}]", "is before the memory's created_at")
     out.sort()
     return tuple(out)
 

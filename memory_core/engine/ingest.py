@@ -16,7 +16,7 @@ import numpy.typing as npt
 from .. import validation as v
 from ..errors import StaleSnapshotError, ValidationError
 from ..importance import default_importance, default_pinned
-from ..store.base import ChangeSet, MemoryUpdate
+from ..store.base import ChangeSet, InsertAudit, MemoryUpdate
 from ..values import AddResult, AuditAction, Memory, Supersession
 from .core import Core, Progress, new_id
 from .snapshot import PatientPool
@@ -250,15 +250,14 @@ def _write_once(
     changes.accesses.extend(
         [(m.id, m.patient_id, t) for m, times in zip(added, accesses, strict=True) for t in times]
     )
-    changes.audit.extend(
-        [
-            core.audit(by, AuditAction.ADD, "memory", m.id, m.patient_id, None, m.to_public_dict())
-            for m in added
-        ]
-    )
+    # each added memory is audited as added, its public state the after-state: the store
+    # writes those entries from the memories (ChangeSet.insert_entries)
+    changes.insert_audit = InsertAudit(core.clock(), by, AuditAction.ADD.value)
     for pool in pools:
         changes.update_memories.extend(
             MemoryUpdate(m, pool.versions(m.id)) for m in pool.replaced.values()
         )
     core.apply(changes)
+    if not sups_by_new:
+        return [AddResult(m, ()) for m in added]
     return [AddResult(memory=m, supersessions=tuple(sups_by_new.get(m.id, ()))) for m in added]

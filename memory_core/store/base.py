@@ -60,6 +60,18 @@ class SessionMark(NamedTuple):
     at: datetime
 
 
+class InsertAudit(NamedTuple):
+    """How a change set's inserted memories are audited when it does not list their entries:
+    each one as ``action`` by ``actor`` at ``at``, with no before-state and its public state
+    (:meth:`Memory.to_public_dict`) as the after-state -- the entries of
+    :meth:`ChangeSet.insert_entries`. A bulk add audits tens of thousands of memories this way:
+    the store encodes each after-state straight from the memory (no dict per memory)."""
+
+    at: datetime
+    actor: str
+    action: str
+
+
 class AccessCount(NamedTuple):
     """What :meth:`MemoryStore.record_access` reports per memory: the counts after the
     increment, and the tier then (what the promotion rule needs)."""
@@ -90,6 +102,9 @@ class ChangeSet:
     accesses: list[tuple[str, str, datetime]] = field(default_factory=list)
     sessions: list[SessionMark] = field(default_factory=list)
     audit: list[AuditEntry] = field(default_factory=list)
+    #: when set, every memory of ``insert_memories`` is audited so (:meth:`insert_entries`),
+    #: written after the entries of ``audit``, in insert order
+    insert_audit: InsertAudit | None = None
     policy: dict[str, Any] | None = None
     #: patient -> the content version the change was computed from (e.g. the snapshot that
     #: supersession detection compared against): refused with StaleSnapshotError if moved
@@ -104,6 +119,30 @@ class ChangeSet:
         out |= {p for _, p, _ in self.accesses}
         out |= {p for p, _ in self.sessions}
         return out
+
+    def insert_entries(self) -> list[AuditEntry]:
+        """The audit entries :attr:`insert_audit` stands for (none when it is not set)."""
+        stamp = self.insert_audit
+        if stamp is None:
+            return []
+        return [
+            AuditEntry(
+                stamp.at,
+                stamp.actor,
+                stamp.action,
+                "memory",
+                m.id,
+                m.patient_id,
+                None,
+                m.to_public_dict(),
+            )
+            for m in self.insert_memories
+        ]
+
+    def audit_entries(self) -> list[AuditEntry]:
+        """Every audit entry the set writes, in the order written: ``audit``, then
+        :meth:`insert_entries`."""
+        return [*self.audit, *self.insert_entries()]
 
     def mutated_ids(self) -> set[str]:
         """The ids of the memories and supersessions this set inserts, updates or deletes."""
@@ -121,6 +160,8 @@ def check_audited(changes: ChangeSet) -> None:
     entry: a write through ``store.apply`` that bypasses the engine is refused unless it is
     audited like the engine's own."""
     named = {a.entity_id for a in changes.audit}
+    if changes.insert_audit is not None:
+        named |= {m.id for m in changes.insert_memories}
     missing = sorted(changes.mutated_ids() - named)
     if missing:
         more = f" (and {len(missing) - 3} more)" if len(missing) > 3 else ""

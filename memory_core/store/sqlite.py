@@ -39,6 +39,7 @@ from .codec import (
     injection_items,
     memory_from_row,
     memory_row,
+    memory_state_json,
     seconds,
     supersession_from_row,
     supersession_row,
@@ -69,7 +70,8 @@ _SUP_UPDATABLE = itemgetter(*(SUPERSESSION_FIELDS.index(c) for c in SUPERSESSION
 
 
 def _mem_params(m: Memory) -> tuple[Any, ...]:
-    blob = np.ascontiguousarray(m.embedding, dtype=np.float32).tobytes()
+    # a bytearray: sqlite3 binds it directly (bytes go through its adapter lookup first)
+    blob = bytearray(np.ascontiguousarray(m.embedding, dtype=np.float32))
     return (*memory_row(m), blob)
 
 
@@ -94,6 +96,11 @@ def _insert(table: str, cols: Sequence[str]) -> str:
     return f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
 
 
+#: the audit row of an inserted memory (:attr:`ChangeSet.insert_audit`): no before-state
+_INSERT_MEMORY_AUDIT = (
+    "INSERT INTO audit (at_us, actor, action, entity, entity_id, patient_id, after) "
+    "VALUES (?, ?, ?, 'memory', ?, ?, ?)"
+)
 _INSERT_ACCESS = "INSERT INTO accesses (memory_id, patient_id, at_us) VALUES (?, ?, ?)"
 _INSERT_SESSION = "INSERT INTO sessions (patient_id, at_us) VALUES (?, ?)"
 _UPDATE_MEMORY = (
@@ -443,6 +450,17 @@ class SQLiteStore(MemoryStore):
             db.executemany(_INSERT_SESSION, [(p, to_us(at)) for p, at in changes.sessions])
         if changes.audit:
             db.executemany(_insert("audit", _AUDIT_COLS), map(_audit_params, changes.audit))
+        if changes.insert_audit is not None and changes.insert_memories:
+            stamp = changes.insert_audit
+            # plain str (not an enum): sqlite3 binds it without an adapter lookup
+            at_us, actor, action = to_us(stamp.at), str(stamp.actor), str(stamp.action)
+            db.executemany(
+                _INSERT_MEMORY_AUDIT,
+                (
+                    (at_us, actor, action, m.id, m.patient_id, memory_state_json(m))
+                    for m in changes.insert_memories
+                ),
+            )
         if changes.policy is not None:
             db.execute(
                 "INSERT INTO policies (at_us, body) VALUES (?, ?)",
@@ -453,6 +471,9 @@ class SQLiteStore(MemoryStore):
     @staticmethod
     def _purged_in(db: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
         out: set[str] = set()
+        # no tombstone at all (no purge yet, most stores): nothing to look up id by id
+        if not ids or db.execute("SELECT NOT EXISTS (SELECT 1 FROM purged)").fetchone()[0]:
+            return out
         for k in range(0, len(ids), 500):
             chunk = ids[k : k + 500]
             marks = ",".join("?" * len(chunk))

@@ -248,7 +248,7 @@ class CosmosWrites(CosmosConnection):
         if changes.policy is not None:
             seq = self._next_seq()
             plan.docs.append(policy_doc(changes.policy, seq, time.time_ns() // 1000))
-        plan.docs += [self._audit_doc(a) for a in changes.audit]
+        plan.docs += [self._audit_doc(a) for a in changes.audit_entries()]
         plan.bumps = sorted(changes.patients())
         return plan
 
