@@ -10,9 +10,9 @@ evidence:
   longer", a negation) ``updates`` or ``contradicts``; the same drug and the same statement
   ``duplicate``. A reaction or allergy to the same drug with a different reaction is
   ``compatible`` (two facts).
-- lab results: the same analyte (:mod:`memory_core.labs`), values compared: a different value
-  ``updates``; the same value and date ``duplicate``; the same value on another date
-  ``updates`` (a new measurement).
+- lab results: the same analyte (:mod:`memory_core.labs`), values compared (across units once
+  converted): a different value ``updates``; the same value and date ``duplicate``; the same
+  value on another date ``updates`` (a new measurement); a target range is no result.
 - treatment responses: the same outcome (analyte or words of the response) with a changed state.
 - conditions and preferences: the statements share their subject and differ in the value (a
   changed number, a changed choice of the same kind -- morning / afternoon, text / phone) or a
@@ -24,7 +24,8 @@ evidence:
   care_plan): two statements filling the same slot for the same person are one subject; on a
   single-valued slot a different statement updates, otherwise a change is needed.
 - before all of these: a transcript turn (a speaker's ``Name:``) is judged by its words only;
-  a relative's fact is not the patient's; two body sites or sides are two findings; "entered
+  a relative's fact is not the patient's; two body sites or sides are two findings (unless the
+  newer says the finding spread); two readings at two times or places are two; "entered
   in error" contradicts; an empty allergy list ("NKDA") and an allergy it covers is an update
   (:func:`standing_candidate`: adjudicated whatever the cosine). An allergy or a reaction that
   names no agent on either side is never demoted on wording alone.
