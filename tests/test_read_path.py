@@ -8,15 +8,8 @@ import numpy as np
 
 from memory_core import ranking
 from memory_core.lexical import LexicalIndex, query_terms
+from tests.test_lexical import DOCS
 
-DOCS = [
-    "Patient takes metformin 500 mg twice daily with breakfast",
-    "Metformin dose raised, metformin with meals",
-    "Patient walks every morning",
-    "Allergic to penicillin: hives and facial swelling",
-    "HbA1c 7.9% on 2026-03-02; metformin adherence good",
-    "Prefers morning appointments; daughter drives",
-]
 QUERIES = ["metformin", "morning walks with daughter", "penicillin hives metformin", "absent"]
 
 
