@@ -682,6 +682,10 @@ def _verdict(older: str, newer: str, memory_type: str) -> str:
         and _value_clash(older, newer)
     ):
         return "updates"  # "prefers capsules" -> "now asks for liquid forms"
-    if same and _cover(ta, tb) >= (0.8 if memory_type in FREE_TEXT_TYPES else 0.5):
+    # a duplicate: one subject inside the other, or nearly every word shared -- two subjects
+    # each with a word the other lacks are two things said alike ("generalized" / "social
+    # anxiety disorder"; "prefers to shower" / "to take tablets in the morning")
+    nested = ta <= tb or tb <= ta or _cover(ta, tb) >= 0.8
+    if same and nested and _cover(ta, tb) >= (0.8 if memory_type in FREE_TEXT_TYPES else 0.5):
         return "duplicate"
     return "compatible"

@@ -770,6 +770,12 @@ def test_fifth_and_sixth_author_rules(older: str, newer: str, mtype: str, want: 
          "compatible"),
         ("Ankle swelling on amlodipine", "Pedal swelling attributed to Norvasc",
          "adverse_reaction", "duplicate"),
+        # two subjects said alike, each with a word the other lacks, are two things; one
+        # inside the other is the same thing in more words
+        ("Allergic rhinitis", "Vasomotor rhinitis", "condition", "compatible"),
+        ("Prefers to walk in the morning", "Prefers to take insulin in the morning",
+         "preference", "compatible"),
+        ("Type 2 diabetes", "Type 2 diabetes mellitus", "condition", "duplicate"),
         # a finding that spread updates the older; a parent's message is the child's fact
         ("Hives on the neck", "Dad messaged: the hives have spread to his legs", "observation",
          "updates"),
