@@ -449,13 +449,14 @@ def _plan_state_change(older: str, newer: str) -> bool:
 
 
 def _result_flip(older: str, newer: str) -> bool:
-    """A qualitative result of the same test changed ("positive" -> "negative"): the two share
-    most of what they name besides the result."""
+    """A qualitative result of the same test changed ("positive" -> "negative"): what one
+    names besides the result is inside what the other names ("strep swab" / "repeat strep
+    swab"; not "Hep B surface antibody" / "... antigen", two tests)."""
     ra, rb = st.words_of(older, QUALITATIVE), st.words_of(newer, QUALITATIVE)
     if not (ra and rb) or ra == rb:
         return False
     ta, tb = st.topic(older) - QUALITATIVE, st.topic(newer) - QUALITATIVE
-    return _overlap(ta, tb) >= 0.5
+    return bool(ta and tb) and (ta <= tb or tb <= ta)
 
 
 def _two_readings(older: str, newer: str) -> bool:

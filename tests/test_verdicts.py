@@ -713,6 +713,8 @@ def test_fourth_author_rules(older: str, newer: str, mtype: str, want: str) -> N
         # a qualitative result of one test changed
         ("Strep throat swab positive", "Repeat strep throat swab negative", "lab_result",
          "updates"),
+        ("Hepatitis C antibody positive", "Hepatitis C RNA negative", "lab_result",
+         "compatible"),
         # a plan item's state changed; a condition's other name is another condition
         ("Referral to falls clinic sent", "Attended falls clinic, exercise plan given",
          "care_plan", "updates"),
