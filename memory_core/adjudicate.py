@@ -57,6 +57,7 @@ from .verdict_words import (
     HABIT_SLOTS,
     LIST_SCOPES,
     NEGATIONS,
+    NEW_FACTS,
     NO_ALLERGIES,
     NOW_WORDS,
     PLAN_STATES,
@@ -357,7 +358,10 @@ def _drug_verdict(memory_type: str, older: str, newer: str) -> str:
         # changes the other: a duplicate needs the reactions to mostly agree
         rest_a = st.topic(older) - st.drug_words(older) - REACTION_STEMS
         rest_b = st.topic(newer) - st.drug_words(newer) - REACTION_STEMS
-        worded = _negation_flip(older, newer) or _change_word(older, newer)
+        # a "new" or "also" names another reaction ("cough on lisinopril" / "new rash on
+        # lisinopril"), not a change of the first
+        added = st.words_of(newer, NEW_FACTS) - st.words_of(older, NEW_FACTS)
+        worded = _negation_flip(older, newer) or (_change_word(older, newer) and not added)
         if not worded and rest_a and rest_b and not _share_most(rest_a, rest_b):
             return "compatible"  # a second reaction (a lab value in one is not a change)
     if change is None and st.words_of(older, CHANGE_WORDS) != st.words_of(newer, CHANGE_WORDS):
