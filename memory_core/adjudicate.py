@@ -80,6 +80,9 @@ FREE_TEXT_TYPES = frozenset({"observation", "care_plan", "social"})
 
 
 REACTION_STEMS = REACTION_WORDS | frozenset(st.stem(w) for w in REACTION_WORDS)
+#: How a drug was given is no part of the reaction ("thrush" / "hoarse voice", both "after
+#: inhaled fluticasone", are two reactions).
+ROUTE_STEMS = DOSE_FORMS | frozenset(st.stem(w) for w in DOSE_FORMS)
 
 
 def _name_words(name: str) -> frozenset[str]:
@@ -356,8 +359,8 @@ def _drug_verdict(memory_type: str, older: str, newer: str) -> str:
     if memory_type in SAFETY_TYPES:
         # a second reaction to the same drug is a second fact, unless one negates or
         # changes the other: a duplicate needs the reactions to mostly agree
-        rest_a = st.topic(older) - st.drug_words(older) - REACTION_STEMS
-        rest_b = st.topic(newer) - st.drug_words(newer) - REACTION_STEMS
+        rest_a = st.topic(older) - st.drug_words(older) - REACTION_STEMS - ROUTE_STEMS
+        rest_b = st.topic(newer) - st.drug_words(newer) - REACTION_STEMS - ROUTE_STEMS
         # a "new" or "also" names another reaction ("cough on lisinopril" / "new rash on
         # lisinopril"), not a change of the first
         added = st.words_of(newer, NEW_FACTS) - st.words_of(older, NEW_FACTS)

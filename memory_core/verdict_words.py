@@ -95,8 +95,9 @@ TARGETS = vocab("target targets goal goals range aim")
 AS_NEEDED = vocab("prn")
 # dose forms and routes of one drug
 DOSE_FORMS = vocab(
-    "sl sublingual patch patches tablet tablets tab tabs capsule capsules spray inhaler nebs "
-    "nebuliser nebulizer injection iv im subcut sc po oral topical cream gel drops suppository"
+    "sl sublingual patch patches tablet tablets tab tabs capsule capsules spray inhaler inhaled "
+    "nebs nebuliser nebulizer injection iv im subcut sc po oral topical cream gel drops "
+    "suppository"
 )
 # a qualitative test result (its value when it has no number)
 QUALITATIVE = vocab("positive negative detected notdetected reactive nonreactive")

@@ -773,6 +773,8 @@ def test_fifth_and_sixth_author_rules(older: str, newer: str, mtype: str, want: 
         ("Ankle swelling on amlodipine", "Pedal swelling attributed to Norvasc",
          "adverse_reaction", "duplicate"),
         ("Cough on lisinopril", "New rash on lisinopril", "adverse_reaction", "compatible"),
+        ("Thrush after inhaled fluticasone", "Hoarse voice after inhaled fluticasone",
+         "adverse_reaction", "compatible"),
         ("Mild nausea on semaglutide", "Nausea on semaglutide now daily, with vomiting",
          "adverse_reaction", "updates"),
         # two subjects said alike, each with a word the other lacks, are two things; one
