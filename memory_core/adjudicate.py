@@ -67,7 +67,6 @@ from .verdict_words import (
     RESOLUTIONS,
     SPREAD,
     STOPWORDS,
-    TARGETS,
     THERAPY_CHANGES,
     VALUE_CLASSES,
 )
@@ -428,18 +427,6 @@ def _site_clash(older: str, newer: str) -> bool:
     return bool(la and lb and not la & lb)
 
 
-_TARGET = re.compile(rf"\b(?:{'|'.join(sorted(TARGETS))})\b[^0-9]*\d")
-_FIRST_NUMBER = re.compile(r"(?<![a-z0-9.])\d")  # a number, not the 1 of "HbA1c"
-
-
-def _target(text: str) -> bool:
-    """The statement gives a target or a range, not a result: the target word comes before the
-    first number ("INR target range 2.0-3.0"; not "INR 1.8, goal 2-3")."""
-    low = text.lower()
-    m, n = _TARGET.search(low), _FIRST_NUMBER.search(low)
-    return m is not None and n is not None and m.start() < n.start()
-
-
 def _spread(older: str, newer: str) -> bool:
     """The newer says the older's finding spread to other sites (it names a spread word and
     shares the finding's words)."""
@@ -616,7 +603,7 @@ def _verdict(older: str, newer: str, memory_type: str) -> str:
     if memory_type == "lab_result" or (an_a and an_b and memory_type != "treatment_response"):
         if an_a and an_b and not (an_a & an_b):
             return "compatible"  # two different tests
-        if _target(older) != _target(newer):
+        if labs.is_target(older) != labs.is_target(newer):
             return "compatible"  # a result and a target range ("INR 2.6" / "INR target 2-3")
         lab = _lab_verdict(older, newer)
         if lab is not None:

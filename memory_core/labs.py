@@ -251,6 +251,17 @@ def lab_facts(text: str) -> tuple[LabFact, ...]:
     return tuple(out)
 
 
+_TARGET = re.compile(r"\b(?:target|targets|goal|goals|range|aim)\b")
+
+
+def is_target(text: str) -> bool:
+    """The statement gives a target or a range, not a result: a target word comes before the
+    first number ("INR target range 2.0-3.0"; not "INR 1.8, goal 2-3")."""
+    low = text.lower()
+    m, n = _TARGET.search(low), _NUMBER.search(low)
+    return m is not None and n is not None and m.start() < n.start()
+
+
 def _unit_name(unit: str) -> str:
     return "umol/l" if unit in {"µmol/l", "micromol/l"} else unit
 

@@ -89,8 +89,6 @@ ADDITIONS = vocab("also additionally too additional second another")
 NEW_FACTS = ADDITIONS | vocab("new")
 # a finding that moved or grew: its new sites update it ("the rash has spread to both arms")
 SPREAD = vocab("spread spreading spreads extended extends")
-# a target or a reference range, not a result ("INR target range 2.0-3.0")
-TARGETS = vocab("target targets goal goals range aim")
 # a medicine taken as needed: a rescue order beside a scheduled one is a second order
 AS_NEEDED = vocab("prn")
 # dose forms and routes of one drug
