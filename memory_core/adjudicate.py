@@ -125,9 +125,14 @@ def _negation_flip(older: str, newer: str) -> bool:
     return st.words_of(older, NEGATIONS) != st.words_of(newer, NEGATIONS)
 
 
+def _gained(older: str, newer: str, vocab: frozenset[str]) -> frozenset[str]:
+    """The words of ``vocab`` the newer statement uses and the older one does not."""
+    return st.words_of(newer, vocab) - st.words_of(older, vocab)
+
+
 def _change_word(older: str, newer: str) -> bool:
     """The newer statement uses a change word the older one does not ("now", "stopped")."""
-    return bool(st.words_of(newer, CHANGE_WORDS) - st.words_of(older, CHANGE_WORDS))
+    return bool(_gained(older, newer, CHANGE_WORDS))
 
 
 def _change(older: str, newer: str) -> str | None:
@@ -279,7 +284,7 @@ def _slot_change(older: str, newer: str, kind: str) -> str | None:
         return "updates"
     if na and set(na) == set(nb) and not _change_word(older, newer):
         return "duplicate"  # "weight 82 kg" / "weighed 82.0 kg on the ward scales"
-    return "updates" if st.words_of(newer, NOW_WORDS) - st.words_of(older, NOW_WORDS) else None
+    return "updates" if _gained(older, newer, NOW_WORDS) else None
 
 
 def _speaker(text: str) -> bool:
@@ -301,7 +306,7 @@ def _slot_verdict(older: str, newer: str, kind: str) -> str | None:
     shared = sa & sb
     if not shared:
         return None
-    added = st.words_of(newer, ADDITIONS) - st.words_of(older, ADDITIONS)
+    added = _gained(older, newer, ADDITIONS)
     # "also works weekend shifts"; "mail-order pharmacy for Eliquis" beside the usual one
     scoped = "pharmacy" in shared and bool(st.drug_names(older)) != bool(st.drug_names(newer))
     if (added or scoped) and not _change_word(older, newer):
@@ -362,7 +367,7 @@ def _drug_verdict(memory_type: str, older: str, newer: str) -> str:
         rest_b = st.topic(newer) - st.drug_words(newer) - REACTION_STEMS - ROUTE_STEMS
         # a "new" or "also" names another reaction ("cough on lisinopril" / "new rash on
         # lisinopril"), not a change of the first
-        added = st.words_of(newer, NEW_FACTS) - st.words_of(older, NEW_FACTS)
+        added = _gained(older, newer, NEW_FACTS)
         worded = _negation_flip(older, newer) or (_change_word(older, newer) and not added)
         if not worded and rest_a and rest_b and not _share_most(rest_a, rest_b):
             return "compatible"  # a second reaction (a lab value in one is not a change)
@@ -381,7 +386,7 @@ def _response_verdict(
     "A1c at goal after adding semaglutide")."""
     ta, tb = st.topic(older) - st.drug_words(older), st.topic(newer) - st.drug_words(newer)
     an_a, an_b = labs.analytes(older), labs.analytes(newer)
-    changed = st.words_of(newer, THERAPY_CHANGES) - st.words_of(older, THERAPY_CHANGES)
+    changed = _gained(older, newer, THERAPY_CHANGES)
     if da and db and _same_drug(da, db) and changed:
         # the same treatment, and the newer says it changed ("no GI upset on metformin" ->
         # "ongoing diarrhoea on metformin, changed to ER"): the response is updated, or
@@ -431,15 +436,14 @@ def _spread(older: str, newer: str) -> bool:
     """The newer says the older's finding spread to other sites (it names a spread word and
     shares the finding's words)."""
     return bool(
-        st.words_of(newer, SPREAD) - st.words_of(older, SPREAD)
-        and (st.topic(older) - st.sites(older)) & st.topic(newer)
+        _gained(older, newer, SPREAD) and (st.topic(older) - st.sites(older)) & st.topic(newer)
     )
 
 
 def _plan_state_change(older: str, newer: str) -> bool:
     """The newer gives a plan item a state the older did not have (booked, attended, done,
     cancelled)."""
-    return bool(st.words_of(newer, PLAN_STATES) - st.words_of(older, PLAN_STATES))
+    return bool(_gained(older, newer, PLAN_STATES))
 
 
 def _result_flip(older: str, newer: str) -> bool:
@@ -512,7 +516,7 @@ def _corrected(older: str, newer: str) -> bool:
         return len(st.topic(older) & st.topic(newer)) >= 2
     label = st.split_label(newer)[0]
     headed = "correction" in label.split() or st.body(newer)[:1] == ("correction",)
-    if not headed or not st.words_of(newer, NEGATIONS) - st.words_of(older, NEGATIONS):
+    if not headed or not _gained(older, newer, NEGATIONS):
         return False
     return bool(st.topic(older) & st.topic(newer) or st.all_slots(older) & st.all_slots(newer))
 
