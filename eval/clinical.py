@@ -159,14 +159,12 @@ _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", 
 
 
 def _authors(pairs: tuple[Pair, ...]) -> dict[str, list[int]]:
-    """Pair indices by author, from the id's letter (none: the first author)."""
-    out: dict[str, list[int]] = {}
+    """Pair indices by author, in authoring order, from the id's letter (none: the first)."""
+    by_k: dict[int, list[int]] = {}
     for i, p in enumerate(pairs):
         m = re.search(r"-([a-z]?)\d{3}$", p.id)
-        k = ord(m.group(1)) - ord("a") if m and m.group(1) else 0
-        out.setdefault(_ORDINALS[k] if k < len(_ORDINALS) else f"author {k + 1}", []).append(i)
-    return dict(sorted(out.items(), key=lambda kv: _rank(kv[0])))
-
-
-def _rank(author: str) -> int:
-    return _ORDINALS.index(author) if author in _ORDINALS else len(_ORDINALS)
+        by_k.setdefault(ord(m.group(1)) - ord("a") if m and m.group(1) else 0, []).append(i)
+    return {
+        _ORDINALS[k] if k < len(_ORDINALS) else f"author {k + 1}": idx
+        for k, idx in sorted(by_k.items())
+    }

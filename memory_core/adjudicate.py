@@ -459,8 +459,8 @@ def _result_flip(older: str, newer: str) -> bool:
 
 def _two_readings(older: str, newer: str) -> bool:
     """Two measurements, not one measurement's new value: both name what they measure and
-    share none of it, or they share it but were taken at different times of day (and the newer
-    says nothing changed)."""
+    share none of it, or they share it but were taken in different contexts
+    (:func:`_contexts_clash`)."""
     ma = st.all_slots(older) & subjects.MEASURE_SLOTS.keys()
     mb = st.all_slots(newer) & subjects.MEASURE_SLOTS.keys()
     if not (ma and mb):
