@@ -1,6 +1,6 @@
 """Regenerate ``memory_core/data/clinical_pairs.jsonl`` from the calibration pairs,
 :mod:`eval.clinical_pairs_source` and the later authors' files ``eval/clinical_pairs_second``,
-``_third`` ... ``_eighth.jsonl`` (``python -m eval.build_pairs``). Deterministic.
+``_third`` ... ``_ninth.jsonl`` (``python -m eval.build_pairs``). Deterministic.
 
 The later files are 200 pairs each, written by seven more authors, each without reading the
 sets before theirs (20 per type, their own dev / test split, 10 each; the third in the voices of
@@ -13,11 +13,15 @@ dietitians, palliative care, obstetrics, dermatology and ophthalmology clinics a
 assistant's session summaries, in first and third person; the seventh as anticoagulation,
 pharmacy, diabetes, mental-health, addiction, transplant and sleep clinics, in structured
 "Key: value" entries; the eighth as urgent care, paediatrics (a parent reporting), school
-nurses, obstetrics, travel and sexual health, and patients' own app entries). They are
-appended to the halves they name, with ids ``<type>-bNNN`` ... ``-hNNN``, so each half holds
-pairs of all eight authors. Eleven pairs of the fifth to eighth files that repeated an earlier
+nurses, obstetrics, travel and sexual health, and patients' own app entries). A ninth
+author's 160 weigh the safety types (40 allergy and 40 adverse-reaction pairs, 10 of each other
+type, halves of 20 and 5): second reactions, delabelling after a challenge, cross-reactivity
+notes, one reaction charted by a nurse, a pharmacist and the patient. They are appended to the
+halves they name, with ids ``<type>-bNNN`` ... ``-iNNN``, so each half holds pairs of all nine
+authors. Eleven pairs of the fifth to eighth files that repeated an earlier
 author's pair word for word (writers picking Januvia / Jardiance as a near miss) were dropped
-from those files, and one care-plan pair of the eighth moved from its test half to its dev
+from those files (two more of the ninth's: Apixaban / Eliquis, cardiology / nephrology
+referrals), and one care-plan pair of the eighth moved from its test half to its dev
 half to keep the type's halves within one. A lab result duplicate of a later author is of kind
 ``lab-same`` whatever the author called it ("paraphrase-same-value", "unit-conversion"): the
 set's one name for it."""
@@ -40,6 +44,7 @@ AUTHORS = (
     ("f", Path(__file__).resolve().parent / "clinical_pairs_sixth.jsonl"),
     ("g", Path(__file__).resolve().parent / "clinical_pairs_seventh.jsonl"),
     ("h", Path(__file__).resolve().parent / "clinical_pairs_eighth.jsonl"),
+    ("i", Path(__file__).resolve().parent / "clinical_pairs_ninth.jsonl"),
 )
 FIELDS = ("memory_type", "older", "newer", "verdict", "supersede", "kind", "split")
 

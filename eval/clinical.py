@@ -143,8 +143,8 @@ def run(ctx: Context) -> Section:
     )
     sec.add(
         "",
-        "By author (the set's eight authors, each with a dev and a test half of their own; "
-        "ids `<type>-NNN` are the first, `-bNNN` ... `-hNNN` the second to eighth):",
+        "By author (the set's nine authors, each with a dev and a test half of their own; "
+        "ids `<type>-NNN` are the first, `-bNNN` ... `-iNNN` the second to ninth):",
         "",
         *table(
             ["author", "dev accuracy (pairs)", "test accuracy (pairs)"],
@@ -155,7 +155,9 @@ def run(ctx: Context) -> Section:
     return sec
 
 
-_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+_ORDINALS = (
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"
+)  # fmt: skip
 
 
 def _authors(pairs: tuple[Pair, ...]) -> dict[str, list[int]]:
