@@ -40,8 +40,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from . import drugs, labs, subjects
+from . import labs, subjects
 from . import statement as st
+from .allergy_lists import list_scope, lists_cover, no_allergies
 from .verdict_words import (
     ADDITIONS,
     ADMISSIONS,
@@ -49,16 +50,14 @@ from .verdict_words import (
     CHANGE_WORDS,
     CORRECTIONS,
     DENIALS,
+    DOSE_CHANGES,
     DOSE_FORMS,
     FILLERS,
-    FOOD_ALLERGENS,
     FORMULATIONS,
     GENERIC,
     HABIT_SLOTS,
-    LIST_SCOPES,
     NEGATIONS,
     NEW_FACTS,
-    NO_ALLERGIES,
     NOW_WORDS,
     PLAN_STATES,
     PREDICATES,
@@ -357,6 +356,24 @@ def _two_orders(a: frozenset[str], b: frozenset[str]) -> bool:
     return not a & b and any(("/" in x) != ("/" in y) for x in a for y in b)
 
 
+_AMOUNT = re.compile(r"(\d+(?:\.\d+)?)\s*(kg|kgs|kilos|lb|lbs|ms|%|mmhg|bpm|cm|mm)\b")
+
+
+def _words_meet(a: frozenset[str], b: frozenset[str]) -> bool:
+    """A word of one and a word of the other begin alike (four letters: "dizziness" /
+    "dizzy", "nausea" / "nauseated")."""
+    heads_a = {w[:4] for w in a if len(w) >= 4}
+    return bool(a & b) or any(w[:4] in heads_a for w in b if len(w) >= 4)
+
+
+def _amount_changed(older: str, newer: str) -> bool:
+    """Both give an amount in one unit, and the amounts differ: one measured reaction grew or
+    shrank ("3 kg" -> "7 kg")."""
+    a = dict((u, v) for v, u in _AMOUNT.findall(older.lower()))
+    b = dict((u, v) for v, u in _AMOUNT.findall(newer.lower()))
+    return any(a[u] != b[u] for u in a.keys() & b.keys())
+
+
 def _drug_verdict(memory_type: str, older: str, newer: str) -> str:
     """Both name a drug in common."""
     change = _change(older, newer)
@@ -368,9 +385,28 @@ def _drug_verdict(memory_type: str, older: str, newer: str) -> str:
         # a "new" or "also" names another reaction ("cough on lisinopril" / "new rash on
         # lisinopril"), not a change of the first
         added = _gained(older, newer, NEW_FACTS)
-        worded = _negation_flip(older, newer) or (_change_word(older, newer) and not added)
+        # ... and a dose change beside it is no change of the first reaction either
+        stated = _gained(older, newer, CHANGE_WORDS - DOSE_CHANGES)
+        flipped = _negation_flip(older, newer)
+        amount = _amount_changed(older, newer)  # "weight gain ... 3 kg" -> "up 7 kg"
+        worded = flipped or amount or (bool(stated) and not added)
         if not worded and rest_a and rest_b and not _share_most(rest_a, rest_b):
             return "compatible"  # a second reaction (a lab value in one is not a change)
+        if (
+            memory_type == "adverse_reaction"
+            and rest_a
+            and rest_b
+            and not _words_meet(rest_a, rest_b)
+            and not (flipped or amount or _gained(older, newer, RESOLUTIONS - THERAPY_CHANGES))
+        ):
+            # no reaction word in common: "now", "better" or "stopped" tell of the newer
+            # reaction, not a change of the older ("cough on lisinopril" / "lisinopril
+            # stopped: angioedema"); "resolved", "settled" end the older one
+            return "compatible"
+        if change == "updates" and not worded and not _change_word(older, newer):
+            # only a number differs (a date, a dose, a count): another episode of the
+            # reaction, not evidence the first one changed; both stay
+            return "compatible"
     if change is None and st.words_of(older, CHANGE_WORDS) != st.words_of(newer, CHANGE_WORDS):
         change = "updates"  # states differ ("cough resolved" / "cough")
     return change or "duplicate"
@@ -521,37 +557,6 @@ def _corrected(older: str, newer: str) -> bool:
     return bool(st.topic(older) & st.topic(newer) or st.all_slots(older) & st.all_slots(newer))
 
 
-@lru_cache(maxsize=65_536)
-def no_allergies(text: str) -> bool:
-    """The statement is an empty allergy list ("NKDA", "No known drug allergies", "Allergies:
-    none", "Allergies reviewed at triage: NKDA"), its last clause whole (not "no known allergy
-    to latex")."""
-    return bool(NO_ALLERGIES.search(text.strip()))
-
-
-def _list_scope(text: str) -> str:
-    """ "drug", "food" or "all": what an empty allergy list says there is none of."""
-    return next((scope for rx, scope in LIST_SCOPES if rx.search(text)), "all")
-
-
-def _allergy_scope(text: str) -> str:
-    """ "drug", "food" or "other" (latex, dander, venom, nickel): what an allergy is to."""
-    names = st.agents(st.drug_names(text))
-    if not names:
-        return "other"
-    if names <= FOOD_ALLERGENS:
-        return "food"
-    return "drug" if names - drugs.NON_DRUG_ALLERGENS else "other"
-
-
-def _lists_cover(older: str, newer: str) -> bool:
-    """The empty list of one of the two covers the allergy of the other ("NKDA" covers a
-    codeine allergy, not a latex or a peanut one)."""
-    empty, allergy = (older, newer) if no_allergies(older) else (newer, older)
-    scope = _list_scope(empty)
-    return scope == "all" or scope == _allergy_scope(allergy)
-
-
 #: The types with pairs adjudicated whatever their cosine (:func:`standing_candidate`).
 STANDING_TYPES = frozenset({"allergy"})
 
@@ -564,8 +569,8 @@ def standing_candidate(older: str, newer: str, memory_type: str) -> bool:
         return False
     ea, eb = no_allergies(older), no_allergies(newer)
     if ea and eb:
-        return _list_scope(older) == _list_scope(newer)  # the same empty list, restated
-    return ea != eb and _lists_cover(older, newer)
+        return list_scope(older) == list_scope(newer)  # the same empty list, restated
+    return ea != eb and lists_cover(older, newer)
 
 
 def verdict_by_rule(older: str, newer: str, similarity: float, memory_type: str = "") -> str:
@@ -577,12 +582,12 @@ def verdict_by_rule(older: str, newer: str, similarity: float, memory_type: str 
 @lru_cache(maxsize=65_536)
 def _verdict(older: str, newer: str, memory_type: str) -> str:
     if memory_type == "allergy" and no_allergies(older) and no_allergies(newer):
-        return "duplicate" if _list_scope(older) == _list_scope(newer) else "compatible"
+        return "duplicate" if list_scope(older) == list_scope(newer) else "compatible"
     if memory_type == "allergy" and no_allergies(older) != no_allergies(newer):
         # "NKDA" and an allergy it covers: the list changed ("updates"), or an allergy is said
         # not to be there ("contradicts": a review decides, never the rule alone for a safety
         # type); "NKDA" and a latex allergy are two facts
-        if not _lists_cover(older, newer) or _other_person(older, newer):
+        if not lists_cover(older, newer) or _other_person(older, newer):
             return "compatible"
         return "updates" if no_allergies(older) else "contradicts"
     if memory_type in FREE_TEXT_TYPES and (_speaker(older) or _speaker(newer)):
@@ -603,6 +608,11 @@ def _verdict(older: str, newer: str, memory_type: str) -> str:
         return "compatible"  # "helping with daytime wheeze" / "not helping at night"
     if memory_type == "observation" and _two_readings(older, newer):
         return "compatible"  # "home BP 132/84" / "home HR 58"; "... mornings" / "... evenings"
+    da, db = st.drug_names(older), st.drug_names(newer)
+    if memory_type in SAFETY_TYPES:
+        da, db = st.agents(da), st.agents(db)
+    if memory_type in DRUG_TYPES and da and db and not _same_drug(da, db):
+        return "compatible"  # two drugs, whatever lab value each names ("K 5.9 on ...")
     an_a, an_b = labs.analytes(older), labs.analytes(newer)
     if memory_type == "lab_result" or (an_a and an_b and memory_type != "treatment_response"):
         if an_a and an_b and not (an_a & an_b):
@@ -616,9 +626,6 @@ def _verdict(older: str, newer: str, memory_type: str) -> str:
             if _result_flip(older, newer):
                 return "updates"  # "chlamydia NAAT positive" -> "test of cure: ... negative"
             return "duplicate" if same_statement(older, newer) else "compatible"
-    da, db = st.drug_names(older), st.drug_names(newer)
-    if memory_type in SAFETY_TYPES:
-        da, db = st.agents(da), st.agents(db)
     if memory_type != "treatment_response":
         if da and db:
             if not _same_drug(da, db) or (memory_type == "medication" and _two_orders(da, db)):

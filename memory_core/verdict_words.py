@@ -75,6 +75,14 @@ THERAPY_CHANGES = vocab(
     failure failed"""
 )
 CORRECTIONS = vocab("correction corrected")
+# a change of the dose or of the order, not of a reaction: beside a second reaction to the
+# drug it is no evidence the first changed ("redness at the patch site" / "drowsy when
+# febrile (increased absorption)")
+DOSE_CHANGES = vocab(
+    """increased increase decreased decrease raised reduced reduce lowered cut titrated doubled
+    halved tapered switched switch switching changed change changing started starting start
+    restarted resumed added adding"""
+)
 # the states of a plan item, from asked for to done or dropped
 PLAN_STATES = vocab(
     "sent booked scheduled rescheduled attended done completed cancelled canceled declined "

@@ -593,7 +593,7 @@ def test_chart_symbols_with_a_value_are_analytes() -> None:
     ],
 )
 def test_an_empty_allergy_list_is_recognised(text: str, empty: bool) -> None:
-    from memory_core.adjudicate import no_allergies
+    from memory_core.allergy_lists import no_allergies
 
     assert no_allergies(text) is empty
 
@@ -789,4 +789,38 @@ def test_fifth_and_sixth_author_rules(older: str, newer: str, mtype: str, want: 
     ],
 )  # fmt: skip
 def test_seventh_and_eighth_author_rules(older: str, newer: str, mtype: str, want: str) -> None:
+    assert v(older, newer, mtype) == want
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype", "want"),
+    [
+        # a dose change beside a second reaction is no change of the first
+        ("Nicotine patch - itchy skin under the patch",
+         "Nicotine patch - vivid dreams since the dose was increased", "adverse_reaction",
+         "compatible"),
+        # no reaction word in common: "now", "better", "stopped" tell of the newer reaction
+        ("Dry cough on lisinopril", "Lisinopril stopped: angioedema of the lips",
+         "adverse_reaction", "compatible"),
+        ("Constipation on oxycodone", "Oxycodone: now very drowsy in the afternoons",
+         "adverse_reaction", "compatible"),
+        # ... but a word of the first reaction, its end or its amount is a change of it
+        ("Dizziness on amlodipine 10 mg",
+         "Dizzy spells much better since Norvasc went down to 5 mg", "adverse_reaction",
+         "updates"),
+        ("Diarrhoea and bloating on metformin IR", "Metformin GI upset resolved on the XR tablet",
+         "adverse_reaction", "updates"),
+        ("Weight gain on olanzapine, 4 kg", "Up 9 kg since olanzapine started",
+         "adverse_reaction", "updates"),
+        # only a number differs (an episode's timing, a dose): another episode, both stay
+        ("Hives 2 hours after amoxicillin", "Hives on day 6 of the amoxicillin course",
+         "adverse_reaction", "compatible"),
+        # two drugs are two facts whatever lab value each names
+        ("Hyperkalaemia on spironolactone, K 5.9", "Hyperkalaemia on lisinopril, K 5.6",
+         "adverse_reaction", "compatible"),
+        ("Hyperkalaemia on spironolactone, K 5.6",
+         "Spironolactone: hyperkalaemia worse, K 6.1", "adverse_reaction", "updates"),
+    ],
+)  # fmt: skip
+def test_ninth_author_safety_rules(older: str, newer: str, mtype: str, want: str) -> None:
     assert v(older, newer, mtype) == want
