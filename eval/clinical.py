@@ -11,13 +11,13 @@ from datetime import UTC, datetime, timedelta
 
 from memory_core.calibration import (
     PAIR_TYPES,
-    SAFETY_TYPES,
     SPLITS,
     Pair,
     TypeScore,
     load_pairs,
     report_set,
 )
+from memory_core.importance import SAFETY_TYPES
 
 from .runner import Context, Section, progress, table
 

@@ -43,6 +43,7 @@ from functools import lru_cache
 from . import labs, subjects
 from . import statement as st
 from .allergy_lists import list_scope, lists_cover, no_allergies
+from .importance import SAFETY_TYPES
 from .verdict_words import (
     ADDITIONS,
     ADMISSIONS,
@@ -73,7 +74,6 @@ from .verdict_words import (
 DRUG_TYPES = frozenset({"medication", "adverse_reaction", "allergy"})
 #: Types whose statements a negation of the other's subject contradicts ("denies chest pain").
 NEGATABLE_TYPES = frozenset({"condition", "observation"})
-SAFETY_TYPES = frozenset({"allergy", "adverse_reaction"})
 FREE_TEXT_TYPES = frozenset({"observation", "care_plan", "social"})
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from .adjudicate import standing_candidate
 from .contradictions import SUPERSEDING_VERDICTS, verdict_by_rule
 from .embedding.base import Embedder
-from .importance import CLINICAL_TYPES
+from .importance import CLINICAL_TYPES, SAFETY_TYPES
 from .ranking import unit_rows
 
 
@@ -38,7 +38,6 @@ class Pair:
 PAIR_TYPES: tuple[str, ...] = CLINICAL_TYPES
 VERDICTS = frozenset({"updates", "contradicts", "duplicate", "compatible"})
 SPLITS = ("dev", "test")
-SAFETY_TYPES = frozenset({"allergy", "adverse_reaction"})
 PAIR_SET = "data/clinical_pairs.jsonl"
 
 
