@@ -61,6 +61,21 @@ CLASS_SUPPLEMENT: dict[str, str] = {
     # combination brands and chart abbreviations the dictionary lacks
     "augmentin": "amoxicillin/clavulanic acid",
     "co-amoxiclav": "amoxicillin/clavulanic acid",
+    "hyzaar": "losartan/hydrochlorothiazide",
+    "lotrel": "amlodipine/benazepril",
+    "janumet": "sitagliptin/metformin",
+    "synjardy": "empagliflozin/metformin",
+    "seretide": "fluticasone/salmeterol",
+    "breo": "fluticasone/vilanterol",
+    "sinemet": "carbidopa/levodopa",
+    "vytorin": "ezetimibe/simvastatin",
+    "caduet": "amlodipine/atorvastatin",
+    "co-trimoxazole": "sulfamethoxazole/trimethoprim",
+    "cotrimoxazole": "sulfamethoxazole/trimethoprim",
+    "smx-tmp": "sulfamethoxazole/trimethoprim",
+    "tmp-smx": "sulfamethoxazole/trimethoprim",
+    "smx/tmp": "sulfamethoxazole/trimethoprim",
+    "tmp/smx": "sulfamethoxazole/trimethoprim",
     "keflex": "cephalexin",
     "norco": "hydrocodone/acetaminophen",
     "vicodin": "hydrocodone/acetaminophen",
@@ -266,7 +281,9 @@ def _resolve(text: str) -> tuple[DrugMention, ...]:
             if i + n <= len(toks) and key in CLASS_SUPPLEMENT:
                 start, end = toks[i][1], toks[i + n - 1][2]
                 found.append(
-                    DrugMention(CLASS_SUPPLEMENT[key], start, end, text[start:end], "supplement")
+                    DrugMention(
+                        _canonical(CLASS_SUPPLEMENT[key]), start, end, text[start:end], "supplement"
+                    )
                 )
                 taken.update(range(i, i + n))
                 i += n
@@ -282,8 +299,25 @@ def _resolve(text: str) -> tuple[DrugMention, ...]:
         start, end = toks[first][1], toks[last - 1][2]
         found.append(DrugMention(name, start, end, text[start:end], "dictionary"))
         taken.update(span)
+    for i, (word, start, end) in enumerate(toks):
+        # a combination written with a slash the dictionary does not list in that order
+        # ("sulfamethoxazole/trimethoprim", "losartan/HCTZ"): its components, as one name
+        if i in taken or "/" not in word:
+            continue
+        parts = [_part_name(w) for w in word.lower().split("/")]
+        if len(parts) > 1 and all(parts):
+            name = _canonical("/".join(p for p in parts if p))
+            found.append(DrugMention(name, start, end, text[start:end], "dictionary"))
     found.sort(key=lambda d: d.start)
     return tuple(found)
+
+
+def _part_name(word: str) -> str | None:
+    """The canonical name of one component of a slash-joined combination, if a drug."""
+    if word in CLASS_SUPPLEMENT:
+        return CLASS_SUPPLEMENT[word]
+    name = _load().get(word)
+    return None if name is None or word in NOT_DRUGS else name.lower()
 
 
 #: Dictionary names of one drug under two spellings: the dictionary files Synthroid under
@@ -294,6 +328,13 @@ _BIOLOGIC_SUFFIX = re.compile(r"-[a-z]{4}$")
 
 
 def _canonical(name: str) -> str:
+    """One name per drug: a biologic without its suffix, a combination's components in
+    alphabetical order and joined by "/" (the dictionary files Bactrim as
+    "trimethoprim/sulfamethoxazole" and Advair as "fluticasone and salmeterol"; a chart writes
+    "sulfamethoxazole/trimethoprim", "fluticasone/salmeterol")."""
+    parts = re.split(r"/| and ", name)
+    if len(parts) > 1:  # the dictionary writes some as "fluticasone and salmeterol"
+        return "/".join(sorted(_canonical(p.strip()) for p in parts))
     name = _BIOLOGIC_SUFFIX.sub("", name)
     return ALIASES.get(name, name)
 

@@ -34,3 +34,28 @@ def test_brands_resolve_to_generics() -> None:
     names = drugs.canonical_names("Glucophage XR, Ozempic, Lipitor and Zestril")
     assert {"metformin", "semaglutide", "atorvastatin", "lisinopril"} <= names
     assert drugs.canonical_names("Patient walks after dinner") == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # one name per combination, whatever order or separator the writer chose
+        ("Bactrim DS BID", "sulfamethoxazole/trimethoprim"),
+        ("sulfamethoxazole/trimethoprim allergy", "sulfamethoxazole/trimethoprim"),
+        ("trimethoprim/sulfamethoxazole allergy", "sulfamethoxazole/trimethoprim"),
+        ("co-trimoxazole 960 mg BD", "sulfamethoxazole/trimethoprim"),
+        ("TMP-SMX for the UTI", "sulfamethoxazole/trimethoprim"),
+        ("amoxicillin/clavulanate 875 mg", "amoxicillin/clavulanic acid"),
+        ("Augmentin 875 mg", "amoxicillin/clavulanic acid"),
+        ("Advair 250/50 one puff BID", "fluticasone/salmeterol"),
+        ("Seretide 250 inhaler", "fluticasone/salmeterol"),
+        ("losartan/HCTZ 50/12.5", "hydrochlorothiazide/losartan"),
+        ("Hyzaar 100/25", "hydrochlorothiazide/losartan"),
+    ],
+)
+def test_a_combination_has_one_name(text: str, want: str) -> None:
+    assert drugs.canonical_names(text) == {want}
+
+
+def test_a_slash_between_numbers_or_words_is_no_combination() -> None:
+    assert drugs.canonical_names("BP 120/80 and/or HR 72") == frozenset()

@@ -815,6 +815,10 @@ def test_seventh_and_eighth_author_rules(older: str, newer: str, mtype: str, wan
         # only a number differs (an episode's timing, a dose): another episode, both stay
         ("Hives 2 hours after amoxicillin", "Hives on day 6 of the amoxicillin course",
          "adverse_reaction", "compatible"),
+        # a combination under its brand and its components is one drug
+        ("Bactrim DS 1 tab BID for UTI", "Sulfamethoxazole/trimethoprim stopped - rash",
+         "medication", "updates"),
+        ("Losartan/HCTZ 50/12.5 daily", "Hyzaar 100/25 daily", "medication", "updates"),
         # two drugs are two facts whatever lab value each names
         ("Hyperkalaemia on spironolactone, K 5.9", "Hyperkalaemia on lisinopril, K 5.6",
          "adverse_reaction", "compatible"),
@@ -822,5 +826,5 @@ def test_seventh_and_eighth_author_rules(older: str, newer: str, mtype: str, wan
          "Spironolactone: hyperkalaemia worse, K 6.1", "adverse_reaction", "updates"),
     ],
 )  # fmt: skip
-def test_ninth_author_safety_rules(older: str, newer: str, mtype: str, want: str) -> None:
+def test_ninth_author_rules(older: str, newer: str, mtype: str, want: str) -> None:
     assert v(older, newer, mtype) == want
