@@ -300,16 +300,20 @@ def _resolve(text: str) -> tuple[DrugMention, ...]:
         found.append(DrugMention(name, start, end, text[start:end], "dictionary"))
         taken.update(span)
     for i, (word, start, end) in enumerate(toks):
-        # a combination written with a slash the dictionary does not list in that order
-        # ("sulfamethoxazole/trimethoprim", "losartan/HCTZ"): its components, as one name
-        if i in taken or "/" not in word:
+        # a combination written with a slash or a hyphen the dictionary does not list
+        # ("sulfamethoxazole/trimethoprim", "losartan/HCTZ", "amoxicillin-clavulanate"): its
+        # components, as one name ("lisinopril-induced" is no combination: "induced" is no drug)
+        if i in taken or not _JOINED.search(word):
             continue
-        parts = [_part_name(w) for w in word.lower().split("/")]
+        parts = [_part_name(w) for w in _JOINED.split(word.lower())]
         if len(parts) > 1 and all(parts):
             name = _canonical("/".join(p for p in parts if p))
             found.append(DrugMention(name, start, end, text[start:end], "dictionary"))
     found.sort(key=lambda d: d.start)
     return tuple(found)
+
+
+_JOINED = re.compile(r"[/-]")
 
 
 def _part_name(word: str) -> str | None:

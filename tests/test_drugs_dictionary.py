@@ -46,6 +46,8 @@ def test_brands_resolve_to_generics() -> None:
         ("co-trimoxazole 960 mg BD", "sulfamethoxazole/trimethoprim"),
         ("TMP-SMX for the UTI", "sulfamethoxazole/trimethoprim"),
         ("amoxicillin/clavulanate 875 mg", "amoxicillin/clavulanic acid"),
+        ("amoxicillin-clavulanate 875 mg", "amoxicillin/clavulanic acid"),
+        ("sulfamethoxazole-trimethoprim 800/160", "sulfamethoxazole/trimethoprim"),
         ("Augmentin 875 mg", "amoxicillin/clavulanic acid"),
         ("Advair 250/50 one puff BID", "fluticasone/salmeterol"),
         ("Seretide 250 inhaler", "fluticasone/salmeterol"),
@@ -59,3 +61,4 @@ def test_a_combination_has_one_name(text: str, want: str) -> None:
 
 def test_a_slash_between_numbers_or_words_is_no_combination() -> None:
     assert drugs.canonical_names("BP 120/80 and/or HR 72") == frozenset()
+    assert drugs.canonical_names("Lisinopril-induced cough, follow-up x-ray") == frozenset()

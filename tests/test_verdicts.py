@@ -819,6 +819,8 @@ def test_seventh_and_eighth_author_rules(older: str, newer: str, mtype: str, wan
         ("Bactrim DS 1 tab BID for UTI", "Sulfamethoxazole/trimethoprim stopped - rash",
          "medication", "updates"),
         ("Losartan/HCTZ 50/12.5 daily", "Hyzaar 100/25 daily", "medication", "updates"),
+        ("Bactrim DS BID", "Sulfamethoxazole-trimethoprim 800/160 BID stopped", "medication",
+         "updates"),
         # two drugs are two facts whatever lab value each names
         ("Hyperkalaemia on spironolactone, K 5.9", "Hyperkalaemia on lisinopril, K 5.6",
          "adverse_reaction", "compatible"),
