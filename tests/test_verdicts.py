@@ -821,6 +821,15 @@ def test_seventh_and_eighth_author_rules(older: str, newer: str, mtype: str, wan
         ("Losartan/HCTZ 50/12.5 daily", "Hyzaar 100/25 daily", "medication", "updates"),
         ("Bactrim DS BID", "Sulfamethoxazole-trimethoprim 800/160 BID stopped", "medication",
          "updates"),
+        # a chart abbreviation or a lay name is the condition it stands for
+        ("Known hypothyroidism on levothyroxine", "Underactive thyroid, on levothyroxine",
+         "condition", "duplicate"),
+        ("Hx HTN", "Has a history of high blood pressure", "condition", "duplicate"),
+        ("High cholesterol", "HLD", "condition", "duplicate"),
+        ("Obstructive sleep apnoea", "OSA", "condition", "duplicate"),
+        ("Hx of heart attack 2019", "MI 2019", "condition", "duplicate"),
+        ("Fasting blood glucose 130s at home", "FBG around 130 at home this week",
+         "observation", "duplicate"),
         # two drugs are two facts whatever lab value each names
         ("Hyperkalaemia on spironolactone, K 5.9", "Hyperkalaemia on lisinopril, K 5.6",
          "adverse_reaction", "compatible"),
