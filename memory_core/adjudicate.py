@@ -97,15 +97,19 @@ def _same_drug(a: frozenset[str], b: frozenset[str]) -> bool:
     )
 
 
+def _alike(small: frozenset[str], large: frozenset[str], head: int) -> int:
+    """How many words of ``small`` are in ``large``, a word counting when the other has it or
+    a word of at least ``head`` letters beginning with the same ``head`` letters."""
+    prefixes = {w[:head] for w in large if len(w) >= head}
+    return sum(1 for w in small if w in large or (len(w) >= head and w[:head] in prefixes))
+
+
 def _share_most(a: frozenset[str], b: frozenset[str]) -> bool:
-    """At least half the words of the shorter set are in the other, a word counting as shared
-    when the other has it or a word with its first six letters (anaphylaxis / anaphylactic):
-    "ankle edema" / "peripheral edema" share the reaction, "felt faint at school" / "sore arm
-    at school" only where it happened."""
+    """At least half the words of the shorter set are in the other, alike by six letters
+    (anaphylaxis / anaphylactic): "ankle edema" / "peripheral edema" share the reaction, "felt
+    faint at school" / "sore arm at school" only where it happened."""
     small, large = (a, b) if len(a) <= len(b) else (b, a)
-    prefixes = {w[:6] for w in large if len(w) >= 6}
-    shared = sum(1 for w in small if w in large or (len(w) >= 6 and w[:6] in prefixes))
-    return 2 * shared >= len(small)
+    return 2 * _alike(small, large, 6) >= len(small)
 
 
 def _value_clash(a: str, b: str) -> bool:
@@ -359,13 +363,6 @@ def _two_orders(a: frozenset[str], b: frozenset[str]) -> bool:
 _AMOUNT = re.compile(r"(\d+(?:\.\d+)?)\s*(kg|kgs|kilos|lb|lbs|ms|%|mmhg|bpm|cm|mm)\b")
 
 
-def _words_meet(a: frozenset[str], b: frozenset[str]) -> bool:
-    """A word of one and a word of the other begin alike (four letters: "dizziness" /
-    "dizzy", "nausea" / "nauseated")."""
-    heads_a = {w[:4] for w in a if len(w) >= 4}
-    return bool(a & b) or any(w[:4] in heads_a for w in b if len(w) >= 4)
-
-
 def _amount_changed(older: str, newer: str) -> bool:
     """Both give an amount in one unit, and the amounts differ: one measured reaction grew or
     shrank ("3 kg" -> "7 kg")."""
@@ -396,7 +393,7 @@ def _drug_verdict(memory_type: str, older: str, newer: str) -> str:
             memory_type == "adverse_reaction"
             and rest_a
             and rest_b
-            and not _words_meet(rest_a, rest_b)
+            and not _alike(rest_a, rest_b, 4)  # by four letters: "dizziness" / "dizzy"
             and not (flipped or amount or _gained(older, newer, RESOLUTIONS - THERAPY_CHANGES))
         ):
             # no reaction word in common: "now", "better" or "stopped" tell of the newer
