@@ -165,6 +165,8 @@ NOT_DRUGS = frozenset(
 
 _STRIP = "\"'`.,;:!?()[]{}<>*_~/\\|“”‘’—–-"
 _WORD = re.compile(r"\S+")
+#: what joins the parts of a combination written as one word ("losartan/HCTZ")
+_JOINED = re.compile(r"[/-]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,23 +307,12 @@ def _resolve(text: str) -> tuple[DrugMention, ...]:
         # components, as one name ("lisinopril-induced" is no combination: "induced" is no drug)
         if i in taken or not _JOINED.search(word):
             continue
-        parts = [_part_name(w) for w in _JOINED.split(word.lower())]
+        parts = [_resolve(w) for w in _JOINED.split(word)]  # one word each: one mention
         if len(parts) > 1 and all(parts):
-            name = _canonical("/".join(p for p in parts if p))
+            name = _canonical("/".join(p[0].name for p in parts))
             found.append(DrugMention(name, start, end, text[start:end], "dictionary"))
     found.sort(key=lambda d: d.start)
     return tuple(found)
-
-
-_JOINED = re.compile(r"[/-]")
-
-
-def _part_name(word: str) -> str | None:
-    """The canonical name of one component of a slash-joined combination, if a drug."""
-    if word in CLASS_SUPPLEMENT:
-        return CLASS_SUPPLEMENT[word]
-    name = _load().get(word)
-    return None if name is None or word in NOT_DRUGS else name.lower()
 
 
 #: Dictionary names of one drug under two spellings: the dictionary files Synthroid under
