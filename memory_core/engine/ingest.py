@@ -258,6 +258,4 @@ def _write_once(
             MemoryUpdate(m, pool.versions(m.id)) for m in pool.replaced.values()
         )
     core.apply(changes)
-    if not sups_by_new:
-        return [AddResult(m, ()) for m in added]
     return [AddResult(memory=m, supersessions=tuple(sups_by_new.get(m.id, ()))) for m in added]
