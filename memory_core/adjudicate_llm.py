@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from .contradictions import Adjudicator, RuleAdjudicator
+from .embedding.openai import make_client, schema_request
 from .values import Memory
 
 VERDICTS = ("updates", "contradicts", "duplicate", "compatible")
@@ -60,8 +61,6 @@ class LLMAdjudicator:
         timeout: float = 20.0,
         fallback: Adjudicator | None = None,
     ) -> None:
-        from .embedding.openai import make_client
-
         self.model = model
         self.method = f"llm:{model}"
         self.timeout = timeout
@@ -77,8 +76,6 @@ class LLMAdjudicator:
             "newer": {"content": newer.content, "recorded": newer.created_at.date().isoformat()},
             "similarity": round(float(similarity), 3),
         }
-        from .embedding.openai import schema_request
-
         user = json.dumps(data, ensure_ascii=False)
         return schema_request(self.model, "supersession_verdict", SCHEMA, SYSTEM_PROMPT, user)
 
