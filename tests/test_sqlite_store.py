@@ -18,10 +18,12 @@ def test_migrations_upgrade_an_old_file_in_place(tmp_path: Path) -> None:
     db.execute("INSERT INTO patients (patient_id, version) VALUES ('NW-1', 7)")
     db.close()
     store = sq.SQLiteStore(str(path))
-    assert store._read("PRAGMA user_version")[0][0] == sq.SCHEMA_VERSION == 4
+    assert store._read("PRAGMA user_version")[0][0] == sq.SCHEMA_VERSION == 5
     assert store.versions("NW-1") == (7, 0)  # the new column, old data kept
     tables = {r[0] for r in store._read("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert "memories_fts" not in tables and "memories" in tables  # 3: keyword index in memory
+    indexes = {r[0] for r in store._read("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert "audit_patient_action" in indexes  # 5: one patient's keep decisions by index
     store.close()
 
 

@@ -30,8 +30,15 @@ def derived_flags(snap: Snapshot, now: datetime) -> list[StaleFlag]:
     ``now`` is past every status change and creation (then they cannot differ)."""
 
     def make() -> list[StaleFlag]:
+        index = snap.flag_index()
+        if not index.has_changes:
+            return []
         return flags.stale_flags(
-            snap.memories, snap.supersessions, now, active=active_memories(snap, now)
+            snap.memories,
+            snap.supersessions,
+            now,
+            active=active_memories(snap, now),
+            index=index,
         )
 
     now_s = now.timestamp()

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ValidationError
+from ..flags import FlagIndex
 from ..lexical import LexicalIndex
 from ..store.base import ChangeSet, MemoryStore
 from ..values import Memory, Status, Supersession, Tier
@@ -51,6 +52,15 @@ class LexSlot:
     index: LexicalIndex | None = None
 
 
+@dataclass
+class FlagSlot:
+    """A snapshot's index of its supersessions for the flags and annotations
+    (:class:`~memory_core.flags.FlagIndex`), built when a section first needs it and advanced
+    with the snapshot."""
+
+    index: FlagIndex | None = None
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """Everything about one patient the hot paths need, cached by the store's patient version."""
@@ -71,6 +81,7 @@ class Snapshot:
     norms: npt.NDArray[np.float32]  # L2 norm of each row of `matrix`
     settled_s: float  # no status change takes effect after this moment (as-of fast path)
     lexical: LexSlot  # the keyword index, built on first use
+    flags: FlagSlot = field(default_factory=FlagSlot)  # the flags' index, built on first use
     text_bytes: int = 0  # characters of the contents and ids (the cache's size estimate)
     memo: dict[Any, Any] = field(default_factory=dict)  # other derived values, built on use
 
@@ -81,6 +92,19 @@ class Snapshot:
             return got
         value = self.memo[key] = make()
         return value
+
+    def memory_of(self, memory_id: str) -> Memory | None:
+        """The snapshot's memory of this id (None: not in it)."""
+        i = self.index.get(memory_id)
+        return None if i is None else self.memories[i]
+
+    def flag_index(self) -> FlagIndex:
+        """The supersessions indexed for the flags and annotations, built on first use (two
+        threads may both build it: the same index either way)."""
+        got = self.flags.index
+        if got is None:
+            got = self.flags.index = FlagIndex.build(self.supersessions, self.memory_of)
+        return got
 
 
 @dataclass
@@ -180,10 +204,10 @@ def advance(
     mems += held_in(new, buffer, n)
     updated = [(s, e) for s, e in changes.update_supersessions if s.patient_id == pid]
     inserted = tuple(s for s in changes.insert_supersessions if s.patient_id == pid)
-    if updated:
+    decided = [replace(s, version=expected + 1) for s, expected in updated]
+    if decided:
         sups = {s.id: s for s in snap.supersessions}
-        for s, expected in updated:
-            sups[s.id] = replace(s, version=expected + 1)
+        sups.update((s.id, s) for s in decided)
         sups.update((s.id, s) for s in inserted)
         supersessions = tuple(sups.values())
     else:  # new ids (the store refuses a duplicate): appended, as the dict above would
@@ -222,6 +246,9 @@ def advance(
         lexical=LexSlot(None if lex is None else lex.extended([m.content for m in new])),
         text_bytes=snap.text_bytes + sum(len(m.content) + len(m.id) for m in new),
     )
+    flags = snap.flags.index  # advanced by the records written, never rebuilt
+    if flags is not None:
+        fresh.flags.index = flags.advanced([*inserted, *decided], fresh.memory_of)
     times = [at.timestamp() for _, p, at in changes.accesses if p == pid]
     latest = max([use.latest_s, *times])
     sessions = use.sessions_s
