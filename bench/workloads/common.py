@@ -91,6 +91,7 @@ class Config:
     tuner_n: int = 20_000
     touch_patients: int = 100_000
     agent_n: int = 50_000
+    section_n: int = 50_000  # issue 25: one chat-derived patient, the section path
     repeat: int = 15
     e2e_repeat: int = 30  # the closest comparison (engine vs Mem0 + FAISS): more rounds
     ref_repeat: int = 7
@@ -143,6 +144,7 @@ TINY = Config(
     tuner_n=300,
     touch_patients=300,
     agent_n=400,
+    section_n=600,
     repeat=3,
     e2e_repeat=3,
     ref_repeat=2,

@@ -20,7 +20,7 @@ from ..errors import ValidationError
 from ..flags import FlagIndex
 from ..lexical import LexicalIndex
 from ..store.base import ChangeSet, MemoryStore
-from ..values import Memory, Status, Supersession, Tier
+from ..values import Memory, StaleFlag, Status, Supersession, Tier
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -36,6 +36,14 @@ DEFAULT_CACHE_BYTES = 512 * 2**20
 # on memories read from a store (about 710 bytes), and of a snapshot's own overhead.
 PER_MEMORY_BYTES = 800
 PER_SNAPSHOT_BYTES = 2048
+# ... of a patient's usage beside its arrays (the Use object, three array headers, cache slots:
+# about 600 bytes measured), of a numpy array's own header, of one value kept in a snapshot's
+# memo beside its data (the key, the dict slot), and of one possibly-stale flag in a memoized
+# list (a slotted StaleFlag and its list slot: about 110 bytes).
+PER_USE_BYTES = 640
+ARRAY_BYTES = 112
+PER_MEMO_BYTES = 200
+PER_FLAG_BYTES = 128
 
 
 def growth_room(n: int) -> int:
@@ -50,6 +58,16 @@ class LexSlot:
     """A snapshot's keyword index, built when a keyword query first needs it."""
 
     index: LexicalIndex | None = None
+    sized: tuple[int, int] = (0, 0)  # (id of the index sized, its estimated bytes)
+
+    def estimated_bytes(self) -> int:
+        """:func:`lexical_bytes` of the index, once built (0 before), computed once per index."""
+        index = self.index
+        if index is None:
+            return 0
+        if self.sized[0] != id(index):
+            self.sized = (id(index), lexical_bytes(index))
+        return self.sized[1]
 
 
 @dataclass
@@ -269,8 +287,9 @@ def advance(
     )
 
 
-#: Per term of a keyword index: the dict entry, the term string and two array headers.
-PER_TERM_BYTES = 300
+#: Per term of a keyword index: the dict entry, the term string and two array headers (the
+#: small patients' indexes measured about 360 bytes a term with tracemalloc).
+PER_TERM_BYTES = 400
 
 
 def lexical_bytes(index: LexicalIndex) -> int:
@@ -283,11 +302,29 @@ def lexical_bytes(index: LexicalIndex) -> int:
     return index.lengths.nbytes + terms * PER_TERM_BYTES + 16 * int(index.lengths.sum())
 
 
+def value_bytes(value: object) -> int:
+    """An estimate of one value a snapshot memoizes (arrays, lists of flags, numbers)."""
+    if isinstance(value, np.ndarray):
+        return ARRAY_BYTES + value.nbytes
+    if isinstance(value, list | tuple):
+        each = PER_FLAG_BYTES if value and isinstance(value[0], StaleFlag) else 64
+        return 56 + len(value) * each
+    return 32
+
+
+def lazy_bytes(snap: Snapshot) -> int:
+    """What a snapshot built after it was cached: its keyword index, its flags' index and its
+    memoized values (a section builds them on its first call)."""
+    flags = snap.flags.index
+    memo = sum(PER_MEMO_BYTES + value_bytes(v) for v in list(snap.memo.values()))
+    return snap.lexical.estimated_bytes() + (flags.estimated_bytes() if flags else 0) + memo
+
+
 def snapshot_bytes(snap: Snapshot) -> int:
     """The estimated size of a cached snapshot: its arrays (the embedding buffer with its growth
-    room dominates), contents and ids, a fixed cost per memory, and its keyword index once
-    built. Arrays shared with an older snapshot of the same patient are counted again (the
-    older one is dropped from the cache when this one replaces it)."""
+    room dominates), contents and ids, a fixed cost per memory, and what it built lazily
+    (:func:`lazy_bytes`). Arrays shared with an older snapshot of the same patient are counted
+    again (the older one is dropped from the cache when this one replaces it)."""
     n = len(snap.memories)
     arrays = (
         snap.buffer.nbytes
@@ -299,16 +336,12 @@ def snapshot_bytes(snap: Snapshot) -> int:
         + snap.active.nbytes
         + snap.norms.nbytes
     )
-    base = PER_SNAPSHOT_BYTES + arrays + snap.text_bytes + n * PER_MEMORY_BYTES
-    index = snap.lexical.index
-    if index is None:
-        return base
-    return base + snap.memoized(("lexical_bytes", id(index)), lambda: lexical_bytes(index))
+    return PER_SNAPSHOT_BYTES + arrays + snap.text_bytes + n * PER_MEMORY_BYTES + lazy_bytes(snap)
 
 
 def usage_bytes(use: Use) -> int:
     """The estimated size of a cached usage (its arrays and, once loaded, its access events)."""
-    size = use.access_count.nbytes + use.last_s.nbytes + use.sessions_s.nbytes + 256
+    size = use.access_count.nbytes + use.last_s.nbytes + use.sessions_s.nbytes + PER_USE_BYTES
     events = use.events
     if events is not None:
         if use.sized[0] != id(events):
@@ -321,7 +354,13 @@ class Snapshots:
     """The engine's snapshot and usage caches, keyed by patient, bounded by ``max_bytes``
     (estimated with :func:`snapshot_bytes` and :func:`usage_bytes`): beyond it the least
     recently used patients are evicted (the patient just used always stays, however large).
-    A patient's snapshot and usage are evicted together."""
+    A patient's snapshot and usage are evicted together.
+
+    A snapshot grows after it is cached (the first section builds its keyword index, its flags'
+    index and memoized arrays; an as-of query loads access events): the snapshots handed out
+    are sized again at the next look-up of any patient (:meth:`settle`), before anything is
+    evicted, so the bound holds for what the caches really hold, not for what they held when
+    each patient was first read."""
 
     def __init__(self, store: MemoryStore, dims: int, max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
         if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
@@ -337,6 +376,7 @@ class Snapshots:
         self.bytes = 0  # the estimated size of everything cached
         self.evictions = 0
         self.lock = threading.Lock()
+        self.lent: dict[str, Snapshot] = {}  # handed out since the last settle: may have grown
 
     def snapshot(self, patient_id: str) -> Snapshot:
         return self.state(patient_id)[0]
@@ -359,8 +399,28 @@ class Snapshots:
         if use is None or use.version != (content, usage):
             use = self._build_usage(patient_id, snap, (content, usage))
         with self.lock:
+            self._settle()
             self._put(patient_id, snap, use)
+            self.lent[patient_id] = snap
         return snap, use
+
+    def settle(self) -> None:
+        """Size again the snapshots handed out since the last look-up (what they built since)
+        and evict while the estimate is over the bound."""
+        with self.lock:
+            self._settle()
+            self._evict()
+
+    def _settle(self) -> None:
+        """:meth:`settle` without the eviction (holds the lock)."""
+        for pid, snap in self.lent.items():
+            if self.cache.get(pid) is not snap:
+                continue
+            use = self.usage.get(pid)
+            size = snapshot_bytes(snap) + (0 if use is None else usage_bytes(use))
+            self.bytes += size - self.sizes.get(pid, 0)
+            self.sizes[pid] = size
+        self.lent.clear()
 
     def _put(self, pid: str, snap: Snapshot, use: Use) -> None:
         """Cache (or refresh) one patient as the most recently used, then evict the least
@@ -371,6 +431,10 @@ class Snapshots:
         size = snapshot_bytes(snap) + usage_bytes(use)
         self.bytes += size - self.sizes.get(pid, 0)
         self.sizes[pid] = size
+        self._evict()
+
+    def _evict(self) -> None:
+        """Drop the least recently used patients while over the bound (holds the lock)."""
         while self.bytes > self.max_bytes and len(self.cache) > 1:
             old = next(iter(self.cache))
             self._drop(old)
@@ -380,6 +444,7 @@ class Snapshots:
         """Forget one patient (holds the lock)."""
         self.cache.pop(pid, None)
         self.usage.pop(pid, None)
+        self.lent.pop(pid, None)
         self.bytes -= self.sizes.pop(pid, 0)
 
     def clear(self) -> None:
@@ -387,6 +452,7 @@ class Snapshots:
             self.cache.clear()
             self.usage.clear()
             self.sizes.clear()
+            self.lent.clear()
             self.bytes = 0
 
     def apply(self, changes: ChangeSet) -> None:
