@@ -9,6 +9,7 @@
   bytes are.
 - ``scale-...``: the hospital-scale probes of :mod:`bench.workloads.hospital`.
 - ``section-...``: the chat-scale section path of :mod:`bench.workloads.section`.
+- ``caches-...``: the caches' bound under sections, :mod:`bench.workloads.caches`.
 
 The last line printed is JSON (read by :func:`bench.workloads.probe`).
 """
@@ -218,6 +219,10 @@ def main(argv: list[str]) -> None:
         from bench.workloads import section
 
         out = section.probe_main(cmd, argv[1:])
+    elif cmd.startswith("caches-"):
+        from bench.workloads import caches
+
+        out = caches.probe_main(cmd, argv[1:])
     else:
         raise SystemExit(f"unknown probe {cmd!r}")
     print(json.dumps(out))

@@ -15,12 +15,13 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable
-from typing import Any
 from datetime import UTC, datetime
+from typing import Any
 
 from . import (
     backscan,
     bulk,
+    caches,
     context,
     contradictions,
     dashboard,
@@ -69,11 +70,12 @@ class Bench(Setup):
         "rss",
         "scale",
         "section",
+        "caches",
     )
     #: steps that build their own data in subprocesses: a run of only these skips the shared
     #: data set (embedding and loading every size) and the agreement checks on it; each checks
     #: the engine against the reference on its own data where it has a reference
-    OWN_DATA = frozenset({"scale", "section"})
+    OWN_DATA = frozenset({"scale", "section", "caches"})
 
     def run(self) -> Results:
         t0 = time.perf_counter()
@@ -113,6 +115,7 @@ class Bench(Setup):
                 hospital.run_touch(self),
             )[-1],
             "section": lambda: section.run(self),
+            "caches": lambda: caches.run(self),
         }
         assert tuple(steps) == self.STEPS
         for name, step in steps.items():

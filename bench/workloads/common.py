@@ -92,6 +92,7 @@ class Config:
     touch_patients: int = 100_000
     agent_n: int = 50_000
     section_n: int = 50_000  # issue 25: one chat-derived patient, the section path
+    caches_patients: int = 60_000  # issue 25: one section each, default cache bound
     repeat: int = 15
     e2e_repeat: int = 30  # the closest comparison (engine vs Mem0 + FAISS): more rounds
     ref_repeat: int = 7
@@ -145,6 +146,7 @@ TINY = Config(
     touch_patients=300,
     agent_n=400,
     section_n=600,
+    caches_patients=300,
     repeat=3,
     e2e_repeat=3,
     ref_repeat=2,

@@ -137,7 +137,12 @@ def chat_records(pid: str, n: int, seed: int = 25, days: int = 730) -> list[dict
     for k in range(n):
         text, mtype = chat_statement(rng)
         out.append(
-            {"patient_id": pid, "content": text, "memory_type": mtype, "created_at": first + step * k}
+            {
+                "patient_id": pid,
+                "content": text,
+                "memory_type": mtype,
+                "created_at": first + step * k,
+            }
         )
     return out
 

@@ -188,10 +188,41 @@ def make_snapshot(
     )
 
 
+def by_patient(changes: ChangeSet) -> dict[str, ChangeSet]:
+    """The parts of a change set that :func:`advance` reads, per patient, in one pass over it
+    (a whole-store cleanup writes tens of thousands of patients in a change set: reading all of
+    it once per patient was quadratic). Audit entries are left out: no snapshot holds them."""
+    parts: dict[str, ChangeSet] = {}
+
+    def part(pid: str) -> ChangeSet:
+        got = parts.get(pid)
+        if got is None:
+            got = parts[pid] = ChangeSet()
+        return got
+
+    for m in changes.insert_memories:
+        part(m.patient_id).insert_memories.append(m)
+    for u in changes.update_memories:
+        part(u[0].patient_id).update_memories.append(u)
+    for d in changes.delete_memories:
+        part(d[0].patient_id).delete_memories.append(d)
+    for s in changes.insert_supersessions:
+        part(s.patient_id).insert_supersessions.append(s)
+    for su in changes.update_supersessions:
+        part(su[0].patient_id).update_supersessions.append(su)
+    for a in changes.accesses:
+        part(a[1]).accesses.append(a)
+    for mark in changes.sessions:
+        part(mark[0]).sessions.append(mark)
+    return parts
+
+
 def advance(
     snap: Snapshot, use: Use, pid: str, changes: ChangeSet, version: tuple[int, int]
 ) -> tuple[Snapshot, Use] | None:
-    """The snapshot and usage after this engine's own ``changes`` (None: rebuild instead)."""
+    """The snapshot and usage after this engine's own ``changes`` (None: rebuild instead);
+    ``changes`` may hold other patients' records too (they are skipped), but a caller with
+    many patients passes each its own part (:func:`by_patient`)."""
     if any(m.patient_id == pid for m, _ in changes.delete_memories):
         return None
     new = [m for m in changes.insert_memories if m.patient_id == pid]
@@ -463,11 +494,13 @@ class Snapshots:
         with self.lock:
             before = {p: (self.cache.get(p), self.usage.get(p)) for p in patients}
         self.store.apply(changes)
+        parts = by_patient(changes) if len(before) > 1 else {}
         for pid, (snap, use) in before.items():
             content, usage = self.store.versions(pid)
             fresh = None
             if snap is not None and use is not None and content == snap.version + 1:
-                fresh = advance(snap, use, pid, changes, (content, usage))
+                part = parts.get(pid, changes) if parts else changes
+                fresh = advance(snap, use, pid, part, (content, usage))
             with self.lock:
                 if fresh is not None and self.cache.get(pid) is snap:
                     self._put(pid, *fresh)
