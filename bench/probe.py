@@ -10,6 +10,8 @@
 - ``scale-...``: the hospital-scale probes of :mod:`bench.workloads.hospital`.
 - ``section-...``: the chat-scale section path of :mod:`bench.workloads.section`.
 - ``caches-...``: the caches' bound under sections, :mod:`bench.workloads.caches`.
+- ``liveness-...``, ``cleanup-...``: concurrent writers and the whole-store cleanup,
+  :mod:`bench.workloads.liveness`.
 
 The last line printed is JSON (read by :func:`bench.workloads.probe`).
 """
@@ -223,6 +225,10 @@ def main(argv: list[str]) -> None:
         from bench.workloads import caches
 
         out = caches.probe_main(cmd, argv[1:])
+    elif cmd.startswith(("liveness-", "cleanup-")):
+        from bench.workloads import liveness
+
+        out = liveness.probe_main(cmd, argv[1:])
     else:
         raise SystemExit(f"unknown probe {cmd!r}")
     print(json.dumps(out))

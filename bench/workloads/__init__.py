@@ -29,6 +29,7 @@ from . import (
     e2e,
     embedder,
     hospital,
+    liveness,
     memory,
     scaling,
     section,
@@ -71,11 +72,13 @@ class Bench(Setup):
         "scale",
         "section",
         "caches",
+        "liveness",
+        "cleanup",
     )
     #: steps that build their own data in subprocesses: a run of only these skips the shared
     #: data set (embedding and loading every size) and the agreement checks on it; each checks
     #: the engine against the reference on its own data where it has a reference
-    OWN_DATA = frozenset({"scale", "section", "caches"})
+    OWN_DATA = frozenset({"scale", "section", "caches", "liveness", "cleanup"})
 
     def run(self) -> Results:
         t0 = time.perf_counter()
@@ -116,6 +119,8 @@ class Bench(Setup):
             )[-1],
             "section": lambda: section.run(self),
             "caches": lambda: caches.run(self),
+            "liveness": lambda: liveness.run(self),
+            "cleanup": lambda: liveness.run_cleanup(self),
         }
         assert tuple(steps) == self.STEPS
         for name, step in steps.items():
