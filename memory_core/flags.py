@@ -243,9 +243,12 @@ class FlagIndex:
         is history that stays true (:func:`flagged_by`), is the change's newer memory, or a
         reviewer kept it for that change by ``now``. Newest first (then change id);
         ``newest``: only the first."""
+        kinds = flagged_by(memory.memory_type)
+        if not kinds or not self.changes:
+            return []
         best: dict[str, StaleFlag] = {}
         created = memory.created_at
-        for kind in flagged_by(memory.memory_type):
+        for kind in kinds:
             names = mentions(memory, kind)
             for name in names:
                 for s in self.changes.get((kind, name), ()):

@@ -461,7 +461,7 @@ def annotator(
 
     def flag_of(m: Memory) -> StaleFlag | None:
         nonlocal kept
-        if not index.flags_of(m, now, newest=True):
+        if not flags.flagged_by(m.memory_type) or not index.flags_of(m, now, newest=True):
             return None
         if kept is None:
             kept = flagging.kept(core, patient_id)
