@@ -9,6 +9,7 @@ commit). The 4-process figures are `make bench` rows (liveness), not timed tests
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -24,13 +25,18 @@ from memory_core.engine import snapshot as snapshot_mod
 from memory_core.store.base import ChangeSet
 from memory_core.store.sqlite import SQLiteStore
 from tests.conftest import NOW, Clock
+from tests.cosmos_server import CosmosServer
 
 OLD = NOW - timedelta(days=3 * 365)
 
 
-@pytest.fixture
-def url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'live.db'}"
+@pytest.fixture(params=["sqlite", "cosmos"])
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Each test on both stores: SQLite, and the local Cosmos-protocol server."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'live.db'}"
+    server: CosmosServer = request.getfixturevalue("cosmos_server")
+    return server.url("live", f"t{uuid.uuid4().hex[:12]}")
 
 
 @pytest.fixture
@@ -111,8 +117,12 @@ def test_a_patient_changed_through_every_attempt_is_skipped_and_named(
 
 
 def test_cli_cleanup_names_the_skipped_patients(
-    url: str, clock: Clock, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    clock: Clock,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
     seed = mc.open_engine(url, HashingEmbedder(), clock=clock)
     pids = _weak_patients(seed, 3)
     seed.store.close()
