@@ -272,7 +272,7 @@ def test_a_write_advances_the_snapshots_index_instead_of_building_it(
     assert len(builds) == 1
     assert any("may be outdated: metformin" in a for i in first.items for a in i.annotations)
     # another change: the flag moves to it, and the index follows the write
-    eng.add_memory("P", "Patient takes metformin 1500mg", "medication")
+    (newest,) = eng.add_memory("P", "Patient takes metformin 1500mg", "medication").supersessions
     again = eng.build_context("P", "metformin", record_access=False)
     assert len(builds) == 1
     (line,) = [i for i in again.items if i.scored.memory.id == plan.id]
@@ -280,7 +280,6 @@ def test_a_write_advances_the_snapshots_index_instead_of_building_it(
         f"(may be outdated: metformin changed on {NOW.date().isoformat()})",
     )
     # a reviewer's decision is a write too: undoing the newest change moves the flag back
-    newest = max(eng.supersessions("P"), key=lambda s: s.detected_at)
     eng.undo_supersession(newest.id, "dr-a")
     undone = eng.build_context("P", "metformin", record_access=False)
     assert len(builds) == 1
