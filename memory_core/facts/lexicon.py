@@ -249,7 +249,8 @@ class Lexicon:
     durations: Mapping[str, float]
     now_words: PhraseMatcher[str]
     months: Mapping[str, int]
-    stopwords: frozenset[str]
+    stopwords: frozenset[str]  # the function words and the clinical filler
+    function_words: frozenset[str]  # stop words of a keyword query too
     drugs: Mapping[str, Any]
     questions: Mapping[str, Any]
 
@@ -532,6 +533,9 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
     months = c.obj(data.get("months"), "months")
     if not all(isinstance(v, int) and 1 <= v <= 12 for v in months.values()):
         raise c.fail("months", "values must be month numbers 1-12")
+    stops = c.obj(data.get("stopwords"), "stopwords")
+    function = c.strs(stops.get("function"), "stopwords.function")
+    clinical = c.strs(stops.get("clinical"), "stopwords.clinical")
     return {
         "dose_units": frozenset(
             " ".join(phrase_tokens(u)) for u in c.strs(data.get("dose_units"), "dose_units")
@@ -553,7 +557,8 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
         },
         "now_words": listed("now_words"),
         "months": {str(k): int(v) for k, v in months.items()},
-        "stopwords": frozenset(c.strs(data.get("stopwords"), "stopwords")),
+        "function_words": frozenset(function),
+        "stopwords": frozenset(function) | frozenset(clinical),
     }
 
 
