@@ -40,6 +40,7 @@ MAX_QUERY_TERMS = 32
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
+
 def stopwords() -> frozenset[str]:
     """Left out of keyword queries (not of document lengths): the lexicon's function words
     (``words.json``, ``stopwords.function``), the one list the facts reader stops too."""
