@@ -537,6 +537,14 @@ def test_the_back_scan_finds_pairs_about_one_key_below_the_cut(
         # a ratio of two analytes is a measure of its own
         ("PSA 3.1 ng/mL", "Free/total PSA ratio 0.22", "lab_result"),
         ("HDL 1.4 mmol/L", "Cholesterol/HDL ratio 3.9", "lab_result"),
+        # chat turns (REALTALK): a speaker's label and a question are no key, two long turns
+        # share a few words by chance, an event is no change of a habit of several values
+        ("elise: How about you Kate? Are you interested in art and do you have a favorite style?",
+         "elise: What about you Kate? Do you have any interest in planes", "observation"),
+        ("Emi: I bet that was really tough for you, it is like the person you remember is gone",
+         "Emi: Are you feeling any better since seeing your ex?", "observation"),
+        ("elise: I will talk to you tomorrow Kate, I am going out for a walk now and then dinner",
+         "elise: I just had my first yoga class and it went amazing!", "observation"),
     ],
 )  # fmt: skip
 def test_two_true_facts_are_never_superseded_at_once(older: str, newer: str, mtype: str) -> None:

@@ -192,10 +192,14 @@ def _by_words(p: Pair) -> Decision | None:
     Weak evidence only: a reviewer decides."""
     from .text import parse, rest_words
 
+    if p.newer_text.rstrip().endswith("?"):
+        return None  # a question asserts nothing
     wa, wb = rest_words(p.older_text, p.memory_type), rest_words(p.newer_text, p.memory_type)
     small, large = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
     shared = _alike_count(small, large)
-    if len(small) < 2 or shared < 2 or 2 * shared < len(small):
+    if shared < 2 or 2 * shared < len(small) or 3 * shared < len(large):
+        # most of the shorter's words and a third of the longer's: two long chat turns share a
+        # few words by chance
         return None
     ta, tb = parse(p.older_text), parse(p.newer_text)
     lex = lexicon()
@@ -843,8 +847,10 @@ def _slot_state(p: Pair) -> Decision | None:
             continue  # "on a waiting list for a flat" plans a change of housing, makes none
         slot_ = lex.slots.get(a.name)
         several = not _plan(a) and not (slot_ is not None and slot_.single_valued)
-        if several and b.state is State.STARTED:
-            continue  # "started swimming" beside "walks 5,000 steps": another value
+        if several and b.state in (State.STARTED, State.DONE):
+            # "started swimming" beside "walks 5,000 steps": another value; "had my first yoga
+            # class" beside "goes out for a walk": an event, no change of the habit
+            continue
         slot = lex.slots.get(a.name)
         single = _plan(a) or (slot is not None and slot.single_valued)
         strength = STRONG if single and Context.HISTORICAL not in b.contexts else WEAK
