@@ -23,13 +23,16 @@ SHORT = {
     "stale_flag": "Out of date?",
     "cleanup": "Cleanup",
 }
-#: where an item's link opens the patient
+#: where an item's link opens the patient: the place where it can be acted on (a review and a
+#: possibly-out-of-date flag on Contradictions' queue and flags tabs; a demoted safety fact and
+#: the cleanup preview on Memories, where Restore and Pin are)
 TARGET = {
-    "review": ("contradictions", "pages/contradictions.py"),
-    "stale_flag": ("memories", "pages/memories.py"),
-    "safety_change": ("memories", "pages/memories.py"),
-    "cleanup": ("memories", "pages/memories.py"),
+    "review": ("contradictions", "pages/contradictions.py", ""),
+    "stale_flag": ("contradictions", "pages/contradictions.py", "flags"),
+    "safety_change": ("memories", "pages/memories.py", ""),
+    "cleanup": ("memories", "pages/memories.py", ""),
 }
+PLACE = {"contradictions": "Contradictions", "memories": "Memories"}
 HELP = {
     "review": "A newer memory may replace an older one of a type a reviewer must confirm "
     "(allergies and adverse reactions first), or of any type set to review.",
@@ -52,11 +55,17 @@ def _ago(since: datetime, now: datetime) -> str:
     return f"{int(days // 30)} months ago"
 
 
+def link(w: WorkItem) -> str:
+    """The URL path that opens the item's patient where it can be acted on."""
+    page, _, tab = TARGET[w.kind]
+    return f"/{page}{w.link}" + (f"&review={tab}" if tab else "")
+
+
 def _rows(items: list[WorkItem], now: datetime) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
-                "patient": f"/{TARGET[w.kind][0]}{w.link}",
+                "patient": link(w),
                 "what": SHORT[w.kind],
                 "item": w.title,
                 "type": type_label(w.memory_type) if w.memory_type else "—",
@@ -82,10 +91,15 @@ engine = common.engine()
 now = engine.clock()
 items = engine.worklist(now=now, limit=LIMIT)
 
-cols = st.columns(len(KIND_LABELS) + 1)
-for col, kind in zip(cols, KIND_LABELS, strict=False):
-    col.metric(SHORT[kind], f"{items.totals[kind]:,}", help=f"{KIND_LABELS[kind]}. {HELP[kind]}")
-cols[-1].metric("Patients", f"{items.patients:,}", help="Patients with at least one item.")
+common.metrics(
+    [
+        *[
+            (SHORT[kind], f"{items.totals[kind]:,}", f"{KIND_LABELS[kind]}. {HELP[kind]}")
+            for kind in KIND_LABELS
+        ],
+        ("Patients", f"{items.patients:,}", "Patients with at least one item."),
+    ]
+)
 
 if not items:
     st.success(
@@ -112,38 +126,46 @@ table = st.dataframe(
     on_select="rerun",
     selection_mode="single-row",
     width="stretch",
-    # fits 1,024 px: the type is the item's first word, the exact time is in the row's card
+    # fits 1,024 px: the type is the item's first word, the exact time is in the row's card;
+    # the item wraps onto three lines (the whole statement, no hovering)
     column_order=["patient", "what", "item", "waiting"],
+    row_height=common.WRAP_ROW_HEIGHT,
     column_config={
         "patient": st.column_config.LinkColumn(
-            "Patient", display_text=r"patient=(.*)$", width="small", help="Opens the patient"
+            "Patient",
+            display_text=r"patient=([A-Za-z0-9-]+)",
+            width=80,
+            help="Opens the patient where the item can be acted on",
         ),
         "what": st.column_config.TextColumn("What", width=100),
-        "item": st.column_config.TextColumn(
-            "Item", width=250, help="Select the row to read all of it"
-        ),
-        "waiting": st.column_config.TextColumn("Waiting", width="small"),
+        "item": st.column_config.TextColumn("Item", width="large"),
+        "waiting": st.column_config.TextColumn("Waiting", width=80),
     },
 )
 rows = table.selection.rows if table is not None else []
 if rows:
     chosen = visible[rows[0]]
-    label, page = TARGET[chosen.kind]
+    label, page, tab = TARGET[chosen.kind]
     with st.container(border=True):
         st.markdown(f"**{chosen.patient_id}** · {chosen.kind_label}")
         st.text(chosen.title)
+        sup = engine.store.get_supersession(chosen.ref) if chosen.kind == "review" else None
+        rule, evidence = getattr(sup, "rule", ""), getattr(sup, "evidence", "")
+        if rule or evidence:  # the decision's rule and its evidence, in plain words
+            st.caption(" · ".join(x for x in (rule, evidence) if x))
         st.caption(
             f"Since {chosen.since.astimezone(UTC):%d %b %Y %H:%M} UTC ({_ago(chosen.since, now)})"
         )
+        where = PLACE[label] + (" (possibly out of date)" if tab else "")
         if st.button(
-            f"Open {chosen.patient_id} on {label.capitalize()}",
+            f"Open {chosen.patient_id} on {where}",
             key="worklist_open",
             icon=":material/open_in_new:",
             type="primary",
         ):
             st.session_state["patient"] = chosen.patient_id
-            st.query_params["patient"] = chosen.patient_id
-            st.switch_page(page)
+            params = {"patient": chosen.patient_id} | ({"review": tab} if tab else {})
+            st.switch_page(page, query_params=params)
         with st.expander("Technical detail"):
             st.text(chosen.detail or "—")
 else:

@@ -160,7 +160,11 @@ def add_memories(
     detect: bool = True,
     batch_size: int | None = None,
     on_batch: Callable[[int, int, int], None] | None = None,
+    dry_run: bool = False,
 ) -> list[AddResult]:
+    """``dry_run``: everything up to the write (validation, embedding, detection against the
+    store and within the batch) and the results it would give, but nothing is written -- a
+    preview by the same code path as the write."""
     by = v.actor(by)
     now = core.now(now)
     items = list(records)
@@ -194,7 +198,9 @@ def add_memories(
             embedded_so_far += len(todo)
             if progress is not None and todo:
                 progress(embedded_so_far, need_total)
-        results += write_batch(core, memories, prepared.accesses[first:end], by, now, detect)
+        results += write_batch(
+            core, memories, prepared.accesses[first:end], by, now, detect, dry_run
+        )
         if on_batch is not None:
             on_batch(b, first, end)
     return results
@@ -212,6 +218,7 @@ def write_batch(
     by: str,
     now: datetime,
     detect: bool,
+    dry_run: bool = False,
 ) -> list[AddResult]:
     """Detect supersessions for embedded new memories and write them in one transaction. The
     change set carries the content version of each patient it compared against: when another
@@ -219,7 +226,7 @@ def write_batch(
     again against the fresh state, up to :data:`WRITE_ATTEMPTS` times (short random backoff)."""
     for attempt in range(WRITE_ATTEMPTS):
         try:
-            return _write_once(core, memories, accesses, by, now, detect)
+            return _write_once(core, memories, accesses, by, now, detect, dry_run)
         except StaleSnapshotError:
             if attempt == WRITE_ATTEMPTS - 1:
                 raise
@@ -234,6 +241,7 @@ def _write_once(
     by: str,
     now: datetime,
     detect: bool,
+    dry_run: bool = False,
 ) -> list[AddResult]:
     changes = ChangeSet()
     sups_by_new: dict[str, list[Supersession]]
@@ -257,5 +265,6 @@ def _write_once(
         changes.update_memories.extend(
             MemoryUpdate(m, pool.versions(m.id)) for m in pool.replaced.values()
         )
-    core.apply(changes)
+    if not dry_run:
+        core.apply(changes)
     return [AddResult(memory=m, supersessions=tuple(sups_by_new.get(m.id, ()))) for m in added]
