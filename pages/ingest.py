@@ -133,8 +133,7 @@ def highlighted(text: str, proposals: list[Proposal]) -> str:
 
 def supersede_words(p: Proposal) -> str:
     return "; ".join(
-        f"“{s.content}” ({'at once' if s.mode == 'auto' else 'after review'})"
-        for s in p.supersedes
+        f"“{s.content}” ({'at once' if s.mode == 'auto' else 'after review'})" for s in p.supersedes
     )
 
 

@@ -225,9 +225,7 @@ if entries is not None:
             key="audit_table",
             hide_index=True,
             row_height=common.WRAP_ROW_HEIGHT,
-            column_order=(
-                None if wide else ["time", "patient", "what happened", "what changed"]
-            ),
+            column_order=(None if wide else ["time", "patient", "what happened", "what changed"]),
             column_config={
                 "time": st.column_config.DatetimeColumn(
                     "Time (UTC)", format="D MMM YYYY HH:mm", timezone="UTC", width=95

@@ -4,11 +4,10 @@ lower-priority memory, and with no endpoint "Send to model" explains how to conf
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from typing import Any
-
-import re
 
 import pandas as pd
 import pytest
@@ -201,7 +200,9 @@ def test_explanation_is_a_readable_list_in_section_order_with_the_numbers(
     assert not [e for e in at.error if "safety-critical" in e.value]
 
 
-def test_memory_text_in_the_list_is_plain_text(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
+def test_memory_text_in_the_list_is_plain_text(
+    app: Callable[..., Any], eng: mc.MemoryEngine
+) -> None:
     """The list is markdown: a memory's markup is escaped, shown as typed, never rendered."""
     hostile = "Patient said **stop** [click](javascript:alert(1)) <b>now</b> :material/home:"
     eng.add_memory(PID, hostile, "observation")
