@@ -558,7 +558,7 @@ def main() -> None:
         new_policy = dataclasses.replace(engine.policy, decay=tuned)
 
         def save() -> bool:
-            engine.save_policy(new_policy, by=reviewer)
+            common.acting().save_policy(new_policy)  # the guarded path: reviewers only
             return True
 
         if common.run(save):
