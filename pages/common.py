@@ -112,8 +112,12 @@ def seed_button() -> None:
 
 
 #: a table row this tall lets the grid wrap a memory's text onto three lines (the grid wraps
-#: text only in rows taller than 4 rem): the whole statement is read without hovering
+#: text only in rows taller than 4 rem): the whole statement is read without hovering. Each
+#: table's column widths add up to at most MAIN_1024 pixels, the main column of a 1,024 px
+#: screen, and stretch to fill a wider one.
 WRAP_ROW_HEIGHT = 72
+WRAP_ROW_HEIGHT_4 = 94  # four lines, for the longest texts (two statements in one cell)
+MAIN_1024 = 560
 
 PICKER_SHOWN = 30  # options in the patient list at once (never a list of every id)
 RECENT_KEPT = 8

@@ -346,21 +346,20 @@ def _tuner(engine: mc.MemoryEngine, pid: str, version: str) -> None:
         flagged,
         key="flagged_pairs",
         hide_index=True,
-        row_height=common.WRAP_ROW_HEIGHT,
-        column_order=["older", "newer", "type", "similarity", "record"],
+        row_height=common.WRAP_ROW_HEIGHT_4,
+        column_order=["older", "newer", "similarity", "record"],
         column_config={
-            "older": st.column_config.TextColumn("Older", width="medium"),
-            "newer": st.column_config.TextColumn("Newer", width="medium"),
-            "type": st.column_config.TextColumn("Type", width=90),
+            "older": st.column_config.TextColumn("Older", width=195),
+            "newer": st.column_config.TextColumn("Newer", width=195),
             "similarity": st.column_config.NumberColumn(
                 "Similarity",
                 format="%.2f",
-                width=80,
+                width=75,
                 help="Cosine of the two statements' embeddings (−1…1); the type's own "
                 "threshold is in Settings & audit.",
             ),
             "record": st.column_config.TextColumn(
-                "Decision", width=100, help="The existing supersession, if any"
+                "Decision", width=90, help="The existing supersession, if any"
             ),
         },
     )

@@ -482,7 +482,7 @@ def main() -> None:
         key="lab_wide",
         help="The extra columns may need scrolling sideways on a narrow screen.",
     )
-    narrow = ["content", "type", "current (tuned)", "current (saved)", "change", "rank (tuned)"]
+    narrow = ["content", "current (tuned)", "current (saved)", "change"]
     st.dataframe(
         table.drop(columns=["id", "code"]),
         key="lab_table",
@@ -490,16 +490,16 @@ def main() -> None:
         column_order=None if wide else narrow,
         row_height=common.WRAP_ROW_HEIGHT,  # the statement wraps: read whole, no hovering
         column_config={
-            "content": st.column_config.TextColumn("memory", width="large"),
-            "type": st.column_config.TextColumn(width="small"),
-            "rank (tuned)": st.column_config.NumberColumn("rank", width="small"),
+            "content": st.column_config.TextColumn("Memory", width=340),
+            "type": st.column_config.TextColumn("Type", width="small"),
+            "rank (tuned)": st.column_config.NumberColumn("Rank", width="small"),
             "current (tuned)": st.column_config.NumberColumn(
-                "tuned", format="%.2f", width="small", help="Importance now, tuned policy"
+                "Tuned", format="%.2f", width=65, help="Importance now, tuned policy"
             ),
             "current (saved)": st.column_config.NumberColumn(
-                "saved", format="%.2f", width="small", help="Importance now, saved policy"
+                "Saved", format="%.2f", width=65, help="Importance now, saved policy"
             ),
-            "change": st.column_config.NumberColumn(format="%+.2f", width="small"),
+            "change": st.column_config.NumberColumn("Change", format="%+.2f", width=70),
             "strength (tuned)": st.column_config.NumberColumn(format="%.3f"),
         },
     )
@@ -530,10 +530,12 @@ def main() -> None:
                 key="lab_compare",
                 hide_index=True,
                 row_height=common.WRAP_ROW_HEIGHT,
+                column_order=["content", "change", "rank (saved)", "rank (tuned)"],
                 column_config={
-                    "content": st.column_config.TextColumn(width="large"),
-                    "importance (saved)": st.column_config.NumberColumn(format="%.2f"),
-                    "importance (tuned)": st.column_config.NumberColumn(format="%.2f"),
+                    "content": st.column_config.TextColumn("Memory", width=300),
+                    "change": st.column_config.TextColumn("Move", width=110),
+                    "rank (saved)": st.column_config.NumberColumn("Rank, saved", width=70),
+                    "rank (tuned)": st.column_config.NumberColumn("Rank, tuned", width=70),
                 },
             )
 

@@ -236,13 +236,15 @@ def transcript_tab(pid: str) -> None:
         num_rows="fixed",
         row_height=common.WRAP_ROW_HEIGHT,
         column_config={
-            "accept": st.column_config.CheckboxColumn("Accept", help="Untick to leave it out"),
-            "type": st.column_config.SelectboxColumn(
-                "Type", options=types, format_func=type_label, width=130, required=True
+            "accept": st.column_config.CheckboxColumn(
+                "Accept", width=60, help="Untick to leave it out"
             ),
-            "statement": st.column_config.TextColumn("Statement", width="large"),
+            "type": st.column_config.SelectboxColumn(
+                "Type", options=types, format_func=type_label, width=115, required=True
+            ),
+            "statement": st.column_config.TextColumn("Statement", width=265),
             "importance": st.column_config.NumberColumn(
-                "Importance", min_value=1, max_value=10, width=90, help="Base importance, 1–10"
+                "Importance", min_value=1, max_value=10, width=85, help="Base importance, 1–10"
             ),
         },
     )
@@ -290,8 +292,8 @@ def _report_frames(report: FhirImportReport) -> None:
             column_order=["type", "statement", "note"],
             column_config={
                 "type": st.column_config.TextColumn("Type", width=110),
-                "statement": st.column_config.TextColumn("Statement", width="large"),
-                "note": st.column_config.TextColumn("Note", width="medium"),
+                "statement": st.column_config.TextColumn("Statement", width=290),
+                "note": st.column_config.TextColumn("Note", width=155),
             },
         )
     if report.superseded:
@@ -310,10 +312,10 @@ def _report_frames(report: FhirImportReport) -> None:
             hide_index=True,
             width="stretch",
             key="fhir_superseded",
-            row_height=common.WRAP_ROW_HEIGHT,
+            row_height=common.WRAP_ROW_HEIGHT_4,
             column_config={
-                "older memory": st.column_config.TextColumn("Older memory", width="medium"),
-                "newer": st.column_config.TextColumn("Newer", width="medium"),
+                "older memory": st.column_config.TextColumn("Older memory", width=205),
+                "newer": st.column_config.TextColumn("Newer", width=205),
                 "what happens": st.column_config.TextColumn("What happens", width=140),
             },
         )
@@ -329,6 +331,11 @@ def _report_frames(report: FhirImportReport) -> None:
             hide_index=True,
             width="stretch",
             key="fhir_skipped",
+            row_height=common.WRAP_ROW_HEIGHT,
+            column_config={
+                "source": st.column_config.TextColumn("Resource", width=250),
+                "reason": st.column_config.TextColumn("Why", width=300),
+            },
         )
     if report.unchanged:
         st.caption(f"{len(report.unchanged)} resources unchanged since the last import")

@@ -27,7 +27,7 @@ from pages import common
 STATUSES = [s.value for s in Status]
 TIERS = [t.value for t in mc.Tier]
 #: the columns that fit from 1,024 px (the rest one toggle away)
-COLUMNS_NARROW = ["content", "type", "status", "current importance"]
+COLUMNS_NARROW = ["content", "type and status", "current importance"]
 COLUMNS_WIDE = [
     "content",
     "type",
@@ -44,7 +44,7 @@ ACTION_FLASH = "memories_action_flash"
 REPLACE = "replace"
 KEEP = "keep"
 ADD_FLASH = "memories_add_flash"
-COLUMNS = [*COLUMNS_WIDE, "id"]
+COLUMNS = [*COLUMNS_WIDE, "type and status", "id"]
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -68,8 +68,9 @@ def _frame(
             "last accessed": pd.to_datetime([m.last_accessed for m in view.memories], utc=True),
             "id": [m.id for m in view.memories],
         },
-        columns=COLUMNS,
+        columns=[c for c in COLUMNS if c != "type and status"],
     )
+    df["type and status"] = df["type"] + " · " + df["status"]
     # newest first: what a reviewer looks for most often
     return df.iloc[::-1].reset_index(drop=True)
 
@@ -374,11 +375,12 @@ else:
         hide_index=True,
         on_select="rerun",
         selection_mode="single-row",
-        column_order=[c for c in COLUMNS if c in set(cols_shown)],
+        column_order=cols_shown,
         height=480,
         row_height=common.WRAP_ROW_HEIGHT,  # the statement wraps: read whole, no hovering
         column_config={
-            "content": st.column_config.TextColumn("Memory", width="large"),
+            "content": st.column_config.TextColumn("Memory", width=330),
+            "type and status": st.column_config.TextColumn("Type · status", width=120),
             "type": st.column_config.TextColumn("Type", width=100),
             "status": st.column_config.TextColumn("Status", width=110),
             "tier": st.column_config.TextColumn("Tier", width="small"),
@@ -392,7 +394,7 @@ else:
             ),
             "current importance": st.column_config.ProgressColumn(
                 "Current",
-                width="small",
+                width=72,
                 min_value=0,
                 max_value=10,
                 format="%.2f",

@@ -39,6 +39,7 @@ def _configured() -> bool:
 
 
 NOT_IN_SECTION = "—"
+NEAREST_SHOWN = 5  # candidates left out that are listed before the "all others" expander
 
 
 def section_order(items: list[mc.ContextItem]) -> list[mc.ContextItem]:
@@ -76,20 +77,34 @@ def _scores_frame(items: list[mc.ContextItem]) -> pd.DataFrame:
     )
 
 
-def _why(items: list[mc.ContextItem]) -> str:
-    """Every candidate as a numbered list in words: the section's lines first, in order, then
-    the others by score, each with its rule (the memory's text is escaped: plain text)."""
-    out = []
-    for i in section_order(items):
-        m = i.scored.memory
-        where = f"**Line {i.position}**" if i.position is not None else "**Not in the section**"
-        rule = i.rule.removeprefix("in the section: ").removeprefix("not in the section: ")
-        notes = f" {_plain(' '.join(i.annotations))}" if i.annotations else ""
-        out.append(
-            f"- {where} · {type_label(m.memory_type)} · “{_plain(m.content)}”{notes}  \n"
-            f"  :gray[{_plain(rule)}]"
-        )
-    return "\n".join(out)
+def _why_line(i: mc.ContextItem) -> str:
+    """One candidate in words: its line (or not in the section), type, statement, annotations,
+    then the rule and its numbers in grey (the memory's text is escaped: plain text)."""
+    m = i.scored.memory
+    where = f"**Line {i.position}**" if i.position is not None else "**Not in the section**"
+    rule = i.rule.removeprefix("in the section: ").removeprefix("not in the section: ")
+    notes = f" {_plain(' '.join(i.annotations))}" if i.annotations else ""
+    numbers = (
+        f"relevance {i.scored.relevance:.2f} · importance now "
+        f"{i.scored.current_importance:.1f} · score {i.scored.score:.2f}"
+    )
+    return (
+        f"- {where} · {type_label(m.memory_type)} · “{_plain(m.content)}”{notes}  \n"
+        f"  :gray[{_plain(rule)} · {numbers}]"
+    )
+
+
+def _why(items: list[mc.ContextItem]) -> tuple[str, str, str]:
+    """Every candidate as lists in words: the section's lines in order; the closest
+    :data:`NEAREST_SHOWN` left out; the rest (for an expander)."""
+    ordered = section_order(items)
+    inc = [i for i in ordered if i.included]
+    out = [i for i in ordered if not i.included]
+    return (
+        "\n".join(_why_line(i) for i in inc),
+        "\n".join(_why_line(i) for i in out[:NEAREST_SHOWN]),
+        "\n".join(_why_line(i) for i in out[NEAREST_SHOWN:]),
+    )
 
 
 _MD = str.maketrans({c: f"\\{c}" for c in "\\`*_{}[]()#+-.!|<>~:$"})
@@ -124,7 +139,7 @@ def _flags_summary(engine: mc.MemoryEngine, pid: str, items: list[mc.ContextItem
 
 
 def _annotations_section(items: list[mc.ContextItem], engine: mc.MemoryEngine) -> None:
-    noted = [i for i in section_order(items) if i.annotations]
+    noted = [i for i in section_order(items) if i.annotations and i.included]
     if not noted:
         return
     pol = engine.policy.context
@@ -145,7 +160,7 @@ def _annotations_section(items: list[mc.ContextItem], engine: mc.MemoryEngine) -
     )
     st.markdown(
         "\n".join(
-            f"- **Line {i.position if i.position is not None else '—'}** "
+            f"- **Line {i.position}** "
             f"“{_plain(i.scored.memory.content)}” {_plain(a)}  \n  :gray[{_annotation_reason(a)}]"
             for i in noted
             for a in i.annotations
@@ -329,42 +344,58 @@ def main() -> None:
         "it does not move a memory up. A safety-critical memory that does not fit the budget "
         "is reported above, and nothing else takes its place."
     )
-    st.markdown(_why(items))
-    with st.expander("The numbers behind each line"):
+    in_section, nearest, others = _why(items)
+    if in_section:
+        st.markdown(in_section)
+    if nearest:
+        st.caption("The closest left out:")
+        st.markdown(nearest)
+    if others:
+        with st.expander(f"The {len(items) - len(res.included) - NEAREST_SHOWN} other candidates"):
+            st.markdown(others)
+    with st.expander("The numbers behind each line, as a table"):
         st.dataframe(
             _scores_frame(items),
             key="ranking_table",
             hide_index=True,
             row_height=common.WRAP_ROW_HEIGHT,
             column_config={
-                "line": st.column_config.TextColumn("Line", width=50),
-                "memory": st.column_config.TextColumn("Memory", width="large"),
+                "line": st.column_config.TextColumn("Line", width=45),
+                "memory": st.column_config.TextColumn("Memory", width=170),
                 "meaning": st.column_config.NumberColumn(
                     "Meaning",
                     format="%.2f",
-                    width=75,
+                    width=70,
                     help="How close the memory's meaning is to the session context: the "
                     "cosine of their embeddings (−1…1).",
                 ),
                 "keywords": st.column_config.NumberColumn(
                     "Words",
                     format="%.1f",
-                    width=65,
+                    width=60,
                     help="How well the memory's words match the question's (a BM25 score: "
                     "rare shared words count most).",
                 ),
                 "relevance": st.column_config.NumberColumn(
                     "Relevance",
                     format="%.2f",
-                    width=80,
+                    width=75,
                     help="Meaning and words combined into one number from 0 to 1.",
                 ),
                 "importance now": st.column_config.NumberColumn(
-                    "Importance", format="%.1f", width=85, help="Importance now (1–10)"
+                    "Importance", format="%.1f", width=80, help="Importance now (1–10)"
                 ),
-                "score": st.column_config.NumberColumn("Score", format="%.2f", width=65),
-                "tokens": st.column_config.NumberColumn("Tokens", width=60),
+                "score": st.column_config.NumberColumn("Score", format="%.2f", width=55),
             },
+            column_order=[
+                "line",
+                "memory",
+                "meaning",
+                "keywords",
+                "relevance",
+                "importance now",
+                "score",
+            ],
         )
     _annotations_section(items, engine)
     _flags_summary(engine, pid, items)

@@ -161,8 +161,13 @@ with tcol:
         key="threshold_table",
         hide_index=True,
         column_order=["memory type", "threshold", "source", "on a match"],
+        column_config={
+            "memory type": st.column_config.TextColumn("Memory type", width=150),
+            "threshold": st.column_config.NumberColumn("Threshold", format="%.2f", width=85),
+            "source": st.column_config.TextColumn("Set by", width=170),
+            "on a match": st.column_config.TextColumn("On a match", width=140),
+        },
         height=35 * (len(types) + 1) + 3,
-        column_config={"threshold": st.column_config.NumberColumn("threshold", format="%.2f")},
     )
 with pcol:
     st.caption(
@@ -228,15 +233,15 @@ if entries is not None:
             column_order=(None if wide else ["time", "patient", "what happened", "what changed"]),
             column_config={
                 "time": st.column_config.DatetimeColumn(
-                    "Time (UTC)", format="D MMM YYYY HH:mm", timezone="UTC", width=95
+                    "Time (UTC)", format="D MMM YYYY HH:mm", timezone="UTC", width=90
                 ),
                 "action": st.column_config.TextColumn("Action", width=110),
                 "actor": st.column_config.TextColumn("Who", width="small"),
                 "entity": st.column_config.TextColumn("Record kind", width="small"),
                 "entity id": st.column_config.TextColumn("Record id", width="medium"),
                 "patient": st.column_config.TextColumn("Patient", width=75),
-                "what happened": st.column_config.TextColumn("What happened", width="large"),
-                "what changed": st.column_config.TextColumn("What changed", width="medium"),
+                "what happened": st.column_config.TextColumn("What happened", width=280),
+                "what changed": st.column_config.TextColumn("What changed", width=185),
                 "before": st.column_config.TextColumn("Before (JSON)", width="medium"),
                 "after": st.column_config.TextColumn("After (JSON)", width="medium"),
             },

@@ -7,13 +7,16 @@ log, never every memory."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import streamlit as st
 
 from memory_core.labels import type_label
-from memory_core.worklist import KIND_LABELS, WorkItem
+from memory_core.worklist import KIND_LABELS, WorkItem, WorkList
 from pages import common
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LIMIT = 200
 #: metric labels and the What column: short enough for 1,024 px
@@ -62,6 +65,8 @@ def link(w: WorkItem) -> str:
 
 
 def _rows(items: list[WorkItem], now: datetime) -> pd.DataFrame:
+    import pandas as pd  # here, not at the top: the counts paint before pandas has loaded
+
     return pd.DataFrame(
         [
             {
@@ -71,12 +76,31 @@ def _rows(items: list[WorkItem], now: datetime) -> pd.DataFrame:
                 "type": type_label(w.memory_type) if w.memory_type else "—",
                 "since": w.since.astimezone(UTC).strftime("%d %b %Y %H:%M"),
                 "waiting": _ago(w.since, now),
+                "what and since": f"{SHORT[w.kind]}, {_ago(w.since, now)}",
                 "kind": w.kind_label,
             }
             for w in items
         ],
-        columns=["patient", "what", "item", "type", "since", "waiting", "kind"],
+        columns=["patient", "what", "item", "type", "since", "waiting", "what and since", "kind"],
     )
+
+
+PAINTED = "_worklist_painted"  # this session has seen the whole worklist once
+
+
+def _quick_view(first: WorkList) -> None:
+    """The worklist without its slower parts, shown while they are worked out."""
+    common.metrics(
+        [
+            (SHORT["review"], f"{first.totals['review']:,}", None),
+            (SHORT["safety_change"], f"{first.totals['safety_change']:,}", None),
+            (SHORT["stale_flag"], "…", None),
+            (SHORT["cleanup"], "…", None),
+        ]
+    )
+    st.caption("Checking for possibly out-of-date memories and faded ones…")
+    for w in first[:10]:
+        st.text(f"{w.patient_id} · {w.title}")
 
 
 common.header(
@@ -89,7 +113,17 @@ common.read_only_note()
 
 engine = common.engine()
 now = engine.clock()
-items = engine.worklist(now=now, limit=LIMIT)
+if PAINTED not in st.session_state:
+    # a session's first view: the reviews and safety changes at once, while the possibly-out-
+    # of-date check (the drug dictionary, read once per server) and the cleanup counts follow
+    quick = st.empty()
+    with quick.container():
+        _quick_view(engine.worklist(now=now, limit=LIMIT, cleanup_patients=0, flag_patients=0))
+    items = engine.worklist(now=now, limit=LIMIT)
+    quick.empty()
+    st.session_state[PAINTED] = True
+else:
+    items = engine.worklist(now=now, limit=LIMIT)
 
 common.metrics(
     [
@@ -126,20 +160,20 @@ table = st.dataframe(
     on_select="rerun",
     selection_mode="single-row",
     width="stretch",
-    # fits 1,024 px: the type is the item's first word, the exact time is in the row's card;
-    # the item wraps onto three lines (the whole statement, no hovering)
-    column_order=["patient", "what", "item", "waiting"],
-    row_height=common.WRAP_ROW_HEIGHT,
+    # fits 1,024 px (the widths add up to less than its main column, and stretch on a wider
+    # screen): the type is the item's first word, the exact time is in the row's card; the
+    # item wraps onto four lines (both statements, no hovering)
+    column_order=["patient", "item", "what and since"],
+    row_height=common.WRAP_ROW_HEIGHT_4,
     column_config={
         "patient": st.column_config.LinkColumn(
             "Patient",
             display_text=r"patient=([A-Za-z0-9-]+)",
-            width=80,
+            width=75,
             help="Opens the patient where the item can be acted on",
         ),
-        "what": st.column_config.TextColumn("What", width=100),
-        "item": st.column_config.TextColumn("Item", width="large"),
-        "waiting": st.column_config.TextColumn("Waiting", width=80),
+        "item": st.column_config.TextColumn("Item", width=330),
+        "what and since": st.column_config.TextColumn("What, waiting", width=110),
     },
 )
 rows = table.selection.rows if table is not None else []

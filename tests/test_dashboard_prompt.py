@@ -48,9 +48,11 @@ def ranking(at: Any) -> pd.DataFrame:
 
 
 def why(at: Any) -> list[str]:
-    """The readable list of every candidate ("- **Line 1** · Allergy · “…”"), item by item."""
-    body = next(m.value for m in at.markdown if m.value.startswith("- **Line 1**"))
-    return body.split("\n- ")
+    """The readable lists of every candidate ("- **Line 1** · Allergy · “…”"), item by item:
+    the section's lines, the closest left out, the others (in an expander)."""
+    first = next(k for k, m in enumerate(at.markdown) if m.value.startswith("- **Line 1**"))
+    bodies = [m.value for m in at.markdown[first : first + 3] if m.value.startswith("- **")]
+    return [item for body in bodies for item in body.removeprefix("- ").split("\n- ")]
 
 
 def shown_tokens(at: Any) -> int:
@@ -179,7 +181,7 @@ def test_explanation_is_a_readable_list_in_section_order_with_the_numbers(
     assert len(items) == len(res.items)
     lines = sorted(res.included, key=lambda i: i.position or 0)
     for k, (text, item) in enumerate(zip(items, lines, strict=False), start=1):
-        assert text.lstrip("- ").startswith(f"**Line {k}**")
+        assert text.startswith(f"**Line {k}**")
         assert f"“{item.scored.memory.content}”" in unescaped(text)
     assert all(t.startswith("**Not in the section**") for t in items[n:])
     words = unescaped(" ".join(items))
@@ -221,7 +223,10 @@ def test_annotations_are_shown_with_their_reason(app: Callable[..., Any]) -> Non
     assert "anaphylactic" in pending[0] and "not decided" in pending[0]
     note = pending[0][pending[0].index("(pending review:") :].split(")")[0] + ")"
     assert note in at.code[0].value  # on the line the agent gets
-    assert "(was " in notes  # a lab history
+    at.text_area(key="session_context").input("How has the patient's HbA1c changed?").run()
+    notes = unescaped(next(m.value for m in at.markdown if "earlier values" in m.value))
+    assert "(was " in notes  # a lab history, on a line of the section
+    assert all(line.startswith(("- **Line ", "  :gray")) for line in notes.splitlines())
 
 
 def test_flags_are_listed_with_a_link_to_where_they_are_decided(

@@ -428,7 +428,15 @@ class MemoryEngine:
 
     # --- the reviewer's worklist across patients (issue 16) ---------------------------------------
     def worklist(
-        self, *, now: datetime | None = None, limit: int = 200, cleanup_patients: int = 20
+        self,
+        *,
+        now: datetime | None = None,
+        limit: int = 200,
+        cleanup_patients: int = 20,
+        flag_patients: int = 200,
     ) -> WorkList:
-        """What waits for a reviewer across all patients, most urgent first. Reads only."""
-        return worklist_reads.worklist(self._core, now, limit, cleanup_patients)
+        """What waits for a reviewer across all patients, most urgent first. Reads only.
+        ``cleanup_patients`` / ``flag_patients``: for how many patients the cleanup count and
+        the possibly-out-of-date flags are worked out (0: none, a quick first view)."""
+        args = (now, limit, cleanup_patients, flag_patients)
+        return worklist_reads.worklist(self._core, *args)
