@@ -38,6 +38,13 @@ STATUS_LABELS: dict[str, str] = {
     "archived": "Archived",
 }
 
+#: one word per status, for narrow columns (the CLI's ``show``)
+STATUS_WORDS: dict[str, str] = {
+    "active": "active",
+    "superseded": "replaced",
+    "archived": "archived",
+}
+
 STATE_LABELS: dict[str, str] = {
     "pending": "Waiting for review",
     "auto": "Applied automatically",
@@ -64,6 +71,10 @@ def type_label(memory_type: str) -> str:
 
 def status_label(status: str) -> str:
     return STATUS_LABELS.get(status, status.replace("_", " ").capitalize())
+
+
+def status_word(status: str) -> str:
+    return STATUS_WORDS.get(status, status.replace("_", " "))
 
 
 def state_label(state: str) -> str:
@@ -311,7 +322,8 @@ def audit_sentence(entry: AuditEntry, content_of: Mapping[str, str]) -> str:
         return f"{who} changed the policy ({changed_in_words(before, after, limit=3)})"
     if a == AuditAction.IMPORT_SESSIONS:
         n = rec.get("sessions")
-        return f"{who} recorded {n if n is not None else 'some'} past sessions of this patient"
+        what = "1 past session" if n == 1 else f"{n if n is not None else 'some'} past sessions"
+        return f"{who} recorded {what} of this patient"
     if a == AuditAction.KEEP_FLAGGED:
         return f"{who} kept {text} although a drug or condition it names changed"
     if a == AuditAction.CONFIRM_FLAGGED:

@@ -202,7 +202,12 @@ def transcript_tab(pid: str) -> None:
     if len(text or "") > MAX_TRANSCRIPT_CHARS:
         st.error(transcript_problem(text or ""), icon=":material/error:")
     c1, c2 = st.columns([1, 3])
-    c1.selectbox("Extractor", _extractors(), key="ingest_extractor")
+    c1.selectbox(
+        "Extractor",
+        _extractors(),
+        key="ingest_extractor",
+        format_func=lambda x: "Rules (offline)" if x == "rule" else f"Chat model ({x[7:]})",
+    )
     c2.caption(
         "The rule extractor works offline; a chat-model extractor appears when an endpoint is "
         "configured (OPENAI_API_KEY or AZURE_OPENAI_ENDPOINT). Nothing is written until Save."

@@ -91,9 +91,9 @@ desc = engine.embedder.describe()
 c1, c2 = st.columns(2)
 with c1:
     st.caption("Store (MEMORY_CORE_STORE, or built from COSMOS_ENDPOINT)")
-    st.code(engine.store.url, language=None)
+    st.code(engine.store.url, language=None, wrap_lines=True)
     st.caption(f"Embedder (MEMORY_CORE_EMBEDDER = {common.embedder_spec()})")
-    st.code(str(desc["model_id"]), language=None)
+    st.code(str(desc["model_id"]), language=None, wrap_lines=True)
 with c2:
     common.metrics(
         [
@@ -230,18 +230,18 @@ if entries is not None:
             key="audit_table",
             hide_index=True,
             row_height=common.WRAP_ROW_HEIGHT,
-            column_order=(None if wide else ["time", "patient", "what happened", "what changed"]),
+            column_order=(None if wide else ["time", "what happened", "what changed"]),
             column_config={
                 "time": st.column_config.DatetimeColumn(
-                    "Time (UTC)", format="D MMM YYYY HH:mm", timezone="UTC", width=90
+                    "Time (UTC)", format="D MMM YY HH:mm", timezone="UTC", width=105
                 ),
                 "action": st.column_config.TextColumn("Action", width=110),
                 "actor": st.column_config.TextColumn("Who", width="small"),
                 "entity": st.column_config.TextColumn("Record kind", width="small"),
                 "entity id": st.column_config.TextColumn("Record id", width="medium"),
                 "patient": st.column_config.TextColumn("Patient", width=75),
-                "what happened": st.column_config.TextColumn("What happened", width=280),
-                "what changed": st.column_config.TextColumn("What changed", width=185),
+                "what happened": st.column_config.TextColumn("What happened", width=270),
+                "what changed": st.column_config.TextColumn("What changed", width=180),
                 "before": st.column_config.TextColumn("Before (JSON)", width="medium"),
                 "after": st.column_config.TextColumn("After (JSON)", width="medium"),
             },

@@ -34,7 +34,7 @@ BIG_BATCH = 8
 #: is low enough to reach brand-vs-generic pairs ("Glucophage 500 mg" -> "Metformin stopped",
 #: 0.33), abbreviations ("Essential hypertension" / "HTN (primary)", 0.23) and changes worded
 #: apart ("stopped metformin ER" vs the ER switch, 0.58). Chosen on the dev halves of the
-#: labelled clinical pairs (see README "Contradiction detection"); lowering it further added no
+#: labelled clinical pairs (see docs/contradiction-detection.md); lowering it further added no
 #: false supersession there and found nothing more.
 MINILM_THRESHOLD = 0.20
 #: Observations: conversation turns stored as observations (the public REALTALK chats) put
