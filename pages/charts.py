@@ -159,6 +159,7 @@ def decay_curves(
 
 #: what a move means, most telling first (the order of the labels a reader sees)
 MOVE_ORDER = ("enters top", "leaves top", "falls below cleanup", "rises above cleanup")
+OTHER_MOVE = "#c77d2e"  # a rank change within the top or outside it
 MOVE_COLOURS = {
     "enters top": "#1f7a4d",
     "leaves top": "#b03a2e",
@@ -194,7 +195,7 @@ def rank_moves(rows: Sequence[Mapping[str, object]], top_n: int) -> go.Figure:
             label += "\u200b"
         labels.append(label)
         change = str(r.get("change", ""))
-        colour = MOVE_COLOURS.get(change, "#c77d2e")
+        colour = MOVE_COLOURS.get(change, OTHER_MOVE)
         fig.add_trace(
             go.Scatter(
                 x=[a, b],
@@ -224,14 +225,10 @@ def rank_moves(rows: Sequence[Mapping[str, object]], top_n: int) -> go.Figure:
         xanchor="right",
         yanchor="bottom",
     )
-    for change in MOVE_ORDER:  # a legend of what the colours mean
+    for change, colour in (*MOVE_COLOURS.items(), ("other moves", OTHER_MOVE)):  # the legend
         fig.add_trace(
             go.Scatter(
-                x=[None],
-                y=[None],
-                mode="lines",
-                name=change,
-                line={"color": MOVE_COLOURS[change], "width": 3},
+                x=[None], y=[None], mode="lines", name=change, line={"color": colour, "width": 3}
             )
         )
     fig.update_xaxes(range=[0.5, worst + 0.5], dtick=max(1, worst // 10))

@@ -240,6 +240,7 @@ def transcript_tab(pid: str) -> None:
         width="stretch",
         num_rows="fixed",
         row_height=common.WRAP_ROW_HEIGHT,
+        height=38 + common.WRAP_ROW_HEIGHT * min(len(proposals), 12),  # every row, up to 12
         column_config={
             "accept": st.column_config.CheckboxColumn(
                 "Accept", width=60, help="Untick to leave it out"
