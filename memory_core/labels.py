@@ -176,7 +176,16 @@ ACTOR_LABELS: dict[str, str] = {
 
 #: fields a reviewer does not need in "what changed" (the raw record keeps them)
 TECHNICAL_FIELDS = frozenset(
-    {"embedding_model", "version", "id", "patient_id", "old_id", "new_id", "embedding"}
+    {
+        "embedding_model",
+        "version",
+        "id",
+        "patient_id",
+        "old_id",
+        "new_id",
+        "embedding",
+        "superseded_by",  # an id: the sentence names what replaced it
+    }
 )
 QUOTE_CHARS = 160
 
@@ -323,7 +332,7 @@ def audit_sentence(entry: AuditEntry, content_of: Mapping[str, str]) -> str:
     if a == AuditAction.IMPORT_SESSIONS:
         n = rec.get("sessions")
         what = "1 past session" if n == 1 else f"{n if n is not None else 'some'} past sessions"
-        return f"{who} recorded {what} of this patient"
+        return f"{who} recorded {what} of the patient"
     if a == AuditAction.KEEP_FLAGGED:
         return f"{who} kept {text} although a drug or condition it names changed"
     if a == AuditAction.CONFIRM_FLAGGED:

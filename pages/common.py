@@ -215,7 +215,6 @@ def patient_picker() -> str | None:
         "Find a patient",
         key="patient_search",
         placeholder="id or label, e.g. NW-1003 or diabetes",
-        max_chars=80,
     )
     shown, matches = search_patients(ids, labels, query, [wanted, *recent], pending)
     if query.strip() and not shown:
@@ -381,7 +380,7 @@ def reviewer() -> str:
         "Your name (for the audit log)",
         key="reviewer",
         on_change=_keep_name,
-        max_chars=MAX_NAME + 40,  # longer input is refused with a message, not cut silently
+        # no max_chars: a longer name is kept and refused with a message, never cut silently
         placeholder="e.g. Dr. Rivera",
     )
     problem = name_problem(name)

@@ -13,6 +13,7 @@ import streamlit as st
 import memory_core as mc
 from memory_core import context as ctx
 from memory_core.labels import type_label
+from memory_core.validation import MAX_QUERY_CHARS
 from pages import charts, common, flag_review
 
 DEFAULT_CONTEXT = (
@@ -290,6 +291,13 @@ def main() -> None:
     )
     if not session_context.strip():
         st.info("Type a session context above to preview the memory section for it.")
+        st.stop()
+    if len(session_context) > MAX_QUERY_CHARS:  # kept whole, refused with the reason
+        st.error(
+            f"The session context has {len(session_context):,} characters; an agent's "
+            f"question is at most {MAX_QUERY_CHARS:,}. Nothing was cut: shorten it to preview.",
+            icon=":material/error:",
+        )
         st.stop()
 
     res = common.run(

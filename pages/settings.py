@@ -56,7 +56,10 @@ def audit_frame(engine: mc.MemoryEngine, entries: list[mc.AuditEntry]) -> pd.Dat
             "entity": [e.entity for e in entries],
             "entity id": [e.entity_id for e in entries],
             "patient": [e.patient_id or "" for e in entries],
-            "what happened": [audit_sentence(e, content_of) for e in entries],
+            "what happened": [  # the patient first: the log may list every patient
+                (f"{e.patient_id} · " if e.patient_id else "") + audit_sentence(e, content_of)
+                for e in entries
+            ],
             "what changed": [changed_in_words(e.before, e.after) for e in entries],
             "before": [_compact(e.before) for e in entries],
             "after": [_compact(e.after) for e in entries],

@@ -108,7 +108,10 @@ def test_audit_filter_by_patient_and_actor(app: Callable[..., Any], eng: mc.Memo
     df = _audit(at)
     assert list(df["actor"]) == ["Dr. Rivera"]
     assert (df["action"].iloc[0], df["entity id"].iloc[0]) == ("Pinned", mem.id)
-    assert df["what happened"].iloc[0] == f"Dr. Rivera pinned “{mem.content}”: it no longer fades"
+    assert (
+        df["what happened"].iloc[0]
+        == f"{PID} · Dr. Rivera pinned “{mem.content}”: it no longer fades"
+    )
     assert json.loads(df["after"].iloc[0])["pinned"] is True
     at.text_input(key="audit_actor").input("nobody").run()
     assert _audit(at) is None
@@ -180,16 +183,48 @@ def test_audit_rows_read_as_sentences_with_the_memories_text(
     at.text_input(key="audit_actor").input("Dr Lee").run()
     df = _audit(at)
     rows = set(zip(df["action"], df["what happened"], strict=True))
-    assert ("Replacement confirmed", f"Dr Lee confirmed that “{new}” replaces “{old}”") in rows
+    who = f"{PID} · "  # the patient first: the log may list every patient
+    assert ("Replacement confirmed", f"{who}Dr Lee confirmed that “{new}” replaces “{old}”") in rows
     assert (
         "Decision undone",
-        f"Dr Lee undid the confirmation that “{new}” replaces “{old}”: back to review",
+        f"{who}Dr Lee undid the confirmation that “{new}” replaces “{old}”: back to review",
     ) in rows
-    assert ("Replaced by a newer memory", f"“{old}” was replaced by a newer memory") in rows
-    assert ("Active again", f"“{old}” is active again") in rows
+    assert ("Replaced by a newer memory", f"{who}“{old}” was replaced by a newer memory") in rows
+    assert ("Active again", f"{who}“{old}” is active again") in rows
     assert set(df["action"]) <= {
         "Replacement confirmed",
         "Decision undone",
         "Replaced by a newer memory",
         "Active again",
     }
+
+
+# --- the one mapping of words (memory_core/labels.py) -------------------------------------------
+def test_every_audited_action_has_its_own_words_and_a_sentence() -> None:
+    from memory_core.labels import ACTION_LABELS, audit_sentence, changed_in_words
+
+    assert set(ACTION_LABELS) == {a.value for a in AuditAction}
+    assert len(set(ACTION_LABELS.values())) == len(AuditAction)
+    at = datetime(2026, 12, 1, 20, 23, 1, 211118, tzinfo=UTC)
+    memory = {"content": "Patient takes metformin", "memory_type": "medication"}
+    sup = {"old_id": "m1", "new_id": "m2", "state": "pending"}
+    contents = {"m1": "Patient takes metformin", "m2": "Patient stopped metformin"}
+    for action in AuditAction:
+        entity = "supersession" if "supersession" in action.value else "memory"
+        rec = sup if entity == "supersession" else memory
+        entry = mc.AuditEntry(at, "Dr Lee", action.value, entity, "m1", PID, rec, rec)
+        sentence = audit_sentence(entry, contents)
+        assert "_" not in sentence, sentence  # no code such as confirm_supersession
+        assert "“Patient" in sentence or action in (
+            AuditAction.POLICY_CHANGE,
+            AuditAction.IMPORT_SESSIONS,
+        ), sentence
+    # what changed: fields and values in words, no ISO timestamps, no None
+    words = changed_in_words(
+        {"state": "pending", "decided_at": None, "superseded_by": None},
+        {"state": "confirmed", "decided_at": at.isoformat(), "superseded_by": "m2"},
+    )
+    assert words == (
+        "review: waiting for review → confirmed by a reviewer; decided on: none → "
+        "01 Dec 2026 20:23 UTC"
+    )

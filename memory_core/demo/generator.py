@@ -428,7 +428,7 @@ def _dataset(patients: list[DemoPatient], memories: list[DemoMemory]) -> DemoDat
 
 #: The moment the Northwind demo is built as of. Seeding at another moment moves every date by
 #: the difference, never a statement.
-DEMO_EPOCH = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+DEMO_EPOCH = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 _BUILT: dict[int, DemoDataset] = {}  # seed -> the demo as of DEMO_EPOCH (built once)
 
 
