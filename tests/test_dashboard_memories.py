@@ -378,7 +378,7 @@ def test_save_that_would_replace_several_asks_for_each_first(
         detect=False,  # two active memories the new one would both replace
     )
     hits = eng.preview_supersessions(pid, new_text, "preference")
-    assert {m.id for m, _, _ in hits} == {morning.memory.id, early.memory.id}
+    assert {h.memory.id for h in hits} == {morning.memory.id, early.memory.id}
     n_before = len(eng.list_memories(pid))
     at = app(PAGE, patient=pid)
     at.sidebar.text_input(key="reviewer").input("Dr. Chen").run()

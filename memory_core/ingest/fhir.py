@@ -75,6 +75,8 @@ class FhirSupersession:
     new_content: str
     similarity: float
     state: str  # auto | pending: the same for the preview (dry run) and the import
+    rule: str = ""  # the decision table's rule that took it
+    evidence: str = ""  # why, in plain words
 
 
 @dataclass
@@ -561,6 +563,8 @@ def import_fhir(
                     contents.get(s.new_id, ""),
                     s.similarity,
                     s.state.value,
+                    s.rule,
+                    s.evidence,
                 )
             )
     return report

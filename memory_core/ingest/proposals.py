@@ -16,12 +16,14 @@ class ExtractionError(MemoryCoreError):
 
 @dataclass(frozen=True)
 class Supersedes:
-    """One active memory a proposal would supersede if saved (``preview_supersessions``)."""
+    """One active memory a proposal would supersede if saved (the save's own dry run)."""
 
     memory_id: str
     content: str
     similarity: float
     mode: str  # "auto" (demoted on save) | "review" (waits for a reviewer)
+    rule: str = ""  # the decision table's rule (memory_core.facts.rules)
+    evidence: str = ""  # why, in plain words
 
 
 @dataclass(frozen=True)

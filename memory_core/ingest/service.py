@@ -148,6 +148,8 @@ def extract_memories(
                         contents.get(s.old_id, ""),
                         s.similarity,
                         "auto" if s.state.value == "auto" else "review",
+                        s.rule,
+                        s.evidence,
                     )
                     for s in res.supersessions
                     if s.new_id == res.memory.id

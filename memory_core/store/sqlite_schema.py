@@ -144,6 +144,16 @@ def _m004_tombstones_and_audit_replace() -> str:
         """
 
 
+def _m005_facts_and_rules() -> str:
+    """Each memory's clinical facts (JSON; read from the text when NULL) and each
+    supersession's rule and evidence (empty on records made before)."""
+    return """
+        ALTER TABLE memories ADD COLUMN facts TEXT;
+        ALTER TABLE supersessions ADD COLUMN rule TEXT NOT NULL DEFAULT '';
+        ALTER TABLE supersessions ADD COLUMN evidence TEXT NOT NULL DEFAULT '';
+    """
+
+
 #: Migration N (1-based) is MIGRATIONS[N - 1]: a function returning the SQL that takes the
 #: schema from version N - 1 to N. Append new ones; never edit a released one.
 MIGRATIONS: list[Callable[[], str]] = [
@@ -151,6 +161,7 @@ MIGRATIONS: list[Callable[[], str]] = [
     _m002_usage_version,
     _m003_drop_fts,
     _m004_tombstones_and_audit_replace,
+    _m005_facts_and_rules,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
