@@ -160,6 +160,8 @@ table = st.dataframe(
     on_select="rerun",
     selection_mode="single-row",
     width="stretch",
+    # every row up to 12 without scrolling inside the table (the page scrolls instead)
+    height=38 + common.WRAP_ROW_HEIGHT_4 * max(1, min(len(visible), 12)),
     # fits 1,024 px (the widths add up to less than its main column, and stretch on a wider
     # screen): the type is the item's first word, the exact time is in the row's card; the
     # item wraps onto four lines (both statements, no hovering)

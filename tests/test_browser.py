@@ -337,10 +337,23 @@ def test_readme_demo_step_1_worklist(demo: dict[str, Any]) -> None:
     _settle(p)
     _no_exception(p)
     assert p.get_by_role("heading", name="Worklist").count() == 1  # the first page
-    assert _metric(p, "Review") == "4"
+    assert _metric(p, "Review") == "6"
     _grid_ready(p, ".st-key-worklist_table")
     links = p.locator('.st-key-worklist_table [data-testid^="glide-cell-1-"]')
-    assert [c.text_content() for c in links.all()] == [f"/contradictions?patient={PID}"] * 4
+    items = p.locator('.st-key-worklist_table [data-testid^="glide-cell-2-"]')
+    rows = list(
+        zip(
+            [c.text_content() for c in links.all()],
+            [c.text_content() for c in items.all()],
+            strict=True,
+        )
+    )
+    assert [link for link, _ in rows] == [
+        f"/contradictions?patient={p}" for p in [PID] * 4 + ["NW-1005"] * 2
+    ]
+    assert [str(item).split(":")[0] for _, item in rows] == (
+        ["Allergy"] + ["Adverse reaction"] * 3 + ["Preference"] * 2
+    )  # safety facts first
     top = p.locator('.st-key-worklist_table [data-testid="glide-cell-2-0"]').text_content()
     assert top.startswith("Allergy:") and "penicillin allergy re-tested" in top
     seen = _text(p)
