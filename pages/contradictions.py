@@ -141,7 +141,7 @@ def _card(
         )
         rule, evidence = getattr(sup, "rule", ""), getattr(sup, "evidence", "")
         if rule or evidence:  # the decision's rule and its evidence, in plain words
-            st.caption(" · ".join(x for x in (rule, evidence) if x))
+            st.caption(common.decision_words(rule, evidence))
         older, newer = st.columns(2)
         with older:
             _memory_side("Older", mems.get(sup.old_id), current, sup.old_id)

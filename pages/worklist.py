@@ -188,7 +188,7 @@ if rows:
         sup = engine.store.get_supersession(chosen.ref) if chosen.kind == "review" else None
         rule, evidence = getattr(sup, "rule", ""), getattr(sup, "evidence", "")
         if rule or evidence:  # the decision's rule and its evidence, in plain words
-            st.caption(" · ".join(x for x in (rule, evidence) if x))
+            st.caption(common.decision_words(rule, evidence))
         st.caption(
             f"Since {chosen.since.astimezone(UTC):%d %b %Y %H:%M} UTC ({_ago(chosen.since, now)})"
         )

@@ -301,3 +301,15 @@ def test_flags_are_decided_on_their_tab_and_the_link_opens_it(
     assert eng.stale_flags(PID) == []
     assert eng.get(gone).status is mc.Status.ARCHIVED
     assert [a.actor for a in eng.audit_log(action="confirm_flagged")] == ["reviewer"]
+
+
+def test_each_card_says_why_in_plain_words(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
+    """The decision's evidence (and its rule's name) on every card that has them."""
+    at = app(PAGE)
+    captions = [c.value for c in at.caption]
+    pending = eng.supersessions(PID, state="pending")
+    with_words = [s for s in pending if getattr(s, "evidence", "")]
+    assert with_words
+    for s in with_words:
+        rule = getattr(s, "rule", "")
+        assert f"Why: {s.evidence}" + (f" (rule {rule})" if rule else "") in captions
