@@ -62,6 +62,18 @@ VERDICT_LABELS: dict[str, str] = {
 
 TIER_LABELS: dict[str, str] = {"short_term": "Short-term", "long_term": "Long-term"}
 
+#: the decay policy's models and clocks (domain.md) as the Decay lab offers them
+MODEL_LABELS: dict[str, str] = {
+    "exponential": "exponential",
+    "linear": "linear",
+    "strength": "strength (hourly)",
+}
+CLOCK_LABELS: dict[str, str] = {
+    "wall": "real time",
+    "interactions": "the patient's sessions",
+    "hybrid": "the smaller of the two",
+}
+
 
 def type_label(memory_type: str) -> str:
     """``"adverse_reaction"`` -> ``"Adverse reaction"``; an unknown snake_case type reads as

@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 import memory_core as mc
-from memory_core.labels import type_label
+from memory_core.labels import CLOCK_LABELS, MODEL_LABELS, type_label
 from memory_core.policy import (
     DecayModel,
     half_life_hours,
@@ -122,7 +122,13 @@ def _controls(saved: mc.DecayPolicy) -> mc.DecayPolicy | None:
     with st.container(border=True):
         st.subheader("Tuned policy")
         c1, c2, c3 = st.columns(3)
-        model = c1.radio("Decay model", MODELS, key="lab_model", horizontal=True)
+        model = c1.radio(
+            "Decay model",
+            MODELS,
+            key="lab_model",
+            horizontal=True,
+            format_func=lambda m: MODEL_LABELS[m],
+        )
         form = c2.radio(
             "Give the long-term rate as",
             (FORM_LOSS, FORM_HALF_LIFE),
@@ -134,8 +140,10 @@ def _controls(saved: mc.DecayPolicy) -> mc.DecayPolicy | None:
             CLOCKS,
             key="lab_clock",
             horizontal=True,
-            help="wall: real time · interactions: the patient's sessions since last use · "
-            "hybrid: the smaller of the two",
+            format_func=lambda c: CLOCK_LABELS[c],
+            help="How age is counted: in real time, in the patient's sessions since the memory "
+            "was last used (a patient away for months keeps their memories), or the smaller of "
+            "the two.",
         )
         _sync_family(saved, model)
         hourly = model == "strength"
@@ -470,8 +478,8 @@ def main() -> None:
         st.plotly_chart(fig, key="decay_chart")
         if tuned.clock != "wall":
             st.caption(
-                "Curves are drawn on the wall clock; the table uses the chosen clock "
-                f"({tuned.clock})."
+                "Curves count age in real time; the table counts it in "
+                f"{CLOCK_LABELS[tuned.clock]}."
             )
     else:
         st.info("Pick one or more memories above to draw their decay curves.")
@@ -565,7 +573,8 @@ def main() -> None:
 
         if common.run(save):
             st.session_state["lab_saved_msg"] = (
-                f"Saved the tuned decay policy ({tuned.model}, clock {tuned.clock}) as "
+                f"Saved the tuned decay policy ({MODEL_LABELS[tuned.model]}, age in "
+                f"{CLOCK_LABELS[tuned.clock]}) as "
                 f"{reviewer}; it is in the audit log."
             )
             st.rerun()
