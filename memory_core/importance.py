@@ -39,6 +39,10 @@ PINNED_BY_DEFAULT = frozenset({"allergy"})
 #: Types that are safety-critical in the injected context (kept first under a budget).
 SAFETY_TYPES = frozenset({"allergy", "adverse_reaction"})
 
+#: History that stays true after a medication or condition changes (domain.md, "Flags and
+#: annotations"): a reaction to the drug, an allergy, a past result. Never flagged possibly stale.
+HISTORY_TYPES = frozenset({"adverse_reaction", "allergy", "lab_result"})
+
 #: Memory types the dashboard offers; other snake_case types are accepted (rule: 5).
 KNOWN_TYPES: tuple[str, ...] = (
     *CLINICAL,

@@ -307,3 +307,6 @@ class CleanupResult:
     strengths: dict[str, float]
     dry_run: bool
     threshold: float
+    #: patients left as they were: another writer kept changing their memories through every
+    #: attempt (a whole-store cleanup archives patient by patient; run it again for these)
+    skipped: tuple[str, ...] = ()

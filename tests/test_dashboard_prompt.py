@@ -254,6 +254,8 @@ def flagged_memories(eng: mc.MemoryEngine) -> list[str]:
     ids = [
         eng.add_memory(PID, text, mtype, created_at=before).memory.id
         for text, mtype in (
+            # an observation, not a reaction: a reaction to the drug stays true after the
+            # change and is never flagged (domain.md, Flags; issue 26)
             ("Patient keeps the metformin box in the kitchen cupboard", "observation"),
             ("Patient takes metformin with the evening meal", "care_plan"),
         )

@@ -380,7 +380,9 @@ class MemoryEngine:
         by: str = SYSTEM,
     ) -> CleanupResult:
         """Archive (never delete) active memories whose strength is below ``threshold``
-        (default: the policy's). Pinned memories and review-gated types are never archived."""
+        (default: the policy's). Pinned memories and review-gated types are never archived.
+        Written in batches of whole patients; a patient another writer kept changing through
+        every retry is left as it was and named in ``CleanupResult.skipped``."""
         return lifecycle.cleanup(self._core, now, threshold, dry_run, patient_id, by)
 
     def purge(

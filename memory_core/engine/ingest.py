@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import validation as v
-from ..errors import StaleSnapshotError, ValidationError
+from ..errors import ConflictError, NotFoundError, StaleSnapshotError, ValidationError
 from ..facts import index_keys
 from ..importance import default_importance, default_pinned
 from ..store.base import ChangeSet, InsertAudit, MemoryUpdate
@@ -228,9 +228,20 @@ def _model_read(core: Core, memories: list[Memory]) -> list[Memory]:
     return out
 
 
-#: attempts of a batch whose patients' memories moved under it (another process's write between
-#: detection and commit): each attempt reads the patients again and re-detects
+#: how long a batch keeps trying when its patients' memories move under it (another process's
+#: write between detection and commit): each attempt reads the patients again and detects again.
+#: A time budget, not a count: under several writers on one patient each attempt is a race
+#: another writer may win, and a fixed count of 8 lost 4.2 % of adds to 4 writers (issue 25)
+WRITE_BUDGET_S = 60.0
+#: ... but at least this many attempts, however slow each one is
 WRITE_ATTEMPTS = 8
+
+
+def backoff(attempt: int) -> float:
+    """Seconds to wait before attempt ``attempt + 1``: "full jitter" (uniform from 0 to a
+    ceiling doubling from 5 ms, capped at 100 ms), so writers that collided spread out instead
+    of colliding again, and a writer that lost many times does not wait ever longer."""
+    return random.uniform(0.0, min(0.1, 0.005 * 2**attempt))
 
 
 def write_batch(
@@ -245,15 +256,40 @@ def write_batch(
     """Detect supersessions for embedded new memories and write them in one transaction. The
     change set carries the content version of each patient it compared against: when another
     writer moved it meanwhile the store refuses (StaleSnapshotError) and the batch is detected
-    again against the fresh state, up to :data:`WRITE_ATTEMPTS` times (short random backoff)."""
-    for attempt in range(WRITE_ATTEMPTS):
+    again against the fresh state, until it lands or :data:`WRITE_BUDGET_S` is spent (then the
+    StaleSnapshotError is raised; nothing was written)."""
+    start = time.monotonic()
+    attempt = 0
+    while True:
         try:
             return _write_once(core, memories, accesses, by, now, detect, dry_run)
         except StaleSnapshotError:
-            if attempt == WRITE_ATTEMPTS - 1:
+            attempt += 1
+            if attempt >= WRITE_ATTEMPTS and time.monotonic() - start >= WRITE_BUDGET_S:
                 raise
-            time.sleep(random.uniform(0.0, 0.005 * 2**attempt))
-    raise AssertionError("unreachable")
+            time.sleep(backoff(attempt))
+
+
+def moved(core: Core, changes: ChangeSet) -> bool:
+    """Whether a patient ``changes`` was computed against, or a memory or supersession it
+    updates, has moved past the version the change was computed from (or is gone): the store's
+    ConflictError was then a race with another writer, which a fresh detection resolves -- not
+    a bad request."""
+    for pid, expected in changes.expected_patient_versions.items():
+        if core.store.versions(pid)[0] != expected:
+            return True
+    want = {m.id: expected for m, expected in changes.update_memories}
+    if want:
+        have = {m.id: m.version for m in core.store.get_memories(list(want))}
+        if any(have.get(mid) != expected for mid, expected in want.items()):
+            return True
+    for s, expected in changes.update_supersessions:
+        try:
+            if core.store.get_supersession(s.id).version != expected:
+                return True
+        except NotFoundError:
+            return True
+    return False
 
 
 def _write_once(
@@ -287,6 +323,17 @@ def _write_once(
         changes.update_memories.extend(
             MemoryUpdate(m, pool.versions(m.id)) for m in pool.replaced.values()
         )
-    if not dry_run:
+    if dry_run:  # a preview of this write: everything above, nothing written
+        return [AddResult(memory=m, supersessions=tuple(sups_by_new.get(m.id, ()))) for m in added]
+    try:
         core.apply(changes)
+    except StaleSnapshotError:
+        raise
+    except ConflictError as exc:
+        # a store that writes a memory before its patient's version (Cosmos DB's ordered
+        # writes, or a batch that lost its version counter's etag twice) reports a race with
+        # another writer as a conflict: the same race as a moved patient
+        if moved(core, changes):
+            raise StaleSnapshotError(f"{exc}; the batch is detected again") from exc
+        raise
     return [AddResult(memory=m, supersessions=tuple(sups_by_new.get(m.id, ()))) for m in added]
