@@ -167,7 +167,7 @@ def _full_page_shot(page: object, name: str, width: int) -> Path:
     p.wait_for_timeout(800)
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}-{width}.png"
-    p.screenshot(path=str(path), full_page=True)
+    p.screenshot(path=str(path), full_page=True, timeout=120_000)  # a loaded machine is slow
     return path
 
 
