@@ -301,7 +301,13 @@ def _metric(p: Any, label: str) -> str:
     return str(box.first.locator('[data-testid="stMetricValue"]').inner_text()).strip()
 
 
-def _nav(p: Any, title: str) -> None:
+def _nav(p: Any, title: str, base: str) -> None:
+    """Open a page from the sidebar, as a presenter does (a step run on its own opens the
+    dashboard first, with the presenter's name typed)."""
+    if not p.url.startswith(base):
+        p.goto(f"{base}/?patient={PID}")
+        _settle(p)
+        _sign(p)
     p.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=title).click()
     _settle(p)
     p.get_by_role("heading", name=title).first.wait_for(timeout=30_000)
@@ -407,7 +413,7 @@ def test_readme_demo_step_2_contradictions(demo: dict[str, Any]) -> None:
 
 def test_readme_demo_step_3_prompt_preview(demo: dict[str, Any]) -> None:
     p = demo["page"]
-    _nav(p, "Prompt preview")
+    _nav(p, "Prompt preview", demo["url"])
     assert p.locator(".st-key-session_context textarea").input_value() == DEFAULT_QUESTION
     eng = _engine(demo["store"])
     res = eng.build_context(PID, DEFAULT_QUESTION, max_tokens=400, record_access=False)
@@ -468,7 +474,7 @@ def test_readme_demo_step_3_prompt_preview(demo: dict[str, Any]) -> None:
 
 def test_readme_demo_step_4_overview(demo: dict[str, Any]) -> None:
     p = demo["page"]
-    _nav(p, "Overview")
+    _nav(p, "Overview", demo["url"])
     p.locator('[data-testid="stMetric"]').first.wait_for(timeout=60_000)
     eng = _engine(demo["store"])
     mems = eng.list_memories(PID)
@@ -508,7 +514,7 @@ def _plot(p: Any, title: str) -> dict[str, Any]:
 
 def test_readme_demo_step_5_decay_lab(demo: dict[str, Any]) -> None:
     p = demo["page"]
-    _nav(p, "Decay lab")
+    _nav(p, "Decay lab", demo["url"])
     as_of = p.locator(".st-key-lab_as_of input[type=range]")
     tuned = p.get_by_role("heading", name="Tuned policy", exact=True)
     assert as_of.bounding_box()["y"] < tuned.bounding_box()["y"]  # the As of date is at the top
@@ -578,7 +584,7 @@ def test_readme_demo_step_5_decay_lab(demo: dict[str, Any]) -> None:
 
 def test_readme_demo_step_6_settings_and_audit(demo: dict[str, Any]) -> None:
     p = demo["page"]
-    _nav(p, "Settings & audit")
+    _nav(p, "Settings & audit", demo["url"])
     heads = [h.inner_text() for h in p.locator("h3").all()]
     assert heads.index("Audit log") < heads.index("Switching to Azure")
     assert p.locator('[data-testid="stExpander"] details[open]').count() == 0  # folded away
