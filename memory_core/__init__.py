@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
+from .access import AccessRule, Role
 from .contradictions import Adjudicator
 from .embedding import Embedder, make_embedder
 from .engine import MemoryEngine, PatientView, PolicyDelta
+from .engine.acting import Acting
 from .engine.snapshot import DEFAULT_CACHE_BYTES
 from .errors import (
     ConfigurationError,
@@ -21,6 +23,7 @@ from .errors import (
     MemoryCoreError,
     NotAStoreError,
     NotFoundError,
+    PermissionDeniedError,
     StaleSnapshotError,
     StateError,
     StoreBusyError,
@@ -54,6 +57,8 @@ from .values import (
 )
 
 __all__ = [
+    "AccessRule",
+    "Acting",
     "AddResult",
     "Adjudicator",
     "AuditEntry",
@@ -78,9 +83,11 @@ __all__ = [
     "NotAStoreError",
     "NotFoundError",
     "PatientView",
+    "PermissionDeniedError",
     "PolicyDelta",
     "Proposal",
     "RankingPolicy",
+    "Role",
     "RuleExtractor",
     "ScoredMemory",
     "StaleFlag",

@@ -15,6 +15,7 @@ from typing import Any, TextIO
 from . import open_engine
 from .engine import MemoryEngine
 from .errors import MemoryCoreError
+from .labels import status_word, type_label
 from .validation import now_value, positive_int, record_id
 
 
@@ -85,11 +86,12 @@ def cmd_add(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     engine = _engine(args)
     view = engine.view(args.patient, now=_when(args.now))
-    print(f"{'status':<11} {'type':<18} {'base':>4} {'now':>5} {'acc':>3}  content")
+    print(f"{'status':<11} {'type':<18} {'base':>4} {'now':>5} {'uses':>4}  statement")
     for i, m in enumerate(view.memories):
-        print(
-            f"{view.status[i].value:<11} {m.memory_type:<18} {m.importance:>4g} "
-            f"{view.current_importance[i]:>5.2f} {int(view.access_count[i]):>3}  {m.content}"
+        print(  # the words of labels.py, as the dashboard shows them
+            f"{status_word(view.status[i].value):<11} {type_label(m.memory_type):<18} "
+            f"{m.importance:>4g} "
+            f"{view.current_importance[i]:>5.2f} {int(view.access_count[i]):>4}  {m.content}"
         )
     return 0
 

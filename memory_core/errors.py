@@ -71,3 +71,17 @@ class StoreBusyError(StoreError):
     was written; the same call can be retried (``retryable`` is True)."""
 
     retryable = True
+
+
+class PermissionDeniedError(MemoryCoreError):
+    """The acting user's role may not make this change (a viewer asked for a write). Nothing
+    was written. ``action`` names the refused operation, ``actor`` who asked."""
+
+    def __init__(self, action: str, actor: str, role: str) -> None:
+        self.action = action
+        self.actor = actor
+        self.role = role
+        super().__init__(
+            f"{actor or 'this user'} is a {role} and may not {action.replace('_', ' ')}: "
+            "only reviewers change memories"
+        )

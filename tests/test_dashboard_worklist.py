@@ -282,7 +282,12 @@ def test_worklist_is_the_first_page_and_matches_the_engine(
     options = at.sidebar.selectbox(key="patient_select").options
     first = next(p for p in pids)
     n = sum(s.patient_id == first for s in pending)
-    assert any(o.startswith(first) and o.endswith(f"· {n} to review") for o in options)
+    # the id and the badge first: a narrow closed picker cuts the description, not the count
+    assert any(o.startswith(f"{first} · {n} to review") for o in options)
+    assert len(options) == len(set(options))  # issue 26: NW-1001 was listed twice after a rerun
+    at.run()
+    options = at.sidebar.selectbox(key="patient_select").options
+    assert len(options) == len(set(options))
 
 
 def test_selecting_a_row_opens_the_patients_review(app: Callable[..., Any]) -> None:
@@ -421,3 +426,30 @@ def test_the_reviewer_name_survives_opening_a_patient_from_the_worklist(
     assert any("Contradictions" in t.value for t in at.title)
     assert at.sidebar.text_input(key="reviewer").value == "Dr. Rivera"
     assert not at.sidebar.error
+
+
+def test_a_flags_link_opens_the_place_where_it_is_decided(
+    app: Callable[..., Any], demo_store: str
+) -> None:
+    """Issue 26: the worklist's link for a possibly-out-of-date memory opened the Memories page,
+    which has no flag controls. Now it opens Contradictions on its flags tab."""
+    from tests.test_dashboard_prompt import flagged_memories
+
+    eng = mc.open_engine(demo_store)
+    ids = flagged_memories(eng)
+    eng.store.close()
+    at = app()
+    df = at.dataframe[0].value
+    flags = df[df["kind"] == "Possibly out of date"]
+    assert len(flags) == len(ids)
+    assert set(flags["patient"]) == {"/contradictions?patient=NW-1001&review=flags"}
+    row = int(df.index[df["kind"] == "Possibly out of date"][0])
+    at.session_state["worklist_table"] = {"selection": {"rows": [row], "columns": [], "cells": []}}
+    at.run()
+    button = at.button(key="worklist_open")
+    assert button.label == "Open NW-1001 on Contradictions (possibly out of date)"
+    button.click().run()
+    assert not at.exception
+    assert any("Contradictions" in t.value for t in at.title)
+    assert at.query_params["review"] in ("flags", ["flags"])
+    assert sorted(b.key for b in at.button if (b.key or "").startswith("keep_flagged_"))

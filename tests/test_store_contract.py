@@ -524,6 +524,41 @@ class TestStoreContract:
         actions = [x.action for x in engine.audit_log(entity_id=a1.id)]
         assert actions == ["supersede", "add"]
 
+    def test_undo_of_keep_both_reopens_the_review(self, backend: Backend) -> None:
+        """Issue 26: a rejected ("keep both") review can be undone from where it was taken:
+        the same record is pending again, in the queue and on the worklist, nothing demoted,
+        one audit row (who, when, rejected -> pending); a second undo has nothing to undo."""
+        clock = Clock()
+        engine = engine_on(backend.store(), clock)
+        a1 = engine.add_memory(
+            "P-1", "Patient has a penicillin allergy", "allergy", created_at=NOW - timedelta(days=2)
+        ).memory
+        (pend,) = engine.add_memory(
+            "P-1", "Patient has a penicillin allergy, rash", "allergy"
+        ).supersessions
+        kept = engine.reject_supersession(pend.id, "dr-a")
+        assert kept.state is SupersessionState.REJECTED
+        clock.advance(minutes=5)
+        again = engine.undo_supersession(pend.id, "dr-b")
+        assert (again.state, again.decided_by, again.decided_at) == (
+            SupersessionState.PENDING,
+            "dr-b",
+            clock.now,
+        )
+        assert (again.effective_at, again.ended_at, again.version) == (None, None, kept.version + 1)
+        assert engine.get(a1.id).status is Status.ACTIVE
+        assert [x.id for x in engine.supersessions("P-1", state="pending")] == [pend.id]
+        assert [w.ref for w in engine.worklist() if w.kind == "review"] == [pend.id]
+        (row,) = engine.audit_log(entity_id=pend.id, action="undo_supersession")
+        assert (row.actor, row.at) == ("dr-b", clock.now)
+        assert (row.before or {})["state"] == "rejected" and (row.after or {})["state"] == "pending"
+        # back in the queue: it can be decided again
+        done = engine.confirm_supersession(pend.id, "dr-c")
+        assert done.state is SupersessionState.CONFIRMED
+        assert engine.get(a1.id).status is Status.SUPERSEDED
+        with pytest.raises(mc.StateError):
+            engine.reject_supersession(pend.id, "dr-c")
+
     def test_archive_and_restore_through_the_engine(self, backend: Backend) -> None:
         clock = Clock()
         engine = engine_on(backend.store(), clock)

@@ -16,6 +16,7 @@ from typing import Any
 
 from .. import context as ctx
 from .. import validation as v
+from ..access import Role
 from ..contradictions import Adjudicator
 from ..embedding.base import Embedder
 from ..facts import ClinicalFacts
@@ -40,6 +41,7 @@ from ..values import (
 from ..worklist import WorkList
 from . import asof, core, flagging, ingest, lifecycle, reads, retrieval, supersession
 from . import worklist as worklist_reads
+from .acting import Acting
 from .asof import PatientView, PolicyDelta
 from .core import AGENT, SYSTEM, Progress
 from .retrieval import SCAN_SPLIT_ROWS
@@ -105,6 +107,11 @@ class MemoryEngine:
     def save_policy(self, policy: EnginePolicy, by: str) -> None:
         """Make ``policy`` the engine's policy and store it (audited, before and after)."""
         core.save_policy(self._core, policy, by)
+
+    def acting_as(self, actor: str, role: Role | str) -> Acting:
+        """The one guarded path for a person's changes: each write checks ``role`` (a viewer is
+        refused with ``PermissionDeniedError``) and is audited under ``actor``."""
+        return Acting(self, actor, role)
 
     # --- reading the store -----------------------------------------------------------------------
     def get(self, memory_id: str) -> Memory:
@@ -267,13 +274,15 @@ class MemoryEngine:
         detect: bool = True,
         batch_size: int | None = None,
         on_batch: Callable[[int, int, int], None] | None = None,
+        dry_run: bool = False,
     ) -> list[AddResult]:
         """Add many memories: all validated first (a bad one named by index and field, nothing
         written), then embedded, checked for supersession (against the store and each other,
         oldest first) and written in one transaction, or per ``batch_size`` records with
         ``on_batch(index, first, end)`` after each commit. A record: the add_memory fields and
-        optional ``id``, ``access_times`` and pre-computed ``embedding`` (mapping or object)."""
-        args = (by, now, progress, detect, batch_size, on_batch)
+        optional ``id``, ``access_times`` and pre-computed ``embedding`` (mapping or object).
+        ``dry_run``: the same work and results, nothing written (a preview of the write)."""
+        args = (by, now, progress, detect, batch_size, on_batch, dry_run)
         return ingest.add_memories(self._core, records, *args)
 
     # --- supersessions ---------------------------------------------------------------------------
@@ -309,7 +318,8 @@ class MemoryEngine:
     def undo_supersession(
         self, supersession_id: str, reviewer: str, *, now: datetime | None = None
     ) -> Supersession:
-        """Undo an automatic or confirmed supersession: the older memory is active again."""
+        """Undo a decision: an automatic or confirmed supersession (the older memory is active
+        again) or a rejected one (its review is reopened)."""
         return supersession.undo(self._core, supersession_id, reviewer, now)
 
     def scan_contradictions(
@@ -428,7 +438,15 @@ class MemoryEngine:
 
     # --- the reviewer's worklist across patients (issue 16) ---------------------------------------
     def worklist(
-        self, *, now: datetime | None = None, limit: int = 200, cleanup_patients: int = 20
+        self,
+        *,
+        now: datetime | None = None,
+        limit: int = 200,
+        cleanup_patients: int = 20,
+        flag_patients: int = 200,
     ) -> WorkList:
-        """What waits for a reviewer across all patients, most urgent first. Reads only."""
-        return worklist_reads.worklist(self._core, now, limit, cleanup_patients)
+        """What waits for a reviewer across all patients, most urgent first. Reads only.
+        ``cleanup_patients`` / ``flag_patients``: for how many patients the cleanup count and
+        the possibly-out-of-date flags are worked out (0: none, a quick first view)."""
+        args = (now, limit, cleanup_patients, flag_patients)
+        return worklist_reads.worklist(self._core, *args)

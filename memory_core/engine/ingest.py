@@ -163,7 +163,11 @@ def add_memories(
     detect: bool = True,
     batch_size: int | None = None,
     on_batch: Callable[[int, int, int], None] | None = None,
+    dry_run: bool = False,
 ) -> list[AddResult]:
+    """``dry_run``: everything up to the write (validation, embedding, detection against the
+    store and within the batch) and the results it would give, but nothing is written -- a
+    preview by the same code path as the write."""
     by = v.actor(by)
     now = core.now(now)
     items = list(records)
@@ -198,7 +202,9 @@ def add_memories(
             if progress is not None and todo:
                 progress(embedded_so_far, need_total)
         memories = _model_read(core, memories)
-        results += write_batch(core, memories, prepared.accesses[first:end], by, now, detect)
+        results += write_batch(
+            core, memories, prepared.accesses[first:end], by, now, detect, dry_run
+        )
         if on_batch is not None:
             on_batch(b, first, end)
     return results
@@ -245,6 +251,7 @@ def write_batch(
     by: str,
     now: datetime,
     detect: bool,
+    dry_run: bool = False,
 ) -> list[AddResult]:
     """Detect supersessions for embedded new memories and write them in one transaction. The
     change set carries the content version of each patient it compared against: when another
@@ -255,7 +262,7 @@ def write_batch(
     attempt = 0
     while True:
         try:
-            return _write_once(core, memories, accesses, by, now, detect)
+            return _write_once(core, memories, accesses, by, now, detect, dry_run)
         except StaleSnapshotError:
             attempt += 1
             if attempt >= WRITE_ATTEMPTS and time.monotonic() - start >= WRITE_BUDGET_S:
@@ -292,6 +299,7 @@ def _write_once(
     by: str,
     now: datetime,
     detect: bool,
+    dry_run: bool = False,
 ) -> list[AddResult]:
     changes = ChangeSet()
     sups_by_new: dict[str, list[Supersession]]
@@ -315,6 +323,8 @@ def _write_once(
         changes.update_memories.extend(
             MemoryUpdate(m, pool.versions(m.id)) for m in pool.replaced.values()
         )
+    if dry_run:  # a preview of this write: everything above, nothing written
+        return [AddResult(memory=m, supersessions=tuple(sups_by_new.get(m.id, ()))) for m in added]
     try:
         core.apply(changes)
     except StaleSnapshotError:

@@ -381,14 +381,33 @@ def reject(core: Core, supersession_id: str, reviewer: str, now: datetime | None
 
 
 def undo(core: Core, supersession_id: str, reviewer: str, now: datetime | None) -> Supersession:
-    """Undo a supersession in effect: the older memory is active again (unless something else
+    """Undo a reviewer's or the engine's decision on a supersession.
+
+    In effect (automatic or confirmed): the older memory is active again (unless something else
     holds it). An automatic one becomes ``undone``. A *confirmed* one of a review-gated type
     (the policy's mode for the older memory's type is ``review``) reopens its review: the same
     record is ``pending`` again, back in the queue, and keeps ``effective_at``..``ended_at`` as
-    the window it was in effect, so as-of views of that window still read it as applied."""
+    the window it was in effect, so as-of views of that window still read it as applied.
+
+    Rejected ("keep both"): the review is reopened -- the record is ``pending`` again, back in
+    the queue, ``decided_by`` / ``decided_at`` naming who reopened it and when. No memory
+    changes (a rejection demoted nothing); the audit entry records the state before and
+    after."""
     reviewer = v.actor(reviewer, "reviewer")
     now = core.now(now)
     sup = core.store.get_supersession(v.record_id(supersession_id, "supersession_id"))
+    if sup.state is SupersessionState.REJECTED:
+        core.apply(
+            _decide(
+                core,
+                sup,
+                reviewer,
+                AuditAction.UNDO_SUPERSESSION,
+                SupersessionState.PENDING,
+                now,
+            )
+        )
+        return core.store.get_supersession(sup.id)
     if sup.state not in IN_EFFECT:
         raise StateError(f"supersession {sup.id} is {sup.state.value}; nothing to undo")
     old = core.store.get_memory(sup.old_id)

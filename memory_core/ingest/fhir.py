@@ -74,7 +74,7 @@ class FhirSupersession:
     old_content: str
     new_content: str
     similarity: float
-    state: str  # auto | pending (written) / auto | review (dry run)
+    state: str  # auto | pending: the same for the preview (dry run) and the import
     rule: str = ""  # the decision table's rule that took it
     evidence: str = ""  # why, in plain words
 
@@ -517,21 +517,8 @@ def import_fhir(
                 reason="changed since the last import (was: " + previous[-1].content[:80] + ")",
             )
         todo.append(mapped)
-    if dry_run:
-        for it in todo:
-            assert it.content is not None and it.memory_type is not None
-            report.created.append(it)
-            hits = engine.preview_supersessions(
-                pid, it.content, it.memory_type, created_at=it.created_at or at, now=at
-            )
-            report.superseded += [
-                FhirSupersession(
-                    it.source, h.memory.id, h.memory.content, it.content, h.similarity, h.mode,
-                    h.rule, h.evidence,
-                )
-                for h in hits
-            ]  # fmt: skip
-        return report
+    # the preview and the import run the same add_memories (dry_run: nothing written), so the
+    # counts they report are one computation's: against the store and within the bundle
     records = [
         {
             "patient_id": pid,
@@ -544,7 +531,7 @@ def import_fhir(
         }
         for it in todo
     ]
-    results = engine.add_memories(records, by=by, now=at) if records else []
+    results = engine.add_memories(records, by=by, now=at, dry_run=dry_run) if records else []
     by_id: dict[str, FhirItem] = {}
     for it, res_ in zip(todo, results, strict=True):
         report.created.append(
@@ -557,21 +544,23 @@ def import_fhir(
                 it.importance,
                 it.pinned,
                 it.reason,
-                res_.memory.id,
+                None if dry_run else res_.memory.id,
             )
         )
         by_id[res_.memory.id] = it
-    old_ids = [s.old_id for r in results for s in r.supersessions]
-    olds = {m.id: m for m in engine.list_memories(pid, include_inactive=True) if m.id in old_ids}
+    # an import dated before a stored memory may be the older side of its supersession
+    named = {i for r in results for s in r.supersessions for i in (s.old_id, s.new_id)}
+    contents = {r.memory.id: r.memory.content for r in results}
+    stored = [i for i in named if i not in contents]
+    contents |= {m.id: m.content for m in engine.store.get_memories(sorted(stored))}
     for r in results:
         for s in r.supersessions:
-            old = olds.get(s.old_id)
             report.superseded.append(
                 FhirSupersession(
                     by_id[r.memory.id].source if r.memory.id in by_id else "",
                     s.old_id,
-                    old.content if old else "",
-                    r.memory.content,
+                    contents.get(s.old_id, ""),
+                    contents.get(s.new_id, ""),
                     s.similarity,
                     s.state.value,
                     s.rule,

@@ -12,7 +12,7 @@ started, stopped with the reason, switched from A to B, dose increased or decrea
 reactions (a symptom caused by a named drug), lab values (HbA1c, eGFR, LDL, fasting glucose,
 potassium, urine albumin/creatinine with value, unit and date), preferences (appointment times,
 contact channel, written instructions, language) and social facts (who the patient lives with,
-smoking, work pattern, family help). What it does not: see the README ("Ingest").
+smoking, work pattern, family help). What it does not: see docs/ingest.md.
 """
 
 from __future__ import annotations

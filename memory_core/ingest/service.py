@@ -81,9 +81,9 @@ def extract_memories(
     name: str | None = None,
 ) -> Proposals:
     """Proposals from a session transcript (the offline :class:`RuleExtractor` by default).
-    Writes nothing. Each proposal carries what saving it would supersede (the same decision as
-    ``preview_supersessions``); items that fail the record validators are listed in
-    ``.rejected`` with their reason, the rest kept."""
+    Writes nothing. Each proposal carries what saving them all would supersede (the save's own
+    ``add_memories`` run with ``dry_run``: against the store and each other); items that fail
+    the record validators are listed in ``.rejected`` with their reason, the rest kept."""
     pid = v.patient_id(patient_id)
     if not isinstance(transcript, str):
         raise ValidationError("transcript", f"must be a string, got {type(transcript).__name__}")
@@ -98,13 +98,38 @@ def extract_memories(
     result = ext.extract(pid, transcript, now=at)
     label = transcript_label(transcript, name)
     out = Proposals(rejected=result.rejected)
+    checked: list[tuple[Candidate, str, str, float, datetime]] = []
     for i, c in enumerate(result.candidates):
         try:
             content, mtype, imp, created = _check(engine, pid, transcript, c, at)
         except ValidationError as exc:
             out.rejected.append(Rejected(i, str(exc), c.content[:200]))
             continue
-        hits = engine.preview_supersessions(pid, content, mtype, created_at=created, now=at)
+        checked.append((c, content, mtype, imp, created))
+    # what saving them all would supersede: the save's own add_memories, run without writing
+    # (against the store and each other), so the table says what Save then does
+    dry = (
+        engine.add_memories(
+            [
+                {
+                    "patient_id": pid,
+                    "content": content,
+                    "memory_type": mtype,
+                    "importance": imp,
+                    "created_at": created,
+                }
+                for _, content, mtype, imp, created in checked
+            ],
+            now=at,
+            dry_run=True,
+        )
+        if checked
+        else []
+    )
+    named = {s.old_id for r in dry for s in r.supersessions}
+    contents = {r.memory.id: r.memory.content for r in dry}
+    contents |= {m.id: m.content for m in engine.store.get_memories(sorted(named - set(contents)))}
+    for (c, content, mtype, imp, created), res in zip(checked, dry, strict=True):
         out.append(
             Proposal(
                 patient_id=pid,
@@ -119,9 +144,15 @@ def extract_memories(
                 created_at=created,
                 supersedes=tuple(
                     Supersedes(
-                        h.memory.id, h.memory.content, h.similarity, h.mode, h.rule, h.evidence
+                        s.old_id,
+                        contents.get(s.old_id, ""),
+                        s.similarity,
+                        "auto" if s.state.value == "auto" else "review",
+                        s.rule,
+                        s.evidence,
                     )
-                    for h in hits
+                    for s in res.supersessions
+                    if s.new_id == res.memory.id
                 ),
                 extractor=result.method,
             )
