@@ -8,6 +8,7 @@
   (one retrieval each loads its snapshot), read VmRSS again; prints the growth and where the
   bytes are.
 - ``scale-...``: the hospital-scale probes of :mod:`bench.workloads.hospital`.
+- ``fhir-...``: the FHIR import probes of :mod:`bench.workloads.fhir`.
 
 The last line printed is JSON (read by :func:`bench.workloads.probe`).
 """
@@ -213,6 +214,10 @@ def main(argv: list[str]) -> None:
         from bench.workloads import hospital
 
         out = hospital.probe_main(cmd, argv[1:])
+    elif cmd.startswith("fhir-"):
+        from bench.workloads import fhir
+
+        out = fhir.probe_main(cmd, argv[1:])
     else:
         raise SystemExit(f"unknown probe {cmd!r}")
     print(json.dumps(out))

@@ -26,6 +26,7 @@ from . import (
     decay,
     e2e,
     embedder,
+    fhir,
     hospital,
     memory,
     scaling,
@@ -66,6 +67,7 @@ class Bench(Setup):
         "worklist",
         "rss",
         "scale",
+        "fhir",
     )
 
     def run(self) -> Results:
@@ -100,6 +102,7 @@ class Bench(Setup):
                 hospital.run_agent(self),
                 hospital.run_touch(self),
             )[-1],
+            "fhir": lambda: fhir.run(self),
         }
         assert tuple(steps) == self.STEPS
         for name, step in steps.items():

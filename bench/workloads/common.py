@@ -91,6 +91,8 @@ class Config:
     tuner_n: int = 20_000
     touch_patients: int = 100_000
     agent_n: int = 50_000
+    fhir_bundles: int = 20  # FHIR import (issue 24): Synthea bundles, copies in the export
+    fhir_copies: int = 15
     repeat: int = 15
     e2e_repeat: int = 30  # the closest comparison (engine vs Mem0 + FAISS): more rounds
     ref_repeat: int = 7
@@ -143,6 +145,8 @@ TINY = Config(
     tuner_n=300,
     touch_patients=300,
     agent_n=400,
+    fhir_bundles=1,
+    fhir_copies=3,
     repeat=3,
     e2e_repeat=3,
     ref_repeat=2,

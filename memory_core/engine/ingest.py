@@ -160,12 +160,17 @@ def add_memories(
     detect: bool = True,
     batch_size: int | None = None,
     on_batch: Callable[[int, int, int], None] | None = None,
+    dry_run: bool = False,
 ) -> list[AddResult]:
     by = v.actor(by)
     now = core.now(now)
     items = list(records)
     if batch_size is not None:
         batch_size = v.positive_int(batch_size, "batch_size")
+    if dry_run:
+        # what the write would do, decided by the same code: one batch (later batches of a
+        # write compare against the earlier ones, as the one pool here does), nothing applied
+        batch_size, on_batch = None, None
     prepared = Prepared()
     ctx = batch_context(core, now)
     for i, r in enumerate(items):
@@ -194,7 +199,11 @@ def add_memories(
             embedded_so_far += len(todo)
             if progress is not None and todo:
                 progress(embedded_so_far, need_total)
-        results += write_batch(core, memories, prepared.accesses[first:end], by, now, detect)
+        accesses = prepared.accesses[first:end]
+        if dry_run:
+            results += _write_once(core, memories, accesses, by, now, detect, apply=False)
+        else:
+            results += write_batch(core, memories, accesses, by, now, detect)
         if on_batch is not None:
             on_batch(b, first, end)
     return results
@@ -234,7 +243,11 @@ def _write_once(
     by: str,
     now: datetime,
     detect: bool,
+    *,
+    apply: bool = True,
 ) -> list[AddResult]:
+    """Detect and write one batch (``apply=False``: detect only; the results are what the
+    write would return, nothing is written)."""
     changes = ChangeSet()
     sups_by_new: dict[str, list[Supersession]]
     pools: list[PatientPool]
@@ -257,5 +270,6 @@ def _write_once(
         changes.update_memories.extend(
             MemoryUpdate(m, pool.versions(m.id)) for m in pool.replaced.values()
         )
-    core.apply(changes)
+    if apply:
+        core.apply(changes)
     return [AddResult(memory=m, supersessions=tuple(sups_by_new.get(m.id, ()))) for m in added]

@@ -21,7 +21,7 @@ import json
 import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from typing import Any, Generic, TypeVar
 
@@ -179,10 +179,16 @@ class Analyte:
     parent: str
     qualitative: bool
     conversions: tuple[tuple[str, float, float], ...]  # (unit, scale, offset)
+    label: str = ""  # how a clinician writes its name where the id is not ("HbA1c")
 
     @property
     def key(self) -> str:
         return f"loinc:{self.loinc}"
+
+    @property
+    def display(self) -> str:
+        """The analyte's name in a statement: its label, else its id ("body weight")."""
+        return self.label or self.id
 
 
 @dataclass(frozen=True, slots=True)
@@ -401,6 +407,13 @@ def _analytes(
     for sym, aid in symbols.items():
         if aid not in out:
             raise c.fail(f"symbols.{sym}", f"{aid!r} is no analyte")
+    labels = c.obj(data.get("labels", {}), "labels")
+    for aid, label in labels.items():
+        if aid == "about":
+            continue
+        if aid not in out:
+            raise c.fail(f"labels.{aid}", f"{aid!r} is no analyte")
+        out[aid] = replace(out[aid], label=c.str_(label, f"labels.{aid}"))
     return out, matcher, by_code, symbols
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -15,6 +15,8 @@ from ..errors import ValidationError
 from ..importance import default_importance
 from .fhir import FhirImportReport
 from .fhir import import_fhir as _import_fhir
+from .fhir_bulk import BulkImportReport
+from .fhir_bulk import import_fhir_bulk as _import_fhir_bulk
 from .proposals import Candidate, Extraction, Proposal, Proposals, Rejected, Supersedes
 from .rules import RuleExtractor
 
@@ -166,9 +168,40 @@ def import_fhir(
     bundle: Mapping[str, Any] | str | Path,
     *,
     patient_id: str | None = None,
+    fhir_patient: str | None = None,
     by: str,
     dry_run: bool = True,
     now: datetime | None = None,
 ) -> FhirImportReport:
     """See :func:`memory_core.ingest.fhir.import_fhir`."""
-    return _import_fhir(engine, bundle, patient_id=patient_id, by=by, dry_run=dry_run, now=now)
+    return _import_fhir(
+        engine,
+        bundle,
+        patient_id=patient_id,
+        fhir_patient=fhir_patient,
+        by=by,
+        dry_run=dry_run,
+        now=now,
+    )
+
+
+def import_fhir_bulk(
+    engine: MemoryEngine,
+    paths: Iterable[str | Path],
+    *,
+    by: str,
+    dry_run: bool = True,
+    now: datetime | None = None,
+    report_path: str | Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> BulkImportReport:
+    """See :func:`memory_core.ingest.fhir_bulk.import_fhir_bulk`."""
+    return _import_fhir_bulk(
+        engine,
+        paths,
+        by=by,
+        dry_run=dry_run,
+        now=now,
+        report_path=report_path,
+        progress=progress,
+    )
