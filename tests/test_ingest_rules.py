@@ -133,7 +133,7 @@ def test_dose_cut_named_after_the_drug_and_blood_pressure() -> None:
     assert contents(t, datetime(2026, 11, 1, 12, tzinfo=UTC)) == [
         ("adverse_reaction", "Patient reports fatigue on metoprolol"),
         ("medication", "Patient's metoprolol dose decreased to 25mg"),
-        ("observation", "Patient's blood pressure was 138/82 mmHg on 2026-11-01"),
+        ("vital_sign", "Patient's blood pressure was 138/82 mmHg on 2026-11-01"),
     ]
 
 
@@ -147,7 +147,11 @@ def test_medication_changes() -> None:
         "Clinician: Your lisinopril stays at 20 mg daily."
     )
     got = contents(t)
-    assert ("medication", "Patient stopped metformin ER because of persistent diarrhoea") in got
+    # "two weeks ago" said on 2026-06-01: the stop is dated, and its reason kept
+    assert (
+        "medication",
+        "Patient stopped metformin ER around 2026-05-18 because of persistent diarrhoea",
+    ) in got
     assert ("medication", "Patient started empagliflozin 10mg once daily") in got
     assert ("medication", "Patient switched from lisinopril to losartan 50mg daily") in got
     assert ("medication", "Patient's metformin dose increased to 1000mg twice daily") in got

@@ -256,6 +256,7 @@ class Lexicon:
     months: Mapping[str, int]
     stopwords: frozenset[str]
     drugs: Mapping[str, Any]
+    allergic_reactions: frozenset[str] = frozenset()  # findings that make a report an allergy
 
     def concept_keys(self, concept_id: str) -> str:
         return f"condition:{concept_id}"
@@ -336,6 +337,16 @@ class _Check:
                 matcher.add(p, value)
             except ValueError as exc:
                 raise self.fail(where, str(exc)) from exc
+
+
+def _allergic_reactions(data: dict[str, Any], concepts: Mapping[str, Concept]) -> frozenset[str]:
+    c = _Check("conditions")
+    block = c.obj(data.get("allergic_reactions", {"concepts": []}), "allergic_reactions")
+    ids = c.strs(block.get("concepts", []), "allergic_reactions.concepts", empty=True)
+    for cid in ids:
+        if cid not in concepts:
+            raise c.fail("allergic_reactions.concepts", f"{cid!r} is no concept")
+    return frozenset(ids)
 
 
 def _concepts(data: dict[str, Any]) -> tuple[dict[str, Concept], PhraseMatcher[str]]:
@@ -617,6 +628,7 @@ def load() -> Lexicon:
         context=_context(data["context"]),
         **_words(data["words"]),
         drugs=_drugs(data["drugs"]),
+        allergic_reactions=_allergic_reactions(data["conditions"], concepts),
     )
 
 
