@@ -137,6 +137,7 @@ _FAMILY = re.compile(
     r"\bmy (daughter|son|wife|husband|partner|carer|caregiver|neighbou?r|sister|brother) "
     r"((?:helps|visits|manages|drives|checks|cooks|sorts|stays|comes)\b[^.,;!?]*)"
 )
+_SO_STOPPED = re.compile(r"\b(?:so|and so|which is why)\b[^.;]{0,25}\b(?:stop\w*|came off|quit)\b")
 _CLAUSE = re.compile(r"[,;]|\b(?:and|but|so|then|when|while|after|because|as)\b")
 _PATIENT_SUBJECT = re.compile(r"\b(i|she|he|patient|they)\b(?:\s+\w+){0,2}\s*$")
 _FIRST_TO_THIRD = (
@@ -308,7 +309,7 @@ class RuleExtractor:
         if not allergy:
             adverse = list(self._adverse(s, r, found))
             yield from adverse
-            yield from self._medication(s, r, found, st, extra_dates, adverse)
+            yield from self._medication(s, r, found, st, extra_dates, adverse, confirmed)
         yield from self._readings(s, r, st)
         yield from self._preference(s, r, st)
         yield from self._social(s, r)
@@ -432,9 +433,12 @@ class RuleExtractor:
         if not found or _NO_PROBLEM.search(low) or _HEDGE.search(low):
             return
         symptoms = [f for f in r.findings if not r.negated(f.start)]
-        if not symptoms or not _CAUSE.search(low):
+        if not symptoms:
             return
         sym = symptoms[0]
+        so = _SO_STOPPED.search(low)  # "I had diarrhoea every day so I stopped taking it"
+        if not _CAUSE.search(low) and not (so and so.start() > sym.end):
+            return
         sev = _SEVERITY.search(low)
         what = f"{sev.group(1).replace('fairly ', '')} {sym.shown}" if sev else sym.shown
         before = [d for d in found if d.start < sym.start]
@@ -459,6 +463,7 @@ class RuleExtractor:
         st: State,
         extra_dates: Sequence[DateSpan],
         adverse: list[Item],
+        confirmed: bool = False,
     ) -> Iterator[Item]:
         low = s.low
         if not found or _MED_NEG.search(low) or _HEDGE.search(low):
@@ -522,7 +527,7 @@ class RuleExtractor:
                 or re.match(r"\s*(stays|remains|continues) at", after)
                 or answered_take
                 or (dose and freq and len(low.split()) <= 10)
-            ) and (dose or freq):
+            ) and (dose or freq or (confirmed and _TAKE.search(window))):
                 since = when if when is not None and when.phrase.startswith("since") else None
                 text = f"Patient takes {d.phrase}{details}" + (
                     f" ({since.phrase})" if since else ""
