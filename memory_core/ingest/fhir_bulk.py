@@ -245,14 +245,17 @@ def _done_patients(report_path: Path | None, header: dict[str, Any]) -> dict[str
         return {}
     done: dict[str, dict[str, Any]] = {}
     with report_path.open(encoding="utf-8") as fh:
-        first = fh.readline()
         try:
-            if json.loads(first).get("export") != header["export"]:
-                raise ValidationError(
-                    "report", f"{report_path} is the report of another export; use a new file"
-                )
+            first = json.loads(fh.readline())
         except ValueError as exc:
             raise ValidationError("report", f"{report_path} is not an import report") from exc
+        if not isinstance(first, dict) or first.get("export") != header["export"]:
+            raise ValidationError(
+                "report", f"{report_path} is the report of another export; use a new file"
+            )
+        if first.get("dry_run") != header["dry_run"]:
+            run = "dry run" if first.get("dry_run") else "written import"
+            raise ValidationError("report", f"{report_path} is a {run}'s report; use a new file")
         for line in fh:
             try:
                 row = json.loads(line)

@@ -54,13 +54,6 @@ _RXNORM_UNITS = {
     "ACTUAT": "actuation", "MG/ML": "mg/mL", "UNT/ML": "units/mL", "MG/ACTUAT": "mg/actuation",
     "MCG/ACTUAT": "mcg/actuation", "MCG/HR": "mcg/hr", "MG/HR": "mg/hr",
 }  # fmt: skip
-_RXNORM_FORMS = re.compile(
-    r"\b(Oral|Tablet|Capsule|Solution|Suspension|Injection|Injectable|Extended|Release|Delayed|"
-    r"Chewable|Topical|Cream|Ointment|Transdermal|System|Patch|Prefilled|Syringe|Inhaler|"
-    r"Metered|Dose|Inhalation|Powder|Nasal|Spray|Drug|Implant|Intrauterine|Auto-Injector|"
-    r"Ophthalmic|Otic|Rectal|Vaginal|Pack|Day|Film|Coated|Disintegrating|Sublingual|Pen|"
-    r"Cartridge|Vial|Gel|Lotion|Drops|Enteric)\b"
-)
 # UCUM units in their written form: special units in brackets, annotations in braces
 _UCUM = {
     "cel": "°C", "[degf]": "°F", "kg/m2": "kg/m²", "mm[hg]": "mmHg", "[lb_av]": "lb",
@@ -136,10 +129,12 @@ def allergen(name: str) -> str:
 
 
 def drug(name: str) -> str:
-    """An RxNorm name with its units and dose forms in lower case: "lisinopril 10 MG Oral
-    Tablet" -> "lisinopril 10 mg oral tablet"."""
+    """An RxNorm name as a clinician writes it: units and words in lower case, tall-man
+    lettering undone ("Acetaminophen 325 MG / oxyCODONE Hydrochloride 5 MG Oral Tablet" ->
+    "acetaminophen 325 mg / oxycodone hydrochloride 5 mg oral tablet"); words in capitals
+    (an application number, "HR" as "hr") as written or as units."""
     words = [_RXNORM_UNITS.get(w, w) for w in name.split(" ")]
-    return sentence_case(_RXNORM_FORMS.sub(lambda m: m.group(1).lower(), " ".join(words)))
+    return " ".join(w.lower() if any(ch.islower() for ch in w) else w for w in words)
 
 
 def loinc_name(display: str) -> str:
