@@ -262,7 +262,8 @@ def test_semantic_tags_and_sentence_case(raw: str, want: str) -> None:
     ("raw", "want"),
     [
         ("Leukocytes [#/volume] in Blood by Automated count", "leukocytes"),
-        ("Oxygen [Partial pressure] in Arterial blood", "oxygen partial pressure in arterial blood"),
+        ("Oxygen [Partial pressure] in Arterial blood",
+         "oxygen partial pressure in arterial blood"),
         ("Body mass index (BMI) [Percentile] Per age and gender",
          "body mass index (BMI) percentile per age and gender"),
         ("Glucose [Mass/volume] in Urine by Test strip", "glucose in urine"),
