@@ -150,6 +150,29 @@ def summary(results: Sequence[Result]) -> dict[str, float]:
     }
 
 
+def run(ctx: Any) -> Any:
+    """The section of ``python -m eval --only dialogue`` (the runner's Section)."""
+    from .runner import Section, pct, table
+
+    sec = Section("Facts proposed from twenty synthetic transcripts (offline extractor)")
+    results = run_all(rule_proposals)
+    rows = [
+        [r.case.file, r.case.style, f"{len(r.correct)} / {len(r.case.facts)}",
+         len(r.wrong_date), len(r.other_person), len(r.extra)]
+        for r in results
+    ]  # fmt: skip
+    sec.add(*table(["transcript", "style", "right", "wrong date", "other person", "more"], rows))
+    s = summary(results)
+    sec.add(
+        "",
+        f"{s['correct']:.0f} of {s['facts']:.0f} expected facts proposed with the right type, "
+        f"value and date ({pct(s['share'])}); {s['other_person']:.0f} about another person or "
+        f"negated; {s['wrong_date']:.0f} with a wrong date; {s['extra']:.0f} further proposals.",
+    )
+    sec.numbers.update(s)
+    return sec
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     verbose = "-v" in (argv if argv is not None else sys.argv[1:])
     results = run_all(rule_proposals)

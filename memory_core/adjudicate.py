@@ -43,7 +43,7 @@ from functools import lru_cache
 from . import labs, subjects
 from . import statement as st
 from .allergy_lists import list_scope, lists_cover, no_allergies
-from .importance import SAFETY_TYPES
+from .importance import MEASUREMENT_TYPES, SAFETY_TYPES
 from .verdict_words import (
     ADDITIONS,
     ADMISSIONS,
@@ -611,7 +611,7 @@ def _verdict(older: str, newer: str, memory_type: str) -> str:
     if memory_type in DRUG_TYPES and da and db and not _same_drug(da, db):
         return "compatible"  # two drugs, whatever lab value each names ("K 5.9 on ...")
     an_a, an_b = labs.analytes(older), labs.analytes(newer)
-    if memory_type == "lab_result" or (an_a and an_b and memory_type != "treatment_response"):
+    if memory_type in MEASUREMENT_TYPES or (an_a and an_b and memory_type != "treatment_response"):
         if an_a and an_b and not (an_a & an_b):
             return "compatible"  # two different tests
         if labs.is_target(older) != labs.is_target(newer):
@@ -619,7 +619,7 @@ def _verdict(older: str, newer: str, memory_type: str) -> str:
         lab = _lab_verdict(older, newer)
         if lab is not None:
             return lab
-        if memory_type == "lab_result":
+        if memory_type in MEASUREMENT_TYPES:
             if _result_flip(older, newer):
                 return "updates"  # "chlamydia NAAT positive" -> "test of cure: ... negative"
             return "duplicate" if same_statement(older, newer) else "compatible"

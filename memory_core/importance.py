@@ -27,6 +27,10 @@ CLINICAL_DEFAULT = 5.0
 #: extractor may propose only these.
 CLINICAL_TYPES: tuple[str, ...] = tuple(t for t in CLINICAL if t != "intermediate_step")
 
+#: Types whose statements are measured values (a lab result, a vital sign): two of them are
+#: about one thing only when they name one analyte, and a new value updates the older.
+MEASUREMENT_TYPES = frozenset({"lab_result", "vital_sign"})
+
 #: Types a coded record fills (FHIR vitals, immunizations, procedures; a transcript's vital
 #: readings): decided by their codes and values, not covered by the labelled pair set.
 RECORD_TYPES: tuple[str, ...] = ("vital_sign", "immunization", "procedure")

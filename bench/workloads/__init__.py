@@ -26,6 +26,7 @@ from . import (
     decay,
     e2e,
     embedder,
+    extract,
     fhir,
     hospital,
     memory,
@@ -68,6 +69,7 @@ class Bench(Setup):
         "rss",
         "scale",
         "fhir",
+        "extract",
     )
 
     def run(self) -> Results:
@@ -103,6 +105,7 @@ class Bench(Setup):
                 hospital.run_touch(self),
             )[-1],
             "fhir": lambda: fhir.run(self),
+            "extract": lambda: extract.run(self),
         }
         assert tuple(steps) == self.STEPS
         for name, step in steps.items():

@@ -93,6 +93,7 @@ class Config:
     agent_n: int = 50_000
     fhir_bundles: int = 20  # FHIR import (issue 24): Synthea bundles, copies in the export
     fhir_copies: int = 15
+    extract_chars: int = 99_000  # one patient turn (issue 24)
     repeat: int = 15
     e2e_repeat: int = 30  # the closest comparison (engine vs Mem0 + FAISS): more rounds
     ref_repeat: int = 7
@@ -147,6 +148,7 @@ TINY = Config(
     agent_n=400,
     fhir_bundles=1,
     fhir_copies=3,
+    extract_chars=3_000,
     repeat=3,
     e2e_repeat=3,
     ref_repeat=2,
