@@ -43,7 +43,7 @@ from functools import lru_cache
 from . import labs, subjects
 from . import statement as st
 from .allergy_lists import list_scope, lists_cover, no_allergies
-from .importance import MEASUREMENT_TYPES, SAFETY_TYPES
+from .importance import EVENT_TYPES, MEASUREMENT_TYPES, SAFETY_TYPES
 from .verdict_words import (
     ADDITIONS,
     ADMISSIONS,
@@ -578,6 +578,13 @@ def verdict_by_rule(older: str, newer: str, similarity: float, memory_type: str 
 
 @lru_cache(maxsize=65_536)
 def _verdict(older: str, newer: str, memory_type: str) -> str:
+    if memory_type in EVENT_TYPES:
+        # the flu shot of 2021 and of 2022 are two events; only the same words repeat one
+        return (
+            "duplicate"
+            if " ".join(older.lower().split()) == " ".join(newer.lower().split())
+            else "compatible"
+        )
     if memory_type == "allergy" and no_allergies(older) and no_allergies(newer):
         return "duplicate" if list_scope(older) == list_scope(newer) else "compatible"
     if memory_type == "allergy" and no_allergies(older) != no_allergies(newer):

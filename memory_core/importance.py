@@ -31,6 +31,10 @@ CLINICAL_TYPES: tuple[str, ...] = tuple(t for t in CLINICAL if t != "intermediat
 #: about one thing only when they name one analyte, and a new value updates the older.
 MEASUREMENT_TYPES = frozenset({"lab_result", "vital_sign"})
 
+#: Types whose statements are events (a vaccine given, a procedure done): each stays true, a
+#: later one of the same kind is another event, never an update of the first.
+EVENT_TYPES = frozenset({"immunization", "procedure"})
+
 #: Types a coded record fills (FHIR vitals, immunizations, procedures; a transcript's vital
 #: readings): decided by their codes and values, not covered by the labelled pair set.
 RECORD_TYPES: tuple[str, ...] = ("vital_sign", "immunization", "procedure")

@@ -18,6 +18,7 @@ import streamlit as st
 import memory_core as mc
 from memory_core.importance import KNOWN_TYPES
 from memory_core.ingest import FhirImportReport, Proposal
+from memory_core.ingest.fhir import bundle_patients
 from pages import common
 
 STATE = "ingest_state"  # {"patient", "transcript", "name", "proposals", "rejected"}
@@ -262,32 +263,49 @@ def _report_frames(report: FhirImportReport) -> None:
             key="fhir_superseded",
         )
     if report.skipped:
-        st.caption("Skipped resources")
+        st.caption("Skipped resources, counted by kind, reason and code")
+        counts = report.skipped_counts()
         st.dataframe(
             pd.DataFrame(
                 {
-                    "source": [i.source for i in report.skipped],
-                    "reason": [i.reason for i in report.skipped],
+                    "resource": [t for t, _r, _c, _n in counts],
+                    "reason": [r for _t, r, _c, _n in counts],
+                    "code": [c for _t, _r, c, _n in counts],
+                    "count": [n for _t, _r, _c, n in counts],
                 }
             ),
             hide_index=True,
             width="stretch",
             key="fhir_skipped",
         )
+    if report.other_patients:
+        st.caption(
+            f"Left out: {len(report.other_patients)} other patient(s) of the bundle "
+            f"({', '.join(report.other_patients[:5])})"
+        )
     if report.unchanged:
         st.caption(f"{len(report.unchanged)} resources unchanged since the last import")
 
 
-def _import(pid: str | None, bundle: dict[str, Any], who: str, dry_run: bool) -> None:
+def _import(
+    pid: str | None, bundle: dict[str, Any], who: str, dry_run: bool, fhir_patient: str | None
+) -> None:
     try:
-        report = common.engine().import_fhir(bundle, patient_id=pid, by=who, dry_run=dry_run)
+        report = common.engine().import_fhir(
+            bundle, patient_id=pid, fhir_patient=fhir_patient, by=who, dry_run=dry_run
+        )
     except Exception as exc:
         if not _is_core_error(exc):
             raise
         st.session_state[FLASH] = ("error", f"{type(exc).__name__}: {exc}")
         st.session_state.pop(FHIR_STATE, None)
         return
-    st.session_state[FHIR_STATE] = {"patient": pid, "bundle": bundle, "report": report}
+    st.session_state[FHIR_STATE] = {
+        "patient": pid,
+        "bundle": bundle,
+        "report": report,
+        "fhir_patient": fhir_patient,
+    }
     if not dry_run:
         st.session_state[FLASH] = ("success", report.summary())
 
@@ -318,12 +336,20 @@ def fhir_tab(pid: str, who: str) -> None:
         help="Off (safer): the memories belong to the bundle's own Patient resource.",
     )
     target = pid if for_selected else None
+    found = bundle_patients(bundle) if bundle is not None else []
+    chosen: str | None = None
+    if len(found) > 1:
+        st.warning(
+            f"This bundle holds {len(found)} patients; an import is about one. Choose which "
+            "Patient to take: the others are left out and counted."
+        )
+        chosen = st.selectbox("Patient in the bundle", found, key="fhir_patient")
     c1, c2 = st.columns(2)
     if c1.button("Preview import", key="fhir_preview", disabled=bundle is None):
         assert bundle is not None
-        _import(target, bundle, who, dry_run=True)
+        _import(target, bundle, who, dry_run=True, fhir_patient=chosen)
     state = st.session_state.get(FHIR_STATE)
-    if state and state["patient"] == target:
+    if state and state["patient"] == target and state.get("fhir_patient") == chosen:
         report: FhirImportReport = state["report"]
         _report_frames(report)
         if report.dry_run and c2.button(
@@ -332,7 +358,7 @@ def fhir_tab(pid: str, who: str) -> None:
             type="primary",
             disabled=not report.created or not common.can_edit(),
         ):
-            _import(target, state["bundle"], who, dry_run=False)
+            _import(target, state["bundle"], who, dry_run=False, fhir_patient=chosen)
             st.rerun()
 
 

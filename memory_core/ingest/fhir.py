@@ -56,6 +56,7 @@ __all__ = [
     "FhirImportReport",
     "FhirItem",
     "FhirSupersession",
+    "bundle_patients",
     "import_fhir",
     "partial_date",
     "validate_bundle",
@@ -479,6 +480,16 @@ def _resolver(entries: Sequence[tuple[str | None, Mapping[str, Any]]]) -> Resolv
         return by_ref.get("/".join(ref.rstrip("/").split("/")[-2:]))
 
     return resolve
+
+
+def bundle_patients(bundle: Mapping[str, Any]) -> list[str]:
+    """The ids of a bundle's Patient resources (what ``fhir_patient`` may name)."""
+    out = []
+    for e in bundle.get("entry") or []:
+        res = e.get("resource") if isinstance(e, Mapping) else None
+        if isinstance(res, Mapping) and res.get("resourceType") == "Patient" and res.get("id"):
+            out.append(str(res["id"]))
+    return out
 
 
 def import_fhir(
