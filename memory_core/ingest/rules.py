@@ -395,9 +395,12 @@ class RuleExtractor:
         if not allergens:
             return
         named = {d.name for d in allergens}
+        # where the substance was named first ("Penicillin. It gave her a rash."): the evidence
+        firsts = {d.name: first.start for d, first in st.pending if d.name in named}
         st.pending = [(d, first) for d, first in st.pending if d.name not in named]
         for d in allergens:
-            yield self._allergy_item(d, reactions, low, s.start, s.end, r, explicit)
+            start = firsts.get(d.name, s.start)
+            yield self._allergy_item(d, reactions, low, start, s.end, r, explicit)
 
     @staticmethod
     def _allergy_item(
