@@ -521,3 +521,29 @@ def test_cli_import_fhir_bad_input_exits_2(
     assert err.startswith("error: ") and "AllergyIntolerance/a1.clinicalStatus" in err
     assert main([*base, str(tmp_path / "missing.json")]) == 2
     assert capsys.readouterr().err.startswith("error: ")
+
+
+def test_the_demo_preview_and_import_report_the_same(demo_db: str, tmp_path: Path) -> None:
+    """On the seeded demo store the preview said "superseded 2" and the import did 8: the
+    preview compared each new memory with the stored ones only. Now it is the import's own
+    add_memories call with nothing written (issue 24)."""
+    import shutil
+
+    from tests.conftest import DEMO_NOW
+
+    copy = tmp_path / "store.db"
+    shutil.copyfile(demo_db, copy)
+    eng = mc.open_engine(f"sqlite:///{copy}", "minilm", clock=lambda: DEMO_NOW)
+    demo = json.loads(
+        files("memory_core").joinpath("data/demo/fhir_nw1001_bundle.json").read_text("utf-8")
+    )
+
+    def what(r: mc.FhirImportReport) -> tuple[Any, ...]:
+        sups = [(s.old_content, s.new_content, s.state) for s in r.superseded]
+        return len(r.created), len(r.unchanged), len(r.skipped), sups
+
+    preview = eng.import_fhir(demo, by="r")
+    done = eng.import_fhir(demo, by="r", dry_run=False)
+    assert what(preview) == what(done)
+    assert len(done.superseded) == 8
+    eng.store.close()

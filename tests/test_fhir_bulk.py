@@ -28,6 +28,13 @@ def weight(rid: str, pid: str, kg: float, when: str) -> dict[str, Any]:
     }
 
 
+def hba1c(rid: str, pid: str, pct: float, when: str) -> dict[str, Any]:
+    res = weight(rid, pid, pct, when)
+    res["code"] = {"coding": [{"system": LOINC, "code": "4548-4", "display": "Hemoglobin A1c"}]}
+    res["valueQuantity"] = {"value": pct, "unit": "%"}
+    return res
+
+
 def export(tmp_path: Path, *, bad: bool = False) -> Path:
     """Three patients; their resources interleaved in the files, as an export lists them."""
     out = tmp_path / "export"
@@ -42,9 +49,9 @@ def export(tmp_path: Path, *, bad: bool = False) -> Path:
             }
         ],
         "Observation": [
-            weight("w1", "p1", 80, "2024-01-05"),
+            hba1c("h1", "p1", 7.1, "2024-01-05"),
             weight("w2", "p2", 61, "2024-02-01"),
-            weight("w3", "p1", 82, "2025-01-05"),
+            hba1c("h2", "p1", 6.8, "2025-01-05"),
             weight("w4", "p3", 70, "2024-03-01"),
         ],
         "MedicationRequest": [
@@ -93,7 +100,7 @@ def test_each_patient_of_an_export_in_its_own_transaction(
         "Patient is prescribed lisinopril 10 mg tablet (since 2023-05-01)",  # across files
         "Patient's body weight was 61 kg on 2024-02-01",
     ]
-    # p1's two weighings: the newer supersedes the older (the normal path decides)
+    # p1's two HbA1c results: the newer supersedes the older (the normal path decides)
     assert report.patients[0].created == 2 and report.patients[0].superseded == 1
     counts = dict(report.skipped_counts())
     assert counts["Claim: Claim is not imported as a memory"] == 1

@@ -47,7 +47,6 @@ CLINICIAN_WORDS = frozenset(
         "coordinator", "physio", "practitioner", "clinic", "team", "ward", "staff",
     }
 )  # fmt: skip
-PATIENT_SIDE = frozenset({"patient"})
 _LABEL = re.compile(
     r"^[ \t]*(?P<who>[A-Za-z][\w.'’-]*(?:[ \t]+[A-Za-z][\w.'’-]*){0,2})"
     r"(?:[ \t]*\((?P<role>[^()\n:]{1,30})\))?[ \t]*:(?=[ \t]|$)",

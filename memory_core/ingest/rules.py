@@ -108,7 +108,6 @@ _TAKE = re.compile(
     r"inject\w*)\b"
 )
 _TAKE_QUESTION = re.compile(r"\b(tak\w+|medicines?|medications?|tablets?|on)\b")
-_PRONOUN = re.compile(r"\b(it|that|them|those|this one)\b", re.I)
 #: a pronoun a medication verb governs ("stopped it", "increase it", "it gave me")
 _GOVERNED = re.compile(
     r"\b(?:stop\w*|start\w*|increas\w*|decreas\w*|reduc\w*|drop\w*|cut|take|takes|taking|took|"
