@@ -570,6 +570,25 @@ def standing_candidate(older: str, newer: str, memory_type: str) -> bool:
     return ea != eb and lists_cover(older, newer)
 
 
+def _lab_pair(older: str, newer: str, an_a: frozenset[str], an_b: frozenset[str]) -> str | None:
+    """The verdict on two statements naming lab analytes, when their values decide it."""
+    if an_a and an_b and not (an_a & an_b):
+        return "compatible"  # two different tests
+    if labs.is_target(older) != labs.is_target(newer):
+        return "compatible"  # a result and a target range ("INR 2.6" / "INR target 2-3")
+    return _lab_verdict(older, newer)
+
+
+def _measured(older: str, newer: str, an_a: frozenset[str], an_b: frozenset[str]) -> str:
+    """The verdict on two lab results or vital signs."""
+    lab = _lab_pair(older, newer, an_a, an_b)
+    if lab is not None:
+        return lab
+    if _result_flip(older, newer):
+        return "updates"  # "chlamydia NAAT positive" -> "test of cure: ... negative"
+    return "duplicate" if same_statement(older, newer) else "compatible"
+
+
 def verdict_by_rule(older: str, newer: str, similarity: float, memory_type: str = "") -> str:
     """The offline verdict on a candidate pair (``similarity``: the cosine that made it one,
     not evidence by itself): ``updates``, ``contradicts``, ``duplicate`` or ``compatible``."""
@@ -612,24 +631,18 @@ def _verdict(older: str, newer: str, memory_type: str) -> str:
         return "compatible"  # "helping with daytime wheeze" / "not helping at night"
     if memory_type == "observation" and _two_readings(older, newer):
         return "compatible"  # "home BP 132/84" / "home HR 58"; "... mornings" / "... evenings"
+    an_a, an_b = labs.analytes(older), labs.analytes(newer)
+    if memory_type in MEASUREMENT_TYPES:
+        return _measured(older, newer, an_a, an_b)  # the drugs it names are no evidence
     da, db = st.drug_names(older), st.drug_names(newer)
     if memory_type in SAFETY_TYPES:
         da, db = st.agents(da), st.agents(db)
     if memory_type in DRUG_TYPES and da and db and not _same_drug(da, db):
         return "compatible"  # two drugs, whatever lab value each names ("K 5.9 on ...")
-    an_a, an_b = labs.analytes(older), labs.analytes(newer)
-    if memory_type in MEASUREMENT_TYPES or (an_a and an_b and memory_type != "treatment_response"):
-        if an_a and an_b and not (an_a & an_b):
-            return "compatible"  # two different tests
-        if labs.is_target(older) != labs.is_target(newer):
-            return "compatible"  # a result and a target range ("INR 2.6" / "INR target 2-3")
-        lab = _lab_verdict(older, newer)
+    if an_a and an_b and memory_type != "treatment_response":
+        lab = _lab_pair(older, newer, an_a, an_b)
         if lab is not None:
             return lab
-        if memory_type in MEASUREMENT_TYPES:
-            if _result_flip(older, newer):
-                return "updates"  # "chlamydia NAAT positive" -> "test of cure: ... negative"
-            return "duplicate" if same_statement(older, newer) else "compatible"
     if memory_type != "treatment_response":
         if da and db:
             if not _same_drug(da, db) or (memory_type == "medication" and _two_orders(da, db)):
