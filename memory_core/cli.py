@@ -134,6 +134,11 @@ def cmd_cleanup(args: argparse.Namespace) -> int:
     for m in res.archived:
         print(f"{verb} {m.id} ({m.patient_id}, strength {res.strengths[m.id]:.3f}): {m.content}")
     print(f"{len(res.archived)} memories {verb} (threshold {res.threshold})")
+    if res.skipped:
+        print(
+            f"skipped {len(res.skipped)} patient(s) whose memories another writer kept changing "
+            f"(left as they were; run cleanup again for them): {', '.join(res.skipped)}"
+        )
     if res.dry_run and res.archived:
         print("dry run: nothing changed; add --apply to archive them")
     return 0

@@ -27,14 +27,6 @@ CLINICAL_DEFAULT = 5.0
 #: extractor may propose only these.
 CLINICAL_TYPES: tuple[str, ...] = tuple(t for t in CLINICAL if t != "intermediate_step")
 
-#: Types whose statements are measured values (a lab result, a vital sign): two of them are
-#: about one thing only when they name one analyte, and a new value updates the older.
-MEASUREMENT_TYPES = frozenset({"lab_result", "vital_sign"})
-
-#: Types whose statements are events (a vaccine given, a procedure done): each stays true, a
-#: later one of the same kind is another event, never an update of the first.
-EVENT_TYPES = frozenset({"immunization", "procedure"})
-
 #: Types a coded record fills (FHIR vitals, immunizations, procedures; a transcript's vital
 #: readings): decided by their codes and values, not covered by the labelled pair set.
 RECORD_TYPES: tuple[str, ...] = ("vital_sign", "immunization", "procedure")
@@ -53,6 +45,10 @@ PINNED_BY_DEFAULT = frozenset({"allergy"})
 
 #: Types that are safety-critical in the injected context (kept first under a budget).
 SAFETY_TYPES = frozenset({"allergy", "adverse_reaction"})
+
+#: History that stays true after a medication or condition changes (domain.md, "Flags and
+#: annotations"): a reaction to the drug, an allergy, a past result. Never flagged possibly stale.
+HISTORY_TYPES = frozenset({"adverse_reaction", "allergy", "lab_result"})
 
 #: Memory types the dashboard offers; other snake_case types are accepted (rule: 5).
 KNOWN_TYPES: tuple[str, ...] = (

@@ -182,7 +182,9 @@ def test_possibly_stale_flags_keep_and_confirm(
     ids = [
         eng.add_memory(PID, text, mtype, created_at=before).memory.id
         for text, mtype in (
-            ("Patient had bloating on metformin in the first weeks", "adverse_reaction"),
+            # an observation, not a reaction: a reaction to the drug stays true after the
+            # change and is never flagged (domain.md, Flags; issue 26)
+            ("Patient's home glucose readings improved on metformin", "observation"),
             ("Patient takes metformin with the evening meal", "care_plan"),
         )
     ]

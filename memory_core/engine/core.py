@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from .. import validation as v
-from ..contradictions import Adjudicator, SimilarityAdjudicator
+from ..contradictions import Adjudicator, RuleAdjudicator, deciding
 from ..embedding.base import Embedder
 from ..policy import DecayPolicy, EnginePolicy
 from ..store.base import ChangeSet, MemoryStore
@@ -126,14 +126,14 @@ def open_core(
     """The engine's state over ``store``: the store is bound to the embedder's model and
     dimensions; a bare :class:`DecayPolicy` becomes an engine policy with it as its decay part;
     no policy means the store's saved one (else the defaults); no adjudicator means the
-    :class:`SimilarityAdjudicator`. ``cache_bytes`` bounds the snapshot and usage caches."""
+    :class:`RuleAdjudicator`. ``cache_bytes`` bounds the snapshot and usage caches."""
     store.bind_embedding_model(embedder.model_id, embedder.dimensions)
     if isinstance(policy, DecayPolicy):
         policy = EnginePolicy(decay=policy)
     if policy is None:
         saved = store.load_policy()
         policy = EnginePolicy.from_dict(saved) if saved else EnginePolicy()
-    adjudicator = adjudicator or SimilarityAdjudicator()
+    adjudicator = deciding(adjudicator) if adjudicator is not None else RuleAdjudicator()
     snaps = Snapshots(store, embedder.dimensions, cache_bytes)
     return Core(store, embedder, adjudicator, clock, encoding, role, policy, snaps)
 

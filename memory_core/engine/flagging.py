@@ -30,8 +30,15 @@ def derived_flags(snap: Snapshot, now: datetime) -> list[StaleFlag]:
     ``now`` is past every status change and creation (then they cannot differ)."""
 
     def make() -> list[StaleFlag]:
+        index = snap.flag_index()
+        if not index.has_changes:
+            return []
         return flags.stale_flags(
-            snap.memories, snap.supersessions, now, active=active_memories(snap, now)
+            snap.memories,
+            snap.supersessions,
+            now,
+            active=active_memories(snap, now),
+            index=index,
         )
 
     now_s = now.timestamp()
@@ -76,10 +83,19 @@ def stale_flags(core: Core, patient_id: str, now: datetime | None) -> list[Stale
 
 
 def _flag(core: Core, memory_id: str, change_id: str) -> tuple[Memory, StaleFlag]:
+    """The memory and its open flag for this change now (looked up for the one memory in the
+    snapshot's flag index, not among every flag of the patient)."""
     memory = core.store.get_memory(memory_id)
-    for f in stale_flags(core, memory.patient_id, None):
-        if f.memory_id == memory_id and f.change_id == change_id:
-            return memory, f
+    now = core.now(None)
+    snap = core.snapshots.snapshot(memory.patient_id)
+    row = snap.index.get(memory.id)
+    active = active_indices(snap, now)
+    if row is not None and row in active[np.searchsorted(active, row) :][:1]:
+        index, mine = snap.flag_index(), snap.memories[row]
+        if any(f.change_id == change_id for f in index.flags_of(mine, now)):
+            for f in index.flags_of(mine, now, kept(core, memory.patient_id)):
+                if f.change_id == change_id:
+                    return memory, f
     raise NotFoundError("possibly-stale flag", f"{memory_id} / {change_id}")
 
 

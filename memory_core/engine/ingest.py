@@ -14,7 +14,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import validation as v
-from ..errors import StaleSnapshotError, ValidationError
+from ..errors import ConflictError, NotFoundError, StaleSnapshotError, ValidationError
+from ..facts import index_keys
 from ..importance import default_importance, default_pinned
 from ..store.base import ChangeSet, InsertAudit, MemoryUpdate
 from ..values import AddResult, AuditAction, Memory, Supersession
@@ -103,6 +104,7 @@ def _prepare(ctx: BatchContext, record: Mapping[str, Any] | Any, out: Prepared) 
         mid = v.record_id(mid)
     if imp is None:
         imp = default_importance(mtype, text, ctx.importance_rules)
+    facts = v.facts(get("facts"), text, mtype)
     memory = Memory(
         id=mid or new_id("mem"),
         patient_id=pid,
@@ -117,6 +119,7 @@ def _prepare(ctx: BatchContext, record: Mapping[str, Any] | Any, out: Prepared) 
         pinned=pinned,
         tier=tier,
         source=src,
+        facts=facts,
     )
     if mid is not None:
         out.given_ids.append(len(out.memories))
@@ -199,6 +202,7 @@ def add_memories(
             embedded_so_far += len(todo)
             if progress is not None and todo:
                 progress(embedded_so_far, need_total)
+        memories = _model_read(core, memories)
         accesses = prepared.accesses[first:end]
         if dry_run:
             results += _write_once(core, memories, accesses, by, now, detect, apply=False)
@@ -209,9 +213,38 @@ def add_memories(
     return results
 
 
-#: attempts of a batch whose patients' memories moved under it (another process's write between
-#: detection and commit): each attempt reads the patients again and re-detects
+def _model_read(core: Core, memories: list[Memory]) -> list[Memory]:
+    """With a chat model configured (``adjudicator.reader``), the statements the offline
+    reader could not key are read by the model (its answer checked against the lexicon and the
+    text; an unusable answer leaves the offline facts). Coded records keep their codes."""
+    reader = getattr(core.adjudicator, "reader", None)
+    if reader is None:
+        return memories
+    out = []
+    for m in memories:
+        facts = m.facts
+        if facts is not None and not facts.coded and not index_keys(facts, m.memory_type):
+            read = reader.read(m.content, m.memory_type)
+            if read is not None:
+                m = replace(m, facts=read)
+        out.append(m)
+    return out
+
+
+#: how long a batch keeps trying when its patients' memories move under it (another process's
+#: write between detection and commit): each attempt reads the patients again and detects again.
+#: A time budget, not a count: under several writers on one patient each attempt is a race
+#: another writer may win, and a fixed count of 8 lost 4.2 % of adds to 4 writers (issue 25)
+WRITE_BUDGET_S = 60.0
+#: ... but at least this many attempts, however slow each one is
 WRITE_ATTEMPTS = 8
+
+
+def backoff(attempt: int) -> float:
+    """Seconds to wait before attempt ``attempt + 1``: "full jitter" (uniform from 0 to a
+    ceiling doubling from 5 ms, capped at 100 ms), so writers that collided spread out instead
+    of colliding again, and a writer that lost many times does not wait ever longer."""
+    return random.uniform(0.0, min(0.1, 0.005 * 2**attempt))
 
 
 def write_batch(
@@ -225,15 +258,40 @@ def write_batch(
     """Detect supersessions for embedded new memories and write them in one transaction. The
     change set carries the content version of each patient it compared against: when another
     writer moved it meanwhile the store refuses (StaleSnapshotError) and the batch is detected
-    again against the fresh state, up to :data:`WRITE_ATTEMPTS` times (short random backoff)."""
-    for attempt in range(WRITE_ATTEMPTS):
+    again against the fresh state, until it lands or :data:`WRITE_BUDGET_S` is spent (then the
+    StaleSnapshotError is raised; nothing was written)."""
+    start = time.monotonic()
+    attempt = 0
+    while True:
         try:
             return _write_once(core, memories, accesses, by, now, detect)
         except StaleSnapshotError:
-            if attempt == WRITE_ATTEMPTS - 1:
+            attempt += 1
+            if attempt >= WRITE_ATTEMPTS and time.monotonic() - start >= WRITE_BUDGET_S:
                 raise
-            time.sleep(random.uniform(0.0, 0.005 * 2**attempt))
-    raise AssertionError("unreachable")
+            time.sleep(backoff(attempt))
+
+
+def moved(core: Core, changes: ChangeSet) -> bool:
+    """Whether a patient ``changes`` was computed against, or a memory or supersession it
+    updates, has moved past the version the change was computed from (or is gone): the store's
+    ConflictError was then a race with another writer, which a fresh detection resolves -- not
+    a bad request."""
+    for pid, expected in changes.expected_patient_versions.items():
+        if core.store.versions(pid)[0] != expected:
+            return True
+    want = {m.id: expected for m, expected in changes.update_memories}
+    if want:
+        have = {m.id: m.version for m in core.store.get_memories(list(want))}
+        if any(have.get(mid) != expected for mid, expected in want.items()):
+            return True
+    for s, expected in changes.update_supersessions:
+        try:
+            if core.store.get_supersession(s.id).version != expected:
+                return True
+        except NotFoundError:
+            return True
+    return False
 
 
 def _write_once(
@@ -270,6 +328,17 @@ def _write_once(
         changes.update_memories.extend(
             MemoryUpdate(m, pool.versions(m.id)) for m in pool.replaced.values()
         )
-    if apply:
+    if not apply:
+        return [AddResult(memory=m, supersessions=tuple(sups_by_new.get(m.id, ()))) for m in added]
+    try:
         core.apply(changes)
+    except StaleSnapshotError:
+        raise
+    except ConflictError as exc:
+        # a store that writes a memory before its patient's version (Cosmos DB's ordered
+        # writes, or a batch that lost its version counter's etag twice) reports a race with
+        # another writer as a conflict: the same race as a moved patient
+        if moved(core, changes):
+            raise StaleSnapshotError(f"{exc}; the batch is detected again") from exc
+        raise
     return [AddResult(memory=m, supersessions=tuple(sups_by_new.get(m.id, ()))) for m in added]

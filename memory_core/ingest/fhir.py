@@ -78,6 +78,8 @@ class FhirSupersession:
     new_content: str
     similarity: float
     state: str
+    rule: str = ""  # the decision table's rule that took it
+    evidence: str = ""  # why, in plain words
 
 
 @dataclass
@@ -446,6 +448,8 @@ def _report_results(
                     content(s.new_id),
                     s.similarity,
                     s.state.value,
+                    s.rule,
+                    s.evidence,
                 )
             )
 

@@ -34,6 +34,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import ValidationError
+from ..facts.coded import CODE, STATUSES
 from ..facts.lexicon import Analyte, lexicon, tokenize
 from . import names
 
@@ -161,8 +162,8 @@ def codes_of(*concepts: Any) -> list[str]:
                 continue
             ns = SYSTEMS.get(str(coding.get("system") or ""))
             if ns and coding.get("code"):
-                key = f"{ns}:{coding['code']}"
-                if key not in out:
+                key = f"{ns}:{str(coding['code']).strip()}"
+                if key not in out and CODE.match(key):  # a malformed code keys nothing
                     out.append(key)
     return out
 
@@ -383,11 +384,17 @@ def _plan_name(res: Mapping[str, Any]) -> str | None:
 
 
 # --- the mapping -------------------------------------------------------------------------------
-def facts_of(codes: list[str], status: str, value: str = "", date: str = "") -> dict[str, Any]:
-    """A record's ``facts``: codes, status, and value and date when it has them."""
-    out: dict[str, Any] = {"codes": list(codes), "status": status}
+def facts_of(
+    codes: list[str], status: str, value: str = "", date: str = ""
+) -> dict[str, Any] | None:
+    """A record's ``facts``: codes, status (as given; "" for one the coded table does not
+    know, e.g. ``not-taken``), and value and date when it has them; None for a record with no
+    code of a known system (its facts are then read from its statement)."""
+    if not codes:
+        return None
+    out: dict[str, Any] = {"codes": list(codes), "status": status if status in STATUSES else ""}
     if value:
-        out["value"] = value
+        out["value"] = value[:200]
     if date:
         out["date"] = date
     return out
@@ -422,14 +429,14 @@ class _Ctx:
         mtype: str,
         content: str,
         at: When | None,
-        facts: dict[str, Any],
+        facts: dict[str, Any] | None,
         *,
         embed: str = "",
         source: str | None = None,
         importance: float | None = None,
         pinned: bool | None = None,
     ) -> FhirItem:
-        codes = facts.get("codes") or []
+        codes = (facts or {}).get("codes") or []
         return FhirItem(
             source or self.source,
             self.rtype,

@@ -144,6 +144,23 @@ def _m004_tombstones_and_audit_replace() -> str:
         """
 
 
+def _m005_audit_by_action() -> str:
+    """The audit entries of one patient and one action found by an index (the section reads a
+    patient's "keep" decisions on every call that shows a possibly-stale flag: without it, a
+    scan of every audit row of the patient, 18 ms at 50,000 memories)."""
+    return "CREATE INDEX audit_patient_action ON audit (patient_id, action, seq);"
+
+
+def _m006_facts_and_rules() -> str:
+    """Each memory's clinical facts (JSON; read from the text when NULL) and each
+    supersession's rule and evidence (empty on records made before)."""
+    return """
+        ALTER TABLE memories ADD COLUMN facts TEXT;
+        ALTER TABLE supersessions ADD COLUMN rule TEXT NOT NULL DEFAULT '';
+        ALTER TABLE supersessions ADD COLUMN evidence TEXT NOT NULL DEFAULT '';
+    """
+
+
 #: Migration N (1-based) is MIGRATIONS[N - 1]: a function returning the SQL that takes the
 #: schema from version N - 1 to N. Append new ones; never edit a released one.
 MIGRATIONS: list[Callable[[], str]] = [
@@ -151,6 +168,8 @@ MIGRATIONS: list[Callable[[], str]] = [
     _m002_usage_version,
     _m003_drop_fts,
     _m004_tombstones_and_audit_replace,
+    _m005_audit_by_action,
+    _m006_facts_and_rules,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
