@@ -20,6 +20,17 @@ class ValidationError(MemoryCoreError, ValueError):
         super().__init__(f"{field}: {message}")
 
 
+class PatientMismatchError(ValidationError):
+    """An import holds more than one patient (several Patient resources, or resources about
+    another subject than the patient imported for) and the caller did not name which one to
+    take. ``resources`` names them (``Type/id``, with whom each is about); nothing was
+    written."""
+
+    def __init__(self, field: str, message: str, resources: tuple[str, ...]) -> None:
+        self.resources = resources
+        super().__init__(field, message)
+
+
 class NotFoundError(MemoryCoreError, KeyError):
     """A memory, supersession or patient that does not exist."""
 

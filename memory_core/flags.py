@@ -298,14 +298,20 @@ class FlagIndex:
                         found.append(o)
                         nxt.append(oid)
             frontier = nxt
-        parts: list[str] = []
+        shown: list[tuple[str, datetime]] = []
         for o in sorted(found, key=lambda m: m.created_at, reverse=True):
             value = lab_value(o.content)
             if value is None:
                 continue
-            parts.append(f"{value} in {o.created_at.strftime('%B %Y')}")
-            if len(parts) >= limit:
+            shown.append((value, o.created_at))
+            if len(shown) >= limit:
                 break
+        # a month named twice says nothing about which came first: then each reading's day
+        months = [f"{d:%Y-%m}" for _v, d in shown]
+        by_day = len(set(months)) < len(months) or any(
+            f"{d:%Y-%m}" == f"{memory.created_at:%Y-%m}" for _v, d in shown
+        )
+        parts = [f"{v} on {d:%Y-%m-%d}" if by_day else f"{v} in {d:%B %Y}" for v, d in shown]
         return f"(was {', '.join(parts)})" if parts else None
 
 

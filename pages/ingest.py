@@ -21,6 +21,7 @@ import streamlit as st
 
 import memory_core as mc
 from memory_core.ingest import FhirImportReport, Proposal
+from memory_core.ingest.fhir import bundle_patients
 from memory_core.ingest.service import MAX_TRANSCRIPT_CHARS
 from memory_core.labels import offered_types, state_label, type_label
 from pages import common
@@ -326,12 +327,15 @@ def _report_frames(report: FhirImportReport) -> None:
             },
         )
     if report.skipped:
-        st.caption("Skipped resources")
+        st.caption("Skipped resources, counted by kind, reason and code")
+        counts = report.skipped_counts()
         st.dataframe(
             pd.DataFrame(
                 {
-                    "source": [i.source for i in report.skipped],
-                    "reason": [i.reason for i in report.skipped],
+                    "resource": [t for t, _r, _c, _n in counts],
+                    "reason": [r for _t, r, _c, _n in counts],
+                    "code": [c for _t, _r, c, _n in counts],
+                    "count": [n for _t, _r, _c, n in counts],
                 }
             ),
             hide_index=True,
@@ -343,31 +347,41 @@ def _report_frames(report: FhirImportReport) -> None:
                 "reason": st.column_config.TextColumn("Why", width=300),
             },
         )
+    if report.other_patients:
+        st.caption(
+            f"Left out: {len(report.other_patients)} other patient(s) of the bundle "
+            f"({', '.join(report.other_patients[:5])})"
+        )
     if report.unchanged:
         st.caption(f"{len(report.unchanged)} resources unchanged since the last import")
 
 
-def _bundle() -> dict[str, Any] | None:
-    """The chosen bundle, or None with the reason in FHIR_FLASH."""
+def _bundle(flash: bool = True) -> dict[str, Any] | None:
+    """The chosen bundle, or None (with the reason in FHIR_FLASH when ``flash``)."""
     if st.session_state.get("fhir_source") == "Upload":
         upload = st.session_state.get("fhir_upload")
+        why = None
+        data: Any = None
         if upload is None:
-            st.session_state[FHIR_FLASH] = ("error", "Choose a bundle file to upload first.")
-            return None
-        try:
-            data = json.loads(upload.getvalue())
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            st.session_state[FHIR_FLASH] = ("error", f"{upload.name} is not valid JSON: {exc}")
-            return None
-        if not isinstance(data, dict):
-            st.session_state[FHIR_FLASH] = ("error", f"{upload.name} is not a FHIR Bundle.")
+            why = "Choose a bundle file to upload first."
+        else:
+            try:
+                data = json.loads(upload.getvalue())
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                why = f"{upload.name} is not valid JSON: {exc}"
+            else:
+                if not isinstance(data, dict):
+                    why = f"{upload.name} is not a FHIR Bundle."
+        if why is not None:
+            if flash:
+                st.session_state[FHIR_FLASH] = ("error", why)
             return None
         return data
     name = st.session_state.get("fhir_demo") or (demo_files(".json") or [None])[0]
     return json.loads(demo_text(str(name))) if name else None
 
 
-def _import(target: str | None, dry_run: bool) -> None:
+def _import(target: str | None, dry_run: bool, fhir_patient: str | None = None) -> None:
     """Preview and Import buttons' callback: one engine call (the import, or its dry run), the
     result or the error shown on this click."""
     state = st.session_state.get(FHIR_STATE)
@@ -376,7 +390,9 @@ def _import(target: str | None, dry_run: bool) -> None:
         st.session_state.pop(FHIR_STATE, None)
         return
     try:
-        report = common.acting().import_fhir(bundle, patient_id=target, dry_run=dry_run)
+        report = common.acting().import_fhir(
+            bundle, patient_id=target, fhir_patient=fhir_patient, dry_run=dry_run
+        )
     except Exception as exc:
         if not _is_core_error(exc):
             raise
@@ -384,7 +400,12 @@ def _import(target: str | None, dry_run: bool) -> None:
         st.session_state[FHIR_FLASH] = ("error", f"Nothing was {what}: {common.error_words(exc)}")
         st.session_state.pop(FHIR_STATE, None)
         return
-    st.session_state[FHIR_STATE] = {"target": target, "bundle": bundle, "report": report}
+    st.session_state[FHIR_STATE] = {
+        "target": target,
+        "bundle": bundle,
+        "report": report,
+        "fhir_patient": fhir_patient,
+    }
     st.session_state[FHIR_FLASH] = ("success", report.summary()) if not dry_run else None
 
 
@@ -407,11 +428,26 @@ def fhir_tab(pid: str) -> None:
         help="Off (safer): the memories belong to the bundle's own Patient resource.",
     )
     target = pid if for_selected else None
+    peek = _bundle(flash=False)
+    found = bundle_patients(peek) if peek is not None else []
+    chosen: str | None = None
+    if len(found) > 1:
+        st.warning(
+            f"This bundle holds {len(found)} patients; an import is about one. Choose which "
+            "Patient to take: the others are left out and counted."
+        )
+        chosen = st.selectbox("Patient in the bundle", found, key="fhir_patient")
     c1, c2 = st.columns(2)
-    c1.button("Preview import", key="fhir_preview", on_click=_import, args=(target, True))
+    c1.button("Preview import", key="fhir_preview", on_click=_import, args=(target, True, chosen))
     state = st.session_state.get(FHIR_STATE)
     report: FhirImportReport | None = state["report"] if state else None
-    if state and state["target"] == target and report is not None and report.dry_run:
+    shown = (
+        state is not None
+        and state["target"] == target
+        and state.get("fhir_patient") == chosen
+        and report is not None
+    )
+    if shown and report is not None and report.dry_run:
         common.read_only_note()
         c2.button(
             f"Import {len(report.created)} memories",
@@ -419,12 +455,12 @@ def fhir_tab(pid: str) -> None:
             type="primary",
             disabled=not report.created or not common.can_edit(),
             on_click=_import,
-            args=(target, False),
+            args=(target, False, chosen),
         )
     flash = st.session_state.pop(FHIR_FLASH, None)
     if flash:
         (st.error if flash[0] == "error" else st.success)(flash[1])
-    if state and state["target"] == target and report is not None:
+    if shown and report is not None:
         _report_frames(report)
 
 

@@ -53,7 +53,8 @@ def test_demo_transcript_proposes_and_writes_nothing(
     assert list(table["type"]) == [p.memory_type for p in expected]
     assert list(table["importance"]) == [p.importance for p in expected]
     assert table["accept"].all()
-    assert "Patient stopped metformin ER because of persistent diarrhoea" in set(table["statement"])
+    stop = "Patient stopped metformin ER around 2026-10-14 because of persistent diarrhoea"
+    assert stop in set(table["statement"])  # "two weeks ago", said on the Date: 2026-10-28
     # rows are numbered 1..N, as the evidence marks in the transcript are (issue 26: 0..N-1)
     assert list(table.index) == list(range(1, len(expected) + 1))
     # what each would replace, its evidence and confidence: listed under the table by number

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -248,6 +248,22 @@ def test_lab_history_newest_first_at_most_three(eng: mc.MemoryEngine) -> None:
     assert line.annotations == (
         f"(was 90 in {months[1]}, 89 in {months[2]}, 92 in {t0.strftime('%B %Y')})",
     )
+
+
+def test_lab_history_within_one_month_names_the_days(eng: mc.MemoryEngine) -> None:
+    """Daily results (an inpatient stay) read as "on <day>": "in March 2020" three times says
+    nothing (issue 24)."""
+    t0 = datetime(2020, 3, 24, 8, tzinfo=UTC)
+    for day, value in enumerate((101, 105, 108, 99)):
+        eng.add_memory(
+            "NW-1",
+            f"Patient's fasting glucose was {value} mg/dL",
+            "lab_result",
+            created_at=t0 + timedelta(days=day),
+        )
+    res = eng.build_context("NW-1", "fasting glucose", record_access=False)
+    (line,) = [i for i in res.items if "glucose" in i.scored.memory.content]
+    assert line.annotations == ("(was 108 on 2020-03-26, 105 on 2020-03-25, 101 on 2020-03-24)",)
 
 
 def test_pending_supersession_is_annotated(eng: mc.MemoryEngine) -> None:

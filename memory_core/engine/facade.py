@@ -22,6 +22,7 @@ from ..embedding.base import Embedder
 from ..facts import ClinicalFacts
 from ..ingest import service as ingest_service
 from ..ingest.fhir import FhirImportReport
+from ..ingest.fhir_bulk import BulkImportReport
 from ..ingest.proposals import Proposals
 from ..ingest.service import Extractor
 from ..policy import DecayPolicy, EnginePolicy
@@ -427,13 +428,43 @@ class MemoryEngine:
         bundle: Mapping[str, Any] | str | Path,
         *,
         patient_id: str | None = None,
+        fhir_patient: str | None = None,
         by: str,
         dry_run: bool = True,
         now: datetime | None = None,
     ) -> FhirImportReport:
-        """A FHIR R4 Bundle as memories; a dry run unless ``dry_run=False``."""
+        """A FHIR R4 Bundle as memories of one patient; a dry run unless ``dry_run=False``.
+        ``fhir_patient`` names the bundle's Patient to take when it holds several."""
         return ingest_service.import_fhir(
-            self, bundle, patient_id=patient_id, by=by, dry_run=dry_run, now=now
+            self,
+            bundle,
+            patient_id=patient_id,
+            fhir_patient=fhir_patient,
+            by=by,
+            dry_run=dry_run,
+            now=now,
+        )
+
+    def import_fhir_bulk(
+        self,
+        paths: Iterable[str | Path],
+        *,
+        by: str,
+        dry_run: bool = True,
+        now: datetime | None = None,
+        report_path: str | Path | None = None,
+        progress: Progress | None = None,
+    ) -> BulkImportReport:
+        """The NDJSON files of a FHIR Bulk Data export, one patient (one transaction) at a
+        time; a dry run unless ``dry_run=False``; resumable through ``report_path``."""
+        return ingest_service.import_fhir_bulk(
+            self,
+            paths,
+            by=by,
+            dry_run=dry_run,
+            now=now,
+            report_path=report_path,
+            progress=progress,
         )
 
     # --- the reviewer's worklist across patients (issue 16) ---------------------------------------

@@ -173,6 +173,10 @@ def add_memories(
     items = list(records)
     if batch_size is not None:
         batch_size = v.positive_int(batch_size, "batch_size")
+    if dry_run:
+        # what the write would do, decided by the same code: one batch (later batches of a
+        # write compare against the earlier ones, as the one pool here does), nothing applied
+        batch_size, on_batch = None, None
     prepared = Prepared()
     ctx = batch_context(core, now)
     for i, r in enumerate(items):
@@ -301,6 +305,8 @@ def _write_once(
     detect: bool,
     dry_run: bool = False,
 ) -> list[AddResult]:
+    """Detect and write one batch (``apply=False``: detect only; the results are what the
+    write would return, nothing is written)."""
     changes = ChangeSet()
     sups_by_new: dict[str, list[Supersession]]
     pools: list[PatientPool]

@@ -356,9 +356,10 @@ def lazy_bytes(snap: Snapshot) -> int:
 
 def snapshot_bytes(snap: Snapshot) -> int:
     """The estimated size of a cached snapshot: its arrays (the embedding buffer with its growth
-    room dominates), contents and ids, a fixed cost per memory, and what it built lazily
-    (:func:`lazy_bytes`), and its supersession records. Arrays shared with an older snapshot of the same patient are counted
-    again (the older one is dropped from the cache when this one replaces it)."""
+    room dominates), contents and ids, a fixed cost per memory, its supersession records and
+    what it built lazily (:func:`lazy_bytes`). Arrays shared with an older snapshot of the same
+    patient are counted again (the older one is dropped from the cache when this one replaces
+    it)."""
     n = len(snap.memories)
     arrays = (
         snap.buffer.nbytes
