@@ -6,9 +6,11 @@ to a person) takes them from. Pure: no I/O.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Literal
 
 from .importance import CLINICAL, GENERAL
+from .values import Confirmation, ConfirmationKind, Memory
 
 TYPE_LABELS: dict[str, str] = {
     "allergy": "Allergy",
@@ -53,6 +55,14 @@ VERDICT_LABELS: dict[str, str] = {
 
 TIER_LABELS: dict[str, str] = {"short_term": "Short-term", "long_term": "Long-term"}
 
+#: why a memory's fact counts as confirmed (domain.md, "Age counts from the last confirmation")
+CONFIRMATION_LABELS: dict[ConfirmationKind, str] = {
+    ConfirmationKind.RESTATED: "stated again by a newer memory",
+    ConfirmationKind.REVIEW_KEPT: "kept by a reviewer who rejected a newer statement",
+    ConfirmationKind.FLAG_KEPT: "kept by a reviewer when flagged possibly out of date",
+    ConfirmationKind.RECORD: "asserted by its record",
+}
+
 
 def type_label(memory_type: str) -> str:
     """``"adverse_reaction"`` -> ``"Adverse reaction"``; an unknown snake_case type reads as
@@ -70,6 +80,25 @@ def state_label(state: str) -> str:
 
 def verdict_label(verdict: str) -> str:
     return VERDICT_LABELS.get(verdict, verdict.replace("_", " "))
+
+
+def confirmation_label(confirmation: Confirmation) -> str:
+    """Why a confirmation counts, in words: "asserted by its record fhir:Condition/c1"."""
+    words = CONFIRMATION_LABELS[confirmation.kind]
+    if confirmation.kind is ConfirmationKind.RECORD and confirmation.ref:
+        return f"{words} {confirmation.ref}"
+    return words
+
+
+def age_label(memory: Memory, now: datetime) -> str:
+    """Where the memory's age (the decay of the monthly models) counts from at ``now``: "age
+    from last confirmation 2026-03-02 (stated again by a newer memory)", or "age from creation
+    2024-01-15" when it has not been confirmed since (an as-of ``now`` before a confirmation
+    does not count it)."""
+    c = memory.confirmation_at(now)
+    if c is None or c.at <= memory.created_at:
+        return f"age from creation {memory.created_at:%Y-%m-%d}"
+    return f"age from last confirmation {c.at:%Y-%m-%d} ({confirmation_label(c)})"
 
 
 def offered_types(rules: Literal["clinical", "general"] = "clinical") -> tuple[str, ...]:
