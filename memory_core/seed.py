@@ -83,12 +83,12 @@ def _replay(
     done = 0
     for at in sorted(used):
         topics = used[at]
-        res = engine.build_context(
+        section = engine.build_context(
             patient.patient_id,
             session_query(topics),
             now=at,
             max_memories=min(len(topics), MAX_PLACES),
             record_access=True,
         )
-        done += res.injection_id is not None
+        done += section.injection_id is not None
     return done
