@@ -12,17 +12,6 @@ from .engine import MemoryEngine
 from .values import AddResult
 
 DEMO_ACTOR = "demo-seed"
-#: how the demo's agent opens a past session: the session's context names what it was about
-SESSION_QUERY = "Follow-up session about: "
-#: the demo's generator says which memories each past session used: the section the agent
-#: asked for has a place for each (at most this many), so the accesses follow the generator's
-MAX_PLACES = 10
-
-
-def session_query(topics: Sequence[str]) -> str:
-    """The session context the demo's agent asked with: what the session was about (the
-    statements the generator says it used), in one line."""
-    return SESSION_QUERY + "; ".join(t.rstrip(". ") for t in topics)
 
 
 def seed_demo(
@@ -33,11 +22,13 @@ def seed_demo(
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Add the demo patients' memories, then replay their history as an agent would have
-    produced it: at each past session where the generator says memories were used, the agent
-    asked for its section with ``build_context`` as of that moment (recording the accesses and
-    the injection the engine chose: what was active then, every allergy active then, the
-    reviews pending then); the sessions without any use are recorded as sessions. So the
-    injection history never shows a superseded fact or a missing allergy. Returns counts."""
+    produced it: at each past session, for each statement the generator says the session used,
+    the agent asked about it (the statement is the question) and was given the engine's own
+    ``build_context`` section as of that session, one place -- what was active then (a
+    superseded statement's place goes to what replaced it), every allergy active then, the
+    reviews pending then -- with the accesses and the injection the engine records. So the
+    injection history never shows a superseded fact or a missing allergy. The sessions without
+    any use are recorded as sessions. Returns counts."""
     now = engine.clock() if now is None else now
     data = dataset or northwind_demo(now)
     records = [
@@ -82,13 +73,9 @@ def _replay(
         engine.record_sessions(patient.patient_id, quiet, by=DEMO_ACTOR)
     done = 0
     for at in sorted(used):
-        topics = used[at]
-        section = engine.build_context(
-            patient.patient_id,
-            session_query(topics),
-            now=at,
-            max_memories=min(len(topics), MAX_PLACES),
-            record_access=True,
-        )
-        done += section.injection_id is not None
+        for topic in used[at]:
+            section = engine.build_context(
+                patient.patient_id, topic, now=at, max_memories=1, record_access=True
+            )
+            done += section.injection_id is not None
     return done
