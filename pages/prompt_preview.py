@@ -5,6 +5,7 @@ from a configured chat model. Previews never record accesses."""
 from __future__ import annotations
 
 import os
+from datetime import datetime
 from typing import Any
 
 import pandas as pd
@@ -12,6 +13,7 @@ import streamlit as st
 
 import memory_core as mc
 from memory_core import context as ctx
+from memory_core.labels import age_label
 from pages import charts, common
 
 DEFAULT_CONTEXT = (
@@ -46,7 +48,7 @@ def section_order(items: list[mc.ContextItem]) -> list[mc.ContextItem]:
     return inc + [i for i in items if not i.included]
 
 
-def _ranking_frame(items: list[mc.ContextItem]) -> pd.DataFrame:
+def _ranking_frame(items: list[mc.ContextItem], now: datetime) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
@@ -63,6 +65,7 @@ def _ranking_frame(items: list[mc.ContextItem]) -> pd.DataFrame:
                 "BM25": i.scored.bm25,
                 "relevance": i.scored.relevance,
                 "current importance": i.scored.current_importance,
+                "age": age_label(i.scored.memory, now),
                 "score": i.scored.score,
                 "tokens": i.tokens,
                 "safety": i.scored.safety,
@@ -80,6 +83,7 @@ def _ranking_frame(items: list[mc.ContextItem]) -> pd.DataFrame:
             "BM25",
             "relevance",
             "current importance",
+            "age",
             "score",
             "tokens",
             "safety",
@@ -359,7 +363,7 @@ def main() -> None:
         "medication names) that does not fit is reported above, and nothing else takes its place."
     )
     st.dataframe(
-        _ranking_frame(items),
+        _ranking_frame(items, engine.clock()),
         key="ranking_table",
         hide_index=True,
         column_order=[
@@ -372,6 +376,7 @@ def main() -> None:
             "BM25",
             "relevance",
             "current importance",
+            "age",
             "score",
             "tokens",
             "safety",
