@@ -255,13 +255,16 @@ class FlagIndex:
 
     def pending_annotation(self, memory: Memory, now: datetime, memory_of: MemoryOf) -> str | None:
         """``(pending review: <newer statement, shortened>)`` when a supersession of
-        ``memory`` waits for a reviewer at ``now`` (the newest such one)."""
+        ``memory`` waits for a reviewer at ``now`` (the newest such one). A review is pending
+        from the newer memory's ``created_at`` in the patient's record -- not from the moment
+        it was detected -- until a reviewer decided it (:meth:`Supersession.pending_at`), so an
+        as-of view of back-filled history shows the review as it stood then."""
         newest: Memory | None = None
         for s in self.by_old.get(memory.id, ()):
-            if s.state is not SupersessionState.PENDING or s.detected_at > now:
+            if s.state is SupersessionState.AUTO:  # never waited for a reviewer
                 continue
             newer = memory_of(s.new_id)
-            if newer is None or newer.created_at > now:
+            if newer is None or not s.pending_at(now, newer.created_at):
                 continue
             if newest is None or newer.created_at > newest.created_at:
                 newest = newer

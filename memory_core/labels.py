@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from .importance import CLINICAL, GENERAL
-from .values import AuditAction, AuditEntry
+from .values import AuditAction, AuditEntry, Confirmation, ConfirmationKind, Memory
 
 TYPE_LABELS: dict[str, str] = {
     "allergy": "Allergy",
@@ -77,6 +77,14 @@ CLOCK_LABELS: dict[str, str] = {
     "hybrid": "the smaller of the two",
 }
 
+#: why a memory's fact counts as confirmed (domain.md, "Age counts from the last confirmation")
+CONFIRMATION_LABELS: dict[ConfirmationKind, str] = {
+    ConfirmationKind.RESTATED: "stated again by a newer memory",
+    ConfirmationKind.REVIEW_KEPT: "kept by a reviewer who rejected a newer statement",
+    ConfirmationKind.FLAG_KEPT: "kept by a reviewer when flagged possibly out of date",
+    ConfirmationKind.RECORD: "asserted by its record",
+}
+
 
 def type_label(memory_type: str) -> str:
     """``"adverse_reaction"`` -> ``"Adverse reaction"``; an unknown snake_case type reads as
@@ -98,6 +106,25 @@ def state_label(state: str) -> str:
 
 def verdict_label(verdict: str) -> str:
     return VERDICT_LABELS.get(verdict, verdict.replace("_", " "))
+
+
+def confirmation_label(confirmation: Confirmation) -> str:
+    """Why a confirmation counts, in words: "asserted by its record fhir:Condition/c1"."""
+    words = CONFIRMATION_LABELS[confirmation.kind]
+    if confirmation.kind is ConfirmationKind.RECORD and confirmation.ref:
+        return f"{words} {confirmation.ref}"
+    return words
+
+
+def age_label(memory: Memory, now: datetime) -> str:
+    """Where the memory's age (the decay of the monthly models) counts from at ``now``: "age
+    from last confirmation 2026-03-02 (stated again by a newer memory)", or "age from creation
+    2024-01-15" when it has not been confirmed since (an as-of ``now`` before a confirmation
+    does not count it)."""
+    c = memory.confirmation_at(now)
+    if c is None or c.at <= memory.created_at:
+        return f"age from creation {memory.created_at:%Y-%m-%d}"
+    return f"age from last confirmation {c.at:%Y-%m-%d} ({confirmation_label(c)})"
 
 
 def offered_types(rules: Literal["clinical", "general"] = "clinical") -> tuple[str, ...]:

@@ -5,6 +5,7 @@ from a configured chat model. Previews never record accesses."""
 from __future__ import annotations
 
 import os
+from datetime import datetime
 from typing import Any
 
 import pandas as pd
@@ -12,7 +13,7 @@ import streamlit as st
 
 import memory_core as mc
 from memory_core import context as ctx
-from memory_core.labels import type_label
+from memory_core.labels import age_label, type_label
 from memory_core.validation import MAX_QUERY_CHARS
 from pages import charts, common, flag_review
 
@@ -49,7 +50,7 @@ def section_order(items: list[mc.ContextItem]) -> list[mc.ContextItem]:
     return inc + [i for i in items if not i.included]
 
 
-def _scores_frame(items: list[mc.ContextItem]) -> pd.DataFrame:
+def _scores_frame(items: list[mc.ContextItem], now: datetime) -> pd.DataFrame:
     """The numbers behind the list, one row per candidate (in an expander)."""
     return pd.DataFrame(
         [
@@ -60,6 +61,7 @@ def _scores_frame(items: list[mc.ContextItem]) -> pd.DataFrame:
                 "keywords": i.scored.bm25,
                 "relevance": i.scored.relevance,
                 "importance now": i.scored.current_importance,
+                "age": age_label(i.scored.memory, now),
                 "score": i.scored.score,
                 "tokens": i.tokens,
             }
@@ -72,6 +74,7 @@ def _scores_frame(items: list[mc.ContextItem]) -> pd.DataFrame:
             "keywords",
             "relevance",
             "importance now",
+            "age",
             "score",
             "tokens",
         ],
@@ -363,7 +366,7 @@ def main() -> None:
             st.markdown(others)
     with st.expander("The numbers behind each line, as a table"):
         st.dataframe(
-            _scores_frame(items),
+            _scores_frame(items, engine.clock()),
             key="ranking_table",
             hide_index=True,
             row_height=common.WRAP_ROW_HEIGHT,
@@ -393,6 +396,12 @@ def main() -> None:
                 "importance now": st.column_config.NumberColumn(
                     "Importance", format="%.1f", width=80, help="Importance now (1–10)"
                 ),
+                "age": st.column_config.TextColumn(
+                    "Age",
+                    width=170,
+                    help="Where the memory's decay counts from: its last confirmation (a "
+                    "re-statement, a reviewer's keep, its record) or its creation.",
+                ),
                 "score": st.column_config.NumberColumn("Score", format="%.2f", width=55),
             },
             column_order=[
@@ -402,6 +411,7 @@ def main() -> None:
                 "keywords",
                 "relevance",
                 "importance now",
+                "age",
                 "score",
             ],
         )

@@ -14,6 +14,7 @@ import pytest
 
 import memory_core as mc
 from memory_core import context as ctx
+from memory_core.labels import age_label
 
 PAGE = "pages/prompt_preview.py"
 PID = "NW-1001"
@@ -87,6 +88,10 @@ def test_section_is_the_engines(app: Callable[..., Any], eng: mc.MemoryEngine) -
     table = ranking(at)
     assert len(table) == len(res.items) == len(why(at))
     assert (table["line"] != "—").sum() == len(res.included)
+    # where each memory's age counts from, in memory_core's words (issue 23)
+    ages = {i.scored.memory.content: age_label(i.scored.memory, eng.clock()) for i in res.items}
+    assert list(table["age"]) == [ages[c] for c in table["memory"]]
+    assert all(a.startswith("age from ") for a in table["age"])
 
     query = "Does the patient have any drug allergies I should know about?"
     at.text_area(key="session_context").input(query).run()

@@ -75,12 +75,14 @@ def test_reviews_across_patients_safety_first_then_oldest_waiting(
     review_engine: mc.MemoryEngine, clock: Clock
 ) -> None:
     e = review_engine
-    # detection happens when the newer one is added: set the clock so detected_at differs
+    # a review waits from its newer memory's created_at in the record (issue 23: one clock),
+    # whenever it was detected: the newer ones are written 14, 13, 12 and 11 days ago and
+    # detected later, each on its own day
     order = [("P-3", MET, 1), ("P-1", PEN, 2), ("P-2", MET, 3), ("P-4", PEN, 4)]
     for n, (pid, (old, new), k) in enumerate(order):
         clock.now = NOW - timedelta(days=10 - n)
         mtype = "allergy" if old.startswith("Allergy") else "medication"
-        _pair(e, pid, k, mtype, old, new, 40, 11)
+        _pair(e, pid, k, mtype, old, new, 40, 14 - n)
     clock.now = NOW
     pending = e.supersessions(state="pending")
     assert len(pending) == 4
@@ -92,7 +94,8 @@ def test_reviews_across_patients_safety_first_then_oldest_waiting(
     first = reviews[0]
     assert first.title.startswith("Allergy:") and "hives" in first.title
     assert first.link == "?patient=P-1"
-    assert first.since == next(s.detected_at for s in pending if s.patient_id == "P-1")
+    assert first.since == NOW - timedelta(days=13)  # the newer memory's created_at
+    assert first.since < next(s.detected_at for s in pending if s.patient_id == "P-1")
     assert items.totals["review"] == 4 and items.patients == 4
     # the limit keeps the most urgent; the totals still count everything
     two = e.worklist(limit=2)

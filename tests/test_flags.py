@@ -163,6 +163,28 @@ def test_as_of_and_undo(eng: mc.MemoryEngine) -> None:
     }
 
 
+def test_keeping_a_flagged_memory_confirms_it_at_the_keep(
+    eng: mc.MemoryEngine, clock: Clock
+) -> None:
+    ids = _setup(eng)
+    _, sup = _change(eng, timedelta(days=30))
+    kept_at = clock.advance(hours=3)
+    eng.keep_flagged(ids["plan"], sup.id, "dr-a")
+    plan = eng.get(ids["plan"])
+    assert plan.confirmations == (mc.Confirmation(kept_at, mc.ConfirmationKind.FLAG_KEPT, sup.id),)
+    (entry,) = eng.audit_log(action="confirm_memory")
+    assert (entry.entity_id, entry.actor) == (ids["plan"], "dr-a")
+    assert entry.after is not None and entry.after["confirmation"]["ref"] == sup.id
+    # its age counts from the keep (care plan, importance 7), and not as of before it
+    view = eng.view("NW-1", now=kept_at)
+    i = [m.id for m in view.memories].index(ids["plan"])
+    assert view.current_importance[i] == pytest.approx(7.0)
+    earlier = eng.view("NW-1", now=kept_at - timedelta(days=1))
+    j = [m.id for m in earlier.memories].index(ids["plan"])
+    assert earlier.current_importance[j] < 7.0
+    assert eng.get(ids["obs"]).confirmations == ()  # only the memory kept
+
+
 def test_keep_clears_the_flag_audited(eng: mc.MemoryEngine, clock: Clock) -> None:
     ids = _setup(eng)
     _, sup = _change(eng, timedelta(days=30))

@@ -40,7 +40,17 @@ from ..values import (
     Supersession,
 )
 from ..worklist import WorkList
-from . import asof, core, flagging, ingest, lifecycle, reads, retrieval, supersession
+from . import (
+    asof,
+    confirmation,
+    core,
+    flagging,
+    ingest,
+    lifecycle,
+    reads,
+    retrieval,
+    supersession,
+)
 from . import worklist as worklist_reads
 from .acting import Acting
 from .asof import PatientView, PolicyDelta
@@ -247,11 +257,14 @@ class MemoryEngine:
         tier: str = "long_term",
         source: str | None = None,
         facts: Mapping[str, Any] | ClinicalFacts | None = None,
+        confirmed_at: datetime | str | None = None,
         by: str = SYSTEM,
         now: datetime | None = None,
     ) -> AddResult:
         """Add one memory; returns it and the supersessions it triggered. ``facts``: a coded
-        record's codes and status (else the facts are read from ``content``)."""
+        record's codes and status (else the facts are read from ``content``);
+        ``confirmed_at``: when its system of record last asserted the fact (its age counts
+        from then; not before ``created_at``, not in the future)."""
         record = {
             "patient_id": patient_id,
             "content": content,
@@ -262,6 +275,7 @@ class MemoryEngine:
             "tier": tier,
             "source": source,
             "facts": facts,
+            "confirmed_at": confirmed_at,
         }
         return ingest.add_memories(self._core, [record], by, now)[0]
 
@@ -285,6 +299,19 @@ class MemoryEngine:
         ``dry_run``: the same work and results, nothing written (a preview of the write)."""
         args = (by, now, progress, detect, batch_size, on_batch, dry_run)
         return ingest.add_memories(self._core, records, *args)
+
+    def confirm_memories(
+        self,
+        items: Iterable[Mapping[str, Any]],
+        *,
+        by: str = SYSTEM,
+        now: datetime | None = None,
+    ) -> list[Memory]:
+        """Stored memories whose system of record asserts their facts again (a re-import that
+        finds the resource still active): each item ``{"memory_id", "confirmed_at" (default
+        now), "source" (default the memory's)}``; each memory's age counts from its latest
+        confirmation. All checked first, one transaction, audited (``confirm_memory``)."""
+        return confirmation.confirm_memories(self._core, items, by, now)
 
     # --- supersessions ---------------------------------------------------------------------------
     def preview_supersessions(

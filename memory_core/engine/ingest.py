@@ -18,7 +18,14 @@ from ..errors import ConflictError, NotFoundError, StaleSnapshotError, Validatio
 from ..facts import index_keys
 from ..importance import default_importance, default_pinned
 from ..store.base import ChangeSet, InsertAudit, MemoryUpdate
-from ..values import AddResult, AuditAction, Memory, Supersession
+from ..values import (
+    AddResult,
+    AuditAction,
+    Confirmation,
+    ConfirmationKind,
+    Memory,
+    Supersession,
+)
 from .core import Core, Progress, new_id
 from .snapshot import PatientPool
 from .supersession import detect_batch
@@ -91,6 +98,7 @@ def _prepare(ctx: BatchContext, record: Mapping[str, Any] | Any, out: Prepared) 
     tier = v.tier(get("tier") or "long_term")
     src = v.source(get("source"))
     accesses = v.access_times(get("access_times"), created, now)
+    confirmed = v.confirmed_at(get("confirmed_at"), created, now)
     vec_raw = get("embedding")
     vec = None if vec_raw is None else v.embedding(vec_raw, ctx.dimensions)
     model = get("embedding_model")
@@ -120,6 +128,11 @@ def _prepare(ctx: BatchContext, record: Mapping[str, Any] | Any, out: Prepared) 
         tier=tier,
         source=src,
         facts=facts,
+        # its system of record asserts the fact at this date (a FHIR resource active in a
+        # record of that date): its age counts from then (engine.confirmation)
+        confirmations=()
+        if confirmed is None
+        else (Confirmation(confirmed, ConfirmationKind.RECORD, src or "record"),),
     )
     if mid is not None:
         out.given_ids.append(len(out.memories))

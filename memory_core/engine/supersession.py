@@ -33,12 +33,15 @@ from ..store.base import ChangeSet, MemoryUpdate, SupersessionUpdate
 from ..values import (
     IN_EFFECT,
     AuditAction,
+    Confirmation,
+    ConfirmationKind,
     Memory,
     Status,
     Supersession,
     SupersessionState,
 )
 from .asof import active_indices, statuses
+from .confirmation import add_confirmation
 from .core import Core, Progress, new_id
 from .snapshot import PatientPool, Snapshot
 
@@ -91,6 +94,19 @@ def record(
         )
     )
     return sup
+
+
+def confirm_restated(
+    core: Core, older: Memory, newer: Memory, decision: Decision, by: str, changes: ChangeSet
+) -> Memory:
+    """``older`` confirmed at ``newer``'s created_at when ``decision`` says ``newer`` restates
+    it (a duplicate, by any rule: the same fact stated again), with its audit entry; otherwise
+    ``older`` as it is. On a review-gated type the older memory stays active while the
+    duplicate waits for review: its age counts from the restatement."""
+    if decision.verdict is not Verdict.DUPLICATE:
+        return older
+    conf = Confirmation(newer.created_at, ConfirmationKind.RESTATED, newer.id)
+    return add_confirmation(core, older, conf, by, changes)
 
 
 def demote(core: Core, older: Memory, newer_id: str, by: str, changes: ChangeSet) -> Memory:
@@ -256,6 +272,13 @@ def detect(
         auto = applies_at_once(core, new.memory_type, decision)
         sup = record(core, older, newer, sim, decision, auto, by, now, changes)
         found.append(sup)
+        confirmed = confirm_restated(core, older, newer, decision, by, changes)
+        if confirmed is not older:
+            older = confirmed
+            if new_is_older:
+                new = confirmed
+            else:
+                pool.replace(row, confirmed)
         if sup.state is SupersessionState.AUTO:
             demoted = demote(core, older, newer.id, by, changes)
             if new_is_older:
@@ -386,16 +409,17 @@ def reject(core: Core, supersession_id: str, reviewer: str, now: datetime | None
             f"supersession {sup.id} is {sup.state.value}; only pending ones can be rejected "
             "(undo one that is in effect)"
         )
-    core.apply(
-        _decide(
-            core,
-            sup,
-            reviewer,
-            AuditAction.REJECT_SUPERSESSION,
-            SupersessionState.REJECTED,
-            now,
-        )
+    changes = _decide(
+        core, sup, reviewer, AuditAction.REJECT_SUPERSESSION, SupersessionState.REJECTED, now
     )
+    # both stand: the reviewer has just kept the older memory's fact (confirmed at the review)
+    old = core.store.get_memory(sup.old_id)
+    if now >= old.created_at:  # (a review dated before the memory existed confirms nothing)
+        conf = Confirmation(now, ConfirmationKind.REVIEW_KEPT, sup.id)
+        kept = add_confirmation(core, old, conf, reviewer, changes)
+        if kept is not old:
+            changes.update_memories.append(MemoryUpdate(kept, old.version))
+    core.apply(changes)
     return core.store.get_supersession(sup.id)
 
 
@@ -585,17 +609,24 @@ def _scan_patient(core: Core, pid: str, by: str, now: datetime) -> list[Superses
     found: list[Supersession] = []
     demoted: set[int] = set()
     chained = {(t, o, n) for t, o, n in chains}
+    written: dict[str, Memory] = {}  # memory id -> as it is to be written (confirmed, demoted)
     for t in checked:  # types in order of first appearance; automatic ones by older memory
         ordered = sorted(picks[t], key=lambda p: p[:3]) if t in auto else picks[t]
         for older_k, newer_k, sim, decision in ordered:
-            older, newer = snap.memories[act[older_k]], snap.memories[act[newer_k]]
+            stored, newer = snap.memories[act[older_k]], snap.memories[act[newer_k]]
+            older = written.get(stored.id, stored)
             strong_auto = t in auto and decision.strong and older_k not in demoted
             at_once = strong_auto or (t, older_k, newer_k) in chained
             found.append(record(core, older, newer, sim, decision, at_once, by, now, changes))
+            older = confirm_restated(core, older, newer, decision, by, changes)
             if at_once:
                 demoted.add(older_k)
-                d = demote(core, older, newer.id, by, changes)
-                changes.update_memories.append(MemoryUpdate(d, older.version))
+                older = demote(core, older, newer.id, by, changes)
+            if older is not stored:
+                written[stored.id] = older
+    changes.update_memories.extend(
+        MemoryUpdate(m, snap.memories[snap.index[mid]].version) for mid, m in written.items()
+    )
     if changes.insert_supersessions:
         core.apply(changes)
     return found
