@@ -64,6 +64,12 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
     "code.different": [],  # coded records: see test_two_codes_are_two_things
     "qualifier.two-places": [
         ("Osteoarthritis, left knee", "Osteoarthritis, right hip", "condition", "compatible", N),
+        # an order for one side is another order than for the other side; a target is set
+        # for where it is read, as a reading is
+        ("Latanoprost 0.005% one drop left eye at night",
+         "Latanoprost 0.005% one drop right eye at night", "medication", "compatible", N),
+        ("Home BP goal below 135/85", "Clinic blood pressure goal under 140/90", "care_plan",
+         "compatible", N),
         ("Home BP 150/95 in the mornings", "Clinic BP 132/84 today", "observation",
          "compatible", N),
         ("X-ray left wrist ordered", "X-ray left ankle ordered", "care_plan", "compatible", N),
@@ -143,6 +149,8 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
     "drug.dose-change": [
         ("Lisinopril 10 mg daily", "Lisinopril increased to 20 mg daily", "medication",
          "updates", S),
+        # a route is no place: "by mouth" on one side only changes nothing
+        ("ASA 75 mg daily", "Aspirin 150 mg by mouth once daily", "medication", "updates", S),
         ("Insulin glargine 20 units at bedtime", "Lantus titrated to 26 units qHS",
          "medication", "updates", S),
         # a strength and a count of tablets are no two values of one thing
@@ -151,6 +159,9 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
     ],
     "drug.frequency-change": [
         ("Metformin 500 mg daily", "Metformin 500 mg BID", "medication", "updates", S),
+        # the same side, another time: the order changed
+        ("Latanoprost one drop left eye at night", "Latanoprost one drop left eye in the morning",
+         "medication", "updates", S),
     ],
     "drug.formulation-change": [
         ("Patient tolerates metformin 500mg well",
@@ -312,6 +323,8 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
     ],
     "default.compatible": [
         ("HbA1c ordered", "HbA1c sample sent to the lab", "lab_result", "compatible", N),
+        # a count of weeks is when a test is due, not its result
+        ("Potassium 4.1 mmol/L", "Recheck potassium in 2 weeks", "lab_result", "compatible", N),
     ],
 }  # fmt: skip
 
