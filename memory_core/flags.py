@@ -22,8 +22,8 @@ from functools import lru_cache
 
 from .context import sanitize_line
 from .drugs import canonical_names
+from .facts import KeyKind, mentioned
 from .importance import HISTORY_TYPES
-from .labs import analytes as analyte_mentions
 from .status import holders, status_at
 from .values import Memory, StaleFlag, Status, Supersession, SupersessionState
 
@@ -33,50 +33,22 @@ CHANGING_VERDICTS = frozenset({"updates", "contradicts"})
 FLAGGED_KINDS: tuple[str, ...] = ("medication", "condition")
 PENDING_CHARS = 80  # the newer statement of a pending supersession, shortened to this
 
-# Conditions named in free text -> one canonical name (a small list of our own, covering the
-# chronic conditions of diabetes care; a condition outside it raises no flag).
-CONDITION_TERMS: dict[str, str] = {
-    "type 2 diabetes": "type 2 diabetes",
-    "diabetes": "type 2 diabetes",
-    "neuropathy": "neuropathy",
-    "high blood pressure": "hypertension",
-    "hypertension": "hypertension",
-    "chronic kidney disease": "chronic kidney disease",
-    "kidney disease": "chronic kidney disease",
-    "ckd": "chronic kidney disease",
-    "depression": "depression",
-    "low mood": "depression",
-    "underactive thyroid": "hypothyroidism",
-    "hypothyroidism": "hypothyroidism",
-    "osteoarthritis": "osteoarthritis",
-    "foot ulcer": "foot ulcer",
-    "ulcer": "foot ulcer",
-    "sleep apnea": "sleep apnea",
-    "sleep apnoea": "sleep apnea",
-    "obesity": "obesity",
-    "retinopathy": "retinopathy",
-    "heart failure": "heart failure",
-    "atrial fibrillation": "atrial fibrillation",
-    "asthma": "asthma",
-    "copd": "copd",
-    "gout": "gout",
-    "cough": "cough",
-    "fatty liver": "fatty liver",
-    "gastroparesis": "gastroparesis",
-}
-_CONDITION_RE = re.compile(
-    r"\b(" + "|".join(sorted(map(re.escape, CONDITION_TERMS), key=len, reverse=True)) + r")\b"
-)
 _VALUE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?%?)")
 
 #: a snapshot's look-up of a memory by id (None: not in it)
 MemoryOf = Callable[[str], "Memory | None"]
 
 
-@lru_cache(maxsize=65_536)
-def condition_mentions(text: str) -> frozenset[str]:
-    """The conditions of :data:`CONDITION_TERMS` named in ``text`` (canonical names)."""
-    return frozenset(CONDITION_TERMS[m] for m in _CONDITION_RE.findall(text.lower()))
+def condition_mentions(text: str, broader: bool = True) -> frozenset[str]:
+    """The conditions ``text`` names (the lexicon's concept ids, each with the broader ones it
+    is filed under unless ``broader`` is false: "type 2 diabetes" also names "diabetes")."""
+    return mentioned(text, KeyKind.CONDITION, broader)
+
+
+def analyte_mentions(text: str) -> frozenset[str]:
+    """The lab analytes and vital signs ``text`` names (the lexicon's analyte ids, with the
+    broader ones: "fasting glucose" also names "glucose")."""
+    return mentioned(text, KeyKind.LOINC)
 
 
 @lru_cache(maxsize=65_536)
@@ -88,10 +60,11 @@ def drug_names(text: str) -> frozenset[str]:
     return found - {"insulin"} if len(found) > 1 else found
 
 
-def mentions(memory: Memory, kind: str) -> frozenset[str]:
-    """The conditions (``kind == "condition"``) or else the drugs ``memory`` names."""
+def mentions(memory: Memory, kind: str, broader: bool = True) -> frozenset[str]:
+    """The conditions (``kind == "condition"``; ``broader``: with the concepts they are filed
+    under) or else the drugs ``memory`` names."""
     if kind == "condition":
-        return condition_mentions(memory.content)
+        return condition_mentions(memory.content, broader)
     return drug_names(memory.content)
 
 
@@ -142,7 +115,9 @@ def change_of(s: Supersession, memory_of: MemoryOf) -> Change | None:
     old = memory_of(s.old_id)
     if old is None or old.memory_type not in FLAGGED_KINDS:
         return None
-    names = mentions(old, old.memory_type)
+    # the changed memory's own conditions, not the broader ones: a change of type 1 diabetes
+    # does not flag a note on type 2 diabetes, a change of "diabetes" flags both
+    names = mentions(old, old.memory_type, broader=False)
     return Change(old.memory_type, names) if names else None
 
 

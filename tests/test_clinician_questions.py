@@ -16,7 +16,7 @@ import pytest
 
 import memory_core as mc
 from memory_core import flags
-from memory_core.labs import analytes as analyte_mentions
+from memory_core.flags import analyte_mentions
 from tests.conftest import DEMO_NOW
 
 TARGET = 0.90

@@ -286,3 +286,42 @@ def test_flags_reach_the_worklist_and_leave_it_when_kept(eng: mc.MemoryEngine) -
     assert [i.ref for i in eng.worklist() if i.kind == "stale_flag"] == [ids["obs"]]
     eng.undo_supersession(sup.id, "dr-a")  # the change undone: no flag is left
     assert [i for i in eng.worklist() if i.kind == "stale_flag"] == []
+
+
+def test_condition_names_are_the_lexicons_and_a_subtype_flags_only_its_own(clock: Clock) -> None:
+    """Condition names come from the lexicon (one vocabulary, issue 22): a resolved "type 1
+    diabetes" (a corrected diagnosis) flags the plan naming "T1DM", not the one naming plain
+    "diabetes" (still true of a patient with another type) nor a relative's type 2 diabetes;
+    names are matched by concept, not by words ("sleep apnoea" / "OSA")."""
+    assert flags.condition_mentions("Dx: T1DM since childhood") == {"type 1 diabetes", "diabetes"}
+    assert flags.condition_mentions("T1DM", broader=False) == {"type 1 diabetes"}
+    assert flags.condition_mentions("uses CPAP for OSA") == flags.condition_mentions(
+        "sleep apnoea, CPAP nightly"
+    )
+    assert flags.analyte_mentions("FBG 7.2 mmol/L this morning") == {"fasting glucose", "glucose"}
+    e = mc.open_engine("sqlite:///:memory:", HashingEmbedder(), POLICY, clock=clock)
+    try:
+        t0 = NOW - timedelta(days=100)
+        old = e.add_memory("NW-1", "Type 1 diabetes", "condition", created_at=t0).memory.id
+        plan = e.add_memory(
+            "NW-1", "Carb counting class for T1DM", "care_plan", created_at=t0 + timedelta(days=1)
+        ).memory.id
+        broad = e.add_memory(
+            "NW-1", "Diabetes education booked", "care_plan", created_at=t0 + timedelta(days=2)
+        ).memory.id
+        e.add_memory(
+            "NW-1", "Sister has type 2 diabetes", "observation", created_at=t0 + timedelta(days=3)
+        )
+        res = e.add_memory(
+            "NW-1",
+            "Type 1 diabetes resolved: diagnosis corrected after antibody tests",
+            "condition",
+            created_at=t0 + timedelta(days=10),
+        )
+        assert [s.old_id for s in res.supersessions] == [old]
+        if res.supersessions[0].state is mc.SupersessionState.PENDING:
+            e.confirm_supersession(res.supersessions[0].id, "dr-a")
+        assert {f.memory_id for f in e.stale_flags("NW-1")} == {plan}
+        assert broad not in {f.memory_id for f in e.stale_flags("NW-1")}
+    finally:
+        e.store.close()

@@ -32,7 +32,7 @@ _V = TypeVar("_V")
 FILES = ("conditions", "labs", "slots", "states", "context", "words", "drugs", "questions")
 #: Bumped when the reader's own logic changes how a text is read (the files' digest covers
 #: the data): part of the version every memory's facts carry.
-READER_VERSION = "1"
+READER_VERSION = "2"
 
 DIRECTIONS = frozenset({"FORWARD", "BACKWARD", "BIDIRECTIONAL", "TERMINATE", "PSEUDO"})
 CATEGORIES = frozenset(
@@ -179,6 +179,9 @@ class Analyte:
     parent: str
     qualitative: bool
     conversions: tuple[tuple[str, float, float], ...]  # (unit, scale, offset)
+    # the qualifiers that make a reading of its parent one of it (fasting glucose: a glucose
+    # taken fasting): (dimension, value) pairs of the reader's qualifiers
+    when: tuple[tuple[str, str], ...] = ()
 
     @property
     def key(self) -> str:
@@ -223,6 +226,7 @@ class Lexicon:
     analyte_phrases: PhraseMatcher[str]
     analyte_by_code: Mapping[str, str]
     symbols: Mapping[str, str]
+    derived_words: frozenset[str]  # "ratio": the analytes named before it are in passing
     slots: Mapping[str, Slot]
     slot_triggers: PhraseMatcher[str]
     slot_values: Mapping[str, PhraseMatcher[str]]
@@ -234,6 +238,7 @@ class Lexicon:
     evening_from: int
     states: PhraseMatcher[StateRule]
     mentions: PhraseMatcher[str]
+    modified_heads: PhraseMatcher[str]  # nouns a drug's name qualifies ("methotrexate day")
     switch_phrases: PhraseMatcher[str]
     context: PhraseMatcher[ContextRule]
     dose_units: frozenset[str]
@@ -249,7 +254,8 @@ class Lexicon:
     durations: Mapping[str, float]
     now_words: PhraseMatcher[str]
     months: Mapping[str, int]
-    stopwords: frozenset[str]
+    stopwords: frozenset[str]  # the function words and the clinical filler
+    function_words: frozenset[str]  # stop words of a keyword query too
     drugs: Mapping[str, Any]
     questions: Mapping[str, Any]
 
@@ -387,6 +393,10 @@ def _analytes(
             parent=str(e.get("parent", "")),
             qualitative=bool(e.get("qualitative", False)),
             conversions=tuple((u, float(s), float(o)) for u, s, o in convs),
+            when=tuple(
+                (str(k), c.str_(v, f"{where}.when.{k}"))
+                for k, v in c.obj(e.get("when", {}), f"{where}.when").items()
+            ),
         )
         if aid in out:
             raise c.fail(f"{where}.id", f"{aid!r} is listed twice")
@@ -399,6 +409,8 @@ def _analytes(
     for a in out.values():
         if a.parent and a.parent not in out:
             raise c.fail(f"analyte {a.id!r}.parent", f"{a.parent!r} is no analyte")
+        if a.when and not a.parent:
+            raise c.fail(f"analyte {a.id!r}.when", "only an analyte with a parent has one")
     symbols = {str(k): str(v) for k, v in c.obj(data.get("symbols", {}), "symbols").items()}
     for sym, aid in symbols.items():
         if aid not in out:
@@ -481,6 +493,8 @@ def _states(data: dict[str, Any]) -> dict[str, Any]:
         c.phrases(states, [c.str_(e.get("literal"), f"{where}.literal")], rule, where)
     mentions: PhraseMatcher[str] = PhraseMatcher()
     c.phrases(mentions, c.strs(data.get("mentions"), "mentions"), "mention", "mentions")
+    heads: PhraseMatcher[str] = PhraseMatcher()
+    c.phrases(heads, c.strs(data.get("modified_heads"), "modified_heads"), "head", "modified_heads")
     switches: PhraseMatcher[str] = PhraseMatcher()
     for i, e in enumerate(data.get("switches") or []):
         e = c.obj(e, f"switches[{i}]")
@@ -488,7 +502,12 @@ def _states(data: dict[str, Any]) -> dict[str, Any]:
     c.phrases(
         switches, c.strs(data.get("switch_arrows"), "switch_arrows"), "arrow", "switch_arrows"
     )
-    return {"states": states, "mentions": mentions, "switch_phrases": switches}
+    return {
+        "states": states,
+        "mentions": mentions,
+        "modified_heads": heads,
+        "switch_phrases": switches,
+    }
 
 
 def _context(data: dict[str, Any]) -> PhraseMatcher[ContextRule]:
@@ -532,6 +551,9 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
     months = c.obj(data.get("months"), "months")
     if not all(isinstance(v, int) and 1 <= v <= 12 for v in months.values()):
         raise c.fail("months", "values must be month numbers 1-12")
+    stops = c.obj(data.get("stopwords"), "stopwords")
+    function = c.strs(stops.get("function"), "stopwords.function")
+    clinical = c.strs(stops.get("clinical"), "stopwords.clinical")
     return {
         "dose_units": frozenset(
             " ".join(phrase_tokens(u)) for u in c.strs(data.get("dose_units"), "dose_units")
@@ -553,7 +575,8 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
         },
         "now_words": listed("now_words"),
         "months": {str(k): int(v) for k, v in months.items()},
-        "stopwords": frozenset(c.strs(data.get("stopwords"), "stopwords")),
+        "function_words": frozenset(function),
+        "stopwords": frozenset(function) | frozenset(clinical),
     }
 
 
@@ -623,6 +646,7 @@ def load() -> Lexicon:
         analyte_phrases=analyte_phrases,
         analyte_by_code=by_code,
         symbols=symbols,
+        derived_words=frozenset(_Check("labs").strs(data["labs"].get("derived"), "derived")),
         **_slots(data["slots"]),
         **_states(data["states"]),
         context=_context(data["context"]),
