@@ -142,7 +142,7 @@ def _shared_current(item: mc.ContextItem) -> bool:
     return getattr(item, "part_of", "") == "list"
 
 
-def _analyte(m: mc.Memory) -> str | None:
+def analyte_of(m: mc.Memory) -> str | None:
     """The lab result's analyte (labs.json id), from its keys."""
     lex = lexicon()
     for f in m.facts.facts if m.facts else ():
@@ -158,7 +158,7 @@ def _label(m: mc.Memory) -> str:
     for f in m.facts.facts if m.facts else ():
         if f.key.startswith("loinc:") and f.text:
             return f.text
-    return _analyte(m) or "lab result"
+    return analyte_of(m) or "lab result"
 
 
 def measure_patient(eng: mc.MemoryEngine, bundle: dict[str, Any], pid: str) -> Row:
@@ -192,7 +192,7 @@ def measure_patient(eng: mc.MemoryEngine, bundle: dict[str, Any], pid: str) -> R
     row.conds, row.conds_in = len(conds), held(conds, inc)
     latest: dict[str, mc.Memory] = {}
     for m in active:
-        a = _analyte(m) if m.memory_type == "lab_result" else None
+        a = analyte_of(m) if m.memory_type == "lab_result" else None
         if a is not None and (a not in latest or m.created_at > latest[a].created_at):
             latest[a] = m
     for m in latest.values():
@@ -233,7 +233,7 @@ def answers(case: dict[str, Any], memories: Iterable[mc.Memory]) -> bool:
 
     def has(want: str) -> bool:
         if want.startswith("lab:"):
-            return any(m.memory_type == "lab_result" and _analyte(m) == want[4:] for m in mems)
+            return any(m.memory_type == "lab_result" and analyte_of(m) == want[4:] for m in mems)
         return any(want.lower() in m.content.lower() for m in mems)
 
     if "all" in case:

@@ -308,22 +308,25 @@ class _Plan:
         return got
 
     def warn(self, members: Sequence[int]) -> bool:
-        return any(self.candidates[i].current_importance >= self.warn_threshold for i in members)
+        t = self.warn_threshold
+        return any(self.candidates[i].current_importance >= t for i in members)
 
     def memory_forms(self, i: int) -> list[tuple[str, tuple[int, ...]]]:
         """A memory's own line: with its annotations; a safety line also with their short forms,
         then without the droppable ones (annotations go before the safety line does)."""
         notes = self.note(i)
-        full = with_annotations(self.text(i), [n.text for n in notes])
-        forms = [full]
-        if self.tier[i] < 2 and notes:
-            forms.append(with_annotations(self.text(i), [n.short or n.text for n in notes]))
-            forms.append(with_annotations(self.text(i), [n.short for n in notes if n.short]))
+        text = self.text(i)
+        if not notes:
+            return [(text, (i,))]
+        forms = [with_annotations(text, [n.text for n in notes])]
+        if self.tier[i] < 2:
+            forms.append(with_annotations(text, [n.short or n.text for n in notes]))
+            forms.append(with_annotations(text, [n.short for n in notes if n.short]))
         return [(t, (i,)) for t in dict.fromkeys(forms)]
 
     def unit(self, i: int, order: float) -> _Unit:
-        return _Unit(LineKind.MEMORY, (i,), self.tier[i], order, self.memory_forms(i),
-                     self.warn((i,)))  # fmt: skip
+        warn = self.candidates[i].current_importance >= self.warn_threshold
+        return _Unit(LineKind.MEMORY, (i,), self.tier[i], order, self.memory_forms(i), warn)
 
     def shared_unit(self, s: Shared) -> _Unit:
         members = tuple(i for e in s.entries for i in e.members)
@@ -427,8 +430,13 @@ class _Fitter:
         return None
 
     def cut_safety(self) -> bool:
-        """A placed line no longer names a safety-critical memory it stands for."""
-        return any(u.tier < 2 and len(u.forms[lv][1]) < len(u.members) for u, lv in self.placed)
+        """A placed line no longer names a safety-critical memory it stands for (only a shared
+        safety line can: a memory's own line names its memory in every form)."""
+        return any(
+            len(p[0].forms[p[1]][1]) < len(p[0].members)
+            for p in self.placed
+            if p[0].tier < 2 and p[0].kind is not LineKind.MEMORY
+        )
 
 
 def select_and_render(
@@ -578,9 +586,10 @@ class _Selector:
                 "its clinical facts, the line uses one place"
             )
         if u.kind is LineKind.HISTORY:
+            where = "" if s is not None and s.order is None else ", after the current ones"
             return (
-                f"in the section, on one line with what else ended{why}: what ended is history,"
-                " listed after the current memories of its type, the line uses one place"
+                f"in the section, on one line with what else ended of its type{why}{where}: "
+                "listed from its clinical facts, newest first, the line uses one place"
             )
         if u.kind is LineKind.PAIR:
             return (

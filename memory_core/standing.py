@@ -15,7 +15,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from .facts.model import ENDED, NEVER_SUPERSEDES, Context, Fact, KeyKind, Role, State, subject_kinds
+from .context import sanitize_line
+from .facts.model import (
+    CODE_KINDS,
+    ENDED,
+    NEVER_SUPERSEDES,
+    Context,
+    Fact,
+    KeyKind,
+    Role,
+    State,
+    subject_kinds,
+)
 from .values import Memory
 
 #: States that end what a fact is about: the facts model's ``ENDED`` and a completed order or
@@ -29,8 +40,11 @@ CHANGES = frozenset({State.STARTED, State.CHANGED})
 #: The memory types whose facts can end. History that stays true (an adverse reaction, an
 #: allergy, a result) and records of a moment never do.
 ENDING_TYPES = frozenset({"medication", "condition", "care_plan"})
+#: What a fact of any other type may say and still stand: anything but a refutation ("not
+#: allergic after all", "entered in error") or a state it does not give.
+LASTING_STATES = frozenset(State) - {State.REFUTED}
 #: Contexts under which a fact is no statement about the patient now: negated, uncertain,
-#: hypothetical, another person's. (A historical one, "history of", is history.)
+#: hypothetical, another person's.
 NOT_ASSERTED = NEVER_SUPERSEDES | {Context.NEGATED}
 
 
@@ -62,9 +76,9 @@ def subject_facts(memory: Memory) -> tuple[Fact, ...]:
 
 
 def _ended(f: Fact, memory_type: str) -> bool:
-    return memory_type in ENDING_TYPES and (
-        f.state in HISTORY_STATES or Context.HISTORICAL in f.contexts
-    )
+    """A fact of an ending type in an ended state. A historical context alone ("diagnosed 9
+    years ago", "history of") dates the fact; it does not end it."""
+    return memory_type in ENDING_TYPES and f.state in HISTORY_STATES
 
 
 def reading(memory: Memory) -> Reading:
@@ -77,10 +91,9 @@ def reading(memory: Memory) -> Reading:
     if statement & NOT_ASSERTED:
         return Reading(Standing.OTHER, (), keys)
     ended = tuple(f for f in facts if _ended(f, memory.memory_type))
+    live = CURRENT_STATES if memory.memory_type in ENDING_TYPES else LASTING_STATES
     current = tuple(
-        f
-        for f in facts
-        if f not in ended and f.state in CURRENT_STATES and not (f.contexts & NOT_ASSERTED)
+        f for f in facts if f not in ended and f.state in live and not (f.contexts & NOT_ASSERTED)
     )
     if len(ended) + len(current) < len(facts):
         return Reading(Standing.OTHER, (), keys)
@@ -94,7 +107,13 @@ def reading(memory: Memory) -> Reading:
 
 
 # --- labels ------------------------------------------------------------------------------------
+#: A label taken from a statement's text (its record names it only by code), cut to this.
+LABEL_CHARS = 60
 _MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+
+def _shorten(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[: chars - 1].rstrip() + "…"
 
 
 def month_year(when: date | str) -> str:
@@ -119,9 +138,10 @@ def _values(value: str) -> dict[str, str]:
 
 def _fewest(facts: Sequence[Fact]) -> list[Fact]:
     """The facts a label names: those the statement is about (a combination's ingredients only
-    when it names no whole), without a name another one's name holds ("insulin" beside
-    "insulin glargine")."""
-    subjects = [f for f in facts if f.role is Role.SUBJECT] or list(facts)
+    when it names no whole; a record's bare codes only when nothing else names it), without a
+    name another one's name holds ("insulin" beside "insulin glargine")."""
+    named = [f for f in facts if f.kind not in CODE_KINDS] or list(facts)
+    subjects = [f for f in named if f.role is Role.SUBJECT] or named
     names = [f.name for f in subjects]
     out = []
     for f in subjects:
@@ -146,10 +166,9 @@ def _condition(f: Fact) -> str:
     name = f.name
     words = []
     for p in _CONDITION_PARTS:
-        got = v.get(p)
-        if not got or got in name:
-            continue
-        words.append(f"{p} {got}" if p in ("stage", "type") else got)
+        got = " and ".join(w for w in v.get(p, "").split("+") if w and w not in name)
+        if got:
+            words.append(f"{p} {got}" if p in ("stage", "type") else got)
     return f"{name} ({', '.join(words)})" if words else name
 
 
@@ -166,7 +185,10 @@ def label(memory: Memory, facts: Sequence[Fact]) -> str:
     name with dose, frequency and form; conditions by their concept with stage, type, site; a
     result by its analyte as written, value and month; an allergen by name, with its reaction."""
     parts: list[str] = []
-    for f in _fewest(facts):
+    fewest = _fewest(facts)
+    if all(f.kind in CODE_KINDS for f in fewest):  # a code says nothing to a reader: the text
+        return _shorten(sanitize_line(memory.content), LABEL_CHARS)
+    for f in fewest:
         if f.kind is KeyKind.DRUG:
             parts.append(_drug(f))
         elif f.kind is KeyKind.LOINC:

@@ -322,12 +322,13 @@ def main() -> None:
     )
     allergies = sum(i.scored.memory.memory_type == "allergy" for i in res.included)
     m2.metric(
-        "Memories injected",
-        f"{len(res.included) - allergies} / {n}",
+        "Places used",
+        f"{res.places} / {n}",
         delta=f"+ {allergies} allerg{'y' if allergies == 1 else 'ies'}",
         delta_color="off",
         delta_arrow="off",
-        help="Every active allergy is injected and uses none of the max-memories places.",
+        help="Every active allergy is injected and uses none of the max-memories places; a "
+        "line listing several memories (the current medications, what ended) uses one.",
     )
     with m3:
         st.plotly_chart(charts.token_gauge(res.tokens, budget), key="token_gauge")
@@ -356,7 +357,9 @@ def main() -> None:
         f"current importance ≥ {engine.policy.decay.warn_threshold:g}; it does not move a "
         "memory up. Under the token budget allergies are placed first; a safety-critical "
         "memory (allergy, or an adverse reaction naming a drug the question or a current "
-        "medication names) that does not fit is reported above, and nothing else takes its place."
+        "medication names) that does not fit is reported above, and nothing else takes its place. "
+        "A line may stand for several memories: a list of the current ones the question asks "
+        "for, what ended of a type, an allergy with a statement pending review against it."
     )
     st.dataframe(
         _ranking_frame(items),

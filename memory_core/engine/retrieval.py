@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
+from functools import lru_cache
 from typing import overload
 
 import numpy as np
@@ -17,6 +19,7 @@ from .. import decay, flags, ranking, standing, vocabulary
 from .. import validation as v
 from ..contradictions import facts_of
 from ..facts import index_keys
+from ..facts.model import KeyKind, subject_kinds
 from ..lexical import LexicalIndex
 from ..policy import ContextPolicy, EnginePolicy
 from ..promotion import promotions
@@ -33,7 +36,6 @@ from . import flagging
 from .asof import active_indices, decay_inputs, with_usage
 from .core import AGENT, Core, new_id
 from .snapshot import Snapshot
-from .supersession import key_index
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -41,8 +43,7 @@ I64 = npt.NDArray[np.int64]
 # a cosine scan of this many rows or more is split in two halves, one on a helper thread
 SCAN_SPLIT_ROWS = 4096
 #: At most this many memories of a kind the question asks for ("what medications") join the
-#: candidates (the most similar to the question), and at most this many memories about a key
-#: it names: the section's list line is built from them.
+#: candidates (the most similar to the question): the section's list line is built from them.
 KIND_LIMIT = 200
 #: The types whose statement is the keyed fact itself (a result, a drug taken, a condition, an
 #: allergy, a reaction, an event): a memory of these types about a key the question names is a
@@ -77,16 +78,19 @@ class Ranked(Sequence[ScoredMemory]):
         type_tiers: npt.NDArray[np.int8],
         expansions: Sequence[vocabulary.Expansion] = (),
         question: vocabulary.Question | None = None,
+        keyed: npt.NDArray[np.bool_] | None = None,
     ) -> None:
         """``snapshot``: the patient's snapshot the pool was ranked on (the section's tiers and
         annotations read the same one); ``type_tiers``: each candidate's tier by type (see
         :func:`type_tiers`); ``expansions``: what the clinical vocabulary added to the keyword
-        query; ``question``: what it names and asks for (:func:`vocabulary.question`)."""
+        query; ``question``: what it names and asks for (:func:`vocabulary.question`);
+        ``keyed``: which candidates are about a key it names."""
         self.snapshot = snapshot
         self._memories = snapshot.memories
         self._expansions = tuple(expansions)
         self.question = question or vocabulary.Question()
         self.rows = rows
+        self._keyed = keyed
         self._cols = (rows, cur, sims, score, krank, vrank, fused, bm25, relevance, count, last)
         self._made: list[ScoredMemory | None] = [None] * len(rows)
         # a tier is a type, never a current importance (the ⚠️ marker is display only)
@@ -110,7 +114,7 @@ class Ranked(Sequence[ScoredMemory]):
             if self._expansions and bm25[i] > 0:
                 via = vocabulary.matched(self._expansions, memory.content)
             keys: tuple[str, ...] = ()
-            if self.question.keys:
+            if self._keyed is not None and self._keyed[i]:
                 named = index_keys(facts_of(memory), memory.memory_type) & self.question.keys
                 keys = tuple(sorted(named))
             got = ScoredMemory(
@@ -237,20 +241,6 @@ def vector_ranks(sims: F32, pool_n: int, extra: I64) -> tuple[I64, I64]:
 
 
 # --- what the question names and asks for --------------------------------------------------------
-def rows_by_key(snap: Snapshot) -> dict[str, npt.NDArray[np.int64]]:
-    """key -> the snapshot rows of :data:`KEYED_TYPES` whose memory is about it (the snapshot's
-    key index, :func:`~memory_core.engine.supersession.key_index`, by key alone)."""
-
-    def make() -> dict[str, npt.NDArray[np.int64]]:
-        out: dict[str, list[int]] = {}
-        for (t, key), rows in key_index(snap).items():
-            if t in KEYED_TYPES:
-                out.setdefault(key, []).extend(rows)
-        return {k: np.unique(np.array(v, dtype=np.int64)) for k, v in out.items()}
-
-    return snap.memoized("rows-by-key", make)
-
-
 def _best(pos: I64, sims: F32, limit: int) -> I64:
     """At most ``limit`` of these active positions, the most similar to the question."""
     if pos.size <= limit:
@@ -258,20 +248,23 @@ def _best(pos: I64, sims: F32, limit: int) -> I64:
     return np.sort(pos[np.argsort(-sims[pos], kind="stable")[:limit]])
 
 
-def keyed_positions(snap: Snapshot, active: I64, keys: frozenset[str], sims: F32) -> I64:
-    """Active positions of the memories about a key the question names (at most
-    :data:`KIND_LIMIT`)."""
-    if not keys:
-        return np.zeros(0, dtype=np.int64)
-    index = rows_by_key(snap)
-    found = [index[k] for k in keys if k in index]
-    if not found:
-        return np.zeros(0, dtype=np.int64)
-    rows = np.unique(np.concatenate(found))
-    pos = active.searchsorted(rows)
-    ok = pos < active.size
-    ok[ok] = active[pos[ok]] == rows[ok]
-    return _best(pos[ok], sims, KIND_LIMIT)
+@lru_cache(maxsize=256)
+def _types_about(kinds: frozenset[KeyKind]) -> tuple[str, ...]:
+    """The :data:`KEYED_TYPES` whose statements are about keys of these kinds."""
+    return tuple(t for t in sorted(KEYED_TYPES) if subject_kinds(t) & kinds)
+
+
+def key_matches(snap: Snapshot, rows: I64, keys: frozenset[str]) -> npt.NDArray[np.bool_]:
+    """Which of these snapshot rows hold a memory (of :data:`KEYED_TYPES`) about a key the
+    question names. Only the rows of types about such keys are read (their standing, kept with
+    the snapshot)."""
+    out = np.zeros(rows.size, dtype=np.bool_)
+    if not keys or rows.size == 0:
+        return out
+    types = _types_about(frozenset(KeyKind.of(k) for k in keys))
+    for k in np.flatnonzero(np.isin(snap.types_arr[rows], types)).tolist():
+        out[k] = bool(reading_of(snap, int(rows[k])).keys & keys)
+    return out
 
 
 def kind_positions(snap: Snapshot, active: I64, question: vocabulary.Question, sims: F32) -> I64:
@@ -319,14 +312,17 @@ def rank(
         sims = ranking.cosine_scaled(dots(core, snap.matrix[active], q), inv[active], qn)
     else:
         sims = ranking.cosine_scaled(dots(core, snap.matrix, q), inv, qn)[active]
-    # the memories about a key the question names, and those of a kind it asks for
-    key_pos = keyed_positions(snap, active, question.keys, sims)
-    kind_pos = kind_positions(snap, active, question, sims)
-    always = np.union1d(always, np.union1d(key_pos, kind_pos)).astype(np.int64)
+    # the memories of a kind the question asks for join the candidates
+    if pol.context.lists and question.kinds:
+        always = np.union1d(always, kind_positions(snap, active, question, sims)).astype(np.int64)
+    # the memories about a key the question names compete for the pool as keyword matches
+    keys = question.keys if rp.key_matches else frozenset()
+    about = key_matches(snap, active, keys)
+    key_pos = _best(np.flatnonzero(about), sims, KIND_LIMIT)
     pool_n = min(rp.candidate_pool, active.size)
     served = core.store.vector_candidates(patient_id, q, rp.candidate_pool) if present else None
     if served is None:
-        cand, vrank = vector_ranks(sims, pool_n, np.concatenate([kw_pos, always]))
+        cand, vrank = vector_ranks(sims, pool_n, np.concatenate([kw_pos, always, key_pos]))
     else:
         # a store that searches vectors itself (Cosmos DB `server` mode) picks the vector
         # list; similarities stay the exact cosines from the snapshot, so the ranking is
@@ -336,7 +332,7 @@ def rank(
             i for i in (snap.index.get(mid) for mid, _ in served) if i is not None and i in act
         ]
         served_pos = np.searchsorted(active, served_rows).tolist()
-        cand = np.unique(np.array([*served_pos, *kw_pos, *always], dtype=np.int64))
+        cand = np.unique(np.array([*served_pos, *kw_pos, *always, *key_pos], dtype=np.int64))
         vrank = np.zeros(cand.size, dtype=np.int64)
         vrank[np.searchsorted(cand, served_pos)] = np.arange(1, len(served_pos) + 1)
     kw_at = cand.searchsorted(kw_pos)
@@ -344,17 +340,17 @@ def rank(
     krank[kw_at] = np.arange(1, kw_pos.size + 1)
     bm25 = np.zeros(cand.size, dtype=np.float64)  # 0 outside the keyword hit list
     bm25[kw_at] = kw_bm25
-    # a memory about a key the question names is a keyword match of its own: the best one's
-    # evidence (after the word matches in the keyword list's order)
-    keyed = np.zeros(cand.size, dtype=np.bool_)
-    keyed[cand.searchsorted(key_pos)] = True
+    # a candidate about a key the question names is a keyword match of its own: the best one's
+    # evidence (after the word matches in the keyword list's order). The pool stays complete:
+    # a keyed row left out of the candidates is less similar than the KIND_LIMIT kept
+    keyed = about[cand]
     extra = keyed & (krank == 0)
     krank[extra] = kw_pos.size + 1 + np.argsort(np.argsort(-sims[cand[extra]]))
     fused = ranking.reciprocal_rank_fusion([vrank, krank], rp.rrf_k)
     all_sims = sims[cand].astype(np.float64)
     # the hybrid relevance, in every mode (the explanations show it); the best BM25 of the
     # query's hits is the first hit's
-    best = float(kw_bm25[0]) if kw_bm25.size else (1.0 if key_pos.size else 0.0)
+    best = float(kw_bm25[0]) if kw_bm25.size else (1.0 if keyed.any() else 0.0)
     evidence = np.where(keyed, np.maximum(bm25, best), bm25)
     all_rel = ranking.hybrid_relevance(all_sims, evidence, best, rp.keyword_weight)
     if rp.mode == "hybrid":
@@ -407,6 +403,7 @@ def rank(
         type_tiers(snap)[rows[ordering]],
         expansions if kw_bm25.size else (),
         question,
+        keyed[chosen[ordering]],
     )
 
 
@@ -487,7 +484,7 @@ def build_context(
     pol = policy or core.policy
     ranked = rank(core, patient_id, query, now, query_vector, pol, present=present)
     snap = ranked.snapshot
-    layout = section_layout(snap, ranked, now)
+    layout = section_layout(snap, ranked, now, pol.context)
     sel = ctx.select_and_render(
         ranked,
         max_memories=max_memories,
@@ -584,16 +581,14 @@ class Layout:
         self.order: dict[int, float] = {}
 
 
-def _asked(question: vocabulary.Question, r: standing.Reading, memory_type: str) -> bool:
-    """The question is about this ended memory: it names one of its keys or its drug's class,
-    or asks for what ended of its type ("why was metformin stopped?", "the diabetes
-    medication", "past medications")."""
-    if r.keys & question.keys or question.asks_for_ended(memory_type):
-        return True
+def _about_drug(question: vocabulary.Question, r: standing.Reading) -> bool:
+    """The question names a class this memory's drug belongs to ("the diabetes medication")."""
     return any(question.about_drug(f.name) for f in r.facts if f.kind.value == "drug")
 
 
-def section_layout(snap: Snapshot, ranked: Ranked, now: datetime) -> Layout:
+def section_layout(
+    snap: Snapshot, ranked: Ranked, now: datetime, policy: ContextPolicy | None = None
+) -> Layout:
     """What the section says on shared lines (domain.md, "Injected context format"):
 
     - **lists**: when the question asks for a kind ("what medications", "active problems",
@@ -603,29 +598,48 @@ def section_layout(snap: Snapshot, ranked: Ranked, now: datetime) -> Layout:
       the question is about it, goes after the current memories of its type; two or more of a
       type share one line, newest first;
     - **pairs**: an allergy and the newer allergy statements pending review against it, on one
-      line (the documented one in force, the newer one unconfirmed)."""
+      line (the documented one in force, the newer one unconfirmed).
+
+    Each is switched by the ``policy`` (``lists``, ``history_last``, ``allergy_pairs``)."""
+    pol = policy or ContextPolicy()
     out = Layout()
-    question = ranked.question
+    question = ranked.question if pol.lists else replace(ranked.question, kinds=())
+    # the types that can have a history line, and those of a kind asked for with a list line
+    wanted = standing.ENDING_TYPES | {
+        t for k in question.kinds for t in k.types if vocabulary.line_title(t, "current")
+    }
     by_type: dict[str, list[int]] = {}
+    types = snap.types
     for j, row in enumerate(ranked.rows.tolist()):
-        t = snap.types[row]
-        if t in standing.ENDING_TYPES or question.asks_for(t) is not None:
-            by_type.setdefault(t, []).append(j)
+        if types[row] in wanted:
+            by_type.setdefault(types[row], []).append(j)
     for t, js in by_type.items():
-        _type_lines(snap, ranked, t, js, out)
-    _pairs(snap, ranked, now, out)
+        _type_lines(snap, ranked, question, t, js, out, pol.history_last)
+    if pol.allergy_pairs:
+        _pairs(snap, ranked, now, out)
     return out
 
 
-def _type_lines(snap: Snapshot, ranked: Ranked, t: str, js: list[int], out: Layout) -> None:
-    question = ranked.question
-    rows = ranked.rows
+def _type_lines(
+    snap: Snapshot,
+    ranked: Ranked,
+    question: vocabulary.Question,
+    t: str,
+    js: list[int],
+    out: Layout,
+    history: bool,
+) -> None:
+    """The list line of type ``t`` (when the question asks for it) and its history (``history``:
+    what ended goes last)."""
+    rows = ranked.rows.tolist()
     n = len(ranked)
-    read = {j: reading_of(snap, int(rows[j])) for j in js}
+    read = {j: reading_of(snap, rows[j]) for j in js}
+    wanted = question.asks_for_ended(t)  # "past medications": what ended, in score order
     ended = [
         j
         for j in js
-        if read[j].standing is standing.Standing.ENDED and not _asked(question, read[j], t)
+        if read[j].standing is standing.Standing.ENDED
+        and (wanted or not (read[j].keys & question.keys or _about_drug(question, read[j])))
     ]
     kind = question.asks_for(t)
     title = vocabulary.line_title(t, "current")
@@ -639,23 +653,23 @@ def _type_lines(snap: Snapshot, ranked: Ranked, t: str, js: list[int], out: Layo
             why = f"the question asks for the {kind.name}"
             out.shared.append(ctx.Shared(ctx.LineKind.LIST, entries, title, why, lead))
         for j in js:  # what no list can say follows the lists, in score order
-            if (
-                j not in listed
-                and j not in ended
-                and read[j].standing is not standing.Standing.ENDED
-            ):
+            if j not in listed and read[j].standing is not standing.Standing.ENDED:
                 out.order[j] = -0.5 + j / (2 * n)
-    last = max((j for j in js if j not in ended), default=None)
-    if len(ended) >= 2:
+    last = max((j for j in js if read[j].standing is not standing.Standing.ENDED), default=None)
+    if not history:
+        return
+    if len(ended) >= 2 or (wanted and ended):
         ended.sort(key=lambda j: -ranked[j].memory.created_at.timestamp())
         entries = tuple(
             ctx.Entry(standing.ended_label(ranked[j].memory, read[j].facts), (j,)) for j in ended
         )
-        history = vocabulary.line_title(t, "ended") or f"Ended ({t.replace('_', ' ')})"
-        after = None if last is None else max(last, min(ended)) + 0.5
-        out.shared.append(
-            ctx.Shared(ctx.LineKind.HISTORY, entries, history, "what ended is history", after)
-        )
+        title = vocabulary.line_title(t, "ended") or f"Ended ({t.replace('_', ' ')})"
+        if wanted:
+            why, after = "the question asks for what ended", None
+        else:
+            why = "what ended is history"
+            after = None if last is None else max(last, min(ended)) + 0.5
+        out.shared.append(ctx.Shared(ctx.LineKind.HISTORY, entries, title, why, after))
     elif ended and last is not None and last > ended[0]:
         out.order[ended[0]] = last + 0.5
 
@@ -679,33 +693,35 @@ def _entries(
 
 
 def _pairs(snap: Snapshot, ranked: Ranked, now: datetime, out: Layout) -> None:
-    """An allergy and the newer allergies pending review against it, as one line."""
-    allergies = {
-        ranked[j].memory.id: j for j, t in enumerate(ranked.tiers) if t == 0
-    }  # every active allergy is a candidate
-    if len(allergies) < 2:
-        return
+    """An allergy and the newer allergies pending review against it, as one line. Only the
+    allergies with a supersession record as the older memory are looked at (every active
+    allergy is a candidate)."""
     index = snap.flag_index()
+    by_old = index.by_old
+    mems = snap.memories
+    rows = ranked.rows.tolist()
+    allergies = {mems[rows[j]].id: j for j, t in enumerate(ranked.tiers) if t == 0}
+    if len(allergies) < 2 or not any(mid in by_old for mid in allergies):
+        return
     taken: set[int] = set()
     for mid, j in sorted(allergies.items(), key=lambda kv: kv[1]):
-        if j in taken:
+        sups = index.by_old.get(mid, ())
+        if j in taken or not sups:
             continue
-        older = ranked[j].memory
-        if index.pending_annotation(older, now, snap.memory_of) is None:
-            continue  # nothing pending against it at ``now`` (the flags' clock)
         newer = [
             allergies[s.new_id]
-            for s in index.by_old.get(mid, ())
+            for s in sups
             if s.state is SupersessionState.PENDING and s.new_id in allergies
         ]
         newer = [n for n in dict.fromkeys(newer) if n not in taken and n != j]
-        newer.sort(key=lambda n: -ranked[n].memory.created_at.timestamp())
-        if not newer:
-            continue
+        older = mems[rows[j]]
+        if not newer or index.pending_annotation(older, now, snap.memory_of) is None:
+            continue  # nothing pending against it at ``now`` (the flags' clock)
+        newer.sort(key=lambda n: -mems[rows[n]].created_at.timestamp())
         taken.update((j, *newer))
         entries = (
             ctx.Entry(ctx.sanitize_line(older.content), (j,)),
-            *(ctx.Entry(ctx.sanitize_line(ranked[n].memory.content), (n,)) for n in newer),
+            *(ctx.Entry(ctx.sanitize_line(mems[rows[n]].content), (n,)) for n in newer),
         )
         out.shared.append(ctx.Shared(ctx.LineKind.PAIR, entries, why="pending review"))
 
