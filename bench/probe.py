@@ -12,6 +12,7 @@
 - ``caches-...``: the caches' bound under sections, :mod:`bench.workloads.caches`.
 - ``liveness-...``, ``cleanup-...``: concurrent writers and the whole-store cleanup,
   :mod:`bench.workloads.liveness`.
+- ``fhir-...``: the FHIR import probes of :mod:`bench.workloads.fhir`.
 
 The last line printed is JSON (read by :func:`bench.workloads.probe`).
 """
@@ -229,6 +230,10 @@ def main(argv: list[str]) -> None:
         from bench.workloads import liveness
 
         out = liveness.probe_main(cmd, argv[1:])
+    elif cmd.startswith("fhir-"):
+        from bench.workloads import fhir
+
+        out = fhir.probe_main(cmd, argv[1:])
     else:
         raise SystemExit(f"unknown probe {cmd!r}")
     print(json.dumps(out))

@@ -79,8 +79,17 @@ def parse_time(text: str) -> float:
     return datetime.fromisoformat(text).timestamp()
 
 
+def confirmed_s(record: Record, now_s: float) -> float | None:
+    """The latest confirmation of the memory taken effect by ``now_s`` (None: none), from its
+    ``confirmations`` (domain.md: age counts from the last confirmation)."""
+    times = [parse_time(c["at"]) for c in record.get("confirmations") or ()]
+    done = [t for t in times if t <= now_s]
+    return max(done) if done else None
+
+
 def current_importance(record: Record, p: DecayParams, now_s: float) -> float:
     """One memory's current importance (wall clock), from its ISO timestamps."""
+    confirmed = confirmed_s(record, now_s)
     importance = float(record["importance"])
     count = float(record["access_count"])
     short = record["tier"] == "short_term"
@@ -88,14 +97,20 @@ def current_importance(record: Record, p: DecayParams, now_s: float) -> float:
         if record["pinned"]:
             raw = importance
         else:
-            hours = max(now_s - parse_time(record["last_accessed"]), 0.0) / 3600.0
+            since = parse_time(record["last_accessed"])
+            if confirmed is not None:
+                since = max(since, confirmed)
+            hours = max(now_s - since, 0.0) / 3600.0
             lam = p.short_term_lam if short else p.lam
             retention = math.exp(-lam * hours)
             bonus = min(count * p.strength_boost, p.strength_boost_cap)
             b = importance / 10.0
             raw = 10.0 * (min(retention + bonus, 1.0) * min(b * 1.5, 1.0))
     else:
-        months = max(now_s - parse_time(record["created_at"]), 0.0) / 86_400.0 / 30.0
+        start = parse_time(record["created_at"])
+        if confirmed is not None:
+            start = max(start, confirmed)
+        months = max(now_s - start, 0.0) / 86_400.0 / 30.0
         rate = p.short_term_rate if short else p.rate
         if record["pinned"]:
             factor = 1.0

@@ -255,13 +255,16 @@ class FlagIndex:
 
     def pending_annotation(self, memory: Memory, now: datetime, memory_of: MemoryOf) -> str | None:
         """``(pending review: <newer statement, shortened>)`` when a supersession of
-        ``memory`` waits for a reviewer at ``now`` (the newest such one)."""
+        ``memory`` waits for a reviewer at ``now`` (the newest such one). A review is pending
+        from the newer memory's ``created_at`` in the patient's record -- not from the moment
+        it was detected -- until a reviewer decided it (:meth:`Supersession.pending_at`), so an
+        as-of view of back-filled history shows the review as it stood then."""
         newest: Memory | None = None
         for s in self.by_old.get(memory.id, ()):
-            if s.state is not SupersessionState.PENDING or s.detected_at > now:
+            if s.state is SupersessionState.AUTO:  # never waited for a reviewer
                 continue
             newer = memory_of(s.new_id)
-            if newer is None or newer.created_at > now:
+            if newer is None or not s.pending_at(now, newer.created_at):
                 continue
             if newest is None or newer.created_at > newest.created_at:
                 newest = newer
@@ -298,14 +301,20 @@ class FlagIndex:
                         found.append(o)
                         nxt.append(oid)
             frontier = nxt
-        parts: list[str] = []
+        shown: list[tuple[str, datetime]] = []
         for o in sorted(found, key=lambda m: m.created_at, reverse=True):
             value = lab_value(o.content)
             if value is None:
                 continue
-            parts.append(f"{value} in {o.created_at.strftime('%B %Y')}")
-            if len(parts) >= limit:
+            shown.append((value, o.created_at))
+            if len(shown) >= limit:
                 break
+        # a month named twice says nothing about which came first: then each reading's day
+        months = [f"{d:%Y-%m}" for _v, d in shown]
+        by_day = len(set(months)) < len(months) or any(
+            f"{d:%Y-%m}" == f"{memory.created_at:%Y-%m}" for _v, d in shown
+        )
+        parts = [f"{v} on {d:%Y-%m-%d}" if by_day else f"{v} in {d:%B %Y}" for v, d in shown]
         return f"(was {', '.join(parts)})" if parts else None
 
 

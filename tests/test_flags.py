@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -163,6 +163,28 @@ def test_as_of_and_undo(eng: mc.MemoryEngine) -> None:
     }
 
 
+def test_keeping_a_flagged_memory_confirms_it_at_the_keep(
+    eng: mc.MemoryEngine, clock: Clock
+) -> None:
+    ids = _setup(eng)
+    _, sup = _change(eng, timedelta(days=30))
+    kept_at = clock.advance(hours=3)
+    eng.keep_flagged(ids["plan"], sup.id, "dr-a")
+    plan = eng.get(ids["plan"])
+    assert plan.confirmations == (mc.Confirmation(kept_at, mc.ConfirmationKind.FLAG_KEPT, sup.id),)
+    (entry,) = eng.audit_log(action="confirm_memory")
+    assert (entry.entity_id, entry.actor) == (ids["plan"], "dr-a")
+    assert entry.after is not None and entry.after["confirmation"]["ref"] == sup.id
+    # its age counts from the keep (care plan, importance 7), and not as of before it
+    view = eng.view("NW-1", now=kept_at)
+    i = [m.id for m in view.memories].index(ids["plan"])
+    assert view.current_importance[i] == pytest.approx(7.0)
+    earlier = eng.view("NW-1", now=kept_at - timedelta(days=1))
+    j = [m.id for m in earlier.memories].index(ids["plan"])
+    assert earlier.current_importance[j] < 7.0
+    assert eng.get(ids["obs"]).confirmations == ()  # only the memory kept
+
+
 def test_keep_clears_the_flag_audited(eng: mc.MemoryEngine, clock: Clock) -> None:
     ids = _setup(eng)
     _, sup = _change(eng, timedelta(days=30))
@@ -255,6 +277,22 @@ def test_lab_history_newest_first_at_most_three(eng: mc.MemoryEngine) -> None:
     assert line.annotations == (
         f"(was 90 in {months[1]}, 89 in {months[2]}, 92 in {t0.strftime('%B %Y')})",
     )
+
+
+def test_lab_history_within_one_month_names_the_days(eng: mc.MemoryEngine) -> None:
+    """Daily results (an inpatient stay) read as "on <day>": "in March 2020" three times says
+    nothing (issue 24)."""
+    t0 = datetime(2020, 3, 24, 8, tzinfo=UTC)
+    for day, value in enumerate((101, 105, 108, 99)):
+        eng.add_memory(
+            "NW-1",
+            f"Patient's fasting glucose was {value} mg/dL",
+            "lab_result",
+            created_at=t0 + timedelta(days=day),
+        )
+    res = eng.build_context("NW-1", "fasting glucose", record_access=False)
+    (line,) = [i for i in res.items if "glucose" in i.scored.memory.content]
+    assert line.annotations == ("(was 108 on 2020-03-26, 105 on 2020-03-25, 101 on 2020-03-24)",)
 
 
 def test_pending_supersession_is_annotated(eng: mc.MemoryEngine) -> None:

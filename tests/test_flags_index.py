@@ -94,12 +94,25 @@ def plain_flags(
 def plain_pending(
     m: Memory, sups: Iterable[Supersession], by_id: Mapping[str, Memory], now: datetime
 ) -> str | None:
+    # a review waits from its newer memory's created_at (whenever it was detected) until a
+    # reviewer decided it -- confirmed: until it took effect; rejected: until the rejection;
+    # undone after a confirmation: until it had taken effect -- and again while reopened;
+    # an automatic one never waits (domain.md, "When a supersession takes effect")
+    decided_at = {
+        SupersessionState.PENDING: lambda s: None,
+        SupersessionState.CONFIRMED: lambda s: s.effective_at,
+        SupersessionState.REJECTED: lambda s: s.decided_at or T0,
+        SupersessionState.UNDONE: lambda s: s.effective_at or T0,
+    }
     newest = None
     for s in sups:
-        if s.old_id != m.id or s.state is not SupersessionState.PENDING or s.detected_at > now:
+        if s.old_id != m.id or s.state is SupersessionState.AUTO or s.in_effect(now):
             continue
         newer = by_id.get(s.new_id)
         if newer is None or newer.created_at > now:
+            continue
+        decided = decided_at[s.state](s)
+        if decided is not None and decided <= now:
             continue
         if newest is None or newer.created_at > newest.created_at:
             newest = newer

@@ -28,6 +28,8 @@ from . import (
     decay,
     e2e,
     embedder,
+    extract,
+    fhir,
     hospital,
     liveness,
     memory,
@@ -74,6 +76,8 @@ class Bench(Setup):
         "caches",
         "liveness",
         "cleanup",
+        "fhir",
+        "extract",
     )
     #: steps that build their own data in subprocesses: a run of only these skips the shared
     #: data set (embedding and loading every size) and the agreement checks on it; each checks
@@ -121,6 +125,8 @@ class Bench(Setup):
             "caches": lambda: caches.run(self),
             "liveness": lambda: liveness.run(self),
             "cleanup": lambda: liveness.run_cleanup(self),
+            "fhir": lambda: fhir.run(self),
+            "extract": lambda: extract.run(self),
         }
         assert tuple(steps) == self.STEPS
         for name, step in steps.items():

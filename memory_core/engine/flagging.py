@@ -13,8 +13,9 @@ from .. import flags
 from .. import validation as v
 from ..errors import NotFoundError, StateError
 from ..store.base import AuditQuery, ChangeSet, MemoryUpdate
-from ..values import AuditAction, Memory, StaleFlag, Status
+from ..values import AuditAction, Confirmation, ConfirmationKind, Memory, StaleFlag, Status
 from .asof import active_indices
+from .confirmation import add_confirmation
 from .core import Core
 from .snapshot import Snapshot
 
@@ -100,7 +101,9 @@ def _flag(core: Core, memory_id: str, change_id: str) -> tuple[Memory, StaleFlag
 
 
 def keep_flagged(core: Core, memory_id: str, change_id: str, by: str) -> StaleFlag:
-    """The reviewer keeps the memory: the flag is cleared (audited, KEEP_FLAGGED)."""
+    """The reviewer keeps the memory: the flag is cleared (audited, KEEP_FLAGGED) and the
+    memory's fact is confirmed now -- a reviewer just said it still holds, so its age counts
+    from the keep (audited, CONFIRM_MEMORY, naming the change)."""
     by = v.actor(by)
     memory, flag = _flag(core, memory_id, change_id)
     entry = core.audit(
@@ -112,7 +115,12 @@ def keep_flagged(core: Core, memory_id: str, change_id: str, by: str) -> StaleFl
         flag.to_public_dict(),
         {"change_id": change_id, "kept": True},
     )
-    core.apply(ChangeSet(audit=[entry]))
+    changes = ChangeSet(audit=[entry])
+    conf = Confirmation(core.now(None), ConfirmationKind.FLAG_KEPT, change_id)
+    kept_memory = add_confirmation(core, memory, conf, by, changes)
+    if kept_memory is not memory:
+        changes.update_memories.append(MemoryUpdate(kept_memory, memory.version))
+    core.apply(changes)
     return flag
 
 

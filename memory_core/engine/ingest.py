@@ -18,7 +18,14 @@ from ..errors import ConflictError, NotFoundError, StaleSnapshotError, Validatio
 from ..facts import index_keys
 from ..importance import default_importance, default_pinned
 from ..store.base import ChangeSet, InsertAudit, MemoryUpdate
-from ..values import AddResult, AuditAction, Memory, Supersession
+from ..values import (
+    AddResult,
+    AuditAction,
+    Confirmation,
+    ConfirmationKind,
+    Memory,
+    Supersession,
+)
 from .core import Core, Progress, new_id
 from .snapshot import PatientPool
 from .supersession import detect_batch
@@ -91,6 +98,7 @@ def _prepare(ctx: BatchContext, record: Mapping[str, Any] | Any, out: Prepared) 
     tier = v.tier(get("tier") or "long_term")
     src = v.source(get("source"))
     accesses = v.access_times(get("access_times"), created, now)
+    confirmed = v.confirmed_at(get("confirmed_at"), created, now)
     vec_raw = get("embedding")
     vec = None if vec_raw is None else v.embedding(vec_raw, ctx.dimensions)
     model = get("embedding_model")
@@ -120,6 +128,11 @@ def _prepare(ctx: BatchContext, record: Mapping[str, Any] | Any, out: Prepared) 
         tier=tier,
         source=src,
         facts=facts,
+        # its system of record asserts the fact at this date (a FHIR resource active in a
+        # record of that date): its age counts from then (engine.confirmation)
+        confirmations=()
+        if confirmed is None
+        else (Confirmation(confirmed, ConfirmationKind.RECORD, src or "record"),),
     )
     if mid is not None:
         out.given_ids.append(len(out.memories))
@@ -163,12 +176,20 @@ def add_memories(
     detect: bool = True,
     batch_size: int | None = None,
     on_batch: Callable[[int, int, int], None] | None = None,
+    dry_run: bool = False,
 ) -> list[AddResult]:
+    """``dry_run``: everything up to the write (validation, embedding, detection against the
+    store and within the batch) and the results it would give, but nothing is written -- a
+    preview by the same code path as the write."""
     by = v.actor(by)
     now = core.now(now)
     items = list(records)
     if batch_size is not None:
         batch_size = v.positive_int(batch_size, "batch_size")
+    if dry_run:
+        # what the write would do, decided by the same code: one batch (later batches of a
+        # write compare against the earlier ones, as the one pool here does), nothing applied
+        batch_size, on_batch = None, None
     prepared = Prepared()
     ctx = batch_context(core, now)
     for i, r in enumerate(items):
@@ -198,7 +219,9 @@ def add_memories(
             if progress is not None and todo:
                 progress(embedded_so_far, need_total)
         memories = _model_read(core, memories)
-        results += write_batch(core, memories, prepared.accesses[first:end], by, now, detect)
+        results += write_batch(
+            core, memories, prepared.accesses[first:end], by, now, detect, dry_run
+        )
         if on_batch is not None:
             on_batch(b, first, end)
     return results
@@ -245,6 +268,7 @@ def write_batch(
     by: str,
     now: datetime,
     detect: bool,
+    dry_run: bool = False,
 ) -> list[AddResult]:
     """Detect supersessions for embedded new memories and write them in one transaction. The
     change set carries the content version of each patient it compared against: when another
@@ -255,7 +279,7 @@ def write_batch(
     attempt = 0
     while True:
         try:
-            return _write_once(core, memories, accesses, by, now, detect)
+            return _write_once(core, memories, accesses, by, now, detect, dry_run)
         except StaleSnapshotError:
             attempt += 1
             if attempt >= WRITE_ATTEMPTS and time.monotonic() - start >= WRITE_BUDGET_S:
@@ -292,7 +316,10 @@ def _write_once(
     by: str,
     now: datetime,
     detect: bool,
+    dry_run: bool = False,
 ) -> list[AddResult]:
+    """Detect and write one batch (``apply=False``: detect only; the results are what the
+    write would return, nothing is written)."""
     changes = ChangeSet()
     sups_by_new: dict[str, list[Supersession]]
     pools: list[PatientPool]
@@ -315,6 +342,8 @@ def _write_once(
         changes.update_memories.extend(
             MemoryUpdate(m, pool.versions(m.id)) for m in pool.replaced.values()
         )
+    if dry_run:  # a preview of this write: everything above, nothing written
+        return [AddResult(memory=m, supersessions=tuple(sups_by_new.get(m.id, ()))) for m in added]
     try:
         core.apply(changes)
     except StaleSnapshotError:

@@ -192,10 +192,14 @@ def _by_words(p: Pair) -> Decision | None:
     Weak evidence only: a reviewer decides."""
     from .text import parse, rest_words
 
+    if p.newer_text.rstrip().endswith("?"):
+        return None  # a question asserts nothing
     wa, wb = rest_words(p.older_text, p.memory_type), rest_words(p.newer_text, p.memory_type)
     small, large = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
     shared = _alike_count(small, large)
-    if len(small) < 2 or shared < 2 or 2 * shared < len(small):
+    if shared < 2 or 2 * shared < len(small) or 3 * shared < len(large):
+        # most of the shorter's words and a third of the longer's: two long chat turns share a
+        # few words by chance
         return None
     ta, tb = parse(p.older_text), parse(p.newer_text)
     lex = lexicon()
@@ -662,6 +666,23 @@ def _condition_episode(p: Pair) -> Decision | None:
     return None
 
 
+#: States that close an episode of something (a course stopped, an illness resolved, a plan item
+#: done): two statements of one, each on its own date, are two episodes.
+EPISODE_ENDS = ENDED | {State.DONE}
+
+
+def _dated_episodes(p: Pair) -> Decision | None:
+    """The same thing ended in both statements, each on a date of its own ("acute bronchitis,
+    resolved 2015-06-04" / "..., resolved 2016-03-29"; two antenatal blood tests done): two
+    episodes, both true history -- neither replaces the other, nothing for a reviewer."""
+    for a, b in p.about():
+        if a.state is b.state and a.state in EPISODE_ENDS and "" != a.date != b.date != "":
+            return _compatible(
+                "episode.dated-apart", evidence(a, b, "two episodes, dated apart"), a.key
+            )
+    return None
+
+
 def _condition_restated(p: Pair) -> Decision | None:
     for a, b in _conditions(p):
         if a.state == b.state:
@@ -843,8 +864,10 @@ def _slot_state(p: Pair) -> Decision | None:
             continue  # "on a waiting list for a flat" plans a change of housing, makes none
         slot_ = lex.slots.get(a.name)
         several = not _plan(a) and not (slot_ is not None and slot_.single_valued)
-        if several and b.state is State.STARTED:
-            continue  # "started swimming" beside "walks 5,000 steps": another value
+        if several and b.state in (State.STARTED, State.DONE):
+            # "started swimming" beside "walks 5,000 steps": another value; "had my first yoga
+            # class" beside "goes out for a walk": an event, no change of the habit
+            continue
         slot = lex.slots.get(a.name)
         single = _plan(a) or (slot is not None and slot.single_valued)
         strength = STRONG if single and Context.HISTORICAL not in b.contexts else WEAK
@@ -1092,6 +1115,9 @@ TABLE: tuple[Rule, ...] = (
          _other_person_statement),
     Rule("statement.restated", ALL, "the same statement word for word", _restated),
     Rule("key.siblings", ALL, "two specific things that share only a broader one", _siblings),
+    Rule("episode.dated-apart", ALL,
+         "the same thing ended in both, each on its own date: two episodes of history",
+         _dated_episodes),
     Rule("question.answer", ALL, "the same question with another answer (or the same one)",
          _question),
     Rule("qualifier.two-places", ALL,

@@ -108,13 +108,16 @@ def things(t: Text, memory_type: str) -> list[Span]:
 
 #: A question and its answer ("who won the championship this year? UCLA"): the question is the
 #: key, its answer the value.
-_QA = re.compile(r"^(?P<q>[^?]{8,}\?)\s*(?P<a>\S.*)$", re.DOTALL)
+#: A speaker's label before it ("elise: How about you, Kate? ...") is no word of the question.
+_LABEL_RE = r"[A-Za-z][\w.' -]{0,30}:\s+"
+_SPEAKER = re.compile(r"[A-Za-z][\w'-]{0,30}:\s")
+_QA = re.compile(rf"^(?:{_LABEL_RE})?(?P<q>[^?]{{8,}}\?)\s*(?P<a>\S.*)$", re.DOTALL)
 
 
 def _question_spans(t: Text, lex: Lexicon) -> list[Span]:
     m = _QA.match(t.text)
-    if m is None:
-        return []
+    if m is None or m.group("a").rstrip().endswith("?"):
+        return []  # a question followed by another question is no question and its answer
     words = [w for w, _s, _e in tokenize(m.group("q")) if w not in lex.stopwords and w != "?"]
     if len(words) < 2:
         return []
@@ -339,6 +342,8 @@ def rest_words(text: str, memory_type: str) -> frozenset[str]:
     for matcher in matchers:
         for m in matcher.find(t.tokens, t.raw):
             covered[m.start : m.end] = [True] * (m.end - m.start)
+    if _SPEAKER.match(text):  # a speaker's one-word label ("elise: ...") says who, not what
+        covered[0] = True
     from .values import UNIT_WORDS
 
     return frozenset(

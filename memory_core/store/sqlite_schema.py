@@ -161,6 +161,13 @@ def _m006_facts_and_rules() -> str:
     """
 
 
+def _m007_confirmations() -> str:
+    """Each memory's confirmations (JSON, oldest first; NULL: never confirmed): the age of the
+    monthly decay models counts from the latest one (domain.md, "Age counts from the last
+    confirmation")."""
+    return "ALTER TABLE memories ADD COLUMN confirmations TEXT;"
+
+
 #: Migration N (1-based) is MIGRATIONS[N - 1]: a function returning the SQL that takes the
 #: schema from version N - 1 to N. Append new ones; never edit a released one.
 MIGRATIONS: list[Callable[[], str]] = [
@@ -170,6 +177,7 @@ MIGRATIONS: list[Callable[[], str]] = [
     _m004_tombstones_and_audit_replace,
     _m005_audit_by_action,
     _m006_facts_and_rules,
+    _m007_confirmations,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
