@@ -18,8 +18,8 @@ Median section tokens over every question asked. **Demo**: the held-out clinicia
 ``eval/demo_questions.json`` answered in the default section, and NW-1001's documented
 anaphylaxis in the section at every token budget from 30 to 400 that holds any line.
 
-:data:`BEFORE` is the same measure on main a9c5b85 (the branch point of issue 23's selection
-work, before it), per patient; the measure uses the public API only, so it ran there unchanged.
+:data:`BEFORE` is the same measure on main cee0266 (the last main merged, before this branch's
+selection work), per patient; the measure uses the public API only, so it ran there unchanged.
 ``python -m eval --only section`` puts it in the report.
 """
 
@@ -45,43 +45,53 @@ MED_Q = "What medications is the patient currently taking?"
 COND_Q = "What are the patient's active medical problems?"
 LAB_Q = "What is the patient's latest {}?"
 QUESTIONS_FILE = Path(__file__).with_name("demo_questions.json")
-#: Per patient (first 8 characters of the id) on main a9c5b85: active medications in the
-#: answer, active medications, stopped presented as current, active conditions in the answer,
-#: active conditions, latest lab present, labs asked, allergies held, allergies asked, median
-#: tokens. Filled from a run of this module there.
+#: Per patient (first 8 characters of the id) on main cee0266 (issue 24's importer, issue 23a's
+#: confirmations; before this branch's selection work): active medications in the answer,
+#: active medications, stopped presented as current, active conditions in the answer, active
+#: conditions, latest lab present, labs asked, allergies held, allergies asked, median tokens.
+#: Filled from a run of this module there (it uses the public API only).
 BEFORE: dict[str, tuple[int, ...]] = {
-    "7534846b": (0, 0, 0, 0, 0, 0, 0, 0, 0, 160),
-    "601d8eb4": (4, 6, 0, 5, 22, 4, 4, 0, 0, 160),
-    "9921222a": (0, 0, 0, 0, 1, 1, 1, 0, 0, 201),
-    "aa0cab0c": (0, 0, 0, 0, 1, 0, 0, 0, 0, 164),
-    "696147f7": (3, 6, 0, 5, 17, 4, 4, 0, 0, 169),
-    "861c8657": (4, 4, 0, 1, 6, 3, 3, 0, 0, 178),
-    "ad467aa5": (2, 2, 0, 0, 2, 0, 0, 8, 8, 297),
-    "943bddea": (1, 1, 0, 0, 5, 2, 2, 0, 0, 217),
-    "27b64fb7": (1, 2, 0, 0, 1, 0, 0, 14, 14, 358),
-    "ee6558ba": (1, 1, 0, 1, 1, 0, 0, 0, 0, 159),
-    "5904c9be": (1, 1, 0, 0, 2, 1, 1, 0, 0, 174),
-    "81b04602": (0, 0, 0, 2, 4, 1, 1, 0, 0, 149),
-    "d0f66ff1": (2, 2, 0, 0, 5, 0, 0, 0, 0, 204),
-    "d412dcd4": (0, 0, 0, 0, 0, 0, 0, 0, 0, 199),
-    "99e9ede3": (0, 0, 0, 0, 0, 0, 0, 0, 0, 142),
-    "d13a45e3": (1, 1, 0, 1, 4, 2, 2, 0, 0, 194),
-    "465bac83": (0, 0, 0, 5, 5, 0, 0, 0, 0, 125),
-    "1e20c60b": (5, 6, 0, 2, 4, 4, 4, 6, 6, 234),
-    "36eedc10": (4, 7, 0, 0, 14, 4, 4, 0, 0, 208),
-    "fdad5378": (4, 6, 0, 0, 2, 3, 3, 0, 0, 186),
+    "7534846b": (0, 0, 0, 0, 0, 4, 4, 0, 0, 130),
+    "601d8eb4": (4, 6, 0, 5, 22, 27, 28, 0, 0, 263),
+    "9921222a": (0, 0, 0, 0, 1, 8, 8, 0, 0, 176),
+    "aa0cab0c": (0, 0, 0, 0, 1, 4, 4, 0, 0, 140),
+    "696147f7": (3, 6, 0, 5, 17, 27, 27, 0, 0, 260),
+    "861c8657": (3, 4, 0, 0, 6, 23, 23, 0, 0, 255),
+    "ad467aa5": (0, 2, 0, 0, 2, 4, 4, 24, 24, 288),
+    "943bddea": (1, 1, 0, 0, 5, 22, 22, 0, 0, 258),
+    "27b64fb7": (0, 2, 0, 0, 1, 4, 4, 42, 42, 346),
+    "ee6558ba": (1, 1, 0, 1, 1, 4, 4, 0, 0, 138),
+    "5904c9be": (0, 1, 0, 0, 2, 8, 8, 0, 0, 182),
+    "81b04602": (0, 0, 0, 0, 4, 8, 8, 0, 0, 177),
+    "d0f66ff1": (2, 2, 0, 0, 5, 4, 4, 0, 0, 164),
+    "d412dcd4": (0, 0, 0, 0, 0, 4, 4, 0, 0, 168),
+    "99e9ede3": (0, 0, 0, 0, 0, 4, 4, 0, 0, 145),
+    "d13a45e3": (1, 1, 0, 1, 4, 17, 17, 0, 0, 255),
+    "465bac83": (0, 0, 0, 0, 5, 4, 4, 0, 0, 141),
+    "1e20c60b": (1, 6, 0, 0, 4, 29, 29, 31, 31, 293),
+    "36eedc10": (4, 7, 0, 0, 14, 27, 28, 0, 0, 293),
+    "fdad5378": (3, 6, 0, 0, 2, 26, 26, 0, 0, 184),
 }
 BEFORE_TOTALS: dict[str, Any] = {
-    "meds": (33, 45),
+    "meds": (23, 45),
     "stopped": 0,
-    "conds": (22, 96),
-    "labs": (29, 29),
-    "allergies": (28, 28),
-    "tokens": 181,
+    "conds": (12, 96),
+    "labs": (258, 260),
+    "allergies": (97, 97),
+    "tokens": 246.5,
 }
-#: The demo on main a9c5b85: held-out questions answered; NW-1001's budgets (30-400, every 5)
+#: The demo on main cee0266: held-out questions answered; NW-1001's budgets (30-400, every 5)
 #: whose section holds a line but not the documented anaphylaxis.
-BEFORE_DEMO = {"questions": "37 / 40", "anaphylaxis missing at": "40, 45, 50, 55, 60"}
+BEFORE_DEMO = {"questions": "30 / 33", "anaphylaxis missing at": "40, 45, 50, 55, 60"}
+#: The same measure on main a9c5b85, with its older importer (fewer lab results and allergies).
+A9C5B85 = {
+    "meds": "33 / 45",
+    "conds": "22 / 96",
+    "labs": "29 / 29",
+    "allergies": "28 / 28",
+    "tokens": "181",
+    "questions": "37 / 40 (the demo before issue 26 regenerated it)",
+}
 LAST_ROWS: list[Row] = []  # the last run's rows (``python -m eval.section`` prints them)
 #: The issue's own figures on main 9ee89da (another importer then; for the record).
 ISSUE = {
@@ -356,7 +366,7 @@ def run(ctx: Context) -> Section:
             body.append([r.patient, *(_cells(before) if before else ["-"] * 6)])
             body.append(["", *_cells(r.cells())])
         sec.add(
-            "Per patient: the first row of each is main a9c5b85 (before), the second this run.",
+            "Per patient: the first row of each is main cee0266 (before), the second this run.",
             "",
             *table(HEADER, body),
             "",
@@ -364,7 +374,7 @@ def run(ctx: Context) -> Section:
                 ["", *HEADER[1:]],
                 [
                     [
-                        "before (a9c5b85)",
+                        "before (cee0266)",
                         *(_total_cells(BEFORE_TOTALS) if BEFORE_TOTALS else ["-"] * 6),
                     ],
                     ["this run", *_total_cells(t)],
@@ -373,7 +383,10 @@ def run(ctx: Context) -> Section:
             "",
             f"The issue's figures on main 9ee89da (an older importer): active medications "
             f"{ISSUE['meds']}, active conditions {ISSUE['conds']}, latest lab {ISSUE['labs']}, "
-            f"allergies {ISSUE['allergies']}, median tokens {ISSUE['tokens']}.",
+            f"allergies {ISSUE['allergies']}, median tokens {ISSUE['tokens']}. On main a9c5b85 "
+            f"(the importer before issue 24): active medications {A9C5B85['meds']}, active "
+            f"conditions {A9C5B85['conds']}, latest lab {A9C5B85['labs']}, allergies "
+            f"{A9C5B85['allergies']}, median tokens {A9C5B85['tokens']}.",
             "",
         )
     demo_part(ctx, sec)
