@@ -167,6 +167,7 @@ ACTION_LABELS: dict[str, str] = {
     AuditAction.IMPORT_SESSIONS: "Past sessions recorded",
     AuditAction.KEEP_FLAGGED: "Kept despite a change",
     AuditAction.CONFIRM_FLAGGED: "Confirmed out of date",
+    AuditAction.CONFIRM_MEMORY: "Confirmed again",
 }
 
 #: The record fields a person reads, in words (memories, supersessions, policies).
@@ -313,6 +314,13 @@ def audit_ids(entry: AuditEntry) -> list[str]:
     return []
 
 
+def _confirmation_words(kind: Any) -> str:
+    try:
+        return CONFIRMATION_LABELS[ConfirmationKind(kind)]
+    except ValueError:
+        return ""
+
+
 def audit_sentence(entry: AuditEntry, content_of: Mapping[str, str]) -> str:
     """One audit row as a sentence with the memories' statements, e.g. ``Dr Lee confirmed
     that “…” replaces “…”``. ``content_of`` maps memory ids to their statements (the row's
@@ -379,4 +387,8 @@ def audit_sentence(entry: AuditEntry, content_of: Mapping[str, str]) -> str:
         return f"{who} kept {text} although a drug or condition it names changed"
     if a == AuditAction.CONFIRM_FLAGGED:
         return f"{who} confirmed {text} is out of date (archived; Restore undoes it)"
+    if a == AuditAction.CONFIRM_MEMORY:
+        conf = after.get("confirmation") or {}
+        why = _confirmation_words(conf.get("kind"))
+        return f"{text} was confirmed again by {who}{f' ({why})' if why else ''}: its age restarts"
     return f"{who}: {action_label(a).lower()} {text}".strip()
