@@ -346,12 +346,22 @@ def test_property_section_structure_holds(
         assert scores == sorted(scores, reverse=True)
     body = sel.text.split("\n")[2:-2] if sel.text else []
     index = {c.memory.id: n for n, c in enumerate(cands)}
+    full, shortened = [], False
     for pos, (line, item) in enumerate(zip(body, inc, strict=True), start=1):
         n = index[item.scored.memory.id]
         warn = ctx.WARN if item.scored.current_importance >= 8 else ""
-        text = " ".join((ctx.sanitize_line(cands[n].memory.content), *notes[n]))
-        assert line == f"{pos}. {warn}{text}"
+        bare = ctx.sanitize_line(cands[n].memory.content)
+        text = " ".join((bare, *notes[n]))
+        full.append((text, bool(warn)))
         assert item.annotations == notes[n]
+        if line == f"{pos}. {warn}{text}":
+            continue
+        # issue 23: a safety line's annotations go before any safety line does -- only a
+        # safety line loses them, and only when the section would not fit with them
+        assert item.scored.safety and line == f"{pos}. {warn}{bare}", line
+        shortened = True
+    if shortened:
+        assert budget is not None and count_tokens(ctx.render_section(full)) > budget
 
 
 # --- 3. concurrent writers ----------------------------------------------------------------------

@@ -5,10 +5,7 @@ its accesses (no target)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
-
-from memory_core.policy import ContextPolicy
 
 from .. import reference as ref
 from ..harness import interleaved
@@ -21,6 +18,7 @@ from .common import (
     Target,
     engine_and_reference,
     log,
+    plain_policy,
     query_at,
 )
 
@@ -30,8 +28,7 @@ TARGET = Target("≤ 10 ms; ≥ 20× ref", max_s=0.010, min_speedup=20)
 def check(bench: Setup, n: int, qv: dict[str, F32], detected: bool = False) -> None:
     pid = bench.pid(n, detected)
     recs, sups = bench.state(pid)
-    # the reference writes no annotations (pending review, possibly stale, lab history)
-    plain = replace(bench.eng.policy, context=ContextPolicy(False, False, False))
+    plain = plain_policy(bench.eng.policy)
     for q, v in qv.items():
         got = bench.eng.build_context(pid, q, query_vector=v, record_access=False, policy=plain)
         text, lines = bench.ref_context(pid, recs, sups, q, v)
