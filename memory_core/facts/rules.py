@@ -198,6 +198,9 @@ def _by_words(p: Pair) -> Decision | None:
 
     if p.newer_text.rstrip().endswith("?"):
         return None  # a question asserts nothing
+    restated = _restated(p)
+    if restated is not None:
+        return restated  # the same words again: a restatement, as for keyed statements
     wa, wb = rest_words(p.older_text, p.memory_type), rest_words(p.newer_text, p.memory_type)
     small, large = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
     shared = _alike_count(small, large)
@@ -1128,7 +1131,7 @@ DECIDES: dict[str, tuple[str, ...]] = {
         "response.outcome-changed", "response.two-outcomes", "response.added",
         "response.restated",
     ),
-    "key.none-shared": ("key.none-shared", "words.same-subject"),
+    "key.none-shared": ("key.none-shared", "words.same-subject", "statement.restated"),
 }  # fmt: skip
 
 TABLE: tuple[Rule, ...] = (
