@@ -12,6 +12,7 @@ from .context import render_section, sanitize_line
 from .demo import DemoDataset, northwind_demo
 from .engine import MemoryEngine
 from .tokens import count_tokens
+from .validation import timestamp
 from .values import InjectionRecord
 
 DEMO_ACTOR = "demo-seed"
@@ -32,7 +33,9 @@ def seed_demo(
     injection record (what the agent was given, in the injected-context format), so accesses
     and injections agree; the sessions without any use are recorded as sessions. Returns
     counts."""
-    now = engine.clock() if now is None else now
+    clock = engine.clock()
+    # checked before anything is written: a moment past the clock is refused (nothing seeded)
+    now = clock if now is None else timestamp(now, "now", clock)
     data = dataset or northwind_demo(now)
     records = [
         {

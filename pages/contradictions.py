@@ -140,7 +140,9 @@ def _card(
                 disabled=not editable,
             ):
                 _act(
-                    lambda: engine.confirm_supersession(sup.id, reviewer),
+                    lambda: engine.confirm_supersession(
+                        sup.id, reviewer, patient_id=sup.patient_id
+                    ),
                     "Confirmed: the older memory is superseded.",
                 )
             if b2.button(
@@ -151,7 +153,7 @@ def _card(
                 disabled=not editable,
             ):
                 _act(
-                    lambda: engine.reject_supersession(sup.id, reviewer),
+                    lambda: engine.reject_supersession(sup.id, reviewer, patient_id=sup.patient_id),
                     "Rejected: both memories stay active.",
                 )
         elif state in ("auto", "confirmed") and st.button(
@@ -163,7 +165,7 @@ def _card(
             disabled=not editable,
         ):
             _act(
-                lambda: engine.undo_supersession(sup.id, reviewer),
+                lambda: engine.undo_supersession(sup.id, reviewer, patient_id=sup.patient_id),
                 "Undone: the older memory is active again."
                 + (" The pair is back in the review queue." if state == "confirmed" else ""),
                 check=lambda: engine.store.get_supersession(sup.id).state.value != state,

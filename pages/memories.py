@@ -139,39 +139,39 @@ def _show_flash(slot: str) -> None:
 
 
 # --- callbacks: run before the rerun, with the version read when the page was rendered --------
-def _toggle_pin(memory_id: str, pinned: bool, version: int) -> None:
+def _toggle_pin(memory_id: str, pinned: bool, version: int, pid: str) -> None:
     eng = common.engine()
     if pinned:
         _attempt(
             ACTION_FLASH,
-            lambda: eng.unpin(memory_id, _actor(), expected_version=version),
+            lambda: eng.unpin(memory_id, _actor(), expected_version=version, patient_id=pid),
             "Unpinned: the memory decays again.",
         )
     else:
         _attempt(
             ACTION_FLASH,
-            lambda: eng.pin(memory_id, _actor(), expected_version=version),
+            lambda: eng.pin(memory_id, _actor(), expected_version=version, patient_id=pid),
             "Pinned: the memory no longer decays and cleanup will not archive it.",
         )
 
 
-def _toggle_archive(memory_id: str, archived: bool, version: int) -> None:
+def _toggle_archive(memory_id: str, archived: bool, version: int, pid: str) -> None:
     eng = common.engine()
     if archived:
         _attempt(
             ACTION_FLASH,
-            lambda: eng.restore(memory_id, _actor(), expected_version=version),
+            lambda: eng.restore(memory_id, _actor(), expected_version=version, patient_id=pid),
             "Restored.",
         )
     else:
         _attempt(
             ACTION_FLASH,
-            lambda: eng.archive(memory_id, _actor(), expected_version=version),
+            lambda: eng.archive(memory_id, _actor(), expected_version=version, patient_id=pid),
             "Archived (kept, and can be restored).",
         )
 
 
-def _save_importance(memory_id: str, version: int) -> None:
+def _save_importance(memory_id: str, version: int, pid: str) -> None:
     value = st.session_state.get("edit_importance")
     problem = importance_problem(value)
     if problem:  # the field shows it; nothing is written and nothing says "saved"
@@ -180,7 +180,7 @@ def _save_importance(memory_id: str, version: int) -> None:
     saved = _attempt(
         ACTION_FLASH,
         lambda: common.engine().set_importance(
-            memory_id, float(value), _actor(), expected_version=version
+            memory_id, float(value), _actor(), expected_version=version, patient_id=pid
         ),
         "",
     )
@@ -221,7 +221,7 @@ def _save_new(patient_id: str) -> None:
         return
     lines = []
     for sup in result.supersessions:
-        older = eng.get(sup.old_id)
+        older = eng.get(sup.old_id, patient_id=patient_id)
         what = (
             "superseded now"
             if sup.state.value == SupersessionState.AUTO.value
@@ -419,7 +419,7 @@ else:
         format_func=lambda i: labels.get(i, i),
         key="action_memory",
     )
-    mem = common.run(lambda: engine.get(mid)) if mid else None
+    mem = common.run(lambda: engine.get(mid, patient_id=pid)) if mid else None
     if mem is not None:
         if (
             st.session_state.get("_edit_importance_for") != mem.id
@@ -436,7 +436,7 @@ else:
                 f"created {mem.created_at.astimezone(UTC):%d %b %Y %H:%M} UTC"
             )
             if mem.superseded_by:
-                newer = common.run(lambda: engine.get(str(mem.superseded_by)))
+                newer = common.run(lambda: engine.get(str(mem.superseded_by), patient_id=pid))
                 if newer is not None:
                     st.caption(f"Replaced by: {newer.content}")
             with st.expander("Technical detail"):
@@ -452,7 +452,7 @@ else:
             key="pin_toggle",
             disabled=not editable,
             on_click=_toggle_pin,
-            args=(mem.id, mem.pinned, mem.version),
+            args=(mem.id, mem.pinned, mem.version, pid),
             width="stretch",
         )
         a2.button(
@@ -461,7 +461,7 @@ else:
             key="archive_toggle",
             disabled=not editable,
             on_click=_toggle_archive,
-            args=(mem.id, archived, mem.version),
+            args=(mem.id, archived, mem.version, pid),
             width="stretch",
         )
         a3.number_input(  # no min/max: a bad value is explained below, never silently kept
@@ -480,7 +480,7 @@ else:
             key="save_importance",
             disabled=not editable or edit_problem is not None,
             on_click=_save_importance,
-            args=(mem.id, mem.version),
+            args=(mem.id, mem.version, pid),
             width="stretch",
         )
 _show_flash(ACTION_FLASH)

@@ -91,8 +91,8 @@ def _ranking_frame(items: list[mc.ContextItem]) -> pd.DataFrame:
 def _flag_reason(engine: mc.MemoryEngine, flag: mc.StaleFlag) -> str:
     """Why a memory is flagged, in plain words (memory content is shown as plain text)."""
     try:
-        changed = engine.get(flag.changed_id).content
-        newer = engine.get(flag.new_id).content
+        changed = engine.get(flag.changed_id, patient_id=flag.patient_id).content
+        newer = engine.get(flag.new_id, patient_id=flag.patient_id).content
     except mc.NotFoundError:  # purged since: the flag still names the change
         changed, newer = flag.changed_id, flag.new_id
     return (
@@ -119,7 +119,7 @@ def _flags_section(engine: mc.MemoryEngine, pid: str, items: list[mc.ContextItem
     rows = []
     for f in flags:
         try:
-            content = engine.get(f.memory_id).content
+            content = engine.get(f.memory_id, patient_id=pid).content
         except mc.NotFoundError:
             continue
         at = lines.get(f.memory_id)
@@ -142,11 +142,12 @@ def _flags_section(engine: mc.MemoryEngine, pid: str, items: list[mc.ContextItem
     row = labels[choice]
     keep, confirm = st.columns(2)
     if keep.button("Keep it (clear the flag)", key="keep_flagged") and common.run(
-        lambda: engine.keep_flagged(row["memory id"], row["change id"], by), "Flag cleared."
+        lambda: engine.keep_flagged(row["memory id"], row["change id"], by, patient_id=pid),
+        "Flag cleared.",
     ):
         st.rerun()
     if confirm.button("Confirm outdated (archive)", key="confirm_flagged") and common.run(
-        lambda: engine.confirm_flagged(row["memory id"], row["change id"], by),
+        lambda: engine.confirm_flagged(row["memory id"], row["change id"], by, patient_id=pid),
         "Archived (Memories → Restore undoes it).",
     ):
         st.rerun()

@@ -12,7 +12,7 @@ import numpy as np
 from .. import flags
 from .. import validation as v
 from ..errors import NotFoundError, StateError
-from ..store.base import AuditQuery, ChangeSet, MemoryUpdate
+from ..store.base import AuditQuery, ChangeSet, FlagKeep, MemoryUpdate
 from ..values import AuditAction, Memory, StaleFlag, Status
 from .asof import active_indices
 from .core import Core
@@ -75,49 +75,52 @@ def stale_flags(core: Core, patient_id: str, now: datetime | None) -> list[Stale
     return flags_at(core, snap, patient_id, now)
 
 
-def _flag(core: Core, memory_id: str, change_id: str) -> tuple[Memory, StaleFlag]:
-    memory = core.store.get_memory(memory_id)
+def _flag(
+    core: Core, memory_id: str, change_id: str, patient_id: str | None
+) -> tuple[Memory, StaleFlag]:
+    memory = core.memory_of(memory_id, patient_id)
+    cid = v.record_id(change_id, "change_id")
     for f in stale_flags(core, memory.patient_id, None):
-        if f.memory_id == memory_id and f.change_id == change_id:
+        if f.memory_id == memory.id and f.change_id == cid:
             return memory, f
-    raise NotFoundError("possibly-stale flag", f"{memory_id} / {change_id}")
+    raise NotFoundError("possibly-stale flag", f"{memory.id} / {cid}")
 
 
-def keep_flagged(core: Core, memory_id: str, change_id: str, by: str) -> StaleFlag:
-    """The reviewer keeps the memory: the flag is cleared (audited, KEEP_FLAGGED)."""
+def keep_flagged(
+    core: Core, memory_id: str, change_id: str, by: str, patient_id: str | None = None
+) -> StaleFlag:
+    """The reviewer keeps the memory: the flag is cleared (a change of its own, audited by the
+    store as KEEP_FLAGGED with the flag)."""
     by = v.actor(by)
-    memory, flag = _flag(core, memory_id, change_id)
-    entry = core.audit(
-        by,
-        AuditAction.KEEP_FLAGGED,
-        "memory",
-        memory.id,
-        memory.patient_id,
-        flag.to_public_dict(),
-        {"change_id": change_id, "kept": True},
+    memory, flag = _flag(core, memory_id, change_id, patient_id)
+    changes = ChangeSet(
+        flag_keeps=[FlagKeep(memory.id, memory.patient_id, flag.change_id)],
+        notes={memory.id: {"flag": flag.to_public_dict()}},
     )
-    core.apply(ChangeSet(audit=[entry]))
+    core.apply(changes, by)
     return flag
 
 
 def confirm_flagged(
-    core: Core, memory_id: str, change_id: str, by: str, now: datetime | None = None
+    core: Core,
+    memory_id: str,
+    change_id: str,
+    by: str,
+    now: datetime | None = None,
+    patient_id: str | None = None,
 ) -> Memory:
     """The reviewer confirms the memory is stale: it is archived (audited, CONFIRM_FLAGGED;
     undone by ``restore``)."""
     by = v.actor(by)
-    memory, flag = _flag(core, memory_id, change_id)
+    at = core.action_time(now)
+    memory, flag = _flag(core, memory_id, change_id, patient_id)
     if memory.status is not Status.ACTIVE:
         raise StateError(f"memory {memory.id} is {memory.status.value}, not active")
-    new = replace(memory, status=Status.ARCHIVED, archived_at=core.now(now))
-    entry = core.audit(
-        by,
-        AuditAction.CONFIRM_FLAGGED,
-        "memory",
-        memory.id,
-        memory.patient_id,
-        memory.to_public_dict(),
-        {**new.to_public_dict(), "flag": flag.to_public_dict()},
+    new = replace(memory, status=Status.ARCHIVED, archived_at=at)
+    changes = ChangeSet(
+        update_memories=[MemoryUpdate(new, memory.version)],
+        actions={memory.id: AuditAction.CONFIRM_FLAGGED},
+        notes={memory.id: {"flag": flag.to_public_dict()}},
     )
-    core.apply(ChangeSet(update_memories=[MemoryUpdate(new, memory.version)], audit=[entry]))
-    return core.store.get_memory(memory_id)
+    core.apply(changes, by)
+    return core.store.get_memory(memory.id)

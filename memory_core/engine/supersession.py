@@ -58,7 +58,7 @@ def record(
     changes: ChangeSet,
 ) -> Supersession:
     """A new supersession record (auto: in effect from the newer memory's created_at;
-    otherwise pending review), added to ``changes`` with its audit entry."""
+    otherwise pending review), added to ``changes`` (the store audits it)."""
     sup = Supersession(
         id=new_id("sup"),
         patient_id=older.patient_id,
@@ -74,30 +74,13 @@ def record(
         decided_at=now if auto else None,
     )
     changes.insert_supersessions.append(sup)
-    changes.audit.append(
-        core.audit(
-            by,
-            AuditAction.DETECT_SUPERSESSION,
-            "supersession",
-            sup.id,
-            sup.patient_id,
-            None,
-            sup.to_public_dict(),
-        )
-    )
     return sup
 
 
-def demote(core: Core, older: Memory, newer_id: str, by: str, changes: ChangeSet) -> Memory:
-    """``older`` superseded by ``newer_id`` (base importance kept), with its audit entry
-    added to ``changes``."""
-    demoted = replace(older, status=Status.SUPERSEDED, superseded_by=newer_id)
-    before = older.to_public_dict()
-    after = {**before, "status": demoted.status.value, "superseded_by": newer_id}
-    changes.audit.append(
-        core.audit(by, AuditAction.SUPERSEDE, "memory", older.id, older.patient_id, before, after)
-    )
-    return demoted
+def demote(older: Memory, newer_id: str) -> Memory:
+    """``older`` superseded by ``newer_id`` (base importance kept; the store audits the
+    update as a supersession)."""
+    return replace(older, status=Status.SUPERSEDED, superseded_by=newer_id)
 
 
 # --- detection on insert -----------------------------------------------------------------------
@@ -198,7 +181,7 @@ def detect(
         sup = record(core, older, newer, sim, verdict, mode == "auto", by, now, changes)
         found.append(sup)
         if sup.state is SupersessionState.AUTO:
-            demoted = demote(core, older, newer.id, by, changes)
+            demoted = demote(older, newer.id)
             if new_is_older:
                 new = demoted
             else:
@@ -259,7 +242,6 @@ def preview(
 
 # --- reviewer actions --------------------------------------------------------------------------
 def _decide(
-    core: Core,
     sup: Supersession,
     by: str,
     action: AuditAction,
@@ -268,26 +250,34 @@ def _decide(
     **fields: Any,
 ) -> ChangeSet:
     changed = replace(sup, state=new_state, decided_by=by, decided_at=now, **fields)
-    entry = core.audit(
-        by,
-        action,
-        "supersession",
-        sup.id,
-        sup.patient_id,
-        sup.to_public_dict(),
-        changed.to_public_dict(),
+    return ChangeSet(
+        update_supersessions=[SupersessionUpdate(changed, sup.version)],
+        actions={sup.id: action.value},
     )
-    return ChangeSet(update_supersessions=[SupersessionUpdate(changed, sup.version)], audit=[entry])
 
 
-def confirm(core: Core, supersession_id: str, reviewer: str, now: datetime | None) -> Supersession:
+def _pending_or_decided(
+    core: Core, supersession_id: str, reviewer: str, now: datetime | None, patient_id: str | None
+) -> tuple[str, datetime, Supersession]:
+    """The reviewer, the action's moment and the supersession (of ``patient_id`` when given:
+    another patient's id is NotFoundError, nothing written)."""
     reviewer = v.actor(reviewer, "reviewer")
-    now = core.now(now)
-    sup = core.store.get_supersession(v.record_id(supersession_id, "supersession_id"))
+    sid = v.record_id(supersession_id, "supersession_id")
+    now = core.action_time(now)
+    return reviewer, now, core.supersession_of(sid, patient_id)
+
+
+def confirm(
+    core: Core,
+    supersession_id: str,
+    reviewer: str,
+    now: datetime | None,
+    patient_id: str | None = None,
+) -> Supersession:
+    reviewer, now, sup = _pending_or_decided(core, supersession_id, reviewer, now, patient_id)
     if sup.state is not SupersessionState.PENDING:
         raise StateError(f"supersession {sup.id} is {sup.state.value}, not pending")
     changes = _decide(
-        core,
         sup,
         reviewer,
         AuditAction.CONFIRM_SUPERSESSION,
@@ -297,43 +287,44 @@ def confirm(core: Core, supersession_id: str, reviewer: str, now: datetime | Non
     )
     old = core.store.get_memory(sup.old_id)
     if old.status is Status.ACTIVE:
-        demoted = demote(core, old, sup.new_id, reviewer, changes)
-        changes.update_memories.append(MemoryUpdate(demoted, old.version))
-    core.apply(changes)
+        changes.update_memories.append(MemoryUpdate(demote(old, sup.new_id), old.version))
+    core.apply(changes, reviewer)
     return core.store.get_supersession(sup.id)
 
 
-def reject(core: Core, supersession_id: str, reviewer: str, now: datetime | None) -> Supersession:
-    reviewer = v.actor(reviewer, "reviewer")
-    now = core.now(now)
-    sup = core.store.get_supersession(v.record_id(supersession_id, "supersession_id"))
+def reject(
+    core: Core,
+    supersession_id: str,
+    reviewer: str,
+    now: datetime | None,
+    patient_id: str | None = None,
+) -> Supersession:
+    reviewer, now, sup = _pending_or_decided(core, supersession_id, reviewer, now, patient_id)
     if sup.state is not SupersessionState.PENDING:
         raise StateError(
             f"supersession {sup.id} is {sup.state.value}; only pending ones can be rejected "
             "(undo one that is in effect)"
         )
-    core.apply(
-        _decide(
-            core,
-            sup,
-            reviewer,
-            AuditAction.REJECT_SUPERSESSION,
-            SupersessionState.REJECTED,
-            now,
-        )
+    changes = _decide(
+        sup, reviewer, AuditAction.REJECT_SUPERSESSION, SupersessionState.REJECTED, now
     )
+    core.apply(changes, reviewer)
     return core.store.get_supersession(sup.id)
 
 
-def undo(core: Core, supersession_id: str, reviewer: str, now: datetime | None) -> Supersession:
+def undo(
+    core: Core,
+    supersession_id: str,
+    reviewer: str,
+    now: datetime | None,
+    patient_id: str | None = None,
+) -> Supersession:
     """Undo a supersession in effect: the older memory is active again (unless something else
     holds it). An automatic one becomes ``undone``. A *confirmed* one of a review-gated type
     (the policy's mode for the older memory's type is ``review``) reopens its review: the same
     record is ``pending`` again, back in the queue, and keeps ``effective_at``..``ended_at`` as
     the window it was in effect, so as-of views of that window still read it as applied."""
-    reviewer = v.actor(reviewer, "reviewer")
-    now = core.now(now)
-    sup = core.store.get_supersession(v.record_id(supersession_id, "supersession_id"))
+    reviewer, now, sup = _pending_or_decided(core, supersession_id, reviewer, now, patient_id)
     if sup.state not in IN_EFFECT:
         raise StateError(f"supersession {sup.id} is {sup.state.value}; nothing to undo")
     old = core.store.get_memory(sup.old_id)
@@ -342,7 +333,6 @@ def undo(core: Core, supersession_id: str, reviewer: str, now: datetime | None) 
         and core.policy.contradiction.mode_for(old.memory_type) == "review"
     )
     changes = _decide(
-        core,
         sup,
         reviewer,
         AuditAction.UNDO_SUPERSESSION,
@@ -355,18 +345,7 @@ def undo(core: Core, supersession_id: str, reviewer: str, now: datetime | None) 
     restored = replace(old, status=status, superseded_by=superseded_by)
     if restored != old or restored.superseded_by != old.superseded_by:
         changes.update_memories.append(MemoryUpdate(restored, old.version))
-        changes.audit.append(
-            core.audit(
-                reviewer,
-                AuditAction.UNSUPERSEDE,
-                "memory",
-                old.id,
-                old.patient_id,
-                old.to_public_dict(),
-                restored.to_public_dict(),
-            )
-        )
-    core.apply(changes)
+    core.apply(changes, reviewer)
     return core.store.get_supersession(sup.id)
 
 
@@ -403,7 +382,7 @@ def scan_contradictions(
     progress: Progress | None,
 ) -> list[Supersession]:
     by = v.actor(by)
-    now = core.now(now)
+    now = core.action_time(now)
     patients = [v.patient_id(patient_id)] if patient_id else core.store.list_patients()
     found: list[Supersession] = []
     for n, pid in enumerate(patients, start=1):
@@ -482,10 +461,9 @@ def _scan_patient(core: Core, pid: str, by: str, now: datetime) -> list[Superses
             older, newer = snap.memories[act[older_k]], snap.memories[act[newer_k]]
             found.append(record(core, older, newer, sim, verdict, t in auto, by, now, changes))
             if t in auto:
-                d = demote(core, older, newer.id, by, changes)
-                changes.update_memories.append(MemoryUpdate(d, older.version))
+                changes.update_memories.append(MemoryUpdate(demote(older, newer.id), older.version))
     if changes.insert_supersessions:
-        core.apply(changes)
+        core.apply(changes, by)
     return found
 
 
