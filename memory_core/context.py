@@ -2,12 +2,12 @@
 
 Memory content and the session context are untrusted text: :func:`sanitize_line` makes each
 one plain line that cannot forge the section's structure (newlines, headers, bold markers,
-list markers, control and bidi characters, the ⚠️ marker, markup tags, special tokens).
+list markers, control and bidi characters, the ⚠️ marker, markup tags, special tokens, role
+labels, links) and keeps what it says (the rules: :mod:`memory_core.sanitize`).
 """
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .importance import SAFETY_TYPES
+from .sanitize import plain_line
 from .tokens import DEFAULT_ENCODING, count_tokens
 from .values import ContextItem, ScoredMemory
 
@@ -35,84 +36,23 @@ GUIDANCE = (
 MAX_LINE_CHARS = 400
 MAX_SESSION_CHARS = 8000  # the session context's cap (validation.MAX_QUERY_CHARS, as a query)
 
-_WARNING_SIGNS = {"\u26a0", "\ufe0f", "\ufe0e"}  # ⚠ and emoji/text variation selectors
-_LEADING_BLOCK = re.compile(r"^(?:\s*(?:#{1,6}|>|[-*+•]|\d{1,3}[.)])(?=\s))+\s*")
-_WS = re.compile(r"\s+")
-# markup: what is hidden whole (comments, script and style elements), then any tag
-_HIDDEN = re.compile(r"<!--|<(script|style)\b[^<>]*>", re.IGNORECASE)
-_HIDDEN_END = {
-    "": re.compile(r"-->"),
-    "script": re.compile(r"</script\s*>", re.IGNORECASE),
-    "style": re.compile(r"</style\s*>", re.IGNORECASE),
-}
-_TAG = re.compile(r"<[!?/]?[A-Za-z][^<>]*>")
-_EMPHASIS = re.compile(r"[*_]{2,}")  # bold/italic markers and rules (``**``, ``__``, ``***``)
-_READ_FACTOR = 8  # input beyond 8 x max_chars is not read (memory content is <= 2,000 anyway)
-
-
-def _drop_hidden(text: str) -> str:
-    """Comments and script/style elements (their bodies too) become a space; an opener with no
-    closer after it stays, to be removed as a tag. Linear: a kind whose closer is missing is not
-    searched for again."""
-    out: list[str] = []
-    pos = 0
-    dead: set[str] = set()
-    while (m := _HIDDEN.search(text, pos)) is not None:
-        kind = (m.group(1) or "").lower()
-        end = None if kind in dead else _HIDDEN_END[kind].search(text, m.end())
-        if end is None:
-            dead.add(kind)
-            out.append(text[pos : m.end()])
-            pos = m.end()
-            continue
-        out.append(text[pos : m.start()] + " ")
-        pos = end.end()
-    out.append(text[pos:])
-    return "".join(out)
+_STRUCTURE = (HEADER.strip("*"), CLOSING, SESSION_HEADER.strip("*"))
 
 
 def _plain(content: str, max_chars: int) -> str:
     """The rule behind :func:`sanitize_line` (uncached, for one-off text)."""
-    content = content[: _READ_FACTOR * max_chars]
-    out: list[str] = []
-    for ch in content:
-        if ch in _WARNING_SIGNS:
-            continue
-        cat = unicodedata.category(ch)
-        if cat in ("Cc", "Zl", "Zp") or ch in "\u0085":
-            out.append(" ")
-        elif cat in ("Cf", "Cs", "Co", "Cn"):
-            continue
-        else:
-            out.append(ch)
-    text = "".join(out)
-    # Markup goes as spaces, which join nothing; removing emphasis joins its neighbours and may
-    # assemble a tag (``<**b>``) but never a new emphasis run, so the second pass is the last
-    # that can change anything (the loop checks it).
-    prev = None
-    while text != prev:
-        prev = text
-        if "<" in text:
-            text = _TAG.sub(" ", _drop_hidden(text))
-        text = _EMPHASIS.sub("", text)
-    text = text.replace("`", "'")
-    text = _WS.sub(" ", text).strip()
-    text = _LEADING_BLOCK.sub("", text).strip()
-    text = text.replace("<|", "< |").replace("|>", "| >")  # neither pair can be rebuilt
-    if len(text) > max_chars:
-        text = text[: max_chars - 1].rstrip() + "…"
-    return text
+    return plain_line(content, max_chars, _STRUCTURE)
 
 
 @lru_cache(maxsize=65_536)
 def sanitize_line(content: str, max_chars: int = MAX_LINE_CHARS) -> str:
-    """One plain line of text: control, format (zero-width, bidi) and line/paragraph separator
-    characters become spaces or vanish, markup tags become spaces (their text stays; script and
-    style elements and comments go whole), markdown emphasis and leading block markers go, a
-    forged ⚠️ is removed, special-token delimiters (``<|``, ``|>``) are broken up so that no
-    special token such as ``<|endoftext|>`` reaches the agent, whitespace is collapsed and the
-    result is cut at ``max_chars``. No removal can assemble a new tag, ``**`` or special token
-    from the pieces around it; the work is linear in the text's length, and text beyond
+    """One plain line of text that says what ``content`` says and cannot forge the section's
+    structure or speak as another role (:mod:`memory_core.sanitize`: what is removed, what is
+    neutralised): control, format and separator characters, HTML markup, emphasis, a forged ⚠️
+    and leading block markers go; other angle-bracket text, special-token delimiters of the
+    major chat templates, role labels, inline list numbers, markdown links and copies of the
+    section's own header and closing line are kept, rendered inert. Whitespace is collapsed and
+    the result cut at ``max_chars``; the work is linear in the text's length, and text beyond
     8 x ``max_chars`` is not read."""
     return _plain(content, max_chars)
 
@@ -172,6 +112,21 @@ def with_annotations(text: str, annotations: Sequence[str]) -> str:
     return " ".join((text, *annotations)) if annotations else text
 
 
+def statement_key(memory_type: str, line: str, warn: bool) -> tuple[str, str, bool]:
+    """What makes two candidates' lines the same statement: the type, and the line (the
+    sanitised text with its annotations) with case, whitespace and punctuation ignored --
+    except punctuation before a number ("- 5 kg", "2.5 mg", "1,000" keep it: a sign or a
+    decimal point is meaning)."""
+    text = " ".join(line.casefold().split())
+    kept = [
+        ch
+        for k, ch in enumerate(text)
+        if not unicodedata.category(ch).startswith("P")
+        or text[k + 1 : k + 3].lstrip()[:1].isdigit()  # a sign, a decimal point: meaning
+    ]
+    return memory_type, " ".join("".join(kept).split()), warn
+
+
 def _limit_reason(n: int, limit: int) -> str:
     other = "memory" if n == 1 else "memories"
     return f"not in the section: {n} other {other} scored higher (limit {limit})"
@@ -192,9 +147,12 @@ def select_and_render(
 
     ``candidates`` come ranked by score. Every allergy (tier 0) is placed first, in score order,
     and uses none of the ``max_memories`` slots; the slots go to the other candidates in score
-    order. Under ``max_tokens`` (exact count of the whole section, annotations included) a
-    candidate that does not fit is left out; a safety-critical one (tier 0 or 1, see
-    :func:`tiers_of`) left out is reported (``ContextItem.reported``) and no non-safety item
+    order. Identical statements (:func:`statement_key`: the same type and line but for case,
+    whitespace and punctuation) are one line, the first standing for the rest, whose rule
+    names it; its own rule says how many were collapsed into it. Under ``max_tokens`` (exact
+    count of the whole section, annotations included) a candidate that does not fit is left
+    out; a safety-critical one (tier 0 or 1, see :func:`tiers_of`) left out is reported
+    (``ContextItem.reported``) and no non-safety item
     is added after it. The section lists allergies, then the others, in score order.
     ``annotate(i)``: the annotations of candidate ``i``'s line (plain text, see
     :mod:`memory_core.flags`). ``tiers`` may be given when the caller has them already; the
@@ -226,12 +184,21 @@ def select_and_render(
     safety_left_out = False
     rest = [i for i, t in enumerate(tier) if t != 0]
     higher = {i: k for k, i in enumerate(rest)}  # other memories with a higher score
+    # identical statements (the same line, ignoring case, whitespace and punctuation, of the
+    # same type) are one line: the first, best-placed one stands for the others
+    first_of: dict[tuple[str, str, bool], int] = {}
+    same_as: dict[int, int] = {}
     for i in [i for i, t in enumerate(tier) if t == 0] + rest:
         allergy = tier[i] == 0
         if not allergy and others >= max_memories:
             # so is every later one (allergies come first): their rule is the slot limit,
             # written only if the explanations are asked for (see ``rule`` below)
             break
+        key = statement_key(candidates[i].memory.memory_type, *line(i))
+        if key in first_of:
+            same_as[i] = first_of[key]  # uses no slot and no token
+            continue
+        first_of[key] = i
         if safety_left_out and tier[i] == 2:
             rules[i] = (
                 "not in the section: a safety-critical memory did not fit the token budget, "
@@ -263,9 +230,40 @@ def select_and_render(
     text = render_section([line(j) for j in chosen])
     position = {j: p for p, j in enumerate(chosen, start=1)}
 
+    collapsed: dict[int, int] = {}
+
+    def late_repeats() -> None:
+        """Only for the explanations: the candidates the loop did not reach (past the slot
+        limit) that repeat a statement already in the section are collapsed into it too."""
+        if collapsed or not candidates:
+            return
+        firsts = set(first_of.values())
+        for j in range(len(candidates)):
+            if j in rules or j in same_as or j in firsts:
+                continue
+            first = first_of.get(statement_key(candidates[j].memory.memory_type, *line(j)))
+            if first is not None:
+                same_as[j] = first
+        for first in same_as.values():
+            collapsed[first] = collapsed.get(first, 0) + 1
+        collapsed.setdefault(-1, 0)  # done, even when nothing was collapsed
+
     def rule(i: int) -> str:
+        late_repeats()
+        first = same_as.get(i)
+        if first is not None:
+            at = position.get(first)
+            return (
+                f"not in the section: the same statement as line {at} (collapsed into it)"
+                if at is not None
+                else "not in the section: the same statement as a memory left out above"
+            )
         got = rules.get(i)
-        return _limit_reason(higher[i], max_memories) if got is None else got
+        got = _limit_reason(higher[i], max_memories) if got is None else got
+        n = collapsed.get(i)
+        if n:
+            got += f"; {n} identical statement{'s' if n > 1 else ''} collapsed into this line"
+        return got
 
     def build() -> tuple[ContextItem, ...]:
         items = []

@@ -329,15 +329,33 @@ def test_property_section_structure_holds(
         return
     assert sel.tokens == count_tokens(sel.text)
     inc = sorted((i for i in sel.items if i.included), key=lambda i: i.position or 0)
-    allergies = [c for c in cands if c.memory.memory_type == "allergy"]
-    others = [c for c in cands if c.memory.memory_type != "allergy"]
+    # identical statements are one line (issue 25): the first of each stands for the rest
+    keys = [
+        ctx.statement_key(
+            c.memory.memory_type,
+            ctx.with_annotations(ctx.sanitize_line(c.memory.content), notes[n]),
+            c.current_importance >= 8,
+        )
+        for n, c in enumerate(cands)
+    ]
+    repeat = {n for n, key in enumerate(keys) if key in keys[:n]}
+    allergies = [n for n, c in enumerate(cands) if c.memory.memory_type == "allergy"]
+    others = [n for n, c in enumerate(cands) if c.memory.memory_type != "allergy"]
     if budget is None:
-        assert len(inc) == len(allergies) + min(k, len(others))
+        distinct_others = len([n for n in others if n not in repeat])
+        assert len(inc) == len(set(allergies) - repeat) + min(k, distinct_others)
     else:
         assert sel.tokens <= budget
         assert sum(not i.scored.safety for i in inc) <= k
-        for i in sel.items:  # an allergy left out is reported, never dropped silently
-            assert i.reported == (i.scored.memory.memory_type == "allergy" and not i.included)
+        for n, i in enumerate(sel.items):  # an allergy left out is reported, never dropped
+            left_out = i.scored.memory.memory_type == "allergy" and not i.included
+            assert i.reported == (left_out and n not in repeat)
+    at = {keys[n]: i.position for n, i in enumerate(sel.items) if i.included}
+    for n, i in enumerate(sel.items):  # a repeat of a line in the section names that line
+        if n in repeat and keys[n] in at:
+            assert i.rule.startswith(
+                f"not in the section: the same statement as line {at[keys[n]]}"
+            )
     if inc:
         _check_section(sel.text, [(i.line, i.scored.current_importance >= 8) for i in inc])
     else:
