@@ -32,7 +32,7 @@ def _allergy_scope(text: str) -> str:
         return "other"
     if names <= FOOD_ALLERGENS:
         return "food"
-    return "drug" if names - drugs.NON_DRUG_ALLERGENS else "other"
+    return "drug" if names - frozenset(drugs.non_drug_allergens()) else "other"
 
 
 def lists_cover(older: str, newer: str) -> bool:

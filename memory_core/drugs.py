@@ -2,9 +2,10 @@
 
 Backed by the dictionary of ``drug-named-entity-recognition`` (it ships in the wheel; nothing
 is downloaded), read lazily once per process under a lock into a compact exact-match map, plus
-:data:`CLASS_SUPPLEMENT`, a small list of our own for the drug classes and non-drug allergens
-that allergy records name and the dictionary lacks (sulfa, NSAIDs, opioids, contrast, latex,
-...). Pure: text in, mentions out.
+:func:`supplement`, a small list of our own (the lexicon's ``drugs.json``) for the drug classes
+and non-drug allergens that allergy records name and the dictionary lacks (sulfa, NSAIDs,
+opioids, contrast, latex, ...) and combination brands (Augmentin, co-codamol). Pure: text in,
+mentions out.
 
 Tokens are the whitespace-separated words of the text with surrounding punctuation stripped
 ("metformin;" -> "metformin"); a mention's ``start``/``end`` are character offsets into the
@@ -26,142 +27,38 @@ from typing import Any
 
 from .errors import ConfigurationError
 
-# Drug classes and allergens the dictionary does not resolve, by their lower-case spellings
-# (one or two words) -> the canonical name used here. Named as our own supplement, not the
-# dictionary's data.
-CLASS_SUPPLEMENT: dict[str, str] = {
-    "sulfa": "sulfonamides",
-    "sulpha": "sulfonamides",
-    "sulfa drugs": "sulfonamides",
-    "sulfonamide": "sulfonamides",
-    "sulfonamides": "sulfonamides",
-    "sulphonamides": "sulfonamides",
-    "nsaid": "nsaids",
-    "nsaids": "nsaids",
-    "anti-inflammatories": "nsaids",
-    "opioid": "opioids",
-    "opioids": "opioids",
-    "opiates": "opioids",
-    "opiate": "opioids",
-    "contrast": "iodinated contrast",
-    "contrast dye": "iodinated contrast",
-    "iodinated contrast": "iodinated contrast",
-    "iodine contrast": "iodinated contrast",
-    "latex": "latex",
-    "penicillin": "penicillins",
-    "penicillins": "penicillins",
-    "cephalosporin": "cephalosporins",
-    "cephalosporins": "cephalosporins",
-    "ace inhibitor": "ace inhibitors",
-    "ace inhibitors": "ace inhibitors",
-    "statin": "statins",
-    "statins": "statins",
-    "sglt2 inhibitor": "sglt2 inhibitors",
-    "sglt2 inhibitors": "sglt2 inhibitors",
-    # combination brands and chart abbreviations the dictionary lacks
-    "augmentin": "amoxicillin/clavulanic acid",
-    "co-amoxiclav": "amoxicillin/clavulanic acid",
-    "hyzaar": "losartan/hydrochlorothiazide",
-    "lotrel": "amlodipine/benazepril",
-    "janumet": "sitagliptin/metformin",
-    "synjardy": "empagliflozin/metformin",
-    "seretide": "fluticasone/salmeterol",
-    "breo": "fluticasone/vilanterol",
-    "sinemet": "carbidopa/levodopa",
-    "vytorin": "ezetimibe/simvastatin",
-    "caduet": "amlodipine/atorvastatin",
-    "co-trimoxazole": "sulfamethoxazole/trimethoprim",
-    "cotrimoxazole": "sulfamethoxazole/trimethoprim",
-    "smx-tmp": "sulfamethoxazole/trimethoprim",
-    "tmp-smx": "sulfamethoxazole/trimethoprim",
-    "smx/tmp": "sulfamethoxazole/trimethoprim",
-    "tmp/smx": "sulfamethoxazole/trimethoprim",
-    "keflex": "cephalexin",
-    "norco": "hydrocodone/acetaminophen",
-    "vicodin": "hydrocodone/acetaminophen",
-    "percocet": "oxycodone/acetaminophen",
-    "dilantin": "phenytoin",
-    "asa": "aspirin",
-    "kcl": "potassium chloride",
-    "ntg": "nitroglycerin",
-    "hctz": "hydrochlorothiazide",
-    "mtx": "methotrexate",
-    "gadolinium": "gadolinium contrast",
-    "gadolinium contrast": "gadolinium contrast",
-    "pcn": "penicillins",
-    "imdur": "isosorbide mononitrate",
-    "niacin": "niacin",
-    # non-drug allergens an allergy list names
-    "shellfish": "shellfish",
-    "shrimp": "shellfish",
-    "peanut": "peanut",
-    "peanuts": "peanut",
-    "tree nut": "tree nuts",
-    "tree nuts": "tree nuts",
-    "egg": "egg",
-    "eggs": "egg",
-    "bee sting": "bee venom",
-    "bee stings": "bee venom",
-    "wasp stings": "wasp venom",
-    "adhesive tape": "adhesive",
-    "adhesive": "adhesive",
-    "nickel": "nickel",
-    "cat dander": "cat dander",
-    "dog dander": "dog dander",
-    "dust mites": "dust mites",
-    "dust mite": "dust mites",
-    "pollen": "pollen",
-    "ragweed": "ragweed",
-    "grass pollen": "grass pollen",
-    "mold": "mold",
-    "mould": "mold",
-}
 
-#: Canonical names of the supplement that are not drugs (an allergy to them is no drug allergy).
-NON_DRUG_ALLERGENS = frozenset(
-    {
-        "latex",
-        "shellfish",
-        "peanut",
-        "tree nuts",
-        "egg",
-        "bee venom",
-        "wasp venom",
-        "adhesive",
-        "nickel",
-        "cat dander",
-        "dog dander",
-        "dust mites",
-        "pollen",
-        "ragweed",
-        "grass pollen",
-        "mold",
-    }
-)
+def _lex() -> dict[str, Any]:
+    """The drug section of the clinical lexicon (``memory_core/data/lexicon/drugs.json``): the
+    supplement of spellings the dictionary lacks, non-drug allergens, words that name no drug
+    alone, aliases, rescue medicines and the allergy classes."""
+    from .facts.lexicon import lexicon
 
-# Common words the dictionary maps to a drug that, alone, name none in a clinical sentence.
-# Lab analytes are listed too: "LDL cholesterol" is a dictionary entry, but in a sentence it is
-# a test result.
-NOT_DRUGS = frozenset(
-    {
-        "vitamin",
-        "iron",
-        "water",
-        "oxygen",
-        "salt",
-        "sugar",
-        "alcohol",
-        "glucose",
-        "cholesterol",
-        "ldl cholesterol",
-        "hdl cholesterol",
-        "potassium",
-        "sodium",
-        "calcium",
-        "creatinine",
-        "albumin",
-    }
-)
+    drugs: dict[str, Any] = dict(lexicon().drugs)
+    return drugs
+
+
+def supplement() -> dict[str, str]:
+    """Spellings (lower case, one or two words) the dictionary does not resolve, or resolves
+    otherwise, -> the canonical name used here: drug classes an allergy names (sulfa, NSAIDs),
+    combination brands (Augmentin, co-codamol), chart abbreviations (PCN, HCTZ) and non-drug
+    allergens (peanut, latex). Named as our own supplement, not the dictionary's data."""
+    sup: dict[str, str] = _lex()["supplement"]
+    return sup
+
+
+def non_drug_allergens() -> dict[str, str]:
+    """Canonical names of the supplement that are not drugs, with their kind (food,
+    environment, venom): an allergy to them is no drug allergy."""
+    kinds: dict[str, str] = _lex()["non_drug_allergens"]
+    return kinds
+
+
+def rescue_medicines() -> frozenset[str]:
+    """What treats a reaction rather than causes it ("anaphylaxis, carries EpiPen")."""
+    rescue: frozenset[str] = _lex()["rescue"]
+    return rescue
+
 
 _STRIP = "\"'`.,;:!?()[]{}<>*_~/\\|“”‘’—–-"
 _WORD = re.compile(r"\S+")
@@ -184,6 +81,7 @@ class DrugMention:
 
 _lock = threading.Lock()
 _names: dict[str, str] | None = None
+_mesh: dict[str, tuple[str, ...]] = {}  # canonical name -> MeSH tree numbers, filled by _load
 
 #: The package whose dictionary file is read, and the file's name inside it.
 _PACKAGE = "drug_named_entity_recognition"
@@ -219,6 +117,10 @@ def _read_dictionary() -> dict[str, str]:
     canonical: dict[str, dict[str, Any]] = data["drug_canonical_to_data"]
     variant_data: dict[str, dict[str, Any]] = data["drug_variant_to_variant_data"]
     out: dict[str, str] = {}
+    for info in canonical.values():
+        tree, name = info.get("mesh_tree"), info.get("name")
+        if tree and name:
+            _mesh[_canonical(str(name).lower())] = tuple(tree)
     for spelling, names in variants.items():
         if names:
             first = names[0]
@@ -276,16 +178,16 @@ def _resolve(text: str) -> tuple[DrugMention, ...]:
     found: list[DrugMention] = []
     taken: set[int] = set()
     lowered = [t[0].lower() for t in toks]
+    lex = _lex()
+    extra = lex["supplement"]
     i = 0
     while i < len(toks):  # the supplement: two-word spellings before one-word ones
         for n in (2, 1):
             key = " ".join(lowered[i : i + n])
-            if i + n <= len(toks) and key in CLASS_SUPPLEMENT:
+            if i + n <= len(toks) and key in extra:
                 start, end = toks[i][1], toks[i + n - 1][2]
                 found.append(
-                    DrugMention(
-                        _canonical(CLASS_SUPPLEMENT[key]), start, end, text[start:end], "supplement"
-                    )
+                    DrugMention(_canonical(extra[key]), start, end, text[start:end], "supplement")
                 )
                 taken.update(range(i, i + n))
                 i += n
@@ -295,7 +197,7 @@ def _resolve(text: str) -> tuple[DrugMention, ...]:
     words = [t[0] for t in toks]
     for canonical, first, last in _find(words):
         span = range(first, last)
-        if taken.intersection(span) or " ".join(lowered[first:last]) in NOT_DRUGS:
+        if taken.intersection(span) or " ".join(lowered[first:last]) in lex["not_drugs"]:
             continue
         name = _canonical(canonical.lower())
         start, end = toks[first][1], toks[last - 1][2]
@@ -311,13 +213,22 @@ def _resolve(text: str) -> tuple[DrugMention, ...]:
         if len(parts) > 1 and all(parts):
             name = _canonical("/".join(p[0].name for p in parts))
             found.append(DrugMention(name, start, end, text[start:end], "dictionary"))
+        elif len(parts) > 1 and any(parts):
+            # a drug joined to a word that is none ("lisinopril-induced"): the drug alone
+            offset = start
+            for piece, got in zip(_JOINED.split(word), parts, strict=True):
+                if got:
+                    s0 = offset + got[0].start
+                    found.append(
+                        DrugMention(
+                            got[0].name, s0, s0 + len(got[0].text), got[0].text, got[0].origin
+                        )
+                    )
+                offset += len(piece) + 1
     found.sort(key=lambda d: d.start)
     return tuple(found)
 
 
-#: Dictionary names of one drug under two spellings: the dictionary files Synthroid under
-#: thyroxine and levothyroxine under itself.
-ALIASES = {"thyroxine": "levothyroxine", "l-thyroxine": "levothyroxine"}
 #: The four-letter suffix of a biologic's name (erenumab-aooe is erenumab).
 _BIOLOGIC_SUFFIX = re.compile(r"-[a-z]{4}$")
 
@@ -331,7 +242,34 @@ def _canonical(name: str) -> str:
     if len(parts) > 1:  # the dictionary writes some as "fluticasone and salmeterol"
         return "/".join(sorted(_canonical(p.strip()) for p in parts))
     name = _BIOLOGIC_SUFFIX.sub("", name)
-    return ALIASES.get(name, name)
+    aliases: dict[str, str] = _lex()["aliases"]
+    return aliases.get(name, name)
+
+
+def ingredients(name: str) -> tuple[str, ...]:
+    """The ingredients of a canonical name: a combination's components ("acetaminophen/codeine"
+    is acetaminophen and codeine), else the name itself."""
+    return tuple(name.split("/"))
+
+
+def classes(name: str) -> frozenset[str]:
+    """The allergy classes (lexicon ``drugs.classes``) a drug belongs to, by the dictionary's
+    MeSH tree numbers: amoxicillin is filed under Penicillins, cephalexin under
+    Cephalosporins. Lower-case class names; empty for a drug in none."""
+    roots = _class_roots()
+    own = _mesh.get(name, ())
+    return frozenset(
+        cls for cls, tops in roots.items()
+        if any(t == r or t.startswith(r + ".") for t in own for r in tops)
+    )  # fmt: skip
+
+
+@lru_cache(maxsize=1)
+def _class_roots() -> dict[str, tuple[str, ...]]:
+    """The MeSH tree numbers of the lexicon's allergy classes, as the dictionary files them."""
+    _load()
+    wanted = (c.lower() for c in _lex()["classes"])
+    return {c: _mesh[c] for c in wanted if c in _mesh}
 
 
 def canonical_names(text: str) -> frozenset[str]:

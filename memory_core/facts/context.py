@@ -1,0 +1,129 @@
+"""ConText over one statement: which things a negation, an uncertainty, a hypothetical, a
+historical or another person's modifier applies to (the algorithm of Harkema et al.'s ConText,
+as medspaCy implements it: a modifier's scope runs from its trigger in its direction to the end
+of the sentence or the first terminator, and applies to every thing inside it; a pseudo-trigger
+is a phrase that contains a trigger word but is none). The rules are data
+(``memory_core/data/lexicon/context.json``). Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .lexicon import ContextRule, Lexicon, Match, lexicon
+from .model import Context
+from .text import Span, Text, clause_bounds, sentence_bounds
+
+CATEGORY = {
+    "NEGATED_EXISTENCE": Context.NEGATED,
+    "POSSIBLE_EXISTENCE": Context.UNCERTAIN,
+    "HYPOTHETICAL": Context.HYPOTHETICAL,
+    "HISTORICAL": Context.HISTORICAL,
+    "FAMILY": Context.OTHER_PERSON,
+}
+#: How far a negation reaches forward, in tokens, when nothing ends it sooner ("no fever,
+#: chills or rash" reaches three things; "no car, depends on the bus" stops at the comma).
+NEGATION_REACH = 8
+#: Words between listed things that keep a negation's scope open across a comma.
+_LIST_WORDS = frozenset({"or", "and", "nor", "any", "other"})
+
+
+def contexts(t: Text, spans: Sequence[Span]) -> list[frozenset[Context]]:
+    """The contexts of each span of ``spans`` (aligned)."""
+    lex = lexicon()
+    matches = lex.context.find(t.tokens, t.raw)
+    pseudo = [m for m in matches if m.value.direction == "PSEUDO"]
+    stops = {m.start for m in matches if m.value.direction == "TERMINATE"}
+    out: list[set[Context]] = [set() for _ in spans]
+    for m in matches:
+        if m.value.direction in ("PSEUDO", "TERMINATE") or _inside(m, pseudo):
+            continue
+        if any(s.start <= m.start < s.end for s in spans):
+            continue  # a trigger word inside a thing's own name ("heart failure with reduced ...")
+        category = CATEGORY[m.value.category]
+        if category is Context.OTHER_PERSON and _reports(t, m, lex.reporting):
+            continue
+        lo, hi = _scope(t, m, stops, spans)
+        if category is Context.OTHER_PERSON and _is_subject(t, m):
+            lo, hi = sentence_bounds(t, m.start)
+        for k, s in enumerate(spans):
+            inside = lo <= s.start and s.end <= hi and not (m.start <= s.start < m.end)
+            if inside and _applies(m.value, category, s, lex):
+                out[k].add(category)
+    return [frozenset(c) for c in out]
+
+
+def _applies(rule: ContextRule, category: Context, s: Span, lex: Lexicon) -> bool:
+    """A rule limited to some kinds of things applies to those only; a relative named in a slot
+    whose value names people ("daughter has moved in") is the slot's value, not whose fact it
+    is."""
+    kind, _, name = s.key.partition(":")
+    if rule.kinds and kind not in rule.kinds:
+        return False
+    if category is Context.OTHER_PERSON and kind == "slot":
+        slot = lex.slots.get(name)
+        return not (slot is not None and slot.people)
+    return True
+
+
+#: Words that may come before the subject of a sentence ("pt's husband", "my wife").
+_LEAD = frozenset({"pt", "pts", "patient", "patients", "my", "his", "her", "their", "the", "our"})
+
+
+def _is_subject(t: Text, m: Match[ContextRule]) -> bool:
+    """The relative is the sentence's subject: only lead words before it in its sentence."""
+    lo, _hi = sentence_bounds(t, m.start)
+    return all(w in _LEAD for w in t.tokens[lo : m.start])
+
+
+def _inside(m: Match[ContextRule], pseudo: Sequence[Match[ContextRule]]) -> bool:
+    return any(p.start <= m.start and m.end <= p.end for p in pseudo)
+
+
+def _reports(t: Text, m: Match[ContextRule], reporting: frozenset[str]) -> bool:
+    """A relative who reports ("wife says he stopped metformin", "per daughter"), not the
+    person the fact is about."""
+    after = t.tokens[m.end : m.end + 2]
+    before = t.tokens[max(0, m.start - 2) : m.start]
+    return any(w in reporting for w in after) or any(w in ("per", "by") for w in before)
+
+
+def _scope(
+    t: Text, m: Match[ContextRule], stops: set[int], spans: Sequence[Span]
+) -> tuple[int, int]:
+    """The token range a modifier applies to."""
+    s_lo, s_hi = sentence_bounds(t, m.start)
+    direction = m.value.direction
+    if m.value.category == "POSSIBLE_EXISTENCE" and t.tokens[m.start] == "?":
+        # "?gout" reaches forward; "lip swelling after ibuprofen?" back to the clause start
+        direction = "FORWARD" if _thing_at(spans, m.end) else "BACKWARD"
+    lo, hi = m.start, m.end
+    if direction in ("FORWARD", "BIDIRECTIONAL"):
+        hi = _forward_end(t, m, stops, spans, s_hi)
+    if direction in ("BACKWARD", "BIDIRECTIONAL"):
+        lo = max([s for s in stops if s_lo <= s < m.start], default=s_lo)
+        if t.tokens[m.start] == "?":
+            lo = max(lo, clause_bounds(t, m.start)[0])  # "Cr 1.8 today - AKI?": AKI only
+    return lo, hi
+
+
+def _forward_end(
+    t: Text, m: Match[ContextRule], stops: set[int], spans: Sequence[Span], s_hi: int
+) -> int:
+    end = min([s for s in stops if m.end <= s < s_hi], default=s_hi)
+    if m.value.category != "NEGATED_EXISTENCE":
+        return end
+    end = min(end, m.end + NEGATION_REACH + _longest(spans))
+    for i in range(m.end + 1, end):
+        if t.clause[i] != t.clause[i - 1] and not (
+            _thing_at(spans, i) or t.tokens[i] in _LIST_WORDS
+        ):
+            return i
+    return end
+
+
+def _thing_at(spans: Sequence[Span], i: int) -> bool:
+    return any(s.start == i for s in spans)
+
+
+def _longest(spans: Sequence[Span]) -> int:
+    return max((s.end - s.start for s in spans), default=0)

@@ -1,0 +1,625 @@
+"""The clinical lexicon: the data files of ``memory_core/data/lexicon/`` read, validated and
+compiled into phrase matchers, once per process and only when first used.
+
+One folder holds every phrase the readers use (conditions, lab analytes and vitals, chart
+slots, state words, ConText rules, dose and frequency words, the drug dictionary's supplement);
+the facts reader, the possibly-stale flags, the query vocabulary and the transcript extractor
+all read it from here, so a phrase is added in one place. :func:`lexicon` returns the compiled
+:class:`Lexicon`; its ``version`` is a digest of the files, stored with every memory's facts so
+a memory read under an older lexicon is read again (:func:`memory_core.facts.current`).
+
+A phrase is lower-case words (hyphens, slashes and apostrophes are read as spaces, as the
+reader tokenises text); a phrase written in capitals (``AS``, ``ED``) is an abbreviation that is
+also a common word, matched only where the text writes it in capitals. A malformed file raises
+:class:`~memory_core.errors.ConfigurationError` naming the file and the entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Generic, TypeVar
+
+from ..errors import ConfigurationError
+
+_V = TypeVar("_V")
+
+FILES = ("conditions", "labs", "slots", "states", "context", "words", "drugs")
+#: Bumped when the reader's own logic changes how a text is read (the files' digest covers
+#: the data): part of the version every memory's facts carry.
+READER_VERSION = "1"
+
+DIRECTIONS = frozenset({"FORWARD", "BACKWARD", "BIDIRECTIONAL", "TERMINATE", "PSEUDO"})
+CATEGORIES = frozenset(
+    {
+        "NEGATED_EXISTENCE",
+        "POSSIBLE_EXISTENCE",
+        "HYPOTHETICAL",
+        "HISTORICAL",
+        "FAMILY",
+        "TERMINATE",
+        "PSEUDO",
+    }
+)
+STATES = frozenset(
+    {
+        "active",
+        "started",
+        "stopped",
+        "changed",
+        "resolved",
+        "refuted",
+        "planned",
+        "done",
+        "cancelled",
+    }
+)
+KEY_KINDS = frozenset({"drug", "loinc", "condition", "allergen", "slot"})
+
+_APOSTROPHE = re.compile(r"['’‘`]")
+#: A token: a number (decimal point kept), a word (letters then letters/digits, "k+"), or one of
+#: the signs the rules read ("?", "%", arrows).
+TOKEN = re.compile(
+    r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d+(?:[.,]\d{1,2}(?!\d)|\.\d+)?|[a-z][a-z0-9]*\+?|->|=>|→|\?|%|<|>"
+)
+
+
+def tokenize(text: str) -> list[tuple[str, int, int]]:
+    """``(token, start, end)`` of ``text``: lower-cased, apostrophes dropped (so "crohn's" is
+    "crohns"), hyphens and slashes separating words; a number's decimal comma read as a point
+    ("7,4" is 7.4) and its thousands separators dropped ("1,000")."""
+    low = _APOSTROPHE.sub("\x00", text.lower())
+    out = []
+    for m in TOKEN.finditer(low):
+        tok = m.group(0)
+        if tok[0].isdigit() and "," in tok:
+            # "1,000" is a thousand; "7,4" a decimal comma
+            tok = tok.replace(",", "") if re.search(r",\d{3}", tok) else tok.replace(",", ".")
+        out.append((tok, m.start(), m.end()))
+    # an apostrophe joins its two sides ("doesn't" -> "doesnt"): merge across the marker
+    if "\x00" not in low:
+        return out
+    merged: list[tuple[str, int, int]] = []
+    for tok, s, e in out:
+        if merged and s >= 1 and low[s - 1] == "\x00" and merged[-1][2] == s - 1:
+            prev, ps, _pe = merged.pop()
+            merged.append((prev + tok, ps, e))
+        else:
+            merged.append((tok, s, e))
+    return merged
+
+
+def phrase_tokens(phrase: str) -> tuple[str, ...]:
+    """A lexicon phrase as the tokens the reader compares it with."""
+    return tuple(t for t, _s, _e in tokenize(phrase))
+
+
+@dataclass(frozen=True, slots=True)
+class Match(Generic[_V]):
+    """A phrase found at tokens ``start``..``end`` (exclusive) with its ``value``."""
+
+    start: int
+    end: int
+    value: _V
+
+
+class PhraseMatcher(Generic[_V]):
+    """Longest-match lookup of phrases over a token sequence, left to right; a phrase written
+    in capitals matches only tokens written in capitals."""
+
+    def __init__(self) -> None:
+        self._by_first: dict[str, list[tuple[tuple[str, ...], bool, _V]]] = {}
+        self.size = 0
+
+    def add(self, phrase: str, value: _V) -> None:
+        toks = phrase_tokens(phrase)
+        if not toks:
+            raise ValueError(f"empty phrase {phrase!r}")
+        caps = phrase.strip() != phrase.strip().lower()
+        entries = self._by_first.setdefault(toks[0], [])
+        entries.append((toks, caps, value))
+        entries.sort(key=lambda e: -len(e[0]))
+        self.size += 1
+
+    def at(self, tokens: Sequence[str], raw: Sequence[str], i: int) -> Match[_V] | None:
+        """The longest phrase starting at token ``i``."""
+        for toks, caps, value in self._by_first.get(tokens[i], ()):
+            n = len(toks)
+            if tuple(tokens[i : i + n]) != toks:
+                continue
+            if caps and not all(r.isupper() for r in raw[i : i + n]):
+                continue
+            return Match(i, i + n, value)
+        return None
+
+    def find(self, tokens: Sequence[str], raw: Sequence[str]) -> list[Match[_V]]:
+        """Every non-overlapping longest match, left to right."""
+        out: list[Match[_V]] = []
+        i = 0
+        while i < len(tokens):
+            m = self.at(tokens, raw, i)
+            if m is None:
+                i += 1
+            else:
+                out.append(m)
+                i = m.end
+        return out
+
+    def find_all(self, tokens: Sequence[str], raw: Sequence[str]) -> list[Match[_V]]:
+        """Every match starting at every token (overlaps kept; the longest at each start)."""
+        out: list[Match[_V]] = []
+        for i in range(len(tokens)):
+            m = self.at(tokens, raw, i)
+            if m is not None:
+                out.append(m)
+        return out
+
+
+# --- entries -----------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Concept:
+    id: str
+    kind: str  # disorder | finding
+    within: tuple[str, ...]
+    measured_by: tuple[str, ...] = ()  # analyte ids
+
+
+@dataclass(frozen=True, slots=True)
+class Analyte:
+    id: str
+    loinc: str
+    codes: tuple[str, ...]
+    kind: str  # lab | vital
+    unit: str
+    parent: str
+    qualitative: bool
+    conversions: tuple[tuple[str, float, float], ...]  # (unit, scale, offset)
+
+    @property
+    def key(self) -> str:
+        return f"loinc:{self.loinc}"
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    id: str
+    single_valued: bool
+    people: bool
+    measure: bool
+    types: frozenset[str]
+
+    @property
+    def key(self) -> str:
+        return f"slot:{self.id}"
+
+
+@dataclass(frozen=True, slots=True)
+class StateRule:
+    state: str
+    direction: str
+    kinds: frozenset[str]  # empty: every kind
+
+
+@dataclass(frozen=True, slots=True)
+class ContextRule:
+    category: str
+    direction: str
+    kinds: frozenset[str] = frozenset()  # empty: every kind
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """The compiled lexicon (see the module docstring)."""
+
+    version: str
+    concepts: Mapping[str, Concept]
+    condition_phrases: PhraseMatcher[str]
+    analytes: Mapping[str, Analyte]
+    analyte_phrases: PhraseMatcher[str]
+    analyte_by_code: Mapping[str, str]
+    symbols: Mapping[str, str]
+    slots: Mapping[str, Slot]
+    slot_triggers: PhraseMatcher[str]
+    slot_values: Mapping[str, PhraseMatcher[str]]
+    slot_kinds: Mapping[str, PhraseMatcher[str]]
+    specialty_phrases: PhraseMatcher[str]
+    referral_triggers: PhraseMatcher[str]
+    procedure_phrases: PhraseMatcher[str]
+    morning_before: int
+    evening_from: int
+    states: PhraseMatcher[StateRule]
+    mentions: PhraseMatcher[str]
+    switch_phrases: PhraseMatcher[str]
+    context: PhraseMatcher[ContextRule]
+    dose_units: frozenset[str]
+    frequencies: PhraseMatcher[str]
+    formulations: PhraseMatcher[str]
+    qualitative: PhraseMatcher[str]
+    number_words: Mapping[str, float]
+    reporting: frozenset[str]
+    additions: PhraseMatcher[str]
+    qualifiers: Mapping[str, PhraseMatcher[str]]
+    contrast: PhraseMatcher[str]
+    durations: Mapping[str, float]
+    now_words: PhraseMatcher[str]
+    months: Mapping[str, int]
+    stopwords: frozenset[str]
+    drugs: Mapping[str, Any]
+
+    def concept_keys(self, concept_id: str) -> str:
+        return f"condition:{concept_id}"
+
+    def analyte_for_code(self, code: str) -> Analyte | None:
+        """The analyte a LOINC code (its main one or another of the same measurement) names."""
+        aid = self.analyte_by_code.get(code)
+        return self.analytes[aid] if aid else None
+
+    def all_phrases(self) -> int:
+        return sum(
+            m.size
+            for m in (
+                self.condition_phrases,
+                self.analyte_phrases,
+                self.slot_triggers,
+                self.states,
+                self.context,
+                self.frequencies,
+                self.formulations,
+            )
+        )
+
+
+# --- loading -----------------------------------------------------------------------------------
+def _read(name: str) -> tuple[bytes, dict[str, Any]]:
+    path = resources.files("memory_core").joinpath("data", "lexicon", f"{name}.json")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigurationError(f"lexicon file {name}.json is missing: {exc}") from exc
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        raise ConfigurationError(f"lexicon file {name}.json is not valid JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigurationError(f"lexicon file {name}.json: the top level must be an object")
+    return raw, data
+
+
+class _Check:
+    """Field checks that name the file and the entry of what is wrong."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+
+    def fail(self, where: str, what: str) -> ConfigurationError:
+        return ConfigurationError(f"lexicon {self.file}.json, {where}: {what}")
+
+    def obj(self, v: Any, where: str) -> dict[str, Any]:
+        if not isinstance(v, dict):
+            raise self.fail(where, "must be an object")
+        return v
+
+    def strs(self, v: Any, where: str, *, empty: bool = False) -> list[str]:
+        if not isinstance(v, list) or not all(isinstance(x, str) and x.strip() for x in v):
+            raise self.fail(where, "must be a list of non-empty strings")
+        if not v and not empty:
+            raise self.fail(where, "must not be empty")
+        return v
+
+    def str_(self, v: Any, where: str) -> str:
+        if not isinstance(v, str) or not v.strip():
+            raise self.fail(where, "must be a non-empty string")
+        return v
+
+    def one_of(self, v: Any, allowed: Iterable[str], where: str) -> str:
+        allowed = frozenset(allowed)
+        if v not in allowed:
+            raise self.fail(where, f"must be one of {sorted(allowed)}, got {v!r}")
+        return str(v)
+
+    def phrases(
+        self, matcher: PhraseMatcher[_V], phrases: list[str], value: _V, where: str
+    ) -> None:
+        for p in phrases:
+            try:
+                matcher.add(p, value)
+            except ValueError as exc:
+                raise self.fail(where, str(exc)) from exc
+
+
+def _concepts(data: dict[str, Any]) -> tuple[dict[str, Concept], PhraseMatcher[str]]:
+    c = _Check("conditions")
+    out: dict[str, Concept] = {}
+    matcher: PhraseMatcher[str] = PhraseMatcher()
+    for i, e in enumerate(data.get("concepts") or []):
+        where = f"concepts[{i}]"
+        e = c.obj(e, where)
+        cid = c.str_(e.get("id"), f"{where}.id")
+        if cid in out:
+            raise c.fail(f"{where}.id", f"{cid!r} is listed twice")
+        kind = c.one_of(e.get("kind"), ("disorder", "finding"), f"{where}.kind")
+        within = tuple(c.strs(e.get("within", []), f"{where}.within", empty=True))
+        measured = tuple(c.strs(e.get("measured_by", []), f"{where}.measured_by", empty=True))
+        out[cid] = Concept(cid, kind, within, measured)
+        c.phrases(matcher, c.strs(e.get("names"), f"{where}.names"), cid, where)
+    for cid, concept in out.items():
+        for w in concept.within:
+            if w not in out:
+                raise c.fail(f"concept {cid!r}.within", f"{w!r} is no concept")
+    return out, matcher
+
+
+def _analytes(
+    data: dict[str, Any],
+) -> tuple[dict[str, Analyte], PhraseMatcher[str], dict[str, str], dict[str, str]]:
+    c = _Check("labs")
+    out: dict[str, Analyte] = {}
+    matcher: PhraseMatcher[str] = PhraseMatcher()
+    by_code: dict[str, str] = {}
+    for i, e in enumerate(data.get("analytes") or []):
+        where = f"analytes[{i}]"
+        e = c.obj(e, where)
+        aid = c.str_(e.get("id"), f"{where}.id")
+        loinc = c.str_(e.get("loinc"), f"{where}.loinc")
+        if not re.fullmatch(r"\d{1,7}-\d", loinc):
+            raise c.fail(f"{where}.loinc", f"{loinc!r} is not a LOINC code (digits-check digit)")
+        codes = tuple(c.strs(e.get("codes", []), f"{where}.codes", empty=True))
+        convs = []
+        for j, cv in enumerate(e.get("conversions", [])):
+            cv = c.obj(cv, f"{where}.conversions[{j}]")
+            scale, offset = cv.get("scale"), cv.get("offset", 0)
+            if not isinstance(scale, int | float) or not isinstance(offset, int | float):
+                raise c.fail(f"{where}.conversions[{j}]", "scale and offset must be numbers")
+            convs.append((c.str_(cv.get("unit"), f"{where}.conversions[{j}].unit"), scale, offset))
+        a = Analyte(
+            id=aid,
+            loinc=loinc,
+            codes=codes,
+            kind=c.one_of(e.get("kind"), ("lab", "vital"), f"{where}.kind"),
+            unit=str(e.get("unit", "")),
+            parent=str(e.get("parent", "")),
+            qualitative=bool(e.get("qualitative", False)),
+            conversions=tuple((u, float(s), float(o)) for u, s, o in convs),
+        )
+        if aid in out:
+            raise c.fail(f"{where}.id", f"{aid!r} is listed twice")
+        out[aid] = a
+        for code in (loinc, *codes):
+            if code in by_code:
+                raise c.fail(where, f"LOINC {code} is also listed under {by_code[code]!r}")
+            by_code[code] = aid
+        c.phrases(matcher, c.strs(e.get("names"), f"{where}.names"), aid, where)
+    for a in out.values():
+        if a.parent and a.parent not in out:
+            raise c.fail(f"analyte {a.id!r}.parent", f"{a.parent!r} is no analyte")
+    symbols = {str(k): str(v) for k, v in c.obj(data.get("symbols", {}), "symbols").items()}
+    for sym, aid in symbols.items():
+        if aid not in out:
+            raise c.fail(f"symbols.{sym}", f"{aid!r} is no analyte")
+    return out, matcher, by_code, symbols
+
+
+def _slots(data: dict[str, Any]) -> dict[str, Any]:
+    c = _Check("slots")
+    slots: dict[str, Slot] = {}
+    triggers: PhraseMatcher[str] = PhraseMatcher()
+    values: dict[str, PhraseMatcher[str]] = {}
+    kinds: dict[str, PhraseMatcher[str]] = {}
+    for i, e in enumerate(data.get("slots") or []):
+        where = f"slots[{i}]"
+        e = c.obj(e, where)
+        sid = c.str_(e.get("id"), f"{where}.id")
+        if sid in slots:
+            raise c.fail(f"{where}.id", f"{sid!r} is listed twice")
+        slots[sid] = Slot(
+            id=sid,
+            single_valued=bool(e.get("single_valued", False)),
+            people=bool(e.get("people", False)),
+            measure=bool(e.get("measure", False)),
+            types=frozenset(c.strs(e.get("types"), f"{where}.types")),
+        )
+        c.phrases(triggers, c.strs(e.get("triggers"), f"{where}.triggers"), sid, where)
+        vm: PhraseMatcher[str] = PhraseMatcher()
+        for value, phrases in c.obj(e.get("values", {}), f"{where}.values").items():
+            c.phrases(vm, c.strs(phrases, f"{where}.values.{value}"), value, where)
+            if e.get("values_are_triggers"):
+                c.phrases(triggers, phrases, sid, where)
+        values[sid] = vm
+        km: PhraseMatcher[str] = PhraseMatcher()
+        for value, phrases in c.obj(e.get("kinds", {}), f"{where}.kinds").items():
+            c.phrases(km, c.strs(phrases, f"{where}.kinds.{value}"), value, where)
+        kinds[sid] = km
+    spec = c.obj(data.get("specialties"), "specialties")
+    specialties: PhraseMatcher[str] = PhraseMatcher()
+    for value, phrases in c.obj(spec.get("values"), "specialties.values").items():
+        c.phrases(specialties, c.strs(phrases, f"specialties.values.{value}"), value, "specialties")
+    referral: PhraseMatcher[str] = PhraseMatcher()
+    c.phrases(
+        referral,
+        c.strs(spec.get("referral_triggers"), "specialties.referral_triggers"),
+        "referral",
+        "specialties",
+    )
+    proc = c.obj(data.get("procedures"), "procedures")
+    procedures: PhraseMatcher[str] = PhraseMatcher()
+    for value, phrases in c.obj(proc.get("values"), "procedures.values").items():
+        c.phrases(procedures, c.strs(phrases, f"procedures.values.{value}"), value, "procedures")
+    clock = c.obj(data.get("clock_times"), "clock_times")
+    return {
+        "slots": slots,
+        "slot_triggers": triggers,
+        "slot_values": values,
+        "slot_kinds": kinds,
+        "specialty_phrases": specialties,
+        "referral_triggers": referral,
+        "procedure_phrases": procedures,
+        "morning_before": int(clock.get("morning_before", 12)),
+        "evening_from": int(clock.get("evening_from", 17)),
+    }
+
+
+def _states(data: dict[str, Any]) -> dict[str, Any]:
+    c = _Check("states")
+    states: PhraseMatcher[StateRule] = PhraseMatcher()
+    for i, e in enumerate(data.get("states") or []):
+        where = f"states[{i}]"
+        e = c.obj(e, where)
+        rule = StateRule(
+            state=c.one_of(e.get("state"), STATES, f"{where}.state"),
+            direction=c.one_of(
+                e.get("direction"), ("FORWARD", "BACKWARD", "BIDIRECTIONAL"), f"{where}.direction"
+            ),
+            kinds=frozenset(c.one_of(k, KEY_KINDS, f"{where}.kinds") for k in e.get("kinds", [])),
+        )
+        c.phrases(states, [c.str_(e.get("literal"), f"{where}.literal")], rule, where)
+    mentions: PhraseMatcher[str] = PhraseMatcher()
+    c.phrases(mentions, c.strs(data.get("mentions"), "mentions"), "mention", "mentions")
+    switches: PhraseMatcher[str] = PhraseMatcher()
+    for i, e in enumerate(data.get("switches") or []):
+        e = c.obj(e, f"switches[{i}]")
+        c.phrases(switches, [c.str_(e.get("from"), f"switches[{i}].from")], "from", "switches")
+    c.phrases(
+        switches, c.strs(data.get("switch_arrows"), "switch_arrows"), "arrow", "switch_arrows"
+    )
+    return {"states": states, "mentions": mentions, "switch_phrases": switches}
+
+
+def _context(data: dict[str, Any]) -> PhraseMatcher[ContextRule]:
+    c = _Check("context")
+    matcher: PhraseMatcher[ContextRule] = PhraseMatcher()
+    for i, e in enumerate(data.get("context_rules") or []):
+        where = f"context_rules[{i}]"
+        e = c.obj(e, where)
+        rule = ContextRule(
+            category=c.one_of(e.get("category"), CATEGORIES, f"{where}.category"),
+            direction=c.one_of(e.get("direction"), DIRECTIONS, f"{where}.direction"),
+            kinds=frozenset(c.one_of(k, KEY_KINDS, f"{where}.kinds") for k in e.get("kinds", [])),
+        )
+        c.phrases(matcher, [c.str_(e.get("literal"), f"{where}.literal")], rule, where)
+    return matcher
+
+
+def _words(data: dict[str, Any]) -> dict[str, Any]:
+    c = _Check("words")
+
+    def grouped(field: str) -> PhraseMatcher[str]:
+        m: PhraseMatcher[str] = PhraseMatcher()
+        for value, phrases in c.obj(data.get(field), field).items():
+            c.phrases(m, c.strs(phrases, f"{field}.{value}"), value, field)
+        return m
+
+    def grouped_of(groups: dict[str, Any], where: str) -> PhraseMatcher[str]:
+        m: PhraseMatcher[str] = PhraseMatcher()
+        for value, phrases in groups.items():
+            c.phrases(m, c.strs(phrases, f"{where}.{value}"), value, where)
+        return m
+
+    def listed(field: str) -> PhraseMatcher[str]:
+        m: PhraseMatcher[str] = PhraseMatcher()
+        c.phrases(m, c.strs(data.get(field), field), field, field)
+        return m
+
+    numbers = c.obj(data.get("number_words"), "number_words")
+    if not all(isinstance(v, int | float) for v in numbers.values()):
+        raise c.fail("number_words", "values must be numbers")
+    months = c.obj(data.get("months"), "months")
+    if not all(isinstance(v, int) and 1 <= v <= 12 for v in months.values()):
+        raise c.fail("months", "values must be month numbers 1-12")
+    return {
+        "dose_units": frozenset(
+            " ".join(phrase_tokens(u)) for u in c.strs(data.get("dose_units"), "dose_units")
+        ),
+        "frequencies": grouped("frequencies"),
+        "formulations": grouped("formulations"),
+        "qualitative": grouped("qualitative"),
+        "number_words": {str(k): float(v) for k, v in numbers.items()},
+        "reporting": frozenset(c.strs(data.get("reporting"), "reporting")),
+        "additions": listed("additions"),
+        "contrast": listed("contrast"),
+        "durations": {
+            str(k): float(v) for k, v in c.obj(data.get("durations"), "durations").items()
+        },
+        "qualifiers": {
+            dim: grouped_of(c.obj(groups, f"qualifiers.{dim}"), f"qualifiers.{dim}")
+            for dim, groups in c.obj(data.get("qualifiers"), "qualifiers").items()
+        },
+        "now_words": listed("now_words"),
+        "months": {str(k): int(v) for k, v in months.items()},
+        "stopwords": frozenset(c.strs(data.get("stopwords"), "stopwords")),
+    }
+
+
+def _drugs(data: dict[str, Any]) -> dict[str, Any]:
+    c = _Check("drugs")
+    sup = c.obj(data.get("supplement"), "supplement")
+    for k, v in sup.items():
+        c.str_(v, f"supplement.{k}")
+    kinds = c.obj(data.get("non_drug_allergens"), "non_drug_allergens")
+    for k, v in kinds.items():
+        c.one_of(v, ("food", "environment", "venom"), f"non_drug_allergens.{k}")
+    return {
+        "supplement": {str(k).lower(): str(v) for k, v in sup.items()},
+        "non_drug_allergens": {str(k): str(v) for k, v in kinds.items()},
+        "not_drugs": frozenset(c.strs(data.get("not_drugs"), "not_drugs")),
+        "aliases": {str(k): str(v) for k, v in c.obj(data.get("aliases"), "aliases").items()},
+        "rescue": frozenset(c.strs(data.get("rescue"), "rescue")),
+        "classes": tuple(c.strs(data.get("classes"), "classes")),
+    }
+
+
+def load() -> Lexicon:
+    """Read, validate and compile every file (uncached: :func:`lexicon` caches it)."""
+    raws: list[bytes] = []
+    data: dict[str, dict[str, Any]] = {}
+    for name in FILES:
+        raw, data[name] = _read(name)
+        raws.append(raw)
+    digest = hashlib.sha256(READER_VERSION.encode())
+    for raw in raws:
+        digest.update(hashlib.sha256(raw).digest())
+    concepts, condition_phrases = _concepts(data["conditions"])
+    analytes, analyte_phrases, by_code, symbols = _analytes(data["labs"])
+    for concept in concepts.values():
+        for aid in concept.measured_by:
+            if aid not in analytes:
+                raise ConfigurationError(
+                    f"lexicon conditions.json, concept {concept.id!r}.measured_by: {aid!r} is no "
+                    "analyte of labs.json"
+                )
+    return Lexicon(
+        version=digest.hexdigest()[:12],
+        concepts=concepts,
+        condition_phrases=condition_phrases,
+        analytes=analytes,
+        analyte_phrases=analyte_phrases,
+        analyte_by_code=by_code,
+        symbols=symbols,
+        **_slots(data["slots"]),
+        **_states(data["states"]),
+        context=_context(data["context"]),
+        **_words(data["words"]),
+        drugs=_drugs(data["drugs"]),
+    )
+
+
+_lock = threading.Lock()
+_loaded: Lexicon | None = None
+
+
+def lexicon() -> Lexicon:
+    """The compiled lexicon, loaded on first use (never at import)."""
+    global _loaded
+    if _loaded is None:
+        with _lock:
+            if _loaded is None:
+                _loaded = load()
+    return _loaded
+
+
+def version() -> str:
+    return lexicon().version

@@ -1,0 +1,315 @@
+"""The offline reader: one statement's text read into :class:`~.model.ClinicalFacts` -- what
+it is about (keys), each thing's value and state, and the ConText around it. Pure and cached
+per (text, memory type); every phrase it knows comes from the lexicon.
+
+What it knows: drugs through the drug dictionary (brands, generics, combinations as one key
+per ingredient, allergy classes by MeSH), lab analytes and vitals by LOINC, conditions,
+symptoms and findings, the chart slots of social history, preferences and plans; doses,
+frequencies and formulations, results with units (converted), conditions' stages and severity,
+slot values and clock times; states from the words around a thing (stopped, started, changed,
+resolved, refuted, planned, done, cancelled; a switch from one thing to another); negation,
+uncertainty, hypothetical and conditional plans, history and other people by ConText. What it
+cannot know: a paraphrase that names none of these, a drug or condition the lexicon and the
+dictionary lack, a relation between two things beyond the words that link them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+from . import values
+from .context import contexts as context_of
+from .lexicon import Lexicon, StateRule, lexicon
+from .model import (
+    ClinicalFacts,
+    Context,
+    Fact,
+    KeyKind,
+    Origin,
+    Role,
+    State,
+    merge,
+    subject_kinds,
+)
+from .text import Span, Text, parse, things
+
+#: A state word reaches the nearest thing at most this many tokens away in its direction.
+STATE_REACH = 6
+#: What a state word means for a condition ("cough stopped" is resolved).
+_FOR_CONDITION = {State.STOPPED: State.RESOLVED}
+#: The slot every allergy is an entry of (an empty list, "NKDA", fills it with nothing).
+ALLERGY_LIST = "slot:allergy list"
+
+
+@lru_cache(maxsize=65_536)
+def read(text: str, memory_type: str = "") -> ClinicalFacts:
+    """The clinical facts of ``text`` (a statement of type ``memory_type``)."""
+    lex = lexicon()
+    t = parse(text)
+    spans = things(t, memory_type)
+    if not spans:
+        return ClinicalFacts(origin=Origin.TEXT, lexicon=lex.version)
+    anchors = [s for s in spans if s.how not in ("ingredient", "class")]
+    roles = _roles(t, anchors, lex)
+    states = _states(t, anchors, roles, subject_kinds(memory_type), lex)
+    ctx = context_of(t, anchors)
+    date = values.statement_date(t)
+    facts: list[Fact] = []
+    for k, span in enumerate(anchors):
+        outcome = memory_type == "treatment_response"
+        for key, role in _keys(span, spans, roles[k], lex, outcome):
+            facts.append(
+                Fact(
+                    key=key,
+                    value=_value(t, span, anchors, lex, memory_type),
+                    state=_state_for(span, states[k]),
+                    contexts=_contexts_for(span, ctx[k]),
+                    role=role,
+                    text=t.words(span.start, span.end),
+                    date=date if span.how == "lab" else "",
+                )
+            )
+    if memory_type == "allergy":
+        facts += _list_entry(facts, lex)
+    return ClinicalFacts(facts=merge(facts), origin=Origin.TEXT, lexicon=lex.version)
+
+
+def _keys(
+    span: Span, spans: Sequence[Span], role: Role, lex: Lexicon, outcome: bool = False
+) -> list[tuple[str, Role]]:
+    """The keys of one thing: its own; for a combination its ingredients' and for a condition
+    or an analyte the broader ones it is a kind of (diabetic retinopathy is a retinopathy, a
+    fasting glucose a glucose), as parts of what it is about -- and, where the statement is a
+    treatment's outcome, the analytes that measure the condition (hypertension: blood
+    pressure); for an allergen the classes it belongs to (in passing)."""
+    out = [(span.key, role)]
+    for s in spans:
+        if (s.start, s.end) == (span.start, span.end) and s.how in ("ingredient", "class"):
+            out.append((s.key, Role.INGREDIENT if s.how == "ingredient" else Role.MENTION))
+    part = Role.MENTION if role is Role.MENTION else Role.INGREDIENT
+    kind, _, name = span.key.partition(":")
+    if kind == "condition" and name in lex.concepts:
+        out += [(f"condition:{w}", part) for w in lex.concepts[name].within]
+        if outcome:
+            measured = lex.concepts[name].measured_by
+            out += [(lex.analytes[a].key, part) for a in measured]
+    elif kind == "loinc":
+        analyte = lex.analyte_for_code(name)
+        if analyte is not None and analyte.parent:
+            out.append((lex.analytes[analyte.parent].key, part))
+    return out
+
+
+#: Types whose statements say where or when of the drugs they name (a reaction "at the
+#: patch site", a response "in the right shoulder"): their drug facts carry the qualifiers.
+_SITED_DRUG_TYPES = frozenset({"adverse_reaction", "treatment_response", "observation"})
+
+
+def _value(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon, memory_type: str) -> str:
+    kind = KeyKind.of(span.key)
+    if kind in (KeyKind.DRUG, KeyKind.ALLERGEN) and span.how != "allergen":
+        value = values.drug_value(t, span, spans)
+        if memory_type in _SITED_DRUG_TYPES:
+            value = values.join([*values.parts(value).items(), *values.qualifiers(t, span)])
+        return value
+    if kind is KeyKind.LOINC:
+        code = span.key.partition(":")[2]
+        return values.lab_value(t, span, spans, lex.analyte_for_code(code))
+    if kind is KeyKind.CONDITION:
+        return values.condition_value(t, span, spans)
+    if kind is KeyKind.SLOT:
+        value = values.slot_value(t, span, spans, lex)
+        if _heading(t, span):
+            value = values.join([*values.parts(value).items(), ("entry", "chart")])
+        if span.key.startswith(("slot:procedure", "slot:referral")):
+            value = values.join([*values.parts(value).items(), *values.qualifiers(t, span)])
+        return value
+    return ""
+
+
+def _heading(t: Text, span: Span) -> bool:
+    """The slot heads a chart entry ("Insurance: Medicaid", "Housing: shelter"): its trigger
+    opens the statement and a colon follows it."""
+    if span.start != 0 or span.end >= len(t.tokens):
+        return False
+    return t.text[t.ends[span.end - 1] : t.starts[span.end]].strip().startswith(":")
+
+
+def _state_for(span: Span, state: State | None) -> State | None:
+    if state is None:
+        return State.ACTIVE
+    if KeyKind.of(span.key) is KeyKind.CONDITION:
+        return _FOR_CONDITION.get(state, state)
+    return state
+
+
+def _contexts_for(span: Span, found: frozenset[Context]) -> frozenset[Context]:
+    return found
+
+
+def _list_entry(facts: Sequence[Fact], lex: Lexicon) -> list[Fact]:
+    """An allergy statement is an entry of the allergy list: a fact of the list's slot, named
+    in passing, whose value is the entry's scope (a drug, or a food or the environment)."""
+    if any(f.key == ALLERGY_LIST for f in facts):
+        return []
+    kinds = lex.drugs["non_drug_allergens"]
+    agents = [
+        f for f in facts if f.kind is KeyKind.ALLERGEN and f.role is Role.SUBJECT and f.asserted
+    ]
+    if not agents:
+        return []
+    scopes = sorted({kinds.get(f.name, "drug") for f in agents})
+    return [Fact(ALLERGY_LIST, f"entry={'+'.join(scopes)}", State.ACTIVE, role=Role.MENTION)]
+
+
+# --- states ------------------------------------------------------------------------------------
+def _states(
+    t: Text,
+    spans: Sequence[Span],
+    roles: Sequence[Role],
+    prefer: frozenset[KeyKind],
+    lex: Lexicon,
+) -> list[State | None]:
+    """The state each thing is given: by a switch first (the thing switched from is stopped,
+    the one switched to started), then by the nearest state word in its direction -- a thing
+    of the kinds the statement's type is about first ("lisinopril stopped due to cough": the
+    drug stopped, not the cough). A thing named in passing keeps no state word's state, and a
+    state word inside a passing phrase ("added to metformin") gives none."""
+    out: list[State | None] = [None] * len(spans)
+    switched = _switches(t, spans, lex)
+    passing = lex.mentions.find(t.tokens, t.raw)
+    eligible = [k for k, r in enumerate(roles) if r is not Role.MENTION and k not in switched]
+    best: dict[int, tuple[int, State]] = {}
+    for m in lex.states.find(t.tokens, t.raw):
+        inside = any(s.start <= m.start < s.end for s in spans)
+        if inside or any(p.start <= m.start < p.end for p in passing):
+            continue
+        found = _nearest(t, spans, eligible, (m.start, m.end), m.value, prefer)
+        if found is None:
+            continue
+        k, gap = found
+        state = State(m.value.state)
+        if k not in best or (gap, _STATE_RANK[state]) < (best[k][0], _STATE_RANK[best[k][1]]):
+            best[k] = (gap, state)
+    for k, (_gap, state) in best.items():
+        out[k] = state
+    for k, state in switched.items():
+        out[k] = state
+    return out
+
+
+#: Of two state words equally near a thing, the one that says more ("continue" says least).
+_STATE_RANK = {
+    State.REFUTED: 0,
+    State.STOPPED: 1,
+    State.RESOLVED: 1,
+    State.CANCELLED: 1,
+    State.DONE: 2,
+    State.STARTED: 3,
+    State.CHANGED: 3,
+    State.PLANNED: 4,
+    State.ACTIVE: 5,
+}
+
+
+def _nearest(
+    t: Text,
+    spans: Sequence[Span],
+    eligible: Sequence[int],
+    at: tuple[int, int],
+    rule: StateRule,
+    prefer: frozenset[KeyKind],
+) -> tuple[int, int] | None:
+    """The thing a state word at tokens ``at`` gives its state to: the nearest in its
+    direction in its sentence (preferred kinds first); with none there, the nearest preferred
+    thing before it in an earlier sentence ("on metformin; switched to extended-release")."""
+    start, end = at
+    best: tuple[int, int, int] | None = None
+    for k in eligible:
+        s = spans[k]
+        kind = KeyKind.of(s.key)
+        if (rule.kinds and kind.value not in rule.kinds) or start <= s.start < end:
+            continue
+        ahead = s.start >= end
+        if (rule.direction == "FORWARD" and not ahead) or (rule.direction == "BACKWARD" and ahead):
+            continue
+        gap = s.start - end if ahead else start - s.end
+        same = t.sentence[s.start] == t.sentence[start]
+        if same and gap <= STATE_REACH:
+            rank = (0 if kind in prefer else 1, gap, k)
+            best = rank if best is None or rank < best else best
+    if best is not None:
+        return best[2], best[1]
+    earlier = [
+        k
+        for k in eligible
+        if spans[k].end <= start
+        and KeyKind.of(spans[k].key) in prefer
+        and not (rule.kinds and KeyKind.of(spans[k].key).value not in rule.kinds)
+    ]
+    if rule.direction != "FORWARD" and earlier and not _sentence_names_any(t, spans, start):
+        return earlier[-1], STATE_REACH + 1
+    return None
+
+
+def _sentence_names_any(t: Text, spans: Sequence[Span], i: int) -> bool:
+    return any(t.sentence[s.start] == t.sentence[i] for s in spans)
+
+
+def _switches(t: Text, spans: Sequence[Span], lex: Lexicon) -> dict[int, State]:
+    """A switch from one thing to another ("switched from X to Y", "X changed to Y", "X -> Y"):
+    X stopped, Y started."""
+    out: dict[int, State] = {}
+    for m in lex.switch_phrases.find(t.tokens, t.raw):
+        pair = _switch_pair(t, spans, m.start, m.end)
+        if pair is None:
+            continue
+        a, b = pair
+        if spans[a].key == spans[b].key or KeyKind.of(spans[a].key) != KeyKind.of(spans[b].key):
+            continue
+        out[a], out[b] = State.STOPPED, State.STARTED
+    return out
+
+
+_LINKS = frozenset({"to", "with", "for", "by", "->", "=>", "→"})
+
+
+def _switch_pair(t: Text, spans: Sequence[Span], start: int, end: int) -> tuple[int, int] | None:
+    """The two things of a switch at tokens ``start``..``end``: the thing after it and the one
+    after the next link word ("switched from X to Y"), or the thing before it and the one after
+    it ("X changed to Y", "X -> Y")."""
+    same = [k for k, s in enumerate(spans) if t.sentence[s.start] == t.sentence[start]]
+    after = [k for k in same if spans[k].start >= end]
+    before = [k for k in same if spans[k].end <= start]
+    if len(after) >= 2:
+        first, second = after[0], after[1]
+        gap = t.tokens[spans[first].end : spans[second].start]
+        if any(w in _LINKS for w in gap) and spans[first].start - end <= 2:
+            return first, second
+    if before and after:
+        linked = t.tokens[end : spans[after[0]].start]
+        if (t.tokens[start] in _LINKS or any(w in _LINKS for w in linked)) and len(linked) <= 3:
+            return before[-1], after[0]
+    return None
+
+
+# --- roles -------------------------------------------------------------------------------------
+def _roles(t: Text, spans: Sequence[Span], lex: Lexicon) -> list[Role]:
+    """A thing named after a mention phrase ("added to metformin", "while on furosemide",
+    "carries an EpiPen") is named in passing; so is a rescue medicine beside an allergy's
+    agent."""
+    out = [Role.SUBJECT] * len(spans)
+    for m in lex.mentions.find(t.tokens, t.raw):
+        for k, s in enumerate(spans):
+            if s.start >= m.end and t.clause[s.start] == t.clause[m.start]:
+                if s.start - m.end <= 2:
+                    out[k] = Role.MENTION
+                break
+    rescue = lex.drugs["rescue"]
+    agents = [k for k, s in enumerate(spans) if s.key.partition(":")[2] not in rescue]
+    if any(KeyKind.of(spans[k].key) in (KeyKind.DRUG, KeyKind.ALLERGEN) for k in agents):
+        for k, s in enumerate(spans):
+            if s.key.partition(":")[2] in rescue:
+                out[k] = Role.MENTION
+    return out

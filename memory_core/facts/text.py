@@ -1,0 +1,314 @@
+"""One statement's text as the readers see it: tokens with their character spans, sentences
+and clauses, and the things named in it (drugs, lab analytes, conditions, allergens, chart
+slots) as spans of tokens. Pure; cached per text."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from .. import drugs
+from .lexicon import Lexicon, Match, PhraseMatcher, lexicon, tokenize
+from .model import subject_kinds
+
+#: What ends a sentence between two tokens; what ends a clause (for a state word's reach).
+_SENTENCE_END = re.compile(r"[.;!\n]|\?\s")
+_CLAUSE_END = re.compile(r"[,(){}\[\]]|\s[-–—]\s|:\s")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A thing named in a statement: its key, tokens ``start``..``end`` (exclusive), and what
+    kind of mention it is (``drug``, ``combination`` (a product of several ingredients),
+    ``ingredient``, ``class``, ``lab``, ``condition``, ``allergen``, ``slot``)."""
+
+    key: str
+    start: int
+    end: int
+    how: str
+
+
+@dataclass(frozen=True)
+class Text:
+    """A statement tokenised: ``tokens`` (normalised), ``raw`` (as written), their character
+    spans, and for each token its sentence and clause number."""
+
+    text: str
+    tokens: tuple[str, ...]
+    raw: tuple[str, ...]
+    starts: tuple[int, ...]
+    ends: tuple[int, ...]
+    sentence: tuple[int, ...]
+    clause: tuple[int, ...]
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def words(self, start: int, end: int) -> str:
+        """The text of tokens ``start``..``end`` as written."""
+        if start >= end:
+            return ""
+        return self.text[self.starts[start] : self.ends[end - 1]]
+
+    def token_at(self, char: int) -> int:
+        """The first token that ends after character ``char``."""
+        for i, e in enumerate(self.ends):
+            if e > char:
+                return i
+        return len(self.tokens)
+
+
+@lru_cache(maxsize=65_536)
+def parse(text: str) -> Text:
+    """``text`` tokenised, with sentence and clause numbers."""
+    toks = tokenize(text)
+    starts = tuple(s for _t, s, _e in toks)
+    ends = tuple(e for _t, _s, e in toks)
+    sentence: list[int] = []
+    clause: list[int] = []
+    s_no = c_no = 0
+    for i in range(len(toks)):
+        if i:
+            gap = text[ends[i - 1] : starts[i]]
+            if _SENTENCE_END.search(gap) or (toks[i - 1][0] == "?" and gap[:1].isspace()):
+                s_no += 1
+                c_no += 1
+            elif _CLAUSE_END.search(gap):
+                c_no += 1
+        sentence.append(s_no)
+        clause.append(c_no)
+    return Text(
+        text=text,
+        tokens=tuple(t for t, _s, _e in toks),
+        raw=tuple(text[s:e] for s, e in zip(starts, ends, strict=True)),
+        starts=starts,
+        ends=ends,
+        sentence=tuple(sentence),
+        clause=tuple(clause),
+    )
+
+
+# --- things named ------------------------------------------------------------------------------
+def things(t: Text, memory_type: str) -> list[Span]:
+    """Every thing ``t`` names, longest first where two overlap, in order of appearance."""
+    lex = lexicon()
+    found = [
+        *_code_spans(t),
+        *_drug_spans(t, memory_type, lex),
+        *_lab_spans(t, lex),
+        *_condition_spans(t, lex),
+        *_slot_spans(t, memory_type, lex),
+    ]
+    return _without_overlaps(found, memory_type)
+
+
+#: A code written in the text ("LOINC 4548-4", "SNOMED CT 44054006", "RxNorm: 860975").
+_CODE = re.compile(
+    r"\b(loinc|snomed(?:[ -]?ct)?|rxnorm|cvx)\b[\s:#=]*(\d{1,7}-\d|\d{2,18})", re.IGNORECASE
+)
+
+
+def _code_spans(t: Text) -> list[Span]:
+    """Codes a statement writes out: the key is the code itself (codes win over words)."""
+    out = []
+    for m in _CODE.finditer(t.text):
+        system = m.group(1).lower()
+        ns = "snomed" if system.startswith("snomed") else system
+        if ns == "loinc" and "-" not in m.group(2):
+            continue
+        a, b = t.token_at(m.start()), t.token_at(m.end() - 1) + 1
+        out.append(Span(f"{ns}:{m.group(2)}", a, b, "code"))
+    return out
+
+
+def _without_overlaps(spans: list[Span], memory_type: str) -> list[Span]:
+    """A code written out wins; then longer spans win over those they overlap; of two as long,
+    the kind the statement's type is about ("vitamin D 1000 IU" on a medication list is a drug,
+    in a lab result an analyte). A drug's ingredient keys ride with their product's span."""
+    kinds = {k.value for k in subject_kinds(memory_type)}
+
+    def rank(s: Span) -> tuple[int, int, int, int, int]:
+        own = 0 if s.key.partition(":")[0] in kinds else 1
+        return (
+            0 if s.how == "code" else 1,
+            -(s.end - s.start),
+            own,
+            _PRIORITY.get(s.how, 9),
+            s.start,
+        )
+
+    ranked = sorted(spans, key=rank)
+    taken: list[tuple[int, int]] = []
+    kept: list[Span] = []
+    for s in ranked:
+        if s.how in _RIDERS:
+            kept.append(s)
+            continue
+        if any(s.start < e and b < s.end for b, e in taken):
+            continue
+        taken.append((s.start, s.end))
+        kept.append(s)
+    anchored = {(s.start, s.end) for s in kept if s.how not in _RIDERS}
+    kept = [s for s in kept if s.how not in _RIDERS or (s.start, s.end) in anchored]
+    return sorted(kept, key=lambda s: (s.start, _PRIORITY.get(s.how, 9)))
+
+
+#: Which of two equally long overlapping spans wins (lower first).
+_PRIORITY = {
+    "code": -1,
+    "lab": 0,
+    "drug": 1,
+    "combination": 1,
+    "allergen": 1,
+    "condition": 2,
+    "slot": 3,
+}
+#: Spans that ride on another's tokens (a combination's ingredients, a drug's class).
+_RIDERS = frozenset({"ingredient", "class"})
+
+
+def _drug_spans(t: Text, memory_type: str, lex: Lexicon) -> list[Span]:
+    out: list[Span] = []
+    allergy = memory_type == "allergy"
+    non_drug = lex.drugs["non_drug_allergens"]
+    for d in drugs.resolve(t.text):
+        a, b = t.token_at(d.start), t.token_at(d.end - 1) + 1
+        if a >= b:
+            continue
+        parts = drugs.ingredients(d.name)
+        if d.name in non_drug:
+            out.append(Span(f"allergen:{d.name}", a, b, "allergen"))
+            continue
+        ns = "allergen" if allergy else "drug"
+        if len(parts) > 1:
+            out.append(Span(f"{ns}:{d.name}", a, b, "combination"))
+            out += [Span(f"{ns}:{p}", a, b, "ingredient") for p in parts]
+        else:
+            out.append(Span(f"{ns}:{d.name}", a, b, "allergen" if allergy else "drug"))
+        if allergy:
+            out += [Span(f"allergen:{c}", a, b, "class") for c in drugs.classes(d.name)]
+    return out
+
+
+def _lab_spans(t: Text, lex: Lexicon) -> list[Span]:
+    out = [
+        Span(lex.analytes[m.value].key, m.start, m.end, "lab")
+        for m in lex.analyte_phrases.find_all(t.tokens, t.raw)
+    ]
+    for i, tok in enumerate(t.tokens[:-1]):
+        sym = lex.symbols.get(tok)
+        if sym and _is_number(t.tokens[i + 1]) and t.raw[i][:1].isupper():
+            out.append(Span(lex.analytes[sym].key, i, i + 1, "lab"))
+    return out
+
+
+def _condition_spans(t: Text, lex: Lexicon) -> list[Span]:
+    return [
+        Span(f"condition:{m.value}", m.start, m.end, "condition")
+        for m in lex.condition_phrases.find_all(t.tokens, t.raw)
+    ]
+
+
+def _slot_spans(t: Text, memory_type: str, lex: Lexicon) -> list[Span]:
+    out = [
+        Span(f"slot:{m.value}", m.start, m.end, "slot")
+        for m in lex.slot_triggers.find_all(t.tokens, t.raw)
+        if memory_type in lex.slots[m.value].types
+    ]
+    if memory_type == "care_plan":
+        specialties = lex.specialty_phrases.find(t.tokens, t.raw)
+        out += [Span(f"slot:referral {m.value}", m.start, m.end, "slot") for m in specialties]
+        out = [_follow_up_of(s, specialties, t) for s in out]
+        out += [
+            Span(f"slot:procedure {m.value}", m.start, m.end, "slot")
+            for m in lex.procedure_phrases.find(t.tokens, t.raw)
+        ]
+    return out
+
+
+def _follow_up_of(s: Span, specialties: Sequence[Match[str]], t: Text) -> Span:
+    """A follow-up with a specialty named in its sentence is that specialty's follow-up ("f/u
+    cardiology" and "f/u podiatry" are two plan items)."""
+    if s.key != "slot:follow up":
+        return s
+    named = sorted({m.value for m in specialties if t.sentence[m.start] == t.sentence[s.start]})
+    return Span(f"slot:follow up {'+'.join(named)}", s.start, s.end, s.how) if named else s
+
+
+def _is_number(tok: str) -> bool:
+    return tok[:1].isdigit()
+
+
+def numbers(t: Text, start: int, end: int) -> list[tuple[int, float]]:
+    """``(token index, value)`` of the numbers among tokens ``start``..``end``."""
+    return [(i, float(t.tokens[i])) for i in range(start, end) if _is_number(t.tokens[i])]
+
+
+def clause_bounds(t: Text, i: int) -> tuple[int, int]:
+    """The token range of the clause token ``i`` is in."""
+    c = t.clause[i]
+    a = i
+    while a > 0 and t.clause[a - 1] == c:
+        a -= 1
+    b = i
+    while b < len(t.tokens) and t.clause[b] == c:
+        b += 1
+    return a, b
+
+
+def sentence_bounds(t: Text, i: int) -> tuple[int, int]:
+    s = t.sentence[i]
+    a = i
+    while a > 0 and t.sentence[a - 1] == s:
+        a -= 1
+    b = i
+    while b < len(t.tokens) and t.sentence[b] == s:
+        b += 1
+    return a, b
+
+
+def spans_in(spans: Sequence[Span], start: int, end: int) -> list[Span]:
+    return [s for s in spans if start <= s.start < end]
+
+
+def stem(w: str) -> str:
+    """A crude stem: enough to match smoker / smoking, reaction / reactions."""
+    for suf in ("ings", "ing", "ers", "er", "ed", "es", "s", "y"):
+        if len(w) - len(suf) >= 4 and w.endswith(suf) and not w.endswith("ss"):
+            return w[: -len(suf)]
+    return w
+
+
+@lru_cache(maxsize=65_536)
+def rest_words(text: str, memory_type: str) -> frozenset[str]:
+    """The stems of a statement's other words: not a thing the lexicon keys, a state, context,
+    dose, frequency, formulation or qualifier word, a number or a stop word -- what two
+    statements about one thing say of it besides ("sleepwalking" / "next-morning
+    grogginess", "cashew" / "walnut")."""
+    lex = lexicon()
+    t = parse(text)
+    covered = [False] * len(t.tokens)
+    for s in things(t, memory_type):
+        covered[s.start : s.end] = [True] * (s.end - s.start)
+    matchers: tuple[PhraseMatcher[Any], ...] = (
+        lex.states,
+        lex.context,
+        lex.frequencies,
+        lex.formulations,
+        lex.mentions,
+        lex.additions,
+        lex.now_words,
+        *lex.qualifiers.values(),
+    )
+    for matcher in matchers:
+        for m in matcher.find(t.tokens, t.raw):
+            covered[m.start : m.end] = [True] * (m.end - m.start)
+    return frozenset(
+        stem(w)
+        for w, c in zip(t.tokens, covered, strict=True)
+        if not c and w[:1].isalpha() and len(w) > 2 and w not in lex.stopwords
+        and w not in lex.dose_units
+    )  # fmt: skip

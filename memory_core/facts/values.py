@@ -1,0 +1,398 @@
+"""The value a statement gives a thing: a drug's dose, frequency and formulation, a result's
+value (converted to the analyte's unit) or qualitative result, a condition's stage and
+severity, a slot's values; and the date a statement gives. Values are written as ``name=value``
+pairs joined by ``"; "`` (:func:`parts` reads them back). Pure."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .lexicon import Analyte, Lexicon, lexicon
+from .text import Span, Text, numbers
+
+#: Words that make a number a target or a range, not a result ("INR target 2-3").
+TARGET_WORDS = frozenset({"target", "targets", "goal", "goals", "range", "aim", "aiming", "keep"})
+#: Qualifiers of a condition and the words they take ("stage 3a", "NYHA class II").
+_QUALIFIERS = frozenset({"stage", "class", "grade", "type", "gold", "nyha", "cga", "phase"})
+_SEVERITY = {
+    "mild": "mild",
+    "moderate": "moderate",
+    "severe": "severe",
+    "controlled": "controlled",
+    "uncontrolled": "uncontrolled",
+    "stable": "stable",
+    "unstable": "unstable",
+    "acute": "acute",
+    "chronic": "chronic",
+    "active": "active",
+    "inactive": "inactive",
+}
+_CLOCK = re.compile(r"(\d{1,2})(?::\d{2})?\s*(am|pm|a\.m\.|p\.m\.)", re.IGNORECASE)
+_TIME_UNITS = frozenset(
+    {
+        "minutes", "minute", "mins", "min", "hours", "hour", "hrs", "hr", "h", "steps", "km",
+        "miles", "pack", "packs", "ppd", "cigarettes", "cigs", "cigars", "drinks", "units",
+        "glasses", "pints", "beers", "bottles", "cans", "shots",
+    }
+)  # fmt: skip
+
+
+def parts(value: str) -> dict[str, str]:
+    """The ``name=value`` pairs of a fact's value."""
+    out: dict[str, str] = {}
+    for piece in value.split("; "):
+        name, eq, v = piece.partition("=")
+        if eq:
+            out[name] = v
+    return out
+
+
+def join(pairs: Sequence[tuple[str, str]]) -> str:
+    return "; ".join(f"{n}={v}" for n, v in pairs if v)
+
+
+def window(t: Text, span: Span, spans: Sequence[Span]) -> tuple[int, int]:
+    """The tokens after ``span`` that speak of it: up to the next thing named, and at most to
+    the end of the next sentence ("GI distress on metformin; switched to extended-release":
+    the formulation is metformin's)."""
+    end = min((s.start for s in spans if s.start >= span.end), default=len(t.tokens))
+    last = t.sentence[span.start] + 1
+    s_end = span.end
+    while s_end < len(t.tokens) and t.sentence[s_end] <= last:
+        s_end += 1
+    return span.end, min(end, s_end)
+
+
+# --- drugs -------------------------------------------------------------------------------------
+def drug_value(t: Text, span: Span, spans: Sequence[Span]) -> str:
+    lex = lexicon()
+    a, b = window(t, span, spans)
+    dose = _dose(t, a, b, lex)
+    freq = [m.value for m in lex.frequencies.find(t.tokens[a:b], t.raw[a:b])]
+    before = max(0, span.start - 3)
+    forms = [
+        m.value
+        for m in lex.formulations.find(t.tokens[before:b], t.raw[before:b])
+        if m.end + before <= span.start or m.start + before >= span.end
+    ]
+    return join(
+        [
+            ("dose", dose),
+            ("freq", freq[0] if freq else ""),
+            ("form", forms[0] if forms else ""),
+        ]
+    )
+
+
+def _dose(t: Text, a: int, b: int, lex: Lexicon) -> str:
+    """The first number followed by a dose unit ("500 mg", "10 units", "30/500 mg")."""
+    for i in range(a, b):
+        if not t.tokens[i][:1].isdigit():
+            continue
+        j = i + 1
+        strength = t.tokens[i]
+        while j + 1 < b and t.text[t.ends[j - 1] : t.starts[j]] == "/" and t.tokens[j][0].isdigit():
+            strength += "/" + t.tokens[j]
+            j += 1
+        for n in (2, 1):
+            unit = " ".join(t.tokens[j : j + n])
+            if j + n <= b and unit in lex.dose_units:
+                return f"{_num(strength)} {_unit(unit)}"
+        if "/" in strength:
+            return _num(strength)  # a combination's strengths ("co-codamol 30/500")
+    return ""
+
+
+def _unit(unit: str) -> str:
+    return {"u": "units", "unit": "units", "iu": "units", "mcg": "mcg", "ug": "mcg"}.get(unit, unit)
+
+
+def _num(s: str) -> str:
+    """A number written without trailing zeros ("20.0" is "20")."""
+    try:
+        return "/".join(f"{float(x):g}" for x in s.split("/"))
+    except ValueError:
+        return s
+
+
+# --- results -----------------------------------------------------------------------------------
+def lab_value(t: Text, span: Span, spans: Sequence[Span], analyte: Analyte | None) -> str:
+    lex = lexicon()
+    a, b = window(t, span, [s for s in spans if s.how == "lab"])
+    before = max(0, span.start - 4)
+    if any(w in TARGET_WORDS for w in t.tokens[before:b]) and _target_first(t, span, a, b):
+        return join([("target", _first_number(t, a, b) or "yes")])
+    qual = lex.qualitative.find(t.tokens[a:b], t.raw[a:b]) or lex.qualitative.find(
+        t.tokens[before : span.start], t.raw[before : span.start]
+    )
+    number = _result_number(t, a, b, analyte)
+    where = qualifiers(t, span)
+    lo, hi = _sentence(t, span.start)
+    when = [("timing", timing(t, lo, hi, lex))]
+    if number:
+        return join([("value", number), *where])
+    return join([("result", qual[0].value), *where]) if qual else join([*where, *when])
+
+
+def _target_first(t: Text, span: Span, a: int, b: int) -> bool:
+    """A target word comes before the first number ("INR target range 2-3"; not "INR 1.8,
+    goal 2-3")."""
+    first_num = next((i for i in range(a, b) if t.tokens[i][:1].isdigit()), b)
+    lo = max(0, span.start - 4)
+    return any(t.tokens[i] in TARGET_WORDS for i in range(lo, first_num))
+
+
+def _first_number(t: Text, a: int, b: int) -> str:
+    for _i, v in numbers(t, a, b):
+        return f"{v:g}"
+    return ""
+
+
+def _result_number(t: Text, a: int, b: int, analyte: Analyte | None) -> str:
+    """The first number of the window that is no date, in the analyte's unit; a blood
+    pressure's two numbers ("132/84")."""
+    lex = lexicon()
+    months = lex.months
+    for i in range(a, b):
+        tok = t.tokens[i]
+        if not tok[:1].isdigit() or _is_date_number(t, i, months):
+            continue
+        unit = _unit_after(t, i + 1, b)
+        if t.tokens[i + 1 : i + 2] and t.tokens[i + 1] in lex.dose_units and unit != "%":
+            known = {analyte.unit, *(u for u, _s, _o in analyte.conversions)} if analyte else set()
+            if unit not in known:
+                continue  # a drug's dose ("since starting spironolactone 25 mg, up to 1.6")
+        nxt = i + 1
+        if nxt < b and t.text[t.ends[i] : t.starts[nxt]] == "/" and t.tokens[nxt][:1].isdigit():
+            return f"{_num(tok)}/{_num(t.tokens[nxt])}"
+        value = float(tok)
+        unit = _unit_after(t, nxt, b)
+        return _converted(value, unit, analyte)
+    return ""
+
+
+def _unit_after(t: Text, i: int, b: int) -> str:
+    toks = t.tokens[i : min(b, i + 3)]
+    if toks[:1] == ("%",):
+        return "%"
+    return "/".join(toks[:2]) if len(toks) >= 2 else "/".join(toks)
+
+
+def _converted(value: float, unit: str, analyte: Analyte | None) -> str:
+    if analyte is not None:
+        for u, scale, offset in analyte.conversions:
+            if unit.startswith(u.replace(" ", "/")) or unit.split("/")[0] == u:
+                return f"{round(value * scale + offset, 2):g} {analyte.unit}"
+        return f"{value:g} {analyte.unit}".strip()
+    return f"{value:g}"
+
+
+def _is_date_number(t: Text, i: int, months: dict[str, int] | object) -> bool:
+    """A number that is part of a date: a year, or a day next to a month name."""
+    tok = t.tokens[i]
+    if re.fullmatch(r"(19|20)\d\d", tok):
+        return True
+    near = t.tokens[max(0, i - 1) : i] + t.tokens[i + 1 : i + 2]
+    return isinstance(months, dict) and any(w in months for w in near) and len(tok) <= 2
+
+
+# --- conditions and slots ----------------------------------------------------------------------
+def condition_value(t: Text, span: Span, spans: Sequence[Span]) -> str:
+    _a, b = window(t, span, spans)
+    lo = max(0, span.start - 3)
+    pairs: list[tuple[str, str]] = []
+    toks = t.tokens
+    for i in (*range(lo, span.start), *range(span.start, b)):
+        if toks[i] in _QUALIFIERS and i + 1 < len(toks):
+            pairs.append((toks[i], toks[i + 1]))
+        elif toks[i] in _SEVERITY:
+            pairs.append(("severity", _SEVERITY[toks[i]]))
+    return join(_unique(pairs) + qualifiers(t, span))
+
+
+def qualifiers(t: Text, span: Span) -> list[tuple[str, str]]:
+    """Where and when, in the thing's sentence: its side and body site, the time of day, at
+    rest or on exertion, at home or in clinic, before or after meals ("side=left;
+    site=knee")."""
+    lo, hi = _sentence(t, span.start)
+    out = []
+    for dim, matcher in lexicon().qualifiers.items():
+        found = sorted(
+            {
+                m.value
+                for m in matcher.find(t.tokens[lo:hi], t.raw[lo:hi])
+                if not _in_unit(t, m.start + lo)
+            }
+        )
+        if found:
+            out.append((dim, "+".join(found)))
+    return _sides_with_sites(t, lo, hi, out)
+
+
+def _sides_with_sites(
+    t: Text, lo: int, hi: int, found: list[tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """A side is a qualifier where a body site is named too, or where it is an abbreviation
+    in capitals (R, L, RE, LE): "right after her run" has no side."""
+    if any(dim == "site" for dim, _v in found):
+        return found
+    caps = any(
+        r.isupper() and t.tokens[i] in _SIDE_ABBREVIATIONS for i, r in enumerate(t.raw[lo:hi], lo)
+    )
+    return found if caps else [(dim, v) for dim, v in found if dim != "side"]
+
+
+_SIDE_ABBREVIATIONS = frozenset({"r", "l", "rt", "lt", "re", "le", "od", "os", "ou"})
+
+
+def slot_value(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon) -> str:
+    sid = span.key.partition(":")[2]
+    matcher = lex.slot_values.get(sid)
+    lo, hi = _sentence(t, span.start)
+    found: set[str] = set()
+    if matcher is not None:
+        aside = _set_aside(t, lo, hi, lex)
+        found = {
+            m.value
+            for m in matcher.find(t.tokens[lo:hi], t.raw[lo:hi])
+            if m.start + lo not in aside
+        }
+    if sid == "visit time":
+        found |= _clock_parts(t.text[t.starts[lo] : t.ends[hi - 1]], lex)
+    pairs = [("value", "+".join(sorted(found)))]
+    kinds = lex.slot_kinds.get(sid)
+    if kinds is not None:
+        named = {m.value for m in kinds.find(t.tokens[lo:hi], t.raw[lo:hi])}
+        pairs.append(("kind", "+".join(sorted(named))))
+    slot = lex.slots.get(sid)
+    if slot is not None and slot.measure:
+        pairs.append(("amount", _amount(t, lo, hi, lex)))
+    pairs.append(("timing", timing(t, lo, hi, lex)))
+    return join(pairs)
+
+
+def _set_aside(t: Text, lo: int, hi: int, lex: Lexicon) -> set[int]:
+    """Tokens a contrast word puts aside ("in writing rather than verbally": verbally; "not by
+    phone"): the two tokens after each contrast phrase."""
+    out: set[int] = set()
+    for m in lex.contrast.find(t.tokens[lo:hi], t.raw[lo:hi]):
+        out.update(range(m.end + lo, min(hi, m.end + lo + 3)))
+    return out
+
+
+_TIMING_UNITS = {
+    "day": "day", "days": "day", "d": "day",
+    "week": "week", "weeks": "week", "wk": "week", "wks": "week", "w": "week",
+    "month": "month", "months": "month", "mo": "month", "mos": "month", "m": "month",
+    "year": "year", "years": "year", "yr": "year", "yrs": "year",
+}  # fmt: skip
+
+
+def timing(t: Text, lo: int, hi: int, lex: Lexicon) -> str:
+    """When a plan item is due: "in 3 months", "every 6 weeks", "at 36 weeks" -> "3 month"."""
+    toks = t.tokens
+    for i in range(lo, hi - 1):
+        n = _number_at(toks, i, lex)
+        if n is not None and toks[i + 1] in _TIMING_UNITS:
+            return f"{n:g} {_TIMING_UNITS[toks[i + 1]]}"
+    return ""
+
+
+def _number_at(toks: Sequence[str], i: int, lex: Lexicon) -> float | None:
+    if toks[i][:1].isdigit():
+        try:
+            return float(toks[i])
+        except ValueError:
+            return None
+    return lex.number_words.get(toks[i])
+
+
+def _in_unit(t: Text, i: int) -> bool:
+    """A token that is part of a unit ("mmol/L", "2 L/min"), not a side."""
+    start = t.starts[i]
+    before = t.text[max(0, start - 1) : start]
+    after = t.text[t.ends[i] : t.ends[i] + 1]
+    prev_num = i > 0 and t.tokens[i - 1][:1].isdigit() and len(t.tokens[i]) == 1
+    return before == "/" or after == "/" or prev_num
+
+
+def _clock_parts(text: str, lex: Lexicon) -> set[str]:
+    out = set()
+    for m in _CLOCK.finditer(text):
+        hour = int(m.group(1)) % 12 + (12 if m.group(2).lower().startswith("p") else 0)
+        if hour < lex.morning_before:
+            out.add("morning")
+        elif hour < lex.evening_from:
+            out.add("afternoon")
+        else:
+            out.add("evening")
+    return out
+
+
+def _amount(t: Text, lo: int, hi: int, lex: Lexicon) -> str:
+    """The first number with a unit of time, distance or count ("30 minutes", "half an hour",
+    "4 h"); durations in minutes."""
+    toks = t.tokens
+    for i in range(lo, hi - 1):
+        n = _number_at(toks, i, lex)
+        j = i + 1
+        if n is not None and toks[j] in ("an", "a") and j + 1 < hi:
+            j += 1  # "half an hour"
+        if n is None or toks[j] not in _TIME_UNITS:
+            continue
+        minutes = lex.durations.get(toks[j])
+        if minutes is not None:
+            return f"{n * minutes:g} min"
+        return f"{n:g} {toks[j]}"
+    return ""
+
+
+def _sentence(t: Text, i: int) -> tuple[int, int]:
+    s = t.sentence[i]
+    lo = i
+    while lo > 0 and t.sentence[lo - 1] == s:
+        lo -= 1
+    hi = i
+    while hi < len(t.tokens) and t.sentence[hi] == s:
+        hi += 1
+    return lo, hi
+
+
+def _unique(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for p in pairs:
+        if p not in seen:
+            seen.add(p)
+            out.append(p)
+    return out
+
+
+# --- dates -------------------------------------------------------------------------------------
+def statement_date(t: Text) -> str:
+    """The first date ``t`` gives: ``YYYY-MM-DD``, ``YYYY-MM``, ``YYYY`` or ``--MM`` (a month
+    without its year); "" when none."""
+    months = lexicon().months
+    toks = t.tokens
+    for i, tok in enumerate(toks):
+        if tok in months and not _may_word(t, i):
+            year = next((x for x in toks[i + 1 : i + 3] if re.fullmatch(r"(19|20)\d\d", x)), "")
+            return f"{year}-{months[tok]:02d}" if year else f"--{months[tok]:02d}"
+    iso = re.search(r"\b(19\d\d|20\d\d)-(\d{1,2})(?:-(\d{1,2}))?\b", t.text)
+    if iso:
+        parts_ = [iso.group(1), f"{int(iso.group(2)):02d}"]
+        if iso.group(3):
+            parts_.append(f"{int(iso.group(3)):02d}")
+        return "-".join(parts_)
+    year = next((x for x in toks if re.fullmatch(r"(19|20)\d\d", x)), "")
+    return year
+
+
+def _may_word(t: Text, i: int) -> bool:
+    """A short month name that is a word ("may", "mar", "dec"): a month is written with a
+    capital or stands next to a number."""
+    if t.tokens[i] not in ("may", "mar", "dec", "jan", "jun", "aug", "sep", "oct", "nov"):
+        return False
+    near_number = any(x[:1].isdigit() for x in t.tokens[max(0, i - 1) : i + 2] if x != t.tokens[i])
+    return not (t.raw[i][:1].isupper() or near_number)
