@@ -37,6 +37,14 @@ HEADER = "**Patient Context from Previous Interactions:**"
 CLOSING = "Use this context to personalize your responses and maintain continuity of care."
 SAFETY_TYPES = ("allergy", "adverse_reaction")
 SUPERSEDING = ("contradicts", "updates", "duplicate")
+#: The judgement the reference borrows from the engine (the one part it does not reimplement):
+#: ``decide(older content, newer content, type) -> (supersedes, strong)`` and ``keys(content,
+#: type) -> the keys it is about`` (memory_core.facts).
+Decide = Callable[[str, str, str], tuple[bool, bool]]
+Keys = Callable[[str, str], frozenset[str]]
+#: Of the memories about one key, each is compared with at most this many newer ones below
+#: the cut (as the engine's back-scan).
+KEY_PAIR_SPAN = 8
 # on insert the engine adjudicates only the new memory's most similar candidates (its
 # CANDIDATE_LIMIT); the back-scan adjudicates every pair
 CANDIDATE_LIMIT = 32
@@ -236,10 +244,12 @@ def contradiction_hits(
     new_created: datetime,
     now: datetime,
     threshold: float,
-    verdict: Callable[[str, str, float, str], str],
+    decide: Decide,
+    keys: Keys,
 ) -> list[tuple[str, float]]:
-    """Older active memories of the same type that the new one would supersede, most similar
-    first: ``(memory id, cosine)``. Compares the new embedding with every older memory."""
+    """Older active memories of the same type that the new one would supersede: ``(memory id,
+    cosine)``, the most similar candidates first, then those about a key the new one is about
+    too (whatever their cosine). Compares the new embedding with every older memory."""
     now_s = now.timestamp()
     new_s = new_created.timestamp()
     demoted = {s["old_id"] for s in supersessions if in_effect(s, now_s)}
@@ -254,13 +264,14 @@ def contradiction_hits(
         ):
             continue
         sim = cosine(new_vector, r["embedding"])
-        if sim >= threshold:
-            hits.append((r, sim))
-    hits.sort(key=lambda h: -h[1])  # only the most similar candidates are adjudicated
+        hits.append((r, sim))
+    near = sorted((h for h in hits if h[1] >= threshold), key=lambda h: -h[1])
+    near = near[:CANDIDATE_LIMIT]  # only the most similar candidates are adjudicated
+    seen = {r["id"] for r, _s in near}
+    mine = keys(new_content, new_type)
+    keyed = [h for h in hits if h[0]["id"] not in seen and keys(h[0]["content"], new_type) & mine]
     return [
-        (r["id"], sim)
-        for r, sim in hits[:CANDIDATE_LIMIT]
-        if verdict(r["content"], new_content, sim, new_type) in SUPERSEDING
+        (r["id"], sim) for r, sim in near + keyed if decide(r["content"], new_content, new_type)[0]
     ]
 
 
@@ -269,12 +280,16 @@ def back_scan(
     supersessions: Sequence[Record],
     now: datetime,
     threshold_for: Callable[[str], float],
-    verdict: Callable[[str, str, float, str], str],
+    decide: Decide,
     auto_types: Callable[[str], bool],
+    keys: Keys,
 ) -> list[tuple[str, str]]:
-    """Every same-type pair of active memories at or above its type's threshold without a
-    supersession record becomes one (older superseded by newer): ``(old id, new id)`` in the
-    order they would be recorded. Pairs are compared one by one in a Python loop."""
+    """Every same-type pair of active memories at or above its type's threshold -- and each
+    memory with its next few newer ones about a key it is about, below the threshold --
+    without a supersession record becomes one where the decision supersedes (older by newer):
+    ``(old id, new id)``, a set (the order differs from the engine's where they tie). An
+    automatic type's older memory is superseded once, by its most similar newer candidate.
+    Pairs are compared one by one in a Python loop."""
     now_s = now.timestamp()
     act = active_records(records, supersessions, now_s)
     known = {(s["old_id"], s["new_id"]) for s in supersessions}
@@ -290,21 +305,44 @@ def back_scan(
             if sim >= threshold_for(a["memory_type"]):
                 pairs.append((sim, i, j))
     pairs.sort(key=lambda t: -t[0])
-    demoted: set[str] = set()
+    pairs += _keyed_pairs(act, threshold_for, keys)
+    taken: set[str] = set()
     out = []
-    for sim, i, j in pairs:
+    for _sim, i, j in pairs:
         a, b = act[i], act[j]
         ka = (parse_time(a["created_at"]), a["id"])
         kb = (parse_time(b["created_at"]), b["id"])
         older, newer = (a, b) if ka <= kb else (b, a)
-        if (older["id"], newer["id"]) in known or older["id"] in demoted:
+        if (older["id"], newer["id"]) in known or older["id"] in taken:
             continue
-        said = verdict(older["content"], newer["content"], sim, older["memory_type"])
-        if said not in SUPERSEDING:
+        if not decide(older["content"], newer["content"], older["memory_type"])[0]:
             continue
+        known.add((older["id"], newer["id"]))
         if auto_types(older["memory_type"]):
-            demoted.add(older["id"])
+            taken.add(older["id"])
         out.append((older["id"], newer["id"]))
+    return out
+
+
+def _keyed_pairs(
+    act: Sequence[Record], threshold_for: Callable[[str], float], keys: Keys
+) -> list[tuple[float, int, int]]:
+    """Pairs about one key below the cut: each memory and its next :data:`KEY_PAIR_SPAN` newer
+    ones about that key, each pair once."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, r in enumerate(act):
+        for k in keys(r["content"], r["memory_type"]):
+            groups.setdefault((r["memory_type"], k), []).append(i)
+    out: list[tuple[float, int, int]] = []
+    seen: set[tuple[int, int]] = set()
+    for (t, _k), rows in groups.items():
+        rows.sort(key=lambda i: (parse_time(act[i]["created_at"]), act[i]["id"]))
+        for x, i in enumerate(rows):
+            for j in rows[x + 1 : x + 1 + KEY_PAIR_SPAN]:
+                sim = cosine(act[i]["embedding"], act[j]["embedding"])
+                if (i, j) not in seen and sim < threshold_for(t):
+                    seen.add((i, j))
+                    out.append((sim, i, j))
     return out
 
 

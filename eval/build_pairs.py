@@ -16,7 +16,14 @@ pharmacy, diabetes, mental-health, addiction, transplant and sleep clinics, in s
 nurses, obstetrics, travel and sexual health, and patients' own app entries). A ninth
 author's 160 weigh the safety types (40 allergy and 40 adverse-reaction pairs, 10 of each other
 type, halves of 20 and 5): second reactions, delabelling after a challenge, cross-reactivity
-notes, one reaction charted by a nurse, a pharmacist and the patient. They are appended to the
+notes, one reaction charted by a nurse, a pharmacist and the patient. A tenth author's 320 (32
+per type: about 14 compatible, 14 updates or contradictions and 4 duplicates each, halves of 16;
+five word-for-word repeats of earlier authors' pairs dropped, leaving 315) were written for the
+clinical-facts redesign (issue 22) without reading the code or the earlier sets, in clinicians',
+nurses', pharmacists' and patients' styles with FHIR-like display strings, conditional plans, a
+relative's facts and changes without a change word; measured before any rule saw them (9 % of
+compatible pairs hidden at once, 0.73 of replacing pairs found over the whole file).
+They are appended to the
 halves they name, with ids ``<type>-bNNN`` ... ``-iNNN``, so each half holds pairs of all nine
 authors. Eleven pairs of the fifth to eighth files that repeated an earlier
 author's pair word for word (writers picking Januvia / Jardiance as a near miss) were dropped
@@ -45,6 +52,7 @@ AUTHORS = (
     ("g", Path(__file__).resolve().parent / "clinical_pairs_seventh.jsonl"),
     ("h", Path(__file__).resolve().parent / "clinical_pairs_eighth.jsonl"),
     ("i", Path(__file__).resolve().parent / "clinical_pairs_ninth.jsonl"),
+    ("j", Path(__file__).resolve().parent / "clinical_pairs_tenth.jsonl"),
 )
 FIELDS = ("memory_type", "older", "newer", "verdict", "supersede", "kind", "split")
 

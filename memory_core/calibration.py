@@ -15,9 +15,8 @@ from itertools import pairwise
 
 import numpy as np
 
-from .adjudicate import standing_candidate
-from .contradictions import SUPERSEDING_VERDICTS, verdict_by_rule
 from .embedding.base import Embedder
+from .facts import decide_texts, share_key
 from .importance import CLINICAL_TYPES, SAFETY_TYPES
 from .ranking import unit_rows
 
@@ -295,12 +294,7 @@ def measure(
     vecs = embedder.embed_batch(texts)
     sims = np.einsum("ij,ij->i", unit_rows(vecs[0::2]), unit_rows(vecs[1::2])).astype(float)
     labels = np.array([p.supersede for p in pairs])
-    rule = np.array(
-        [
-            verdict_by_rule(p.older, p.newer, 0.0, p.memory_type) in SUPERSEDING_VERDICTS
-            for p in pairs
-        ]
-    )
+    rule = np.array([decide_texts(p.older, p.newer, p.memory_type).supersedes for p in pairs])
     # pairs of a type with its own threshold are decided by it, whatever the global cut
     own = dict(embedder.default_type_thresholds if type_thresholds is None else type_thresholds)
     fixed = np.array([p.memory_type in own for p in pairs])
@@ -387,8 +381,8 @@ class TypeScore:
 
 @dataclass(frozen=True)
 class SetReport:
-    """The current rule (the embedder's threshold per type, then :func:`verdict_by_rule`) on
-    one half of the labelled set."""
+    """The current rule (candidates by the embedder's threshold per type or a shared key, then
+    the decision table) on one half of the labelled set."""
 
     split: str
     threshold: float
@@ -417,10 +411,8 @@ def report_set(
     vecs = embedder.embed_batch(texts)
     sims = np.einsum("ij,ij->i", vecs[0::2], vecs[1::2]).astype(float)
     pred = [
-        bool(
-            s >= own.get(p.memory_type, cut) or standing_candidate(p.older, p.newer, p.memory_type)
-        )
-        and verdict_by_rule(p.older, p.newer, float(s), p.memory_type) in SUPERSEDING_VERDICTS
+        bool(s >= own.get(p.memory_type, cut) or share_key(p.older, p.newer, p.memory_type))
+        and decide_texts(p.older, p.newer, p.memory_type).supersedes
         for p, s in zip(pairs, sims, strict=True)
     ]
     per_type = []

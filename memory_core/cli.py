@@ -208,6 +208,7 @@ IMPORT_FIELDS = (
     "access_times",
     "embedding",
     "embedding_model",
+    "facts",
 )
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-from .adjudicate import verdict_by_rule
+from . import facts as cf
 from .ranking import cosine_to_all, unit_rows
 from .values import Memory
 
@@ -17,19 +17,20 @@ F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
 _A = TypeVar("_A", bound=np.generic)
 
-SUPERSEDING_VERDICTS = frozenset({"contradicts", "updates", "duplicate"})
+SUPERSEDING_VERDICTS = frozenset(v.value for v in cf.SUPERSEDING)
 #: The most similar candidates of one memory that are adjudicated (the candidate cut is low, so
 #: a large pool of one type would otherwise send thousands of pairs to the verdict per write).
 CANDIDATE_LIMIT = 32
 
 
 class Adjudicator(Protocol):
-    """Decides what a candidate pair (same patient, same type, similar) means."""
+    """Decides what a candidate pair (same patient, same type) means."""
 
     method: str
 
-    def adjudicate(self, older: Memory, newer: Memory, similarity: float) -> str:
-        """One of ``contradicts``, ``updates``, ``duplicate``, ``compatible``."""
+    def decide(self, older: Memory, newer: Memory, similarity: float) -> cf.Decision:
+        """The decision: a verdict, the rule that took it, the strength of its evidence and
+        the evidence in plain words."""
         ...
 
 
@@ -38,31 +39,73 @@ __all__ = [
     "SUPERSEDING_VERDICTS",
     "Adjudicator",
     "RuleAdjudicator",
-    "SimilarityAdjudicator",
     "candidates_for_new",
+    "deciding",
+    "facts_of",
+    "make_adjudicator",
     "newer_strips",
     "same_type_pair_arrays",
     "same_type_pairs",
     "same_type_similarities",
-    "verdict_by_rule",
 ]
 
 
+class Deciding:
+    """An adjudicator written against the older protocol (``adjudicate(older, newer,
+    similarity) -> "updates" | "contradicts" | "duplicate" | "compatible"``) as a deciding
+    one: its verdict is taken as strong evidence, by a rule named after its method."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.method = str(getattr(inner, "method", "custom"))
+        self.reader = getattr(inner, "reader", None)
+
+    def decide(self, older: Memory, newer: Memory, similarity: float) -> cf.Decision:
+        verdict = cf.Verdict(self.inner.adjudicate(older, newer, similarity))
+        strength = cf.Strength.STRONG if verdict in cf.SUPERSEDING else cf.Strength.NONE
+        return cf.Decision(verdict, f"custom.{self.method}", strength, f"by {self.method}")
+
+
+def deciding(adjudicator: Any) -> Adjudicator:
+    """``adjudicator`` as one with ``decide`` (see :class:`Deciding`)."""
+    if hasattr(adjudicator, "decide"):
+        return adjudicator  # type: ignore[no-any-return]
+    if hasattr(adjudicator, "adjudicate"):
+        return Deciding(adjudicator)
+    raise TypeError("an adjudicator needs decide(older, newer, similarity)")
+
+
+def facts_of(m: Memory) -> cf.ClinicalFacts:
+    """A memory's facts (read from its text when it was built by hand without them)."""
+    return m.facts if m.facts is not None else cf.read(m.content, m.memory_type)
+
+
+def make_adjudicator(spec: str = "rules") -> RuleAdjudicator:
+    """The decision table, with the offline reader only (``"rules"``) or with a chat model
+    reading what the offline reader cannot key (``"openai:<model>"``)."""
+    from .facts_llm import make_reader
+
+    return RuleAdjudicator(make_reader(spec))
+
+
 class RuleAdjudicator:
-    """The offline default: a verdict from evidence in the two statements (the same drug
-    through the drug dictionary, the same lab analyte with its values compared, the same
-    subject with a changed value or a change word), never from similarity alone; see
-    :func:`memory_core.adjudicate.verdict_by_rule`. Candidates still come from the type's
-    cosine threshold."""
+    """The product's judgement: the decision table of :mod:`memory_core.facts.rules` over the
+    two memories' clinical facts (keys, values, states, contexts), never similarity alone
+    (``similarity`` is the cosine that made the pair a candidate, recorded with the decision).
+    A configured language model, where there is one, reads the facts of statements the offline
+    reader cannot key; the same table decides."""
 
     method = "rules"
 
-    def adjudicate(self, older: Memory, newer: Memory, similarity: float) -> str:
-        return verdict_by_rule(older.content, newer.content, similarity, older.memory_type)
+    def __init__(self, reader: Any = None) -> None:
+        #: a configured model that reads the statements the offline reader cannot key
+        #: (:class:`memory_core.facts_llm.ModelReader`), or None
+        self.reader = reader
 
-
-# the name the engine and older callers use for the default adjudicator
-SimilarityAdjudicator = RuleAdjudicator
+    def decide(self, older: Memory, newer: Memory, similarity: float) -> cf.Decision:
+        return cf.decide(
+            facts_of(older), facts_of(newer), older.memory_type, older.content, newer.content
+        )
 
 
 def candidates_for_new(

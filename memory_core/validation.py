@@ -16,13 +16,16 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .context import sanitize_line
 from .errors import ValidationError
 from .values import Tier
+
+if TYPE_CHECKING:
+    from .facts import ClinicalFacts
 
 MAX_CONTENT_CHARS = 2000
 MAX_QUERY_CHARS = 8000
@@ -334,3 +337,46 @@ def access_times(
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+#: The fields of a coded record's facts (``add_memories`` records' ``facts``).
+_FACT_FIELDS = frozenset({"codes", "status", "value", "date"})
+_DATE = re.compile(r"^\d{4}(?:-\d{2}(?:-\d{2})?)?$")
+
+
+def facts(value: Any, text: str, mtype: str, field: str = "facts") -> ClinicalFacts:
+    """A memory's clinical facts: read from its text when ``value`` is None; a coded record's
+    ``{"codes": [...], "status": ..., "value": ..., "date": ...}`` (codes ``snomed:<id>``,
+    ``rxnorm:<id>``, ``loinc:<code>``, ``cvx:<code>``); or facts already read
+    (:class:`~memory_core.facts.ClinicalFacts`, e.g. by a configured model)."""
+    from .facts import STATUSES, ClinicalFacts, read, read_coded
+    from .facts.coded import CODE
+
+    if value is None:
+        return read(text, mtype)
+    if isinstance(value, ClinicalFacts):
+        return value
+    if not isinstance(value, dict):
+        raise ValidationError(field, "must be a mapping with codes and status, or None")
+    unknown = set(value) - _FACT_FIELDS
+    if unknown:
+        raise ValidationError(f"{field}.{sorted(unknown)[0]}", "is no field of a record's facts")
+    codes = value.get("codes")
+    if not isinstance(codes, list | tuple) or not codes:
+        raise ValidationError(f"{field}.codes", "must be a non-empty list of codes")
+    for i, code in enumerate(codes):
+        if not isinstance(code, str) or not CODE.match(code):
+            raise ValidationError(
+                f"{field}.codes[{i}]",
+                f"must be snomed:<id>, rxnorm:<id>, loinc:<code> or cvx:<code>, got {code!r}",
+            )
+    status = value.get("status", "")
+    if status not in STATUSES and status != "":
+        raise ValidationError(f"{field}.status", f"unknown status {status!r}")
+    val = value.get("value", "")
+    if not isinstance(val, str) or len(val) > 200:
+        raise ValidationError(f"{field}.value", "must be text of at most 200 characters")
+    date = value.get("date", "")
+    if not isinstance(date, str) or (date and not _DATE.match(date)):
+        raise ValidationError(f"{field}.date", "must be YYYY, YYYY-MM or YYYY-MM-DD")
+    return read_coded(text, mtype, list(codes), status, val, date)

@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .facts.model import ClinicalFacts
+
 Vector = npt.NDArray[np.float32]
 
 
@@ -83,9 +85,13 @@ class Memory:
     archived_at: datetime | None = None
     source: str | None = None
     version: int = 1  # optimistic-concurrency counter, bumped by every update
+    # what the statement is about, read once when it was written (memory_core.facts); None
+    # only on a memory built by hand before it is stored
+    facts: ClinicalFacts | None = field(default=None, compare=False, repr=False)
 
     def to_public_dict(self, include_embedding: bool = False) -> dict[str, Any]:
-        """JSON-friendly dict (ISO timestamps); used by export, audit and the dashboard."""
+        """JSON-friendly dict (ISO timestamps); used by export, audit and the dashboard. The
+        facts are derived from the content (and a coded record's codes): not part of it."""
         out: dict[str, Any] = {
             "id": self.id,
             "patient_id": self.patient_id,
@@ -118,7 +124,7 @@ class Supersession:
     old_id: str
     new_id: str
     similarity: float
-    method: str  # "similarity" or "llm:<model>" or "manual"
+    method: str  # "rules" (the decision table; "llm:<model>" on records of older versions)
     verdict: str  # contradicts | updates | duplicate
     state: SupersessionState
     detected_at: datetime
@@ -127,6 +133,11 @@ class Supersession:
     decided_by: str | None = None
     decided_at: datetime | None = None
     version: int = 1
+    # the decision table's rule that took it (memory_core.facts.rules, e.g. "drug.stop") and
+    # its evidence in plain words ("same drug metformin: 500 mg, twice daily → stopped");
+    # empty on records made before rules were recorded
+    rule: str = ""
+    evidence: str = ""
 
     def in_effect(self, at: datetime) -> bool:
         """True when this supersession demotes the older memory at moment ``at``."""
@@ -157,6 +168,8 @@ class Supersession:
             "decided_by": self.decided_by,
             "decided_at": iso(self.decided_at),
             "version": self.version,
+            "rule": self.rule,
+            "evidence": self.evidence,
         }
 
 

@@ -252,20 +252,22 @@ def _preview(patient_id: str, content: str, mtype: str, now: datetime) -> dict[s
         else default_importance(mtype, content, eng.policy.importance_rules)
     )
     out = []
-    for older, sim, mode in hits:
+    for hit in hits:
         outcome = (
             "would be replaced at once (superseded automatically (auto))"
-            if mode == "auto"
+            if hit.mode == "auto"
             else "would wait for a reviewer's confirmation (review)"
         )
         out.append(
             {
-                "id": older.id,
-                "content": older.content,
-                "similarity": float(sim),
-                "mode": mode,
+                "id": hit.memory.id,
+                "content": hit.memory.content,
+                "similarity": float(hit.similarity),
+                "mode": hit.mode,
                 "outcome": outcome,
-                "created": f"{older.created_at.astimezone(UTC):%Y-%m-%d %H:%M}",
+                "evidence": hit.evidence,
+                "rule": hit.rule,
+                "created": f"{hit.memory.created_at.astimezone(UTC):%Y-%m-%d %H:%M}",
             }
         )
     return {
@@ -558,9 +560,11 @@ if preview and preview["patient_id"] == pid:
         for hit in preview["hits"]:
             with st.container(border=True):
                 st.text(hit["content"])
+                if hit.get("evidence"):
+                    st.text(f"Why: {hit['evidence']}")
                 st.caption(
-                    f"{hit['outcome']} · similarity {hit['similarity']:.2f} · created "
-                    f"{hit['created']} UTC"
+                    f"{hit['outcome']} · rule {hit.get('rule', '')} · similarity "
+                    f"{hit['similarity']:.2f} · created {hit['created']} UTC"
                 )
         if not preview["hits"]:
             st.caption("No older active memory of this type would be superseded.")

@@ -14,6 +14,7 @@ import pytest
 
 import memory_core as mc
 from memory_core import contradictions as cx
+from memory_core.contradictions import deciding
 from memory_core.embedding import HashingEmbedder
 from memory_core.values import Memory
 from tests.conftest import NOW, Clock
@@ -114,7 +115,7 @@ def test_the_back_scan_follows_its_rule_pair_by_pair(
         )
     )
     eng = mc.open_engine("sqlite:///:memory:", HashingEmbedder(DIMS), clock=clock)
-    eng._core.adjudicator = HashVerdicts()
+    eng._core.adjudicator = deciding(HashVerdicts())
     eng.save_policy(policy, "dr-test")
     eng.add_memories(_records(), detect=False)
     memories = eng.list_memories("NW-21")

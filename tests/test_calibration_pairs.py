@@ -9,7 +9,6 @@ from importlib.resources import files
 
 import pytest
 
-from memory_core.adjudicate import standing_candidate
 from memory_core.calibration import (
     PAIR_SET,
     PAIR_TYPES,
@@ -21,6 +20,7 @@ from memory_core.calibration import (
 )
 from memory_core.cli import main
 from memory_core.embedding import HashingEmbedder
+from memory_core.facts import decide_texts, share_key
 
 FIELDS = {"id", "memory_type", "older", "newer", "verdict", "supersede", "kind", "split"}
 
@@ -110,9 +110,9 @@ def test_lab_series_are_updates_and_same_values_are_duplicates() -> None:
             ), p.id
 
 
-#: Conversions written out here, apart from memory_core.labs (g/L -> g/dL, mmol/L -> mg/dL of
-#: LDL cholesterol): a duplicate in other units names the same value.
-_FACTORS = (10.0, 0.1, 38.67, 1 / 38.67)
+#: Conversions written out here, apart from the lexicon (g/L -> g/dL, mmol/L -> mg/dL of LDL
+#: cholesterol and of glucose): a duplicate in other units names the same value.
+_FACTORS = (10.0, 0.1, 38.67, 1 / 38.67, 18.016, 1 / 18.016)
 
 
 def _same_in_other_units(value: float, text: str) -> bool:
@@ -134,15 +134,20 @@ def test_report_set_counts_per_type() -> None:
     assert rep.safety_false_supersessions == sum(
         1 for p, _, pred in rep.wrong if pred and p.memory_type in ("allergy", "adverse_reaction")
     )
-    # a cut above every cosine flags only the standing candidates (an empty allergy list and
-    # an allergy), whatever their cosine
+    # a cut above every cosine flags only the pairs about a key both statements share that the
+    # decision table supersedes ("NKDA" / an allergy; "Lantus" / "insulin glargine"), whatever
+    # their cosine
     none = report_set(HashingEmbedder(), pairs, "test", threshold=1.01, type_thresholds={})
-    standing = [p for p in pairs if standing_candidate(p.older, p.newer, p.memory_type)]
-    assert standing and {p.memory_type for p in standing} == {"allergy"}
+    keyed = [
+        p
+        for p in pairs
+        if share_key(p.older, p.newer, p.memory_type)
+        and decide_texts(p.older, p.newer, p.memory_type).supersedes
+    ]
+    assert keyed and "allergy" in {p.memory_type for p in keyed}
     for t in none.per_type:
         flagged = t.true_pos + t.false_pos
-        assert flagged == (sum(p.memory_type == t.memory_type for p in standing)), t
-    assert none.safety_false_supersessions == 0
+        assert flagged == (sum(p.memory_type == t.memory_type for p in keyed)), t
 
 
 def test_calibrate_command_reports_both_halves(capsys: pytest.CaptureFixture[str]) -> None:

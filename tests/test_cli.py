@@ -29,10 +29,13 @@ def test_seed_demo_content(seeded: str, capsys: pytest.CaptureFixture[str]) -> N
     counts = [len(eng.list_memories(p)) for p in patients]
     assert all(30 <= n <= 150 for n in counts)
     pending = eng.supersessions(state="pending")
-    assert pending and all(
-        eng.get(s.old_id).memory_type in ("allergy", "adverse_reaction") for s in pending
+    # every decision says which rule took it and why; the safety types wait for a reviewer
+    assert pending and all(s.rule and s.evidence for s in eng.supersessions())
+    assert {eng.get(s.old_id).memory_type for s in pending} >= {"allergy", "adverse_reaction"}
+    auto = eng.supersessions(state="auto")
+    assert auto and not any(
+        eng.get(s.old_id).memory_type in ("allergy", "adverse_reaction") for s in auto
     )
-    assert eng.supersessions(state="auto")
     # seeding again with --if-empty is a no-op
     assert main(["--store", seeded, "seed-demo", "--if-empty"]) == 0
     assert "not seeding" in capsys.readouterr().out

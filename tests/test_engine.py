@@ -526,7 +526,8 @@ def test_back_scan_ties_between_identical_copies_go_to_the_first_copy(
     recs = [
         {
             "patient_id": "NW-6",
-            "content": f"Home systolic reading {k}" if k not in at else "Home systolic 187 mmHg",
+            # the others name nothing the facts reader keys: only their cosines pair them
+            "content": f"Garden note {k}" if k not in at else "Home systolic 187 mmHg",
             "memory_type": "observation",
             "created_at": NOW - timedelta(hours=400 - k),
             "embedding": matrix[k].tolist(),

@@ -242,7 +242,7 @@ def test_extract_writes_nothing_and_accept_writes_once_audited(engine: mc.Memory
     # the supersessions shown are exactly preview_supersessions' decision
     preview = engine.preview_supersessions(PID, stop.content, stop.memory_type)
     assert [(s.memory_id, s.mode) for s in stop.supersedes] == [
-        (m.id, mode) for m, _, mode in preview
+        (h.memory.id, h.mode) for h in preview
     ]
 
     results = engine.accept_proposals(PID, [stop, props[0]], by="dr-reviewer")

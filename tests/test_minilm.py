@@ -265,7 +265,7 @@ def test_preview_shows_what_a_new_memory_would_supersede(minilm_engine: mc.Memor
     preview = e.preview_supersessions(
         "NW-1", "Patient now prefers afternoon appointments", "preference"
     )
-    assert [(m.id, mode) for m, _, mode in preview] == [(old.id, "auto")]
+    assert [(h.memory.id, h.mode) for h in preview] == [(old.id, "auto")]
     assert len(e.audit_log()) == before and e.get(old.id).status is mc.Status.ACTIVE
 
 
@@ -303,4 +303,4 @@ def test_preview_agrees_with_saving_on_compatible_drugs(minilm_engine: mc.Memory
     text = "Patient is allergic to amoxicillin, causing hives"
     preview = e.preview_supersessions("NW-1", text, "allergy")
     saved = e.add_memory("NW-1", text, "allergy").supersessions
-    assert [m.id for m, _, _ in preview] == [s.old_id for s in saved]
+    assert [h.memory.id for h in preview] == [s.old_id for s in saved]

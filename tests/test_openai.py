@@ -1,5 +1,5 @@
-"""The OpenAI embedder and adjudicator through the real `openai` client against a loopback
-stand-in server (no request leaves 127.0.0.1)."""
+"""The OpenAI embedder and the model facts reader through the real `openai` client against a
+loopback stand-in server (no request leaves 127.0.0.1)."""
 
 from __future__ import annotations
 
@@ -12,14 +12,15 @@ from typing import Any
 import pytest
 
 import memory_core as mc
-from memory_core.adjudicate_llm import LLMAdjudicator
+from memory_core.contradictions import RuleAdjudicator
 from memory_core.embedding.openai import OpenAIEmbedder, make_client
+from memory_core.facts_llm import ModelReader
 from tests.conftest import NOW
 
 
 class _Handler(BaseHTTPRequestHandler):
     seen: list[dict[str, Any]] = []  # noqa: RUF012
-    verdict = "updates"
+    answer = json.dumps({"facts": []})
 
     def log_message(self, *args: object) -> None:
         pass
@@ -55,10 +56,7 @@ class _Handler(BaseHTTPRequestHandler):
                     {
                         "index": 0,
                         "finish_reason": "stop",
-                        "message": {
-                            "role": "assistant",
-                            "content": json.dumps({"verdict": _Handler.verdict}),
-                        },
+                        "message": {"role": "assistant", "content": _Handler.answer},
                     }
                 ],
             }
@@ -91,39 +89,51 @@ def test_embedder_sends_model_and_dimensions_and_orders_rows(server: str) -> Non
     assert out[0][0] < out[1][0]  # row 0 is "a" (len 1 -> 2.0 before normalising)
 
 
-def test_engine_on_openai_embedder_and_llm_adjudicator(server: str) -> None:
+def _fact(
+    kind: str, name: str, quote: str, state: str = "active", value: str = ""
+) -> dict[str, Any]:
+    return {"kind": kind, "name": name, "quote": quote, "state": state, "value": value,
+            "contexts": []}  # fmt: skip
+
+
+def test_engine_on_openai_embedder_and_model_reader(server: str) -> None:
+    """The model reads what the offline reader cannot key; the decision table decides."""
     client = make_client(api_key="sk-test", base_url=server)
     emb = OpenAIEmbedder("text-embedding-3-small", dimensions=16, client=client)
-    adj = LLMAdjudicator("gpt-test", client=client)
+    adj = RuleAdjudicator(ModelReader("gpt-test", client=client))
     eng = mc.open_engine("sqlite:///:memory:", emb, adjudicator=adj, clock=lambda: NOW)
-    eng.add_memory("NW-1", "Patient takes drug A", "medication")
-    _Handler.verdict = "compatible"
-    assert eng.add_memory("NW-1", "Patient takes drug B", "medication").supersessions == ()
-    _Handler.verdict = "contradicts"
-    res = eng.add_memory("NW-1", "Patient stopped drug A", "medication")
-    assert [s.method for s in res.supersessions] == ["llm:gpt-test", "llm:gpt-test"]
-    assert {s.verdict for s in res.supersessions} == {"contradicts"}
+    # the offline reader keys metformin itself: the model is not asked
+    eng.add_memory("NW-1", "Patient takes metformin 500 mg", "medication")
+    assert not any(r["path"].endswith("/chat/completions") for r in _Handler.seen)
+    # "the blood sugar tablets" names no drug the offline reader knows: the model reads it
+    _Handler.answer = json.dumps(
+        {"facts": [_fact("drug", "metformin", "the blood sugar tablets", "stopped")]}
+    )
+    res = eng.add_memory("NW-1", "I've stopped the blood sugar tablets", "medication")
     chat = [r for r in _Handler.seen if r["path"].endswith("/chat/completions")]
-    assert chat and chat[-1]["body"]["model"] == "gpt-test"
+    assert len(chat) == 1 and chat[-1]["body"]["model"] == "gpt-test"
+    assert res.memory.facts is not None and res.memory.facts.origin.value == "model"
+    assert [(s.rule, s.method) for s in res.supersessions] == [("drug.stop", "rules")]
 
 
-def test_unreadable_verdict_falls_back_to_the_rules(server: str) -> None:
-    """An unreadable answer never demotes on its own: the rules decide the pair (two drugs:
-    both stay)."""
+def test_an_unusable_answer_leaves_the_offline_facts(server: str) -> None:
+    """An unreadable answer, or one whose key the lexicon cannot resolve, never keys a memory:
+    the offline facts stay (here: nothing keyed, so nothing is superseded)."""
     client = make_client(api_key="sk-test", base_url=server)
-    _Handler.verdict = "maybe?"
-    adj = LLMAdjudicator("gpt-test", client=client)
+    reader = ModelReader("gpt-test", client=client)
     eng = mc.open_engine(
         "sqlite:///:memory:",
         OpenAIEmbedder("text-embedding-3-small", 16, client),
-        adjudicator=adj,
+        adjudicator=RuleAdjudicator(reader),
         clock=lambda: NOW,
     )
     eng.add_memory("NW-1", "Patient takes metformin 500 mg", "medication")
-    assert (
-        eng.add_memory("NW-1", "Patient takes lisinopril 10 mg", "medication").supersessions == ()
-    )
-    assert adj.fallbacks >= 1
+    for answer in ("maybe?", json.dumps({"facts": [_fact("drug", "wonderdrug", "tablets")]})):
+        _Handler.answer = answer
+        res = eng.add_memory("NW-1", "I stopped the tablets", "medication")
+        assert res.supersessions == () and res.memory.facts is not None
+        assert res.memory.facts.origin.value == "text"
+    assert reader.fallbacks == 2 and reader.rejected == 1
 
 
 def test_missing_configuration_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -131,6 +131,9 @@ def test_instruction_like_text_is_neutralised(raw: str, shown: str) -> None:
 
 
 def test_every_family_is_neutralised_in_the_engines_section(engine: mc.MemoryEngine) -> None:
+    # the payloads are unrelated notes: no review annotation between them (only the text)
+    exempt = mc.ContradictionPolicy(exempt_types=("observation",))
+    engine.save_policy(mc.EnginePolicy(contradiction=exempt), "dr")
     for raw, _ in NEUTRALISED:
         engine.add_memory("NW-1", raw, "observation")
     res = engine.build_context("NW-1", "anything", max_memories=100, record_access=False)

@@ -18,10 +18,44 @@ def test_migrations_upgrade_an_old_file_in_place(tmp_path: Path) -> None:
     db.execute("INSERT INTO patients (patient_id, version) VALUES ('NW-1', 7)")
     db.close()
     store = sq.SQLiteStore(str(path))
-    assert store._read("PRAGMA user_version")[0][0] == sq.SCHEMA_VERSION == 5
+    assert store._read("PRAGMA user_version")[0][0] == sq.SCHEMA_VERSION == 6
     assert store.versions("NW-1") == (7, 0)  # the new column, old data kept
     tables = {r[0] for r in store._read("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert "memories_fts" not in tables and "memories" in tables  # 3: keyword index in memory
+    store.close()
+
+
+def test_memories_stored_before_facts_are_read_from_their_text(tmp_path: Path) -> None:
+    """Schema 5 added each memory's clinical facts and each supersession's rule and evidence:
+    a file of schema 4 upgrades in place, its memories' facts read from their text and its
+    supersessions with no rule recorded."""
+    import numpy as np
+
+    path = tmp_path / "old.db"
+    db = sqlite3.connect(path)
+    script = "".join(m() for m in sq.MIGRATIONS[:4])
+    db.executescript(f"BEGIN;{script}PRAGMA user_version = 4;COMMIT;")
+    blob = np.ones(4, dtype=np.float32).tobytes()
+    db.execute(
+        "INSERT INTO memories (id, patient_id, memory_type, content, importance, created_us, "
+        "last_accessed_us, tier, status, embedding, embedding_model) VALUES "
+        "('m1', 'NW-1', 'medication', 'Metformin 500 mg BID', 7, 0, 0, 'long_term', 'active', "
+        "?, 'test')",
+        (blob,),
+    )
+    db.execute("INSERT INTO patients (patient_id, version) VALUES ('NW-1', 1)")
+    db.execute(
+        "INSERT INTO supersessions (id, patient_id, old_id, new_id, similarity, method, "
+        "verdict, state, detected_us) VALUES ('s1', 'NW-1', 'm0', 'm1', 0.9, 'rules', "
+        "'updates', 'auto', 0)"
+    )
+    db.commit()
+    db.close()
+    store = sq.SQLiteStore(str(path))
+    (m,) = store.list_memories("NW-1")
+    assert m.facts is not None and "drug:metformin" in m.facts.keys
+    (sup,) = store.list_supersessions("NW-1")
+    assert (sup.rule, sup.evidence) == ("", "")
     store.close()
 
 

@@ -1127,7 +1127,7 @@ def test_ordered_writes_survive_a_crash_between_record_and_demotion(
     reader = cosmos.open(url)
     # 1. an undo whose process dies after the record, before the restore: active to readers
     old, _, sup = add_pair(
-        "Patient prefers morning appointments", "Patient prefers morning appointments now"
+        "Patient prefers morning appointments", "Patient now prefers afternoon appointments"
     )
     assert reader.get_memory(old.id).status is Status.SUPERSEDED
     monkeypatch.setattr(store, "_write", crash_on_memory_update)
@@ -1145,7 +1145,7 @@ def test_ordered_writes_survive_a_crash_between_record_and_demotion(
     # 2. a supersession whose process dies after the record, before the demotion
     monkeypatch.setattr(store, "_write", crash_on_memory_update)
     with pytest.raises(KeyboardInterrupt):
-        add_pair("Patient prefers tea with breakfast", "Patient prefers tea with breakfast now")
+        add_pair("Patient prefers phone calls", "Patient now prefers text messages")
     monkeypatch.undo()
     (sup2,) = reader.list_supersessions("P-1", state="auto")
     assert store._read(sup2.old_id, "P-1")["status"] == "active"  # type: ignore[index]
@@ -1223,26 +1223,36 @@ def test_documents_carry_a_schema_version_and_older_ones_still_read(cosmos: Cosm
     assert isinstance(store, CosmosStore)
     store.bind_embedding_model(*MODEL)
     engine = engine_on(store)
-    old = engine.add_memory("P-1", "Patient prefers tea", "preference", created_at=NOW).memory
-    new = engine.add_memory("P-1", "Patient prefers tea with lemon now", "preference").memory
+    old = engine.add_memory(
+        "P-1", "Patient prefers morning appointments", "preference", created_at=NOW
+    ).memory
+    new = engine.add_memory(
+        "P-1", "Patient now prefers afternoon appointments", "preference"
+    ).memory
     (sup,) = store.list_supersessions("P-1")
-    assert SCHEMA_VERSION == 1
+    assert SCHEMA_VERSION == 2 and sup.rule
+    layout_2 = {"facts", "rule", "evidence"}  # the fields layout 2 added
     for doc_id in (old.id, new.id, sup.id):
         doc = store._read(doc_id, "P-1")
-        assert doc is not None and doc["schema"] == 1
+        assert doc is not None and doc["schema"] == 2
         # a document written before the field existed reads as layout 1
-        legacy = {k: v for k, v in doc.items() if k != "schema" and not k.startswith("_")}
+        legacy = {
+            k: v
+            for k, v in doc.items()
+            if k != "schema" and k not in layout_2 and not k.startswith("_")
+        }
         store._c.replace_item(item=doc_id, body=legacy)
     reader = cosmos.open(store.url)
     assert [m.id for m in reader.list_memories("P-1")] == [old.id, new.id]
     assert reader.get_memory(old.id).status is Status.SUPERSEDED
-    assert reader.get_supersession(sup.id) == sup
+    assert reader.get_memory(old.id).facts == old.facts  # read again from the content
+    assert reader.get_supersession(sup.id) == replace(sup, rule="", evidence="")
     engine.pin(new.id, "dr-a")  # a rewrite stores the current layout
     doc = store._read(new.id, "P-1")
-    assert doc is not None and doc["schema"] == 1 and doc["pinned"] is True
+    assert doc is not None and doc["schema"] == 2 and doc["pinned"] is True and doc["facts"]
     # a document from newer code is refused, not misread
     future = {k: v for k, v in doc.items() if not k.startswith("_")}
-    store._c.replace_item(item=new.id, body={**future, "schema": 2})
+    store._c.replace_item(item=new.id, body={**future, "schema": 3})
     with pytest.raises(mc.StateError, match="newer than this code"):
         reader.get_memory(new.id)
 

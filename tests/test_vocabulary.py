@@ -24,7 +24,7 @@ def _only(expansions: tuple[voc.Expansion, ...]) -> voc.Expansion:
 
 
 def test_every_phrase_and_term_is_made_of_lexical_tokens() -> None:
-    for c in voc.CONCEPTS:
+    for c in voc.concepts():
         assert c.terms, c.name
         for t in c.terms:  # one searchable token each, as a record's text is tokenised
             assert tokens(t) == [t] and len(t) > 1 and t not in STOPWORDS, (c.name, t)
@@ -34,7 +34,7 @@ def test_every_phrase_and_term_is_made_of_lexical_tokens() -> None:
 
 
 def test_the_groups_the_brief_names_are_there() -> None:
-    by_name = {c.name: set(c.terms) for c in voc.CONCEPTS}
+    by_name = {c.name: set(c.terms) for c in voc.concepts()}
     assert {"egfr", "creatinine"} <= by_name["kidney function"]
     assert {"egfr", "creatinine", "albumin", "uacr", "ckd"} <= by_name["kidney disease"]
     assert {"hba1c", "a1c", "glucose"} <= by_name["glucose control"]

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 import memory_core as mc
-from memory_core.contradictions import verdict_by_rule
+from memory_core.facts import judgement, keys_of
 
 from .. import reference as ref
 from ..harness import measure
@@ -62,8 +62,9 @@ def run(bench: Setup) -> None:
         [],
         bench.now,
         cuts.__getitem__,
-        verdict_by_rule,
+        judgement,
         lambda t: pol.mode_for(t) == "auto",
+        keys_of,
     )
     # the same pairs; their order may differ where two similarities tie in float32
     extra, missing = set(got) - set(want), set(want) - set(got)
@@ -95,8 +96,9 @@ def run(bench: Setup) -> None:
             [],
             bench.now,
             cuts.__getitem__,
-            verdict_by_rule,
+            judgement,
             lambda t: pol.mode_for(t) == "auto",
+            keys_of,
         ),
         1 if bench.cfg.name == "full" else bench.cfg.slow_repeat,
         warmup=0,

@@ -24,9 +24,9 @@ import numpy as np
 import numpy.typing as npt
 
 import memory_core as mc
-from memory_core.contradictions import verdict_by_rule
 from memory_core.demo import DemoMemory, scale_dataset
 from memory_core.embedding.base import Embedder
+from memory_core.facts import judgement, keys_of
 
 from .. import reference as ref
 from ..harness import Sample
@@ -537,7 +537,8 @@ class Setup:
             created,
             self.now,
             self.eng.threshold_for(mtype),
-            verdict_by_rule,
+            judgement,
+            keys_of,
         )
 
     # --- peers ------------------------------------------------------------------------------

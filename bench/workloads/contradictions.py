@@ -26,10 +26,10 @@ def check(bench: Setup, n: int) -> None:
         content, mtype, created, _ = pick
         got = bench.eng_pre.preview_supersessions(pid, content, mtype, created_at=created)
         want = dict(bench.ref_hits(recs, sups, pick))
-        ids = [m.id for m, _, _ in got]
+        ids = [h.memory.id for h in got]
         if sorted(ids) != sorted(want) or len(set(ids)) != len(ids):
             raise Mismatch(f"{pid} {mtype}: engine hits {len(got)} != reference {len(want)}")
-        if any(abs(sim - want[m.id]) > 1e-5 for m, sim, _ in got):
+        if any(abs(h.similarity - want[h.memory.id]) > 1e-5 for h in got):
             raise Mismatch(f"{pid} {mtype}: similarities differ by more than 1e-5")
         # most similar first; float32 (engine) and float64 (reference) may order near-ties
         # differently, nothing else

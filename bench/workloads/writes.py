@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from memory_core.contradictions import verdict_by_rule
 from memory_core.demo import DemoMemory
+from memory_core.facts import judgement, keys_of
 
 from .. import reference as ref
 from ..harness import measure
@@ -68,7 +68,8 @@ def run(bench: Setup) -> None:
             bench.now,
             bench.now,
             bench.eng.threshold_for(m.memory_type),
-            verdict_by_rule,
+            judgement,
+            keys_of,
         )
         rec = {
             "id": f"ref-{next(counter)}",

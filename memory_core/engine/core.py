@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from .. import validation as v
-from ..contradictions import Adjudicator, SimilarityAdjudicator
+from ..contradictions import Adjudicator, RuleAdjudicator, deciding
 from ..embedding.base import Embedder
 from ..errors import NotFoundError, ValidationError
 from ..policy import DecayPolicy, EnginePolicy
@@ -144,8 +144,10 @@ def check_options(
             "policy",
             f"must be an EnginePolicy, a DecayPolicy or None, got {type(policy).__name__}",
         )
-    if adjudicator is not None and not callable(getattr(adjudicator, "adjudicate", None)):
-        raise ValidationError("adjudicator", "must have an adjudicate(older, newer, similarity)")
+    if adjudicator is not None and not any(
+        callable(getattr(adjudicator, name, None)) for name in ("decide", "adjudicate")
+    ):
+        raise ValidationError("adjudicator", "must have decide(older, newer, similarity)")
     if not callable(clock):
         raise ValidationError("clock", f"must be callable, got {type(clock).__name__}")
     if isinstance(cache_bytes, bool) or not isinstance(cache_bytes, int) or cache_bytes < 0:
@@ -167,7 +169,7 @@ def open_core(
     """The engine's state over ``store``: the store is bound to the embedder's model and
     dimensions; a bare :class:`DecayPolicy` becomes an engine policy with it as its decay part;
     no policy means the store's saved one (else the defaults); no adjudicator means the
-    :class:`SimilarityAdjudicator`. ``cache_bytes`` bounds the snapshot and usage caches."""
+    :class:`RuleAdjudicator`. ``cache_bytes`` bounds the snapshot and usage caches."""
     check_options(policy, adjudicator, clock, cache_bytes, encoding)
     if not isinstance(store, MemoryStore):
         raise ValidationError("store", f"must be a MemoryStore, got {type(store).__name__}")
@@ -179,7 +181,7 @@ def open_core(
     if policy is None:
         saved = store.load_policy()
         policy = EnginePolicy.from_dict(saved) if saved else EnginePolicy()
-    adjudicator = adjudicator or SimilarityAdjudicator()
+    adjudicator = deciding(adjudicator) if adjudicator is not None else RuleAdjudicator()
     snaps = Snapshots(store, embedder.dimensions, cache_bytes)
     return Core(store, embedder, adjudicator, clock, encoding, role, policy, snaps)
 

@@ -18,6 +18,7 @@ from .. import context as ctx
 from .. import validation as v
 from ..contradictions import Adjudicator
 from ..embedding.base import Embedder
+from ..facts import ClinicalFacts
 from ..ingest import service as ingest_service
 from ..ingest.fhir import FhirImportReport
 from ..ingest.proposals import Proposals
@@ -247,10 +248,12 @@ class MemoryEngine:
         pinned: bool | None = None,
         tier: str = "long_term",
         source: str | None = None,
+        facts: Mapping[str, Any] | ClinicalFacts | None = None,
         by: str = SYSTEM,
         now: datetime | None = None,
     ) -> AddResult:
-        """Add one memory; returns it and the supersessions it triggered."""
+        """Add one memory; returns it and the supersessions it triggered. ``facts``: a coded
+        record's codes and status (else the facts are read from ``content``)."""
         record = {
             "patient_id": patient_id,
             "content": content,
@@ -260,6 +263,7 @@ class MemoryEngine:
             "pinned": pinned,
             "tier": tier,
             "source": source,
+            "facts": facts,
         }
         return ingest.add_memories(self._core, [record], by, now)[0]
 
@@ -291,10 +295,14 @@ class MemoryEngine:
         *,
         created_at: datetime | None = None,
         now: datetime | None = None,
-    ) -> list[tuple[Memory, float, str]]:
-        """Which active memories a new one would supersede, ``(older, similarity, "auto" |
-        "review")``, by the same decision as saving (threshold, exempt types, adjudicator)."""
-        return supersession.preview(self._core, patient_id, content, memory_type, created_at, now)
+        facts: Mapping[str, Any] | ClinicalFacts | None = None,
+    ) -> list[supersession.Preview]:
+        """Which active memories a new one would supersede: ``Preview(memory, similarity,
+        mode ("auto": at once, "review": after review), verdict, rule, evidence)``, by the
+        same decision as saving (candidates, exempt types, the decision table)."""
+        return supersession.preview(
+            self._core, patient_id, content, memory_type, created_at, now, facts
+        )
 
     def confirm_supersession(
         self,

@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from .. import validation as v
 from ..errors import StaleSnapshotError, ValidationError
+from ..facts import index_keys
 from ..importance import default_importance, default_pinned
 from ..store.base import ChangeSet, MemoryUpdate
 from ..values import AddResult, Memory, Supersession
@@ -90,6 +91,7 @@ RECORD_FIELDS = frozenset(
         "embedding",
         "embedding_model",
         "id",
+        "facts",
     )
 )
 
@@ -145,6 +147,7 @@ def _prepare(ctx: BatchContext, record: Mapping[str, Any] | Any, out: Prepared) 
         mid = v.record_id(mid)
     if imp is None:
         imp = default_importance(mtype, text, ctx.importance_rules)
+    facts = v.facts(get("facts"), text, mtype)
     memory = Memory(
         id=mid or new_id("mem"),
         patient_id=pid,
@@ -159,6 +162,7 @@ def _prepare(ctx: BatchContext, record: Mapping[str, Any] | Any, out: Prepared) 
         pinned=pinned,
         tier=tier,
         source=src,
+        facts=facts,
     )
     if mid is not None:
         out.given_ids.append(len(out.memories))
@@ -240,10 +244,29 @@ def add_memories(
             embedded_so_far += len(todo)
             if progress is not None and todo:
                 progress(embedded_so_far, need_total)
+        memories = _model_read(core, memories)
         results += write_batch(core, memories, prepared.accesses[first:end], by, now, detect)
         if on_batch is not None:
             on_batch(b, first, end)
     return results
+
+
+def _model_read(core: Core, memories: list[Memory]) -> list[Memory]:
+    """With a chat model configured (``adjudicator.reader``), the statements the offline
+    reader could not key are read by the model (its answer checked against the lexicon and the
+    text; an unusable answer leaves the offline facts). Coded records keep their codes."""
+    reader = getattr(core.adjudicator, "reader", None)
+    if reader is None:
+        return memories
+    out = []
+    for m in memories:
+        facts = m.facts
+        if facts is not None and not facts.coded and not index_keys(facts, m.memory_type):
+            read = reader.read(m.content, m.memory_type)
+            if read is not None:
+                m = replace(m, facts=read)
+        out.append(m)
+    return out
 
 
 #: attempts of a batch whose patients' memories moved under it (another process's write between

@@ -471,6 +471,11 @@ class PatientPool:
         self._pending: list[Memory] = []
         self.replaced: dict[str, Memory] = {}  # stored memories demoted by the batch
 
+    @property
+    def snapshot(self) -> Snapshot:
+        """The stored state the pool started from."""
+        return self._snap
+
     def versions(self, memory_id: str) -> int:
         return self._snap.memories[self._snap.index[memory_id]].version
 

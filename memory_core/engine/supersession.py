@@ -3,27 +3,27 @@ and their audit entries, and the reviewer's confirm, reject and undo."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from .. import validation as v
-from ..adjudicate import STANDING_TYPES, standing_candidate
 from ..contradictions import (
     CANDIDATE_LIMIT,
-    SUPERSEDING_VERDICTS,
     SimilarityValues,
     candidates_for_new,
+    facts_of,
     newer_strips,
     same_type_pair_arrays,
     same_type_pairs,
     same_type_similarities,
 )
 from ..errors import StateError
+from ..facts import Decision, index_keys
 from ..importance import default_importance
 from ..ranking import cosine_to_all
 from ..status import holders, status_at
@@ -51,14 +51,15 @@ def record(
     older: Memory,
     newer: Memory,
     similarity: float,
-    verdict: str,
+    decision: Decision,
     auto: bool,
     by: str,
     now: datetime,
     changes: ChangeSet,
 ) -> Supersession:
     """A new supersession record (auto: in effect from the newer memory's created_at;
-    otherwise pending review), added to ``changes`` (the store audits it)."""
+    otherwise pending review), with the rule that took it and its evidence, added to
+    ``changes`` (the store audits it)."""
     sup = Supersession(
         id=new_id("sup"),
         patient_id=older.patient_id,
@@ -66,12 +67,14 @@ def record(
         new_id=newer.id,
         similarity=similarity,
         method=core.adjudicator.method,
-        verdict=verdict,
+        verdict=decision.verdict.value,
         state=SupersessionState.AUTO if auto else SupersessionState.PENDING,
         detected_at=now,
         effective_at=newer.created_at if auto else None,
         decided_by=by if auto else None,
         decided_at=now if auto else None,
+        rule=decision.rule,
+        evidence=decision.evidence,
     )
     changes.insert_supersessions.append(sup)
     return sup
@@ -84,36 +87,72 @@ def demote(older: Memory, newer_id: str) -> Memory:
 
 
 # --- detection on insert -----------------------------------------------------------------------
-def with_standing(
+def applies_at_once(core: Core, memory_type: str, decision: Decision) -> bool:
+    """A decision is applied at once only on strong evidence and an automatic type; anything
+    weaker waits for a reviewer (domain.md)."""
+    return decision.strong and core.policy.contradiction.mode_for(memory_type) == "auto"
+
+
+KEY_INDEX = "fact-keys"
+
+
+def key_index(snap: Snapshot) -> dict[tuple[str, str], list[int]]:
+    """``(memory type, key)`` -> the snapshot rows whose memory is about that key
+    (:func:`memory_core.facts.index_keys`), built once per snapshot."""
+
+    def make() -> dict[tuple[str, str], list[int]]:
+        out: dict[tuple[str, str], list[int]] = {}
+        for row, m in enumerate(snap.memories):
+            for k in index_keys(facts_of(m), m.memory_type):
+                out.setdefault((m.memory_type, k), []).append(row)
+        return out
+
+    return snap.memoized(KEY_INDEX, make)
+
+
+def with_keys(
     hits: list[tuple[int, float, bool]],
     new: Memory,
     memories: Sequence[Memory],
     matrix: npt.NDArray[np.float32],
+    rows: Iterable[int],
     eligible: Sequence[bool] | npt.NDArray[np.bool_] | None = None,
 ) -> list[tuple[int, float, bool]]:
-    """``hits`` (rows of :func:`candidates_for_new`) plus the rows adjudicated whatever their
-    cosine (:func:`memory_core.adjudicate.standing_candidate`: an empty allergy list and an
-    allergy it covers), each with its cosine; ``eligible``: the rows that may be compared."""
-    if new.memory_type not in STANDING_TYPES:
-        return hits
+    """``hits`` (rows of :func:`candidates_for_new`) plus the rows ``rows`` about a key the new
+    memory is about too, whatever their cosine ("Lantus 26 units" meets "insulin glargine 20
+    units"; "NKDA" meets "allergic to codeine"), each with its cosine; ``eligible``: the rows
+    that may be compared."""
     seen = {r for r, _s, _o in hits}
-    created_s = new.created_at.timestamp()
-    rows: list[int] = []
-    older_flags: list[bool] = []
-    for row, m in enumerate(memories):
-        if row in seen or m.memory_type != new.memory_type:
-            continue
-        if eligible is not None and not eligible[row]:
-            continue
-        is_older = m.created_at.timestamp() <= created_s
-        older, newer = (m.content, new.content) if is_older else (new.content, m.content)
-        if standing_candidate(older, newer, new.memory_type):
-            rows.append(row)
-            older_flags.append(is_older)
-    if not rows:
+    extra = sorted(
+        r
+        for r in set(rows)
+        if r not in seen
+        and memories[r].id != new.id
+        and memories[r].memory_type == new.memory_type
+        and (eligible is None or eligible[r])
+    )
+    if not extra:
         return hits
-    sims = cosine_to_all(new.embedding, matrix[rows]).tolist()
-    return hits + list(zip(rows, sims, older_flags, strict=True))
+    created_s = new.created_at.timestamp()
+    sims = cosine_to_all(new.embedding, matrix[extra]).tolist()
+    olders = [memories[r].created_at.timestamp() <= created_s for r in extra]
+    return hits + list(zip(extra, sims, olders, strict=True))
+
+
+def keyed_rows(snap: Snapshot, pool: PatientPool | None, new: Memory) -> set[int]:
+    """The rows (of the snapshot, then of the pool's added memories) about a key ``new`` is
+    about, of its type."""
+    keys = index_keys(facts_of(new), new.memory_type)
+    if not keys:
+        return set()
+    index = key_index(snap)
+    rows = {r for k in keys for r in index.get((new.memory_type, k), ())}
+    if pool is not None:
+        for r in range(pool.n_stored, len(pool.memories)):
+            m = pool.memories[r]
+            if m.memory_type == new.memory_type and index_keys(facts_of(m), m.memory_type) & keys:
+                rows.add(r)
+    return rows
 
 
 def detect_batch(
@@ -165,20 +204,20 @@ def detect(
         norms,
         CANDIDATE_LIMIT,
     )
-    hits = with_standing(hits, new, pool.memories, matrix, active)
-    mode = core.policy.contradiction.mode_for(new.memory_type)
+    hits = with_keys(hits, new, pool.memories, matrix, keyed_rows(pool.snapshot, pool, new), active)
     for row, sim, row_is_older in hits:
         other = pool.memories[row]
         if other.status is not Status.ACTIVE:
             continue
         older, newer = (other, new) if row_is_older else (new, other)
         new_is_older = not row_is_older
-        verdict = core.adjudicator.adjudicate(older, newer, sim)
-        if verdict not in SUPERSEDING_VERDICTS:
+        decision = core.adjudicator.decide(older, newer, sim)
+        if not decision.supersedes:
             continue
         if (new if new_is_older else older).status is not Status.ACTIVE:
             continue  # already demoted by an earlier hit
-        sup = record(core, older, newer, sim, verdict, mode == "auto", by, now, changes)
+        auto = applies_at_once(core, new.memory_type, decision)
+        sup = record(core, older, newer, sim, decision, auto, by, now, changes)
         found.append(sup)
         if sup.state is SupersessionState.AUTO:
             demoted = demote(older, newer.id)
@@ -189,6 +228,18 @@ def detect(
     return new
 
 
+class Preview(NamedTuple):
+    """What a new memory would do to one active memory if saved: supersede it at once
+    (``mode`` "auto") or after review ("review"), by ``rule`` on ``evidence``."""
+
+    memory: Memory
+    similarity: float
+    mode: str
+    verdict: str
+    rule: str
+    evidence: str
+
+
 def preview(
     core: Core,
     patient_id: str,
@@ -196,7 +247,8 @@ def preview(
     memory_type: str,
     created_at: datetime | None,
     now: datetime | None,
-) -> list[tuple[Memory, float, str]]:
+    facts: Any = None,
+) -> list[Preview]:
     v.patient_id(patient_id)
     text = v.content(content)
     mtype = v.memory_type(memory_type)
@@ -217,7 +269,6 @@ def preview(
         core.threshold_for(mtype),
         limit=CANDIDATE_LIMIT,
     )
-    mode = core.policy.contradiction.mode_for(mtype)
     new = Memory(
         id="preview",
         patient_id=patient_id,
@@ -228,15 +279,18 @@ def preview(
         last_accessed=created,
         embedding=vec,
         embedding_model=core.embedder.model_id,
+        facts=v.facts(facts, text, mtype),
     )
-    hits = with_standing(hits, new, snap.memories, snap.matrix)
-    out: list[tuple[Memory, float, str]] = []
+    hits = with_keys(hits, new, snap.memories, snap.matrix, keyed_rows(snap, None, new))
+    out: list[Preview] = []
     for r, sim, older in hits:
         old = snap.memories[r]
         if not older or status[r] is not Status.ACTIVE:
             continue
-        if core.adjudicator.adjudicate(old, new, sim) in SUPERSEDING_VERDICTS:
-            out.append((old, sim, mode))
+        d = core.adjudicator.decide(old, new, sim)
+        if d.supersedes:
+            mode = "auto" if applies_at_once(core, mtype, d) else "review"
+            out.append(Preview(old, sim, mode, d.verdict.value, d.rule, d.evidence))
     return out
 
 
@@ -408,17 +462,18 @@ def _scan_patient(core: Core, pid: str, by: str, now: datetime) -> list[Superses
     checked = [t for t in dict.fromkeys(types) if t not in policy.exempt_types]
     auto = {t for t in checked if policy.mode_for(t) == "auto"}
     vectors = active_rows(snap, act)
-    # per type: (older, newer, similarity, verdict) of the pairs to record, positions in act
-    picks: dict[str, list[tuple[int, int, float, str]]] = {t: [] for t in checked}
+    # per type: (older, newer, similarity, decision) of the pairs to record, positions in act
+    picks: dict[str, list[tuple[int, int, float, Decision]]] = {t: [] for t in checked}
 
     def pick(t: str, older_k: int, newer_k: int, sim: float) -> bool:
         older, newer = snap.memories[act[older_k]], snap.memories[act[newer_k]]
         if (older.id, newer.id) in known:
             return False
-        verdict = core.adjudicator.adjudicate(older, newer, sim)
-        if verdict not in SUPERSEDING_VERDICTS:
+        decision = core.adjudicator.decide(older, newer, sim)
+        if not decision.supersedes:
             return False
-        picks[t].append((older_k, newer_k, sim, verdict))
+        known.add((older.id, newer.id))
+        picks[t].append((older_k, newer_k, sim, decision))
         return True
 
     # auto: an older memory is demoted by its most similar newer one that the adjudicator says
@@ -441,30 +496,59 @@ def _scan_patient(core: Core, pid: str, by: str, now: datetime) -> list[Superses
         newers = np.where(a_first, b, a)
         for k in np.argsort(-vals, kind="stable").tolist():
             pick(t, int(olders[k]), int(newers[k]), float(vals[k]))
-    # pairs adjudicated whatever their cosine (an empty allergy list and an allergy), on the
-    # review-gated types they belong to: those below the cut, which the arrays left out
-    for t in (t for t in review if t in STANDING_TYPES):
-        ks = sorted((k for k, tk in enumerate(types) if tk == t), key=lambda k: int(place[k]))
-        for x, older_k in enumerate(ks):
-            older = snap.memories[act[older_k]]
-            for newer_k in ks[x + 1 :]:
-                newer = snap.memories[act[newer_k]]
-                if not standing_candidate(older.content, newer.content, t):
-                    continue
-                sim = float(cosine_to_all(vectors[older_k], vectors[[newer_k]])[0])
-                if sim < cuts[t]:
-                    pick(t, older_k, newer_k, sim)
+    # pairs about one key whatever their cosine ("NKDA" / "allergic to codeine"; "Lantus" /
+    # "insulin glargine"): each memory against the next few newer ones about the same key,
+    # those below the cut that the arrays left out
+    taken = {p[0] for t in auto for p in picks[t]}  # an automatic older memory goes once
+    for t, older_k, newer_k in _keyed_pairs(snap, act, place, checked):
+        if t in auto and older_k in taken:
+            continue
+        sim = float(cosine_to_all(vectors[older_k], vectors[[newer_k]])[0])
+        if sim < cuts[t] and pick(t, older_k, newer_k, sim) and t in auto:
+            taken.add(older_k)
     changes = ChangeSet()
     found: list[Supersession] = []
+    demoted: set[int] = set()
     for t in checked:  # types in order of first appearance; automatic ones by older memory
-        for older_k, newer_k, sim, verdict in sorted(picks[t]) if t in auto else picks[t]:
+        ordered = sorted(picks[t], key=lambda p: p[:3]) if t in auto else picks[t]
+        for older_k, newer_k, sim, decision in ordered:
             older, newer = snap.memories[act[older_k]], snap.memories[act[newer_k]]
-            found.append(record(core, older, newer, sim, verdict, t in auto, by, now, changes))
-            if t in auto:
-                changes.update_memories.append(MemoryUpdate(demote(older, newer.id), older.version))
+            at_once = t in auto and decision.strong and older_k not in demoted
+            found.append(record(core, older, newer, sim, decision, at_once, by, now, changes))
+            if at_once:
+                demoted.add(older_k)
+                d = demote(older, newer.id)
+                changes.update_memories.append(MemoryUpdate(d, older.version))
     if changes.insert_supersessions:
         core.apply(changes, by)
     return found
+
+
+#: Of the memories about one key, each is compared with at most this many newer ones (a
+#: restated fact chains A -> B -> C; comparing every pair of a key would be quadratic).
+KEY_PAIR_SPAN = 8
+
+
+def _keyed_pairs(
+    snap: Snapshot,
+    act: Sequence[int],
+    place: npt.NDArray[np.int64],
+    checked: Sequence[str],
+) -> Iterator[tuple[str, int, int]]:
+    """``(type, older position, newer position)`` in ``act`` of the pairs about one key (each
+    memory and its next :data:`KEY_PAIR_SPAN` newer ones about that key), each pair once."""
+    index = key_index(snap)
+    where = {row: k for k, row in enumerate(act)}
+    seen: set[tuple[int, int]] = set()
+    for (t, _key), rows in index.items():
+        if t not in checked:
+            continue
+        ks = sorted((where[r] for r in rows if r in where), key=lambda k: int(place[k]))
+        for x, older_k in enumerate(ks):
+            for newer_k in ks[x + 1 : x + 1 + KEY_PAIR_SPAN]:
+                if (older_k, newer_k) not in seen:
+                    seen.add((older_k, newer_k))
+                    yield t, older_k, newer_k
 
 
 # the threshold tuner's list of flagged pairs holds at most this many (the most similar)

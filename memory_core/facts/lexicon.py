@@ -29,7 +29,7 @@ from ..errors import ConfigurationError
 
 _V = TypeVar("_V")
 
-FILES = ("conditions", "labs", "slots", "states", "context", "words", "drugs")
+FILES = ("conditions", "labs", "slots", "states", "context", "words", "drugs", "questions")
 #: Bumped when the reader's own logic changes how a text is read (the files' digest covers
 #: the data): part of the version every memory's facts carry.
 READER_VERSION = "1"
@@ -245,11 +245,13 @@ class Lexicon:
     additions: PhraseMatcher[str]
     qualifiers: Mapping[str, PhraseMatcher[str]]
     contrast: PhraseMatcher[str]
+    spread: PhraseMatcher[str]
     durations: Mapping[str, float]
     now_words: PhraseMatcher[str]
     months: Mapping[str, int]
     stopwords: frozenset[str]
     drugs: Mapping[str, Any]
+    questions: Mapping[str, Any]
 
     def concept_keys(self, concept_id: str) -> str:
         return f"condition:{concept_id}"
@@ -541,6 +543,7 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
         "reporting": frozenset(c.strs(data.get("reporting"), "reporting")),
         "additions": listed("additions"),
         "contrast": listed("contrast"),
+        "spread": listed("spread"),
         "durations": {
             str(k): float(v) for k, v in c.obj(data.get("durations"), "durations").items()
         },
@@ -570,6 +573,27 @@ def _drugs(data: dict[str, Any]) -> dict[str, Any]:
         "rescue": frozenset(c.strs(data.get("rescue"), "rescue")),
         "classes": tuple(c.strs(data.get("classes"), "classes")),
     }
+
+
+def _questions(data: dict[str, Any]) -> dict[str, Any]:
+    """The query vocabulary (memory_core.vocabulary): checked for shape; phrases of 1-3 words."""
+    c = _Check("questions")
+    c.strs(data.get("medication_heads"), "medication_heads")
+    for i, e in enumerate(data.get("drug_classes") or []):
+        e = c.obj(e, f"drug_classes[{i}]")
+        c.str_(e.get("name"), f"drug_classes[{i}].name")
+        c.strs(e.get("qualifiers", []), f"drug_classes[{i}].qualifiers", empty=True)
+        c.strs(e.get("names", []), f"drug_classes[{i}].names", empty=True)
+        c.strs(e.get("members"), f"drug_classes[{i}].members")
+    for group in ("body_systems", "contact"):
+        for i, e in enumerate(data.get(group) or []):
+            e = c.obj(e, f"{group}[{i}]")
+            c.str_(e.get("name"), f"{group}[{i}].name")
+            for p in c.strs(e.get("phrases"), f"{group}[{i}].phrases"):
+                if not 0 < len(phrase_tokens(p)) <= 3:
+                    raise c.fail(f"{group}[{i}].phrases", f"{p!r}: 1 to 3 words")
+            c.strs(e.get("terms"), f"{group}[{i}].terms")
+    return data
 
 
 def load() -> Lexicon:
@@ -604,6 +628,7 @@ def load() -> Lexicon:
         context=_context(data["context"]),
         **_words(data["words"]),
         drugs=_drugs(data["drugs"]),
+        questions=_questions(data["questions"]),
     )
 
 

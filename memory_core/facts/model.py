@@ -25,6 +25,7 @@ class KeyKind(enum.StrEnum):
     CONDITION = "condition"  # condition:<concept>: a diagnosis, symptom or finding
     ALLERGEN = "allergen"  # allergen:<substance or class>
     SLOT = "slot"  # slot:<chart slot>: household, tobacco, visit-time, ...
+    QUESTION = "question"  # question:<the question's words>: a question and its answer
     SNOMED = "snomed"  # a code exactly as a FHIR resource carries it
     RXNORM = "rxnorm"
     CVX = "cvx"
@@ -55,7 +56,9 @@ SUBJECT_KINDS: dict[str, frozenset[KeyKind]] = {
 
 
 def subject_kinds(memory_type: str) -> frozenset[KeyKind]:
-    return SUBJECT_KINDS.get(memory_type, frozenset(KeyKind))
+    """The kinds a statement of ``memory_type`` is about (a question asked and answered, of
+    any type, is about its question)."""
+    return SUBJECT_KINDS.get(memory_type, frozenset(KeyKind)) | {KeyKind.QUESTION}
 
 
 #: Kinds whose keys are codes of a terminology, as a record carries them: two different codes

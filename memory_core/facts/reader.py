@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
+from .. import drugs
 from . import values
 from .context import contexts as context_of
 from .lexicon import Lexicon, StateRule, lexicon
@@ -58,13 +59,14 @@ def read(text: str, memory_type: str = "") -> ClinicalFacts:
     facts: list[Fact] = []
     for k, span in enumerate(anchors):
         outcome = memory_type == "treatment_response"
+        value = _value(t, span, anchors, lex, memory_type)
         for key, role in _keys(span, spans, roles[k], lex, outcome):
             facts.append(
                 Fact(
                     key=key,
-                    value=_value(t, span, anchors, lex, memory_type),
+                    value=value,
                     state=_state_for(span, states[k]),
-                    contexts=_contexts_for(span, ctx[k]),
+                    contexts=_contexts_for(span, ctx[k], value),
                     role=role,
                     text=t.words(span.start, span.end),
                     date=date if span.how == "lab" else "",
@@ -98,6 +100,10 @@ def _keys(
         analyte = lex.analyte_for_code(name)
         if analyte is not None and analyte.parent:
             out.append((lex.analytes[analyte.parent].key, part))
+    elif kind == "drug" and " " in name and "/" not in name:
+        family = name.split(" ")[0]
+        if drugs.canonical_names(family) == {family}:
+            out.append((f"drug:{family}", part))  # insulin glargine is an insulin
     return out
 
 
@@ -115,9 +121,13 @@ def _value(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon, memory_type
         return value
     if kind is KeyKind.LOINC:
         code = span.key.partition(":")[2]
-        return values.lab_value(t, span, spans, lex.analyte_for_code(code))
+        plan = memory_type == "care_plan"
+        return values.lab_value(t, span, spans, lex.analyte_for_code(code), plan)
     if kind is KeyKind.CONDITION:
         return values.condition_value(t, span, spans)
+    if kind is KeyKind.QUESTION:
+        answer = t.text[t.ends[span.end - 1] :].strip(" ?")
+        return values.join([("answer", " ".join(answer.lower().split()))])
     if kind is KeyKind.SLOT:
         value = values.slot_value(t, span, spans, lex)
         if _heading(t, span):
@@ -137,14 +147,23 @@ def _heading(t: Text, span: Span) -> bool:
 
 
 def _state_for(span: Span, state: State | None) -> State | None:
+    """A thing's state; a plan word on a slot that is no plan item ("scripts sent to the CVS")
+    states nothing of it."""
     if state is None:
+        return State.ACTIVE
+    plan = span.key.startswith(("slot:referral", "slot:procedure", "slot:follow up"))
+    if state is State.PLANNED and span.key.startswith("slot:") and not plan:
         return State.ACTIVE
     if KeyKind.of(span.key) is KeyKind.CONDITION:
         return _FOR_CONDITION.get(state, state)
     return state
 
 
-def _contexts_for(span: Span, found: frozenset[Context]) -> frozenset[Context]:
+def _contexts_for(span: Span, found: frozenset[Context], value: str) -> frozenset[Context]:
+    """A slot whose value was read carries its negation in the value ("denies alcohol" is the
+    value none; "no car" a way of getting about), not as a negation of the slot."""
+    if span.key.startswith("slot:") and values.parts(value).get("value"):
+        return found - {Context.NEGATED}
     return found
 
 
@@ -190,13 +209,28 @@ def _states(
             continue
         k, gap = found
         state = State(m.value.state)
-        if k not in best or (gap, _STATE_RANK[state]) < (best[k][0], _STATE_RANK[best[k][1]]):
+        rank = (state is State.ACTIVE, gap, _STATE_RANK[state])  # a change before "on", "takes"
+        if k not in best or rank < (
+            best[k][1] is State.ACTIVE,
+            best[k][0],
+            _STATE_RANK[best[k][1]],
+        ):
             best[k] = (gap, state)
     for k, (_gap, state) in best.items():
         out[k] = state
     for k, state in switched.items():
         out[k] = state
     return out
+
+
+def _outranks(state: State, gap: int, other_gap: int, other: State) -> bool:
+    """Of two state words for one thing: a refutation first ("never actually started"), any
+    change before a plain "on" / "takes", then the nearer, then the one that says more."""
+
+    def key(s: State, g: int) -> tuple[bool, bool, int, int]:
+        return (s is State.ACTIVE, s is not State.REFUTED, g, _STATE_RANK[s])
+
+    return key(state, gap) < key(other, other_gap)
 
 
 #: Of two state words equally near a thing, the one that says more ("continue" says least).

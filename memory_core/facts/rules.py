@@ -85,7 +85,8 @@ def _shared(
 @dataclass(frozen=True)
 class Rule:
     """One row of the table: ``id``, the memory types it applies to (empty: every type), what
-    it checks (``doc``, one line for docs/verdicts.md) and the check."""
+    it checks (``doc``, one line for docs/verdicts.md), the check, and the rule ids its
+    decisions carry (:data:`DECIDES`; its own id when it names no others)."""
 
     id: str
     types: frozenset[str]
@@ -94,6 +95,10 @@ class Rule:
 
     def applies(self, memory_type: str) -> bool:
         return not self.types or memory_type in self.types
+
+    @property
+    def decides(self) -> tuple[str, ...]:
+        return DECIDES.get(self.id, (self.id,))
 
 
 def _d(verdict: Verdict, rule: str, strength: Strength, evidence: str, key: str = "") -> Decision:
@@ -114,6 +119,7 @@ _NOUN = {
     KeyKind.SNOMED: "SNOMED code",
     KeyKind.RXNORM: "RxNorm code",
     KeyKind.CVX: "vaccine code",
+    KeyKind.QUESTION: "question",
 }
 
 
@@ -157,9 +163,66 @@ def _codes_differ(p: Pair) -> Decision | None:
 
 
 def _nothing_shared(p: Pair) -> Decision | None:
-    if p.shared():
-        return None
+    """No key in common: compatible -- unless one statement names no key at all (the reader
+    could not key it), where its words may still name the other's subject (weak evidence, for
+    a reviewer: :func:`_by_words`)."""
+    if any(Role.MENTION not in (a.role, b.role) or a.role != b.role for a, b in p.shared()):
+        return None  # (two entries of one list, both named in passing, share nothing)
+    kinds = p.kinds
+    keyed_a = any(f.kind in kinds and f.role is not Role.MENTION for f in p.older.facts)
+    keyed_b = any(f.kind in kinds and f.role is not Role.MENTION for f in p.newer.facts)
+    if not (keyed_a and keyed_b):
+        by_words = _by_words(p)
+        if by_words is not None:
+            return by_words
     return _compatible("key.none-shared", "the two statements name no key in common")
+
+
+#: Words that say a statement's subject changed, for statements the lexicon cannot key.
+_CHANGE_RULES = frozenset(
+    {"stopped", "started", "changed", "resolved", "refuted", "done", "cancelled"}
+)
+
+
+def _by_words(p: Pair) -> Decision | None:
+    """Statements the reader could not key, read by their words: most of the shorter's words
+    in the other's, and the newer says something changed (a state word, another number, a
+    negation the older lacks) -- an update; nearly the same words and numbers -- a duplicate.
+    Weak evidence only: a reviewer decides."""
+    from .text import parse, rest_words
+
+    wa, wb = rest_words(p.older_text, p.memory_type), rest_words(p.newer_text, p.memory_type)
+    small, large = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
+    shared = _alike_count(small, large)
+    if len(small) < 2 or shared < 2 or 2 * shared < len(small):
+        return None
+    ta, tb = parse(p.older_text), parse(p.newer_text)
+    lex = lexicon()
+    states = {m.value.state for m in lex.states.find(tb.tokens, tb.raw)}
+    states -= {m.value.state for m in lex.states.find(ta.tokens, ta.raw)}
+    numbers_a = {w for w in ta.tokens if w[:1].isdigit()}
+    numbers_b = {w for w in tb.tokens if w[:1].isdigit()}
+    negated = _negations(tb) != _negations(ta)
+    words = f"{shared} of {len(small)} words in common"
+    if states & _CHANGE_RULES or (numbers_a and numbers_b and numbers_a != numbers_b) or negated:
+        return _d(
+            Verdict.UPDATES, "words.same-subject", WEAK, f"read from words: {words}, a change"
+        )
+    if 4 * shared >= 3 * len(large) and numbers_a == numbers_b:
+        return _d(Verdict.DUPLICATE, "words.same-subject", WEAK, f"read from words: {words}")
+    return None
+
+
+def _alike_count(small: frozenset[str], large: frozenset[str]) -> int:
+    heads = {w[:5] for w in large if len(w) >= 5}
+    return sum(1 for w in small if w in large or (len(w) >= 5 and w[:5] in heads))
+
+
+def _negations(t: object) -> int:
+    from .text import Text
+
+    assert isinstance(t, Text)
+    return sum(1 for w in t.tokens if w in ("no", "not", "never", "denies", "without", "none"))
 
 
 def _newer_not_asserted(p: Pair) -> Decision | None:
@@ -198,7 +261,7 @@ def _passing_only(p: Pair) -> Decision | None:
     )
 
 
-QUALIFIER_DIMENSIONS = ("side", "site", "when", "exertion", "setting", "meal")
+QUALIFIER_DIMENSIONS = ("side", "site", "when", "exertion", "setting", "meal", "specimen", "sample")
 
 
 def _qualifier_clash(a: Fact, b: Fact) -> str:
@@ -216,7 +279,7 @@ def _two_places(p: Pair) -> Decision | None:
     facts ("osteoarthritis, left knee" / "right hip"; "home BP" / "clinic BP"): what the
     statements' shared things say of where and when, taken together, disagrees."""
     about = p.about()
-    if not about:
+    if not about or _spread(p.newer_text):
         return None
     older = Fact("", value="; ".join(a.value for a, _b in about if a.value))
     newer = Fact("", value="; ".join(b.value for _a, b in about if b.value))
@@ -224,6 +287,27 @@ def _two_places(p: Pair) -> Decision | None:
     if clash:
         a, _b = about[0]
         return _compatible("qualifier.two-places", f"{name_of(a)}: {clash}", a.key)
+    return None
+
+
+def _spread(text: str) -> bool:
+    """The newer says the finding spread ("the hives have spread to his legs"): its new sites
+    update it rather than name another finding."""
+    from .text import parse
+
+    t = parse(text)
+    return bool(lexicon().spread.find(t.tokens, t.raw))
+
+
+def _question(p: Pair) -> Decision | None:
+    """The same question with another answer updates (the newest answer wins); the same
+    answer is a duplicate."""
+    for a, b in p.of_kind(KeyKind.QUESTION):
+        x, y = parts(a.value).get("answer", ""), parts(b.value).get("answer", "")
+        if x and y and x != y:
+            return _d(Verdict.UPDATES, "question.new-answer", STRONG, evidence(a, b), a.key)
+        if x and x == y:
+            return _d(Verdict.DUPLICATE, "question.same-answer", STRONG, evidence(a, b), a.key)
     return None
 
 
@@ -235,6 +319,38 @@ def _merged(f: Fact) -> Fact:
         if eq and name in QUALIFIER_DIMENSIONS:
             dims.setdefault(name, set()).update(v.split("+"))
     return Fact("", value="; ".join(f"{k}={'+'.join(sorted(v))}" for k, v in dims.items()))
+
+
+def _restated(p: Pair) -> Decision | None:
+    """The same statement again, word for word -- case, punctuation, spacing, stop words and a
+    word of now ("still", "now", "currently") aside: a duplicate."""
+    a, b = _plain_words(p.older_text), _plain_words(p.newer_text)
+    if a and a == b:
+        return _d(Verdict.DUPLICATE, "statement.restated", STRONG, "the same statement again")
+    return None
+
+
+def _plain_words(text: str) -> tuple[str, ...]:
+    """A statement's words without stop words and words of now -- but never a word of a state
+    or a modifier ("no longer", "not", "denies", "stopped" stay: they change what is said)."""
+    from .text import parse
+
+    lex = lexicon()
+    t = parse(text)
+    now_spans = {(m.start, m.end) for m in lex.now_words.find(t.tokens, t.raw)}
+    now = {i for a, b in now_spans for i in range(a, b)}
+    kept = {i for m in lex.context.find(t.tokens, t.raw) for i in range(m.start, m.end)}
+    kept |= {
+        i
+        for m in lex.states.find(t.tokens, t.raw)
+        if (m.start, m.end) not in now_spans or m.value.state != "changed"
+        for i in range(m.start, m.end)
+    }  # "now", "these days" say no state of their own; "no longer", "increased" do
+    return tuple(
+        w
+        for i, w in enumerate(t.tokens)
+        if i in kept or (i not in now and (w not in lex.stopwords or w[0].isdigit()))
+    )
 
 
 def _siblings(p: Pair) -> Decision | None:
@@ -265,7 +381,8 @@ def _orders(p: Pair) -> Decision | None:
     """A combination and one of its ingredients on a medication list are two orders
     ("buprenorphine/naloxone" and a naloxone kit)."""
     drugs = _drugs(p)
-    parts_only = drugs and all(_ingredient(a, b) for a, b in drugs)
+    combos = any("/" in f.name for f in (*p.older.facts, *p.newer.facts) if f.kind is KeyKind.DRUG)
+    parts_only = combos and drugs and all(_ingredient(a, b) for a, b in drugs)
     if p.memory_type == "medication" and parts_only and not any(_changed(b) for _a, b in drugs):
         a, b = drugs[0]
         return _compatible("drug.combination-and-part", evidence(a, b, "two products"), a.key)
@@ -435,13 +552,19 @@ def _same_places(pa: dict[str, str], pb: dict[str, str]) -> bool:
 
 
 def _same_number(x: str, y: str) -> bool:
+    """One value: equal, or within :data:`SAME_VALUE_TOLERANCE` where either was converted from
+    another unit (marked "~": 106 umol/L is 1.199 mg/dL)."""
     a, b = x.split(" ")[0], y.split(" ")[0]
+    converted = a.startswith("~") or b.startswith("~")
+    a, b = a.lstrip("~"), b.lstrip("~")
     if "/" in a or "/" in b:
         return a == b
     try:
         fa, fb = float(a), float(b)
     except ValueError:
         return x == y
+    if not converted:
+        return fa == fb
     return abs(fa - fb) <= SAME_VALUE_TOLERANCE * max(abs(fa), abs(fb))
 
 
@@ -518,8 +641,10 @@ def _condition_presence(p: Pair) -> Decision | None:
 
 def _condition_stage(p: Pair) -> Decision | None:
     for a, b in _conditions(p):
+        if _spread(p.newer_text):
+            return _d(Verdict.UPDATES, "condition.spread", STRONG, evidence(a, b), a.key)
         pa, pb = parts(a.value), parts(b.value)
-        common = [k for k in pa if k in pb and pa[k] != pb[k]]
+        common = [k for k in pa if k in pb and pa[k] != pb[k] and k not in QUALIFIER_DIMENSIONS]
         if common:
             return _d(Verdict.UPDATES, "condition.new-stage", STRONG, evidence(a, b), a.key)
         if b.state is State.CHANGED:
@@ -627,15 +752,20 @@ def _words_apart(p: Pair) -> bool:
     kb = {f.key for f in p.newer.facts if f.kind is KeyKind.CONDITION} - shared
     wa = rest_words(p.older_text, p.memory_type)
     wb = rest_words(p.newer_text, p.memory_type)
-    if not ((wa or ka) and (wb or kb)):
-        return False
-    return not (ka & kb) and not _alike(wa, wb)
+    if ka and kb:
+        return not (ka & kb) and not _alike(wa, wb)
+    return bool(wa and wb) and not (ka & kb) and not _alike(wa, wb)
 
 
 def _alike(a: frozenset[str], b: frozenset[str]) -> bool:
     """A word in common, or two words that begin with the same five letters."""
     heads = {w[:5] for w in b if len(w) >= 5}
     return bool(a & b) or any(len(w) >= 5 and w[:5] in heads for w in a)
+
+
+def _own_parts(f: Fact) -> dict[str, str]:
+    """A fact's value without where and when (a severity, a stage)."""
+    return {k: v for k, v in parts(f.value).items() if k not in QUALIFIER_DIMENSIONS}
 
 
 def _reaction_change(p: Pair) -> Decision | None:
@@ -647,7 +777,9 @@ def _reaction_change(p: Pair) -> Decision | None:
         x, y = ra[key], rb[key]
         if y.state in ENDED and x.state not in ENDED:
             return _d(Verdict.UPDATES, "reaction.resolved", STRONG, evidence(x, y), key)
-        if x.value != y.value or y.state is State.CHANGED:
+        if x.state in ENDED and y.state not in ENDED:
+            return _d(Verdict.UPDATES, "reaction.recurred", WEAK, evidence(x, y), key)
+        if _own_parts(x) != _own_parts(y) or y.state is State.CHANGED:
             return _d(Verdict.UPDATES, "reaction.changed", WEAK, evidence(x, y), key)
     return None
 
@@ -694,7 +826,7 @@ def _slot_presence(p: Pair) -> Decision | None:
     """One statement denies what the other admits ("denies alcohol use" / "admits a pint of
     vodka daily"): a correction, for a reviewer."""
     for a, b in _slots(p):
-        if _negated(a) != _negated(b):
+        if _negated(a) != _negated(b) and a.text.lower() == b.text.lower():
             verdict = Verdict.CONTRADICTS if _negated(a) else Verdict.UPDATES
             return _d(verdict, "slot.presence", WEAK, evidence(a, b), a.key)
     return None
@@ -708,6 +840,10 @@ def _slot_state(p: Pair) -> Decision | None:
             continue
         if b.state is State.PLANNED and not _plan(a):
             continue  # "on a waiting list for a flat" plans a change of housing, makes none
+        slot_ = lex.slots.get(a.name)
+        several = not _plan(a) and not (slot_ is not None and slot_.single_valued)
+        if several and b.state is State.STARTED:
+            continue  # "started swimming" beside "walks 5,000 steps": another value
         slot = lex.slots.get(a.name)
         single = _plan(a) or (slot is not None and slot.single_valued)
         strength = STRONG if single and Context.HISTORICAL not in b.contexts else WEAK
@@ -727,8 +863,13 @@ def _slot_value(p: Pair) -> Decision | None:
         if single and bool(va) != bool(vb) and vb and _words_apart(p):
             return _d(Verdict.UPDATES, "slot.single-valued", WEAK, evidence(a, b), a.key)
         if (va and vb and va != vb) or amount:
+            if single and _one_sided_kind(a, b) and not amount and "none" not in va:
+                # "likes reminders by text" beside "prefers phone calls": a scoped preference
+                return _compatible("slot.scoped-value", evidence(a, b, "for another purpose"))
             if single or amount or b.state is State.CHANGED:
-                explicit = _said_changed(p, b) or _entries(a, b)
+                # a new amount is an explicit new value, as a new lab value is; another value
+                # of a single-valued slot needs the newer to say it changed
+                explicit = amount or _said_changed(p, b) or _entries(a, b)
                 strength = STRONG if (single or amount) and explicit else WEAK
                 if Context.HISTORICAL in b.contexts or _one_sided_kind(a, b):
                     strength = WEAK
@@ -736,9 +877,9 @@ def _slot_value(p: Pair) -> Decision | None:
                 return _d(Verdict.UPDATES, rule, strength, evidence(a, b), a.key)
             return _compatible("slot.another-value", evidence(a, b, "another value"), a.key)
         if va and va == vb and a.state == b.state:
-            explicit = _entries(a, b) or not _words_apart(p)
-            strength = STRONG if single and explicit and not _one_sided_kind(a, b) else WEAK
-            return _d(Verdict.DUPLICATE, "slot.same-value", strength, evidence(a, b), a.key)
+            # a slot's values are coarse (medicare, housed): the details said beside them may
+            # differ ("Medicare Part A" / "Part D"), so a restated value is for a reviewer
+            return _d(Verdict.DUPLICATE, "slot.same-value", WEAK, evidence(a, b), a.key)
         x, y = parts(a.value).get("amount"), parts(b.value).get("amount")
         if x and x == y:
             return _d(Verdict.DUPLICATE, "slot.same-amount", WEAK, evidence(a, b), a.key)
@@ -763,9 +904,10 @@ def _entries(a: Fact, b: Fact) -> bool:
 
 
 def _one_sided_kind(a: Fact, b: Fact) -> bool:
-    """One statement scopes the slot ("phone calls for results", "mail order for Eliquis")
-    and the other does not: maybe two facts, for a reviewer."""
-    return bool(parts(a.value).get("kind")) != bool(parts(b.value).get("kind"))
+    """The newer scopes the slot where the older did not ("phone calls for results", "mail
+    order for Eliquis"): maybe a second fact beside it, for a reviewer. (A newer statement of
+    the whole slot -- "quit smoking" after "smokes 10 cigarettes" -- covers the older's.)"""
+    return bool(parts(b.value).get("kind")) and not parts(a.value).get("kind")
 
 
 def _amounts_differ(a: Fact, b: Fact) -> bool:
@@ -790,7 +932,13 @@ def _response(p: Pair) -> Decision | None:
     """A response: its outcome (a condition or a result) under a treatment. The treatment said
     never taken, or changed; the same outcome's state flipped; two outcomes or two treatments
     are two facts; the same treatment and outcome restated. Read from words: weak."""
-    for rule in (_response_refuted, _response_treatment, _response_outcome, _response_two):
+    for rule in (
+        _response_refuted,
+        _response_treatment,
+        _response_by_words,
+        _response_outcome,
+        _response_two,
+    ):
         d = rule(p)
         if d is not None:
             return d
@@ -799,7 +947,7 @@ def _response(p: Pair) -> Decision | None:
 
 def _response_refuted(p: Pair) -> Decision | None:
     for a, b in p.of_kind(KeyKind.DRUG):
-        if b.state in (State.REFUTED, State.STOPPED) and a.state not in ENDED:
+        if (b.state in (State.REFUTED, State.STOPPED) or _negated(b)) and a.state not in ENDED:
             return _d(Verdict.CONTRADICTS, "response.refuted", WEAK, evidence(a, b), a.key)
     return None
 
@@ -811,9 +959,18 @@ def _response_treatment(p: Pair) -> Decision | None:
     return None
 
 
+def _response_by_words(p: Pair) -> Decision | None:
+    """Two treatments the lexicon cannot name ("group diabetes classes", "the glucose sensor")
+    told apart by their words: two treatments' effects, two facts."""
+    drugs = [f for f in (*p.older.facts, *p.newer.facts) if f.kind is KeyKind.DRUG]
+    if not drugs and _words_apart(p):
+        return _compatible("response.two-treatments", "two treatments, by their words")
+    return None
+
+
 def _response_outcome(p: Pair) -> Decision | None:
     for a, b in p.of_kind(KeyKind.CONDITION, KeyKind.LOINC):
-        if _negated(a) != _negated(b) or a.state != b.state or _flipped(p):
+        if _negated(a) != _negated(b) or _flipped(p):
             return _d(Verdict.UPDATES, "response.outcome-changed", WEAK, evidence(a, b), a.key)
     return None
 
@@ -867,11 +1024,44 @@ def _outcomes(f: ClinicalFacts) -> frozenset[str]:
 
 # --- the table ------------------------------------------------------------------------------------
 ALL: frozenset[str] = frozenset()
-MEDS = frozenset({"medication", "care_plan"})
+MEDS = frozenset({"medication", "care_plan", "preference"})
 LABS = frozenset({"lab_result", "vital_sign", "observation", "social"})
+TARGETS = LABS | {"care_plan"}
 CONDITIONS = frozenset({"condition", "observation"})
 SAFETY = SAFETY_TYPES
 SLOTS = frozenset({"social", "preference", "care_plan", "observation"})
+
+#: The rule ids a row's decisions carry, where the row decides more than one thing.
+DECIDES: dict[str, tuple[str, ...]] = {
+    "context.not-asserted": ("context.hypothetical", "context.uncertain", "context.other-person"),
+    "allergy.empty-list": ("allergy.empty-list", "allergy.list-scope"),
+    "allergy.list-restated": ("allergy.list-restated", "allergy.list-scope"),
+    "question.answer": ("question.new-answer", "question.same-answer"),
+    "allergy.refuted": ("allergy.refuted", "allergy.reinstated"),
+    "reaction.another": ("reaction.another", "reaction.added"),
+    "reaction.changed": ("reaction.resolved", "reaction.recurred", "reaction.changed"),
+    "allergy.same-agent": ("allergy.reaction-change", "allergy.same-agent"),
+    "drug.regimen": ("drug.dose-change", "drug.frequency-change", "drug.formulation-change"),
+    "plan.item": ("plan.done-or-cancelled", "plan.new-timing"),
+    "lab.target": ("lab.target", "lab.new-target", "lab.same-target"),
+    "lab.value": ("lab.new-value", "lab.new-date", "lab.same-value"),
+    "lab.result": ("lab.result-flip", "lab.same-result"),
+    "lab.first-value": ("lab.first-value", "plan.restated"),
+    "condition.ended": ("condition.refuted", "condition.resolved"),
+    "condition.presence": ("condition.presence", "condition.recurred"),
+    "condition.stage": ("condition.spread", "condition.new-stage", "condition.changed"),
+    "slot.value": (
+        "slot.single-valued", "slot.new-amount", "slot.scoped-value", "slot.another-value",
+        "slot.same-value", "slot.same-amount",
+    ),
+    "slot.plan-restated": ("slot.two-items", "slot.plan-restated"),
+    "response": (
+        "response.refuted", "response.treatment-changed", "response.two-treatments",
+        "response.outcome-changed", "response.two-outcomes", "response.added",
+        "response.restated",
+    ),
+    "key.none-shared": ("key.none-shared", "words.same-subject"),
+}  # fmt: skip
 
 TABLE: tuple[Rule, ...] = (
     Rule("code.different", ALL, "two coded records with different codes are two things",
@@ -889,7 +1079,10 @@ TABLE: tuple[Rule, ...] = (
          _passing_only),
     Rule("context.other-person", ALL, "one statement is another person's fact",
          _other_person_statement),
+    Rule("statement.restated", ALL, "the same statement word for word", _restated),
     Rule("key.siblings", ALL, "two specific things that share only a broader one", _siblings),
+    Rule("question.answer", ALL, "the same question with another answer (or the same one)",
+         _question),
     Rule("qualifier.two-places", ALL,
          "two sites or sides of a finding, two times or settings of a reading: two facts",
          _two_places),
@@ -918,7 +1111,7 @@ TABLE: tuple[Rule, ...] = (
          "a plan item done, cancelled, or due at another time", _plan_item),
     Rule("lab.other-measure", LABS, "a test and a broader one it belongs to: two measurements",
          _lab_other_measure),
-    Rule("lab.target", LABS, "a target range is no result; a new target updates", _lab_target),
+    Rule("lab.target", TARGETS, "a target range is no result; a new target updates", _lab_target),
     Rule("lab.value", LABS, "a new value (or date) of the same test; the same value: duplicate",
          _lab_value),
     Rule("lab.result", LABS, "a qualitative result of the same test flipped or restated",
@@ -937,8 +1130,8 @@ TABLE: tuple[Rule, ...] = (
     Rule("slot.addition", SLOTS, "an addition to a slot (also, another)", _slot_addition),
     Rule("slot.presence", SLOTS, "a slot denied in one statement and admitted in the other",
          _slot_presence),
-    Rule("slot.state-change", SLOTS, "a plan item's or habit's state changed", _slot_state),
     Rule("slot.value", SLOTS, "a single-valued slot restated with another value", _slot_value),
+    Rule("slot.state-change", SLOTS, "a plan item's or habit's state changed", _slot_state),
     Rule("slot.plan-restated", SLOTS, "the same plan item restated", _slot_plan_restated),
     Rule("response", frozenset({"treatment_response"}),
          "the same treatment and outcome with another state", _response),
@@ -953,7 +1146,8 @@ DEFAULT = Rule(
 
 
 def rule_ids() -> tuple[str, ...]:
-    return (*(r.id for r in TABLE), DEFAULT.id)
+    """Every rule id a decision can carry, in table order."""
+    return tuple(dict.fromkeys(i for r in (*TABLE, DEFAULT) for i in r.decides))
 
 
 def decide(
@@ -965,13 +1159,24 @@ def decide(
 ) -> Decision:
     """The first decision of the table on the pair, capped to weak where the older statement
     was itself uncertain or the newer is history; ``default.compatible`` when no rule decides."""
+    return decide_row(older, newer, memory_type, older_text, newer_text)[1]
+
+
+def decide_row(
+    older: ClinicalFacts,
+    newer: ClinicalFacts,
+    memory_type: str,
+    older_text: str = "",
+    newer_text: str = "",
+) -> tuple[Rule, Decision]:
+    """:func:`decide`, with the row of the table that decided."""
     pair = Pair(older, newer, memory_type, older_text, newer_text)
     for rule in TABLE:
         if rule.applies(memory_type):
             d = rule.check(pair)
             if d is not None:
-                return _capped(d, pair)
-    return _compatible(DEFAULT.id, "no rule found one thing whose state changed")
+                return rule, _capped(d, pair)
+    return DEFAULT, _compatible(DEFAULT.id, "no rule found one thing whose state changed")
 
 
 def _capped(d: Decision, p: Pair) -> Decision:
@@ -1003,5 +1208,5 @@ def _keys_of(facts: Iterable[Fact]) -> frozenset[str]:
 @lru_cache(maxsize=1)
 def table_rows() -> tuple[tuple[str, str, str], ...]:
     """``(rule id, types, what it checks)`` for docs and the dashboard."""
-    rows = [(r.id, ", ".join(sorted(r.types)) or "every type", r.doc) for r in TABLE]
-    return (*rows, (DEFAULT.id, "every type", DEFAULT.doc))
+    rows = [(r.id, ", ".join(sorted(r.types)) or "every type", r.doc) for r in (*TABLE, DEFAULT)]
+    return tuple(rows)

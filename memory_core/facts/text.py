@@ -96,6 +96,7 @@ def things(t: Text, memory_type: str) -> list[Span]:
     """Every thing ``t`` names, longest first where two overlap, in order of appearance."""
     lex = lexicon()
     found = [
+        *_question_spans(t, lex),
         *_code_spans(t),
         *_drug_spans(t, memory_type, lex),
         *_lab_spans(t, lex),
@@ -103,6 +104,22 @@ def things(t: Text, memory_type: str) -> list[Span]:
         *_slot_spans(t, memory_type, lex),
     ]
     return _without_overlaps(found, memory_type)
+
+
+#: A question and its answer ("who won the championship this year? UCLA"): the question is the
+#: key, its answer the value.
+_QA = re.compile(r"^(?P<q>[^?]{8,}\?)\s*(?P<a>\S.*)$", re.DOTALL)
+
+
+def _question_spans(t: Text, lex: Lexicon) -> list[Span]:
+    m = _QA.match(t.text)
+    if m is None:
+        return []
+    words = [w for w, _s, _e in tokenize(m.group("q")) if w not in lex.stopwords and w != "?"]
+    if len(words) < 2:
+        return []
+    end = t.token_at(m.end("q") - 1) + 1
+    return [Span(f"question:{' '.join(words)}", 0, end, "question")]
 
 
 #: A code written in the text ("LOINC 4548-4", "SNOMED CT 44054006", "RxNorm: 860975").
@@ -133,7 +150,7 @@ def _without_overlaps(spans: list[Span], memory_type: str) -> list[Span]:
     def rank(s: Span) -> tuple[int, int, int, int, int]:
         own = 0 if s.key.partition(":")[0] in kinds else 1
         return (
-            0 if s.how == "code" else 1,
+            0 if s.how in ("code", "question") else 1,
             -(s.end - s.start),
             own,
             _PRIORITY.get(s.how, 9),
@@ -158,6 +175,7 @@ def _without_overlaps(spans: list[Span], memory_type: str) -> list[Span]:
 
 #: Which of two equally long overlapping spans wins (lower first).
 _PRIORITY = {
+    "question": -2,
     "code": -1,
     "lab": 0,
     "drug": 1,
@@ -219,13 +237,28 @@ def _slot_spans(t: Text, memory_type: str, lex: Lexicon) -> list[Span]:
         if memory_type in lex.slots[m.value].types
     ]
     if memory_type == "care_plan":
-        specialties = lex.specialty_phrases.find(t.tokens, t.raw)
+        specialties = lex.specialty_phrases.find(t.tokens, t.raw) + _clinics(t, lex)
         out += [Span(f"slot:referral {m.value}", m.start, m.end, "slot") for m in specialties]
         out = [_follow_up_of(s, specialties, t) for s in out]
         out += [
             Span(f"slot:procedure {m.value}", m.start, m.end, "slot")
             for m in lex.procedure_phrases.find(t.tokens, t.raw)
         ]
+    return out
+
+
+def _clinics(t: Text, lex: Lexicon) -> list[Match[str]]:
+    """A clinic named by what it sees ("falls clinic", "memory clinic", "anticoagulation
+    clinic") is a referral's specialty too."""
+    out = []
+    for i, tok in enumerate(t.tokens):
+        if tok == "clinic" and i > 0 and t.tokens[i - 1][:1].isalpha():
+            name = t.tokens[i - 1]
+            if (
+                name not in lex.stopwords
+                and lex.specialty_phrases.at(t.tokens, t.raw, i - 1) is None
+            ):
+                out.append(Match(i - 1, i + 1, f"{name} clinic"))
     return out
 
 
@@ -306,9 +339,11 @@ def rest_words(text: str, memory_type: str) -> frozenset[str]:
     for matcher in matchers:
         for m in matcher.find(t.tokens, t.raw):
             covered[m.start : m.end] = [True] * (m.end - m.start)
+    from .values import UNIT_WORDS
+
     return frozenset(
         stem(w)
         for w, c in zip(t.tokens, covered, strict=True)
         if not c and w[:1].isalpha() and len(w) > 2 and w not in lex.stopwords
-        and w not in lex.dose_units
+        and w not in lex.dose_units and w not in UNIT_WORDS
     )  # fmt: skip

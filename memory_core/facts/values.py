@@ -71,11 +71,7 @@ def drug_value(t: Text, span: Span, spans: Sequence[Span]) -> str:
     dose = _dose(t, a, b, lex)
     freq = [m.value for m in lex.frequencies.find(t.tokens[a:b], t.raw[a:b])]
     before = max(0, span.start - 3)
-    forms = [
-        m.value
-        for m in lex.formulations.find(t.tokens[before:b], t.raw[before:b])
-        if m.end + before <= span.start or m.start + before >= span.end
-    ]
+    forms = [m.value for m in lex.formulations.find(t.tokens[before:b], t.raw[before:b])]
     return join(
         [
             ("dose", dose),
@@ -117,19 +113,28 @@ def _num(s: str) -> str:
 
 
 # --- results -----------------------------------------------------------------------------------
-def lab_value(t: Text, span: Span, spans: Sequence[Span], analyte: Analyte | None) -> str:
+def lab_value(
+    t: Text, span: Span, spans: Sequence[Span], analyte: Analyte | None, plan: bool = False
+) -> str:
+    """A result's value (converted to the analyte's unit) or qualitative result, with where and
+    when it was taken; a target instead when it is one. In a plan (``plan``) a test has no
+    result: its target, or when it is due."""
     lex = lexicon()
     a, b = window(t, span, [s for s in spans if s.how == "lab"])
     before = max(0, span.start - 4)
-    if any(w in TARGET_WORDS for w in t.tokens[before:b]) and _target_first(t, span, a, b):
+    outside = (*t.tokens[before : span.start], *t.tokens[span.end : b])
+    if any(w in TARGET_WORDS for w in outside) and _target_first(t, span, a, b):
         return join([("target", _first_number(t, a, b) or "yes")])
     qual = lex.qualitative.find(t.tokens[a:b], t.raw[a:b]) or lex.qualitative.find(
         t.tokens[before : span.start], t.raw[before : span.start]
     )
-    number = _result_number(t, a, b, analyte)
     where = qualifiers(t, span)
     lo, hi = _sentence(t, span.start)
     when = [("timing", timing(t, lo, hi, lex))]
+    if plan:
+        return join(when)
+    drugs_at = [x.start for x in spans if x.how in ("drug", "combination") and a <= x.start < b]
+    number = _result_number(t, a, b, analyte, drugs_at)
     if number:
         return join([("value", number), *where])
     return join([("result", qual[0].value), *where]) if qual else join([*where, *when])
@@ -140,7 +145,8 @@ def _target_first(t: Text, span: Span, a: int, b: int) -> bool:
     goal 2-3")."""
     first_num = next((i for i in range(a, b) if t.tokens[i][:1].isdigit()), b)
     lo = max(0, span.start - 4)
-    return any(t.tokens[i] in TARGET_WORDS for i in range(lo, first_num))
+    words = (i for i in range(lo, first_num) if not span.start <= i < span.end)
+    return any(t.tokens[i] in TARGET_WORDS for i in words)
 
 
 def _first_number(t: Text, a: int, b: int) -> str:
@@ -149,9 +155,12 @@ def _first_number(t: Text, a: int, b: int) -> str:
     return ""
 
 
-def _result_number(t: Text, a: int, b: int, analyte: Analyte | None) -> str:
+def _result_number(
+    t: Text, a: int, b: int, analyte: Analyte | None, drugs_at: Sequence[int] = ()
+) -> str:
     """The first number of the window that is no date, in the analyte's unit; a blood
-    pressure's two numbers ("132/84")."""
+    pressure's two numbers ("132/84"). A dose after a drug named in the window is the drug's
+    ("creatinine, since starting spironolactone 25 mg, up to 1.6")."""
     lex = lexicon()
     months = lex.months
     for i in range(a, b):
@@ -159,10 +168,11 @@ def _result_number(t: Text, a: int, b: int, analyte: Analyte | None) -> str:
         if not tok[:1].isdigit() or _is_date_number(t, i, months):
             continue
         unit = _unit_after(t, i + 1, b)
-        if t.tokens[i + 1 : i + 2] and t.tokens[i + 1] in lex.dose_units and unit != "%":
+        after_drug = any(d < i for d in drugs_at)
+        if after_drug and t.tokens[i + 1 : i + 2] and t.tokens[i + 1] in lex.dose_units:
             known = {analyte.unit, *(u for u, _s, _o in analyte.conversions)} if analyte else set()
             if unit not in known:
-                continue  # a drug's dose ("since starting spironolactone 25 mg, up to 1.6")
+                continue
         nxt = i + 1
         if nxt < b and t.text[t.ends[i] : t.starts[nxt]] == "/" and t.tokens[nxt][:1].isdigit():
             return f"{_num(tok)}/{_num(t.tokens[nxt])}"
@@ -183,7 +193,8 @@ def _converted(value: float, unit: str, analyte: Analyte | None) -> str:
     if analyte is not None:
         for u, scale, offset in analyte.conversions:
             if unit.startswith(u.replace(" ", "/")) or unit.split("/")[0] == u:
-                return f"{round(value * scale + offset, 2):g} {analyte.unit}"
+                # "~": converted from another unit, compared within rounding
+                return f"~{round(value * scale + offset, 2):g} {analyte.unit}"
         return f"{value:g} {analyte.unit}".strip()
     return f"{value:g}"
 
@@ -205,10 +216,17 @@ def condition_value(t: Text, span: Span, spans: Sequence[Span]) -> str:
     toks = t.tokens
     for i in (*range(lo, span.start), *range(span.start, b)):
         if toks[i] in _QUALIFIERS and i + 1 < len(toks):
-            pairs.append((toks[i], toks[i + 1]))
+            pairs.append((toks[i], _joined(t, i + 1)))
         elif toks[i] in _SEVERITY:
             pairs.append(("severity", _SEVERITY[toks[i]]))
     return join(_unique(pairs) + qualifiers(t, span))
+
+
+def _joined(t: Text, i: int) -> str:
+    """A qualifier's value as written, a number and a letter joined ("3a", "IIIb")."""
+    if i + 1 < len(t.tokens) and t.ends[i] == t.starts[i + 1] and len(t.tokens[i + 1]) <= 2:
+        return t.tokens[i] + t.tokens[i + 1]
+    return t.tokens[i]
 
 
 def qualifiers(t: Text, span: Span) -> list[tuple[str, str]]:
@@ -252,7 +270,7 @@ def slot_value(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon) -> str:
     lo, hi = _sentence(t, span.start)
     found: set[str] = set()
     if matcher is not None:
-        aside = _set_aside(t, lo, hi, lex)
+        aside = _set_aside(t, lo, hi, lex) - set(range(span.start, span.end))
         found = {
             m.value
             for m in matcher.find(t.tokens[lo:hi], t.raw[lo:hi])
@@ -287,6 +305,10 @@ _TIMING_UNITS = {
     "month": "month", "months": "month", "mo": "month", "mos": "month", "m": "month",
     "year": "year", "years": "year", "yr": "year", "yrs": "year",
 }  # fmt: skip
+
+
+#: Words of time and amount units (never a statement's subject).
+UNIT_WORDS = frozenset(_TIMING_UNITS) | _TIME_UNITS
 
 
 def timing(t: Text, lo: int, hi: int, lex: Lexicon) -> str:

@@ -75,6 +75,8 @@ class FhirSupersession:
     new_content: str
     similarity: float
     state: str  # auto | pending (written) / auto | review (dry run)
+    rule: str = ""  # the decision table's rule that took it
+    evidence: str = ""  # why, in plain words
 
 
 @dataclass
@@ -544,9 +546,12 @@ def import_fhir(
                 pid, it.content, it.memory_type, created_at=it.created_at or at, now=at
             )
             report.superseded += [
-                FhirSupersession(it.source, m.id, m.content, it.content, sim, mode)
-                for m, sim, mode in hits
-            ]
+                FhirSupersession(
+                    it.source, h.memory.id, h.memory.content, it.content, h.similarity, h.mode,
+                    h.rule, h.evidence,
+                )
+                for h in hits
+            ]  # fmt: skip
         return report
     records = [
         {
@@ -590,6 +595,8 @@ def import_fhir(
                     r.memory.content,
                     s.similarity,
                     s.state.value,
+                    s.rule,
+                    s.evidence,
                 )
             )
     return report

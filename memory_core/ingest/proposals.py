@@ -22,6 +22,8 @@ class Supersedes:
     content: str
     similarity: float
     mode: str  # "auto" (demoted on save) | "review" (waits for a reviewer)
+    rule: str = ""  # the decision table's rule (memory_core.facts.rules)
+    evidence: str = ""  # why, in plain words
 
 
 @dataclass(frozen=True)

@@ -117,7 +117,12 @@ def extract_memories(
                 confidence=float(c.confidence),
                 source=f"transcript:{label}@{c.start}-{c.end}",
                 created_at=created,
-                supersedes=tuple(Supersedes(m.id, m.content, sim, mode) for m, sim, mode in hits),
+                supersedes=tuple(
+                    Supersedes(
+                        h.memory.id, h.memory.content, h.similarity, h.mode, h.rule, h.evidence
+                    )
+                    for h in hits
+                ),
                 extractor=result.method,
             )
         )

@@ -47,8 +47,9 @@ MEMORY_CHANGEABLE = (
     "archived_at",
     "source",
 )
-#: written once, when the memory is added: no action changes them
-WRITTEN_ONCE = ("content", "memory_type", "source")
+#: written once, when the memory is added: no action changes them (the clinical facts are read
+#: from the content then, and read again only when the lexicon changes)
+WRITTEN_ONCE = ("content", "memory_type", "source", "facts")
 SUPERSESSION_CHANGEABLE = ("state", "effective_at", "ended_at", "decided_by", "decided_at")
 #: the archive actions: one change (active or superseded -> archived), three reasons
 ARCHIVE_ACTIONS = (AuditAction.ARCHIVE, AuditAction.CLEANUP_ARCHIVE, AuditAction.CONFIRM_FLAGGED)
@@ -270,6 +271,8 @@ class _Deriver:
                 f"memory {new.id!r} belongs to patient {old.patient_id!r}, not {new.patient_id!r}",
             )
         changed = [f for f in MEMORY_CHANGEABLE if getattr(old, f) != getattr(new, f)]
+        if new.facts is not None and old.facts is not None and new.facts != old.facts:
+            changed.append("facts")  # read from the content when it is written, like it
         once = [f for f in changed if f in WRITTEN_ONCE]
         if once:
             raise ValidationError(

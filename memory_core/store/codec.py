@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import EmbeddingMismatchError
+from ..facts import current, to_json
 from ..values import (
     AuditEntry,
     InjectionRecord,
@@ -159,6 +160,7 @@ MEMORY_FIELDS = (
     "source",
     "embedding_model",
     "version",
+    "facts",
 )
 #: The fields an engine update may change (the access fields only change by record_access; the
 #: version is bumped by the store).
@@ -172,6 +174,7 @@ MEMORY_UPDATABLE = (
     "superseded_by",
     "archived_us",
     "source",
+    "facts",
 )
 SUPERSESSION_FIELDS = (
     "id",
@@ -188,6 +191,8 @@ SUPERSESSION_FIELDS = (
     "decided_by",
     "decided_us",
     "version",
+    "rule",
+    "evidence",
 )
 SUPERSESSION_UPDATABLE = ("state", "effective_us", "ended_us", "decided_by", "decided_us")
 
@@ -211,6 +216,7 @@ def memory_row(m: Memory) -> tuple[Any, ...]:
         m.source,
         m.embedding_model,
         int(m.version),
+        None if m.facts is None else to_json(m.facts),
     )
 
 
@@ -221,7 +227,8 @@ def memory_record(m: Memory) -> dict[str, Any]:
 
 def memory_from_row(row: Sequence[Any], embedding: npt.NDArray[np.float32]) -> Memory:
     """A memory from its stored fields in :data:`MEMORY_FIELDS` order (a SQLite row as read;
-    :func:`row_of` for a document)."""
+    :func:`row_of` for a document). Its facts are as of this lexicon: read again when they were
+    stored under another (or before facts were stored)."""
     return Memory(
         id=row[0],
         patient_id=row[1],
@@ -240,6 +247,7 @@ def memory_from_row(row: Sequence[Any], embedding: npt.NDArray[np.float32]) -> M
         embedding=embedding,
         embedding_model=row[14],
         version=int(row[15]),
+        facts=current(row[16], row[3], row[2]),
     )
 
 
@@ -260,6 +268,8 @@ def supersession_row(s: Supersession) -> tuple[Any, ...]:
         s.decided_by,
         opt_us(s.decided_at),
         int(s.version),
+        s.rule,
+        s.evidence,
     )
 
 
@@ -285,6 +295,8 @@ def supersession_from_row(row: Sequence[Any]) -> Supersession:
         decided_by=row[11],
         decided_at=opt_dt(row[12]),
         version=int(row[13]),
+        rule=row[14] or "",
+        evidence=row[15] or "",
     )
 
 

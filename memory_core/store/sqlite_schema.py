@@ -144,7 +144,17 @@ def _m004_tombstones_and_audit_replace() -> str:
         """
 
 
-def _m005_audit_by_record() -> str:
+def _m005_facts_and_rules() -> str:
+    """Each memory's clinical facts (JSON; read from the text when NULL) and each
+    supersession's rule and evidence (empty on records made before)."""
+    return """
+        ALTER TABLE memories ADD COLUMN facts TEXT;
+        ALTER TABLE supersessions ADD COLUMN rule TEXT NOT NULL DEFAULT '';
+        ALTER TABLE supersessions ADD COLUMN evidence TEXT NOT NULL DEFAULT '';
+    """
+
+
+def _m006_audit_by_record() -> str:
     """The audit rows of one record, newest moment first: the store bounds every change's
     moment by its last write of the records it changes (issue 25), and the dashboard lists a
     record's history."""
@@ -158,7 +168,8 @@ MIGRATIONS: list[Callable[[], str]] = [
     _m002_usage_version,
     _m003_drop_fts,
     _m004_tombstones_and_audit_replace,
-    _m005_audit_by_record,
+    _m005_facts_and_rules,
+    _m006_audit_by_record,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

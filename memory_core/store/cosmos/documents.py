@@ -36,8 +36,10 @@ SYSTEM_PARTITION = "__system__"
 COUNTER_ID = "__versions__"
 META_ID = "__embedding_model__"
 #: The layout of memory and supersession documents; a document without ``schema`` is 1. A bump
-#: adds a step to :func:`upgraded` (see docs/cosmos.md, "Schema versions").
-SCHEMA_VERSION = 1
+#: adds a step to :func:`upgraded` (see docs/cosmos.md, "Schema versions"). 2: a memory's
+#: ``facts`` (JSON text; read from its content when absent) and a supersession's ``rule`` and
+#: ``evidence`` (empty when absent).
+SCHEMA_VERSION = 2
 SYSTEM_FIELDS = ("_rid", "_self", "_etag", "_attachments", "_ts", "_lsn")
 EVENTS_PER_DOC = 2000
 
@@ -85,6 +87,9 @@ def upgraded(doc: Mapping[str, Any]) -> Mapping[str, Any]:
             f"document {doc.get('id')!r} has schema {schema}, newer than this code "
             f"({SCHEMA_VERSION}); upgrade"
         )
+    if schema < 2:  # 1 -> 2: facts read from the content on read; no rule recorded
+        extra = {"facts": None} if doc.get("doc_type") == "memory" else {"rule": "", "evidence": ""}
+        doc = {**extra, **doc}
     return doc
 
 

@@ -1,0 +1,241 @@
+"""The clinical facts reader (memory_core.facts): a statement read once into keyed facts --
+keys from the lexicon and the drug dictionary, values, states, ConText contexts, roles -- and
+the lexicon's loader, which names the file and the entry of a malformed phrase."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import memory_core as mc
+import memory_core.facts.lexicon as lexicon_module
+from memory_core.facts import Context, Role, State, current, read, read_coded, to_json
+from memory_core.facts.lexicon import lexicon
+from memory_core.facts.values import parts
+
+
+def fact(text: str, mtype: str, key: str) -> Any:
+    f = read(text, mtype).get(key)
+    assert f is not None, (key, [x.key for x in read(text, mtype).facts])
+    return f
+
+
+@pytest.mark.parametrize(
+    ("text", "mtype", "keys"),
+    [
+        ("Glucophage XR 500 mg with dinner", "medication", {"drug:metformin"}),
+        ("Lantus 20 units qHS", "medication", {"drug:insulin glargine"}),
+        # a combination: one key per ingredient, each an ingredient of what it is about
+        ("Co-codamol 30/500 two tablets QDS", "medication",
+         {"drug:acetaminophen/codeine", "drug:acetaminophen", "drug:codeine"}),
+        ("HbA1c 7.1% in March", "lab_result", {"loinc:4548-4"}),
+        ("eGFR 52", "lab_result", {"loinc:33914-3"}),
+        ("K 5.6 this morning", "lab_result", {"loinc:2823-3"}),
+        ("HTN", "condition", {"condition:hypertension"}),
+        ("Pulmonary hypertension, WHO group 2", "condition", {"condition:pulmonary hypertension"}),
+        ("Penicillin allergy - hives", "allergy",
+         {"allergen:penicillins", "condition:urticaria", "slot:allergy list"}),
+        ("Lives alone", "social", {"slot:household"}),
+        ("Observation: LOINC 4548-4 = 7.2 %", "lab_result", {"loinc:4548-4"}),
+    ],
+)  # fmt: skip
+def test_keys(text: str, mtype: str, keys: set[str]) -> None:
+    assert read(text, mtype).keys >= keys
+
+
+def test_a_drug_class_an_allergy_names_comes_from_the_dictionary() -> None:
+    """Amoxicillin is filed under Penicillins in the dictionary's MeSH tree: the class is a key
+    named in passing (for questions and lists), never the allergy's own subject."""
+    f = fact("Amoxicillin allergy - rash", "allergy", "allergen:penicillins")
+    assert f.role is Role.MENTION
+
+
+@pytest.mark.parametrize(
+    ("text", "mtype", "key", "value"),
+    [
+        ("Metformin 500 mg BID", "medication", "drug:metformin",
+         {"dose": "500 mg", "freq": "twice daily"}),
+        ("Metformin XR 1000 mg nightly", "medication", "drug:metformin",
+         {"dose": "1000 mg", "freq": "once daily", "form": "extended release"}),
+        # "~": converted from another unit (compared within rounding)
+        ("Hb 98 g/L", "lab_result", "loinc:718-7", {"value": "~9.8 g/dl"}),
+        ("HbA1c 53 mmol/mol", "lab_result", "loinc:4548-4", {"value": "~7 %"}),
+        ("HbA1c fue 7,4 %", "lab_result", "loinc:4548-4", {"value": "7.4 %"}),
+        ("Weighed 180 lbs", "observation", "loinc:29463-7", {"value": "~81.65 kg"}),
+        ("INR target range 2.0-3.0", "lab_result", "loinc:6301-6", {"target": "2"}),
+        ("CKD stage 3a", "condition", "condition:chronic kidney disease", {"stage": "3a"}),
+        ("Prefers appointments after 3pm", "preference", "slot:visit time",
+         {"value": "afternoon"}),
+        ("Asks for instructions in writing rather than verbally", "preference",
+         "slot:instructions format", {"value": "written"}),
+        ("Walks half an hour every day", "observation", "slot:exercise", {"amount": "30 min"}),
+        ("Osteoarthritis, left knee", "condition", "condition:osteoarthritis",
+         {"side": "left", "site": "knee"}),
+    ],
+)  # fmt: skip
+def test_values(text: str, mtype: str, key: str, value: dict[str, str]) -> None:
+    got = parts(fact(text, mtype, key).value)
+    assert {k: got.get(k) for k in value} == value
+
+
+@pytest.mark.parametrize(
+    ("text", "mtype", "key", "state"),
+    [
+        ("Metformin stopped - diarrhoea", "medication", "drug:metformin", State.STOPPED),
+        ("Discontinue lisinopril, start losartan 50 mg", "medication", "drug:lisinopril",
+         State.STOPPED),
+        ("Discontinue lisinopril, start losartan 50 mg", "medication", "drug:losartan",
+         State.STARTED),
+        ("Switched from lisinopril to losartan", "medication", "drug:lisinopril", State.STOPPED),
+        ("Lantus titrated to 26 units", "medication", "drug:insulin glargine", State.CHANGED),
+        ("Pneumonia resolved", "condition", "condition:pneumonia", State.RESOLVED),
+        ("AF ruled out", "condition", "condition:atrial fibrillation", State.REFUTED),
+        ("Referral to cardiology sent", "care_plan", "slot:referral cardiology", State.PLANNED),
+        ("Attended cardiology clinic", "care_plan", "slot:referral cardiology", State.DONE),
+        # a drug named in passing keeps no state word's state
+        ("Started empagliflozin, added to metformin", "medication", "drug:metformin",
+         State.ACTIVE),
+    ],
+)  # fmt: skip
+def test_states(text: str, mtype: str, key: str, state: State) -> None:
+    assert fact(text, mtype, key).state is state
+
+
+@pytest.mark.parametrize(
+    ("text", "mtype", "key", "context"),
+    [
+        # the ConText cases measured with medspaCy (shared/notes/clinical-libraries.md) ...
+        ("If home BP stays >140/90, add amlodipine", "care_plan", "drug:amlodipine",
+         Context.HYPOTHETICAL),
+        ("No chest pain or shortness of breath", "observation", "condition:shortness of breath",
+         Context.NEGATED),
+        ("Mother has diabetes", "condition", "condition:diabetes", Context.OTHER_PERSON),
+        ("History of chest pain in 2019", "condition", "condition:chest pain",
+         Context.HISTORICAL),
+        ("Possible sulfa allergy", "allergy", "allergen:sulfonamides", Context.UNCERTAIN),
+        # ... and the two its default rules missed
+        ("Consider stopping metformin if eGFR falls below 30", "medication", "drug:metformin",
+         Context.HYPOTHETICAL),
+        ("Pt thinks she has 'borderline' diabetes", "condition", "condition:prediabetes",
+         Context.UNCERTAIN),
+        ("My husband's A1c came back 9.1", "lab_result", "loinc:4548-4", Context.OTHER_PERSON),
+        ("Pt's husband still smokes inside the house", "social", "slot:tobacco",
+         Context.OTHER_PERSON),
+    ],
+)  # fmt: skip
+def test_contexts(text: str, mtype: str, key: str, context: Context) -> None:
+    assert context in fact(text, mtype, key).contexts
+
+
+@pytest.mark.parametrize(
+    ("text", "mtype", "key"),
+    [
+        (
+            "Denies chest pain; chest pain on exertion last week",
+            "condition",
+            "condition:chest pain",
+        ),
+        ("Wife says he stopped taking his metformin", "medication", "drug:metformin"),
+        ("Daughter has moved in with her", "social", "slot:household"),
+        ("Metformin 500 mg as needed", "medication", "drug:metformin"),
+    ],
+)
+def test_asserted(text: str, mtype: str, key: str) -> None:
+    """A relative who reports, a relative named in a household's value, a PRN order and a
+    condition asserted somewhere in the statement are the patient's own current facts."""
+    assert fact(text, mtype, key).asserted
+
+
+def test_coded_records_take_keys_and_state_from_codes_and_status() -> None:
+    f = read_coded("Hypertension", "condition", ["snomed:38341003"], "resolved", date="2019")
+    assert f.coded and f.codes == ("snomed:38341003",)
+    assert {x.key for x in f.facts} == {"snomed:38341003", "condition:hypertension"}
+    assert {x.state for x in f.facts} == {State.RESOLVED}
+    obs = read_coded("Creatinine 1.2 mg/dL", "lab_result", ["loinc:38483-4"], "final", "1.2 mg/dL")
+    # an alternate LOINC of a known analyte keys the lexicon's code too
+    assert {"loinc:38483-4", "loinc:2160-0"} <= obs.keys
+    assert parts(obs.get("loinc:38483-4").value) == {"value": "1.2 mg/dL"}  # type: ignore[union-attr]
+
+
+def test_facts_are_read_again_under_a_new_lexicon() -> None:
+    text = read("Metformin 500 mg BID", "medication")
+    stale = json.loads(to_json(text))
+    stale["lexicon"] = "older"
+    stale["facts"] = []
+    assert current(json.dumps(stale), "Metformin 500 mg BID", "medication").keys == text.keys
+    coded = read_coded("Hypertension", "condition", ["snomed:38341003"], "active")
+    old = json.loads(to_json(coded))
+    old["lexicon"] = "older"
+    again = current(json.dumps(old), "Hypertension", "condition")
+    assert again.coded and again.codes == ("snomed:38341003",) and again.keys == coded.keys
+    assert current(None, "HTN", "condition").keys == {"condition:hypertension"}
+
+
+def test_facts_are_stored_with_the_memory(engine: mc.MemoryEngine) -> None:
+    m = engine.add_memory("NW-1", "Lisinopril 10 mg daily", "medication").memory
+    assert m.facts is not None and "drug:lisinopril" in m.facts.keys
+    assert engine.get(m.id).facts == m.facts
+    coded = engine.add_memory(
+        "NW-1",
+        "Essential hypertension",
+        "condition",
+        facts={"codes": ["snomed:59621000"], "status": "active", "date": "1992"},
+    ).memory
+    assert engine.get(coded.id).facts == coded.facts and coded.facts is not None
+    assert coded.facts.coded
+
+
+@pytest.mark.parametrize(
+    ("facts", "field"),
+    [
+        ({"codes": ["icd10:I10"], "status": "active"}, "records[0].facts.codes[0]"),
+        ({"codes": [], "status": "active"}, "records[0].facts.codes"),
+        ({"codes": ["snomed:59621000"], "status": "probably"}, "records[0].facts.status"),
+        ({"codes": ["snomed:59621000"], "stauts": "active"}, "records[0].facts.stauts"),
+        ({"codes": ["snomed:59621000"], "date": "last year"}, "records[0].facts.date"),
+        ("snomed:59621000", "records[0].facts"),
+    ],
+)
+def test_bad_coded_facts_are_refused(engine: mc.MemoryEngine, facts: Any, field: str) -> None:
+    with pytest.raises(mc.ValidationError) as err:
+        engine.add_memory("NW-1", "Essential hypertension", "condition", facts=facts)
+    assert err.value.field == field
+    assert engine.list_memories("NW-1") == []
+
+
+def test_the_lexicon_loads_and_has_a_version() -> None:
+    lex = lexicon()
+    assert len(lex.version) == 12 and lex.all_phrases() > 2000
+    assert lex.analyte_for_code("38483-4").id == "creatinine"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("file", "patch", "message"),
+    [
+        ("conditions", {"concepts": [{"id": "x", "kind": "disorder", "names": []}]},
+         "conditions.json, concepts[0].names"),
+        ("labs", {"analytes": [{"id": "x", "loinc": "12345", "kind": "lab", "names": ["x"]}]},
+         "labs.json, analytes[0].loinc"),
+        ("states", {"states": [{"state": "gone", "literal": "x", "direction": "FORWARD"}]},
+         "states.json, states[0].state"),
+        ("context", {"context_rules": [{"category": "NEGATED_EXISTENCE", "literal": "x",
+                                        "direction": "SIDEWAYS"}]},
+         "context.json, context_rules[0].direction"),
+    ],
+)  # fmt: skip
+def test_a_malformed_lexicon_file_names_the_file_and_the_entry(
+    monkeypatch: pytest.MonkeyPatch, file: str, patch: dict[str, Any], message: str
+) -> None:
+    real = lexicon_module._read
+
+    def fake(name: str) -> tuple[bytes, dict[str, Any]]:
+        raw, data = real(name)
+        return (raw, {**data, **patch}) if name == file else (raw, data)
+
+    monkeypatch.setattr(lexicon_module, "_read", fake)
+    with pytest.raises(
+        mc.ConfigurationError, match=message.replace(".", r"\.").replace("[", r"\[")
+    ):
+        lexicon_module.load()
