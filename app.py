@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from pages import common
 
 st.set_page_config(
     page_title="Clinical memory — Northwind Health",
-    page_icon="🩺",  # the tab icon: a Material icon here is fetched from fonts.gstatic.com
+    # the tab icon is a file of this repository: an emoji needs an emoji font (an empty box
+    # without one) and a Material page_icon is fetched from fonts.gstatic.com
+    page_icon=str(Path(__file__).parent / ".streamlit" / "icon.png"),
     layout="wide",
 )
 

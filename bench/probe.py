@@ -8,6 +8,11 @@
   (one retrieval each loads its snapshot), read VmRSS again; prints the growth and where the
   bytes are.
 - ``scale-...``: the hospital-scale probes of :mod:`bench.workloads.hospital`.
+- ``section-...``: the chat-scale section path of :mod:`bench.workloads.section`.
+- ``caches-...``: the caches' bound under sections, :mod:`bench.workloads.caches`.
+- ``liveness-...``, ``cleanup-...``: concurrent writers and the whole-store cleanup,
+  :mod:`bench.workloads.liveness`.
+- ``fhir-...``: the FHIR import probes of :mod:`bench.workloads.fhir`.
 
 The last line printed is JSON (read by :func:`bench.workloads.probe`).
 """
@@ -213,6 +218,22 @@ def main(argv: list[str]) -> None:
         from bench.workloads import hospital
 
         out = hospital.probe_main(cmd, argv[1:])
+    elif cmd.startswith("section-"):
+        from bench.workloads import section
+
+        out = section.probe_main(cmd, argv[1:])
+    elif cmd.startswith("caches-"):
+        from bench.workloads import caches
+
+        out = caches.probe_main(cmd, argv[1:])
+    elif cmd.startswith(("liveness-", "cleanup-")):
+        from bench.workloads import liveness
+
+        out = liveness.probe_main(cmd, argv[1:])
+    elif cmd.startswith("fhir-"):
+        from bench.workloads import fhir
+
+        out = fhir.probe_main(cmd, argv[1:])
     else:
         raise SystemExit(f"unknown probe {cmd!r}")
     print(json.dumps(out))

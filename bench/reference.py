@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -79,8 +80,17 @@ def parse_time(text: str) -> float:
     return datetime.fromisoformat(text).timestamp()
 
 
+def confirmed_s(record: Record, now_s: float) -> float | None:
+    """The latest confirmation of the memory taken effect by ``now_s`` (None: none), from its
+    ``confirmations`` (domain.md: age counts from the last confirmation)."""
+    times = [parse_time(c["at"]) for c in record.get("confirmations") or ()]
+    done = [t for t in times if t <= now_s]
+    return max(done) if done else None
+
+
 def current_importance(record: Record, p: DecayParams, now_s: float) -> float:
     """One memory's current importance (wall clock), from its ISO timestamps."""
+    confirmed = confirmed_s(record, now_s)
     importance = float(record["importance"])
     count = float(record["access_count"])
     short = record["tier"] == "short_term"
@@ -88,14 +98,20 @@ def current_importance(record: Record, p: DecayParams, now_s: float) -> float:
         if record["pinned"]:
             raw = importance
         else:
-            hours = max(now_s - parse_time(record["last_accessed"]), 0.0) / 3600.0
+            since = parse_time(record["last_accessed"])
+            if confirmed is not None:
+                since = max(since, confirmed)
+            hours = max(now_s - since, 0.0) / 3600.0
             lam = p.short_term_lam if short else p.lam
             retention = math.exp(-lam * hours)
             bonus = min(count * p.strength_boost, p.strength_boost_cap)
             b = importance / 10.0
             raw = 10.0 * (min(retention + bonus, 1.0) * min(b * 1.5, 1.0))
     else:
-        months = max(now_s - parse_time(record["created_at"]), 0.0) / 86_400.0 / 30.0
+        start = parse_time(record["created_at"])
+        if confirmed is not None:
+            start = max(start, confirmed)
+        months = max(now_s - start, 0.0) / 86_400.0 / 30.0
         rate = p.short_term_rate if short else p.rate
         if record["pinned"]:
             factor = 1.0
@@ -219,10 +235,36 @@ def build_context(
         scored.append((c, c["current"], rel * c["current"] / 10.0))
     scored.sort(key=lambda t: (-t[2], -t[0]["created"]))
 
-    # every allergy leads and uses no place; the places go to the others by score (issue 14)
+    # every allergy leads and uses no place; the places go to the others by score (issue 14);
+    # a statement identical to one already placed (the same type and words: case, spacing and
+    # punctuation aside, but a sign or decimal point before a number kept) takes no line
+    # (issue 25)
+    def same_key(i: int) -> tuple[str, str, bool]:
+        c, cur, _ = scored[i]
+        text = " ".join(c["record"]["content"].casefold().split())
+        kept = "".join(
+            ch
+            for k, ch in enumerate(text)
+            if not unicodedata.category(ch).startswith("P")
+            or text[k + 1 : k + 3].lstrip()[:1].isdigit()
+        )
+        return c["record"]["memory_type"], " ".join(kept.split()), cur >= p.warn_threshold
+
     allergies = [i for i, t in enumerate(scored) if t[0]["record"]["memory_type"] == "allergy"]
     others = [i for i, t in enumerate(scored) if t[0]["record"]["memory_type"] != "allergy"]
-    order = allergies + others[:max_memories]
+    seen: set[tuple[str, str, bool]] = set()
+    order: list[int] = []
+    places = 0
+    for i in allergies + others:
+        is_allergy = scored[i][0]["record"]["memory_type"] == "allergy"
+        if not is_allergy and places >= max_memories:
+            break
+        k = same_key(i)
+        if k in seen:
+            continue
+        seen.add(k)
+        order.append(i)
+        places += not is_allergy
     lines = []
     for i in order:
         c, cur, _ = scored[i]

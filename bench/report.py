@@ -516,6 +516,17 @@ def markdown(res: Results, chart_name: str | None, plans: dict[str, str]) -> str
         "searchable, are compared on); `BENCH-nnnnnn-D` were loaded with supersession "
         "detection on, as real use leaves a patient (the generator's lab and observation series "
         "supersede each other, so few stay active); the add workloads use the latter.",
+        "- Chat scale and liveness (issue 25; `bench/workloads/section.py`, `caches.py`, "
+        "`liveness.py`, each in fresh interpreters with the hashing embedder; design notes in "
+        "[performance.md](performance.md)): `section-*` is one chat-derived patient (the same "
+        "facts restated hundreds of times, readings and lab values, doses that change every few "
+        "days; imported in bulk, its medications and conditions detected), timed warm and as the "
+        "first call after one `add_memory`, paired with the reference on the same patient after "
+        "both agree on every query's lines and text; `caches-rss` is the RSS growth after one "
+        "section for each of many 3-memory patients under the default cache bound; "
+        "`liveness-*` counts the adds that gave up and the cleanups refused while four writer "
+        "processes add to one patient and a reviewer process runs three whole-store cleanups; "
+        "`cleanup-store` times one whole-store cleanup of every 3-memory patient.",
         "- Run it: `make bench` (creates `.venv-bench` with the app's requirements and "
         "`bench/requirements.txt`), or `.venv-bench/bin/python -m bench [--only e2e,adds] "
         "[--tiny] [--no-peers] [--out DIR]`; `tests/test_bench.py` runs every workload at tiny "

@@ -22,7 +22,12 @@ five word-for-word repeats of earlier authors' pairs dropped, leaving 315) were 
 clinical-facts redesign (issue 22) without reading the code or the earlier sets, in clinicians',
 nurses', pharmacists' and patients' styles with FHIR-like display strings, conditional plans, a
 relative's facts and changes without a change word; measured before any rule saw them (9 % of
-compatible pairs hidden at once, 0.73 of replacing pairs found over the whole file).
+compatible pairs hidden at once, 0.73 of replacing pairs found over the whole file). An
+eleventh author's 320 (32 per type: 14 compatible and 18 replacing, 5 of them duplicates;
+halves of 16), written the same way with more British usage (NBM, F/U OPD 6/12, units of
+alcohol), were measured before any rule saw them: 4 of 140 compatible pairs hidden at once,
+10 sent to review, 119 of 180 replacing pairs found; one word-for-word repeat of an earlier
+author's pair dropped, leaving 319.
 They are appended to the
 halves they name, with ids ``<type>-bNNN`` ... ``-iNNN``, so each half holds pairs of all nine
 authors. Eleven pairs of the fifth to eighth files that repeated an earlier
@@ -53,6 +58,7 @@ AUTHORS = (
     ("h", Path(__file__).resolve().parent / "clinical_pairs_eighth.jsonl"),
     ("i", Path(__file__).resolve().parent / "clinical_pairs_ninth.jsonl"),
     ("j", Path(__file__).resolve().parent / "clinical_pairs_tenth.jsonl"),
+    ("k", Path(__file__).resolve().parent / "clinical_pairs_eleventh.jsonl"),
 )
 FIELDS = ("memory_type", "older", "newer", "verdict", "supersede", "kind", "split")
 

@@ -134,7 +134,7 @@ def run(ctx: Context) -> Section:
         f"{BEFORE['review']} (target {TARGET['review']}), replacing found {BEFORE['found']} "
         f"(target {TARGET['found']}).",
         "",
-        "By author (ids `<type>-NNN` are the first, `-bNNN` ... `-jNNN` the second to tenth):",
+        "By author (ids `<type>-NNN` are the first, `-bNNN` ... `-kNNN` the second to eleventh):",
         "",
         *table(
             ["author", "dev", "test"],
@@ -183,7 +183,7 @@ def _per_rule(pairs: tuple[Pair, ...], got: list[tuple[str, str]]) -> list[str]:
 
 _ORDINALS = (
     "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
-    "tenth",
+    "tenth", "eleventh",
 )  # fmt: skip
 
 

@@ -224,7 +224,7 @@ def run(ctx: Context) -> Section:
     folder = ctx.data / "realtalk"
     files = sorted(folder.glob("Chat_*.json"), key=lambda p: int(p.stem.split("_")[1]))
     if not files:
-        sec.add(f"Not run: no `Chat_*.json` in `{folder}` (see the README's Evaluation section).")
+        sec.add(f"Not run: no `Chat_*.json` in `{folder}` (see docs/running-the-evaluation.md).")
         return sec
     ds = designs()
     vs = variants()

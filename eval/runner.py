@@ -116,7 +116,7 @@ Runner = Callable[[Context], Section]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from . import clinical, realtalk, situatedqa
+    from . import clinical, dialogue, realtalk, situatedqa, synthea
 
     p = argparse.ArgumentParser(prog="python -m eval", description=__doc__)
     p.add_argument(
@@ -126,7 +126,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p.add_argument("--out", default=str(DEFAULT_OUT), help="the Markdown report to write")
     p.add_argument(
-        "--only", action="append", choices=["realtalk", "situatedqa", "clinical"], default=None
+        "--only",
+        action="append",
+        choices=["realtalk", "situatedqa", "clinical", "synthea", "dialogue"],
+        default=None,
     )
     p.add_argument("--embedder", default="minilm", help="minilm (the default) | hashing")
     p.add_argument(
@@ -140,6 +143,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "realtalk": realtalk.run,
         "situatedqa": situatedqa.run,
         "clinical": clinical.run,
+        "synthea": synthea.run,
+        "dialogue": dialogue.run,
     }
     chosen = args.only or list(runners)
     t0 = time.perf_counter()

@@ -83,7 +83,7 @@ def run(ctx: Context) -> Section:
     sec = Section("Updates: SituatedQA temporal (dev split)")
     path = ctx.data / "situatedqa" / FILE
     if not path.exists():
-        sec.add(f"Not run: `{path}` is missing (see the README's Evaluation section).")
+        sec.add(f"Not run: `{path}` is missing (see docs/running-the-evaluation.md).")
         return sec
     timelines, why = load(path.read_text(encoding="utf-8"))
     groups = [timelines[i : i + PER_PATIENT] for i in range(0, len(timelines), PER_PATIENT)]

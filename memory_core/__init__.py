@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
+from .access import AccessRule, Role
 from .contradictions import Adjudicator
 from .embedding import Embedder, make_embedder
 from .engine import MemoryEngine, PatientView, PolicyDelta
+from .engine.acting import Acting
 from .engine.snapshot import DEFAULT_CACHE_BYTES
 from .errors import (
     ConfigurationError,
@@ -21,6 +23,8 @@ from .errors import (
     MemoryCoreError,
     NotAStoreError,
     NotFoundError,
+    PatientMismatchError,
+    PermissionDeniedError,
     StaleSnapshotError,
     StateError,
     StoreBusyError,
@@ -41,6 +45,8 @@ from .values import (
     AddResult,
     AuditEntry,
     CleanupResult,
+    Confirmation,
+    ConfirmationKind,
     ContextItem,
     ContextResult,
     InjectionRecord,
@@ -54,11 +60,15 @@ from .values import (
 )
 
 __all__ = [
+    "AccessRule",
+    "Acting",
     "AddResult",
     "Adjudicator",
     "AuditEntry",
     "CleanupResult",
     "ConfigurationError",
+    "Confirmation",
+    "ConfirmationKind",
     "ConflictError",
     "ContextItem",
     "ContextPolicy",
@@ -77,10 +87,13 @@ __all__ = [
     "MemoryStore",
     "NotAStoreError",
     "NotFoundError",
+    "PatientMismatchError",
     "PatientView",
+    "PermissionDeniedError",
     "PolicyDelta",
     "Proposal",
     "RankingPolicy",
+    "Role",
     "RuleExtractor",
     "ScoredMemory",
     "StaleFlag",

@@ -17,7 +17,7 @@ import numpy as np
 
 from .embedding.base import Embedder
 from .facts import decide_texts, share_key
-from .importance import CLINICAL_TYPES, SAFETY_TYPES
+from .importance import CLINICAL_TYPES, RECORD_TYPES, SAFETY_TYPES
 from .ranking import unit_rows
 
 
@@ -33,8 +33,9 @@ class Pair:
     id: str = ""
 
 
-# the clinical memory types the labelled set covers, each with both halves
-PAIR_TYPES: tuple[str, ...] = CLINICAL_TYPES
+# the clinical memory types the labelled set covers, each with both halves (the record types
+# are decided by their codes and values)
+PAIR_TYPES: tuple[str, ...] = tuple(t for t in CLINICAL_TYPES if t not in RECORD_TYPES)
 VERDICTS = frozenset({"updates", "contradicts", "duplicate", "compatible"})
 SPLITS = ("dev", "test")
 PAIR_SET = "data/clinical_pairs.jsonl"

@@ -17,6 +17,7 @@ from . import open_engine
 from .engine import MemoryEngine
 from .engine.ingest import unknown_field
 from .errors import MemoryCoreError, ValidationError
+from .labels import status_word, type_label
 from .validation import now_value, positive_int, record_id
 from .values import Memory
 
@@ -96,11 +97,12 @@ def cmd_add(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     engine = _engine(args)
     view = engine.view(args.patient, now=_when(args.now))
-    print(f"{'status':<11} {'type':<18} {'base':>4} {'now':>5} {'acc':>3}  content")
+    print(f"{'status':<11} {'type':<18} {'base':>4} {'now':>5} {'uses':>4}  statement")
     for i, m in enumerate(view.memories):
-        print(
-            f"{view.status[i].value:<11} {m.memory_type:<18} {m.importance:>4g} "
-            f"{view.current_importance[i]:>5.2f} {int(view.access_count[i]):>3}  "
+        print(  # the words of labels.py, as the dashboard shows them
+            f"{status_word(view.status[i].value):<11} {type_label(m.memory_type):<18} "
+            f"{m.importance:>4g} "
+            f"{view.current_importance[i]:>5.2f} {int(view.access_count[i]):>4}  "
             f"{_shown(m.content)}"
         )
     return 0
@@ -149,6 +151,11 @@ def cmd_cleanup(args: argparse.Namespace) -> int:
             f"{_shown(m.content)}"
         )
     print(f"{len(res.archived)} memories {verb} (threshold {res.threshold})")
+    if res.skipped:
+        print(
+            f"skipped {len(res.skipped)} patient(s) whose memories another writer kept changing "
+            f"(left as they were; run cleanup again for them): {', '.join(res.skipped)}"
+        )
     if res.dry_run and res.archived:
         print("dry run: nothing changed; add --apply to archive them")
     return 0
@@ -209,6 +216,9 @@ IMPORT_FIELDS = (
     "embedding",
     "embedding_model",
     "facts",
+    # an export's latest confirmation comes back as the record's (its age still counts from
+    # it); the full list ("confirmations") is export-only, read and ignored
+    "confirmed_at",
 )
 
 
@@ -383,29 +393,79 @@ def cmd_extract(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Lines listed one by one up to this many; beyond, counts by type and kind (--verbose lists all).
+LISTED = 200
+
+
 def cmd_import_fhir(args: argparse.Namespace) -> int:
-    """A FHIR R4 Bundle in; written only with --apply."""
+    """A FHIR R4 Bundle, or the NDJSON files of a Bulk Data export, in; written only with
+    --apply."""
+    from .ingest.fhir_bulk import is_ndjson
+
     engine = _engine(args)
+    if any(is_ndjson(p) for p in args.bundle):
+        return _import_bulk(engine, args)
+    if len(args.bundle) != 1:
+        raise MemoryCoreError("import-fhir takes one Bundle, or NDJSON files / a folder of them")
     report = engine.import_fhir(
-        args.bundle, patient_id=args.patient, by=args.by, dry_run=not args.apply
+        args.bundle[0],
+        patient_id=args.patient,
+        fhir_patient=args.fhir_patient,
+        by=args.by,
+        dry_run=not args.apply,
     )
     verb = "would create" if report.dry_run else "created"
-    for it in report.created:
-        note = f" -- {it.reason}" if it.reason else ""
-        print(f"{verb} [{it.memory_type}] {_shown(it.content or '')} ({it.source}){note}")
-    for it in report.unchanged:
-        print(f"unchanged {it.source}")
-    for it in report.skipped:
-        print(f"skipped {it.source}: {it.reason}")
-    for s in report.superseded:
+    every = args.verbose or len(report.created) + len(report.skipped) <= LISTED
+    if every:
+        for it in report.created:
+            note = f" -- {it.reason}" if it.reason else ""
+            print(f"{verb} [{it.memory_type}] {_shown(it.content or '')} ({it.source}){note}")
+        for it in report.unchanged:
+            print(f"unchanged {it.source}")
+        for it in report.skipped:
+            print(f"skipped {it.source}: {_shown(it.reason)}")
+    else:
+        for mtype, n in report.created_counts():
+            print(f"{verb} {n:>6} [{mtype}]")
+        print(f"unchanged {len(report.unchanged):>6}")
+        for rtype, reason, code, n in report.skipped_counts():
+            print(f"skipped {n:>6} {rtype}{f' {code}' if code else ''}: {_shown(reason)}")
+    for s in report.superseded if every else report.superseded[:20]:
         print(
             f"supersedes ({s.state}, sim {s.similarity:.2f}) {_shown(s.old_content[:70])} "
             f"<- {s.source}"
         )
+    if not every and len(report.superseded) > 20:
+        print(f"... and {len(report.superseded) - 20} more supersessions (--verbose lists all)")
     print(report.summary())
     if report.dry_run and report.created:
         print("add --apply to write them")
     return 0
+
+
+def _import_bulk(engine: MemoryEngine, args: argparse.Namespace) -> int:
+    if args.patient or args.fhir_patient:
+        raise MemoryCoreError(
+            "--patient and --fhir-patient name one patient of a Bundle; an export imports each "
+            "of its patients under its own id"
+        )
+    report = engine.import_fhir_bulk(
+        args.bundle,
+        by=args.by,
+        dry_run=not args.apply,
+        report_path=args.report,
+        progress=ProgressBar("patients"),
+    )
+    for p in report.failed:
+        print(f"refused Patient/{p.fhir_id}: {p.error}")
+    for kind, n in report.skipped_counts()[:30]:
+        print(f"skipped {n:>7} {kind}")
+    print(report.summary())
+    if args.report:
+        print(f"report: {args.report} (run again with it to resume)")
+    if report.dry_run and report.created:
+        print("add --apply to write them")
+    return 2 if report.failed else 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -495,10 +555,25 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--by", default="cli")
     s.set_defaults(func=cmd_extract)
 
-    s = sub.add_parser("import-fhir", help="memories from a FHIR R4 Bundle (dry run)")
-    s.add_argument("bundle", help="a Bundle as JSON")
+    s = sub.add_parser(
+        "import-fhir",
+        help="memories from a FHIR R4 Bundle, or a Bulk Data export's NDJSON files (dry run)",
+    )
+    s.add_argument(
+        "bundle",
+        nargs="+",
+        help="a Bundle as JSON; or NDJSON files of a $export, or a folder of them",
+    )
     s.add_argument("--patient", help="the product's patient id (default: the bundle's Patient)")
+    s.add_argument(
+        "--fhir-patient",
+        help="the Patient of the bundle to import when it holds several (others are skipped)",
+    )
     s.add_argument("--apply", action="store_true", help="write them")
+    s.add_argument(
+        "--report", help="an export's report file (JSON lines): written as it goes, resumed"
+    )
+    s.add_argument("--verbose", action="store_true", help="list every resource")
     s.add_argument("--by", default="cli")
     s.set_defaults(func=cmd_import_fhir)
 

@@ -104,7 +104,12 @@ class RuleAdjudicator:
 
     def decide(self, older: Memory, newer: Memory, similarity: float) -> cf.Decision:
         return cf.decide(
-            facts_of(older), facts_of(newer), older.memory_type, older.content, newer.content
+            facts_of(older),
+            facts_of(newer),
+            older.memory_type,
+            older.content,
+            newer.content,
+            older_on=older.created_at.date().isoformat(),
         )
 
 

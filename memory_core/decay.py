@@ -34,16 +34,23 @@ class DecayInputs:
     access_count: F64
     pinned: Bools
     short_term: Bools
-    # patient sessions since the memory was last used (interactions / hybrid clocks)
+    # patient sessions since the memory was last used or confirmed (interactions / hybrid)
     sessions_since_access: F64 | None = None
+    # epoch seconds of each memory's latest confirmation in effect at the moment decayed
+    # (NaN: none); None: no memory confirmed. A moment after ``now`` is never counted.
+    confirmed_s: F64 | None = None
 
     def __len__(self) -> int:
         return int(self.importance.shape[0])
 
     @classmethod
     def from_memories(
-        cls, memories: Sequence[Memory], sessions_since_access: Sequence[float] | None = None
+        cls,
+        memories: Sequence[Memory],
+        sessions_since_access: Sequence[float] | None = None,
+        at: datetime | None = None,
     ) -> DecayInputs:
+        """The columns of ``memories``; their confirmations as of ``at`` (None: the latest)."""
         n = len(memories)
         imp = np.fromiter((m.importance for m in memories), np.float64, n)
         created = np.fromiter((m.created_at.timestamp() for m in memories), np.float64, n)
@@ -56,7 +63,27 @@ class DecayInputs:
             if sessions_since_access is None
             else np.asarray(sessions_since_access, dtype=np.float64)
         )
-        return cls(imp, created, last, count, pinned, short, sessions)
+        confirmed = None
+        if any(m.confirmations for m in memories):
+            confirmed = np.fromiter(
+                (
+                    np.nan if (c := m.confirmation_at(at)) is None else c.at.timestamp()
+                    for m in memories
+                ),
+                np.float64,
+                n,
+            )
+        return cls(imp, created, last, count, pinned, short, sessions, confirmed)
+
+
+def since_confirmed(start_s: F64, inputs: DecayInputs, now_s: Now) -> F64:
+    """``start_s`` (creation, or last access), or the latest confirmation when that is later
+    and taken effect by ``now_s`` (domain.md, "Age counts from the last confirmation")."""
+    conf = inputs.confirmed_s
+    if conf is None:
+        return start_s
+    in_effect = np.where(conf <= now_s, conf, np.nan)  # NaN (none, or later) loses to fmax
+    return np.fmax(start_s, in_effect)
 
 
 def _sessions(inputs: DecayInputs) -> F64:
@@ -68,10 +95,11 @@ def _sessions(inputs: DecayInputs) -> F64:
 def age_days(inputs: DecayInputs, policy: DecayPolicy, now_s: Now) -> F64:
     """Age used by the monthly models, in days, under the policy's clock.
 
-    wall: since creation; interactions: sessions since last use × session length;
-    hybrid: the smaller of the two.
+    wall: since creation or the last confirmation, whichever is later; interactions: sessions
+    since last use (or confirmation) × session length; hybrid: the smaller of the two.
     """
-    wall = np.maximum(now_s - inputs.created_s, 0.0) / SECONDS_PER_DAY
+    start = since_confirmed(inputs.created_s, inputs, now_s)
+    wall = np.maximum(now_s - start, 0.0) / SECONDS_PER_DAY
     if policy.clock == "wall":
         return wall
     inter = _sessions(inputs) * policy.session_length_days
@@ -81,8 +109,10 @@ def age_days(inputs: DecayInputs, policy: DecayPolicy, now_s: Now) -> F64:
 
 
 def age_hours_since_access(inputs: DecayInputs, policy: DecayPolicy, now_s: Now) -> F64:
-    """Hours since last access used by the strength model, under the policy's clock."""
-    wall = np.maximum(now_s - inputs.last_access_s, 0.0) / SECONDS_PER_HOUR
+    """Hours since the last access or confirmation, whichever is later, used by the strength
+    model, under the policy's clock."""
+    start = since_confirmed(inputs.last_access_s, inputs, now_s)
+    wall = np.maximum(now_s - start, 0.0) / SECONDS_PER_HOUR
     if policy.clock == "wall":
         return wall
     inter = _sessions(inputs) * policy.session_length_days * 24.0
@@ -147,7 +177,7 @@ def cleanup_strength(inputs: DecayInputs, policy: DecayPolicy, now_s: Now) -> F6
 def current_importance_of(
     memory: Memory, policy: DecayPolicy, now: datetime, sessions_since_access: float = 0.0
 ) -> float:
-    inputs = DecayInputs.from_memories([memory], [sessions_since_access])
+    inputs = DecayInputs.from_memories([memory], [sessions_since_access], now)
     return float(current_importance(inputs, policy, now.timestamp())[0])
 
 
@@ -158,7 +188,8 @@ def curve(
     access_times: Sequence[datetime] = (),
 ) -> F64:
     """Current importance of one memory at each of ``times`` (wall clock), counting only the
-    accesses recorded up to each moment: the curve drawn by the dashboard's decay lab."""
+    accesses recorded and the confirmations taken effect up to each moment: the curve drawn by
+    the dashboard's decay lab (it climbs back at each confirmation)."""
     t = np.array([x.timestamp() for x in times], dtype=np.float64)
     acc = np.sort(np.array([a.timestamp() for a in access_times], dtype=np.float64))
     n = len(t)
@@ -178,10 +209,20 @@ def curve(
         pinned=np.full(n, memory.pinned),
         short_term=np.full(n, memory.tier is Tier.SHORT_TERM),
         sessions_since_access=None,
+        confirmed_s=_confirmed_at_each(memory, t),
     )
     # every point is evaluated at its own moment (now_s broadcasts elementwise)
     out = current_importance(inputs, _wall(policy), t)
     return np.where(t < created, np.nan, out)
+
+
+def _confirmed_at_each(memory: Memory, t: F64) -> F64 | None:
+    """The latest confirmation of ``memory`` at or before each moment of ``t`` (NaN: none)."""
+    if not memory.confirmations:
+        return None
+    conf = np.array([c.at.timestamp() for c in memory.confirmations], dtype=np.float64)
+    k = np.searchsorted(conf, t, side="right") - 1
+    return np.where(k >= 0, conf[np.maximum(k, 0)], np.nan)
 
 
 def _wall(policy: DecayPolicy) -> DecayPolicy:

@@ -253,15 +253,35 @@ def ingredients(name: str) -> tuple[str, ...]:
 
 
 def classes(name: str) -> frozenset[str]:
-    """The allergy classes (lexicon ``drugs.classes``) a drug belongs to, by the dictionary's
-    MeSH tree numbers: amoxicillin is filed under Penicillins, cephalexin under
-    Cephalosporins. Lower-case class names; empty for a drug in none."""
+    """The allergy classes a drug belongs to: by the dictionary's MeSH tree numbers for the
+    lexicon's ``drugs.classes`` (amoxicillin is filed under Penicillins, cephalexin under
+    Cephalosporins), and for a class MeSH files by action rather than structure (NSAIDs,
+    opioids, statins), by the members the query vocabulary lists for it (``questions.json``
+    ``drug_classes``, whose names resolve to the class: "nsaid" -> nsaids). Lower-case class
+    names; empty for a drug in none."""
     roots = _class_roots()
     own = _mesh.get(name, ())
-    return frozenset(
+    by_tree = {
         cls for cls, tops in roots.items()
         if any(t == r or t.startswith(r + ".") for t in own for r in tops)
-    )  # fmt: skip
+    }  # fmt: skip
+    return frozenset(by_tree) | _listed_classes().get(name, frozenset())
+
+
+@lru_cache(maxsize=1)
+def _listed_classes() -> dict[str, frozenset[str]]:
+    """Member -> the allergy classes whose query-vocabulary entry lists it."""
+    from .facts.lexicon import lexicon
+
+    sup = supplement()
+    out: dict[str, set[str]] = {}
+    for entry in lexicon().questions["drug_classes"]:
+        names = [str(n).lower() for n in (entry["name"], *entry.get("names", ()))]
+        targets = {sup[n] for n in names if n in sup and "/" not in sup[n]}
+        for member in entry["members"]:
+            for cls in targets:
+                out.setdefault(str(member).lower(), set()).add(cls)
+    return {m: frozenset(c) for m, c in out.items()}
 
 
 @lru_cache(maxsize=1)

@@ -20,6 +20,17 @@ class ValidationError(MemoryCoreError, ValueError):
         super().__init__(f"{field}: {message}")
 
 
+class PatientMismatchError(ValidationError):
+    """An import holds more than one patient (several Patient resources, or resources about
+    another subject than the patient imported for) and the caller did not name which one to
+    take. ``resources`` names them (``Type/id``, with whom each is about); nothing was
+    written."""
+
+    def __init__(self, field: str, message: str, resources: tuple[str, ...]) -> None:
+        self.resources = resources
+        super().__init__(field, message)
+
+
 class NotFoundError(MemoryCoreError, KeyError):
     """A memory, supersession or patient that does not exist -- or, when ``patient_id`` is
     set, that is not that patient's (an id-based call scoped to a patient never reaches
@@ -75,3 +86,17 @@ class StoreBusyError(StoreError):
     was written; the same call can be retried (``retryable`` is True)."""
 
     retryable = True
+
+
+class PermissionDeniedError(MemoryCoreError):
+    """The acting user's role may not make this change (a viewer asked for a write). Nothing
+    was written. ``action`` names the refused operation, ``actor`` who asked."""
+
+    def __init__(self, action: str, actor: str, role: str) -> None:
+        self.action = action
+        self.actor = actor
+        self.role = role
+        super().__init__(
+            f"{actor or 'this user'} is a {role} and may not {action.replace('_', ' ')}: "
+            "only reviewers change memories"
+        )

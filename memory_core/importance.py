@@ -13,16 +13,23 @@ CLINICAL: dict[str, float] = {
     "treatment_response": 7,
     "care_plan": 7,
     "lab_result": 6,
+    "vital_sign": 5,
     "preference": 5,
     "social": 4,
     "observation": 4,
+    "immunization": 4,
+    "procedure": 4,
     "intermediate_step": 2,
 }
 CLINICAL_DEFAULT = 5.0
 
-#: The clinical memory types (about a patient, as a clinician would file them): the labelled
-#: pair set covers each, and the LLM extractor may propose only these.
+#: The clinical memory types (about a patient, as a clinician would file them): the LLM
+#: extractor may propose only these.
 CLINICAL_TYPES: tuple[str, ...] = tuple(t for t in CLINICAL if t != "intermediate_step")
+
+#: Types a coded record fills (FHIR vitals, immunizations, procedures; a transcript's vital
+#: readings): decided by their codes and values, not covered by the labelled pair set.
+RECORD_TYPES: tuple[str, ...] = ("vital_sign", "immunization", "procedure")
 
 GENERAL: dict[str, float] = {  # 0-1 scale, x10 for storage
     "user_preference": 0.95,
@@ -38,6 +45,10 @@ PINNED_BY_DEFAULT = frozenset({"allergy"})
 
 #: Types that are safety-critical in the injected context (kept first under a budget).
 SAFETY_TYPES = frozenset({"allergy", "adverse_reaction"})
+
+#: History that stays true after a medication or condition changes (domain.md, "Flags and
+#: annotations"): a reaction to the drug, an allergy, a past result. Never flagged possibly stale.
+HISTORY_TYPES = frozenset({"adverse_reaction", "allergy", "lab_result"})
 
 #: Memory types the dashboard offers; other snake_case types are accepted (rule: 5).
 KNOWN_TYPES: tuple[str, ...] = (

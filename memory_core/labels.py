@@ -1,14 +1,16 @@
 """Words a clinician reads for the engine's codes: memory types, statuses, supersession states
-and verdicts, worklist kinds. The one place the dashboard (and anything else that shows these
-to a person) takes them from. Pure: no I/O.
+and verdicts, audited actions, record fields and the audit log as sentences. The one place the
+dashboard and the CLI take them from. Pure: no I/O.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Literal
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any, Literal
 
 from .importance import CLINICAL, GENERAL
+from .values import AuditAction, AuditEntry, Confirmation, ConfirmationKind, Memory
 
 TYPE_LABELS: dict[str, str] = {
     "allergy": "Allergy",
@@ -18,9 +20,12 @@ TYPE_LABELS: dict[str, str] = {
     "treatment_response": "Treatment response",
     "care_plan": "Care plan",
     "lab_result": "Lab result",
+    "vital_sign": "Vital sign",
     "preference": "Preference",
     "social": "Social history",
     "observation": "Observation",
+    "immunization": "Immunization",
+    "procedure": "Procedure",
     "intermediate_step": "Intermediate step",
     "user_preference": "User preference",
     "explicit_instruction": "Explicit instruction",
@@ -34,6 +39,13 @@ STATUS_LABELS: dict[str, str] = {
     "active": "Active",
     "superseded": "Replaced by a newer memory",
     "archived": "Archived",
+}
+
+#: one word per status, for narrow columns (the CLI's ``show``)
+STATUS_WORDS: dict[str, str] = {
+    "active": "active",
+    "superseded": "replaced",
+    "archived": "archived",
 }
 
 STATE_LABELS: dict[str, str] = {
@@ -53,6 +65,26 @@ VERDICT_LABELS: dict[str, str] = {
 
 TIER_LABELS: dict[str, str] = {"short_term": "Short-term", "long_term": "Long-term"}
 
+#: the decay policy's models and clocks (domain.md) as the Decay lab offers them
+MODEL_LABELS: dict[str, str] = {
+    "exponential": "exponential",
+    "linear": "linear",
+    "strength": "strength (hourly)",
+}
+CLOCK_LABELS: dict[str, str] = {
+    "wall": "real time",
+    "interactions": "the patient's sessions",
+    "hybrid": "the smaller of the two",
+}
+
+#: why a memory's fact counts as confirmed (domain.md, "Age counts from the last confirmation")
+CONFIRMATION_LABELS: dict[ConfirmationKind, str] = {
+    ConfirmationKind.RESTATED: "stated again by a newer memory",
+    ConfirmationKind.REVIEW_KEPT: "kept by a reviewer who rejected a newer statement",
+    ConfirmationKind.FLAG_KEPT: "kept by a reviewer when flagged possibly out of date",
+    ConfirmationKind.RECORD: "asserted by its record",
+}
+
 
 def type_label(memory_type: str) -> str:
     """``"adverse_reaction"`` -> ``"Adverse reaction"``; an unknown snake_case type reads as
@@ -64,12 +96,35 @@ def status_label(status: str) -> str:
     return STATUS_LABELS.get(status, status.replace("_", " ").capitalize())
 
 
+def status_word(status: str) -> str:
+    return STATUS_WORDS.get(status, status.replace("_", " "))
+
+
 def state_label(state: str) -> str:
     return STATE_LABELS.get(state, state.replace("_", " ").capitalize())
 
 
 def verdict_label(verdict: str) -> str:
     return VERDICT_LABELS.get(verdict, verdict.replace("_", " "))
+
+
+def confirmation_label(confirmation: Confirmation) -> str:
+    """Why a confirmation counts, in words: "asserted by its record fhir:Condition/c1"."""
+    words = CONFIRMATION_LABELS[confirmation.kind]
+    if confirmation.kind is ConfirmationKind.RECORD and confirmation.ref:
+        return f"{words} {confirmation.ref}"
+    return words
+
+
+def age_label(memory: Memory, now: datetime) -> str:
+    """Where the memory's age (the decay of the monthly models) counts from at ``now``: "age
+    from last confirmation 2026-03-02 (stated again by a newer memory)", or "age from creation
+    2024-01-15" when it has not been confirmed since (an as-of ``now`` before a confirmation
+    does not count it)."""
+    c = memory.confirmation_at(now)
+    if c is None or c.at <= memory.created_at:
+        return f"age from creation {memory.created_at:%Y-%m-%d}"
+    return f"age from last confirmation {c.at:%Y-%m-%d} ({confirmation_label(c)})"
 
 
 def offered_types(rules: Literal["clinical", "general"] = "clinical") -> tuple[str, ...]:
@@ -87,3 +142,252 @@ def visible_types(
     if rules == "general":
         return list(types)
     return [t for t in types if t not in GENERAL_ASSISTANT_TYPES]
+
+
+# --- the audit log in words -------------------------------------------------------------------
+
+#: Each audited action as a short label (the Settings page's filter, the CLI).
+ACTION_LABELS: dict[str, str] = {
+    AuditAction.ADD: "Memory added",
+    AuditAction.PIN: "Pinned",
+    AuditAction.UNPIN: "Unpinned",
+    AuditAction.EDIT_IMPORTANCE: "Importance changed",
+    AuditAction.ARCHIVE: "Archived",
+    AuditAction.RESTORE: "Restored",
+    AuditAction.CLEANUP_ARCHIVE: "Archived by cleanup",
+    AuditAction.PURGE: "Deleted (purge)",
+    AuditAction.PROMOTE: "Became long-term",
+    AuditAction.DETECT_SUPERSESSION: "Replacement found",
+    AuditAction.SUPERSEDE: "Replaced by a newer memory",
+    AuditAction.UNSUPERSEDE: "Active again",
+    AuditAction.CONFIRM_SUPERSESSION: "Replacement confirmed",
+    AuditAction.REJECT_SUPERSESSION: "Both kept",
+    AuditAction.UNDO_SUPERSESSION: "Decision undone",
+    AuditAction.POLICY_CHANGE: "Policy changed",
+    AuditAction.IMPORT_SESSIONS: "Past sessions recorded",
+    AuditAction.KEEP_FLAGGED: "Kept despite a change",
+    AuditAction.CONFIRM_FLAGGED: "Confirmed out of date",
+    AuditAction.CONFIRM_MEMORY: "Fact confirmed",
+}
+
+#: The record fields a person reads, in words (memories, supersessions, policies).
+FIELD_LABELS: dict[str, str] = {
+    "content": "statement",
+    "memory_type": "type",
+    "importance": "base importance",
+    "pinned": "pinned",
+    "tier": "tier",
+    "status": "status",
+    "superseded_by": "replaced by",
+    "archived_at": "archived on",
+    "created_at": "written on",
+    "last_accessed": "last used",
+    "access_count": "times used",
+    "source": "source",
+    "state": "review",
+    "decided_by": "decided by",
+    "decided_at": "decided on",
+    "effective_at": "in effect from",
+    "ended_at": "ended on",
+    "detected_at": "found on",
+    "similarity": "similarity",
+    "verdict": "verdict",
+    "method": "decided by",
+    "rule": "rule",
+    "evidence": "evidence",
+    "decay": "decay",
+    "ranking": "ranking",
+    "context": "injected section",
+    "contradiction": "contradiction detection",
+    "model": "decay model",
+    "rate": "monthly rate",
+    "lam": "hourly rate",
+    "floor": "floor",
+    "clock": "clock",
+    "cleanup_threshold": "cleanup threshold",
+    "boost": "boost per use",
+    "boost_cap": "boost cap",
+}
+
+#: The engine's own actors (engine.core.SYSTEM and AGENT, seed.DEMO_ACTOR) as a person reads
+#: them; a person's name or e-mail is shown as it is.
+ACTOR_LABELS: dict[str, str] = {
+    "system": "The system",
+    "agent": "The care assistant",
+    "demo-seed": "The demo loader",
+}
+
+#: fields a reviewer does not need in "what changed" (the raw record keeps them)
+TECHNICAL_FIELDS = frozenset(
+    {
+        "embedding_model",
+        "version",
+        "id",
+        "patient_id",
+        "old_id",
+        "new_id",
+        "embedding",
+        "superseded_by",  # an id: the sentence names what replaced it
+    }
+)
+QUOTE_CHARS = 160
+
+
+def action_label(action: str) -> str:
+    return ACTION_LABELS.get(action) or action.replace("_", " ").capitalize()
+
+
+def field_label(name: str) -> str:
+    return FIELD_LABELS.get(name) or name.replace("_", " ")
+
+
+def actor_label(actor: str) -> str:
+    return ACTOR_LABELS.get(actor, actor)
+
+
+def quoted(text: str | None, limit: int = QUOTE_CHARS) -> str:
+    """A statement in quotation marks, shortened past ``limit`` characters."""
+    if not text:
+        return "a memory no longer stored"
+    one = " ".join(str(text).split())
+    return f"“{one if len(one) <= limit else one[: limit - 1] + '…'}”"
+
+
+def _value(name: str, value: Any) -> str:
+    """One field's value as a person reads it."""
+    if value is None or value == "":
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if name == "status" and isinstance(value, str):
+        return status_label(value).lower()
+    if name == "state" and isinstance(value, str):
+        return state_label(value).lower()
+    if name == "tier" and isinstance(value, str):
+        return TIER_LABELS.get(value, value).lower()
+    if name == "memory_type" and isinstance(value, str):
+        return type_label(value).lower()
+    if isinstance(value, str) and len(value) >= 19 and value[4] == "-" and value[10] == "T":
+        try:  # an ISO timestamp: the day and the minute, UTC
+            return f"{datetime.fromisoformat(value).astimezone(UTC):%d %b %Y %H:%M} UTC"
+        except ValueError:
+            return value
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, dict | list):
+        return "changed"
+    return str(value)
+
+
+def changed_in_words(
+    before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, limit: int = 4
+) -> str:
+    """The fields that differ, in words: ``"status: active → archived; archived on: none →
+    01 Dec 2026 20:23 UTC"``; a new record is "created", a deleted one "deleted"."""
+    if before is None and after is None:
+        return ""
+    if before is None:
+        return "created"
+    if after is None:
+        return "deleted (the raw record keeps what it was)"
+    keys = [
+        k
+        for k in dict.fromkeys([*before, *after])
+        if k not in TECHNICAL_FIELDS and before.get(k) != after.get(k)
+    ]
+    parts = [
+        f"{field_label(k)}: {_value(k, before.get(k))} → {_value(k, after.get(k))}"
+        for k in keys[:limit]
+    ]
+    if len(keys) > limit:
+        parts.append(f"and {len(keys) - limit} more")
+    return "; ".join(parts) or "no visible change"
+
+
+def audit_ids(entry: AuditEntry) -> list[str]:
+    """The memory ids an audit row's sentence quotes (look their statements up first)."""
+    if entry.entity == "memory":
+        return [entry.entity_id]
+    if entry.entity == "supersession":
+        rec = entry.after or entry.before or {}
+        return [str(rec[k]) for k in ("old_id", "new_id") if rec.get(k)]
+    return []
+
+
+def audit_sentence(entry: AuditEntry, content_of: Mapping[str, str]) -> str:
+    """One audit row as a sentence with the memories' statements, e.g. ``Dr Lee confirmed
+    that “…” replaces “…”``. ``content_of`` maps memory ids to their statements (the row's
+    own before/after is used first for a memory row)."""
+    who = actor_label(entry.actor)
+    a = entry.action
+    rec = entry.after or entry.before or {}
+    if entry.entity == "memory":
+        text = quoted(rec.get("content") or content_of.get(entry.entity_id))
+    else:
+        text = ""
+    old = quoted(content_of.get(str(rec.get("old_id", ""))))
+    new = quoted(content_of.get(str(rec.get("new_id", ""))))
+    before = entry.before or {}
+    after = entry.after or {}
+    if a == AuditAction.ADD:
+        kind = type_label(str(rec.get("memory_type", "memory"))).lower()
+        return f"{who} added {text} ({kind})"
+    if a == AuditAction.PIN:
+        return f"{who} pinned {text}: it no longer fades"
+    if a == AuditAction.UNPIN:
+        return f"{who} unpinned {text}: it fades again"
+    if a == AuditAction.EDIT_IMPORTANCE:
+        return (
+            f"{who} changed the base importance of {text} from "
+            f"{_value('importance', before.get('importance'))} to "
+            f"{_value('importance', after.get('importance'))}"
+        )
+    if a == AuditAction.ARCHIVE:
+        return f"{who} archived {text}"
+    if a == AuditAction.RESTORE:
+        return f"{who} restored {text}"
+    if a == AuditAction.CLEANUP_ARCHIVE:
+        return f"Cleanup archived {text}: it had faded below the threshold ({who.lower()} ran it)"
+    if a == AuditAction.PURGE:
+        return f"{who} deleted {text} for good (it had been archived past the retention age)"
+    if a == AuditAction.PROMOTE:
+        return f"{text} became a long-term memory (used often)"
+    if a == AuditAction.SUPERSEDE:
+        return f"{text} was replaced by a newer memory"
+    if a == AuditAction.UNSUPERSEDE:
+        return f"{text} is active again"
+    if a == AuditAction.DETECT_SUPERSESSION:
+        if rec.get("state") == "auto":
+            return f"{new} replaced {old} automatically"
+        return f"{new} may replace {old}: waiting for a reviewer"
+    if a == AuditAction.CONFIRM_SUPERSESSION:
+        return f"{who} confirmed that {new} replaces {old}"
+    if a == AuditAction.REJECT_SUPERSESSION:
+        return f"{who} kept both {old} and {new}"
+    if a == AuditAction.UNDO_SUPERSESSION:
+        if before.get("state") == "rejected":
+            return f"{who} reopened the review of {old} and {new} (undid “keep both”)"
+        if after.get("state") == "pending":
+            return f"{who} undid the confirmation that {new} replaces {old}: back to review"
+        return f"{who} undid the replacement of {old} by {new}"
+    if a == AuditAction.POLICY_CHANGE:
+        return f"{who} changed the policy ({changed_in_words(before, after, limit=3)})"
+    if a == AuditAction.IMPORT_SESSIONS:
+        n = rec.get("sessions")
+        what = "1 past session" if n == 1 else f"{n if n is not None else 'some'} past sessions"
+        return f"{who} recorded {what} of the patient"
+    if a == AuditAction.KEEP_FLAGGED:
+        return f"{who} kept {text} although a drug or condition it names changed"
+    if a == AuditAction.CONFIRM_FLAGGED:
+        return f"{who} confirmed {text} is out of date (archived; Restore undoes it)"
+    if a == AuditAction.CONFIRM_MEMORY:
+        why = ""
+        raw = after.get("confirmation")
+        if isinstance(raw, Mapping) and raw.get("kind") in set(ConfirmationKind):
+            kind = ConfirmationKind(raw["kind"])
+            words, ref = CONFIRMATION_LABELS[kind], raw.get("ref")
+            if kind is ConfirmationKind.RECORD and ref:
+                words = f"{words} {ref}"
+            why = f" ({words})"
+        return f"{text} was confirmed: its age counts from then{why}"
+    return f"{who}: {action_label(a).lower()} {text}".strip()

@@ -9,10 +9,10 @@ Tokens follow SQLite FTS5's ``unicode61 remove_diacritics 2`` tokenizer: runs of
 digits, lower case, accents removed. Scores follow FTS5's ``bm25()`` (k1 = 1.2, b = 0.75, idf
 floored at 1e-6), with the collection statistics (document count, average length, document
 frequency) taken over the patient's own memories, every status included. A query is an OR of
-its words, less one-letter words and the stop words below (they match nearly every memory and
-carry no clinical meaning). A weighted query (:meth:`LexicalIndex.search_weighted`) groups terms:
-each group counts once per memory, as its weight times the BM25 of its best term there; the
-engine uses it to add a clinical vocabulary's expansions to the query's own words
+its words, less one-letter words and the lexicon's function words (they match nearly every
+memory and carry no clinical meaning). A weighted query (:meth:`LexicalIndex.search_weighted`)
+groups terms: each group counts once per memory, as its weight times the BM25 of its best term
+there; the engine uses it to add a clinical vocabulary's expansions to the query's own words
 (:mod:`memory_core.vocabulary`).
 """
 
@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from .facts.lexicon import lexicon
 from .ranking import top_indices
 
 I32 = npt.NDArray[np.int32]
@@ -39,80 +40,11 @@ MAX_QUERY_TERMS = 32
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
-#: Left out of keyword queries (not of document lengths).
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "he",
-        "her",
-        "him",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "our",
-        "patient",
-        "patient's",
-        "patients",
-        "she",
-        "so",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-    ]
-)
+
+def stopwords() -> frozenset[str]:
+    """Left out of keyword queries (not of document lengths): the lexicon's function words
+    (``words.json``, ``stopwords.function``), the one list the facts reader stops too."""
+    return lexicon().function_words
 
 
 def tokens(text: str) -> list[str]:
@@ -125,7 +57,8 @@ def tokens(text: str) -> list[str]:
 
 def query_terms(query: str) -> list[str]:
     """The distinct words of a query that are searched, in order (at most 32)."""
-    out = [t for t in tokens(query) if len(t) > 1 and t not in STOPWORDS]
+    stop = stopwords()
+    out = [t for t in tokens(query) if len(t) > 1 and t not in stop]
     return list(dict.fromkeys(out))[:MAX_QUERY_TERMS]
 
 

@@ -1,24 +1,18 @@
 """Load the synthetic Northwind Health demo data into an engine (through the public API, so
-supersessions, audit and access logs are produced exactly as in real use)."""
+supersessions, audit, accesses and injections are produced exactly as in real use)."""
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from .context import render_section, sanitize_line
-from .demo import DemoDataset, northwind_demo
+from .demo import DemoDataset, DemoMemory, DemoPatient, northwind_demo
 from .engine import MemoryEngine
-from .tokens import count_tokens
 from .validation import timestamp
-from .values import InjectionRecord
+from .values import AddResult
 
 DEMO_ACTOR = "demo-seed"
-#: what the demo's agent asked at the start of each past session
-SESSION_QUERY = "start of session: what should I know about this patient?"
-WARN_AT = 8.0  # the ⚠️ marker's threshold (domain.md), by base importance at the time
 
 
 def seed_demo(
@@ -29,10 +23,13 @@ def seed_demo(
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Add the demo patients' memories, then replay their history as an agent would have
-    produced it: at each past session where memories were used, one access per memory and one
-    injection record (what the agent was given, in the injected-context format), so accesses
-    and injections agree; the sessions without any use are recorded as sessions. Returns
-    counts."""
+    produced it: at each past session, for each statement the generator says the session used,
+    the agent asked about it (the statement is the question) and was given the engine's own
+    ``build_context`` section as of that session, one place -- what was active then (a
+    superseded statement's place goes to what replaced it), every allergy active then, the
+    reviews pending then -- with the accesses and the injection the engine records. So the
+    injection history never shows a superseded fact or a missing allergy. The sessions without
+    any use are recorded as sessions. Returns counts."""
     clock = engine.clock()
     # checked before anything is written: a moment past the clock is refused (nothing seeded)
     now = clock if now is None else timestamp(now, "now", clock)
@@ -51,36 +48,7 @@ def seed_demo(
         for m in data.memories
     ]
     results = engine.add_memories(records, by=DEMO_ACTOR, now=now, progress=progress)
-    injections = 0
-    for p in data.patients:
-        used: dict[datetime, list[int]] = {}
-        for i, m in enumerate(data.memories):
-            if m.patient_id == p.patient_id:
-                for t in m.access_times:
-                    used.setdefault(t, []).append(i)
-        for at in sorted(used):
-            # allergies lead the section, then by importance (the injected-context rule)
-            mems = sorted(
-                (results[i].memory for i in used[at]),
-                key=lambda m: (m.memory_type != "allergy", -m.importance),
-            )
-            text = render_section(
-                [(sanitize_line(m.content), m.importance >= WARN_AT) for m in mems]
-            )
-            record = InjectionRecord(
-                id=f"inj_{uuid.uuid4().hex}",
-                at=at,
-                patient_id=p.patient_id,
-                query=SESSION_QUERY,
-                items=tuple((m.id, 0.0) for m in mems),
-                tokens=count_tokens(text, engine.encoding),
-                text=text,
-            )
-            engine.store.record_access(p.patient_id, [m.id for m in mems], at, record)
-            injections += 1
-        quiet = [t for t in p.visits if t not in used]
-        if quiet:
-            engine.record_sessions(p.patient_id, quiet, by=DEMO_ACTOR)
+    injections = sum(_replay(engine, p, data.memories, results) for p in data.patients)
     sups = [s for r in results for s in r.supersessions]
     return {
         "patients": len(data.patients),
@@ -89,3 +57,28 @@ def seed_demo(
         "supersessions_auto": sum(s.state.value == "auto" for s in sups),
         "supersessions_pending": sum(s.state.value == "pending" for s in sups),
     }
+
+
+def _replay(
+    engine: MemoryEngine,
+    patient: DemoPatient,
+    memories: Sequence[DemoMemory],
+    results: Sequence[AddResult],
+) -> int:
+    """One patient's past sessions, oldest first; returns the injections recorded."""
+    used: dict[datetime, list[str]] = {}
+    for m, res in zip(memories, results, strict=True):
+        if m.patient_id == patient.patient_id:
+            for t in m.access_times:
+                used.setdefault(t, []).append(res.memory.content)
+    quiet = [t for t in patient.visits if t not in used]
+    if quiet:  # first, so every replayed section counts the sessions before it
+        engine.record_sessions(patient.patient_id, quiet, by=DEMO_ACTOR)
+    done = 0
+    for at in sorted(used):
+        for topic in used[at]:
+            section = engine.build_context(
+                patient.patient_id, topic, now=at, max_memories=1, record_access=True
+            )
+            done += section.injection_id is not None
+    return done

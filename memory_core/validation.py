@@ -335,6 +335,23 @@ def access_times(
     return tuple(out)
 
 
+def confirmed_at(
+    value: Any, created_at: datetime, now: datetime, field: str = "confirmed_at"
+) -> datetime | None:
+    """When a record's system of record last asserted its fact (None: not said): an aware
+    timestamp, not in the future of ``now`` and not before the memory's ``created_at`` (a fact
+    cannot be confirmed before it was recorded)."""
+    if value is None:
+        return None
+    out = timestamp(value, field, now)
+    if out < created_at:
+        raise ValidationError(
+            field,
+            f"{out.isoformat()} is before the memory's created_at ({created_at.isoformat()})",
+        )
+    return out
+
+
 def utc_now() -> datetime:
     return datetime.now(UTC)
 

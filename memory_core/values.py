@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cached_property
 from typing import Any
@@ -62,6 +62,30 @@ class AuditAction(enum.StrEnum):
     IMPORT_SESSIONS = "import_sessions"
     KEEP_FLAGGED = "keep_flagged"  # a reviewer kept a possibly-stale memory (flag cleared)
     CONFIRM_FLAGGED = "confirm_flagged"  # a reviewer confirmed it stale: archived (undoable)
+    CONFIRM_MEMORY = "confirm_memory"  # the memory's fact was confirmed (its age restarts)
+
+
+class ConfirmationKind(enum.StrEnum):
+    """What confirmed a memory's fact (domain.md, "Age counts from the last confirmation")."""
+
+    RESTATED = "restated"  # a newer memory was decided a duplicate (restatement) of it
+    REVIEW_KEPT = "review_kept"  # a reviewer rejected a supersession of it: it stands
+    FLAG_KEPT = "flag_kept"  # a reviewer kept it when it was flagged possibly stale
+    RECORD = "record"  # its system of record asserted it at a date (an import's confirmed_at)
+
+
+@dataclass(frozen=True, slots=True)
+class Confirmation:
+    """One confirmation of a memory's fact: at ``at`` (the time it took effect in the patient's
+    record), of ``kind``, by ``ref`` -- the newer memory that restated it, the supersession a
+    reviewer rejected, the change whose flag a reviewer cleared, or the record's source."""
+
+    at: datetime
+    kind: ConfirmationKind
+    ref: str
+
+    def to_public_dict(self) -> dict[str, Any]:
+        return {"at": self.at.isoformat(), "kind": self.kind.value, "ref": self.ref}
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +112,38 @@ class Memory:
     # what the statement is about, read once when it was written (memory_core.facts); None
     # only on a memory built by hand before it is stored
     facts: ClinicalFacts | None = field(default=None, compare=False, repr=False)
+    # every confirmation of its fact, oldest first (:meth:`with_confirmation`); the age of the
+    # monthly decay models counts from the latest one at or before the moment asked about
+    confirmations: tuple[Confirmation, ...] = ()
+
+    @property
+    def confirmed_at(self) -> datetime | None:
+        """The moment of the latest confirmation (None: never confirmed)."""
+        return self.confirmations[-1].at if self.confirmations else None
+
+    def confirmation_at(self, at: datetime | None = None) -> Confirmation | None:
+        """The latest confirmation in effect at ``at`` (taken effect at or before it; ``None``:
+        the latest of all) -- as of a moment before a confirmation, it does not count."""
+        if at is None:
+            return self.confirmations[-1] if self.confirmations else None
+        for c in reversed(self.confirmations):
+            if c.at <= at:
+                return c
+        return None
+
+    def age_start(self, at: datetime) -> datetime:
+        """Where the memory's age counts from at ``at``: its creation, or its last
+        confirmation by then when that is later (domain.md)."""
+        c = self.confirmation_at(at)
+        return self.created_at if c is None or c.at < self.created_at else c.at
+
+    def with_confirmation(self, confirmation: Confirmation) -> Memory:
+        """This memory with one more confirmation, kept in time order (an identical one --
+        same moment, kind and reference -- is not added twice)."""
+        if confirmation in self.confirmations:
+            return self
+        ordered = sorted((*self.confirmations, confirmation), key=lambda c: c.at)
+        return replace(self, confirmations=tuple(ordered))
 
     def to_public_dict(self, include_embedding: bool = False) -> dict[str, Any]:
         """JSON-friendly dict (ISO timestamps); used by export, audit and the dashboard. The
@@ -109,6 +165,8 @@ class Memory:
             "source": self.source,
             "embedding_model": self.embedding_model,
             "version": self.version,
+            "confirmed_at": None if self.confirmed_at is None else self.confirmed_at.isoformat(),
+            "confirmations": [c.to_public_dict() for c in self.confirmations],
         }
         if include_embedding:
             out["embedding"] = [float(x) for x in self.embedding]
@@ -148,6 +206,24 @@ class Supersession:
         # an undone supersession was in effect between effective_at and ended_at; so was a
         # review-gated one whose undo reopened the review (pending again, or since rejected)
         return self.ended_at is not None and at < self.ended_at
+
+    def pending_at(self, at: datetime, raised: datetime) -> bool:
+        """True when this supersession waits for a reviewer at moment ``at``. ``raised`` is
+        the newer memory's ``created_at``: a review is pending from then in the patient's record
+        (domain.md), whenever it was detected -- a review raised on back-filled history is
+        pending as of that history. It waits until a reviewer decides it (confirmed: until
+        it took effect; rejected: until ``decided_at``) and again after its undo reopened it;
+        an automatic one never waits."""
+        if at < raised or self.in_effect(at):
+            return False
+        state = self.state
+        if state in (SupersessionState.PENDING, SupersessionState.CONFIRMED):
+            return True
+        if state is SupersessionState.REJECTED:
+            return self.decided_at is not None and at < self.decided_at
+        if state is SupersessionState.UNDONE:  # a confirmed one, undone: it waited until then
+            return self.effective_at is not None and at < self.effective_at
+        return False  # automatic: in effect from ``raised`` on
 
     def to_public_dict(self) -> dict[str, Any]:
         def iso(d: datetime | None) -> str | None:
@@ -307,3 +383,6 @@ class CleanupResult:
     strengths: dict[str, float]
     dry_run: bool
     threshold: float
+    #: patients left as they were: another writer kept changing their memories through every
+    #: attempt (a whole-store cleanup archives patient by patient; run it again for these)
+    skipped: tuple[str, ...] = ()

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from . import drugs
-from .lexical import STOPWORDS, query_terms, tokens
+from .lexical import query_terms, stopwords, tokens
 
 #: A concept's weight in the keyword query, as a share of one literal query word.
 EXPANSION_WEIGHT = 0.5
@@ -150,9 +150,10 @@ def expand(query: str) -> tuple[Expansion, ...]:
     """What the query's concept words and brand names add to its keyword query; the query's
     own searched words (:func:`lexical.query_terms`) are never among the added terms."""
     literal = frozenset(query_terms(query))
+    stop = stopwords()
     out: list[Expansion] = []
     for via, c in find_concepts(query):
-        terms = tuple(t for t in dict.fromkeys(c.terms) if t not in literal and t not in STOPWORDS)
+        terms = tuple(t for t in dict.fromkeys(c.terms) if t not in literal and t not in stop)
         # half the weight of the query's words that name the concept ("kidney function": 2)
         words = sum(1 for t in via.split() if t in literal)
         if terms and words:

@@ -96,7 +96,9 @@ def shorten(text: str, limit: int = 90) -> str:
 
 def review_items(pending: Sequence[Supersession], memories: Mapping[str, Memory]) -> list[WorkItem]:
     """One item per pending supersession. ``memories`` holds the older memories (for the
-    type and the statement) and, where known, the newer ones."""
+    type and the statement) and, where known, the newer ones. A review waits since its newer
+    memory's created_at -- the moment it was raised in the patient's record, as the section's
+    "pending review" note counts it -- or, that memory unknown, since it was detected."""
     out: list[WorkItem] = []
     for s in pending:
         old = memories.get(s.old_id)
@@ -120,7 +122,7 @@ def review_items(pending: Sequence[Supersession], memories: Mapping[str, Memory]
                 kind="review",
                 patient_id=s.patient_id,
                 title=title,
-                since=s.detected_at,
+                since=s.detected_at if new is None else new.created_at,
                 memory_type=mtype,
                 safety=mtype in SAFETY_TYPES,
                 ref=s.id,

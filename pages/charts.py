@@ -157,55 +157,88 @@ def decay_curves(
     )
 
 
-def rank_slope(
-    rows: Sequence[Mapping[str, object]], top_n: int, height: int | None = None
-) -> go.Figure:
-    """Saved rank (left) to tuned rank (right), one line per memory: a line that climbs moved
-    up the ranking under the tuned policy. ``rows`` carry "rank (saved)", "rank (tuned)",
-    "content" and "change"; rank 1 is at the top."""
+#: what a move means, most telling first (the order of the labels a reader sees)
+MOVE_ORDER = ("enters top", "leaves top", "falls below cleanup", "rises above cleanup")
+OTHER_MOVE = "#c77d2e"  # a rank change within the top or outside it
+MOVE_COLOURS = {
+    "enters top": "#1f7a4d",
+    "leaves top": "#b03a2e",
+    "falls below cleanup": "#8a949b",
+    "rises above cleanup": "#1f6f8b",
+}
+
+
+def most_moved(rows: Sequence[Mapping[str, object]]) -> list[Mapping[str, object]]:
+    """The changed memories, those that matter most first: entering or leaving the top, then
+    crossing the cleanup threshold, then by how many places they move."""
+
+    def key(r: Mapping[str, object]) -> tuple[int, int]:
+        change = str(r.get("change", ""))
+        group = MOVE_ORDER.index(change) if change in MOVE_ORDER else len(MOVE_ORDER)
+        jump = abs(int(str(r["rank (saved)"])) - int(str(r["rank (tuned)"])))
+        return (group, -jump)
+
+    return sorted(rows, key=key)
+
+
+def rank_moves(rows: Sequence[Mapping[str, object]], top_n: int) -> go.Figure:
+    """One labelled row per memory: its rank under the saved policy (open circle) and under the
+    tuned one (filled), joined by a line in the colour of what the move means. ``rows`` carry
+    "rank (saved)", "rank (tuned)", "content" and "change"; rank 1 is the most important now."""
     fig = go.Figure()
-    colours = {
-        "enters top": "#1f7a4d",
-        "leaves top": "#b03a2e",
-        "falls below cleanup": "#8a949b",
-        "rises above cleanup": "#1f6f8b",
-    }
-    worst = 1
+    labels: list[str] = []
     for r in rows:
         a, b = int(str(r["rank (saved)"])), int(str(r["rank (tuned)"]))
-        worst = max(worst, a, b)
         content = str(r["content"])
-        label = _text(content if len(content) <= 60 else content[:59] + "…")
+        label = _text(content if len(content) <= 46 else content[:45] + "…")
+        while label in labels:  # two memories that start alike keep their own rows
+            label += "\u200b"
+        labels.append(label)
         change = str(r.get("change", ""))
+        colour = MOVE_COLOURS.get(change, OTHER_MOVE)
         fig.add_trace(
             go.Scatter(
-                x=["Saved policy", "Tuned policy"],
-                y=[a, b],
+                x=[a, b],
+                y=[label, label],
                 mode="lines+markers",
-                line={"color": colours.get(change, "#c77d2e"), "width": 2},
-                marker={"size": 8},
-                name=label,
+                line={"color": colour, "width": 3},
+                marker={
+                    "size": 11,
+                    "color": ["#ffffff", colour],
+                    "line": {"color": colour, "width": 2},
+                },
                 showlegend=False,
-                hovertemplate=f"{label}<br>rank %{{y}}<br>{_text(change)}<extra></extra>",
+                hovertemplate=(
+                    f"{_text(content)}<br>rank {a} (saved) → {b} (tuned)<br>{_text(change)}"
+                    "<extra></extra>"
+                ),
             )
         )
-    fig.add_hrect(y0=0.5, y1=top_n + 0.5, fillcolor="#e8f1f4", line_width=0, layer="below")
+    worst = max([1, *(int(str(r[k])) for r in rows for k in ("rank (saved)", "rank (tuned)"))])
+    fig.add_vrect(x0=0.5, x1=top_n + 0.5, fillcolor="#e8f1f4", line_width=0, layer="below")
     fig.add_annotation(
-        x="Saved policy",
-        y=0.5,
+        x=top_n + 0.5,
+        y=1.0,
+        yref="paper",
         text=f"top {top_n}",
         showarrow=False,
-        yanchor="bottom",
         xanchor="right",
-        xshift=-8,
+        yanchor="bottom",
     )
-    fig.update_yaxes(autorange="reversed", dtick=max(1, worst // 10), range=[worst + 0.5, 0.5])
+    for change, colour in (*MOVE_COLOURS.items(), ("other moves", OTHER_MOVE)):  # the legend
+        fig.add_trace(
+            go.Scatter(
+                x=[None], y=[None], mode="lines", name=change, line={"color": colour, "width": 3}
+            )
+        )
+    fig.update_xaxes(range=[0.5, worst + 0.5], dtick=max(1, worst // 10))
+    fig.update_yaxes(autorange="reversed", automargin=True)
     return _layout(
         fig,
-        "Rank under the saved and the tuned policy",
-        "",
+        "Rank under the saved (○) and the tuned (●) policy",
         "Rank (1 = most important now)",
-        height=height or max(320, min(900, 24 * worst)),
+        "",
+        height=max(260, 70 + 34 * len(rows)),
     )
 
 
@@ -254,7 +287,7 @@ def token_gauge(tokens: int, budget: int) -> go.Figure:
         annotation_position="top left",
     )
     fig.update_xaxes(range=[0, max(budget, tokens) * 1.15 + 1])
-    return _layout(fig, "Tokens in the injected section", "Tokens (o200k_base)", "", 180)
+    return _layout(fig, "Tokens in the injected section", "Tokens", "", 180)
 
 
 def importance_histogram(values: np.ndarray) -> go.Figure:

@@ -1,17 +1,22 @@
-"""Shared dashboard plumbing: the engine (once per server), the patient picker (session state
-+ URL query string), the reviewer's name, and error display. Layout only: every number comes
-from memory_core."""
+"""Shared dashboard plumbing: the engine (once per server), the one guarded path for every
+change (:func:`acting`: the signed-in user's role checked by the engine), the patient picker
+(session state + URL query string), the reviewer's name, metrics that wrap instead of cutting
+their labels, and error display. Layout only: every number, rule and word comes from
+memory_core."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import streamlit as st
 
 import memory_core as mc
+from memory_core.access import ROLE_LABELS, AccessRule, Role
 from memory_core.store import default_store_url
 
 T = TypeVar("T")
@@ -25,9 +30,21 @@ def embedder_spec() -> str:
     return os.environ.get("MEMORY_CORE_EMBEDDER", "minilm")
 
 
-@st.cache_resource(show_spinner="Loading the memory engine and embedding model…")
+def _warm_up() -> None:
+    """Read the drug dictionary (about 1 s from its compressed file) off the page's thread: the
+    first page paints while it loads, and the possibly-out-of-date check then finds it ready."""
+    from memory_core import drugs
+
+    # without the dictionary package the check itself says so when it runs
+    with contextlib.suppress(mc.MemoryCoreError):
+        drugs.canonical_names("metformin")
+
+
+@st.cache_resource(show_spinner="Opening the memory store…")
 def _engine(url: str, embedder: str) -> mc.MemoryEngine:
-    return mc.open_engine(url, embedder)
+    engine = mc.open_engine(url, embedder)
+    threading.Thread(target=_warm_up, name="memory-core-warm-up", daemon=True).start()
+    return engine
 
 
 def engine() -> mc.MemoryEngine:
@@ -35,10 +52,29 @@ def engine() -> mc.MemoryEngine:
     return _engine(store_url(), embedder_spec())
 
 
+READ_ONLY = "Read-only: your account is not on the reviewer list, so nothing was changed."
+
+
+def error_words(exc: Exception) -> str:
+    """An engine error as a sentence for the reviewer ("Nothing was changed: ...")."""
+    if isinstance(exc, mc.PermissionDeniedError):
+        return READ_ONLY
+    if isinstance(exc, mc.ValidationError):
+        if exc.field in ("by", "reviewer", "actor"):
+            return "Nothing was changed: enter your name in the sidebar first."
+        return f"Nothing was changed: {exc.field.replace('_', ' ')} {exc.message}."
+    if isinstance(exc, mc.ConflictError):
+        return f"Nothing was changed: {exc} Someone else changed it; reload and try again."
+    return f"Nothing was changed: {exc}"
+
+
 def run(action: Callable[[], T], success: str | None = None) -> T | None:
     """Run an engine call; show its error as st.error (never a traceback)."""
     try:
         result = action()
+    except mc.PermissionDeniedError:
+        st.error(READ_ONLY, icon=":material/lock:")
+        return None
     except mc.ValidationError as exc:
         if exc.field in ("by", "reviewer", "actor"):
             st.error("Nothing was changed: enter your name in the sidebar first.")
@@ -56,24 +92,32 @@ def run(action: Callable[[], T], success: str | None = None) -> T | None:
 
 
 def seed_button() -> None:
-    """Empty state: offer to load the synthetic demo patients, with a progress bar."""
-    from memory_core.seed import seed_demo
-
+    """Empty state: offer to load the synthetic demo patients, with a progress bar (a write:
+    reviewers only, through the guarded path)."""
     st.info(
         "This store has no patients yet. Load the synthetic Northwind Health demo patients, "
         "or add memories from the **Memories** page or `python -m memory_core import`."
     )
-    if st.button("Load demo data", key="seed_demo", type="primary"):
+    read_only_note()
+    if st.button("Load demo data", key="seed_demo", type="primary", disabled=not can_edit()):
         bar = st.progress(0.0, text="Embedding demo memories…")
 
         def progress(done: int, total: int) -> None:
             bar.progress(done / max(total, 1), text=f"Embedding demo memories… {done}/{total}")
 
-        summary = run(lambda: seed_demo(engine(), progress=progress))
+        summary = run(lambda: acting().seed_demo(progress=progress))
         if summary:
             st.success(f"Loaded {summary['memories']} memories for {summary['patients']} patients.")
             st.rerun()
 
+
+#: a table row this tall lets the grid wrap a memory's text onto three lines (the grid wraps
+#: text only in rows taller than 4 rem): the whole statement is read without hovering. Each
+#: table's column widths add up to at most MAIN_1024 pixels, the main column of a 1,024 px
+#: screen, and stretch to fill a wider one.
+WRAP_ROW_HEIGHT = 72
+WRAP_ROW_HEIGHT_4 = 94  # four lines, for the longest texts (two statements in one cell)
+MAIN_1024 = 560
 
 PICKER_SHOWN = 30  # options in the patient list at once (never a list of every id)
 RECENT_KEPT = 8
@@ -115,6 +159,7 @@ def search_patients(
     rest; recent first in both cases. Returns ``(at most limit ids, number of matches)``."""
     q = query.strip().lower()
     known = set(ids)
+    recent = list(dict.fromkeys(recent))  # the current patient is often also a recent one
     if q:
         matches = [p for p in ids if q in p.lower() or q in labels.get(p, "").lower()]
         first = [p for p in recent if p in set(matches)]
@@ -130,11 +175,13 @@ def search_patients(
 
 
 def patient_label(pid: str, labels: dict[str, str], pending: dict[str, int]) -> str:
+    """``NW-1001 · 4 to review · T2 diabetes, 58``: the id and the badge first, so a narrow
+    picker cuts the description, never the count of reviews waiting."""
     n = pending.get(pid, 0)
     badge = f" · {n} to review" if n else ""
-    label = labels.get(pid)
-    text = f"{label.removeprefix('Synthetic patient ')}" if label else pid
-    return f"{text}{badge}"
+    label = labels.get(pid, "")
+    detail = label.removeprefix("Synthetic patient ").removeprefix(pid).strip(" ()")
+    return f"{pid}{badge}" + (f" · {detail}" if detail else "")
 
 
 def require_patient(pid: str | None) -> str:
@@ -168,13 +215,13 @@ def patient_picker() -> str | None:
         "Find a patient",
         key="patient_search",
         placeholder="id or label, e.g. NW-1003 or diabetes",
-        max_chars=80,
     )
     shown, matches = search_patients(ids, labels, query, [wanted, *recent], pending)
     if query.strip() and not shown:
         st.sidebar.warning(f"No patient id or label contains “{query.strip()}”.")
     if wanted not in shown:
         shown = [wanted, *shown]
+    shown = list(dict.fromkeys(shown))
     if st.session_state.get("patient_select") not in shown:
         st.session_state["patient_select"] = wanted
     choice = st.sidebar.selectbox(
@@ -207,12 +254,24 @@ def auth_configured() -> bool:
         return False
 
 
-def _reviewer_emails() -> set[str]:
+def access_rule() -> AccessRule:
+    """Who is a reviewer: without ``[auth]`` everyone (a local dashboard); with it, the
+    e-mails listed in ``[access] reviewers`` (the rule itself is memory_core.access's)."""
+    if not auth_configured():
+        return AccessRule(None)
     try:
         emails = st.secrets.get("access", {}).get("reviewers", [])
     except Exception:
         emails = []
-    return {str(e).strip().lower() for e in emails}
+    return AccessRule.from_list(emails or [])
+
+
+def role() -> Role:
+    if not auth_configured():
+        return Role.REVIEWER
+    if not st.user.is_logged_in:
+        return Role.VIEWER
+    return access_rule().role_of(identity())
 
 
 def gate() -> None:
@@ -226,8 +285,7 @@ def gate() -> None:
         st.info("Sign in with your organisation account to view patient memories.")
         st.button("Log in", key="login", type="primary", on_click=st.login)
         st.stop()
-    role = "reviewer" if can_edit() else "viewer (read-only)"
-    st.sidebar.caption(f"Signed in as {identity()} · {role}")
+    st.sidebar.caption(f"Signed in as {identity()} · {ROLE_LABELS[role()]}")
     st.sidebar.button("Log out", key="logout", icon=":material/logout:", on_click=st.logout)
 
 
@@ -248,15 +306,39 @@ def identity() -> str:
 
 def can_edit() -> bool:
     """Reviewers may change things; viewers only look. Without [auth] the local user is a
-    reviewer; with it, only e-mails listed in ``[access] reviewers`` are."""
-    if not auth_configured():
-        return True
-    return bool(st.user.is_logged_in) and identity().strip().lower() in _reviewer_emails()
+    reviewer; with it, only e-mails listed in ``[access] reviewers`` are. Pages use it to
+    disable their write widgets; the engine's guard (:func:`acting`) enforces it."""
+    return role() is Role.REVIEWER
+
+
+def actor_name() -> str:
+    """Who acts: the signed-in identity with [auth], else the name typed in the sidebar (read
+    from session state, so callbacks that run before the sidebar is drawn get it too). "" when
+    no valid name is typed: every engine write then refuses and says so."""
+    if auth_configured():
+        return identity()
+    name = str(st.session_state.get("_reviewer_name", st.session_state.get("reviewer", "")) or "")
+    return "" if name_problem(name) else name.strip()
+
+
+def acting() -> mc.Acting:
+    """The one guarded path for every change a page offers: the engine checks the role of the
+    signed-in user (a viewer is refused, nothing written) and audits the change under their
+    name."""
+    return engine().acting_as(actor_name(), role())
 
 
 def read_only_note() -> None:
     if not can_edit():
         st.caption(":material/lock: Read-only: your account is not on the reviewer list.")
+
+
+def metrics(items: Sequence[tuple[str, Any, str | None]]) -> None:
+    """Metrics in a row that wraps onto the next line when the screen is narrow, each as wide
+    as its label: a label is never cut ("Pendin…")."""
+    row = st.container(horizontal=True, gap="medium")
+    for label, value, help_text in items:
+        row.metric(label, value, help=help_text, width="content", border=True)
 
 
 MAX_NAME = 120
@@ -298,7 +380,7 @@ def reviewer() -> str:
         "Your name (for the audit log)",
         key="reviewer",
         on_change=_keep_name,
-        max_chars=MAX_NAME + 40,  # longer input is refused with a message, not cut silently
+        # no max_chars: a longer name is kept and refused with a message, never cut silently
         placeholder="e.g. Dr. Rivera",
     )
     problem = name_problem(name)
@@ -332,6 +414,13 @@ def data_version(patient_id: str) -> str:
     patient changes, accesses and sessions included."""
     content, usage = engine().store.versions(patient_id)
     return f"{store_url()}|{content}|{usage}"
+
+
+def decision_words(rule: str, evidence: str) -> str:
+    """A supersession's evidence in plain words first, its rule's name after it."""
+    if evidence and rule:
+        return f"Why: {evidence} (rule {rule})"
+    return f"Why: {evidence}" if evidence else f"Rule {rule}"
 
 
 def header(title: str, caption: str | None = None) -> None:

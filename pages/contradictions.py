@@ -1,5 +1,7 @@
-"""Contradictions: the review queue of pending supersessions, their history, a threshold tuner
-over the patient's same-type similarities, and a back-scan for new candidate pairs."""
+"""Contradictions: the review queue of pending supersessions, the possibly-out-of-date flags,
+their history (every decision with its Undo), a threshold tuner over the patient's same-type
+similarities, and a back-scan for new candidate pairs. Every change goes through the guarded
+path (``common.acting()``: the engine checks the reviewer's role)."""
 
 from __future__ import annotations
 
@@ -12,10 +14,22 @@ import streamlit as st
 
 import memory_core as mc
 from memory_core.labels import state_label, status_label, type_label, verdict_label
-from pages import charts, common
+from pages import charts, common, flag_review
 
-READ_ONLY = "Read-only: your account is not on the reviewer list, so nothing was changed."
+READ_ONLY = common.READ_ONLY
 HISTORY_STATES = ("auto", "confirmed", "rejected", "undone")
+#: decisions a reviewer can take back from the history, and what the Undo says it does
+UNDO_HELP = {
+    "auto": "Make the older memory active again",
+    "confirmed": "Make the older memory active again; the pair goes back to the review queue",
+    "rejected": "Reopen the review: the pair goes back to the review queue",
+}
+UNDONE = {
+    "auto": "Undone: the older memory is active again.",
+    "confirmed": "Undone: the older memory is active again. The pair is back in the review queue.",
+    "rejected": "Undone: the review is open again, back in the queue.",
+}
+FLAGS_TAB = "flags"  # ?review=flags opens the possibly-out-of-date tab (the worklist's link)
 STATE_ICONS = {
     "pending": ":material/hourglass_top:",
     "auto": ":material/bolt:",
@@ -61,12 +75,14 @@ def _pairs(patient_id: str, version: str, min_similarity: float) -> pd.DataFrame
             {
                 "older": a.content,
                 "newer": b.content,
-                "type": a.memory_type,
+                "type": type_label(a.memory_type),
                 "similarity": float(sim),
                 "type threshold": engine.threshold_for(a.memory_type),
                 "older created (UTC)": _fmt(a.created_at),
                 "newer created (UTC)": _fmt(b.created_at),
-                "record": known.get((a.id, b.id)) or known.get((b.id, a.id)) or "",
+                "record": state_label(known.get((a.id, b.id)) or known.get((b.id, a.id)) or "")
+                if (a.id, b.id) in known or (b.id, a.id) in known
+                else "",
             }
             for a, b, sim in pairs
         ],
@@ -108,17 +124,24 @@ def _card(
     state = sup.state.value
     editable = common.can_edit()
     with st.container(border=True, key=f"card_{sup.id}"):
-        reopened = state == "pending" and sup.ended_at is not None
+        reopened = state == "pending" and sup.decided_by is not None
+        again = (
+            f" again: {sup.decided_by} undid the earlier decision on {_fmt(sup.decided_at)}"
+            if reopened
+            else ""
+        )
         st.caption(
-            f"{STATE_ICONS.get(state, '')} {state_label(state)}"
-            + (" again: a reviewer undid the earlier confirmation" if reopened else "")
+            f"{STATE_ICONS.get(state, '')} {state_label(state)}{again}"
             + f" · the newer memory {verdict_label(sup.verdict)} the older one"
             + (
                 f" · decided by {sup.decided_by} on {_fmt(sup.decided_at)}"
-                if sup.decided_by and state != "auto"
+                if sup.decided_by and state not in ("auto", "pending")
                 else ""
             )
         )
+        rule, evidence = getattr(sup, "rule", ""), getattr(sup, "evidence", "")
+        if rule or evidence:  # the decision's rule and its evidence, in plain words
+            st.caption(common.decision_words(rule, evidence))
         older, newer = st.columns(2)
         with older:
             _memory_side("Older", mems.get(sup.old_id), current, sup.old_id)
@@ -127,12 +150,12 @@ def _card(
         with st.expander("Technical detail"):
             st.text(
                 f"record {sup.id} · state {state} · verdict {sup.verdict} · method {sup.method} "
-                f"· similarity {sup.similarity:.3f} · detected {_fmt(sup.detected_at)} UTC"
+                f"· similarity (cosine of the two statements' embeddings, −1…1) "
+                f"{sup.similarity:.3f} · detected {_fmt(sup.detected_at)} UTC"
             )
         if state == "pending":
             row = st.container(horizontal=True)
-            b1 = b2 = row
-            if b1.button(
+            if row.button(
                 "Confirm",
                 icon=":material/check:",
                 key=f"confirm_{sup.id}",
@@ -140,34 +163,30 @@ def _card(
                 disabled=not editable,
             ):
                 _act(
-                    lambda: engine.confirm_supersession(
-                        sup.id, reviewer, patient_id=sup.patient_id
-                    ),
+                    lambda: common.acting().confirm_supersession(sup.id, patient_id=sup.patient_id),
                     "Confirmed: the older memory is superseded.",
                 )
-            if b2.button(
+            if row.button(
                 "Keep both",
                 icon=":material/block:",
                 key=f"reject_{sup.id}",
-                help="Both memories stand",
+                help="Both memories stand (History → Undo reopens the review)",
                 disabled=not editable,
             ):
                 _act(
-                    lambda: engine.reject_supersession(sup.id, reviewer, patient_id=sup.patient_id),
-                    "Rejected: both memories stay active.",
+                    lambda: common.acting().reject_supersession(sup.id, patient_id=sup.patient_id),
+                    "Both kept: both memories stay active. History → Undo reopens the review.",
                 )
-        elif state in ("auto", "confirmed") and st.button(
+        elif state in UNDO_HELP and st.button(
             "Undo",
             icon=":material/undo:",
             key=f"undo_{sup.id}",
-            help="Make the older memory active again (a reviewed decision goes back to the "
-            "review queue)",
+            help=UNDO_HELP[state],
             disabled=not editable,
         ):
             _act(
-                lambda: engine.undo_supersession(sup.id, reviewer, patient_id=sup.patient_id),
-                "Undone: the older memory is active again."
-                + (" The pair is back in the review queue." if state == "confirmed" else ""),
+                lambda: common.acting().undo_supersession(sup.id, patient_id=sup.patient_id),
+                UNDONE[state],
                 check=lambda: engine.store.get_supersession(sup.id).state.value != state,
             )
 
@@ -194,6 +213,7 @@ def main() -> None:
     pid = common.patient_picker()
     reviewer = common.reviewer()
     pid = common.require_patient(pid)
+    open_flags = st.query_params.get("review") == FLAGS_TAB
     engine = common.engine()
     common.read_only_note()
     msg = st.session_state.pop("contra_msg", None)
@@ -215,12 +235,15 @@ def main() -> None:
         )
     )
     history_all = [s for s in sups if s.state.value != "pending"]
-    queue_tab, history_tab, tuner_tab = st.tabs(
-        [
-            f":material/hourglass_top: Review queue ({len(pending)})",
-            f":material/history: History ({len(history_all)})",
-            ":material/tune: Threshold tuner & scan",
-        ]
+    flags = common.run(lambda: engine.stale_flags(pid)) or []
+    labels = [
+        f":material/hourglass_top: Review queue ({len(pending)})",
+        f":material/schedule: Possibly out of date ({len(flags)})",
+        f":material/history: History ({len(history_all)})",
+        ":material/tune: Threshold tuner & scan",
+    ]
+    queue_tab, flags_tab, history_tab, tuner_tab = st.tabs(
+        labels, default=labels[1] if open_flags else None
     )
     with queue_tab:
         if not pending:
@@ -231,6 +254,8 @@ def main() -> None:
             )
         for sup in pending:
             _card(engine, sup, mems, current, reviewer)
+    with flags_tab:
+        flag_review.flag_cards(engine, flags)
     with history_tab:
         _history(engine, history_all, mems, current, reviewer)
     with tuner_tab:
@@ -273,22 +298,24 @@ def _tuner(engine: mc.MemoryEngine, pid: str, version: str) -> None:
     sims = _similarities(pid, version)
     default = float(engine.contradiction_threshold)
     threshold = st.slider(
-        "Contradiction threshold (cosine similarity)",
+        "Contradiction threshold (similarity)",
         min_value=0.0,
         max_value=1.0,
         value=round(default, 2),
         step=0.01,
         key="contra_threshold",
-        help="Preview only: this does not change the engine's policy (Settings & audit does).",
+        help="How alike two statements of the same type must be (the cosine of their "
+        "embeddings, −1…1) to be compared for a replacement. Preview only: this does not "
+        "change the engine's policy (Settings & audit does).",
     )
     types = sorted(sims)
     per_type = ", ".join(
-        f"{t} {engine.threshold_for(t):.2f}"
+        f"{type_label(t).lower()} {engine.threshold_for(t):.2f}"
         for t in types
         if engine.threshold_for(t) != engine.contradiction_threshold
     )
     st.caption(
-        f"Engine's global threshold {default:.2f} (embedder {engine.embedder.model_id}). "
+        f"Engine's global threshold {default:.2f}. "
         f"Per-type thresholds that differ from it for this patient's types: {per_type or 'none'}. "
         "The slider previews one threshold for every type; the **type threshold** column shows "
         "what the engine uses."
@@ -304,23 +331,36 @@ def _tuner(engine: mc.MemoryEngine, pid: str, version: str) -> None:
     everything = np.concatenate(list(sims.values()))
     st.plotly_chart(charts.similarity_histogram(everything, threshold), key="sim_hist")
     flagged = _pairs(pid, version, float(threshold))
-    m1, m2, m3 = st.columns(3)
-    m1.metric("Same-type pairs", f"{everything.size:,}")
-    m2.metric(f"Flagged at {threshold:.2f}", len(flagged))
-    m3.metric(
-        "Flagged by the engine's thresholds",
-        int(sum((vals >= engine.threshold_for(t)).sum() for t, vals in sims.items())),
+    common.metrics(
+        [
+            ("Same-type pairs", f"{everything.size:,}", None),
+            (f"Flagged at {threshold:.2f}", len(flagged), None),
+            (
+                "Flagged by the engine's thresholds",
+                int(sum((vals >= engine.threshold_for(t)).sum() for t, vals in sims.items())),
+                "Pairs at or above each type's own threshold (the table in Settings & audit).",
+            ),
+        ]
     )
     st.dataframe(
         flagged,
         key="flagged_pairs",
         hide_index=True,
+        row_height=common.WRAP_ROW_HEIGHT_4,
+        column_order=["older", "newer", "similarity", "record"],
         column_config={
-            "older": st.column_config.TextColumn(width=300),
-            "newer": st.column_config.TextColumn(width=300),
-            "similarity": st.column_config.NumberColumn(format="%.3f"),
-            "type threshold": st.column_config.NumberColumn(format="%.2f"),
-            "record": st.column_config.TextColumn(help="existing supersession, if any"),
+            "older": st.column_config.TextColumn("Older", width=195),
+            "newer": st.column_config.TextColumn("Newer", width=195),
+            "similarity": st.column_config.NumberColumn(
+                "Similarity",
+                format="%.2f",
+                width=75,
+                help="Cosine of the two statements' embeddings (−1…1); the type's own "
+                "threshold is in Settings & audit.",
+            ),
+            "record": st.column_config.TextColumn(
+                "Decision", width=90, help="The existing supersession, if any"
+            ),
         },
     )
 
@@ -342,7 +382,7 @@ def _scan(engine: mc.MemoryEngine, pid: str, reviewer: str) -> None:
             st.error(READ_ONLY)
             return
         with st.spinner("Comparing this patient's memories…"):
-            found = common.run(lambda: engine.scan_contradictions(pid, by=reviewer))
+            found = common.run(lambda: common.acting().scan_contradictions(pid))
         if found is not None:
             n_pending = sum(s.state.value == "pending" for s in found)
             st.session_state["contra_msg"] = (

@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 import memory_core as mc
-from memory_core.labels import type_label
+from memory_core.labels import CLOCK_LABELS, MODEL_LABELS, type_label
 from memory_core.policy import (
     DecayModel,
     half_life_hours,
@@ -29,6 +29,8 @@ FORM_LOSS = "% per period"
 FORM_HALF_LIFE = "half-life"
 TOP_N = 5
 CHART_DEFAULT_N = 6
+MOVERS_SHOWN = 8  # the rank chart labels the memories that moved most; the rest on request
+AS_OF_KEPT = "_lab_as_of_kept"
 MONTHLY_PERIOD = 6.0  # months: the loss form's default period for the monthly models
 STRENGTH_PERIOD = 24.0  # hours: the loss form's default period for the strength model
 
@@ -120,7 +122,13 @@ def _controls(saved: mc.DecayPolicy) -> mc.DecayPolicy | None:
     with st.container(border=True):
         st.subheader("Tuned policy")
         c1, c2, c3 = st.columns(3)
-        model = c1.radio("Decay model", MODELS, key="lab_model", horizontal=True)
+        model = c1.radio(
+            "Decay model",
+            MODELS,
+            key="lab_model",
+            horizontal=True,
+            format_func=lambda m: MODEL_LABELS[m],
+        )
         form = c2.radio(
             "Give the long-term rate as",
             (FORM_LOSS, FORM_HALF_LIFE),
@@ -132,8 +140,10 @@ def _controls(saved: mc.DecayPolicy) -> mc.DecayPolicy | None:
             CLOCKS,
             key="lab_clock",
             horizontal=True,
-            help="wall: real time · interactions: the patient's sessions since last use · "
-            "hybrid: the smaller of the two",
+            format_func=lambda c: CLOCK_LABELS[c],
+            help="How age is counted: in real time, in the patient's sessions since the memory "
+            "was last used (a patient away for months keeps their memories), or the smaller of "
+            "the two.",
         )
         _sync_family(saved, model)
         hourly = model == "strength"
@@ -331,20 +341,30 @@ def _lab_frames(
     return table, compare
 
 
+def _keep_as_of() -> None:
+    st.session_state[AS_OF_KEPT] = st.session_state.get("lab_as_of")
+
+
 def _as_of(first: date, now: datetime) -> datetime:
+    """The As-of control. Its value is kept outside the widget (updated by its own change
+    callback) and given back on every run, so an edit elsewhere on the page -- a field typed
+    wrong and fixed, which stops the page below the controls -- never moves it."""
     today = now.date()
     lo = min(first, today - timedelta(days=1))
-    st.session_state.setdefault("lab_as_of", today)
-    if not lo <= st.session_state["lab_as_of"] <= today:
-        st.session_state["lab_as_of"] = today
+    kept = st.session_state.get(AS_OF_KEPT)
+    if not isinstance(kept, date) or not lo <= kept <= today:
+        kept = today
+    st.session_state["lab_as_of"] = kept
     chosen = st.slider(
-        "As of (UTC date) — everything below is computed as of the end of this day",
+        "As of (UTC date): everything below is computed as of the end of this day",
         min_value=lo,
         max_value=today,
         step=timedelta(days=1),
         format="YYYY-MM-DD",
         key="lab_as_of",
+        on_change=_keep_as_of,
     )
+    st.session_state[AS_OF_KEPT] = chosen
     if chosen >= today:
         return now
     return datetime.combine(chosen, time(23, 59), tzinfo=UTC)
@@ -395,10 +415,6 @@ def main() -> None:
     if msg:
         st.success(msg)
 
-    tuned = _controls(saved)
-    if tuned is None:
-        st.stop()
-
     memories = engine.list_memories(pid)
     if not memories:
         st.info("This patient has no memories yet: add some on the **Memories** page.")
@@ -406,6 +422,10 @@ def main() -> None:
     now = engine.clock()
     first = min(m.created_at for m in memories).date()
     as_of = _as_of(first, now)
+
+    tuned = _controls(saved)
+    if tuned is None:
+        st.stop()
     st.caption(f"As of {_fmt(as_of)} UTC · patient {pid}")
 
     table, compare = _lab_frames(
@@ -423,20 +443,23 @@ def main() -> None:
         st.stop()
 
     counts = compare["change"].value_counts()
-    m = st.columns(5)
-    m[0].metric("Active", len(table), help="Active memories as of this moment.")
-    m[1].metric(f"Enter top {TOP_N}", int(counts.get("enters top", 0)))
-    m[2].metric(f"Leave top {TOP_N}", int(counts.get("leaves top", 0)))
-    m[3].metric(
-        "Cleanup",
-        int(counts.get("falls below cleanup", 0) + counts.get("rises above cleanup", 0)),
-        help="Memories that fall below or rise above the cleanup threshold under the tuned "
-        "policy compared with the saved one.",
-    )
-    m[4].metric(
-        "Other moves",
-        int(counts.get("rank changes", 0)),
-        help="Other memories whose rank changes.",
+    common.metrics(
+        [
+            ("Active", len(table), "Active memories as of this moment."),
+            (f"Enter top {TOP_N}", int(counts.get("enters top", 0)), None),
+            (f"Leave top {TOP_N}", int(counts.get("leaves top", 0)), None),
+            (
+                "Cleanup",
+                int(counts.get("falls below cleanup", 0) + counts.get("rises above cleanup", 0)),
+                "Memories that fall below or rise above the cleanup threshold under the tuned "
+                "policy compared with the saved one.",
+            ),
+            (
+                "Other moves",
+                int(counts.get("rank changes", 0)),
+                "Other memories whose rank changes.",
+            ),
+        ]
     )
 
     selected = _chart_selection(table, engine.policy.ranking.always_include_types)
@@ -455,8 +478,8 @@ def main() -> None:
         st.plotly_chart(fig, key="decay_chart")
         if tuned.clock != "wall":
             st.caption(
-                "Curves are drawn on the wall clock; the table uses the chosen clock "
-                f"({tuned.clock})."
+                "Curves count age in real time; the table counts it in "
+                f"{CLOCK_LABELS[tuned.clock]}."
             )
     else:
         st.info("Pick one or more memories above to draw their decay curves.")
@@ -467,23 +490,24 @@ def main() -> None:
         key="lab_wide",
         help="The extra columns may need scrolling sideways on a narrow screen.",
     )
-    narrow = ["content", "type", "current (tuned)", "current (saved)", "change", "rank (tuned)"]
+    narrow = ["content", "current (tuned)", "current (saved)", "change"]
     st.dataframe(
         table.drop(columns=["id", "code"]),
         key="lab_table",
         hide_index=True,
         column_order=None if wide else narrow,
+        row_height=common.WRAP_ROW_HEIGHT,  # the statement wraps: read whole, no hovering
         column_config={
-            "content": st.column_config.TextColumn(width=180),
-            "type": st.column_config.TextColumn(width="small"),
-            "rank (tuned)": st.column_config.NumberColumn("rank", width="small"),
+            "content": st.column_config.TextColumn("Memory", width=340),
+            "type": st.column_config.TextColumn("Type", width="small"),
+            "rank (tuned)": st.column_config.NumberColumn("Rank", width="small"),
             "current (tuned)": st.column_config.NumberColumn(
-                "tuned", format="%.2f", width="small", help="Importance now, tuned policy"
+                "Tuned", format="%.2f", width=65, help="Importance now, tuned policy"
             ),
             "current (saved)": st.column_config.NumberColumn(
-                "saved", format="%.2f", width="small", help="Importance now, saved policy"
+                "Saved", format="%.2f", width=65, help="Importance now, saved policy"
             ),
-            "change": st.column_config.NumberColumn(format="%+.2f", width="small"),
+            "change": st.column_config.NumberColumn("Change", format="%+.2f", width=70),
             "strength (tuned)": st.column_config.NumberColumn(format="%.3f"),
         },
     )
@@ -495,22 +519,31 @@ def main() -> None:
             "Change a control above to compare."
         )
     else:
+        moved = charts.most_moved(compare.to_dict("records"))
+        show_all = len(moved) > MOVERS_SHOWN and st.toggle(
+            f"Show all {len(moved)} memories that move",
+            key="lab_moves_all",
+            help=f"The chart shows the {MOVERS_SHOWN} that move most; the table below has all.",
+        )
+        drawn = moved if show_all else moved[:MOVERS_SHOWN]
         st.caption(
-            f"Memories that enter or leave the top {TOP_N}, cross the cleanup threshold, or "
-            "change rank (ranked by current importance, newest first on ties)."
+            f"Rank by importance now under the saved policy (○) and the tuned one (●), for the "
+            f"{'' if show_all else f'{len(drawn)} of {len(moved)} '}memories that move most "
+            f"(entering or leaving the top {TOP_N} or crossing the cleanup threshold first)."
         )
-        st.plotly_chart(
-            charts.rank_slope(compare.to_dict("records"), TOP_N), key="lab_slope", width="stretch"
-        )
+        st.plotly_chart(charts.rank_moves(drawn, TOP_N), key="lab_slope", width="stretch")
         with st.expander(f"The {len(compare)} changes as a table"):
             st.dataframe(
                 compare,
                 key="lab_compare",
                 hide_index=True,
+                row_height=common.WRAP_ROW_HEIGHT,
+                column_order=["content", "change", "rank (saved)", "rank (tuned)"],
                 column_config={
-                    "content": st.column_config.TextColumn(width=300),
-                    "importance (saved)": st.column_config.NumberColumn(format="%.2f"),
-                    "importance (tuned)": st.column_config.NumberColumn(format="%.2f"),
+                    "content": st.column_config.TextColumn("Memory", width=300),
+                    "change": st.column_config.TextColumn("Move", width=110),
+                    "rank (saved)": st.column_config.NumberColumn("Rank, saved", width=70),
+                    "rank (tuned)": st.column_config.NumberColumn("Rank, tuned", width=70),
                 },
             )
 
@@ -535,12 +568,13 @@ def main() -> None:
         new_policy = dataclasses.replace(engine.policy, decay=tuned)
 
         def save() -> bool:
-            engine.save_policy(new_policy, by=reviewer)
+            common.acting().save_policy(new_policy)  # the guarded path: reviewers only
             return True
 
         if common.run(save):
             st.session_state["lab_saved_msg"] = (
-                f"Saved the tuned decay policy ({tuned.model}, clock {tuned.clock}) as "
+                f"Saved the tuned decay policy ({MODEL_LABELS[tuned.model]}, age in "
+                f"{CLOCK_LABELS[tuned.clock]}) as "
                 f"{reviewer}; it is in the audit log."
             )
             st.rerun()

@@ -1,8 +1,12 @@
 """Ingest: memories proposed from a session transcript (pasted, uploaded or a demo one) or
 imported from a FHIR R4 bundle. Nothing is written until the reviewer saves: the proposals are
-a table (type, statement, importance, evidence, what each would supersede), each row editable
-and accepted or rejected; one Save writes the accepted ones in one transaction. Layout and
-widgets only: every rule is in memory_core.ingest."""
+a compact editable table (accept, type, statement, importance) numbered like the evidence
+marks in the transcript, with each proposal's evidence, confidence and what it would replace
+listed under it; one Save writes the accepted ones in one transaction. Buttons act in their
+callbacks, so an error shows on the click that caused it. The FHIR preview and the import are
+one engine computation (the import's dry run), so they report the same counts. Every write
+goes through the guarded path (``common.acting()``). Layout and widgets only: every rule is in
+memory_core.ingest."""
 
 from __future__ import annotations
 
@@ -16,23 +20,18 @@ import pandas as pd
 import streamlit as st
 
 import memory_core as mc
-from memory_core.importance import KNOWN_TYPES
 from memory_core.ingest import FhirImportReport, Proposal
+from memory_core.ingest.fhir import bundle_patients
+from memory_core.ingest.service import MAX_TRANSCRIPT_CHARS
+from memory_core.labels import offered_types, state_label, type_label
 from pages import common
 
-STATE = "ingest_state"  # {"patient", "transcript", "name", "proposals", "rejected"}
-FHIR_STATE = "fhir_state"  # {"patient", "bundle", "name", "report"}
-FLASH = "ingest_flash"
+STATE = "ingest_state"  # {"patient", "transcript", "proposals", "rejected"}
+FHIR_STATE = "fhir_state"  # {"target", "bundle", "report"}
+FLASH = "ingest_flash"  # transcript tab: (kind, text)
+FHIR_FLASH = "fhir_flash"  # FHIR tab: (kind, text)
 NONE = "(paste or upload below)"
-EDITOR_COLUMNS = [
-    "accept",
-    "type",
-    "statement",
-    "importance",
-    "would supersede",
-    "confidence",
-    "evidence",
-]
+EDITOR_COLUMNS = ["accept", "type", "statement", "importance"]
 
 
 def demo_files(suffix: str) -> list[str]:
@@ -63,30 +62,53 @@ def _extractors() -> list[str]:
     return out
 
 
-def _propose(pid: str, text: str, name: str | None, spec: str) -> None:
-    eng = common.engine()
+def transcript_problem(text: str) -> str | None:
+    if not text.strip():
+        return "Paste, upload or pick a transcript first: the transcript is empty."
+    if len(text) > MAX_TRANSCRIPT_CHARS:
+        return (
+            f"The transcript has {len(text):,} characters; the limit is "
+            f"{MAX_TRANSCRIPT_CHARS:,}. Nothing was cut: split it into sessions."
+        )
+    return None
+
+
+def _propose(pid: str) -> None:
+    """Propose button's callback: runs before the page is drawn, so the result (or the error)
+    shows on this click."""
+    text = str(st.session_state.get("ingest_transcript") or "")
+    problem = transcript_problem(text)
+    if problem:
+        st.session_state[FLASH] = ("error", f"Nothing was proposed. {problem}")
+        st.session_state.pop(STATE, None)
+        return
+    spec = str(st.session_state.get("ingest_extractor") or "rule")
     extractor: Any = None
     try:
         if spec.startswith("openai:"):
             extractor = mc.LLMExtractor(spec.split(":", 1)[1])
-        props = eng.extract_memories(pid, text, extractor=extractor, name=name)
+        props = common.engine().extract_memories(
+            pid, text, extractor=extractor, name=st.session_state.get("ingest_name")
+        )
     except Exception as exc:
         if not _is_core_error(exc):
             raise
-        st.session_state[FLASH] = ("error", f"{type(exc).__name__}: {exc}")
+        st.session_state[FLASH] = ("error", f"Nothing was proposed: {exc}")
         st.session_state.pop(STATE, None)
         return
     st.session_state[STATE] = {
         "patient": pid,
         "transcript": text,
         "proposals": list(props),
-        "rejected": [f"item {r.index}: {r.reason}" for r in props.rejected],
+        "rejected": [f"item {r.index + 1}: {r.reason}" for r in props.rejected],
     }
     st.session_state.pop("ingest_editor", None)
+    st.session_state.pop(FLASH, None)
 
 
 def highlighted(text: str, proposals: list[Proposal]) -> str:
-    """The transcript as HTML with each proposal's evidence marked and numbered."""
+    """The transcript as HTML with each proposal's evidence marked and numbered 1..N, the
+    numbers of the table's rows."""
     spans: dict[tuple[int, int], list[int]] = {}
     for i, p in enumerate(proposals, start=1):
         spans.setdefault((p.start, p.end), []).append(i)
@@ -110,22 +132,23 @@ def highlighted(text: str, proposals: list[Proposal]) -> str:
     )
 
 
+def supersede_words(p: Proposal) -> str:
+    return "; ".join(
+        f"“{s.content}” ({'at once' if s.mode == 'auto' else 'after review'})" for s in p.supersedes
+    )
+
+
 def proposal_frame(proposals: list[Proposal]) -> pd.DataFrame:
+    """The compact editor's rows, numbered 1..N like the evidence marks."""
     return pd.DataFrame(
         {
             "accept": [True] * len(proposals),
             "type": [p.memory_type for p in proposals],
             "statement": [p.content for p in proposals],
             "importance": [float(p.importance) for p in proposals],
-            "confidence": [float(p.confidence) for p in proposals],
-            "evidence": [p.evidence for p in proposals],
-            "would supersede": [
-                "; ".join(f"{s.content} ({s.mode}, {s.similarity:.2f})" for s in p.supersedes)
-                or "—"
-                for p in proposals
-            ],
         },
         columns=EDITOR_COLUMNS,
+        index=pd.RangeIndex(1, len(proposals) + 1, name="#"),
     )
 
 
@@ -147,7 +170,18 @@ def _accepted(proposals: list[Proposal], edited: pd.DataFrame) -> list[dict[str,
     return out
 
 
-def transcript_tab(pid: str, who: str) -> None:
+def _details(proposals: list[Proposal]) -> None:
+    """Evidence, confidence and what it would replace, per numbered proposal (the columns that
+    did not fit a laptop's table)."""
+    with st.expander("Evidence and what each would replace", expanded=True):
+        for i, p in enumerate(proposals, start=1):
+            st.markdown(f"**{i}.** {type_label(p.memory_type)} · confidence {p.confidence:.0%}")
+            st.text(f"Evidence: “{p.evidence}”")
+            if p.supersedes:
+                st.text(f"Would replace: {supersede_words(p)}")
+
+
+def transcript_tab(pid: str) -> None:
     demos = demo_files(".txt")
     st.selectbox(
         "Demo transcript (synthetic)",
@@ -166,43 +200,62 @@ def transcript_tab(pid: str, who: str) -> None:
         height=220,
         placeholder="Clinician: …\nPatient: …",
     )
+    if len(text or "") > MAX_TRANSCRIPT_CHARS:
+        st.error(transcript_problem(text or ""), icon=":material/error:")
     c1, c2 = st.columns([1, 3])
-    spec = c1.selectbox("Extractor", _extractors(), key="ingest_extractor")
+    c1.selectbox(
+        "Extractor",
+        _extractors(),
+        key="ingest_extractor",
+        format_func=lambda x: "Rules (offline)" if x == "rule" else f"Chat model ({x[7:]})",
+    )
     c2.caption(
-        "The rule extractor works offline; an `openai:` extractor appears when an endpoint is "
+        "The rule extractor works offline; a chat-model extractor appears when an endpoint is "
         "configured (OPENAI_API_KEY or AZURE_OPENAI_ENDPOINT). Nothing is written until Save."
     )
-    if st.button("Propose memories", key="ingest_propose", type="primary"):
-        _propose(pid, text, st.session_state.get("ingest_name"), str(spec))
+    st.button(
+        "Propose memories", key="ingest_propose", type="primary", on_click=_propose, args=(pid,)
+    )
+    flash = st.session_state.pop(FLASH, None)
+    if flash:
+        (st.error if flash[0] == "error" else st.success)(flash[1])
 
     state = st.session_state.get(STATE)
     if not state or state["patient"] != pid:
         return
     proposals: list[Proposal] = state["proposals"]
     for line in state["rejected"]:
-        st.warning(f"Rejected (not proposed): {line}")
+        st.warning(f"Not proposed ({line})")
     if not proposals:
         st.info("No memories proposed from this transcript.")
         return
     st.subheader(f"{len(proposals)} proposed memories for {pid}")
+    st.caption("The numbers in the transcript are the table's rows.")
     st.markdown(highlighted(state["transcript"], proposals), unsafe_allow_html=True)
+    types = list(dict.fromkeys([*offered_types(common.engine().policy.importance_rules)]))
+    types += [p.memory_type for p in proposals if p.memory_type not in types]
     edited = st.data_editor(
         proposal_frame(proposals),
         key="ingest_editor",
         hide_index=False,
         width="stretch",
         num_rows="fixed",
-        disabled=["confidence", "evidence", "would supersede"],
+        row_height=common.WRAP_ROW_HEIGHT,
+        height=38 + common.WRAP_ROW_HEIGHT * min(len(proposals), 12),  # every row, up to 12
         column_config={
-            "accept": st.column_config.CheckboxColumn("accept", help="untick to reject"),
-            "type": st.column_config.SelectboxColumn("type", options=sorted(KNOWN_TYPES)),
-            "statement": st.column_config.TextColumn("statement", width="large"),
-            "importance": st.column_config.NumberColumn("importance", min_value=1, max_value=10),
-            "confidence": st.column_config.ProgressColumn("confidence", min_value=0, max_value=1),
-            "evidence": st.column_config.TextColumn("evidence", width="medium"),
-            "would supersede": st.column_config.TextColumn("would supersede", width="medium"),
+            "accept": st.column_config.CheckboxColumn(
+                "Accept", width=60, help="Untick to leave it out"
+            ),
+            "type": st.column_config.SelectboxColumn(
+                "Type", options=types, format_func=type_label, width=115, required=True
+            ),
+            "statement": st.column_config.TextColumn("Statement", width=265),
+            "importance": st.column_config.NumberColumn(
+                "Importance", min_value=1, max_value=10, width=85, help="Base importance, 1–10"
+            ),
         },
     )
+    _details(proposals)
     accepted = _accepted(proposals, edited)
     common.read_only_note()
     if st.button(
@@ -211,17 +264,14 @@ def transcript_tab(pid: str, who: str) -> None:
         type="primary",
         disabled=not accepted or not common.can_edit(),
     ):
-        try:
-            results = common.engine().accept_proposals(pid, accepted, by=who)
-        except Exception as exc:
-            if not _is_core_error(exc):
-                raise
-            st.error(f"{type(exc).__name__}: {exc}")
+        results = common.run(lambda: common.acting().accept_proposals(pid, accepted))
+        if results is None:
             return
         sups = sum(len(r.supersessions) for r in results)
         st.session_state[FLASH] = (
             "success",
-            f"Saved {len(results)} memories for {pid} ({sups} supersessions).",
+            f"Saved {len(results)} memories for {pid}; {sups} older memories replaced or sent "
+            "for review.",
         )
         st.session_state.pop(STATE, None)
         st.session_state.pop("ingest_editor", None)
@@ -236,7 +286,7 @@ def _report_frames(report: FhirImportReport) -> None:
         st.dataframe(
             pd.DataFrame(
                 {
-                    "type": [i.memory_type for i in report.created],
+                    "type": [type_label(i.memory_type or "") for i in report.created],
                     "statement": [i.content for i in report.created],
                     "source": [i.source for i in report.created],
                     "note": [i.reason for i in report.created],
@@ -245,54 +295,121 @@ def _report_frames(report: FhirImportReport) -> None:
             hide_index=True,
             width="stretch",
             key="fhir_created",
+            row_height=common.WRAP_ROW_HEIGHT,
+            column_order=["type", "statement", "note"],
+            column_config={
+                "type": st.column_config.TextColumn("Type", width=110),
+                "statement": st.column_config.TextColumn("Statement", width=290),
+                "note": st.column_config.TextColumn("Note", width=155),
+            },
         )
     if report.superseded:
-        st.caption("Memories it supersedes (auto) or sends to review")
+        st.caption(
+            f"Older memories it {'would replace' if report.dry_run else 'replaced'} at once, or "
+            "send for review"
+        )
         st.dataframe(
             pd.DataFrame(
                 {
                     "older memory": [s.old_content for s in report.superseded],
                     "newer": [s.new_content for s in report.superseded],
-                    "mode": [s.state for s in report.superseded],
-                    "similarity": [round(s.similarity, 3) for s in report.superseded],
+                    "what happens": [state_label(s.state) for s in report.superseded],
                 }
             ),
             hide_index=True,
             width="stretch",
             key="fhir_superseded",
+            row_height=common.WRAP_ROW_HEIGHT_4,
+            column_config={
+                "older memory": st.column_config.TextColumn("Older memory", width=205),
+                "newer": st.column_config.TextColumn("Newer", width=205),
+                "what happens": st.column_config.TextColumn("What happens", width=140),
+            },
         )
     if report.skipped:
-        st.caption("Skipped resources")
+        st.caption("Skipped resources, counted by kind, reason and code")
+        counts = report.skipped_counts()
         st.dataframe(
             pd.DataFrame(
                 {
-                    "source": [i.source for i in report.skipped],
-                    "reason": [i.reason for i in report.skipped],
+                    "resource": [t for t, _r, _c, _n in counts],
+                    "reason": [r for _t, r, _c, _n in counts],
+                    "code": [c for _t, _r, c, _n in counts],
+                    "count": [n for _t, _r, _c, n in counts],
                 }
             ),
             hide_index=True,
             width="stretch",
             key="fhir_skipped",
+            row_height=common.WRAP_ROW_HEIGHT,
+            column_config={
+                "source": st.column_config.TextColumn("Resource", width=250),
+                "reason": st.column_config.TextColumn("Why", width=300),
+            },
+        )
+    if report.other_patients:
+        st.caption(
+            f"Left out: {len(report.other_patients)} other patient(s) of the bundle "
+            f"({', '.join(report.other_patients[:5])})"
         )
     if report.unchanged:
         st.caption(f"{len(report.unchanged)} resources unchanged since the last import")
 
 
-def _import(pid: str | None, bundle: dict[str, Any], who: str, dry_run: bool) -> None:
+def _bundle(flash: bool = True) -> dict[str, Any] | None:
+    """The chosen bundle, or None (with the reason in FHIR_FLASH when ``flash``)."""
+    if st.session_state.get("fhir_source") == "Upload":
+        upload = st.session_state.get("fhir_upload")
+        why = None
+        data: Any = None
+        if upload is None:
+            why = "Choose a bundle file to upload first."
+        else:
+            try:
+                data = json.loads(upload.getvalue())
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                why = f"{upload.name} is not valid JSON: {exc}"
+            else:
+                if not isinstance(data, dict):
+                    why = f"{upload.name} is not a FHIR Bundle."
+        if why is not None:
+            if flash:
+                st.session_state[FHIR_FLASH] = ("error", why)
+            return None
+        return data
+    name = st.session_state.get("fhir_demo") or (demo_files(".json") or [None])[0]
+    return json.loads(demo_text(str(name))) if name else None
+
+
+def _import(target: str | None, dry_run: bool, fhir_patient: str | None = None) -> None:
+    """Preview and Import buttons' callback: one engine call (the import, or its dry run), the
+    result or the error shown on this click."""
+    state = st.session_state.get(FHIR_STATE)
+    bundle = state["bundle"] if not dry_run and state else _bundle()
+    if bundle is None:
+        st.session_state.pop(FHIR_STATE, None)
+        return
     try:
-        report = common.engine().import_fhir(bundle, patient_id=pid, by=who, dry_run=dry_run)
+        report = common.acting().import_fhir(
+            bundle, patient_id=target, fhir_patient=fhir_patient, dry_run=dry_run
+        )
     except Exception as exc:
         if not _is_core_error(exc):
             raise
-        st.session_state[FLASH] = ("error", f"{type(exc).__name__}: {exc}")
+        what = "previewed" if dry_run else "imported"
+        st.session_state[FHIR_FLASH] = ("error", f"Nothing was {what}: {common.error_words(exc)}")
         st.session_state.pop(FHIR_STATE, None)
         return
-    st.session_state[FHIR_STATE] = {"patient": pid, "bundle": bundle, "report": report}
-    if not dry_run:
-        st.session_state[FLASH] = ("success", report.summary())
+    st.session_state[FHIR_STATE] = {
+        "target": target,
+        "bundle": bundle,
+        "report": report,
+        "fhir_patient": fhir_patient,
+    }
+    st.session_state[FHIR_FLASH] = ("success", report.summary()) if not dry_run else None
 
 
-def fhir_tab(pid: str, who: str) -> None:
+def fhir_tab(pid: str) -> None:
     demo = demo_files(".json")
     source = st.radio(
         "Bundle",
@@ -300,17 +417,10 @@ def fhir_tab(pid: str, who: str) -> None:
         horizontal=True,
         key="fhir_source",
     )
-    bundle: dict[str, Any] | None = None
     if source == "Upload":
-        upload = st.file_uploader("FHIR R4 Bundle (.json)", type=["json"], key="fhir_upload")
-        if upload is not None:
-            try:
-                bundle = json.loads(upload.getvalue())
-            except json.JSONDecodeError as exc:
-                st.error(f"{upload.name} is not valid JSON: {exc.msg}")
+        st.file_uploader("FHIR R4 Bundle (.json)", type=["json"], key="fhir_upload")
     elif demo:
-        name = st.selectbox("Demo bundle", demo, key="fhir_demo")
-        bundle = json.loads(demo_text(str(name)))
+        st.selectbox("Demo bundle", demo, key="fhir_demo")
     for_selected = st.toggle(
         f"Map to the selected patient ({pid}) instead of the bundle's Patient",
         value=False,
@@ -318,22 +428,40 @@ def fhir_tab(pid: str, who: str) -> None:
         help="Off (safer): the memories belong to the bundle's own Patient resource.",
     )
     target = pid if for_selected else None
+    peek = _bundle(flash=False)
+    found = bundle_patients(peek) if peek is not None else []
+    chosen: str | None = None
+    if len(found) > 1:
+        st.warning(
+            f"This bundle holds {len(found)} patients; an import is about one. Choose which "
+            "Patient to take: the others are left out and counted."
+        )
+        chosen = st.selectbox("Patient in the bundle", found, key="fhir_patient")
     c1, c2 = st.columns(2)
-    if c1.button("Preview import", key="fhir_preview", disabled=bundle is None):
-        assert bundle is not None
-        _import(target, bundle, who, dry_run=True)
+    c1.button("Preview import", key="fhir_preview", on_click=_import, args=(target, True, chosen))
     state = st.session_state.get(FHIR_STATE)
-    if state and state["patient"] == target:
-        report: FhirImportReport = state["report"]
-        _report_frames(report)
-        if report.dry_run and c2.button(
+    report: FhirImportReport | None = state["report"] if state else None
+    shown = (
+        state is not None
+        and state["target"] == target
+        and state.get("fhir_patient") == chosen
+        and report is not None
+    )
+    if shown and report is not None and report.dry_run:
+        common.read_only_note()
+        c2.button(
             f"Import {len(report.created)} memories",
             key="fhir_apply",
             type="primary",
             disabled=not report.created or not common.can_edit(),
-        ):
-            _import(target, state["bundle"], who, dry_run=False)
-            st.rerun()
+            on_click=_import,
+            args=(target, False, chosen),
+        )
+    flash = st.session_state.pop(FHIR_FLASH, None)
+    if flash:
+        (st.error if flash[0] == "error" else st.success)(flash[1])
+    if shown and report is not None:
+        _report_frames(report)
 
 
 common.header(
@@ -342,12 +470,9 @@ common.header(
     "are reviewed here; nothing is written until you save.",
 )
 patient = common.require_patient(common.patient_picker())
-reviewer = common.reviewer()
-flash = st.session_state.pop(FLASH, None)
-if flash:
-    (st.error if flash[0] == "error" else st.success)(flash[1])
+common.reviewer()
 tab_t, tab_f = st.tabs(["Session transcript", "FHIR R4 bundle"])
 with tab_t:
-    transcript_tab(patient, reviewer)
+    transcript_tab(patient)
 with tab_f:
-    fhir_tab(patient, reviewer)
+    fhir_tab(patient)

@@ -13,7 +13,13 @@ import streamlit as st
 
 import memory_core as mc
 from memory_core.importance import default_importance
-from memory_core.labels import offered_types, status_label, type_label
+from memory_core.labels import (
+    TIER_LABELS,
+    offered_types,
+    state_label,
+    status_label,
+    type_label,
+)
 from memory_core.validation import MAX_CONTENT_CHARS
 from memory_core.values import Status, SupersessionState
 from pages import common
@@ -21,7 +27,7 @@ from pages import common
 STATUSES = [s.value for s in Status]
 TIERS = [t.value for t in mc.Tier]
 #: the columns that fit from 1,024 px (the rest one toggle away)
-COLUMNS_NARROW = ["content", "type", "status", "current importance", "last accessed"]
+COLUMNS_NARROW = ["content", "type and status", "current importance"]
 COLUMNS_WIDE = [
     "content",
     "type",
@@ -35,8 +41,10 @@ COLUMNS_WIDE = [
     "tier",
 ]
 ACTION_FLASH = "memories_action_flash"
+REPLACE = "replace"
+KEEP = "keep"
 ADD_FLASH = "memories_add_flash"
-COLUMNS = [*COLUMNS_WIDE, "id"]
+COLUMNS = [*COLUMNS_WIDE, "type and status", "id"]
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -50,8 +58,8 @@ def _frame(
         {
             "content": [m.content for m in view.memories],
             "type": [type_label(m.memory_type) for m in view.memories],
-            "status": [s.value for s in view.status],
-            "tier": [m.tier.value for m in view.memories],
+            "status": [status_label(s.value) for s in view.status],
+            "tier": [TIER_LABELS[m.tier.value] for m in view.memories],
             "base importance": [float(m.importance) for m in view.memories],
             "current importance": [float(x) for x in view.current_importance],
             "pinned": [bool(m.pinned) for m in view.memories],
@@ -60,51 +68,26 @@ def _frame(
             "last accessed": pd.to_datetime([m.last_accessed for m in view.memories], utc=True),
             "id": [m.id for m in view.memories],
         },
-        columns=COLUMNS,
+        columns=[c for c in COLUMNS if c != "type and status"],
     )
+    df["type and status"] = df["type"] + " · " + df["status"]
     # newest first: what a reviewer looks for most often
     return df.iloc[::-1].reset_index(drop=True)
 
 
-def _actor() -> str:
-    """Who acts, read inside callbacks: the signed-in identity with [auth], else the name typed
-    in the sidebar (the same rule as common.reviewer(), without creating the widget)."""
-    if common.auth_configured():
-        return common.identity()
-    name = str(st.session_state.get("reviewer") or "")
-    return "" if common.name_problem(name) else name.strip()  # "": the engine refuses
-
-
 def _attempt(slot: str, action: Any, success: str) -> Any:
-    """Run an engine call from a callback; remember the outcome for the next render."""
-    if not common.can_edit():  # checked again here, not only by disabling the buttons
-        st.session_state[slot] = ("error", "Read-only: your account may not change memories.", [])
-        return None
+    """Run a change through the guarded path from a callback; remember the outcome for the next
+    render (the engine refuses a viewer: nothing written, the reason shown)."""
     try:
         result = action()
     except Exception as exc:
         # by class name too: a dev server that reloaded memory_core keeps the old engine
         if not any(c.__name__ == "MemoryCoreError" for c in type(exc).__mro__):
             raise
-        st.session_state[slot] = ("error", _words(exc), [])
+        st.session_state[slot] = ("error", common.error_words(exc), [])
         return None
     st.session_state[slot] = ("success", success, [])
     return result
-
-
-def _words(exc: Exception) -> str:
-    """An engine error as a sentence for the reviewer (the class name stays for conflicts, which
-    say what to do)."""
-    name = type(exc).__name__
-    field = getattr(exc, "field", None)
-    message = getattr(exc, "message", None)
-    if name == "ValidationError" and field in ("by", "reviewer", "actor"):
-        return "Nothing was saved: enter your name in the sidebar first."
-    if name == "ValidationError" and field and message:
-        return f"Nothing was saved: {str(field).replace('_', ' ')} {message}."
-    if name == "ConflictError":
-        return f"Nothing was saved (ConflictError): {exc} Reload the memory and try again."
-    return f"Nothing was saved: {exc}"
 
 
 def importance_problem(value: Any, optional: bool = False) -> str | None:
@@ -124,7 +107,10 @@ def content_problem(text: str) -> str | None:
     if not text.strip():
         return "Write the memory first: the content is empty."
     if len(text) > MAX_CONTENT_CHARS:
-        return f"Keep it to {MAX_CONTENT_CHARS:,} characters (this has {len(text):,})."
+        return (
+            f"Too long: a memory is one short statement of at most {MAX_CONTENT_CHARS:,} "
+            f"characters; this has {len(text):,}. Nothing was cut: shorten it, or split it."
+        )
     return None
 
 
@@ -140,33 +126,31 @@ def _show_flash(slot: str) -> None:
 
 # --- callbacks: run before the rerun, with the version read when the page was rendered --------
 def _toggle_pin(memory_id: str, pinned: bool, version: int, pid: str) -> None:
-    eng = common.engine()
     if pinned:
         _attempt(
             ACTION_FLASH,
-            lambda: eng.unpin(memory_id, _actor(), expected_version=version, patient_id=pid),
+            lambda: common.acting().unpin(memory_id, expected_version=version, patient_id=pid),
             "Unpinned: the memory decays again.",
         )
     else:
         _attempt(
             ACTION_FLASH,
-            lambda: eng.pin(memory_id, _actor(), expected_version=version, patient_id=pid),
+            lambda: common.acting().pin(memory_id, expected_version=version, patient_id=pid),
             "Pinned: the memory no longer decays and cleanup will not archive it.",
         )
 
 
 def _toggle_archive(memory_id: str, archived: bool, version: int, pid: str) -> None:
-    eng = common.engine()
     if archived:
         _attempt(
             ACTION_FLASH,
-            lambda: eng.restore(memory_id, _actor(), expected_version=version, patient_id=pid),
+            lambda: common.acting().restore(memory_id, expected_version=version, patient_id=pid),
             "Restored.",
         )
     else:
         _attempt(
             ACTION_FLASH,
-            lambda: eng.archive(memory_id, _actor(), expected_version=version, patient_id=pid),
+            lambda: common.acting().archive(memory_id, expected_version=version, patient_id=pid),
             "Archived (kept, and can be restored).",
         )
 
@@ -179,8 +163,8 @@ def _save_importance(memory_id: str, version: int, pid: str) -> None:
         return
     saved = _attempt(
         ACTION_FLASH,
-        lambda: common.engine().set_importance(
-            memory_id, float(value), _actor(), expected_version=version, patient_id=pid
+        lambda: common.acting().set_importance(
+            memory_id, float(value), expected_version=version, patient_id=pid
         ),
         "",
     )
@@ -193,6 +177,9 @@ def _save_importance(memory_id: str, version: int, pid: str) -> None:
 
 
 def _save_new(patient_id: str) -> None:
+    """Save the new memory. When it would replace two or more older memories, nothing is saved
+    on the first click: the panel lists each with a choice (replace it, or keep both), and the
+    next Save saves with those choices."""
     eng = common.engine()
     content = str(st.session_state.get("new_content") or "")
     mtype = str(st.session_state.get("new_type") or "")
@@ -205,15 +192,36 @@ def _save_new(patient_id: str) -> None:
     if st.session_state["add_problems"]:
         st.session_state[ADD_FLASH] = ("error", "Nothing was saved: see the fields above.", [])
         return
+    preview = st.session_state.get("memories_preview")
+    current = preview and (preview["patient_id"], preview["content"], preview["type"]) == (
+        patient_id,
+        content,
+        mtype,
+    )
+    if not current:
+        try:
+            preview = _preview(patient_id, content, mtype, eng.clock())
+        except Exception as exc:
+            if not any(c.__name__ == "MemoryCoreError" for c in type(exc).__mro__):
+                raise
+            st.session_state[ADD_FLASH] = ("error", common.error_words(exc), [])
+            return
+        st.session_state["memories_preview"] = preview
+        if len(preview["hits"]) >= 2:
+            st.session_state[ADD_FLASH] = (
+                "error",
+                f"Nothing was saved yet: this memory would replace {len(preview['hits'])} "
+                "older ones. Choose for each below whether it replaces it or both stay, then "
+                "press Save memory again.",
+                [],
+            )
+            return
+    assert preview is not None
+    keep = {h["id"] for h in preview["hits"] if st.session_state.get(f"choice_{h['id']}") == KEEP}
     result = _attempt(
         ADD_FLASH,
-        lambda: eng.add_memory(
-            patient_id,
-            content,
-            mtype,
-            importance=importance,
-            by=_actor(),
-            source="dashboard",
+        lambda: common.acting().add_memory(
+            patient_id, content, mtype, importance=importance, source="dashboard", keep=keep
         ),
         "Memory added.",
     )
@@ -222,16 +230,21 @@ def _save_new(patient_id: str) -> None:
     lines = []
     for sup in result.supersessions:
         older = eng.get(sup.old_id, patient_id=patient_id)
-        what = (
-            "superseded now"
-            if sup.state.value == SupersessionState.AUTO.value
-            else "waiting for review on the Contradictions page"
-        )
-        lines.append(f"{older.content}  →  {what} (similarity {sup.similarity:.2f})")
+        what = {
+            SupersessionState.AUTO.value: "replaced by it now",
+            SupersessionState.PENDING.value: "waiting for review on the Contradictions page",
+            SupersessionState.UNDONE.value: "kept: both stay (your choice)",
+            SupersessionState.REJECTED.value: "kept: both stay (your choice)",
+        }.get(sup.state.value, state_label(sup.state.value))
+        lines.append(f"{older.content}  →  {what}")
     text = (
         f"Memory added ({type_label(result.memory.memory_type)}, base importance "
         f"{result.memory.importance:g}). "
-        + (f"It triggered {len(lines)} supersession(s):" if lines else "It superseded nothing.")
+        + (
+            f"It concerns {len(lines)} older memor{'y' if len(lines) == 1 else 'ies'}:"
+            if lines
+            else "It replaced nothing."
+        )
     )
     st.session_state[ADD_FLASH] = ("success", text, lines)
     st.session_state["new_content"] = ""
@@ -253,11 +266,7 @@ def _preview(patient_id: str, content: str, mtype: str, now: datetime) -> dict[s
     )
     out = []
     for hit in hits:
-        outcome = (
-            "would be replaced at once (superseded automatically (auto))"
-            if hit.mode == "auto"
-            else "would wait for a reviewer's confirmation (review)"
-        )
+        outcome = "would be replaced at once" if hit.mode == "auto" else "would wait for a reviewer"
         out.append(
             {
                 "id": hit.memory.id,
@@ -329,7 +338,14 @@ sel_status = f2.multiselect(
     placeholder="All statuses",
     format_func=status_label,
 )
-sel_tier = f3.multiselect("Tier", TIERS, key="filter_tier", placeholder="All tiers")
+sel_tier = f3.multiselect(
+    "Tier",
+    TIERS,
+    key="filter_tier",
+    placeholder="All tiers",
+    format_func=lambda t: TIER_LABELS[t],
+    help="Short-term memories fade fast until used often enough to become long-term.",
+)
 search = f4.text_input(
     "Search content", key="search", placeholder="e.g. metformin (case-insensitive)"
 )
@@ -338,9 +354,9 @@ shown = df
 if sel_types:
     shown = shown[shown["type"].isin([type_label(t) for t in sel_types])]
 if sel_status:
-    shown = shown[shown["status"].isin(sel_status)]
+    shown = shown[shown["status"].isin([status_label(x) for x in sel_status])]
 if sel_tier:
-    shown = shown[shown["tier"].isin(sel_tier)]
+    shown = shown[shown["tier"].isin([TIER_LABELS[x] for x in sel_tier])]
 if search.strip():
     shown = shown[shown["content"].str.contains(search.strip(), case=False, regex=False)]
 shown = shown.reset_index(drop=True)
@@ -363,14 +379,14 @@ else:
         hide_index=True,
         on_select="rerun",
         selection_mode="single-row",
-        column_order=[c for c in COLUMNS if c in set(cols_shown)],
-        height=420,
+        column_order=cols_shown,
+        height=480,
+        row_height=common.WRAP_ROW_HEIGHT,  # the statement wraps: read whole, no hovering
         column_config={
-            "content": st.column_config.TextColumn(
-                "Content", width=180, help="Hover or widen the column to read all of it."
-            ),
-            "type": st.column_config.TextColumn("Type", width=110),
-            "status": st.column_config.TextColumn("Status", width="small"),
+            "content": st.column_config.TextColumn("Memory", width=330),
+            "type and status": st.column_config.TextColumn("Type · status", width=120),
+            "type": st.column_config.TextColumn("Type", width=100),
+            "status": st.column_config.TextColumn("Status", width=110),
             "tier": st.column_config.TextColumn("Tier", width="small"),
             "base importance": st.column_config.ProgressColumn(
                 "Base",
@@ -382,7 +398,7 @@ else:
             ),
             "current importance": st.column_config.ProgressColumn(
                 "Current",
-                width="small",
+                width=72,
                 min_value=0,
                 max_value=10,
                 format="%.2f",
@@ -503,11 +519,16 @@ with st.container(border=True):
         key="new_content",
         placeholder="One short statement, e.g. Patient now prefers evening appointments",
         height=80,
-        max_chars=MAX_CONTENT_CHARS,
+        # no max_chars: the browser would drop a longer paste silently (the field stayed
+        # empty); the text is kept and refused with the reason instead
     )
-    st.caption(f"{len(text or ''):,} / {MAX_CONTENT_CHARS:,} characters")
-    if problems.get("content") and content_problem(text or ""):
-        st.error(content_problem(text or ""))
+    n_chars = len(text or "")
+    if n_chars > MAX_CONTENT_CHARS:
+        st.error(content_problem(text or ""), icon=":material/error:")
+    else:
+        st.caption(f"{n_chars:,} / {MAX_CONTENT_CHARS:,} characters")
+        if problems.get("content") and content_problem(text or ""):
+            st.error(content_problem(text or ""))
     c1, c2 = st.columns(2)
     c1.selectbox("Type", types, key="new_type", format_func=type_label)
     c2.number_input(  # no min/max: a bad value is explained next to it, never silently kept
@@ -554,8 +575,14 @@ if preview and preview["patient_id"] == pid:
         st.caption(f"Base importance {preview['importance']:g}")
         with st.expander("Technical detail"):
             st.caption(
-                f"Comparison threshold {preview['threshold']:.2f} (cosine; same type; this "
-                "patient's active memories)"
+                f"Comparison threshold {preview['threshold']:.2f} (cosine similarity of the "
+                "embeddings; same type; this patient's active memories)"
+            )
+        if preview["hits"]:
+            st.caption(
+                f"It would replace {len(preview['hits'])} older "
+                f"memor{'y' if len(preview['hits']) == 1 else 'ies'}. Choose for each, then "
+                "Save memory:"
             )
         for hit in preview["hits"]:
             with st.container(border=True):
@@ -563,9 +590,22 @@ if preview and preview["patient_id"] == pid:
                 if hit.get("evidence"):
                     st.text(f"Why: {hit['evidence']}")
                 st.caption(
-                    f"{hit['outcome']} · rule {hit.get('rule', '')} · similarity "
-                    f"{hit['similarity']:.2f} · created {hit['created']} UTC"
+                    f"{hit['outcome']}"
+                    + (f" · rule {hit['rule']}" if hit.get("rule") else "")
+                    + f" · similarity {hit['similarity']:.2f} · written {hit['created']} UTC"
+                )
+                st.radio(
+                    "Choice",
+                    (REPLACE, KEEP),
+                    key=f"choice_{hit['id']}",
+                    horizontal=True,
+                    label_visibility="collapsed",
+                    format_func=lambda c, mode=hit["mode"]: (
+                        ("The new memory replaces it" if mode == "auto" else "Send for review")
+                        if c == REPLACE
+                        else "Keep both"
+                    ),
                 )
         if not preview["hits"]:
-            st.caption("No older active memory of this type would be superseded.")
+            st.caption("No older active memory of this type would be replaced.")
 _show_flash(ADD_FLASH)

@@ -9,6 +9,7 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
+from memory_core.labels import type_label
 from memory_core.values import Status
 from pages import charts, common
 
@@ -63,27 +64,29 @@ with st.spinner("Computing current importance…"):
 st.caption(f"Patient {pid} · as of {_fmt(now)} UTC")
 
 threshold = engine.policy.decay.cleanup_threshold
-cols = st.columns(6)
-cols[0].metric("Memories", kpis["memories"], help="Every stored memory of this patient.")
-cols[1].metric("Active", kpis["active"], help="Used for retrieval and the agent's context.")
-cols[2].metric(
-    "Superseded",
-    kpis["superseded"],
-    help="Replaced by a newer memory; kept as history and can be undone.",
-)
-cols[3].metric("Archived", kpis["archived"], help="Archived by a reviewer or by cleanup.")
-cols[4].metric(
-    "Pending reviews",
-    kpis["pending"],
-    help="Supersessions waiting for a reviewer on the Contradictions page.",
-)
-cols[5].metric(
-    "At risk of cleanup",
-    kpis["at_risk"],
-    help=(
-        f"Active memories, not pinned and not {' / '.join(engine.policy.review_gated_types)}, "
-        f"whose strength is below the cleanup threshold ({threshold:.2f})."
-    ),
+common.metrics(
+    [
+        ("Memories", kpis["memories"], "Every stored memory of this patient."),
+        ("Active", kpis["active"], "Used for retrieval and the agent's context."),
+        (
+            "Replaced",
+            kpis["superseded"],
+            "Replaced by a newer memory; kept as history and can be undone.",
+        ),
+        ("Archived", kpis["archived"], "Archived by a reviewer or by cleanup."),
+        (
+            "Pending reviews",
+            kpis["pending"],
+            "Replacements waiting for a reviewer on the Contradictions page.",
+        ),
+        (
+            "At risk of cleanup",
+            kpis["at_risk"],
+            f"Active memories, not pinned and not "
+            f"{' / '.join(type_label(t).lower() for t in engine.policy.review_gated_types)}, "
+            f"whose strength is below the cleanup threshold ({threshold:.2f}).",
+        ),
+    ]
 )
 
 if kpis["memories"] == 0:

@@ -5,6 +5,7 @@ from a configured chat model. Previews never record accesses."""
 from __future__ import annotations
 
 import os
+from datetime import datetime
 from typing import Any
 
 import pandas as pd
@@ -12,7 +13,9 @@ import streamlit as st
 
 import memory_core as mc
 from memory_core import context as ctx
-from pages import charts, common
+from memory_core.labels import age_label, type_label
+from memory_core.validation import MAX_QUERY_CHARS
+from pages import charts, common, flag_review
 
 DEFAULT_CONTEXT = (
     "Patient asks whether the new diabetes medication could upset their stomach again."
@@ -38,6 +41,7 @@ def _configured() -> bool:
 
 
 NOT_IN_SECTION = "—"
+NEAREST_SHOWN = 5  # candidates left out that are listed before the "all others" expander
 
 
 def section_order(items: list[mc.ContextItem]) -> list[mc.ContextItem]:
@@ -46,149 +50,125 @@ def section_order(items: list[mc.ContextItem]) -> list[mc.ContextItem]:
     return inc + [i for i in items if not i.included]
 
 
-def _ranking_frame(items: list[mc.ContextItem]) -> pd.DataFrame:
+def _scores_frame(items: list[mc.ContextItem], now: datetime) -> pd.DataFrame:
+    """The numbers behind the list, one row per candidate (in an expander)."""
     return pd.DataFrame(
         [
             {
                 "line": str(i.position) if i.position is not None else NOT_IN_SECTION,
-                "included": i.included,
-                "reason": i.rule.removeprefix("in the section: ").removeprefix(
-                    "not in the section: "
-                ),
-                "rule": i.rule,
-                "content": i.scored.memory.content,
-                "annotations": " ".join(i.annotations),
-                "type": i.scored.memory.memory_type,
-                "cosine": i.scored.similarity,
-                "BM25": i.scored.bm25,
+                "memory": i.scored.memory.content,
+                "meaning": i.scored.similarity,
+                "keywords": i.scored.bm25,
                 "relevance": i.scored.relevance,
-                "current importance": i.scored.current_importance,
+                "importance now": i.scored.current_importance,
+                "age": age_label(i.scored.memory, now),
                 "score": i.scored.score,
                 "tokens": i.tokens,
-                "safety": i.scored.safety,
             }
             for i in section_order(items)
         ],
         columns=[
             "line",
-            "included",
-            "rule",
-            "content",
-            "annotations",
-            "type",
-            "cosine",
-            "BM25",
+            "memory",
+            "meaning",
+            "keywords",
             "relevance",
-            "current importance",
+            "importance now",
+            "age",
             "score",
             "tokens",
-            "safety",
-            "reason",
         ],
     )
 
 
-def _flag_reason(engine: mc.MemoryEngine, flag: mc.StaleFlag) -> str:
-    """Why a memory is flagged, in plain words (memory content is shown as plain text)."""
-    try:
-        changed = engine.get(flag.changed_id, patient_id=flag.patient_id).content
-        newer = engine.get(flag.new_id, patient_id=flag.patient_id).content
-    except mc.NotFoundError:  # purged since: the flag still names the change
-        changed, newer = flag.changed_id, flag.new_id
+def _why_line(i: mc.ContextItem) -> str:
+    """One candidate in words: its line (or not in the section), type, statement, annotations,
+    then the rule and its numbers in grey (the memory's text is escaped: plain text)."""
+    m = i.scored.memory
+    where = f"**Line {i.position}**" if i.position is not None else "**Not in the section**"
+    rule = i.rule.removeprefix("in the section: ").removeprefix("not in the section: ")
+    notes = f" {_plain(' '.join(i.annotations))}" if i.annotations else ""
+    numbers = (
+        f"relevance {i.scored.relevance:.2f} · importance now "
+        f"{i.scored.current_importance:.1f} · score {i.scored.score:.2f}"
+    )
     return (
-        f"names {flag.subject}; the {flag.kind} memory “{changed}” was replaced on "
-        f"{flag.since.date().isoformat()} by “{newer}”"
+        f"- {where} · {type_label(m.memory_type)} · “{_plain(m.content)}”{notes}  \n"
+        f"  :gray[{_plain(rule)} · {numbers}]"
     )
 
 
-def _flags_section(engine: mc.MemoryEngine, pid: str, items: list[mc.ContextItem], by: str) -> None:
-    st.subheader("Possibly stale")
+def _why(items: list[mc.ContextItem]) -> tuple[str, str, str]:
+    """Every candidate as lists in words: the section's lines in order; the closest
+    :data:`NEAREST_SHOWN` left out; the rest (for an expander)."""
+    ordered = section_order(items)
+    inc = [i for i in ordered if i.included]
+    out = [i for i in ordered if not i.included]
+    return (
+        "\n".join(_why_line(i) for i in inc),
+        "\n".join(_why_line(i) for i in out[:NEAREST_SHOWN]),
+        "\n".join(_why_line(i) for i in out[NEAREST_SHOWN:]),
+    )
+
+
+_MD = str.maketrans({c: f"\\{c}" for c in "\\`*_{}[]()#+-.!|<>~:$"})
+
+
+def _plain(text: str) -> str:
+    """Memory text inside markdown: every markdown character escaped, so it shows as typed."""
+    return " ".join(str(text).split()).translate(_MD)
+
+
+def _flags_summary(engine: mc.MemoryEngine, pid: str, items: list[mc.ContextItem]) -> None:
+    """The patient's possibly-out-of-date flags, and the link to where they are decided."""
     flags = common.run(lambda: engine.stale_flags(pid)) or []
     if not flags:
-        st.caption(
-            "No flags: no medication or condition this patient's other memories name has "
-            "been replaced."
-        )
         return
-    st.caption(
-        "A memory naming a drug (or condition) whose medication (or condition) memory was "
-        "replaced stays in the section, marked “may be outdated”, until a reviewer keeps it "
-        "(flag cleared) or confirms it is outdated (archived; Restore undoes it). Both are audited."
-    )
     lines = {i.scored.memory.id: i.position for i in items if i.included}
-    rows = []
+    st.subheader("Possibly out of date")
     for f in flags:
         try:
             content = engine.get(f.memory_id, patient_id=pid).content
         except mc.NotFoundError:
             continue
         at = lines.get(f.memory_id)
-        rows.append(
-            {
-                "memory": content,
-                "in section": f"line {at}" if at else NOT_IN_SECTION,
-                "flag": f.annotation,
-                "why": _flag_reason(engine, f),
-                "since": f.since.date().isoformat(),
-                "memory id": f.memory_id,
-                "change id": f.change_id,
-            }
-        )
-    st.dataframe(pd.DataFrame(rows), key="stale_flags_table", hide_index=True)
-    labels = {f"{r['memory'][:70]} · {r['flag']}": r for r in rows}
-    choice = st.selectbox("Flag to review", list(labels), key="stale_flag_choice")
-    if choice is None:
-        return
-    row = labels[choice]
-    keep, confirm = st.columns(2)
-    if keep.button("Keep it (clear the flag)", key="keep_flagged") and common.run(
-        lambda: engine.keep_flagged(row["memory id"], row["change id"], by, patient_id=pid),
-        "Flag cleared.",
-    ):
-        st.rerun()
-    if confirm.button("Confirm outdated (archive)", key="confirm_flagged") and common.run(
-        lambda: engine.confirm_flagged(row["memory id"], row["change id"], by, patient_id=pid),
-        "Archived (Memories → Restore undoes it).",
-    ):
-        st.rerun()
+        st.text(f"{'line ' + str(at) if at else 'not in the section'}: {content}")
+        st.caption(flag_review.reason(engine, f))
+    st.page_link(
+        "pages/contradictions.py",
+        label="Keep or archive them on Contradictions → Possibly out of date",
+        icon=":material/open_in_new:",
+        query_params={"patient": pid, "review": "flags"},
+    )
 
 
 def _annotations_section(items: list[mc.ContextItem], engine: mc.MemoryEngine) -> None:
-    noted = [i for i in section_order(items) if i.annotations]
+    noted = [i for i in section_order(items) if i.annotations and i.included]
     if not noted:
         return
     pol = engine.policy.context
     st.subheader("Annotations")
-    st.caption(
-        "Written on the memory's own line and counted in the token budget: a pending "
-        "supersession (“pending review”), a possibly-stale flag (“may be outdated”), a lab "
-        "result's earlier values (“was …”). On in the policy: "
-        + ", ".join(
-            name
-            for name, on in (
-                ("pending review", pol.annotate_pending),
-                ("may be outdated", pol.annotate_stale),
-                ("lab history", pol.annotate_lab_history),
-            )
-            if on
+    on = [
+        name
+        for name, flag in (
+            ("pending review", pol.annotate_pending),
+            ("may be outdated", pol.annotate_stale),
+            ("lab history", pol.annotate_lab_history),
         )
+        if flag
+    ]
+    st.caption(
+        "Written on the memory's own line and counted in the token budget. On in the policy: "
+        + ", ".join(on)
         + "."
     )
-    st.dataframe(
-        pd.DataFrame(
-            [
-                {
-                    "line": str(i.position) if i.position is not None else NOT_IN_SECTION,
-                    "memory": i.scored.memory.content,
-                    "annotation": a,
-                    "why": _annotation_reason(a),
-                }
-                for i in noted
-                for a in i.annotations
-            ]
-        ),
-        key="annotations_table",
-        hide_index=True,
+    st.markdown(
+        "\n".join(
+            f"- **Line {i.position}** "
+            f"“{_plain(i.scored.memory.content)}” {_plain(a)}  \n  :gray[{_annotation_reason(a)}]"
+            for i in noted
+            for a in i.annotations
+        )
     )
 
 
@@ -239,7 +219,7 @@ def _model_section(engine: mc.MemoryEngine, prompt: str, session_context: str) -
         "Sends the system prompt above (which contains patient memories) and the session context "
         "to the configured chat endpoint, once with and once without the memory section."
     )
-    if st.button("📨 Send to model", key="send_to_model"):
+    if st.button("Send to model", key="send_to_model", icon=":material/send:"):
         if not _configured():
             st.info(
                 "No chat model endpoint is configured, so nothing was sent. To enable this, set "
@@ -275,12 +255,12 @@ def _model_section(engine: mc.MemoryEngine, prompt: str, session_context: str) -
 
 def main() -> None:
     common.header(
-        "💬 Prompt preview",
+        "Prompt preview",
         "The exact memory section an agent would be given for this session, and why. "
         "Previews never count as accesses.",
     )
     pid = common.patient_picker()
-    by = common.reviewer()
+    common.reviewer()
     pid = common.require_patient(pid)
     engine = common.engine()
 
@@ -292,15 +272,35 @@ def main() -> None:
         height=110,
     )
     budget = int(
-        right.slider("Token budget", min_value=50, max_value=1000, value=400, key="token_budget")
+        right.slider(
+            "Token budget",
+            min_value=50,
+            max_value=1000,
+            value=400,
+            key="token_budget",
+            help="The most tokens (word pieces) the section may take in the agent's prompt.",
+        )
     )
     n = int(
         right.number_input(
-            "Max memories", min_value=1, max_value=50, value=5, step=1, key="max_memories"
+            "Max memories",
+            min_value=1,
+            max_value=50,
+            value=5,
+            step=1,
+            key="max_memories",
+            help="Places for memories other than allergies (every allergy is always included).",
         )
     )
     if not session_context.strip():
         st.info("Type a session context above to preview the memory section for it.")
+        st.stop()
+    if len(session_context) > MAX_QUERY_CHARS:  # kept whole, refused with the reason
+        st.error(
+            f"The session context has {len(session_context):,} characters; an agent's "
+            f"question is at most {MAX_QUERY_CHARS:,}. Nothing was cut: shorten it to preview.",
+            icon=":material/error:",
+        )
         st.stop()
 
     res = common.run(
@@ -312,32 +312,13 @@ def main() -> None:
         st.stop()
     items = list(res.items)
 
-    m1, m2, m3 = st.columns([1, 1, 3])
-    m1.metric(
-        "Section tokens",
-        res.tokens,
-        delta=f"{budget - res.tokens} of {budget} left",
-        delta_color="off",
-        delta_arrow="off",
-        help=f"Exact count of the whole section ({res.encoding}).",
-    )
-    allergies = sum(i.scored.memory.memory_type == "allergy" for i in res.included)
-    m2.metric(
-        "Memories injected",
-        f"{len(res.included) - allergies} / {n}",
-        delta=f"+ {allergies} allerg{'y' if allergies == 1 else 'ies'}",
-        delta_color="off",
-        delta_arrow="off",
-        help="Every active allergy is injected and uses none of the max-memories places.",
-    )
-    with m3:
-        st.plotly_chart(charts.token_gauge(res.tokens, budget), key="token_gauge")
-
     st.subheader("Injected section")
     if res.safety_omitted:
-        st.warning(
-            f"⚠️ {len(res.safety_omitted)} safety-critical memory(ies) did not fit the token "
-            "budget and would NOT reach the agent. Raise the budget."
+        k = len(res.safety_omitted)
+        st.error(
+            f"{k} safety-critical {'memory does' if k == 1 else 'memories do'} not fit the "
+            f"token budget of {budget} and would NOT reach the agent. Raise the budget:",
+            icon=":material/warning:",
         )
         for item in res.safety_omitted:  # content is untrusted: plain text, never markdown
             st.text(f"not injected: {item.line}")
@@ -348,47 +329,94 @@ def main() -> None:
             "No memory would be injected (the section is empty): the patient has no active "
             "memories, or none fits the token budget. Raise the budget or add memories."
         )
-    _annotations_section(items, engine)
+    allergies = sum(i.scored.memory.memory_type == "allergy" for i in res.included)
+    common.metrics(
+        [
+            (
+                "Section tokens",
+                f"{res.tokens} of {budget}",
+                f"Exact count of the whole section (tokenizer {res.encoding}).",
+            ),
+            (
+                "Memories injected",
+                f"{len(res.included) - allergies} of {n} + {allergies} "
+                f"allerg{'y' if allergies == 1 else 'ies'}",
+                "Every active allergy is injected and uses none of the max-memories places.",
+            ),
+        ]
+    )
+    st.plotly_chart(charts.token_gauge(res.tokens, budget), key="token_gauge")
+
     st.subheader("Why each memory is in or out")
     st.caption(
-        "Rows in section order, then every other candidate by score (— = not in the section). "
-        "Every active allergy is in the section, first, and uses no place; the max-memories "
-        "places go to the others by score (relevance × current importance / 10). ⚠️ marks a "
-        f"current importance ≥ {engine.policy.decay.warn_threshold:g}; it does not move a "
-        "memory up. Under the token budget allergies are placed first; a safety-critical "
-        "memory (allergy, or an adverse reaction naming a drug the question or a current "
-        "medication names) that does not fit is reported above, and nothing else takes its place."
+        "The section's lines in order, then every other candidate by score (relevance × "
+        "importance now / 10). Every active allergy is in the section, first, and uses no "
+        f"place. ⚠️ marks an importance now of {engine.policy.decay.warn_threshold:g} or more; "
+        "it does not move a memory up. A safety-critical memory that does not fit the budget "
+        "is reported above, and nothing else takes its place."
     )
-    st.dataframe(
-        _ranking_frame(items),
-        key="ranking_table",
-        hide_index=True,
-        column_order=[
-            "line",
-            "reason",
-            "content",
-            "annotations",
-            "type",
-            "cosine",
-            "BM25",
-            "relevance",
-            "current importance",
-            "score",
-            "tokens",
-            "safety",
-        ],
-        column_config={
-            "reason": st.column_config.TextColumn(width=260),
-            "content": st.column_config.TextColumn(width=320),
-            "annotations": st.column_config.TextColumn(width=200),
-            "cosine": st.column_config.NumberColumn(format="%.3f"),
-            "BM25": st.column_config.NumberColumn(format="%.2f"),
-            "relevance": st.column_config.NumberColumn(format="%.3f"),
-            "current importance": st.column_config.NumberColumn(format="%.2f"),
-            "score": st.column_config.NumberColumn(format="%.3f"),
-        },
-    )
-    _flags_section(engine, pid, items, by)
+    in_section, nearest, others = _why(items)
+    if in_section:
+        st.markdown(in_section)
+    if nearest:
+        st.caption("The closest left out:")
+        st.markdown(nearest)
+    if others:
+        with st.expander(f"The {len(items) - len(res.included) - NEAREST_SHOWN} other candidates"):
+            st.markdown(others)
+    with st.expander("The numbers behind each line, as a table"):
+        st.dataframe(
+            _scores_frame(items, engine.clock()),
+            key="ranking_table",
+            hide_index=True,
+            row_height=common.WRAP_ROW_HEIGHT,
+            column_config={
+                "line": st.column_config.TextColumn("Line", width=45),
+                "memory": st.column_config.TextColumn("Memory", width=170),
+                "meaning": st.column_config.NumberColumn(
+                    "Meaning",
+                    format="%.2f",
+                    width=70,
+                    help="How close the memory's meaning is to the session context: the "
+                    "cosine of their embeddings (−1…1).",
+                ),
+                "keywords": st.column_config.NumberColumn(
+                    "Words",
+                    format="%.1f",
+                    width=60,
+                    help="How well the memory's words match the question's (a BM25 score: "
+                    "rare shared words count most).",
+                ),
+                "relevance": st.column_config.NumberColumn(
+                    "Relevance",
+                    format="%.2f",
+                    width=75,
+                    help="Meaning and words combined into one number from 0 to 1.",
+                ),
+                "importance now": st.column_config.NumberColumn(
+                    "Importance", format="%.1f", width=80, help="Importance now (1–10)"
+                ),
+                "age": st.column_config.TextColumn(
+                    "Age",
+                    width=170,
+                    help="Where the memory's decay counts from: its last confirmation (a "
+                    "re-statement, a reviewer's keep, its record) or its creation.",
+                ),
+                "score": st.column_config.NumberColumn("Score", format="%.2f", width=55),
+            },
+            column_order=[
+                "line",
+                "memory",
+                "meaning",
+                "keywords",
+                "relevance",
+                "importance now",
+                "age",
+                "score",
+            ],
+        )
+    _annotations_section(items, engine)
+    _flags_summary(engine, pid, items)
 
     st.subheader("Whole system prompt")
     prompt = ctx.build_system_prompt(res.text, session_context, engine.role)

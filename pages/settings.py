@@ -10,8 +10,17 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+import memory_core as mc
 from memory_core.importance import KNOWN_TYPES
-from memory_core.labels import type_label, visible_types
+from memory_core.labels import (
+    action_label,
+    actor_label,
+    audit_ids,
+    audit_sentence,
+    changed_in_words,
+    type_label,
+    visible_types,
+)
 from memory_core.values import AuditAction
 from pages import common
 
@@ -21,35 +30,42 @@ AUDIT_COLUMNS = [
     "actor",
     "action",
     "patient",
+    "what happened",
     "what changed",
     "entity",
     "entity id",
     "before",
     "after",
 ]
-#: fields a reviewer does not need in the summary (the raw JSON keeps them)
-TECHNICAL_FIELDS = {"embedding_model", "version", "id", "patient_id"}
 
 
 def _compact(value: dict[str, Any] | None) -> str:
     return "" if value is None else json.dumps(value, separators=(",", ":"), default=str)
 
 
-def _changed(before: dict[str, Any] | None, after: dict[str, Any] | None) -> str:
-    """The fields that differ, in words: "status: active → superseded"."""
-    if before is None and after is None:
-        return ""
-    if before is None:
-        return "created"
-    if after is None:
-        return "deleted (the before column keeps the record)"
-    keys = [
-        k
-        for k in dict.fromkeys([*before, *after])
-        if k not in TECHNICAL_FIELDS and before.get(k) != after.get(k)
-    ]
-    parts = [f"{k.replace('_', ' ')}: {before.get(k)} → {after.get(k)}" for k in keys[:4]]
-    return "; ".join(parts) or "no visible change"
+def audit_frame(engine: mc.MemoryEngine, entries: list[mc.AuditEntry]) -> pd.DataFrame:
+    """The audit rows as a clinician reads them: who, what (in words), a sentence quoting the
+    memories' statements, what changed; the raw record one toggle away."""
+    ids = sorted({i for e in entries for i in audit_ids(e)})
+    content_of = {m.id: m.content for m in engine.store.get_memories(ids)} if ids else {}
+    return pd.DataFrame(
+        {
+            "time": pd.to_datetime([e.at for e in entries], utc=True),
+            "actor": [actor_label(e.actor) for e in entries],
+            "action": [action_label(e.action) for e in entries],
+            "entity": [e.entity for e in entries],
+            "entity id": [e.entity_id for e in entries],
+            "patient": [e.patient_id or "" for e in entries],
+            "what happened": [  # the patient first: the log may list every patient
+                (f"{e.patient_id} · " if e.patient_id else "") + audit_sentence(e, content_of)
+                for e in entries
+            ],
+            "what changed": [changed_in_words(e.before, e.after) for e in entries],
+            "before": [_compact(e.before) for e in entries],
+            "after": [_compact(e.after) for e in entries],
+        },
+        columns=AUDIT_COLUMNS,
+    )
 
 
 def _found(module: str) -> bool:
@@ -78,21 +94,29 @@ desc = engine.embedder.describe()
 c1, c2 = st.columns(2)
 with c1:
     st.caption("Store (MEMORY_CORE_STORE, or built from COSMOS_ENDPOINT)")
-    st.code(engine.store.url, language=None)
+    st.code(engine.store.url, language=None, wrap_lines=True)
     st.caption(f"Embedder (MEMORY_CORE_EMBEDDER = {common.embedder_spec()})")
-    st.code(str(desc["model_id"]), language=None)
+    st.code(str(desc["model_id"]), language=None, wrap_lines=True)
 with c2:
-    m1, m2, m3 = st.columns(3)
-    m1.metric("Dimensions", int(desc["dimensions"]))  # type: ignore[call-overload]
-    m2.metric(
-        "Default threshold",
-        f"{float(desc['default_contradiction_threshold']):.2f}",  # type: ignore[arg-type]
-        help="The cosine this embedder was measured at for contradiction candidates.",
-    )
-    m3.metric(
-        "Threshold in use",
-        f"{engine.contradiction_threshold:.2f}",
-        help="The policy's contradiction threshold, or the embedder's default when unset.",
+    common.metrics(
+        [
+            (
+                "Dimensions",
+                int(desc["dimensions"]),  # type: ignore[call-overload]
+                "Numbers per embedding (the vector that stands for a statement's meaning).",
+            ),
+            (
+                "Default threshold",
+                f"{float(desc['default_contradiction_threshold']):.2f}",  # type: ignore[arg-type]
+                "The similarity (cosine of two embeddings, −1…1) this embedder was measured at "
+                "for contradiction candidates.",
+            ),
+            (
+                "Threshold in use",
+                f"{engine.contradiction_threshold:.2f}",
+                "The policy's contradiction threshold, or the embedder's default when unset.",
+            ),
+        ]
     )
     st.caption(f"Embedder class: {desc['class']}")
 
@@ -117,7 +141,11 @@ def _source(t: str) -> str:
 tcol = st.container()
 pcol = st.expander("The saved policy as stored (JSON)")
 with tcol:
-    st.caption("Contradiction threshold per memory type (cosine, −1…1; higher = stricter)")
+    st.caption(
+        "Contradiction threshold per memory type (higher = stricter)",
+        help="How alike two statements of a type must be to be compared for a replacement: "
+        "the cosine similarity of their embeddings, from −1 to 1.",
+    )
     st.dataframe(
         pd.DataFrame(
             {
@@ -125,14 +153,24 @@ with tcol:
                 "type": types,
                 "threshold": [engine.threshold_for(t) for t in types],
                 "source": [_source(t) for t in types],
-                "on a match": [policy.contradiction.mode_for(t) for t in types],
+                "on a match": [
+                    "replace at once"
+                    if policy.contradiction.mode_for(t) == "auto"
+                    else "wait for a reviewer"
+                    for t in types
+                ],
             }
         ),
         key="threshold_table",
         hide_index=True,
         column_order=["memory type", "threshold", "source", "on a match"],
+        column_config={
+            "memory type": st.column_config.TextColumn("Memory type", width=150),
+            "threshold": st.column_config.NumberColumn("Threshold", format="%.2f", width=85),
+            "source": st.column_config.TextColumn("Set by", width=170),
+            "on a match": st.column_config.TextColumn("On a match", width=140),
+        },
         height=35 * (len(types) + 1) + 3,
-        column_config={"threshold": st.column_config.NumberColumn("threshold", format="%.2f")},
     )
 with pcol:
     st.caption(
@@ -143,7 +181,10 @@ with pcol:
 
 # --- audit log -----------------------------------------------------------------------------
 st.subheader("Audit log")
-st.caption("Append-only: every change with who made it, and the record before and after.")
+st.caption(
+    "Append-only: every change with who made it, when, and what it did, in words; the raw "
+    "record before and after is one toggle away."
+)
 f1, f2, f3, f4 = st.columns([1, 1, 1, 1])
 scope = f1.selectbox(
     "Patient",
@@ -151,9 +192,14 @@ scope = f1.selectbox(
     format_func=lambda s: "All patients" if s == "all" else f"Current patient ({pid or '—'})",
     key="audit_patient_scope",
 )
-actor = f2.text_input("Actor (exact name)", key="audit_actor", placeholder="e.g. demo-seed")
+actor = f2.text_input("Who (exact name)", key="audit_actor", placeholder="e.g. Dr. Rivera")
 # every audited action, from the core's one list of them
-action = f3.selectbox("Action", [ALL, *(a.value for a in AuditAction)], key="audit_action")
+action = f3.selectbox(
+    "Action",
+    [ALL, *(a.value for a in AuditAction)],
+    key="audit_action",
+    format_func=lambda a: "All actions" if a == ALL else action_label(a),
+)
 limit = f4.number_input("Rows (newest first)", value=500, step=100, key="audit_limit")
 limit_problem = common.count_problem(limit, 1, 10_000)
 if limit_problem:
@@ -172,20 +218,7 @@ entries = (
     )
 )
 if entries is not None:
-    audit = pd.DataFrame(
-        {
-            "time": pd.to_datetime([e.at for e in entries], utc=True),
-            "actor": [e.actor for e in entries],
-            "action": [e.action for e in entries],
-            "entity": [e.entity for e in entries],
-            "entity id": [e.entity_id for e in entries],
-            "patient": [e.patient_id or "" for e in entries],
-            "what changed": [_changed(e.before, e.after) for e in entries],
-            "before": [_compact(e.before) for e in entries],
-            "after": [_compact(e.after) for e in entries],
-        },
-        columns=AUDIT_COLUMNS,
-    )
+    audit = audit_frame(engine, entries)
     st.caption(f"{len(audit)} rows" + (" (limit reached)" if len(audit) >= int(limit) else ""))
     if audit.empty:
         st.info("No audit rows match these filters: widen the patient, actor or action filter.")
@@ -199,19 +232,21 @@ if entries is not None:
             audit,
             key="audit_table",
             hide_index=True,
-            column_order=None if wide else ["time", "actor", "action", "patient", "what changed"],
+            row_height=common.WRAP_ROW_HEIGHT,
+            column_order=(None if wide else ["time", "what happened", "what changed"]),
             column_config={
                 "time": st.column_config.DatetimeColumn(
-                    "time (UTC)", format="YYYY-MM-DD HH:mm", timezone="UTC", width=130
+                    "Time (UTC)", format="D MMM YY HH:mm", timezone="UTC", width=105
                 ),
-                "action": st.column_config.TextColumn("action", width=110),
-                "actor": st.column_config.TextColumn("actor", width="small"),
-                "entity": st.column_config.TextColumn("entity", width="small"),
-                "entity id": st.column_config.TextColumn("entity id", width="medium"),
-                "patient": st.column_config.TextColumn("patient", width="small"),
-                "what changed": st.column_config.TextColumn("what changed", width=160),
-                "before": st.column_config.TextColumn("before (JSON)", width="medium"),
-                "after": st.column_config.TextColumn("after (JSON)", width="medium"),
+                "action": st.column_config.TextColumn("Action", width=110),
+                "actor": st.column_config.TextColumn("Who", width="small"),
+                "entity": st.column_config.TextColumn("Record kind", width="small"),
+                "entity id": st.column_config.TextColumn("Record id", width="medium"),
+                "patient": st.column_config.TextColumn("Patient", width=75),
+                "what happened": st.column_config.TextColumn("What happened", width=270),
+                "what changed": st.column_config.TextColumn("What changed", width=180),
+                "before": st.column_config.TextColumn("Before (JSON)", width="medium"),
+                "after": st.column_config.TextColumn("After (JSON)", width="medium"),
             },
         )
 

@@ -103,7 +103,8 @@ def test_lab_series_are_updates_and_same_values_are_duplicates() -> None:
             assert p.verdict == "updates" and _numbers(p.older) != _numbers(p.newer)
         if p.verdict == "duplicate":  # the same value (and date), maybe in another unit
             assert p.kind == "lab-same"
-            first_value = re.search(r"\d+(?:\.\d+)?", p.older)
+            older = re.sub(r"\bLOINC \d+-\d\b", "", p.older)  # a code is no value
+            first_value = re.search(r"\d+(?:\.\d+)?", older)
             assert first_value is not None
             assert first_value.group(0) in _numbers(p.newer) or _same_in_other_units(
                 float(first_value.group(0)), p.newer
@@ -111,12 +112,20 @@ def test_lab_series_are_updates_and_same_values_are_duplicates() -> None:
 
 
 #: Conversions written out here, apart from the lexicon (g/L -> g/dL, mmol/L -> mg/dL of LDL
-#: cholesterol and of glucose): a duplicate in other units names the same value.
-_FACTORS = (10.0, 0.1, 38.67, 1 / 38.67, 18.016, 1 / 18.016)
+#: cholesterol and of glucose, mg/dL -> umol/L of creatinine): a duplicate in other units names
+#: the same value.
+_FACTORS = (10.0, 0.1, 38.67, 1 / 38.67, 18.016, 1 / 18.016, 88.4, 1 / 88.4)
 
 
 def _same_in_other_units(value: float, text: str) -> bool:
-    return any(abs(value - float(n) * f) <= 0.015 * value for n in _numbers(text) for f in _FACTORS)
+    if any(abs(value - float(n) * f) <= 0.015 * value for n in _numbers(text) for f in _FACTORS):
+        return True
+    # HbA1c: IFCC mmol/mol = (DCCT % - 2.15) x 10.929, either way round
+    return any(
+        abs(value - (float(n) - 2.15) * 10.929) <= 1.0
+        or abs(float(n) - (value - 2.15) * 10.929) <= 1.0
+        for n in _numbers(text)
+    )
 
 
 def test_report_set_counts_per_type() -> None:

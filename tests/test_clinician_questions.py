@@ -1,4 +1,5 @@
-"""Questions a clinician asks about the demo patients (issue 14): at the default settings the
+"""Questions a clinician asks about the demo patients (issue 14; in issue 26 retargeted to the
+demo whose statements no longer change with the seeding day): at the default settings the
 memory that answers each one (or, for a lab question, a line of its series) is in the section
 for at least 90 % of them, and every active allergy is in every section.
 
@@ -16,7 +17,7 @@ import pytest
 
 import memory_core as mc
 from memory_core import flags
-from memory_core.labs import analytes as analyte_mentions
+from memory_core.flags import analyte_mentions
 from tests.conftest import DEMO_NOW
 
 TARGET = 0.90
@@ -62,23 +63,23 @@ CASES: tuple[Case, ...] = (
     case("1004", "What was the last eGFR?", "lab:egfr"),
     case("1004", "What are they allergic to?", "codeine"),
     case("1004", "How should we contact them?", "text message", "call about lab results"),
-    case("1004", "Which language should the interpreter speak?", "Portuguese"),
-    case("1004", "Any problems with the metoprolol?", "metoprolol was doubled"),
-    case("1005", "How should we contact them?", "dislikes phone calls"),
+    case("1004", "Do they work nights?", "night shifts"),
+    case("1007", "Any problems with the metoprolol?", "metoprolol was doubled"),
+    case("1008", "How should we contact them?", "dislikes phone calls"),
     case("1005", "Who helps with care at home?", "daughter is the main caregiver"),
-    case("1005", "Is the semaglutide working?", "lost 8 kg"),
+    case("1006", "Is the semaglutide working?", "lost 8 kg"),
     case("1005", "Has the heel ulcer healed?", "heel ulcer closed"),
-    case("1005", "Any problems with the diabetes medication?", "loose stools"),
+    case("1007", "Any problems with the diabetes medication?", "loose stools"),
     case("1005", "Are they on anything for kidney protection?", "empagliflozin"),
     case("1005", "What is the kidney function now?", "lab:egfr"),
-    case("1005", "Any trouble at the injection sites?", "red itchy bumps"),
-    case("1006", "Is the thiazide affecting their electrolytes?", "sodium dipped"),
+    case("1004", "Any trouble at the injection sites?", "red itchy bumps"),
+    case("1006", "Any heart problems?", "coronary artery disease"),
     case("1006", "Do they have sleep apnoea?", "obstructive sleep apnea"),
     case("1006", "Any dietary restrictions?", "vegetarian"),
     case("1007", "Any eye problems from the diabetes?", "retinopathy"),
-    case("1007", "Would they be happy with a video visit?", "video visits"),
-    case("1008", "Any side effects from the empagliflozin?", "yeast infection"),
-    case("1008", "What is their weight like?", "BMI of 39"),
+    case("1007", "Where do they pick up prescriptions?", "pharmacy near work"),
+    case("1005", "Any side effects from the empagliflozin?", "yeast infection"),
+    case("1008", "What is their weight like?", "BMI of 37"),
     case("1008", "Can they manage stairs at home?", "third floor without an elevator"),
 )
 

@@ -191,7 +191,7 @@ def test_undo_of_a_confirmed_review_reopens_it(
     assert eng.store.get_supersession(sup.id).state is mc.SupersessionState.PENDING
     assert sorted(button_keys(at, "confirm_")) == sorted(f"confirm_{s.id}" for s in pending)
     assert eng.get(old.id).status is mc.Status.ACTIVE
-    assert "again: a reviewer undid the earlier confirmation" in card_text(at)
+    assert "again: reviewer undid the earlier decision on" in card_text(at)
     # the worklist counts it again
     at.switch_page("pages/worklist.py").run()
     assert {m.label: m.value for m in at.metric}["Review"] == str(
@@ -205,3 +205,111 @@ def test_history_limit_outside_its_range_says_so(app: Callable[..., Any], bad: f
     at.number_input(key="history_limit").set_value(bad).run()
     assert not at.exception
     assert any("Enter a" in e.value for e in at.error)
+
+
+# --- issue 26: undo where the decision was taken; flags decided where the worklist opens ---------
+def _tab_default(at: Any) -> int:
+    """The index of the tab the page opens on."""
+
+    def walk(node: Any) -> int | None:
+        proto = getattr(node, "proto", None)
+        if proto is not None and hasattr(proto, "WhichOneof"):
+            try:
+                if proto.WhichOneof("type") == "tab_container":
+                    return int(proto.tab_container.default_tab_index)
+            except ValueError:
+                pass
+        kids = getattr(node, "children", None)
+        for child in kids.values() if isinstance(kids, dict) else []:
+            found = walk(child)
+            if found is not None:
+                return found
+        return None
+
+    found = walk(at._tree)
+    assert found is not None
+    return found
+
+
+def test_keep_both_can_be_undone_from_history(
+    app: Callable[..., Any], eng: mc.MemoryEngine
+) -> None:
+    """Issue 26: a rejected ("Keep both") card had no Undo. Now its History card has one, and
+    it puts the pair back in the review queue (audited under the reviewer); nothing else
+    changes."""
+    at = app(PAGE)
+    pending = eng.supersessions(PID, state="pending")
+    sup = next(s for s in pending if "penicillin" in eng.get(s.old_id).content)
+    at.button(key=f"reject_{sup.id}").click().run()
+    assert not at.exception
+    assert eng.store.get_supersession(sup.id).state is mc.SupersessionState.REJECTED
+    assert f"confirm_{sup.id}" not in button_keys(at, "confirm_")
+    undo = at.button(key=f"undo_{sup.id}")
+    assert "Reopen the review" in (undo.help or "") and not undo.disabled
+    undo.click().run()
+    assert not at.exception
+    assert any("review is open again" in s.value for s in at.success)
+    again = eng.store.get_supersession(sup.id)
+    assert (again.state, again.decided_by) == (mc.SupersessionState.PENDING, "reviewer")
+    assert eng.get(sup.old_id).status is mc.Status.ACTIVE
+    assert sorted(button_keys(at, "confirm_")) == sorted(f"confirm_{s.id}" for s in pending)
+    assert any("again: reviewer undid the earlier decision" in c.value for c in at.caption)
+    (row,) = eng.audit_log(entity_id=sup.id, action="undo_supersession")
+    assert row.actor == "reviewer" and (row.before or {}).get("state") == "rejected"
+
+
+def test_every_history_decision_has_its_undo(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
+    at = app(PAGE)
+    at.number_input(key="history_limit").set_value(500).run()
+    history = [s for s in eng.supersessions(PID) if s.state.value in ("auto", "confirmed")]
+    assert history
+    assert set(button_keys(at, "undo_")) == {f"undo_{s.id}" for s in history}
+
+
+def test_flags_are_decided_on_their_tab_and_the_link_opens_it(
+    app: Callable[..., Any], eng: mc.MemoryEngine
+) -> None:
+    """The worklist's link for a possibly-out-of-date memory (``?review=flags``) opens this
+    page on the flags tab, where each flag is a card: Keep it (flag cleared) or Out of date
+    (archived; Restore undoes it), both audited under the reviewer."""
+    from tests.test_dashboard_prompt import flagged_memories
+
+    ids = flagged_memories(eng)
+    at = app(PAGE)
+    assert _tab_default(at) == 0
+    at.query_params["review"] = "flags"
+    at.run()
+    assert not at.exception
+    assert _tab_default(at) == 1
+    assert [t.label for t in at.tabs][1].endswith(f"Possibly out of date ({len(ids)})")
+    texts = [t.value for t in at.text]
+    for mid in ids:
+        assert eng.get(mid).content in texts
+    assert any("It names metformin" in c.value and "500mg" in c.value for c in at.caption)
+    keep = sorted(button_keys(at, "keep_flagged_"))
+    assert len(keep) == 2
+    at.button(key=keep[0]).click().run()
+    assert not at.exception
+    left = {f.memory_id for f in eng.stale_flags(PID)}
+    assert len(left) == 1 and left < set(ids)
+    (kept,) = eng.audit_log(action="keep_flagged")
+    assert kept.actor == "reviewer" and kept.entity_id not in left
+    (gone,) = left
+    (archive,) = button_keys(at, "confirm_flagged_")
+    at.button(key=archive).click().run()
+    assert not at.exception
+    assert eng.stale_flags(PID) == []
+    assert eng.get(gone).status is mc.Status.ARCHIVED
+    assert [a.actor for a in eng.audit_log(action="confirm_flagged")] == ["reviewer"]
+
+
+def test_each_card_says_why_in_plain_words(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
+    """The decision's evidence (and its rule's name) on every card that has them."""
+    at = app(PAGE)
+    captions = [c.value for c in at.caption]
+    pending = eng.supersessions(PID, state="pending")
+    with_words = [s for s in pending if getattr(s, "evidence", "")]
+    assert with_words
+    for s in with_words:
+        rule = getattr(s, "rule", "")
+        assert f"Why: {s.evidence}" + (f" (rule {rule})" if rule else "") in captions

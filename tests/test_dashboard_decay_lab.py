@@ -240,16 +240,37 @@ def test_a_bad_control_value_says_what_is_wrong_and_computes_nothing(
     assert not [b for b in at.button if b.key == "lab_save"]
 
 
-def test_saved_vs_tuned_is_a_slope_chart_and_the_as_of_line_is_labelled(
+def test_saved_vs_tuned_labels_the_few_that_moved_most_and_the_as_of_line(
     app: Callable[..., Any], eng: mc.MemoryEngine
 ) -> None:
+    """Issue 26: the chart drew 37 unlabelled lines. Now it draws the 8 memories that move most
+    (entering or leaving the top first), each on its own labelled row with its saved and tuned
+    rank; the rest on request (a toggle), and all of them in the table."""
     at = app(PAGE)
     at.radio(key="lab_rate_form").set_value("% per period").run()
     at.slider(key="lab_loss_pct").set_value(60.0).run()
     figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    slope = next(f for f in figs if "Rank under" in f["layout"]["title"]["text"])
-    assert slope["data"] and all(d["x"] == ["Saved policy", "Tuned policy"] for d in slope["data"])
-    assert slope["layout"]["yaxis"]["autorange"] == "reversed"  # rank 1 on top
+    moves = next(f for f in figs if "Rank under" in f["layout"]["title"]["text"])
+    rows = [d for d in moves["data"] if d.get("y") and d["y"][0] is not None]
+    compare = next(d.value for d in at.dataframe if "importance (saved)" in d.value.columns)
+    assert len(compare) > 8 and len(rows) == 8  # the few, not every line
+    labels = [d["y"][0] for d in rows]
+    assert len(set(labels)) == 8 and all(lab.strip("\u200b") for lab in labels)  # labelled
+    ranks = compare[["content", "rank (saved)", "rank (tuned)"]].values
+    by_content = {c[:45]: (a, b) for c, a, b in ranks}
+    for d in rows:
+        assert tuple(d["x"]) == by_content[d["y"][0].rstrip("\u200b").removesuffix("…")[:45]]
+    firsts = [r for r in compare.to_dict("records") if r["change"] in ("enters top", "leaves top")]
+    assert len(firsts) <= 8
+    shown = {d["y"][0].rstrip("\u200b").removesuffix("…")[:45] for d in rows}
+    assert {r["content"][:45] for r in firsts} <= shown  # what matters most is drawn
+    at.toggle(key="lab_moves_all").set_value(True).run()
+    moves = next(
+        json.loads(c.proto.spec)
+        for c in at.get("plotly_chart")
+        if "Rank under" in json.loads(c.proto.spec)["layout"]["title"]["text"]
+    )
+    assert len([d for d in moves["data"] if d.get("y") and d["y"][0] is not None]) == len(compare)
     late = next(m for m in eng.list_memories(PID) if m.content == LATE)
     at.slider(key="lab_as_of").set_value((late.created_at + timedelta(days=3)).date()).run()
     curves = next(
@@ -259,3 +280,29 @@ def test_saved_vs_tuned_is_a_slope_chart_and_the_as_of_line_is_labelled(
     )
     texts = [a.get("text", "") for a in curves["layout"].get("annotations", [])]
     assert any(t.startswith("as of ") for t in texts) and "now" not in texts
+
+
+def test_as_of_keeps_its_value_across_edits(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
+    """Issue 26: after the As-of slider was moved and the loss period typed wrong (0) and then
+    right (6) again, the slider jumped to another date and the next click recomputed as of
+    it (active 46 -> 6). Now the date stays, and every number below is as of it."""
+    late = next(m for m in eng.list_memories(PID) if m.content == LATE)
+    day = (late.created_at - timedelta(days=2)).date()
+    at = app(PAGE)
+    at.radio(key="lab_rate_form").set_value("% per period").run()
+    at.slider(key="lab_as_of").set_value(day).run()
+    active_then = len(table(at))
+    at.number_input(key="lab_period").set_value(0.0).run()  # wrong: nothing below is computed
+    assert any("Nothing below is computed" in w.value for w in at.warning)
+    assert at.slider(key="lab_as_of").value == day  # the control is still there, unmoved
+    at.number_input(key="lab_period").set_value(6.0).run()
+    assert at.slider(key="lab_as_of").value == day
+    assert len(table(at)) == active_then
+    at.slider(key="lab_loss_pct").set_value(30.0).run()  # the next edit, as of the same day
+    assert at.slider(key="lab_as_of").value == day
+    assert len(table(at)) == active_then
+    assert any(f"As of {day:%Y-%m-%d} 23:59" in c.value for c in at.caption)
+    # and after visiting another page and coming back
+    at.switch_page("pages/overview.py").run()
+    at.switch_page(PAGE).run()
+    assert at.slider(key="lab_as_of").value == day

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -46,10 +47,11 @@ def test_table_shows_every_memory_with_its_numbers(
     for col in ("content", "type", "status", "tier", "base importance", "current importance"):
         assert col in df.columns
     row = df.set_index("id").loc[_by_content(store, AFTERNOON).id]
-    assert row["status"] == "active" and row["type"] == "Preference"  # words, not codes
+    assert row["status"] == "Active" and row["type"] == "Preference"  # words, not codes
     assert row["base importance"] == _by_content(store, AFTERNOON).importance
     assert 1.0 <= row["current importance"] <= 10.0
-    assert (df.loc[df["status"] == "superseded", "current importance"] == 1.0).all()  # floor
+    replaced = df["status"] == "Replaced by a newer memory"
+    assert replaced.any() and (df.loc[replaced, "current importance"] == 1.0).all()  # floor
 
 
 def test_type_filter_leaves_only_that_type(app: Callable[..., Any], store: mc.MemoryStore) -> None:
@@ -62,7 +64,7 @@ def test_type_filter_leaves_only_that_type(app: Callable[..., Any], store: mc.Me
     assert all("· Allergy" in o for o in at.selectbox(key="action_memory").options)
     at.multiselect(key="filter_status").select("active").run()
     df = _table(at)
-    assert set(df["type"]) == {"Allergy"} and set(df["status"]) == {"active"}
+    assert set(df["type"]) == {"Allergy"} and set(df["status"]) == {"Active"}
     at.multiselect(key="filter_tier").select("short_term").run()
     assert not at.dataframe  # no short-term allergy: the empty state says what to do
     assert any("No memory matches" in i.value for i in at.info)
@@ -107,7 +109,7 @@ def test_archive_and_restore(app: Callable[..., Any], store: mc.MemoryStore) -> 
     at.selectbox(key="action_memory").set_value(mem.id).run()
     at.button(key="archive_toggle").click().run()
     assert store.get_memory(mem.id).status is Status.ARCHIVED
-    assert _table(at).set_index("id").loc[mem.id, "status"] == "archived"
+    assert _table(at).set_index("id").loc[mem.id, "status"] == "Archived"
     assert at.button(key="archive_toggle").label == "Restore"
     at.button(key="archive_toggle").click().run()
     assert store.get_memory(mem.id).status is Status.ACTIVE
@@ -126,7 +128,7 @@ def test_stale_importance_edit_shows_a_conflict(
     at.number_input(key="edit_importance").set_value(8.0)
     at.button(key="save_importance").click().run()
     assert not at.exception
-    assert any("ConflictError" in e.value for e in at.error)
+    assert any("Someone else changed it" in e.value for e in at.error)
     assert store.get_memory(mem.id).importance == 3.0  # the other edit was not overwritten
     # after the re-render the page holds the new version: the same save now succeeds
     at.sidebar.text_input(key="reviewer").input("Dr. Okafor").run()
@@ -157,7 +159,7 @@ def test_add_form_previews_supersessions_then_saves(
     texts = [t.value for t in at.text]
     assert AFTERNOON in texts  # the ACTIVE appointment preference would be superseded
     assert "Patient prefers morning appointments" not in texts  # already superseded
-    assert any("superseded automatically (auto" in c.value for c in at.caption)
+    assert any("would be replaced at once" in c.value for c in at.caption)
     assert len(store.list_memories(PID)) == n_before  # the preview wrote nothing
 
     at.button(key="save_new").click().run()
@@ -165,8 +167,8 @@ def test_add_form_previews_supersessions_then_saves(
     new = _by_content(store, EVENING)
     assert (new.memory_type, new.source, new.importance) == ("preference", "dashboard", 6.0)
     assert store.get_memory(afternoon.id).status is Status.SUPERSEDED
-    assert any("triggered 1 supersession" in s.value for s in at.success)
-    assert any(AFTERNOON in t.value and "superseded now" in t.value for t in at.text)
+    assert any("It concerns 1 older memory" in s.value for s in at.success)
+    assert any(AFTERNOON in t.value and "replaced by it now" in t.value for t in at.text)
     add = store.list_audit(AuditQuery(entity_id=new.id, action="add"))
     assert [a.actor for a in add] == ["Dr. Chen"]
     assert at.text_area(key="new_content").value == ""  # ready for the next one
@@ -184,13 +186,13 @@ def test_add_preview_matches_what_saving_does_for_compatible_allergies(
     at.selectbox(key="new_type").select("allergy")
     at.button(key="preview_add").click().run()
     assert not at.exception
-    assert not [c.value for c in at.caption if "similarity" in c.value]
-    assert any("would be superseded" in c.value and "No older" in c.value for c in at.caption)
+    assert not [c.value for c in at.caption if "· similarity" in c.value]  # no older one shown
+    assert any("would be replaced" in c.value and "No older" in c.value for c in at.caption)
     at.button(key="save_new").click().run()
     new = _by_content(store, new_text)
     assert new.pinned  # allergies are pinned by default
     assert [s for s in store.list_supersessions(PID) if s.new_id == new.id] == []
-    assert any("superseded nothing" in s.value for s in at.success)
+    assert any("It replaced nothing" in s.value for s in at.success)
 
 
 def test_empty_content_shows_the_validation_error(
@@ -277,11 +279,25 @@ def test_add_memory_with_a_bad_importance_says_so_and_writes_nothing(
     assert _by_content(store, EVENING).importance == 6.5
 
 
-def test_content_has_a_character_counter_and_a_limit(app: Callable[..., Any]) -> None:
+def test_content_has_a_character_counter_and_a_limit(
+    app: Callable[..., Any], store: mc.MemoryStore
+) -> None:
+    """Issue 26: a paste over 2,000 characters left the field empty at "0 / 2,000" and Save
+    then said "content is empty". Now the text is kept whole, refused with a message saying
+    so at once, and Save writes nothing and says why."""
     at = app(PAGE)
-    assert at.text_area(key="new_content").max_chars == 2000
     at.text_area(key="new_content").input("Patient lives alone").run()
     assert any(c.value == "19 / 2,000 characters" for c in at.caption)
+    long = "Patient walks every morning. " * 80  # 2,320 characters
+    n_before = len(store.list_memories(PID))
+    at.text_area(key="new_content").input(long).run()
+    assert at.text_area(key="new_content").value == long  # not emptied, not cut
+    assert any("Too long" in e.value and "2,320" in e.value for e in at.error)
+    at.button(key="save_new").click().run()
+    assert any("Too long" in e.value for e in at.error)
+    assert any(e.value == "Nothing was saved: see the fields above." for e in at.error)
+    assert not any("empty" in e.value for e in at.error)
+    assert len(store.list_memories(PID)) == n_before
 
 
 def test_an_empty_reviewer_name_is_an_error_not_reviewer(
@@ -334,3 +350,59 @@ def test_type_lists_hide_general_assistant_types_in_a_clinical_store(
     assert "Adverse reaction" in options and "Allergy" in options
     for general in ("Intermediate step", "User preference", "Explicit instruction", "Task result"):
         assert general not in options
+
+
+def test_save_that_would_replace_several_asks_for_each_first(
+    app: Callable[..., Any], demo_store: str
+) -> None:
+    """Issue 26: "Save" of a new preference replaced two older preferences at once, with no way
+    to keep one. Now the first Save writes nothing and lists each older memory with a choice;
+    the second saves with those choices: the one kept stays active (its automatic replacement
+    taken back at once, audited under the reviewer), the other is replaced."""
+    pid, new_text = "NW-9001", "Patient now prefers afternoon appointments"
+    eng = mc.open_engine(demo_store)
+    now = eng.clock()
+    morning, early = eng.add_memories(
+        [
+            {
+                "patient_id": pid,
+                "content": text,
+                "memory_type": "preference",
+                "created_at": now - timedelta(days=days),
+            }
+            for text, days in (
+                ("Patient prefers morning appointments", 40),
+                ("Patient prefers early morning appointments before 9", 20),
+            )
+        ],
+        detect=False,  # two active memories the new one would both replace
+    )
+    hits = eng.preview_supersessions(pid, new_text, "preference")
+    assert {h.memory.id for h in hits} == {morning.memory.id, early.memory.id}
+    n_before = len(eng.list_memories(pid))
+    at = app(PAGE, patient=pid)
+    at.sidebar.text_input(key="reviewer").input("Dr. Chen").run()
+    at.text_area(key="new_content").input(new_text)
+    at.selectbox(key="new_type").select("preference")
+    at.button(key="save_new").click().run()
+    assert not at.exception
+    assert len(eng.list_memories(pid)) == n_before  # nothing saved yet
+    assert any("would replace 2 older ones" in e.value for e in at.error)
+    choices = {r.key: r for r in at.radio if r.key and r.key.startswith("choice_")}
+    assert set(choices) == {f"choice_{morning.memory.id}", f"choice_{early.memory.id}"}
+    assert all(r.value == "replace" for r in choices.values())
+    choices[f"choice_{early.memory.id}"].set_value("keep").run()
+    at.button(key="save_new").click().run()
+    assert not at.exception and not at.error
+    new = next(m for m in eng.list_memories(pid) if m.content == new_text)
+    assert eng.get(morning.memory.id).status is Status.SUPERSEDED
+    assert eng.get(early.memory.id).status is Status.ACTIVE  # kept, as chosen
+    texts = [t.value for t in at.text]
+    assert any(t.startswith("Patient prefers early morning") and "kept" in t for t in texts)
+    undo = eng.audit_log(action="undo_supersession", patient_id=pid)
+    assert [(a.actor, (a.before or {}).get("old_id")) for a in undo] == [
+        ("Dr. Chen", early.memory.id)
+    ]
+    states = {s.old_id: s.state.value for s in eng.supersessions(pid) if s.new_id == new.id}
+    assert states == {morning.memory.id: "auto", early.memory.id: "undone"}
+    eng.store.close()

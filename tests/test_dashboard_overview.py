@@ -25,7 +25,7 @@ def _expected(eng: mc.MemoryEngine, pid: str) -> dict[str, int]:
     return {
         "Memories": len(view.memories),
         "Active": sum(s is Status.ACTIVE for s in view.status),
-        "Superseded": sum(s is Status.SUPERSEDED for s in view.status),
+        "Replaced": sum(s is Status.SUPERSEDED for s in view.status),
         "Archived": sum(s is Status.ARCHIVED for s in view.status),
         "Pending reviews": len(eng.supersessions(pid, state="pending")),
         "At risk of cleanup": len(eng.cleanup(dry_run=True, patient_id=pid).archived),
@@ -47,7 +47,7 @@ def test_kpis_equal_the_engine_counts(app: Callable[..., Any], eng: mc.MemoryEng
     shown = _metrics(at)
     assert shown == _expected(eng, PID)
     assert shown["Pending reviews"] == 4  # the demo's allergy re-test and lisinopril cough
-    assert shown["Memories"] == shown["Active"] + shown["Superseded"] + shown["Archived"]
+    assert shown["Memories"] == shown["Active"] + shown["Replaced"] + shown["Archived"]
     # the cleanup KPI is a dry run: nothing was archived or audited by rendering
     assert eng.audit_log(action="cleanup_archive") == []
 

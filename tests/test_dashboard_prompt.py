@@ -4,6 +4,7 @@ lower-priority memory, and with no endpoint "Send to model" explains how to conf
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from typing import Any
@@ -13,6 +14,7 @@ import pytest
 
 import memory_core as mc
 from memory_core import context as ctx
+from memory_core.labels import age_label
 
 PAGE = "pages/prompt_preview.py"
 PID = "NW-1001"
@@ -39,15 +41,29 @@ def no_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def ranking(at: Any) -> pd.DataFrame:
-    """The ranking table (key "ranking_table"; found by its columns)."""
+    """The numbers behind each line (key "ranking_table"; found by its columns)."""
     for df in at.dataframe:
-        if {"rule", "included", "score"} <= set(df.value.columns):
+        if {"line", "memory", "score"} <= set(df.value.columns):
             return df.value
     raise AssertionError("ranking table not shown")
 
 
+def why(at: Any) -> list[str]:
+    """The readable lists of every candidate ("- **Line 1** · Allergy · “…”"), item by item:
+    the section's lines, the closest left out, the others (in an expander)."""
+    first = next(k for k, m in enumerate(at.markdown) if m.value.startswith("- **Line 1**"))
+    bodies = [m.value for m in at.markdown[first : first + 3] if m.value.startswith("- **")]
+    return [item for body in bodies for item in body.removeprefix("- ").split("\n- ")]
+
+
 def shown_tokens(at: Any) -> int:
-    return int(next(m.value for m in at.metric if m.label == "Section tokens"))
+    """The "Section tokens" metric reads "173 of 400"."""
+    return int(next(m.value for m in at.metric if m.label == "Section tokens").split()[0])
+
+
+def unescaped(markdown: str) -> str:
+    """Markdown with the page's backslash escapes removed (memory text is escaped there)."""
+    return re.sub(r"\\(.)", r"\1", markdown)
 
 
 def store_state(eng: mc.MemoryEngine) -> tuple[object, ...]:
@@ -70,8 +86,12 @@ def test_section_is_the_engines(app: Callable[..., Any], eng: mc.MemoryEngine) -
     # the whole system prompt wraps exactly that section
     assert at.code[1].value == ctx.build_system_prompt(res.text, DEFAULT_QUERY, eng.role)
     table = ranking(at)
-    assert len(table) == len(res.items)
-    assert table["included"].sum() == len(res.included)
+    assert len(table) == len(res.items) == len(why(at))
+    assert (table["line"] != "—").sum() == len(res.included)
+    # where each memory's age counts from, in memory_core's words (issue 23)
+    ages = {i.scored.memory.content: age_label(i.scored.memory, eng.clock()) for i in res.items}
+    assert list(table["age"]) == [ages[c] for c in table["memory"]]
+    assert all(a.startswith("age from ") for a in table["age"])
 
     query = "Does the patient have any drug allergies I should know about?"
     at.text_area(key="session_context").input(query).run()
@@ -94,25 +114,39 @@ def test_preview_records_no_access(app: Callable[..., Any], eng: mc.MemoryEngine
 
 
 def test_shrinking_the_budget_never_drops_an_allergy_for_filler(
-    app: Callable[..., Any],
+    app: Callable[..., Any], eng: mc.MemoryEngine
 ) -> None:
+    """The section shrinks with the budget; a safety line left out is named plainly above the
+    section (every one of them), and no filler takes an allergy's place."""
     at = app(PAGE)
     at.number_input(key="max_memories").set_value(10).run()
     shown: list[int] = []
-    for budget in (400, 175, 150, 125, 100, 75, 50):
+    for budget in (400, 175, 150, 125, 100, 80, 75, 50):
         at.slider(key="token_budget").set_value(budget).run()
         assert not at.exception
         tokens = shown_tokens(at)
         assert tokens <= budget
         shown.append(tokens)
+        res = eng.build_context(
+            PID, DEFAULT_QUERY, max_tokens=budget, max_memories=10, record_access=False
+        )
         table = ranking(at)
-        filler = table[table["included"] & ~table["safety"]]
-        allergies = table[table["type"] == "allergy"]
-        if len(filler):
-            assert allergies["included"].all(), (budget, allergies[["content", "rule"]])
+        included = set(table.loc[table["line"] != "—", "memory"])
+        assert included == {i.scored.memory.content for i in res.included}
+        filler = [i for i in res.included if not i.scored.safety]
+        allergies = [i for i in res.items if i.scored.memory.memory_type == "allergy"]
+        if filler:
+            assert all(i.included for i in allergies), budget
         section = at.code[0].value if tokens else ""
         numbered = [ln for ln in section.splitlines() if ln[:1].isdigit()]
-        assert len(numbered) == int(table["included"].sum())
+        assert len(numbered) == len(included)
+        # every safety line that did not fit is named above the section, each on its own
+        left_out = [t.value for t in at.text if t.value.startswith("not injected: ")]
+        assert left_out == [f"not injected: {i.line}" for i in res.safety_omitted]
+        if res.safety_omitted:
+            (err,) = [e.value for e in at.error if "would NOT reach the agent" in e.value]
+            k = len(res.safety_omitted)
+            assert err.startswith(f"{k} safety-critical memor")
     assert shown == sorted(shown, reverse=True)
     assert shown[-1] < shown[0]
 
@@ -136,81 +170,100 @@ def frame(at: Any, *columns: str) -> pd.DataFrame:
     raise AssertionError(f"no table with columns {columns}")
 
 
-def test_explanation_rows_in_section_order_with_the_numbers(
+def test_explanation_is_a_readable_list_in_section_order_with_the_numbers(
     app: Callable[..., Any], eng: mc.MemoryEngine
 ) -> None:
+    """Issue 26: the two explanation tables were ~1,400 px wide in a 562 px column. Now the
+    section comes first, then every candidate as a list in words (its line, type, statement and
+    rule), with the numbers one expander away under plain column names."""
     at = app(PAGE)
     assert not at.exception
-    table = ranking(at)
-    for col in ("cosine", "BM25", "relevance", "current importance", "score", "reason"):
-        assert col in table.columns
+    heads = [h.value for h in at.subheader]
+    assert heads.index("Injected section") < heads.index("Why each memory is in or out")
     res = eng.build_context(PID, DEFAULT_QUERY, max_tokens=400, max_memories=5, record_access=False)
     n = len(res.included)
+    items = why(at)
+    assert len(items) == len(res.items)
+    lines = sorted(res.included, key=lambda i: i.position or 0)
+    for k, (text, item) in enumerate(zip(items, lines, strict=False), start=1):
+        assert text.startswith(f"**Line {k}**")
+        assert f"“{item.scored.memory.content}”" in unescaped(text)
+    assert all(t.startswith("**Not in the section**") for t in items[n:])
+    words = unescaped(" ".join(items))
+    assert "every active allergy is included" in words
+    assert "other memories scored higher (limit 5)" in words
+    table = ranking(at)
     assert list(table["line"][:n]) == [str(k) for k in range(1, n + 1)]
     assert set(table["line"][n:]) <= {"—"}
-    by_id = {i.scored.memory.content: i for i in res.items}
+    assert not {"cosine", "BM25"} & set(table.columns)  # plain names; the terms in tooltips
+    by_content = {i.scored.memory.content: i for i in res.items}
     for _, row in table.iterrows():
-        item = by_id[row["content"]]
-        assert row["cosine"] == pytest.approx(item.scored.similarity)
+        item = by_content[row["memory"]]
+        assert row["meaning"] == pytest.approx(item.scored.similarity)
+        assert row["keywords"] == pytest.approx(item.scored.bm25)
         assert row["score"] == pytest.approx(item.scored.score)
-        assert row["current importance"] == pytest.approx(item.scored.current_importance)
-    reasons = " ".join(table["rule"])
-    assert "max_memories" not in reasons and "excluded:" not in reasons
-    assert "every active allergy is included" in reasons
-    assert "other memories scored higher (limit 5)" in reasons
+        assert row["importance now"] == pytest.approx(item.scored.current_importance)
     # the default question warns about nothing (no care plan counts as safety-critical)
-    assert not [w for w in at.warning if "safety-critical" in w.value]
+    assert not [e for e in at.error if "safety-critical" in e.value]
+
+
+def test_memory_text_in_the_list_is_plain_text(
+    app: Callable[..., Any], eng: mc.MemoryEngine
+) -> None:
+    """The list is markdown: a memory's markup is escaped, shown as typed, never rendered."""
+    hostile = "Patient said **stop** [click](javascript:alert(1)) <b>now</b> :material/home:"
+    eng.add_memory(PID, hostile, "observation")
+    at = app(PAGE)
+    at.text_area(key="session_context").input("What did the patient say about stopping?").run()
+    body = " ".join(why(at))
+    assert hostile not in body and "](javascript" not in body
+    assert unescaped(body).count(hostile) == 1
 
 
 def test_annotations_are_shown_with_their_reason(app: Callable[..., Any]) -> None:
     at = app(PAGE)
-    notes = frame(at, "annotation", "why")
-    pending = notes[notes["annotation"].str.startswith("(pending review:")]
+    notes = unescaped(next(m.value for m in at.markdown if "not decided" in m.value))
+    pending = [line for line in notes.split("\n- ") if "(pending review:" in line]
     assert len(pending) >= 1
-    assert "anaphylactic" in pending["memory"].iloc[0]
-    assert "not decided" in pending["why"].iloc[0]
-    assert pending["annotation"].iloc[0] in at.code[0].value  # on the line the agent gets
-    assert notes["annotation"].str.startswith("(was ").any()  # a lab history
+    assert "anaphylactic" in pending[0] and "not decided" in pending[0]
+    note = pending[0][pending[0].index("(pending review:") :].split(")")[0] + ")"
+    assert note in at.code[0].value  # on the line the agent gets
+    at.text_area(key="session_context").input("How has the patient's HbA1c changed?").run()
+    notes = unescaped(next(m.value for m in at.markdown if "earlier values" in m.value))
+    assert "(was " in notes  # a lab history, on a line of the section
+    assert all(line.startswith(("- **Line ", "  :gray")) for line in notes.splitlines())
 
 
-def test_possibly_stale_flags_keep_and_confirm(
+def test_flags_are_listed_with_a_link_to_where_they_are_decided(
     app: Callable[..., Any], eng: mc.MemoryEngine
 ) -> None:
+    ids = flagged_memories(eng)
+    at = app(PAGE)
+    assert not at.exception
+    assert "Possibly out of date" in [h.value for h in at.subheader]
+    texts = [t.value for t in at.text]
+    for mid in ids:
+        assert any(t.endswith(eng.get(mid).content) for t in texts)
+    # the decisions are on Contradictions (the worklist's link for a flag opens them too)
+    assert not [b for b in at.button if (b.key or "").startswith(("keep_flagged", "confirm_fl"))]
+    (link,) = [p for p in at.get("page_link") if "Possibly out of date" in p.proto.label]
+    assert link.proto.page.endswith("contradictions") and "review=flags" in link.proto.query_string
+
+
+def flagged_memories(eng: mc.MemoryEngine) -> list[str]:
+    """Two memories naming metformin, written before the metformin switch: both flagged (a care
+    plan and an observation: history such as a reaction to the drug is never flagged)."""
     sup = next(s for s in eng.supersessions(PID) if "metformin 500mg" in eng.get(s.old_id).content)
     assert sup.effective_at is not None
     before = sup.effective_at - timedelta(days=20)
     ids = [
         eng.add_memory(PID, text, mtype, created_at=before).memory.id
         for text, mtype in (
-            ("Patient had bloating on metformin in the first weeks", "adverse_reaction"),
+            # an observation, not a reaction: a reaction to the drug stays true after the
+            # change and is never flagged (domain.md, Flags; issue 26)
+            ("Patient keeps the metformin box in the kitchen cupboard", "observation"),
             ("Patient takes metformin with the evening meal", "care_plan"),
         )
     ]
     assert {f.memory_id for f in eng.stale_flags(PID)} == set(ids)
-    at = app(PAGE)
-    assert not at.exception
-    flags = frame(at, "flag", "why", "change id")
-    assert set(flags["memory id"]) == set(ids)
-    day = sup.effective_at.date().isoformat()
-    assert set(flags["flag"]) == {f"(may be outdated: metformin changed on {day})"}
-    assert flags["why"].str.contains("names metformin").all()
-    assert flags["why"].str.contains("Patient tolerates metformin 500mg well").all()
-
-    at.selectbox(key="stale_flag_choice").set_value(
-        at.selectbox(key="stale_flag_choice").options[0]
-    )
-    chosen = at.selectbox(key="stale_flag_choice").value
-    at.button(key="keep_flagged").click().run()
-    assert not at.exception
-    left = {f.memory_id for f in eng.stale_flags(PID)}
-    assert len(left) == 1 and left < set(ids)
-    (kept,) = eng.audit_log(action="keep_flagged")
-    assert kept.entity_id not in left and kept.actor
-    assert chosen.startswith(eng.get(kept.entity_id).content[:40])
-
-    at.button(key="confirm_flagged").click().run()
-    assert not at.exception
-    assert eng.stale_flags(PID) == []
-    (gone,) = left
-    assert eng.get(gone).status is mc.Status.ARCHIVED
-    assert len(eng.audit_log(action="confirm_flagged")) == 1
+    return ids

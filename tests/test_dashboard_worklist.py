@@ -75,12 +75,14 @@ def test_reviews_across_patients_safety_first_then_oldest_waiting(
     review_engine: mc.MemoryEngine, clock: Clock
 ) -> None:
     e = review_engine
-    # detection happens when the newer one is added: set the clock so detected_at differs
+    # a review waits from its newer memory's created_at in the record (issue 23: one clock),
+    # whenever it was detected: the newer ones are written 14, 13, 12 and 11 days ago and
+    # detected later, each on its own day
     order = [("P-3", MET, 1), ("P-1", PEN, 2), ("P-2", MET, 3), ("P-4", PEN, 4)]
     for n, (pid, (old, new), k) in enumerate(order):
         clock.now = NOW - timedelta(days=10 - n)
         mtype = "allergy" if old.startswith("Allergy") else "medication"
-        _pair(e, pid, k, mtype, old, new, 40, 11)
+        _pair(e, pid, k, mtype, old, new, 40, 14 - n)
     clock.now = NOW
     pending = e.supersessions(state="pending")
     assert len(pending) == 4
@@ -92,7 +94,8 @@ def test_reviews_across_patients_safety_first_then_oldest_waiting(
     first = reviews[0]
     assert first.title.startswith("Allergy:") and "hives" in first.title
     assert first.link == "?patient=P-1"
-    assert first.since == next(s.detected_at for s in pending if s.patient_id == "P-1")
+    assert first.since == NOW - timedelta(days=13)  # the newer memory's created_at
+    assert first.since < next(s.detected_at for s in pending if s.patient_id == "P-1")
     assert items.totals["review"] == 4 and items.patients == 4
     # the limit keeps the most urgent; the totals still count everything
     two = e.worklist(limit=2)
@@ -282,7 +285,12 @@ def test_worklist_is_the_first_page_and_matches_the_engine(
     options = at.sidebar.selectbox(key="patient_select").options
     first = next(p for p in pids)
     n = sum(s.patient_id == first for s in pending)
-    assert any(o.startswith(first) and o.endswith(f"· {n} to review") for o in options)
+    # the id and the badge first: a narrow closed picker cuts the description, not the count
+    assert any(o.startswith(f"{first} · {n} to review") for o in options)
+    assert len(options) == len(set(options))  # issue 26: NW-1001 was listed twice after a rerun
+    at.run()
+    options = at.sidebar.selectbox(key="patient_select").options
+    assert len(options) == len(set(options))
 
 
 def test_selecting_a_row_opens_the_patients_review(app: Callable[..., Any]) -> None:
@@ -421,3 +429,30 @@ def test_the_reviewer_name_survives_opening_a_patient_from_the_worklist(
     assert any("Contradictions" in t.value for t in at.title)
     assert at.sidebar.text_input(key="reviewer").value == "Dr. Rivera"
     assert not at.sidebar.error
+
+
+def test_a_flags_link_opens_the_place_where_it_is_decided(
+    app: Callable[..., Any], demo_store: str
+) -> None:
+    """Issue 26: the worklist's link for a possibly-out-of-date memory opened the Memories page,
+    which has no flag controls. Now it opens Contradictions on its flags tab."""
+    from tests.test_dashboard_prompt import flagged_memories
+
+    eng = mc.open_engine(demo_store)
+    ids = flagged_memories(eng)
+    eng.store.close()
+    at = app()
+    df = at.dataframe[0].value
+    flags = df[df["kind"] == "Possibly out of date"]
+    assert len(flags) == len(ids)
+    assert set(flags["patient"]) == {"/contradictions?patient=NW-1001&review=flags"}
+    row = int(df.index[df["kind"] == "Possibly out of date"][0])
+    at.session_state["worklist_table"] = {"selection": {"rows": [row], "columns": [], "cells": []}}
+    at.run()
+    button = at.button(key="worklist_open")
+    assert button.label == "Open NW-1001 on Contradictions (possibly out of date)"
+    button.click().run()
+    assert not at.exception
+    assert any("Contradictions" in t.value for t in at.title)
+    assert at.query_params["review"] in ("flags", ["flags"])
+    assert sorted(b.key for b in at.button if (b.key or "").startswith("keep_flagged_"))

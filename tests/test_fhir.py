@@ -317,21 +317,32 @@ def test_observation_loinc_analytes(engine: mc.MemoryEngine, loinc: str, label: 
     assert item.created_at == datetime(2026, 3, 5, 8, 0, tzinfo=UTC)  # effectiveDateTime, in UTC
 
 
-def test_observation_skips_and_percent(engine: mc.MemoryEngine) -> None:
+def test_every_coded_observation_with_a_value_and_the_skips(engine: mc.MemoryEngine) -> None:
+    no_value = observation("nv", "8302-2", 1, "cm", "2026-05-20")
+    del no_value["valueQuantity"]
+    no_code = {**observation("nc", "1-1", 1, "u", "2026-05-20"), "code": {"text": "a reading"}}
     report = run(
         engine,
         observation("hba1c", "4548-4", 7.6, "%", "2026-05-20"),
         observation("hr", "8867-4", 72, "/min", "2026-05-20"),
         observation("eie", "4548-4", 9.9, "%", "2026-05-20", status="entered-in-error"),
         {**observation("snomed", "4548-4", 1, "%", "2026-05-20"), "code": concept("HbA1c")},
+        no_value,
+        no_code,
     )
     assert created(report) == {
-        "fhir:Observation/hba1c": "lab_result: Patient's HbA1c was 7.6% on 2026-05-20"
+        "fhir:Observation/hba1c": "lab_result: Patient's HbA1c was 7.6% on 2026-05-20",
+        # a vital sign the old hand list did not know
+        "fhir:Observation/hr": "vital_sign: Patient's heart rate was 72/min on 2026-05-20",
+        # coded in another system, named by a spelling the lexicon knows
+        "fhir:Observation/snomed": "lab_result: Patient's HbA1c was 1% on 2026-05-20",
     }
     s = skipped(report)
-    assert s["fhir:Observation/hr"] == "LOINC 8867-4 is not an analyte the product knows"
     assert s["fhir:Observation/eie"] == "status is entered-in-error"
-    assert s["fhir:Observation/snomed"] == "no LOINC code"
+    assert s["fhir:Observation/nv"] == "no value"
+    assert s["fhir:Observation/nc"] == "no code"
+    counts = {(t, r, c): n for t, r, c, n in report.skipped_counts()}
+    assert counts[("Observation", "no value", "loinc:8302-2")] == 1  # counted by kind and code
 
 
 # --- dates, provenance, idempotence ------------------------------------------------------------
@@ -357,13 +368,77 @@ def test_partial_dates_in_sentences_and_created_at(engine: mc.MemoryEngine) -> N
     assert mem.source == "fhir:AllergyIntolerance/a1"
 
 
-def test_future_dated_and_other_patients_resources_are_skipped(engine: mc.MemoryEngine) -> None:
-    other = {**allergy("a2", "latex"), "patient": {"reference": "Patient/someone-else"}}
-    report = run(engine, observation("o1", "4548-4", 7, "%", "2099-01-01"), other)
-    s = skipped(report)
-    assert "in the future" in s["fhir:Observation/o1"]
-    assert "Patient/someone-else" in s["fhir:AllergyIntolerance/a2"]
+def test_future_dated_resources_are_skipped(engine: mc.MemoryEngine) -> None:
+    report = run(engine, observation("o1", "4548-4", 7, "%", "2099-01-01"))
+    assert "in the future" in skipped(report)["fhir:Observation/o1"]
     assert engine.list_memories(PID) == []
+
+
+# --- one patient per import --------------------------------------------------------------------
+def two_patients() -> dict[str, Any]:
+    """The issue's bundle: NW-1001's record with a second person's peanut allergy and HIV."""
+    other = {"reference": "Patient/p2"}
+    b = bundle(allergy("a1", "penicillin"))
+    b["entry"] += [
+        {"resource": {"resourceType": "Patient", "id": "p2"}},
+        {"resource": {**allergy("a2", "peanut"), "patient": other}},
+        {
+            "resource": {
+                "resourceType": "Condition",
+                "id": "c2",
+                "code": concept("HIV infection"),
+                "subject": other,
+            }
+        },
+    ]
+    return b
+
+
+@pytest.mark.parametrize("apply", [False, True])
+def test_a_bundle_of_two_patients_is_refused_whole(engine: mc.MemoryEngine, apply: bool) -> None:
+    with pytest.raises(mc.PatientMismatchError) as err:
+        engine.import_fhir(two_patients(), patient_id="NW-9", by="i", dry_run=not apply)
+    assert err.value.resources == ("Patient/NW-1001", "Patient/p2")
+    assert "Patient/p2" in str(err.value) and "nothing was written" in str(err.value)
+    assert engine.list_memories("NW-9") == [] and engine.list_memories(PID) == []
+    assert engine.audit_log(limit=10) == []
+
+
+def test_naming_the_patient_to_take_skips_and_counts_the_others(engine: mc.MemoryEngine) -> None:
+    report = engine.import_fhir(
+        two_patients(), patient_id="NW-9", fhir_patient=PID, by="i", dry_run=False
+    )
+    assert [m.content for m in engine.list_memories("NW-9")] == [
+        "Patient has a documented penicillin allergy"
+    ]
+    assert report.other_patients == ["Patient/p2"]
+    s = skipped(report)
+    assert s["fhir:AllergyIntolerance/a2"] == s["fhir:Condition/c2"]
+    assert s["fhir:Condition/c2"] == "about another patient of the bundle"
+    # a patient_id that is one of the bundle's Patients names it too
+    again = engine.import_fhir(two_patients(), patient_id="p2", by="i")
+    assert [i.content for i in again.created] == [
+        "Patient has a documented peanut allergy",
+        "Patient has HIV infection",
+    ]
+    with pytest.raises(mc.ValidationError, match="fhir_patient"):
+        engine.import_fhir(two_patients(), fhir_patient="p3", by="i")
+
+
+def test_resources_about_another_subject_are_refused_naming_them(
+    engine: mc.MemoryEngine,
+) -> None:
+    other = {**allergy("a2", "latex"), "patient": {"reference": "Patient/someone-else"}}
+    with pytest.raises(mc.PatientMismatchError) as err:
+        run(engine, allergy("a1", "penicillin"), other)
+    assert err.value.resources == ("AllergyIntolerance/a2 (about Patient/someone-else)",)
+    assert engine.list_memories(PID) == []
+    # no Patient in the bundle: the resources must be about the patient named
+    lone = {"resourceType": "Bundle", "type": "collection", "entry": [{"resource": other}]}
+    with pytest.raises(mc.PatientMismatchError):
+        engine.import_fhir(lone, patient_id="NW-9", by="i")
+    report = engine.import_fhir(lone, patient_id="someone-else", by="i")
+    assert len(report.created) == 1
 
 
 def test_reimport_creates_nothing_and_a_changed_resource_supersedes(
@@ -401,8 +476,9 @@ def test_reimport_creates_nothing_and_a_changed_resource_supersedes(
     assert [(s.old_id, s.state.value) for s in sups] == [
         (s.old_id, s.state) for s in report.superseded
     ]
-    assert [s.state for s in preview.superseded] == [
-        "auto" if s.state == "auto" else "review" for s in report.superseded
+    # the preview is the same add_memories run, written nothing: the same records and states
+    assert [(s.old_id, s.state) for s in preview.superseded] == [
+        (s.old_id, s.state) for s in report.superseded
     ]
     assert [s.old_id for s in sups] == [old.id]  # the same analyte, a new value: an update
 
@@ -445,3 +521,29 @@ def test_cli_import_fhir_bad_input_exits_2(
     assert err.startswith("error: ") and "AllergyIntolerance/a1.clinicalStatus" in err
     assert main([*base, str(tmp_path / "missing.json")]) == 2
     assert capsys.readouterr().err.startswith("error: ")
+
+
+def test_the_demo_preview_and_import_report_the_same(demo_db: str, tmp_path: Path) -> None:
+    """On the seeded demo store the preview said "superseded 2" and the import did 8: the
+    preview compared each new memory with the stored ones only. Now it is the import's own
+    add_memories call with nothing written (issue 24)."""
+    import shutil
+
+    from tests.conftest import DEMO_NOW
+
+    copy = tmp_path / "store.db"
+    shutil.copyfile(demo_db, copy)
+    eng = mc.open_engine(f"sqlite:///{copy}", "minilm", clock=lambda: DEMO_NOW)
+    demo = json.loads(
+        files("memory_core").joinpath("data/demo/fhir_nw1001_bundle.json").read_text("utf-8")
+    )
+
+    def what(r: mc.FhirImportReport) -> tuple[Any, ...]:
+        sups = [(s.old_content, s.new_content, s.state) for s in r.superseded]
+        return len(r.created), len(r.unchanged), len(r.skipped), sups
+
+    preview = eng.import_fhir(demo, by="r")
+    done = eng.import_fhir(demo, by="r", dry_run=False)
+    assert what(preview) == what(done)
+    assert len(done.superseded) == 8
+    eng.store.close()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -63,16 +63,16 @@ def test_keep_and_confirm_on_both_stores(
     try:
         ids = _setup(e)
         _, sup = _change(e, timedelta(days=30))
-        assert {f.memory_id for f in e.stale_flags("NW-1")} == {ids["ar"], ids["plan"]}
+        assert {f.memory_id for f in e.stale_flags("NW-1")} == {ids["obs"], ids["plan"]}
         e.keep_flagged(ids["plan"], sup.id, "dr-a")
-        e.confirm_flagged(ids["ar"], sup.id, "dr-a")
+        e.confirm_flagged(ids["obs"], sup.id, "dr-a")
         assert e.stale_flags("NW-1") == []
         assert [a.entity_id for a in e.audit_log(action="keep_flagged")] == [ids["plan"]]
-        assert [a.entity_id for a in e.audit_log(action="confirm_flagged")] == [ids["ar"]]
+        assert [a.entity_id for a in e.audit_log(action="confirm_flagged")] == [ids["obs"]]
         # another engine on the same store reads the same decisions
         other = mc.open_engine(url, HashingEmbedder(), POLICY, adjudicator=SameDrug(), clock=clock)
         assert other.stale_flags("NW-1") == []
-        assert other.get(ids["ar"]).status is mc.Status.ARCHIVED
+        assert other.get(ids["obs"]).status is mc.Status.ARCHIVED
         other.store.close()
     finally:
         e.store.close()
@@ -84,8 +84,11 @@ def _setup(eng: mc.MemoryEngine) -> dict[str, str]:
     for key, content, mtype, days in (
         ("med", "Patient tolerates metformin 500mg well", "medication", 0),
         ("ar", "Patient had loose stools on metformin in the first weeks", "adverse_reaction", 10),
+        ("obs", "Home glucose readings improved since metformin began", "observation", 15),
         ("plan", "Patient takes metformin with the evening meal", "care_plan", 20),
+        ("lab", "Patient's vitamin B12 was 180 ng/L while on metformin", "lab_result", 25),
         ("other", "Patient walks after dinner", "care_plan", 30),
+        ("allergy", "Patient reports hives with metformin tablets", "allergy", 35),
         ("lisinopril", "Patient takes lisinopril 10mg daily", "medication", 40),
     ):
         ids[key] = eng.add_memory(
@@ -111,20 +114,38 @@ def test_superseded_medication_flags_the_memories_naming_the_drug(eng: mc.Memory
     new_id, sup = _change(eng, timedelta(days=30))
     assert sup.old_id == ids["med"]
     got = eng.stale_flags("NW-1")
-    assert {f.memory_id for f in got} == {ids["ar"], ids["plan"]}
+    assert {f.memory_id for f in got} == {ids["obs"], ids["plan"]}
     for f in got:
         assert isinstance(f, mc.StaleFlag)
         assert (f.change_id, f.changed_id, f.new_id) == (sup.id, ids["med"], new_id)
         assert f.subject == "metformin" and f.kind == "medication"
         assert f.since == NOW - timedelta(days=30)
     # a flag is not a supersession: the memories stay active and injected, annotated
-    res = eng.build_context("NW-1", "metformin side effects", record_access=False)
+    res = eng.build_context("NW-1", "metformin glucose readings", record_access=False)
     day = (NOW - timedelta(days=30)).date().isoformat()
-    ar = next(i for i in res.items if i.scored.memory.id == ids["ar"])
-    assert ar.included
-    assert ar.annotations == (f"(may be outdated: metformin changed on {day})",)
-    assert ar.line.endswith(f"(may be outdated: metformin changed on {day})")
+    obs = next(i for i in res.items if i.scored.memory.id == ids["obs"])
+    assert obs.included
+    assert obs.annotations == (f"(may be outdated: metformin changed on {day})",)
+    assert obs.line.endswith(f"(may be outdated: metformin changed on {day})")
     assert f"(may be outdated: metformin changed on {day})" in res.text
+
+
+def test_history_that_stays_true_is_never_flagged(eng: mc.MemoryEngine) -> None:
+    """domain.md, "Flags and annotations": a reaction to the drug, an allergy and a past result
+    stay true after the medication changes (issue 26: switching a drug flagged the reactions
+    to it "may be outdated" and offered to archive them)."""
+    ids = _setup(eng)
+    _change(eng, timedelta(days=30))
+    flagged = {f.memory_id for f in eng.stale_flags("NW-1")}
+    assert flagged == {ids["obs"], ids["plan"]}
+    assert not flagged & {ids["ar"], ids["lab"], ids["allergy"]}
+    res = eng.build_context("NW-1", "metformin reaction allergy B12", record_access=False)
+    for key in ("ar", "lab", "allergy"):
+        item = next(i for i in res.items if i.scored.memory.id == ids[key])
+        assert item.included
+        assert not any("may be outdated" in a for a in item.annotations), key
+    with pytest.raises(mc.NotFoundError):  # nothing to keep or confirm for them
+        eng.confirm_flagged(ids["ar"], eng.stale_flags("NW-1")[0].change_id, "dr-a")
 
 
 def test_as_of_and_undo(eng: mc.MemoryEngine) -> None:
@@ -137,9 +158,31 @@ def test_as_of_and_undo(eng: mc.MemoryEngine) -> None:
     assert eng.stale_flags("NW-1") == []  # undoing the change clears the flags it raised
     # as of a moment while the change was in effect, they stood
     assert {f.memory_id for f in eng.stale_flags("NW-1", now=NOW - timedelta(days=1))} == {
-        ids["ar"],
+        ids["obs"],
         ids["plan"],
     }
+
+
+def test_keeping_a_flagged_memory_confirms_it_at_the_keep(
+    eng: mc.MemoryEngine, clock: Clock
+) -> None:
+    ids = _setup(eng)
+    _, sup = _change(eng, timedelta(days=30))
+    kept_at = clock.advance(hours=3)
+    eng.keep_flagged(ids["plan"], sup.id, "dr-a")
+    plan = eng.get(ids["plan"])
+    assert plan.confirmations == (mc.Confirmation(kept_at, mc.ConfirmationKind.FLAG_KEPT, sup.id),)
+    (entry,) = eng.audit_log(action="confirm_memory")
+    assert (entry.entity_id, entry.actor) == (ids["plan"], "dr-a")
+    assert entry.after is not None and entry.after["confirmation"]["ref"] == sup.id
+    # its age counts from the keep (care plan, importance 7), and not as of before it
+    view = eng.view("NW-1", now=kept_at)
+    i = [m.id for m in view.memories].index(ids["plan"])
+    assert view.current_importance[i] == pytest.approx(7.0)
+    earlier = eng.view("NW-1", now=kept_at - timedelta(days=1))
+    j = [m.id for m in earlier.memories].index(ids["plan"])
+    assert earlier.current_importance[j] < 7.0
+    assert eng.get(ids["obs"]).confirmations == ()  # only the memory kept
 
 
 def test_keep_clears_the_flag_audited(eng: mc.MemoryEngine, clock: Clock) -> None:
@@ -147,12 +190,12 @@ def test_keep_clears_the_flag_audited(eng: mc.MemoryEngine, clock: Clock) -> Non
     _, sup = _change(eng, timedelta(days=30))
     kept_at = clock.now
     eng.keep_flagged(ids["plan"], sup.id, "dr-a")
-    assert [f.memory_id for f in eng.stale_flags("NW-1")] == [ids["ar"]]
+    assert [f.memory_id for f in eng.stale_flags("NW-1")] == [ids["obs"]]
     clock.advance(days=1)
-    assert [f.memory_id for f in eng.stale_flags("NW-1")] == [ids["ar"]]
+    assert [f.memory_id for f in eng.stale_flags("NW-1")] == [ids["obs"]]
     # as of before the decision the flag stood
     earlier = {f.memory_id for f in eng.stale_flags("NW-1", now=kept_at - timedelta(hours=1))}
-    assert earlier == {ids["ar"], ids["plan"]}
+    assert earlier == {ids["obs"], ids["plan"]}
     (entry,) = eng.audit_log(action="keep_flagged")
     assert (entry.actor, entry.entity_id, entry.patient_id) == ("dr-a", ids["plan"], "NW-1")
     assert eng.get(ids["plan"]).status is mc.Status.ACTIVE
@@ -163,13 +206,13 @@ def test_keep_clears_the_flag_audited(eng: mc.MemoryEngine, clock: Clock) -> Non
 def test_confirm_archives_audited_and_restore_undoes(eng: mc.MemoryEngine) -> None:
     ids = _setup(eng)
     _, sup = _change(eng, timedelta(days=30))
-    m = eng.confirm_flagged(ids["ar"], sup.id, "dr-a")
+    m = eng.confirm_flagged(ids["obs"], sup.id, "dr-a")
     assert m.status is mc.Status.ARCHIVED
     assert [f.memory_id for f in eng.stale_flags("NW-1")] == [ids["plan"]]
     (entry,) = eng.audit_log(action="confirm_flagged")
     assert entry.after is not None and entry.after["flag"]["change_id"] == sup.id
-    eng.restore(ids["ar"], "dr-a")
-    assert eng.get(ids["ar"]).status is mc.Status.ACTIVE
+    eng.restore(ids["obs"], "dr-a")
+    assert eng.get(ids["obs"]).status is mc.Status.ACTIVE
 
 
 def test_annotation_switches(eng: mc.MemoryEngine) -> None:
@@ -179,9 +222,9 @@ def test_annotation_switches(eng: mc.MemoryEngine) -> None:
     off = mc.EnginePolicy.from_dict(
         {**off.to_dict(), "context": {"annotate_stale": False, "annotate_pending": True}}
     )
-    res = eng.build_context("NW-1", "metformin side effects", record_access=False, policy=off)
-    ar = next(i for i in res.items if i.scored.memory.id == ids["ar"])
-    assert ar.annotations == () and "may be outdated" not in res.text
+    res = eng.build_context("NW-1", "metformin glucose readings", record_access=False, policy=off)
+    obs = next(i for i in res.items if i.scored.memory.id == ids["obs"])
+    assert obs.annotations == () and "may be outdated" not in res.text
 
 
 def test_context_policy_is_validated_and_serialised() -> None:
@@ -229,6 +272,22 @@ def test_lab_history_newest_first_at_most_three(eng: mc.MemoryEngine) -> None:
     )
 
 
+def test_lab_history_within_one_month_names_the_days(eng: mc.MemoryEngine) -> None:
+    """Daily results (an inpatient stay) read as "on <day>": "in March 2020" three times says
+    nothing (issue 24)."""
+    t0 = datetime(2020, 3, 24, 8, tzinfo=UTC)
+    for day, value in enumerate((101, 105, 108, 99)):
+        eng.add_memory(
+            "NW-1",
+            f"Patient's fasting glucose was {value} mg/dL",
+            "lab_result",
+            created_at=t0 + timedelta(days=day),
+        )
+    res = eng.build_context("NW-1", "fasting glucose", record_access=False)
+    (line,) = [i for i in res.items if "glucose" in i.scored.memory.content]
+    assert line.annotations == ("(was 108 on 2020-03-26, 105 on 2020-03-25, 101 on 2020-03-24)",)
+
+
 def test_pending_supersession_is_annotated(eng: mc.MemoryEngine) -> None:
     old = eng.add_memory(
         "NW-1",
@@ -255,13 +314,52 @@ def test_flags_reach_the_worklist_and_leave_it_when_kept(eng: mc.MemoryEngine) -
     assert [i for i in eng.worklist() if i.kind == "stale_flag"] == []
     _, sup = _change(eng, timedelta(days=30))
     items = [i for i in eng.worklist() if i.kind == "stale_flag"]
-    assert {i.ref for i in items} == {ids["ar"], ids["plan"]}
+    assert {i.ref for i in items} == {ids["obs"], ids["plan"]}
     day = NOW - timedelta(days=30)
     for i in items:
         assert i.patient_id == "NW-1" and i.since == day
         assert f"metformin changed on {day.day} {day:%b %Y}" in i.title
     assert eng.worklist().totals["stale_flag"] == 2
     eng.keep_flagged(ids["plan"], sup.id, "dr-a")
-    assert [i.ref for i in eng.worklist() if i.kind == "stale_flag"] == [ids["ar"]]
+    assert [i.ref for i in eng.worklist() if i.kind == "stale_flag"] == [ids["obs"]]
     eng.undo_supersession(sup.id, "dr-a")  # the change undone: no flag is left
     assert [i for i in eng.worklist() if i.kind == "stale_flag"] == []
+
+
+def test_condition_names_are_the_lexicons_and_a_subtype_flags_only_its_own(clock: Clock) -> None:
+    """Condition names come from the lexicon (one vocabulary, issue 22): a resolved "type 1
+    diabetes" (a corrected diagnosis) flags the plan naming "T1DM", not the one naming plain
+    "diabetes" (still true of a patient with another type) nor a relative's type 2 diabetes;
+    names are matched by concept, not by words ("sleep apnoea" / "OSA")."""
+    assert flags.condition_mentions("Dx: T1DM since childhood") == {"type 1 diabetes", "diabetes"}
+    assert flags.condition_mentions("T1DM", broader=False) == {"type 1 diabetes"}
+    assert flags.condition_mentions("uses CPAP for OSA") == flags.condition_mentions(
+        "sleep apnoea, CPAP nightly"
+    )
+    assert flags.analyte_mentions("FBG 7.2 mmol/L this morning") == {"fasting glucose", "glucose"}
+    e = mc.open_engine("sqlite:///:memory:", HashingEmbedder(), POLICY, clock=clock)
+    try:
+        t0 = NOW - timedelta(days=100)
+        old = e.add_memory("NW-1", "Type 1 diabetes", "condition", created_at=t0).memory.id
+        plan = e.add_memory(
+            "NW-1", "Carb counting class for T1DM", "care_plan", created_at=t0 + timedelta(days=1)
+        ).memory.id
+        broad = e.add_memory(
+            "NW-1", "Diabetes education booked", "care_plan", created_at=t0 + timedelta(days=2)
+        ).memory.id
+        e.add_memory(
+            "NW-1", "Sister has type 2 diabetes", "observation", created_at=t0 + timedelta(days=3)
+        )
+        res = e.add_memory(
+            "NW-1",
+            "Type 1 diabetes resolved: diagnosis corrected after antibody tests",
+            "condition",
+            created_at=t0 + timedelta(days=10),
+        )
+        assert [s.old_id for s in res.supersessions] == [old]
+        if res.supersessions[0].state is mc.SupersessionState.PENDING:
+            e.confirm_supersession(res.supersessions[0].id, "dr-a")
+        assert {f.memory_id for f in e.stale_flags("NW-1")} == {plan}
+        assert broad not in {f.memory_id for f in e.stale_flags("NW-1")}
+    finally:
+        e.store.close()

@@ -261,10 +261,12 @@ def test_a_purged_id_is_never_reused(tmp_path: Path) -> None:
     assert err3.value.field == "id"
     # the old supersession stays the old memory's, and nothing else carries its id
     assert engine.store.get_supersession(sup.id).old_id == old.id
+    # (the newer memory restates it: confirmed at the restatement, then superseded by it)
     assert [x.action for x in engine.audit_log(entity_id=old.id)] == [
         "purge",
         "archive",
         "supersede",
+        "confirm_memory",
         "add",
     ]
     active = engine.list_memories("P-1", include_inactive=False)

@@ -160,3 +160,68 @@ def test_no_endpoint_configured_is_a_configuration_error(monkeypatch: pytest.Mon
         monkeypatch.delenv(name, raising=False)
     with pytest.raises(mc.ConfigurationError):
         LLMExtractor("gpt-test")
+
+
+# --- the same checks as the rules, on the twenty transcripts (issue 24, item 5) ----------------
+def test_the_twenty_transcripts_through_the_llm_path(server: str) -> None:
+    """The stub answers each transcript as a good model would (the facts a reviewer expects:
+    here the offline extractor's, with their evidence quotes and dates) plus what a model gets
+    wrong -- a quote that is not in the transcript, another patient's fact, a statement that
+    names nothing known, a date the evidence does not say; the LLM path keeps the good ones,
+    rejects each bad one with its reason, and meets the transcripts' targets."""
+    from datetime import timedelta
+
+    from eval.dialogue import cases, judge, summary
+    from memory_core.embedding import HashingEmbedder
+
+    results = []
+    for case in cases():
+        now = case.session + timedelta(days=1)
+        eng = mc.open_engine("sqlite:///:memory:", HashingEmbedder(), clock=lambda n=now: n)
+        good = eng.extract_memories(case.patient, case.text, now=now)
+        items = [
+            {
+                "patient_id": case.patient,
+                "memory_type": p.memory_type,
+                "content": p.content,
+                "importance": None,
+                "evidence": p.evidence,
+                "date": None if p.created_at == now else f"{p.created_at:%Y-%m-%d}",
+                "confidence": p.confidence,
+            }
+            for p in good
+        ]
+        first = case.text.splitlines()[-1]
+        mine = case.patient
+        bad = [
+            item("Patient takes aspirin 75 mg daily", "aspirin 75 mg daily", patient_id=mine),
+            item("Patient has a peanut allergy", first, "allergy", patient_id="NW-9999"),
+            item("Patient takes the blue tablets", first, patient_id=mine),
+            {**item("Patient smokes", first, "social", patient_id=mine), "date": "1999-01-01"},
+        ]
+        answer(items + bad)
+        props = eng.extract_memories(case.patient, case.text, now=now, extractor=extractor(server))
+        eng.store.close()
+        assert [(p.memory_type, p.content, p.created_at) for p in props] == [
+            (p.memory_type, p.content, p.created_at) for p in good
+        ], case.file
+        reasons = [r.reason for r in props.rejected]
+        assert len(reasons) == 4, reasons
+        assert "not a quote from the transcript" in reasons[0]
+        assert "NW-9999" in reasons[1]
+        assert "names no drug" in reasons[2]
+        assert "no date the evidence says" in reasons[3]
+        own = [
+            (p.memory_type, p.content, None if p.created_at == now else p.created_at) for p in props
+        ]
+        results.append(judge(case, own))
+    s = summary(results)
+    assert s["share"] >= 0.9 and s["other_person"] == 0 and s["wrong_date"] == 0
+
+
+def test_a_quote_about_another_patient_is_refused(server: str, engine: mc.MemoryEngine) -> None:
+    t = "Clinician: NW-1002 is allergic to peanuts, that's not you.\nPatient: Right."
+    answer([item("Patient has a peanut allergy", "NW-1002 is allergic to peanuts", "allergy")])
+    props = engine.extract_memories(PID, t, extractor=extractor(server))
+    assert list(props) == []
+    assert "about another patient (NW-1002)" in props.rejected[0].reason

@@ -3,7 +3,7 @@ fact kind, and proposals -> review -> one audited add_memories call."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from importlib.resources import files
 from pathlib import Path
 
@@ -133,7 +133,7 @@ def test_dose_cut_named_after_the_drug_and_blood_pressure() -> None:
     assert contents(t, datetime(2026, 11, 1, 12, tzinfo=UTC)) == [
         ("adverse_reaction", "Patient reports fatigue on metoprolol"),
         ("medication", "Patient's metoprolol dose decreased to 25mg"),
-        ("observation", "Patient's blood pressure was 138/82 mmHg on 2026-11-01"),
+        ("vital_sign", "Patient's blood pressure was 138/82 mmHg on 2026-11-01"),
     ]
 
 
@@ -147,7 +147,11 @@ def test_medication_changes() -> None:
         "Clinician: Your lisinopril stays at 20 mg daily."
     )
     got = contents(t)
-    assert ("medication", "Patient stopped metformin ER because of persistent diarrhoea") in got
+    # "two weeks ago" said on 2026-06-01: the stop is dated, and its reason kept
+    assert (
+        "medication",
+        "Patient stopped metformin ER around 2026-05-18 because of persistent diarrhoea",
+    ) in got
     assert ("medication", "Patient started empagliflozin 10mg once daily") in got
     assert ("medication", "Patient switched from lisinopril to losartan 50mg daily") in got
     assert ("medication", "Patient's metformin dose increased to 1000mg twice daily") in got
@@ -227,7 +231,12 @@ def demo_transcript(name: str) -> str:
 
 
 def test_extract_writes_nothing_and_accept_writes_once_audited(engine: mc.MemoryEngine) -> None:
-    engine.add_memory(PID, "Patient is on metformin ER 500mg once daily", "medication")
+    engine.add_memory(
+        PID,
+        "Patient is on metformin ER 500mg once daily",
+        "medication",
+        created_at=NOW - timedelta(days=60),  # before the stop the transcript dates
+    )
     before = (len(engine.list_memories(PID)), len(engine.audit_log(limit=1000)))
     text = demo_transcript("transcript_nw1001_followup.txt")
     props = engine.extract_memories(PID, text, name="nw1001.txt")
@@ -240,10 +249,13 @@ def test_extract_writes_nothing_and_accept_writes_once_audited(engine: mc.Memory
     assert stop.source == f"transcript:nw1001.txt@{stop.start}-{stop.end}"
     assert stop.importance == 7.0  # the type's default
     # the supersessions shown are exactly preview_supersessions' decision
-    preview = engine.preview_supersessions(PID, stop.content, stop.memory_type)
+    preview = engine.preview_supersessions(
+        PID, stop.content, stop.memory_type, created_at=stop.created_at
+    )
     assert [(s.memory_id, s.mode) for s in stop.supersedes] == [
         (h.memory.id, h.mode) for h in preview
     ]
+    assert len(stop.supersedes) == 1
 
     results = engine.accept_proposals(PID, [stop, props[0]], by="dr-reviewer")
     assert [r.memory.content for r in results] == [stop.content, props[0].content]

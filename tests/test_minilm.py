@@ -215,6 +215,9 @@ def test_reject_keeps_both(
     (sup,) = new.supersessions
     assert e.reject_supersession(sup.id, "dr-a").state is mc.SupersessionState.REJECTED
     assert e.get(old.id).status is mc.Status.ACTIVE
+    # undoing "keep both" reopens the review (issue 26); a pending review has nothing to undo
+    assert e.undo_supersession(sup.id, "dr-a").state is mc.SupersessionState.PENDING
+    assert e.get(old.id).status is mc.Status.ACTIVE
     with pytest.raises(mc.StateError):
         e.undo_supersession(sup.id, "dr-a")
 

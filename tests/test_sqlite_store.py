@@ -18,23 +18,28 @@ def test_migrations_upgrade_an_old_file_in_place(tmp_path: Path) -> None:
     db.execute("INSERT INTO patients (patient_id, version) VALUES ('NW-1', 7)")
     db.close()
     store = sq.SQLiteStore(str(path))
-    assert store._read("PRAGMA user_version")[0][0] == sq.SCHEMA_VERSION == 6
+    assert store._read("PRAGMA user_version")[0][0] == sq.SCHEMA_VERSION == 8
     assert store.versions("NW-1") == (7, 0)  # the new column, old data kept
     tables = {r[0] for r in store._read("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert "memories_fts" not in tables and "memories" in tables  # 3: keyword index in memory
+    indexes = {r[0] for r in store._read("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert "audit_patient_action" in indexes  # 5: one patient's keep decisions by index
+    columns = {r[1] for r in store._read("PRAGMA table_info(memories)")}
+    assert "facts" in columns  # 6: each memory's clinical facts
+    assert "confirmations" in columns  # 7: each memory's confirmations
     store.close()
 
 
 def test_memories_stored_before_facts_are_read_from_their_text(tmp_path: Path) -> None:
-    """Schema 5 added each memory's clinical facts and each supersession's rule and evidence:
-    a file of schema 4 upgrades in place, its memories' facts read from their text and its
+    """Schema 6 added each memory's clinical facts and each supersession's rule and evidence:
+    a file of schema 5 upgrades in place, its memories' facts read from their text and its
     supersessions with no rule recorded."""
     import numpy as np
 
     path = tmp_path / "old.db"
     db = sqlite3.connect(path)
-    script = "".join(m() for m in sq.MIGRATIONS[:4])
-    db.executescript(f"BEGIN;{script}PRAGMA user_version = 4;COMMIT;")
+    script = "".join(m() for m in sq.MIGRATIONS[:5])
+    db.executescript(f"BEGIN;{script}PRAGMA user_version = 5;COMMIT;")
     blob = np.ones(4, dtype=np.float32).tobytes()
     db.execute(
         "INSERT INTO memories (id, patient_id, memory_type, content, importance, created_us, "
@@ -56,6 +61,46 @@ def test_memories_stored_before_facts_are_read_from_their_text(tmp_path: Path) -
     assert m.facts is not None and "drug:metformin" in m.facts.keys
     (sup,) = store.list_supersessions("NW-1")
     assert (sup.rule, sup.evidence) == ("", "")
+    store.close()
+
+
+def test_memories_stored_before_confirmations_read_as_never_confirmed(tmp_path: Path) -> None:
+    """Schema 7 added each memory's confirmations: a file of schema 6 upgrades in place, its
+    memories never confirmed (their age counts from creation, as before), and a confirmation
+    written after the upgrade is kept."""
+    from datetime import UTC, datetime
+
+    import numpy as np
+
+    import memory_core as mc
+
+    path = tmp_path / "old.db"
+    db = sqlite3.connect(path)
+    script = "".join(m() for m in sq.MIGRATIONS[:6])
+    db.executescript(f"BEGIN;{script}PRAGMA user_version = 6;COMMIT;")
+    blob = np.ones(4, dtype=np.float32).tobytes()
+    db.execute(
+        "INSERT INTO memories (id, patient_id, memory_type, content, importance, created_us, "
+        "last_accessed_us, tier, status, embedding, embedding_model) VALUES "
+        "('m1', 'NW-1', 'condition', 'Essential hypertension', 7, 0, 0, 'long_term', 'active', "
+        "?, 'test')",
+        (blob,),
+    )
+    db.execute("INSERT INTO patients (patient_id, version) VALUES ('NW-1', 1)")
+    db.commit()
+    db.close()
+    store = sq.SQLiteStore(str(path))
+    (m,) = store.list_memories("NW-1")
+    assert m.confirmations == () and m.confirmed_at is None
+    at = datetime(1971, 1, 1, tzinfo=UTC)
+    grown = m.with_confirmation(mc.Confirmation(at, mc.ConfirmationKind.RECORD, "fhir:x"))
+    from memory_core.store.base import AuditQuery, ChangeSet
+
+    store.apply(ChangeSet(update_memories=[(grown, m.version)], actor="t"))
+    assert store.get_memory("m1").confirmed_at == at
+    (row,) = store.list_audit(AuditQuery(patient_id="NW-1"))  # written by the store
+    assert row.action == "confirm_memory" and row.actor == "t"
+    assert row.after is not None and row.after["confirmation"]["ref"] == "fhir:x"
     store.close()
 
 

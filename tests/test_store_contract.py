@@ -30,6 +30,8 @@ from memory_core.store.base import AuditQuery, ChangeSet, FlagKeep, MemoryStore
 from memory_core.store.sqlite import SQLiteStore
 from memory_core.values import (
     AuditEntry,
+    Confirmation,
+    ConfirmationKind,
     InjectionRecord,
     Memory,
     Status,
@@ -496,6 +498,41 @@ class TestStoreContract:
         actions = [x.action for x in engine.audit_log(entity_id=a1.id)]
         assert actions == ["supersede", "add"]
 
+    def test_undo_of_keep_both_reopens_the_review(self, backend: Backend) -> None:
+        """Issue 26: a rejected ("keep both") review can be undone from where it was taken:
+        the same record is pending again, in the queue and on the worklist, nothing demoted,
+        one audit row (who, when, rejected -> pending); a second undo has nothing to undo."""
+        clock = Clock()
+        engine = engine_on(backend.store(), clock)
+        a1 = engine.add_memory(
+            "P-1", "Patient has a penicillin allergy", "allergy", created_at=NOW - timedelta(days=2)
+        ).memory
+        (pend,) = engine.add_memory(
+            "P-1", "Patient has a penicillin allergy, rash", "allergy"
+        ).supersessions
+        kept = engine.reject_supersession(pend.id, "dr-a")
+        assert kept.state is SupersessionState.REJECTED
+        clock.advance(minutes=5)
+        again = engine.undo_supersession(pend.id, "dr-b")
+        assert (again.state, again.decided_by, again.decided_at) == (
+            SupersessionState.PENDING,
+            "dr-b",
+            clock.now,
+        )
+        assert (again.effective_at, again.ended_at, again.version) == (None, None, kept.version + 1)
+        assert engine.get(a1.id).status is Status.ACTIVE
+        assert [x.id for x in engine.supersessions("P-1", state="pending")] == [pend.id]
+        assert [w.ref for w in engine.worklist() if w.kind == "review"] == [pend.id]
+        (row,) = engine.audit_log(entity_id=pend.id, action="undo_supersession")
+        assert (row.actor, row.at) == ("dr-b", clock.now)
+        assert (row.before or {})["state"] == "rejected" and (row.after or {})["state"] == "pending"
+        # back in the queue: it can be decided again
+        done = engine.confirm_supersession(pend.id, "dr-c")
+        assert done.state is SupersessionState.CONFIRMED
+        assert engine.get(a1.id).status is Status.SUPERSEDED
+        with pytest.raises(mc.StateError):
+            engine.reject_supersession(pend.id, "dr-c")
+
     def test_archive_and_restore_through_the_engine(self, backend: Backend) -> None:
         clock = Clock()
         engine = engine_on(backend.store(), clock)
@@ -512,6 +549,30 @@ class TestStoreContract:
             engine.set_importance(m.id, 9, "dr-c", expected_version=2)
         actions = [(x.action, x.actor) for x in engine.audit_log(entity_id=m.id)]
         assert actions == [("restore", "dr-b"), ("archive", "dr-a"), ("add", "system")]
+
+    def test_confirmations_are_stored_with_the_memory(self, backend: Backend) -> None:
+        """A memory's confirmations (issue 23): inserted with it, added by an update, read back
+        in time order by another handle; an update of other fields keeps them."""
+        s = backend.store()
+        rec = Confirmation(NOW - timedelta(days=9), ConfirmationKind.RECORD, "fhir:Condition/c1")
+        m = replace(
+            memory("P-1", "Essential hypertension", created=NOW - timedelta(days=900)),
+            confirmations=(rec,),
+        )
+        plain = memory("P-1", "Patient walks every morning")
+        add(s, m, plain)
+        assert s.get_memory(m.id).confirmations == (rec,)
+        assert s.get_memory(plain.id).confirmations == ()
+        kept = Confirmation(NOW, ConfirmationKind.REVIEW_KEPT, "sup_1")
+        restated = Confirmation(NOW - timedelta(days=3), ConfirmationKind.RESTATED, "mem_2")
+        grown = m.with_confirmation(kept).with_confirmation(restated)
+        s.apply(audited(ChangeSet(update_memories=[(grown, 1)])))
+        other = backend.store()
+        got = other.get_memory(m.id)
+        assert got.confirmations == (rec, restated, kept) and got.confirmed_at == NOW
+        assert [x.confirmations for x in other.list_memories("P-1")] == [(rec, restated, kept), ()]
+        s.apply(audited(ChangeSet(update_memories=[(replace(got, pinned=True), 2)])))
+        assert s.get_memory(m.id).confirmations == (rec, restated, kept)
 
     def test_supersession_updates_need_the_expected_version(self, backend: Backend) -> None:
         s = backend.store()
@@ -718,6 +779,85 @@ class TestStoreContract:
                 )
             )
         assert err.value.field == "at"
+
+    def test_a_confirmation_is_audited_by_the_store(self, backend: Backend) -> None:
+        """Issue 23a's confirmations under issue 25's rule: the engine writes the memory with
+        one more confirmation; the store writes its ``confirm_memory`` row (actor and moment
+        of the change set, before and after, the confirmation itself) and refuses one dated
+        after the change, before the memory was created, or taken away."""
+        s = backend.store()
+        m = memory(
+            "P-1", "Essential hypertension", memory_type="condition", created=NOW - timedelta(30)
+        )
+        add(s, m)
+        seen = NOW - timedelta(days=3)
+        conf = mc.Confirmation(seen, mc.ConfirmationKind.RECORD, "fhir:Condition/c1")
+        s.apply(audited(ChangeSet(update_memories=[(m.with_confirmation(conf), 1)])))
+        stored = s.get_memory(m.id)
+        assert stored.confirmations == (conf,) and stored.version == 2
+        (row,) = s.list_audit(AuditQuery(action="confirm_memory"))
+        assert (row.actor, row.at, row.entity_id, row.patient_id) == ("dr-a", NOW, m.id, "P-1")
+        assert row.before == m.to_public_dict()
+        assert row.after is not None and row.after["confirmation"] == conf.to_public_dict()
+        assert row.after["confirmed_at"] == seen.isoformat()
+        # one update that confirms and archives: two rows, the confirmation first
+        kept = mc.Confirmation(NOW, mc.ConfirmationKind.FLAG_KEPT, "sup_x")
+        both = replace(stored.with_confirmation(kept), status=Status.ARCHIVED, archived_at=NOW)
+        s.apply(audited(ChangeSet(update_memories=[(both, 2)])))
+        rows = s.list_audit(AuditQuery(patient_id="P-1", limit=2))
+        assert sorted(r.action for r in rows) == ["archive", "confirm_memory"]
+        archived = s.get_memory(m.id)
+        refused = {
+            "confirmed_at": [
+                archived.with_confirmation(
+                    mc.Confirmation(
+                        NOW + timedelta(minutes=1), mc.ConfirmationKind.RECORD, "fhir:late"
+                    )
+                ),
+                archived.with_confirmation(
+                    mc.Confirmation(
+                        m.created_at - timedelta(days=1), mc.ConfirmationKind.RECORD, "fhir:early"
+                    )
+                ),
+            ],
+            "update_memories": [replace(archived, confirmations=(kept,))],  # one taken away
+        }
+        before = [(x.seq, x.action) for x in s.list_audit(AuditQuery(limit=1000))]
+        for field_name, changes in refused.items():
+            for changed in changes:
+                with pytest.raises(mc.ValidationError) as err:
+                    s.apply(audited(ChangeSet(update_memories=[(changed, 3)])))
+                assert err.value.field == field_name
+        assert s.get_memory(m.id) == archived
+        assert [(x.seq, x.action) for x in s.list_audit(AuditQuery(limit=1000))] == before
+
+    def test_a_rejection_reopened_is_audited_as_an_undo(self, backend: Backend) -> None:
+        s = backend.store()
+        old = memory("P-1", "Allergic to penicillin: anaphylaxis", memory_type="allergy")
+        new = memory("P-1", "Penicillin re-tested: mild rash only", memory_type="allergy")
+        add(s, old, new)
+        sup = Supersession(
+            id=f"sup_{uuid.uuid4().hex}",
+            patient_id="P-1",
+            old_id=old.id,
+            new_id=new.id,
+            similarity=0.8,
+            method="rules",
+            verdict="updates",
+            state=SupersessionState.PENDING,
+            detected_at=NOW,
+        )
+        s.apply(audited(ChangeSet(insert_supersessions=[sup])))
+        rejected = replace(
+            sup, state=SupersessionState.REJECTED, decided_by="dr-a", decided_at=NOW, version=1
+        )
+        s.apply(audited(ChangeSet(update_supersessions=[(rejected, 1)])))
+        reopened = replace(rejected, state=SupersessionState.PENDING, version=2)
+        s.apply(audited(ChangeSet(update_supersessions=[(reopened, 2)])))
+        (row,) = s.list_audit(AuditQuery(action="undo_supersession"))
+        assert row.before is not None and row.before["state"] == "rejected"
+        assert row.after is not None and row.after["state"] == "pending"
+        assert s.get_supersession(sup.id).state is SupersessionState.PENDING
 
     def test_a_flag_keep_is_a_change_the_store_checks(self, backend: Backend) -> None:
         s = backend.store()
@@ -1229,12 +1369,14 @@ def test_documents_carry_a_schema_version_and_older_ones_still_read(cosmos: Cosm
     new = engine.add_memory(
         "P-1", "Patient now prefers afternoon appointments", "preference"
     ).memory
+    old_facts_json = store._read(old.id, "P-1")["facts"]  # type: ignore[index]
     (sup,) = store.list_supersessions("P-1")
-    assert SCHEMA_VERSION == 2 and sup.rule
-    layout_2 = {"facts", "rule", "evidence"}  # the fields layout 2 added
+    assert SCHEMA_VERSION == 3 and sup.rule
+    engine.confirm_memories([{"memory_id": new.id}])  # a layout-3 field: confirmations
+    layout_2 = {"facts", "rule", "evidence", "confirmations"}  # the fields layouts 2, 3 added
     for doc_id in (old.id, new.id, sup.id):
         doc = store._read(doc_id, "P-1")
-        assert doc is not None and doc["schema"] == 2
+        assert doc is not None and doc["schema"] == 3
         # a document written before the field existed reads as layout 1
         legacy = {
             k: v
@@ -1246,13 +1388,24 @@ def test_documents_carry_a_schema_version_and_older_ones_still_read(cosmos: Cosm
     assert [m.id for m in reader.list_memories("P-1")] == [old.id, new.id]
     assert reader.get_memory(old.id).status is Status.SUPERSEDED
     assert reader.get_memory(old.id).facts == old.facts  # read again from the content
+    assert reader.get_memory(new.id).confirmations == ()  # written before confirmations
     assert reader.get_supersession(sup.id) == replace(sup, rule="", evidence="")
+    # a layout-2 document (facts, no confirmations) reads with none
+    doc = store._read(old.id, "P-1")
+    assert doc is not None
+    store._c.replace_item(item=old.id, body={**doc, "schema": 2, "facts": old_facts_json})
+    assert reader.get_memory(old.id).confirmations == ()
     engine.pin(new.id, "dr-a")  # a rewrite stores the current layout
     doc = store._read(new.id, "P-1")
-    assert doc is not None and doc["schema"] == 2 and doc["pinned"] is True and doc["facts"]
+    assert doc is not None and doc["schema"] == 3 and doc["pinned"] is True and doc["facts"]
+    assert "confirmations" in doc
+    engine.confirm_memories([{"memory_id": new.id}], by="dr-a")
+    assert reader.get_memory(new.id).confirmed_at == NOW
+    doc = store._read(new.id, "P-1")
+    assert doc is not None
     # a document from newer code is refused, not misread
     future = {k: v for k, v in doc.items() if not k.startswith("_")}
-    store._c.replace_item(item=new.id, body={**future, "schema": 3})
+    store._c.replace_item(item=new.id, body={**future, "schema": 4})
     with pytest.raises(mc.StateError, match="newer than this code"):
         reader.get_memory(new.id)
 

@@ -258,6 +258,12 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
         # another value with no word of change: a reviewer decides
         ("Prefers text reminders", "Prefers phone calls", "preference", "updates", W),
     ],
+    "slot.new-entry": [
+        # a chart field restated with other words: maybe a new value, for a reviewer
+        ("Address: 14 Elm Road.", "Address: 3 Birch Court.", "social", "updates", W),
+        ("Nominated pharmacy: Lloyds, Station Rd.", "Nominated pharmacy: Well Pharmacy, Market Sq.",
+         "preference", "updates", W),
+    ],
     "slot.new-amount": [
         ("Walks 20 minutes a day", "Now walks 45 minutes a day", "observation", "updates", S),
     ],
@@ -525,6 +531,20 @@ def test_the_back_scan_finds_pairs_about_one_key_below_the_cut(
          "medication"),
         ("Smokes cigars occasionally", "Quit cigarettes 20 years ago", "social"),
         ("Hep B surface antibody positive", "Hep C antibody negative", "lab_result"),
+        # a drug named as a qualifier of a noun is no statement about the drug
+        ("Methotrexate 15 mg once weekly (Mondays)",
+         "Folic acid 5 mg once weekly on Thursday - not on methotrexate day", "medication"),
+        # a ratio of two analytes is a measure of its own
+        ("PSA 3.1 ng/mL", "Free/total PSA ratio 0.22", "lab_result"),
+        ("HDL 1.4 mmol/L", "Cholesterol/HDL ratio 3.9", "lab_result"),
+        # chat turns (REALTALK): a speaker's label and a question are no key, two long turns
+        # share a few words by chance, an event is no change of a habit of several values
+        ("elise: How about you Kate? Are you interested in art and do you have a favorite style?",
+         "elise: What about you Kate? Do you have any interest in planes", "observation"),
+        ("Emi: I bet that was really tough for you, it is like the person you remember is gone",
+         "Emi: Are you feeling any better since seeing your ex?", "observation"),
+        ("elise: I will talk to you tomorrow Kate, I am going out for a walk now and then dinner",
+         "elise: I just had my first yoga class and it went amazing!", "observation"),
     ],
 )  # fmt: skip
 def test_two_true_facts_are_never_superseded_at_once(older: str, newer: str, mtype: str) -> None:
@@ -553,3 +573,27 @@ def test_docs_verdicts_lists_every_rule_id() -> None:
 )
 def test_a_negation_or_a_change_is_never_a_restatement(older: str, newer: str, mtype: str) -> None:
     assert decide_texts(older, newer, mtype).rule != "statement.restated"
+
+
+def test_a_statement_dated_before_the_older_was_recorded_is_for_a_reviewer() -> None:
+    """A newer statement about an earlier time ("2019: omeprazole 40 mg BD for 8 weeks") read
+    after the older was charted is no explicit change of the current fact: weak, and the
+    evidence says so. Dated on or after the older's own date, it stays strong."""
+    from memory_core.facts import read
+
+    older, newer = "Omeprazole 20 mg OD", "2019: omeprazole 40 mg BD for 8 weeks, then stepped down"
+    fo, fn = read(older, "medication"), read(newer, "medication")
+    assert rules.decide(fo, fn, "medication", older, newer).strong  # no recording date known
+    d = rules.decide(fo, fn, "medication", older, newer, older_on="2026-01-05")
+    assert d.supersedes and d.strength is W
+    assert "dated 2019, before the older's 2026-01-05" in d.evidence
+    older, newer = "LDL 118 mg/dL on 2025-11-20", "LDL cholesterol 132 mg/dL on 2026-02-02"
+    fo, fn = read(older, "lab_result"), read(newer, "lab_result")
+    assert rules.decide(fo, fn, "lab_result", older, newer, older_on="2026-01-05").strong
+
+
+def test_a_qualified_reading_is_keyed_as_the_analyte_it_makes() -> None:
+    """labs.json's ``when``: a glucose taken fasting is a fasting glucose, so "Glucose, fasting:
+    126 mg/dL" and "Fasting glucose 5.8 mmol/L" are two values of one test."""
+    d = decide_texts("Glucose, fasting: 126 mg/dL", "Fasting glucose 5.8 mmol/L", "lab_result")
+    assert (d.rule, d.verdict.value) == ("lab.new-value", "updates"), d.evidence

@@ -91,6 +91,14 @@ class Config:
     tuner_n: int = 20_000
     touch_patients: int = 100_000
     agent_n: int = 50_000
+    section_n: int = 50_000  # issue 25: one chat-derived patient, the section path
+    caches_patients: int = 60_000  # issue 25: one section each, default cache bound
+    cleanup_patients: int = 20_000  # issue 25: a whole-store cleanup, applied
+    liveness_s: float = 60.0  # issue 25: writer processes on one patient, and cleanups
+    liveness_prefill: int = 2_000  # ... the shared patient's memories before they start
+    fhir_bundles: int = 20  # FHIR import (issue 24): Synthea bundles, copies in the export
+    fhir_copies: int = 15
+    extract_chars: int = 99_000  # one patient turn (issue 24)
     repeat: int = 15
     e2e_repeat: int = 30  # the closest comparison (engine vs Mem0 + FAISS): more rounds
     ref_repeat: int = 7
@@ -143,6 +151,14 @@ TINY = Config(
     tuner_n=300,
     touch_patients=300,
     agent_n=400,
+    section_n=600,
+    caches_patients=300,
+    cleanup_patients=200,
+    liveness_s=3.0,
+    liveness_prefill=100,
+    fhir_bundles=1,
+    fhir_copies=3,
+    extract_chars=3_000,
     repeat=3,
     e2e_repeat=3,
     ref_repeat=2,
@@ -165,6 +181,7 @@ class Target:
     min_per_s: float | None = None  # operations per second at least (1 / median)
     min_speedup: float | None = None  # reference median / this median at least
     max_ratio: float | None = None  # at most this multiple of a baseline the workload measures
+    max_value: float | None = None  # a counted value (e.g. failures) at most this
 
     def met(
         self,
@@ -183,6 +200,10 @@ class Target:
             ok = ok and 1 / _median(sample) >= self.min_per_s
         if self.min_speedup is not None:
             ok = ok and _median(reference) / _median(sample) >= self.min_speedup
+        if self.max_value is not None:
+            if value is None:
+                raise ValueError(f"target {self.text!r} needs a value")
+            ok = ok and value <= self.max_value
         if self.max_ratio is not None:
             if baseline is None:
                 raise ValueError(f"target {self.text!r} needs a baseline")

@@ -5,7 +5,8 @@ Everything produced here is invented. Patients are identified only by codes such
 "Synthetic patient NW-1001 (T2 diabetes, 58)"; no real person is named or described.
 
 The generator is pure: it reads no clock and no global random state. Every call builds its
-own ``random.Random(seed)``, so the same ``(now, seed)`` always gives an equal dataset.
+own ``random.Random(seed)``, so the same ``(now, seed)`` always gives an equal dataset. The
+Northwind demo's statements do not depend on ``now`` at all: only its dates move with it.
 
 Shape of the data:
 
@@ -20,6 +21,7 @@ Shape of the data:
 """
 
 from .generator import (
+    DEMO_EPOCH,
     DemoDataset,
     DemoMemory,
     DemoPatient,
@@ -30,6 +32,7 @@ from .generator import (
 from .templates import MEMORY_TYPES
 
 __all__ = [
+    "DEMO_EPOCH",
     "MEMORY_TYPES",
     "DemoDataset",
     "DemoMemory",

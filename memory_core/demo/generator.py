@@ -1,10 +1,16 @@
 """The synthetic demo generator: builds the patients, their sessions and memories from
 the templates in :mod:`memory_core.demo.templates`. Pure: no clock, no global random state.
+
+The Northwind demo is the same demo whatever the day it is seeded: it is built once as of
+:data:`DEMO_EPOCH`, and seeding at ``now`` moves every date by ``now - DEMO_EPOCH``. The
+statements, types, ages and access patterns relative to ``now`` never change, so the README's
+walkthrough and the screenshots hold on every day. (Statements therefore name no calendar
+month: a lab result's date is the memory's own date.)
 """
 
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 from .templates import (
@@ -17,7 +23,6 @@ from .templates import (
     LABS,
     LATE_TYPES,
     MAX_ACCESSES,
-    MONTHS,
     NORTHWIND,
     OBS_SERIES,
     POOLS,
@@ -30,6 +35,7 @@ from .templates import (
     WORKED_EXCLUDED,
     WORKED_HBA1C_AFTER,
     WORKED_HBA1C_BEFORE,
+    WORKED_HBA1C_TEXTS,
     PatientSpec,
     Series,
     Template,
@@ -239,7 +245,7 @@ class _PatientBuilder:
             if self.room > 0:
                 self._emit_at_visit(mtype, text, round(frac * last))
         self.facts.update({"metformin", "metformin_er"})
-        # HbA1c anchors: the most recent January and March that both lie before `now`.
+        # HbA1c anchors (8.2 % then 7.1 %): the most recent January and March before `now`.
         now = self.now
         year = now.year if (now.month, now.day) >= (3, 8) else now.year - 1
         jan_lo = min(now.day + 1, 28) if (year < now.year and now.month == 1) else 3
@@ -250,8 +256,8 @@ class _PatientBuilder:
         mar_day = self.rng.randint(2, mar_hi)
         anchors: list[tuple[datetime, float]] = []
         for month, day, value, text in (
-            (1, jan_day, 8.2, "Patient's HbA1c was 8.2% in January"),
-            (3, mar_day, 7.1, "Patient's HbA1c improved to 7.1% in March"),
+            (1, jan_day, 8.2, WORKED_HBA1C_TEXTS[0]),
+            (3, mar_day, 7.1, WORKED_HBA1C_TEXTS[1]),
         ):
             created = datetime(
                 year, month, day, self.rng.randint(7, 10), self.rng.randint(0, 59), tzinfo=UTC
@@ -367,7 +373,6 @@ class _PatientBuilder:
                 lo, hi = WORKED_HBA1C_BEFORE if created < anchors[0][0] else WORKED_HBA1C_AFTER
                 if last is not None and not lo <= last <= hi:
                     last = None
-            month = MONTHS[created.month - 1]
             text = ""
             value = 0.0
             for _ in range(self.tries):
@@ -382,7 +387,7 @@ class _PatientBuilder:
                         verb = "improved to"
                     else:
                         verb = "rose to" if delta > 0 else "fell to"
-                text = series.text.format(verb=verb, v=_fmt(value, series.decimals), month=month)
+                text = series.text.format(verb=verb, v=_fmt(value, series.decimals))
                 if text not in self.seen:
                     break
             else:
@@ -421,22 +426,51 @@ def _dataset(patients: list[DemoPatient], memories: list[DemoMemory]) -> DemoDat
     return DemoDataset(tuple(patients), tuple(memories))
 
 
+#: The moment the Northwind demo is built as of. Seeding at another moment moves every date by
+#: the difference, never a statement.
+DEMO_EPOCH = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+_BUILT: dict[int, DemoDataset] = {}  # seed -> the demo as of DEMO_EPOCH (built once)
+
+
+def _build_northwind(seed: int) -> DemoDataset:
+    if seed not in _BUILT:
+        rng = random.Random(seed)
+        patients: list[DemoPatient] = []
+        memories: list[DemoMemory] = []
+        for spec in NORTHWIND:
+            patient, mems = _PatientBuilder(rng, spec, DEMO_EPOCH, strict=True).build()
+            patients.append(patient)
+            memories.extend(mems)
+        _BUILT[seed] = _dataset(patients, memories)
+    return _BUILT[seed]
+
+
+def _shift(data: DemoDataset, delta: timedelta) -> DemoDataset:
+    """The same dataset with every moment moved by ``delta``."""
+    return DemoDataset(
+        tuple(replace(p, visits=tuple(v + delta for v in p.visits)) for p in data.patients),
+        tuple(
+            replace(
+                m,
+                created_at=m.created_at + delta,
+                access_times=tuple(t + delta for t in m.access_times),
+            )
+            for m in data.memories
+        ),
+    )
+
+
 def northwind_demo(now: datetime, seed: int = 7) -> DemoDataset:
     """The Northwind Health demo: 8 synthetic patients ``NW-1001`` ... ``NW-1008``.
 
     Each has 12-24 months of sessions before ``now`` and 34-147 memories (633 in all).
-    NW-1001 carries the worked examples of the domain reference verbatim. ``now`` must be
+    NW-1001 carries the worked examples of the domain reference. ``now`` must be
     timezone-aware; all returned datetimes are UTC and every ``created_at`` is before it.
+    The statements are the same for every ``now``: the demo built as of :data:`DEMO_EPOCH`,
+    every date moved by ``now - DEMO_EPOCH``.
     """
     now = _require_aware(now)
-    rng = random.Random(seed)
-    patients: list[DemoPatient] = []
-    memories: list[DemoMemory] = []
-    for spec in NORTHWIND:
-        patient, mems = _PatientBuilder(rng, spec, now, strict=True).build()
-        patients.append(patient)
-        memories.extend(mems)
-    return _dataset(patients, memories)
+    return _shift(_build_northwind(seed), now - DEMO_EPOCH)
 
 
 def demo_labels() -> dict[str, str]:

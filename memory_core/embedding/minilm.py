@@ -34,7 +34,7 @@ BIG_BATCH = 8
 #: is low enough to reach brand-vs-generic pairs ("Glucophage 500 mg" -> "Metformin stopped",
 #: 0.33), abbreviations ("Essential hypertension" / "HTN (primary)", 0.23) and changes worded
 #: apart ("stopped metformin ER" vs the ER switch, 0.58). Chosen on the dev halves of the
-#: labelled clinical pairs (see README "Contradiction detection"); lowering it further added no
+#: labelled clinical pairs (see docs/contradiction-detection.md); lowering it further added no
 #: false supersession there and found nothing more.
 MINILM_THRESHOLD = 0.20
 #: Observations: conversation turns stored as observations (the public REALTALK chats) put
@@ -84,12 +84,6 @@ class MiniLMEmbedder(Embedder):
         to the engine); ``batch_threads``: for batches of :data:`BIG_BATCH` texts or more
         (``MEMORY_CORE_ORT_BATCH_THREADS``, default the CPU count up to 4), in a second session
         made on first use, with spinning off so idle workers do not compete with the caller."""
-        from tokenizers import Tokenizer
-
-        tok_path = resources.files("memory_core.embedding") / "assets" / "minilm-tokenizer.json"
-        self._tokenizer = Tokenizer.from_str(tok_path.read_text(encoding="utf-8"))
-        self._tokenizer.no_padding()
-        self._tokenizer.enable_truncation(MAX_TOKENS)
         self._path = str(_verified_model_path())
         self.threads = max(
             1, _env_int("MEMORY_CORE_ORT_THREADS", 1) if threads is None else threads
@@ -100,10 +94,30 @@ class MiniLMEmbedder(Embedder):
             if batch_threads is None
             else batch_threads,
         )
-        self._session = self._new_session(self.threads, spinning=True)
-        self._inputs = {i.name for i in self._session.get_inputs()}
         self._lock = threading.Lock()
         self._batch: tuple[Any, threading.Lock] | None = None
+        # the tokenizer and the session (about 1.5 s cold) are made on first use: opening an
+        # engine -- a dashboard's first page, a read-only CLI command -- does not wait for them
+        self._ready: tuple[Any, Any, frozenset[str]] | None = None
+
+    def _model(self) -> tuple[Any, Any, frozenset[str]]:
+        """``(tokenizer, single-text session, its input names)``, made once on first use."""
+        ready = self._ready
+        if ready is None:
+            with self._lock:
+                if self._ready is None:
+                    from tokenizers import Tokenizer
+
+                    assets = resources.files("memory_core.embedding") / "assets"
+                    text = (assets / "minilm-tokenizer.json").read_text(encoding="utf-8")
+                    tokenizer = Tokenizer.from_str(text)
+                    tokenizer.no_padding()
+                    tokenizer.enable_truncation(MAX_TOKENS)
+                    session = self._new_session(self.threads, spinning=True)
+                    names = frozenset(i.name for i in session.get_inputs())
+                    self._ready = (tokenizer, session, names)
+                ready = self._ready
+        return ready
 
     def _new_session(self, threads: int, spinning: bool) -> Any:
         import onnxruntime as ort
@@ -117,7 +131,7 @@ class MiniLMEmbedder(Embedder):
 
     def _session_for(self, n: int) -> tuple[Any, threading.Lock]:
         if n < BIG_BATCH or self.batch_threads == self.threads:
-            return self._session, self._lock
+            return self._model()[1], self._lock
         with self._lock:
             if self._batch is None:
                 self._batch = (self._new_session(self.batch_threads, False), threading.Lock())
@@ -127,7 +141,8 @@ class MiniLMEmbedder(Embedder):
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         if not texts:
             return out
-        encs = self._tokenizer.encode_batch(list(texts))
+        tokenizer, _, inputs = self._model()
+        encs = tokenizer.encode_batch(list(texts))
         session, lock = self._session_for(len(texts))
         order = sorted(range(len(encs)), key=lambda i: len(encs[i].ids))  # batch by length
         for start in range(0, len(order), BATCH):
@@ -140,7 +155,7 @@ class MiniLMEmbedder(Embedder):
                 ids[row, :n] = encs[i].ids
                 mask[row, :n] = 1
             feed: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
-            if "token_type_ids" in self._inputs:
+            if "token_type_ids" in inputs:
                 feed["token_type_ids"] = np.zeros_like(ids)
             with lock:
                 hidden = session.run(None, feed)[0]

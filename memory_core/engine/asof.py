@@ -108,8 +108,10 @@ def active_indices(snap: Snapshot, now: datetime) -> npt.NDArray[np.int64]:
 def decay_inputs(
     store: MemoryStore, snap: Snapshot, use: Use, idx: npt.NDArray[np.int64], now_s: float
 ) -> decay.DecayInputs:
-    """The decay inputs of these rows at ``now_s``; as of the past, later accesses are
-    forgotten (the access events are loaded once per usage version)."""
+    """The decay inputs of these rows at ``now_s``; as of the past, later accesses and
+    confirmations are forgotten (the access events are loaded once per usage version; the
+    confirmations are the memories' own). The interactions clock counts the patient's sessions
+    since the later of the last access and the last confirmation."""
     count = use.access_count[idx]
     last = use.last_s[idx]
     created = snap.created_s[idx]
@@ -127,10 +129,12 @@ def decay_inputs(
             seen = int(np.searchsorted(acc, now_s, side="right"))
             count[j] = max(0.0, count[j] - (acc.size - seen))
             last[j] = acc[seen - 1] if seen else created[j]
+    confirmed = confirmations_at(snap, idx, now_s)
+    used = last if confirmed is None else np.fmax(last, confirmed)
     sessions = use.sessions_s
     since = (
         np.searchsorted(sessions, now_s, side="right")
-        - np.searchsorted(sessions, last, side="right")
+        - np.searchsorted(sessions, used, side="right")
     ).astype(np.float64)
     return decay.DecayInputs(
         importance=snap.importance[idx],
@@ -140,7 +144,25 @@ def decay_inputs(
         pinned=snap.pinned[idx],
         short_term=snap.short_term[idx],
         sessions_since_access=since,
+        confirmed_s=confirmed,
     )
+
+
+def confirmations_at(snap: Snapshot, idx: npt.NDArray[np.int64], now_s: float) -> F64 | None:
+    """Each row's latest confirmation taken effect by ``now_s`` (epoch seconds; NaN: none), or
+    None when none of the patient's memories is confirmed. A row whose latest confirmation is
+    later than ``now_s`` reads its earlier ones (:meth:`Memory.confirmation_at`)."""
+    if snap.confirmed_s is None:
+        return None
+    conf = snap.confirmed_s[idx]
+    late = np.flatnonzero(conf > now_s)  # NaN compares false: never confirmed
+    if late.size:
+        conf = conf.copy()
+        for j in late.tolist():
+            m = snap.memories[int(idx[j])]
+            earlier = [c.at.timestamp() for c in m.confirmations if c.at.timestamp() <= now_s]
+            conf[j] = earlier[-1] if earlier else np.nan
+    return conf
 
 
 def with_usage(m: Memory, count: float, last: float) -> Memory:

@@ -16,11 +16,13 @@ from typing import Any
 
 from .. import context as ctx
 from .. import validation as v
+from ..access import Role
 from ..contradictions import Adjudicator
 from ..embedding.base import Embedder
 from ..facts import ClinicalFacts
 from ..ingest import service as ingest_service
 from ..ingest.fhir import FhirImportReport
+from ..ingest.fhir_bulk import BulkImportReport
 from ..ingest.proposals import Proposals
 from ..ingest.service import Extractor
 from ..policy import DecayPolicy, EnginePolicy
@@ -38,8 +40,19 @@ from ..values import (
     Supersession,
 )
 from ..worklist import WorkList
-from . import asof, core, flagging, ingest, lifecycle, reads, retrieval, supersession
+from . import (
+    asof,
+    confirmation,
+    core,
+    flagging,
+    ingest,
+    lifecycle,
+    reads,
+    retrieval,
+    supersession,
+)
 from . import worklist as worklist_reads
+from .acting import Acting
 from .asof import PatientView, PolicyDelta
 from .core import AGENT, SYSTEM, Progress
 from .retrieval import SCAN_SPLIT_ROWS
@@ -105,6 +118,11 @@ class MemoryEngine:
     def save_policy(self, policy: EnginePolicy, by: str) -> None:
         """Make ``policy`` the engine's policy and store it (audited, before and after)."""
         core.save_policy(self._core, policy, by)
+
+    def acting_as(self, actor: str, role: Role | str) -> Acting:
+        """The one guarded path for a person's changes: each write checks ``role`` (a viewer is
+        refused with ``PermissionDeniedError``) and is audited under ``actor``."""
+        return Acting(self, actor, role)
 
     # --- reading the store -----------------------------------------------------------------------
     def get(self, memory_id: str, *, patient_id: str | None = None) -> Memory:
@@ -249,11 +267,14 @@ class MemoryEngine:
         tier: str = "long_term",
         source: str | None = None,
         facts: Mapping[str, Any] | ClinicalFacts | None = None,
+        confirmed_at: datetime | str | None = None,
         by: str = SYSTEM,
         now: datetime | None = None,
     ) -> AddResult:
         """Add one memory; returns it and the supersessions it triggered. ``facts``: a coded
-        record's codes and status (else the facts are read from ``content``)."""
+        record's codes and status (else the facts are read from ``content``);
+        ``confirmed_at``: when its system of record last asserted the fact (its age counts
+        from then; not before ``created_at``, not in the future)."""
         record = {
             "patient_id": patient_id,
             "content": content,
@@ -264,6 +285,7 @@ class MemoryEngine:
             "tier": tier,
             "source": source,
             "facts": facts,
+            "confirmed_at": confirmed_at,
         }
         return ingest.add_memories(self._core, [record], by, now)[0]
 
@@ -277,14 +299,29 @@ class MemoryEngine:
         detect: bool = True,
         batch_size: int | None = None,
         on_batch: Callable[[int, int, int], None] | None = None,
+        dry_run: bool = False,
     ) -> list[AddResult]:
         """Add many memories: all validated first (a bad one named by index and field, nothing
         written), then embedded, checked for supersession (against the store and each other,
         oldest first) and written in one transaction, or per ``batch_size`` records with
         ``on_batch(index, first, end)`` after each commit. A record: the add_memory fields and
-        optional ``id``, ``access_times`` and pre-computed ``embedding`` (mapping or object)."""
-        args = (by, now, progress, detect, batch_size, on_batch)
+        optional ``id``, ``access_times`` and pre-computed ``embedding`` (mapping or object).
+        ``dry_run``: the same work and results, nothing written (a preview of the write)."""
+        args = (by, now, progress, detect, batch_size, on_batch, dry_run)
         return ingest.add_memories(self._core, records, *args)
+
+    def confirm_memories(
+        self,
+        items: Iterable[Mapping[str, Any]],
+        *,
+        by: str = SYSTEM,
+        now: datetime | None = None,
+    ) -> list[Memory]:
+        """Stored memories whose system of record asserts their facts again (a re-import that
+        finds the resource still active): each item ``{"memory_id", "confirmed_at" (default
+        now), "source" (default the memory's)}``; each memory's age counts from its latest
+        confirmation. All checked first, one transaction, audited (``confirm_memory``)."""
+        return confirmation.confirm_memories(self._core, items, by, now)
 
     # --- supersessions ---------------------------------------------------------------------------
     def preview_supersessions(
@@ -334,7 +371,8 @@ class MemoryEngine:
         now: datetime | None = None,
         patient_id: str | None = None,
     ) -> Supersession:
-        """Undo an automatic or confirmed supersession: the older memory is active again."""
+        """Undo a decision: an automatic or confirmed supersession (the older memory is active
+        again) or a rejected one (its review is reopened)."""
         return supersession.undo(self._core, supersession_id, reviewer, now, patient_id)
 
     def scan_contradictions(
@@ -427,7 +465,9 @@ class MemoryEngine:
         by: str = SYSTEM,
     ) -> CleanupResult:
         """Archive (never delete) active memories whose strength is below ``threshold``
-        (default: the policy's). Pinned memories and review-gated types are never archived."""
+        (default: the policy's). Pinned memories and review-gated types are never archived.
+        Written in batches of whole patients; a patient another writer kept changing through
+        every retry is left as it was and named in ``CleanupResult.skipped``."""
         return lifecycle.cleanup(self._core, now, threshold, dry_run, patient_id, by)
 
     def purge(
@@ -472,18 +512,56 @@ class MemoryEngine:
         bundle: Mapping[str, Any] | str | Path,
         *,
         patient_id: str | None = None,
+        fhir_patient: str | None = None,
         by: str,
         dry_run: bool = True,
         now: datetime | None = None,
     ) -> FhirImportReport:
-        """A FHIR R4 Bundle as memories; a dry run unless ``dry_run=False``."""
+        """A FHIR R4 Bundle as memories of one patient; a dry run unless ``dry_run=False``.
+        ``fhir_patient`` names the bundle's Patient to take when it holds several."""
         return ingest_service.import_fhir(
-            self, bundle, patient_id=patient_id, by=by, dry_run=dry_run, now=now
+            self,
+            bundle,
+            patient_id=patient_id,
+            fhir_patient=fhir_patient,
+            by=by,
+            dry_run=dry_run,
+            now=now,
+        )
+
+    def import_fhir_bulk(
+        self,
+        paths: Iterable[str | Path],
+        *,
+        by: str,
+        dry_run: bool = True,
+        now: datetime | None = None,
+        report_path: str | Path | None = None,
+        progress: Progress | None = None,
+    ) -> BulkImportReport:
+        """The NDJSON files of a FHIR Bulk Data export, one patient (one transaction) at a
+        time; a dry run unless ``dry_run=False``; resumable through ``report_path``."""
+        return ingest_service.import_fhir_bulk(
+            self,
+            paths,
+            by=by,
+            dry_run=dry_run,
+            now=now,
+            report_path=report_path,
+            progress=progress,
         )
 
     # --- the reviewer's worklist across patients (issue 16) ---------------------------------------
     def worklist(
-        self, *, now: datetime | None = None, limit: int = 200, cleanup_patients: int = 20
+        self,
+        *,
+        now: datetime | None = None,
+        limit: int = 200,
+        cleanup_patients: int = 20,
+        flag_patients: int = 200,
     ) -> WorkList:
-        """What waits for a reviewer across all patients, most urgent first. Reads only."""
-        return worklist_reads.worklist(self._core, now, limit, cleanup_patients)
+        """What waits for a reviewer across all patients, most urgent first. Reads only.
+        ``cleanup_patients`` / ``flag_patients``: for how many patients the cleanup count and
+        the possibly-out-of-date flags are worked out (0: none, a quick first view)."""
+        args = (now, limit, cleanup_patients, flag_patients)
+        return worklist_reads.worklist(self._core, *args)

@@ -13,7 +13,7 @@ from .. import flags
 from .. import validation as v
 from ..errors import NotFoundError, StateError
 from ..store.base import AuditQuery, ChangeSet, FlagKeep, MemoryUpdate
-from ..values import AuditAction, Memory, StaleFlag, Status
+from ..values import AuditAction, Confirmation, ConfirmationKind, Memory, StaleFlag, Status
 from .asof import active_indices
 from .core import Core
 from .snapshot import Snapshot
@@ -30,8 +30,15 @@ def derived_flags(snap: Snapshot, now: datetime) -> list[StaleFlag]:
     ``now`` is past every status change and creation (then they cannot differ)."""
 
     def make() -> list[StaleFlag]:
+        index = snap.flag_index()
+        if not index.has_changes:
+            return []
         return flags.stale_flags(
-            snap.memories, snap.supersessions, now, active=active_memories(snap, now)
+            snap.memories,
+            snap.supersessions,
+            now,
+            active=active_memories(snap, now),
+            index=index,
         )
 
     now_s = now.timestamp()
@@ -78,11 +85,20 @@ def stale_flags(core: Core, patient_id: str, now: datetime | None) -> list[Stale
 def _flag(
     core: Core, memory_id: str, change_id: str, patient_id: str | None
 ) -> tuple[Memory, StaleFlag]:
+    """The memory (of ``patient_id`` when given) and its open flag for this change now (looked
+    up for the one memory in the snapshot's flag index, not among every flag of the patient)."""
     memory = core.memory_of(memory_id, patient_id)
     cid = v.record_id(change_id, "change_id")
-    for f in stale_flags(core, memory.patient_id, None):
-        if f.memory_id == memory.id and f.change_id == cid:
-            return memory, f
+    now = core.now(None)
+    snap = core.snapshots.snapshot(memory.patient_id)
+    row = snap.index.get(memory.id)
+    active = active_indices(snap, now)
+    if row is not None and row in active[np.searchsorted(active, row) :][:1]:
+        index, mine = snap.flag_index(), snap.memories[row]
+        if any(f.change_id == cid for f in index.flags_of(mine, now)):
+            for f in index.flags_of(mine, now, kept(core, memory.patient_id)):
+                if f.change_id == cid:
+                    return memory, f
     raise NotFoundError("possibly-stale flag", f"{memory.id} / {cid}")
 
 
@@ -90,13 +106,21 @@ def keep_flagged(
     core: Core, memory_id: str, change_id: str, by: str, patient_id: str | None = None
 ) -> StaleFlag:
     """The reviewer keeps the memory: the flag is cleared (a change of its own, audited by the
-    store as KEEP_FLAGGED with the flag)."""
+    store as KEEP_FLAGGED with the flag) and the memory's fact is confirmed now -- a reviewer
+    just said it still holds, so its age counts from the keep (audited by the store as
+    CONFIRM_MEMORY, naming the change)."""
     by = v.actor(by)
     memory, flag = _flag(core, memory_id, change_id, patient_id)
     changes = ChangeSet(
         flag_keeps=[FlagKeep(memory.id, memory.patient_id, flag.change_id)],
         notes={memory.id: {"flag": flag.to_public_dict()}},
     )
+    at = core.clock()
+    kept_memory = memory.with_confirmation(
+        Confirmation(at, ConfirmationKind.FLAG_KEPT, flag.change_id)
+    )
+    if kept_memory is not memory and at >= memory.created_at:
+        changes.update_memories.append(MemoryUpdate(kept_memory, memory.version))
     core.apply(changes, by)
     return flag
 

@@ -3,12 +3,14 @@ never delete), purge (the only deletion) and imported session moments. Every cha
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 
 from .. import validation as v
-from ..errors import StateError, ValidationError
+from ..errors import ConflictError, StateError, StoreBusyError, ValidationError
 from ..status import holders, status_at
 from ..store.base import ChangeSet, MemoryDelete, MemoryUpdate, SessionMark, SupersessionUpdate
 from ..values import IN_EFFECT, AuditAction, CleanupResult, Memory, Status, SupersessionState
@@ -122,6 +124,42 @@ def _patients(core: Core, patient_id: str | None) -> list[str]:
     return [v.patient_id(patient_id)] if patient_id else core.store.list_patients()
 
 
+#: memories archived per change set of a cleanup (one patient's are never split over two)
+CLEANUP_BATCH = 1_000
+#: attempts per patient, each on a fresh view, when a concurrent write moved its memories
+CLEANUP_ATTEMPTS = 4
+#: a change refused because another writer got there first, or the store was busy: the same
+#: patient's cleanup, computed again, may well pass
+_RACED = (ConflictError, StoreBusyError)
+
+
+def _weak(
+    core: Core, pid: str, now: datetime, threshold: float
+) -> tuple[list[Memory], dict[str, float], ChangeSet]:
+    """One patient's active memories below ``threshold`` at ``now`` (never pinned, never a
+    review-gated type), their strengths, and the change set archiving them (each named a
+    cleanup archive, with its strength and the threshold: the store audits it)."""
+    pol = core.policy
+    seen = view(core, pid, now, None)
+    archived: list[Memory] = []
+    strengths: dict[str, float] = {}
+    changes = ChangeSet()
+    for i, m in enumerate(seen.memories):
+        if seen.status[i] is not Status.ACTIVE or m.status is not Status.ACTIVE:
+            continue
+        if m.pinned or m.memory_type in pol.review_gated_types:
+            continue
+        s = float(seen.strength[i])
+        if s < threshold:
+            strengths[m.id] = s
+            done = replace(m, status=Status.ARCHIVED, archived_at=now)
+            archived.append(done)
+            changes.update_memories.append(MemoryUpdate(done, m.version))
+            changes.actions[m.id] = AuditAction.CLEANUP_ARCHIVE
+            changes.notes[m.id] = {"strength": s, "threshold": threshold}
+    return archived, strengths, changes
+
+
 def cleanup(
     core: Core,
     now: datetime | None,
@@ -130,39 +168,80 @@ def cleanup(
     patient_id: str | None,
     by: str,
 ) -> CleanupResult:
+    """Archive the weak memories of one patient or of every patient, in change sets of about
+    :data:`CLEANUP_BATCH` memories, whole patients each (each all-or-nothing). A change set a
+    concurrent write refused is redone patient by patient, each on a fresh view, up to
+    :data:`CLEANUP_ATTEMPTS` times; a patient that still cannot be written is left as it was
+    and named in ``skipped`` (the others are archived). Without a given ``now``, a patient
+    redone after a concurrent write is archived at the clock's moment then (never before the
+    write that moved it)."""
     by = v.actor(by)
     dry_run = v.boolean(dry_run, "dry_run")
+    clocked = now is None
     now = core.now(now) if dry_run else core.action_time(now)  # a dry run writes nothing
-    pol = core.policy
     if threshold is not None and (
         isinstance(threshold, bool) or not isinstance(threshold, int | float)
     ):
         raise ValidationError("threshold", f"must be a strength between 0 and 1, got {threshold!r}")
-    thr = pol.decay.cleanup_threshold if threshold is None else float(threshold)
+    thr = core.policy.decay.cleanup_threshold if threshold is None else float(threshold)
     if not (0.0 <= thr <= 1.0):
         raise ValidationError("threshold", f"must be a strength between 0 and 1, got {thr}")
-    patients = _patients(core, patient_id)
     archived: list[Memory] = []
     strengths: dict[str, float] = {}
-    changes = ChangeSet()
-    for pid in patients:
-        seen = view(core, pid, now, None)
-        for i, m in enumerate(seen.memories):
-            if seen.status[i] is not Status.ACTIVE or m.status is not Status.ACTIVE:
+    skipped: list[str] = []
+    batch: list[tuple[str, list[Memory], dict[str, float], ChangeSet]] = []
+
+    def one(pid: str) -> None:
+        for attempt in range(CLEANUP_ATTEMPTS):
+            at = core.clock() if clocked else now
+            mems, found, changes = _weak(core, pid, at, thr)
+            if not mems:
+                return
+            try:
+                core.apply(changes, by)
+            except _RACED:
+                time.sleep(random.uniform(0.0, 0.01 * 2**attempt))
                 continue
-            if m.pinned or m.memory_type in pol.review_gated_types:
-                continue
-            s = float(seen.strength[i])
-            if s < thr:
-                strengths[m.id] = s
-                done = replace(m, status=Status.ARCHIVED, archived_at=now)
-                archived.append(done)
-                changes.update_memories.append(MemoryUpdate(done, m.version))
-                changes.actions[m.id] = AuditAction.CLEANUP_ARCHIVE
-                changes.notes[m.id] = {"strength": s, "threshold": thr}
-    if not dry_run and changes.update_memories:
-        core.apply(changes, by)
-    return CleanupResult(tuple(archived), strengths, dry_run, thr)
+            archived.extend(mems)
+            strengths.update(found)
+            return
+        skipped.append(pid)
+
+    def flush() -> None:
+        if not batch:
+            return
+        changes = ChangeSet()
+        for _pid, _mems, _found, part in batch:
+            changes.update_memories += part.update_memories
+            changes.actions.update(part.actions)
+            changes.notes.update(part.notes)
+        try:
+            core.apply(changes, by)
+        except _RACED:  # someone wrote to one of these patients meanwhile: one by one
+            for pid, *_ in batch:
+                one(pid)
+        else:
+            for _pid, mems, found, _part in batch:
+                archived.extend(mems)
+                strengths.update(found)
+        batch.clear()
+
+    pending = 0
+    for pid in _patients(core, patient_id):
+        mems, found, changes = _weak(core, pid, now, thr)
+        if not mems:
+            continue
+        if dry_run:
+            archived.extend(mems)
+            strengths.update(found)
+            continue
+        batch.append((pid, mems, found, changes))
+        pending += len(mems)
+        if pending >= CLEANUP_BATCH:
+            flush()
+            pending = 0
+    flush()
+    return CleanupResult(tuple(archived), strengths, dry_run, thr, tuple(skipped))
 
 
 def purge(

@@ -462,33 +462,34 @@ def annotator(
     policy: ContextPolicy,
 ) -> Callable[[int], tuple[str, ...]]:
     """Candidate index -> the annotations of its line, as the policy switches them on
-    (:mod:`memory_core.flags`): pending review, possibly stale, lab history."""
-    by_id = snap.memoized("by_id", lambda: {m.id: m for m in snap.memories})
-    stale: dict[str, StaleFlag] | None = None
+    (:mod:`memory_core.flags`): pending review, possibly stale, lab history. Each is looked up
+    for the line's own memory in the snapshot's flag index (never every flag of the patient);
+    the reviewers' keep decisions are read once, and only when a line has a flag."""
+    index = snap.flag_index()
+    kept: dict[tuple[str, str], datetime] | None = None
 
-    def flag_of(memory_id: str) -> StaleFlag | None:
-        nonlocal stale
-        if stale is None:
-            stale = {}
-            for f in flagging.flags_at(core, snap, patient_id, now):  # newest first
-                stale.setdefault(f.memory_id, f)
-        return stale.get(memory_id)
+    def flag_of(m: Memory) -> StaleFlag | None:
+        nonlocal kept
+        if not flags.flagged_by(m.memory_type) or not index.flags_of(m, now, newest=True):
+            return None
+        if kept is None:
+            kept = flagging.kept(core, patient_id)
+        found = index.flags_of(m, now, kept, newest=True)
+        return found[0] if found else None
 
     def annotate(i: int) -> tuple[str, ...]:
         m = ranked[i].memory
         out: list[str] = []
         if policy.annotate_pending:
-            pending = flags.pending_annotation(m, snap.supersessions, by_id, now)
+            pending = index.pending_annotation(m, now, snap.memory_of)
             if pending:
                 out.append(pending)
         if policy.annotate_stale:
-            f = flag_of(m.id)
+            f = flag_of(m)
             if f is not None:
                 out.append(f.annotation)
         if policy.annotate_lab_history and m.memory_type == "lab_result":
-            hist = flags.lab_history(
-                m, snap.supersessions, by_id, now, limit=policy.lab_history_max
-            )
+            hist = index.lab_history(m, now, snap.memory_of, limit=policy.lab_history_max)
             if hist:
                 out.append(hist)
         return tuple(out)

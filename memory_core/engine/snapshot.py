@@ -17,9 +17,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ValidationError
+from ..flags import FlagIndex
 from ..lexical import LexicalIndex
 from ..store.base import ChangeSet, MemoryStore
-from ..values import Memory, Status, Supersession, Tier
+from ..values import Memory, StaleFlag, Status, Supersession, Tier
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -35,6 +36,17 @@ DEFAULT_CACHE_BYTES = 512 * 2**20
 # on memories read from a store (about 710 bytes), and of a snapshot's own overhead.
 PER_MEMORY_BYTES = 800
 PER_SNAPSHOT_BYTES = 2048
+# ... of a patient's usage beside its arrays (the Use object, three array headers, cache slots:
+# about 600 bytes measured), of a numpy array's own header, of one value kept in a snapshot's
+# memo beside its data (the key, the dict slot), and of one possibly-stale flag in a memoized
+# list (a slotted StaleFlag and its list slot: about 110 bytes).
+PER_USE_BYTES = 640
+ARRAY_BYTES = 112
+PER_MEMO_BYTES = 200
+PER_FLAG_BYTES = 128
+# ... of one supersession record a snapshot holds (the object, its ids' strings, two or three
+# datetimes, its rule and a sentence of evidence: about 330 bytes measured without evidence).
+PER_SUPERSESSION_BYTES = 512
 
 
 def growth_room(n: int) -> int:
@@ -49,6 +61,25 @@ class LexSlot:
     """A snapshot's keyword index, built when a keyword query first needs it."""
 
     index: LexicalIndex | None = None
+    sized: tuple[int, int] = (0, 0)  # (id of the index sized, its estimated bytes)
+
+    def estimated_bytes(self) -> int:
+        """:func:`lexical_bytes` of the index, once built (0 before), computed once per index."""
+        index = self.index
+        if index is None:
+            return 0
+        if self.sized[0] != id(index):
+            self.sized = (id(index), lexical_bytes(index))
+        return self.sized[1]
+
+
+@dataclass
+class FlagSlot:
+    """A snapshot's index of its supersessions for the flags and annotations
+    (:class:`~memory_core.flags.FlagIndex`), built when a section first needs it and advanced
+    with the snapshot."""
+
+    index: FlagIndex | None = None
 
 
 @dataclass(frozen=True)
@@ -71,8 +102,12 @@ class Snapshot:
     norms: npt.NDArray[np.float32]  # L2 norm of each row of `matrix`
     settled_s: float  # no status change takes effect after this moment (as-of fast path)
     lexical: LexSlot  # the keyword index, built on first use
+    flags: FlagSlot = field(default_factory=FlagSlot)  # the flags' index, built on first use
     text_bytes: int = 0  # characters of the contents and ids (the cache's size estimate)
     memo: dict[Any, Any] = field(default_factory=dict)  # other derived values, built on use
+    # each memory's latest confirmation (epoch seconds, NaN: never confirmed); None when no
+    # memory of the patient is confirmed. As of an earlier moment: Memory.confirmation_at.
+    confirmed_s: F64 | None = None
 
     def memoized(self, key: Hashable, make: Callable[[], _T]) -> _T:
         """A value derived from this snapshot, made on first use and kept with it."""
@@ -81,6 +116,19 @@ class Snapshot:
             return got
         value = self.memo[key] = make()
         return value
+
+    def memory_of(self, memory_id: str) -> Memory | None:
+        """The snapshot's memory of this id (None: not in it)."""
+        i = self.index.get(memory_id)
+        return None if i is None else self.memories[i]
+
+    def flag_index(self) -> FlagIndex:
+        """The supersessions indexed for the flags and annotations, built on first use (two
+        threads may both build it: the same index either way)."""
+        got = self.flags.index
+        if got is None:
+            got = self.flags.index = FlagIndex.build(self.supersessions, self.memory_of)
+        return got
 
 
 @dataclass
@@ -143,13 +191,77 @@ def make_snapshot(
         settled_s=settled_s(mems, supersessions),
         lexical=LexSlot(),
         text_bytes=sum(len(m.content) + len(m.id) for m in mems),
+        confirmed_s=latest_confirmations(mems),
     )
+
+
+def latest_confirmations(mems: Sequence[Memory]) -> F64 | None:
+    """Each memory's latest confirmation (epoch seconds; NaN: none), or None when none is
+    confirmed (:attr:`Snapshot.confirmed_s`)."""
+    if not any(m.confirmations for m in mems):
+        return None
+    return np.fromiter(
+        (m.confirmations[-1].at.timestamp() if m.confirmations else np.nan for m in mems),
+        np.float64,
+        len(mems),
+    )
+
+
+def advanced_confirmations(
+    snap: Snapshot, index: dict[str, int], changed: Sequence[Memory], new: Sequence[Memory]
+) -> F64 | None:
+    """:attr:`Snapshot.confirmed_s` after ``changed`` (updated rows) and ``new`` (appended
+    rows, in order), without a pass over the unchanged rows."""
+    had = snap.confirmed_s
+    if had is None and not any(m.confirmations for m in (*changed, *new)):
+        return None
+    n = len(snap.memories)
+    out = np.full(n + len(new), np.nan)
+    if had is not None:
+        out[:n] = had
+    for m in (*changed, *new):
+        if m.confirmations:
+            out[index[m.id]] = m.confirmations[-1].at.timestamp()
+        else:
+            out[index[m.id]] = np.nan
+    return out
+
+
+def by_patient(changes: ChangeSet) -> dict[str, ChangeSet]:
+    """The parts of a change set that :func:`advance` reads, per patient, in one pass over it
+    (a whole-store cleanup writes tens of thousands of patients in a change set: reading all of
+    it once per patient was quadratic). Audit entries are left out: no snapshot holds them."""
+    parts: dict[str, ChangeSet] = {}
+
+    def part(pid: str) -> ChangeSet:
+        got = parts.get(pid)
+        if got is None:
+            got = parts[pid] = ChangeSet()
+        return got
+
+    for m in changes.insert_memories:
+        part(m.patient_id).insert_memories.append(m)
+    for u in changes.update_memories:
+        part(u[0].patient_id).update_memories.append(u)
+    for d in changes.delete_memories:
+        part(d[0].patient_id).delete_memories.append(d)
+    for s in changes.insert_supersessions:
+        part(s.patient_id).insert_supersessions.append(s)
+    for su in changes.update_supersessions:
+        part(su[0].patient_id).update_supersessions.append(su)
+    for a in changes.accesses:
+        part(a[1]).accesses.append(a)
+    for mark in changes.sessions:
+        part(mark[0]).sessions.append(mark)
+    return parts
 
 
 def advance(
     snap: Snapshot, use: Use, pid: str, changes: ChangeSet, version: tuple[int, int]
 ) -> tuple[Snapshot, Use] | None:
-    """The snapshot and usage after this engine's own ``changes`` (None: rebuild instead)."""
+    """The snapshot and usage after this engine's own ``changes`` (None: rebuild instead);
+    ``changes`` may hold other patients' records too (they are skipped), but a caller with
+    many patients passes each its own part (:func:`by_patient`)."""
     if any(m.patient_id == pid for m, _ in changes.delete_memories):
         return None
     new = [m for m in changes.insert_memories if m.patient_id == pid]
@@ -180,10 +292,10 @@ def advance(
     mems += held_in(new, buffer, n)
     updated = [(s, e) for s, e in changes.update_supersessions if s.patient_id == pid]
     inserted = tuple(s for s in changes.insert_supersessions if s.patient_id == pid)
-    if updated:
+    decided = [replace(s, version=expected + 1) for s, expected in updated]
+    if decided:
         sups = {s.id: s for s in snap.supersessions}
-        for s, expected in updated:
-            sups[s.id] = replace(s, version=expected + 1)
+        sups.update((s.id, s) for s in decided)
         sups.update((s.id, s) for s in inserted)
         supersessions = tuple(sups.values())
     else:  # new ids (the store refuses a duplicate): appended, as the dict above would
@@ -192,6 +304,7 @@ def advance(
     index.update((m.id, n + j) for j, m in enumerate(new))
     changed = [m for m, _ in changes.update_memories if m.patient_id == pid]
     lex = snap.lexical.index  # contents never change: extend by the new rows only
+    confirmed = advanced_confirmations(snap, index, changed, new)
     fresh = Snapshot(
         version=version[0],
         memories=tuple(mems),
@@ -221,7 +334,11 @@ def advance(
         ),
         lexical=LexSlot(None if lex is None else lex.extended([m.content for m in new])),
         text_bytes=snap.text_bytes + sum(len(m.content) + len(m.id) for m in new),
+        confirmed_s=confirmed,
     )
+    flags = snap.flags.index  # advanced by the records written, never rebuilt
+    if flags is not None:
+        fresh.flags.index = flags.advanced([*inserted, *decided], fresh.memory_of)
     times = [at.timestamp() for _, p, at in changes.accesses if p == pid]
     latest = max([use.latest_s, *times])
     sessions = use.sessions_s
@@ -242,8 +359,9 @@ def advance(
     )
 
 
-#: Per term of a keyword index: the dict entry, the term string and two array headers.
-PER_TERM_BYTES = 300
+#: Per term of a keyword index: the dict entry, the term string and two array headers (the
+#: small patients' indexes measured about 360 bytes a term with tracemalloc).
+PER_TERM_BYTES = 400
 
 
 def lexical_bytes(index: LexicalIndex) -> int:
@@ -256,11 +374,30 @@ def lexical_bytes(index: LexicalIndex) -> int:
     return index.lengths.nbytes + terms * PER_TERM_BYTES + 16 * int(index.lengths.sum())
 
 
+def value_bytes(value: object) -> int:
+    """An estimate of one value a snapshot memoizes (arrays, lists of flags, numbers)."""
+    if isinstance(value, np.ndarray):
+        return ARRAY_BYTES + value.nbytes
+    if isinstance(value, list | tuple):
+        each = PER_FLAG_BYTES if value and isinstance(value[0], StaleFlag) else 64
+        return 56 + len(value) * each
+    return 32
+
+
+def lazy_bytes(snap: Snapshot) -> int:
+    """What a snapshot built after it was cached: its keyword index, its flags' index and its
+    memoized values (a section builds them on its first call)."""
+    flags = snap.flags.index
+    memo = sum(PER_MEMO_BYTES + value_bytes(v) for v in list(snap.memo.values()))
+    return snap.lexical.estimated_bytes() + (flags.estimated_bytes() if flags else 0) + memo
+
+
 def snapshot_bytes(snap: Snapshot) -> int:
     """The estimated size of a cached snapshot: its arrays (the embedding buffer with its growth
-    room dominates), contents and ids, a fixed cost per memory, and its keyword index once
-    built. Arrays shared with an older snapshot of the same patient are counted again (the
-    older one is dropped from the cache when this one replaces it)."""
+    room dominates), contents and ids, a fixed cost per memory, its supersession records and
+    what it built lazily (:func:`lazy_bytes`). Arrays shared with an older snapshot of the same
+    patient are counted again (the older one is dropped from the cache when this one replaces
+    it)."""
     n = len(snap.memories)
     arrays = (
         snap.buffer.nbytes
@@ -271,17 +408,22 @@ def snapshot_bytes(snap: Snapshot) -> int:
         + snap.types_arr.nbytes
         + snap.active.nbytes
         + snap.norms.nbytes
+        + (0 if snap.confirmed_s is None else snap.confirmed_s.nbytes)
     )
-    base = PER_SNAPSHOT_BYTES + arrays + snap.text_bytes + n * PER_MEMORY_BYTES
-    index = snap.lexical.index
-    if index is None:
-        return base
-    return base + snap.memoized(("lexical_bytes", id(index)), lambda: lexical_bytes(index))
+    records = len(snap.supersessions) * PER_SUPERSESSION_BYTES
+    return (
+        PER_SNAPSHOT_BYTES
+        + arrays
+        + snap.text_bytes
+        + n * PER_MEMORY_BYTES
+        + records
+        + lazy_bytes(snap)
+    )
 
 
 def usage_bytes(use: Use) -> int:
     """The estimated size of a cached usage (its arrays and, once loaded, its access events)."""
-    size = use.access_count.nbytes + use.last_s.nbytes + use.sessions_s.nbytes + 256
+    size = use.access_count.nbytes + use.last_s.nbytes + use.sessions_s.nbytes + PER_USE_BYTES
     events = use.events
     if events is not None:
         if use.sized[0] != id(events):
@@ -294,7 +436,13 @@ class Snapshots:
     """The engine's snapshot and usage caches, keyed by patient, bounded by ``max_bytes``
     (estimated with :func:`snapshot_bytes` and :func:`usage_bytes`): beyond it the least
     recently used patients are evicted (the patient just used always stays, however large).
-    A patient's snapshot and usage are evicted together."""
+    A patient's snapshot and usage are evicted together.
+
+    A snapshot grows after it is cached (the first section builds its keyword index, its flags'
+    index and memoized arrays; an as-of query loads access events): the snapshots handed out
+    are sized again at the next look-up of any patient (:meth:`settle`), before anything is
+    evicted, so the bound holds for what the caches really hold, not for what they held when
+    each patient was first read."""
 
     def __init__(self, store: MemoryStore, dims: int, max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
         if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
@@ -310,6 +458,7 @@ class Snapshots:
         self.bytes = 0  # the estimated size of everything cached
         self.evictions = 0
         self.lock = threading.Lock()
+        self.lent: dict[str, Snapshot] = {}  # handed out since the last settle: may have grown
 
     def snapshot(self, patient_id: str) -> Snapshot:
         return self.state(patient_id)[0]
@@ -332,8 +481,28 @@ class Snapshots:
         if use is None or use.version != (content, usage):
             use = self._build_usage(patient_id, snap, (content, usage))
         with self.lock:
+            self._settle()
             self._put(patient_id, snap, use)
+            self.lent[patient_id] = snap
         return snap, use
+
+    def settle(self) -> None:
+        """Size again the snapshots handed out since the last look-up (what they built since)
+        and evict while the estimate is over the bound."""
+        with self.lock:
+            self._settle()
+            self._evict()
+
+    def _settle(self) -> None:
+        """:meth:`settle` without the eviction (holds the lock)."""
+        for pid, snap in self.lent.items():
+            if self.cache.get(pid) is not snap:
+                continue
+            use = self.usage.get(pid)
+            size = snapshot_bytes(snap) + (0 if use is None else usage_bytes(use))
+            self.bytes += size - self.sizes.get(pid, 0)
+            self.sizes[pid] = size
+        self.lent.clear()
 
     def _put(self, pid: str, snap: Snapshot, use: Use) -> None:
         """Cache (or refresh) one patient as the most recently used, then evict the least
@@ -344,6 +513,10 @@ class Snapshots:
         size = snapshot_bytes(snap) + usage_bytes(use)
         self.bytes += size - self.sizes.get(pid, 0)
         self.sizes[pid] = size
+        self._evict()
+
+    def _evict(self) -> None:
+        """Drop the least recently used patients while over the bound (holds the lock)."""
         while self.bytes > self.max_bytes and len(self.cache) > 1:
             old = next(iter(self.cache))
             self._drop(old)
@@ -353,6 +526,7 @@ class Snapshots:
         """Forget one patient (holds the lock)."""
         self.cache.pop(pid, None)
         self.usage.pop(pid, None)
+        self.lent.pop(pid, None)
         self.bytes -= self.sizes.pop(pid, 0)
 
     def clear(self) -> None:
@@ -360,6 +534,7 @@ class Snapshots:
             self.cache.clear()
             self.usage.clear()
             self.sizes.clear()
+            self.lent.clear()
             self.bytes = 0
 
     def apply(self, changes: ChangeSet) -> None:
@@ -370,11 +545,13 @@ class Snapshots:
         with self.lock:
             before = {p: (self.cache.get(p), self.usage.get(p)) for p in patients}
         self.store.apply(changes)
+        parts = by_patient(changes) if len(before) > 1 else {}
         for pid, (snap, use) in before.items():
             content, usage = self.store.versions(pid)
             fresh = None
             if snap is not None and use is not None and content == snap.version + 1:
-                fresh = advance(snap, use, pid, changes, (content, usage))
+                part = parts.get(pid, changes) if parts else changes
+                fresh = advance(snap, use, pid, part, (content, usage))
             with self.lock:
                 if fresh is not None and self.cache.get(pid) is snap:
                     self._put(pid, *fresh)

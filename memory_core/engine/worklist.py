@@ -11,16 +11,32 @@ so they are expanded only for the patients whose medication or condition memory 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 
 from .. import worklist as wl
 from ..errors import ValidationError
 from ..flags import CHANGING_VERDICTS
 from ..store.base import AuditQuery
-from ..values import AuditEntry, SupersessionState
+from ..values import AuditEntry, Memory, Supersession, SupersessionState
 from . import flagging
 from .core import Core
 from .lifecycle import cleanup
+
+#: The states a review can be in after a reviewer decided it (it was pending before).
+DECIDED_AFTER_REVIEW = (
+    SupersessionState.CONFIRMED,
+    SupersessionState.REJECTED,
+    SupersessionState.UNDONE,
+)
+
+
+def raised(s: Supersession, newer: Mapping[str, Memory]) -> datetime:
+    """When the review of ``s`` was raised in the patient's record: its newer memory's
+    created_at (its detection moment when that memory was purged)."""
+    m = newer.get(s.new_id)
+    return s.detected_at if m is None else m.created_at
+
 
 #: How many recent audit entries of each demoting action are read (newest first).
 AUDIT_SCAN = 5000
@@ -76,11 +92,12 @@ def worklist(
         raise ValidationError("limit", f"must be 0 or more, got {limit}")
     now = core.now(now)
     store = core.store
-    pending = [
-        s
-        for s in store.list_supersessions(state=SupersessionState.PENDING.value)
-        if s.detected_at <= now
-    ]
+    reviews = store.list_supersessions(state=SupersessionState.PENDING.value)
+    if now < core.clock():  # as of the past: reviews decided since were waiting then
+        for state in DECIDED_AFTER_REVIEW:
+            reviews += store.list_supersessions(state=state.value)
+    newer = {m.id: m for m in store.get_memories(sorted({s.new_id for s in reviews}))}
+    pending = [s for s in reviews if s.pending_at(now, raised(s, newer))]
     named = {i for s in pending for i in (s.old_id, s.new_id)}
     entries: list[AuditEntry] = []
     since = now - wl.SAFETY_WINDOW

@@ -35,6 +35,7 @@ from .model import (
 )
 from .reader import read
 from .rules import decide, index_keys, table_rows
+from .text import mentioned
 
 __all__ = [
     "STATUSES",
@@ -56,6 +57,7 @@ __all__ = [
     "index_keys",
     "judgement",
     "keys_of",
+    "mentioned",
     "read",
     "read_coded",
     "share_key",

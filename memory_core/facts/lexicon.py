@@ -21,7 +21,7 @@ import json
 import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from typing import Any, Generic, TypeVar
 
@@ -32,7 +32,7 @@ _V = TypeVar("_V")
 FILES = ("conditions", "labs", "slots", "states", "context", "words", "drugs", "questions")
 #: Bumped when the reader's own logic changes how a text is read (the files' digest covers
 #: the data): part of the version every memory's facts carry.
-READER_VERSION = "1"
+READER_VERSION = "2"
 
 DIRECTIONS = frozenset({"FORWARD", "BACKWARD", "BIDIRECTIONAL", "TERMINATE", "PSEUDO"})
 CATEGORIES = frozenset(
@@ -179,10 +179,19 @@ class Analyte:
     parent: str
     qualitative: bool
     conversions: tuple[tuple[str, float, float], ...]  # (unit, scale, offset)
+    # the qualifiers that make a reading of its parent one of it (fasting glucose: a glucose
+    # taken fasting): (dimension, value) pairs of the reader's qualifiers
+    when: tuple[tuple[str, str], ...] = ()
+    label: str = ""  # how a clinician writes its name where the id is not ("HbA1c")
 
     @property
     def key(self) -> str:
         return f"loinc:{self.loinc}"
+
+    @property
+    def display(self) -> str:
+        """The analyte's name in a statement: its label, else its id ("body weight")."""
+        return self.label or self.id
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +232,7 @@ class Lexicon:
     analyte_phrases: PhraseMatcher[str]
     analyte_by_code: Mapping[str, str]
     symbols: Mapping[str, str]
+    derived_words: frozenset[str]  # "ratio": the analytes named before it are in passing
     slots: Mapping[str, Slot]
     slot_triggers: PhraseMatcher[str]
     slot_values: Mapping[str, PhraseMatcher[str]]
@@ -234,6 +244,7 @@ class Lexicon:
     evening_from: int
     states: PhraseMatcher[StateRule]
     mentions: PhraseMatcher[str]
+    modified_heads: PhraseMatcher[str]  # nouns a drug's name qualifies ("methotrexate day")
     switch_phrases: PhraseMatcher[str]
     context: PhraseMatcher[ContextRule]
     dose_units: frozenset[str]
@@ -249,9 +260,11 @@ class Lexicon:
     durations: Mapping[str, float]
     now_words: PhraseMatcher[str]
     months: Mapping[str, int]
-    stopwords: frozenset[str]
+    stopwords: frozenset[str]  # the function words and the clinical filler
+    function_words: frozenset[str]  # stop words of a keyword query too
     drugs: Mapping[str, Any]
     questions: Mapping[str, Any]
+    allergic_reactions: frozenset[str] = frozenset()  # findings that make a report an allergy
 
     def concept_keys(self, concept_id: str) -> str:
         return f"condition:{concept_id}"
@@ -334,6 +347,16 @@ class _Check:
                 raise self.fail(where, str(exc)) from exc
 
 
+def _allergic_reactions(data: dict[str, Any], concepts: Mapping[str, Concept]) -> frozenset[str]:
+    c = _Check("conditions")
+    block = c.obj(data.get("allergic_reactions", {"concepts": []}), "allergic_reactions")
+    ids = c.strs(block.get("concepts", []), "allergic_reactions.concepts", empty=True)
+    for cid in ids:
+        if cid not in concepts:
+            raise c.fail("allergic_reactions.concepts", f"{cid!r} is no concept")
+    return frozenset(ids)
+
+
 def _concepts(data: dict[str, Any]) -> tuple[dict[str, Concept], PhraseMatcher[str]]:
     c = _Check("conditions")
     out: dict[str, Concept] = {}
@@ -356,6 +379,37 @@ def _concepts(data: dict[str, Any]) -> tuple[dict[str, Concept], PhraseMatcher[s
     return out, matcher
 
 
+def _analyte(c: _Check, e: Any, where: str) -> tuple[Analyte, list[str]]:
+    """One entry of labs.json's analytes, checked (and its names)."""
+    e = c.obj(e, where)
+    aid = c.str_(e.get("id"), f"{where}.id")
+    loinc = c.str_(e.get("loinc"), f"{where}.loinc")
+    if not re.fullmatch(r"\d{1,7}-\d", loinc):
+        raise c.fail(f"{where}.loinc", f"{loinc!r} is not a LOINC code (digits-check digit)")
+    convs = []
+    for j, cv in enumerate(e.get("conversions", [])):
+        cv = c.obj(cv, f"{where}.conversions[{j}]")
+        scale, offset = cv.get("scale"), cv.get("offset", 0)
+        if not isinstance(scale, int | float) or not isinstance(offset, int | float):
+            raise c.fail(f"{where}.conversions[{j}]", "scale and offset must be numbers")
+        convs.append((c.str_(cv.get("unit"), f"{where}.conversions[{j}].unit"), scale, offset))
+    a = Analyte(
+        id=aid,
+        loinc=loinc,
+        codes=tuple(c.strs(e.get("codes", []), f"{where}.codes", empty=True)),
+        kind=c.one_of(e.get("kind"), ("lab", "vital"), f"{where}.kind"),
+        unit=str(e.get("unit", "")),
+        parent=str(e.get("parent", "")),
+        qualitative=bool(e.get("qualitative", False)),
+        conversions=tuple((u, float(s), float(o)) for u, s, o in convs),
+        when=tuple(
+            (str(k), c.str_(v, f"{where}.when.{k}"))
+            for k, v in c.obj(e.get("when", {}), f"{where}.when").items()
+        ),
+    )
+    return a, c.strs(e.get("names"), f"{where}.names")
+
+
 def _analytes(
     data: dict[str, Any],
 ) -> tuple[dict[str, Analyte], PhraseMatcher[str], dict[str, str], dict[str, str]]:
@@ -365,44 +419,31 @@ def _analytes(
     by_code: dict[str, str] = {}
     for i, e in enumerate(data.get("analytes") or []):
         where = f"analytes[{i}]"
-        e = c.obj(e, where)
-        aid = c.str_(e.get("id"), f"{where}.id")
-        loinc = c.str_(e.get("loinc"), f"{where}.loinc")
-        if not re.fullmatch(r"\d{1,7}-\d", loinc):
-            raise c.fail(f"{where}.loinc", f"{loinc!r} is not a LOINC code (digits-check digit)")
-        codes = tuple(c.strs(e.get("codes", []), f"{where}.codes", empty=True))
-        convs = []
-        for j, cv in enumerate(e.get("conversions", [])):
-            cv = c.obj(cv, f"{where}.conversions[{j}]")
-            scale, offset = cv.get("scale"), cv.get("offset", 0)
-            if not isinstance(scale, int | float) or not isinstance(offset, int | float):
-                raise c.fail(f"{where}.conversions[{j}]", "scale and offset must be numbers")
-            convs.append((c.str_(cv.get("unit"), f"{where}.conversions[{j}].unit"), scale, offset))
-        a = Analyte(
-            id=aid,
-            loinc=loinc,
-            codes=codes,
-            kind=c.one_of(e.get("kind"), ("lab", "vital"), f"{where}.kind"),
-            unit=str(e.get("unit", "")),
-            parent=str(e.get("parent", "")),
-            qualitative=bool(e.get("qualitative", False)),
-            conversions=tuple((u, float(s), float(o)) for u, s, o in convs),
-        )
-        if aid in out:
-            raise c.fail(f"{where}.id", f"{aid!r} is listed twice")
-        out[aid] = a
-        for code in (loinc, *codes):
+        a, names = _analyte(c, e, where)
+        if a.id in out:
+            raise c.fail(f"{where}.id", f"{a.id!r} is listed twice")
+        out[a.id] = a
+        for code in (a.loinc, *a.codes):
             if code in by_code:
                 raise c.fail(where, f"LOINC {code} is also listed under {by_code[code]!r}")
-            by_code[code] = aid
-        c.phrases(matcher, c.strs(e.get("names"), f"{where}.names"), aid, where)
+            by_code[code] = a.id
+        c.phrases(matcher, names, a.id, where)
     for a in out.values():
         if a.parent and a.parent not in out:
             raise c.fail(f"analyte {a.id!r}.parent", f"{a.parent!r} is no analyte")
+        if a.when and not a.parent:
+            raise c.fail(f"analyte {a.id!r}.when", "only an analyte with a parent has one")
     symbols = {str(k): str(v) for k, v in c.obj(data.get("symbols", {}), "symbols").items()}
     for sym, aid in symbols.items():
         if aid not in out:
             raise c.fail(f"symbols.{sym}", f"{aid!r} is no analyte")
+    labels = c.obj(data.get("labels", {}), "labels")
+    for aid, label in labels.items():
+        if aid == "about":
+            continue
+        if aid not in out:
+            raise c.fail(f"labels.{aid}", f"{aid!r} is no analyte")
+        out[aid] = replace(out[aid], label=c.str_(label, f"labels.{aid}"))
     return out, matcher, by_code, symbols
 
 
@@ -481,6 +522,8 @@ def _states(data: dict[str, Any]) -> dict[str, Any]:
         c.phrases(states, [c.str_(e.get("literal"), f"{where}.literal")], rule, where)
     mentions: PhraseMatcher[str] = PhraseMatcher()
     c.phrases(mentions, c.strs(data.get("mentions"), "mentions"), "mention", "mentions")
+    heads: PhraseMatcher[str] = PhraseMatcher()
+    c.phrases(heads, c.strs(data.get("modified_heads"), "modified_heads"), "head", "modified_heads")
     switches: PhraseMatcher[str] = PhraseMatcher()
     for i, e in enumerate(data.get("switches") or []):
         e = c.obj(e, f"switches[{i}]")
@@ -488,7 +531,12 @@ def _states(data: dict[str, Any]) -> dict[str, Any]:
     c.phrases(
         switches, c.strs(data.get("switch_arrows"), "switch_arrows"), "arrow", "switch_arrows"
     )
-    return {"states": states, "mentions": mentions, "switch_phrases": switches}
+    return {
+        "states": states,
+        "mentions": mentions,
+        "modified_heads": heads,
+        "switch_phrases": switches,
+    }
 
 
 def _context(data: dict[str, Any]) -> PhraseMatcher[ContextRule]:
@@ -532,6 +580,9 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
     months = c.obj(data.get("months"), "months")
     if not all(isinstance(v, int) and 1 <= v <= 12 for v in months.values()):
         raise c.fail("months", "values must be month numbers 1-12")
+    stops = c.obj(data.get("stopwords"), "stopwords")
+    function = c.strs(stops.get("function"), "stopwords.function")
+    clinical = c.strs(stops.get("clinical"), "stopwords.clinical")
     return {
         "dose_units": frozenset(
             " ".join(phrase_tokens(u)) for u in c.strs(data.get("dose_units"), "dose_units")
@@ -553,7 +604,8 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
         },
         "now_words": listed("now_words"),
         "months": {str(k): int(v) for k, v in months.items()},
-        "stopwords": frozenset(c.strs(data.get("stopwords"), "stopwords")),
+        "function_words": frozenset(function),
+        "stopwords": frozenset(function) | frozenset(clinical),
     }
 
 
@@ -623,12 +675,14 @@ def load() -> Lexicon:
         analyte_phrases=analyte_phrases,
         analyte_by_code=by_code,
         symbols=symbols,
+        derived_words=frozenset(_Check("labs").strs(data["labs"].get("derived"), "derived")),
         **_slots(data["slots"]),
         **_states(data["states"]),
         context=_context(data["context"]),
         **_words(data["words"]),
         drugs=_drugs(data["drugs"]),
         questions=_questions(data["questions"]),
+        allergic_reactions=_allergic_reactions(data["conditions"], concepts),
     )
 
 

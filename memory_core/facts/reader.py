@@ -60,6 +60,7 @@ def read(text: str, memory_type: str = "") -> ClinicalFacts:
     for k, span in enumerate(anchors):
         outcome = memory_type == "treatment_response"
         value = _value(t, span, anchors, lex, memory_type)
+        span = _specific(span, value, lex)
         for key, role in _keys(span, spans, roles[k], lex, outcome):
             facts.append(
                 Fact(
@@ -69,12 +70,28 @@ def read(text: str, memory_type: str = "") -> ClinicalFacts:
                     contexts=_contexts_for(span, ctx[k], value),
                     role=role,
                     text=t.words(span.start, span.end),
-                    date=date if span.how == "lab" else "",
+                    date=date,
                 )
             )
     if memory_type == "allergy":
         facts += _list_entry(facts, lex)
     return ClinicalFacts(facts=merge(facts), origin=Origin.TEXT, lexicon=lex.version)
+
+
+def _specific(span: Span, value: str, lex: Lexicon) -> Span:
+    """A reading of an analyte qualified as one of its children is one ("Glucose, fasting:
+    126" is a fasting glucose, keyed as the child and, through it, the parent)."""
+    if KeyKind.of(span.key) is not KeyKind.LOINC:
+        return span
+    analyte = lex.analyte_for_code(span.key.partition(":")[2])
+    if analyte is None:
+        return span
+    given = values.parts(value)
+    for child in lex.analytes.values():
+        same = child.parent == analyte.id and child.when
+        if same and all(given.get(dim) == v for dim, v in child.when):
+            return Span(child.key, span.start, span.end, span.how)
+    return span
 
 
 def _keys(
@@ -131,7 +148,8 @@ def _value(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon, memory_type
     if kind is KeyKind.SLOT:
         value = values.slot_value(t, span, spans, lex)
         if _heading(t, span):
-            value = values.join([*values.parts(value).items(), ("entry", "chart")])
+            entry = [("entry", "chart"), ("text", values.entry_text(t, span, lex))]
+            value = values.join([*values.parts(value).items(), *entry])
         if span.key.startswith(("slot:procedure", "slot:referral")):
             value = values.join([*values.parts(value).items(), *values.qualifiers(t, span)])
         return value
@@ -139,9 +157,11 @@ def _value(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon, memory_type
 
 
 def _heading(t: Text, span: Span) -> bool:
-    """The slot heads a chart entry ("Insurance: Medicaid", "Housing: shelter"): its trigger
-    opens the statement and a colon follows it."""
-    if span.start != 0 or span.end >= len(t.tokens):
+    """The slot heads a chart entry ("Insurance: Medicaid", "Preferred contact: mobile"): its
+    trigger opens the statement (after at most two words) and a colon follows it."""
+    if span.start > 2 or span.end >= len(t.tokens):
+        return False
+    if ":" in t.text[: t.ends[span.end - 1]]:
         return False
     return t.text[t.ends[span.end - 1] : t.starts[span.end]].strip().startswith(":")
 
@@ -329,11 +349,32 @@ def _switch_pair(t: Text, spans: Sequence[Span], start: int, end: int) -> tuple[
 
 
 # --- roles -------------------------------------------------------------------------------------
+def _before_derived(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon) -> bool:
+    """An analyte named just before a derived measure's word, or before another analyte that
+    is ("free/total PSA ratio", "cholesterol/HDL ratio"): a part of the measure's name."""
+    end = span.end
+    while True:
+        if end < len(t.tokens) and t.tokens[end] in lex.derived_words:
+            return True
+        nxt = next(
+            (s for s in spans if s.start == end and KeyKind.of(s.key) is KeyKind.LOINC), None
+        )
+        if nxt is None:
+            return False
+        end = nxt.end
+
+
 def _roles(t: Text, spans: Sequence[Span], lex: Lexicon) -> list[Role]:
     """A thing named after a mention phrase ("added to metformin", "while on furosemide",
-    "carries an EpiPen") is named in passing; so is a rescue medicine beside an allergy's
-    agent."""
+    "carries an EpiPen") is named in passing; so is a drug qualifying a noun ("not on
+    methotrexate day", "warfarin clinic") and a rescue medicine beside an allergy's agent."""
     out = [Role.SUBJECT] * len(spans)
+    for k, s in enumerate(spans):
+        if s.end < len(t.tokens) and KeyKind.of(s.key) is KeyKind.DRUG:
+            if lex.modified_heads.at(t.tokens, t.raw, s.end) is not None:
+                out[k] = Role.MENTION
+        elif KeyKind.of(s.key) is KeyKind.LOINC and _before_derived(t, s, spans, lex):
+            out[k] = Role.MENTION
     for m in lex.mentions.find(t.tokens, t.raw):
         for k, s in enumerate(spans):
             if s.start >= m.end and t.clause[s.start] == t.clause[m.start]:

@@ -58,6 +58,7 @@ class Pair:
     memory_type: str
     older_text: str = ""
     newer_text: str = ""
+    older_on: str = ""  # the day the older statement was recorded (YYYY-MM-DD), if known
 
     @property
     def kinds(self) -> frozenset[KeyKind]:
@@ -133,7 +134,7 @@ def name_of(f: Fact) -> str:
 
 def said(f: Fact) -> str:
     """What a statement says of a thing: its value's parts and its state."""
-    bits = [v for v in parts(f.value).values() if v]
+    bits = [v for k, v in parts(f.value).items() if v and k != "entry"]
     if f.state is not None and f.state is not State.ACTIVE:
         bits.append(f.state.value)
     for c in sorted(f.contexts):
@@ -191,10 +192,14 @@ def _by_words(p: Pair) -> Decision | None:
     Weak evidence only: a reviewer decides."""
     from .text import parse, rest_words
 
+    if p.newer_text.rstrip().endswith("?"):
+        return None  # a question asserts nothing
     wa, wb = rest_words(p.older_text, p.memory_type), rest_words(p.newer_text, p.memory_type)
     small, large = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
     shared = _alike_count(small, large)
-    if len(small) < 2 or shared < 2 or 2 * shared < len(small):
+    if shared < 2 or 2 * shared < len(small) or 3 * shared < len(large):
+        # most of the shorter's words and a third of the longer's: two long chat turns share a
+        # few words by chance
         return None
     ta, tb = parse(p.older_text), parse(p.newer_text)
     lex = lexicon()
@@ -842,8 +847,10 @@ def _slot_state(p: Pair) -> Decision | None:
             continue  # "on a waiting list for a flat" plans a change of housing, makes none
         slot_ = lex.slots.get(a.name)
         several = not _plan(a) and not (slot_ is not None and slot_.single_valued)
-        if several and b.state is State.STARTED:
-            continue  # "started swimming" beside "walks 5,000 steps": another value
+        if several and b.state in (State.STARTED, State.DONE):
+            # "started swimming" beside "walks 5,000 steps": another value; "had my first yoga
+            # class" beside "goes out for a walk": an event, no change of the habit
+            continue
         slot = lex.slots.get(a.name)
         single = _plan(a) or (slot is not None and slot.single_valued)
         strength = STRONG if single and Context.HISTORICAL not in b.contexts else WEAK
@@ -876,6 +883,10 @@ def _slot_value(p: Pair) -> Decision | None:
                 rule = "slot.new-amount" if amount else "slot.single-valued"
                 return _d(Verdict.UPDATES, rule, strength, evidence(a, b), a.key)
             return _compatible("slot.another-value", evidence(a, b, "another value"), a.key)
+        if single and _entries(a, b) and _entry_changed(a, b) and not (va and vb and va != vb):
+            # a chart field restated with other words ("Address: 14 Elm Road" / "Address:
+            # Flat 3, 22 Birch Court") may replace it; free words are no value: a reviewer
+            return _d(Verdict.UPDATES, "slot.new-entry", WEAK, evidence(a, b), a.key)
         if va and va == vb and a.state == b.state:
             # a slot's values are coarse (medicare, housed): the details said beside them may
             # differ ("Medicare Part A" / "Part D"), so a restated value is for a reviewer
@@ -901,6 +912,12 @@ def _entries(a: Fact, b: Fact) -> bool:
     """Both are chart entries headed by the slot ("Insurance: ..."): the newer entry replaces
     the older, as on a single-valued slot."""
     return parts(a.value).get("entry") == parts(b.value).get("entry") == "chart"
+
+
+def _entry_changed(a: Fact, b: Fact) -> bool:
+    """Two chart entries of a slot whose words differ (the heading set aside)."""
+    x, y = parts(a.value).get("text", ""), parts(b.value).get("text", "")
+    return bool(x and y and x != y)
 
 
 def _one_sided_kind(a: Fact, b: Fact) -> bool:
@@ -1052,7 +1069,7 @@ DECIDES: dict[str, tuple[str, ...]] = {
     "condition.stage": ("condition.spread", "condition.new-stage", "condition.changed"),
     "slot.value": (
         "slot.single-valued", "slot.new-amount", "slot.scoped-value", "slot.another-value",
-        "slot.same-value", "slot.same-amount",
+        "slot.new-entry", "slot.same-value", "slot.same-amount",
     ),
     "slot.plan-restated": ("slot.two-items", "slot.plan-restated"),
     "response": (
@@ -1156,10 +1173,12 @@ def decide(
     memory_type: str,
     older_text: str = "",
     newer_text: str = "",
+    older_on: str = "",
 ) -> Decision:
     """The first decision of the table on the pair, capped to weak where the older statement
-    was itself uncertain or the newer is history; ``default.compatible`` when no rule decides."""
-    return decide_row(older, newer, memory_type, older_text, newer_text)[1]
+    was itself uncertain, the newer is history or the newer is dated before ``older_on`` (the
+    day the older was recorded); ``default.compatible`` when no rule decides."""
+    return decide_row(older, newer, memory_type, older_text, newer_text, older_on)[1]
 
 
 def decide_row(
@@ -1168,9 +1187,10 @@ def decide_row(
     memory_type: str,
     older_text: str = "",
     newer_text: str = "",
+    older_on: str = "",
 ) -> tuple[Rule, Decision]:
     """:func:`decide`, with the row of the table that decided."""
-    pair = Pair(older, newer, memory_type, older_text, newer_text)
+    pair = Pair(older, newer, memory_type, older_text, newer_text, older_on)
     for rule in TABLE:
         if rule.applies(memory_type):
             d = rule.check(pair)
@@ -1181,13 +1201,29 @@ def decide_row(
 
 def _capped(d: Decision, p: Pair) -> Decision:
     """Strong evidence becomes weak when the older statement about the key was not asserted
-    (an uncertain allergy confirmed is for a reviewer) or the newer is history."""
+    (an uncertain allergy confirmed is for a reviewer), the newer is history, or the newer is
+    dated before the older was recorded ("2019: omeprazole 40 mg BD for 8 weeks" read after
+    "omeprazole 20 mg OD" was charted: an earlier course, not a change)."""
     if d.strength is not STRONG or not d.key:
         return d
     a, b = p.older.get(d.key), p.newer.get(d.key)
     if (a is not None and not a.asserted) or (b is not None and Context.HISTORICAL in b.contexts):
         return Decision(d.verdict, d.rule, WEAK, d.evidence, d.key)
+    # before the older's own date, or else the day it was recorded
+    since = (a.date if a is not None else "") or p.older_on
+    if b is not None and _dated_before(b.date, since):
+        why = f"{d.evidence}; the newer is dated {b.date}, before the older's {since}"
+        return Decision(d.verdict, d.rule, WEAK, why, d.key)
     return d
+
+
+def _dated_before(date: str, day: str) -> bool:
+    """``date`` (``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``; a month without its year is never
+    before anything) is wholly before ``day`` (a date of the same forms)."""
+    if not (date and day) or date.startswith("-") or day.startswith("-"):
+        return False
+    n = min(len(date), len(day))
+    return date[:n] < day[:n]
 
 
 def index_keys(facts: ClinicalFacts, memory_type: str) -> frozenset[str]:

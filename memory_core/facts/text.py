@@ -12,7 +12,7 @@ from typing import Any
 
 from .. import drugs
 from .lexicon import Lexicon, Match, PhraseMatcher, lexicon, tokenize
-from .model import subject_kinds
+from .model import KeyKind, subject_kinds
 
 #: What ends a sentence between two tokens; what ends a clause (for a state word's reach).
 _SENTENCE_END = re.compile(r"[.;!\n]|\?\s")
@@ -108,13 +108,16 @@ def things(t: Text, memory_type: str) -> list[Span]:
 
 #: A question and its answer ("who won the championship this year? UCLA"): the question is the
 #: key, its answer the value.
-_QA = re.compile(r"^(?P<q>[^?]{8,}\?)\s*(?P<a>\S.*)$", re.DOTALL)
+#: A speaker's label before it ("elise: How about you, Kate? ...") is no word of the question.
+_LABEL_RE = r"[A-Za-z][\w.' -]{0,30}:\s+"
+_SPEAKER = re.compile(r"[A-Za-z][\w'-]{0,30}:\s")
+_QA = re.compile(rf"^(?:{_LABEL_RE})?(?P<q>[^?]{{8,}}\?)\s*(?P<a>\S.*)$", re.DOTALL)
 
 
 def _question_spans(t: Text, lex: Lexicon) -> list[Span]:
     m = _QA.match(t.text)
-    if m is None:
-        return []
+    if m is None or m.group("a").rstrip().endswith("?"):
+        return []  # a question followed by another question is no question and its answer
     words = [w for w, _s, _e in tokenize(m.group("q")) if w not in lex.stopwords and w != "?"]
     if len(words) < 2:
         return []
@@ -339,6 +342,8 @@ def rest_words(text: str, memory_type: str) -> frozenset[str]:
     for matcher in matchers:
         for m in matcher.find(t.tokens, t.raw):
             covered[m.start : m.end] = [True] * (m.end - m.start)
+    if _SPEAKER.match(text):  # a speaker's one-word label ("elise: ...") says who, not what
+        covered[0] = True
     from .values import UNIT_WORDS
 
     return frozenset(
@@ -347,3 +352,32 @@ def rest_words(text: str, memory_type: str) -> frozenset[str]:
         if not c and w[:1].isalpha() and len(w) > 2 and w not in lex.stopwords
         and w not in lex.dose_units and w not in UNIT_WORDS
     )  # fmt: skip
+
+
+# --- names anywhere ----------------------------------------------------------------------------
+@lru_cache(maxsize=65_536)
+def mentioned(text: str, kind: KeyKind, broader: bool = True) -> frozenset[str]:
+    """The names of the conditions (``KeyKind.CONDITION``: concept ids) or of the lab analytes
+    and vital signs (``KeyKind.LOINC``: analyte ids) that ``text`` names anywhere, whatever
+    the statement's type and contexts -- what the possibly-stale flags and the lab history look
+    up. The longest name wins where two overlap; ``broader``: each with the concepts it is
+    filed under ("type 2 diabetes" also names "diabetes", "fasting glucose" also "glucose")."""
+    t = parse(text)
+    lex = lexicon()
+    out: set[str] = set()
+    if kind is KeyKind.CONDITION:
+        for m in lex.condition_phrases.find(t.tokens, t.raw):
+            out.add(m.value)
+            if broader:
+                out.update(lex.concepts[m.value].within)
+    elif kind is KeyKind.LOINC:
+        spans = _lab_spans(t, lex)
+        by_key = {a.key: a for a in lex.analytes.values()}
+        for s in _without_overlaps(spans, ""):
+            a = by_key[s.key]
+            out.add(a.id)
+            if broader and a.parent:
+                out.add(a.parent)
+    else:
+        raise ValueError(f"names of kind {kind!r} are not looked up here")
+    return frozenset(out)

@@ -33,9 +33,11 @@ _TIME_UNITS = frozenset(
     {
         "minutes", "minute", "mins", "min", "hours", "hour", "hrs", "hr", "h", "steps", "km",
         "miles", "pack", "packs", "ppd", "cigarettes", "cigs", "cigars", "drinks", "units",
-        "glasses", "pints", "beers", "bottles", "cans", "shots",
+        "glasses", "pints", "beers", "bottles", "cans", "shots", "u", "unit",
     }
 )  # fmt: skip
+#: one name for a unit written several ways ("14u/wk", "14 units a week")
+_UNIT_ALIASES = {"u": "units", "unit": "units", "cigs": "cigarettes", "pack": "packs"}
 
 
 def parts(value: str) -> dict[str, str]:
@@ -366,8 +368,16 @@ def _amount(t: Text, lo: int, hi: int, lex: Lexicon) -> str:
         minutes = lex.durations.get(toks[j])
         if minutes is not None:
             return f"{n * minutes:g} min"
-        return f"{n:g} {toks[j]}"
+        return f"{n:g} {_UNIT_ALIASES.get(toks[j], toks[j])}"
     return ""
+
+
+def entry_text(t: Text, span: Span, lex: Lexicon) -> str:
+    """What a chart entry says after its heading ("Address: Flat 3, 22 Birch Court" -> "flat
+    3 22 birch court"): the words to the end of its sentence, less the function words."""
+    _lo, hi = _sentence(t, span.start)
+    words = [w for w in t.tokens[span.end : hi] if w.isalnum() and w not in lex.function_words]
+    return " ".join(words)
 
 
 def _sentence(t: Text, i: int) -> tuple[int, int]:

@@ -1,80 +1,83 @@
-"""FHIR R4 import: a Bundle's AllergyIntolerance, MedicationStatement, MedicationRequest,
-Condition and Observation resources as memories, through the engine's public API.
+"""FHIR R4 import: a Bundle (or, in :mod:`.fhir_bulk`, a Bulk Data export) as memories of one
+patient, through the engine's public API. What each resource becomes: :mod:`.fhir_map`.
 
-- Validation: the whole bundle with ``fhir.resources`` (R4B models, which validate the R4
-  content used here) before anything else; an invalid bundle writes nothing and the error
-  names the entry, the resource (``Type/id``) and the field.
+- Validation: the bundle's envelope, then every resource of a kind that is imported, each with
+  its ``fhir.resources`` model (R4B, which validates the R4 content used here); resources of
+  other kinds (claims, encounters, ...) are only counted. An invalid resource writes nothing;
+  the error names the entry, the resource (``Type/id``) and the field.
+- One patient per import: every resource must be about the bundle's one Patient (its
+  ``subject`` / ``patient`` reference), or about the Patient the caller names. A bundle with
+  several Patients, or with resources about another subject, is refused whole with a
+  :class:`~memory_core.errors.PatientMismatchError` naming them -- unless the caller names which
+  Patient to take (``fhir_patient``, or a ``patient_id`` that is one of the bundle's Patients);
+  then the others are skipped and counted.
 - Provenance: ``source = "fhir:<ResourceType>/<id>"``. A resource whose memory exists with the
   same statement is *unchanged*; a changed resource gets a new memory, and the normal
   supersession path (the policy's threshold, adjudicator and review modes) decides what it
   supersedes. Re-importing a bundle therefore creates nothing.
-- Partial dates (``"2015"``, ``"2016-10"``) are the start of their period in UTC; the sentence
-  keeps the precision the record had ("in 2015", "in October 2016", "on 2016-10-05").
-- ``dry_run=True`` (the default) reports what would happen and writes nothing.
+- Every memory carries the record's ``facts`` (codes, status, value, date).
+- ``dry_run=True`` (the default) runs the very same ``add_memories`` call with nothing written,
+  so the preview reports exactly what the import would do (the same memories and the same
+  supersessions, among the new memories as well as against stored ones).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+import threading
+import weakref
+from collections import Counter, OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
 
 from .. import validation as v
-from ..errors import ValidationError
+from ..errors import PatientMismatchError, ValidationError
+from .fhir_map import (
+    MAPPED_TYPES,
+    READ_TYPES,
+    FhirItem,
+    Resolver,
+    map_resource,
+    partial_date,
+    subject_of,
+)
 
 if TYPE_CHECKING:
     from ..engine import MemoryEngine
-    from ..values import Memory
+    from ..values import AddResult, Memory
+
+__all__ = [
+    "BUNDLE_TYPES",
+    "FhirImportReport",
+    "FhirItem",
+    "FhirSupersession",
+    "bundle_patients",
+    "import_fhir",
+    "partial_date",
+    "validate_bundle",
+]
 
 BUNDLE_TYPES = frozenset({"document", "transaction", "collection", "searchset"})
-LOINC = "http://loinc.org"
-# LOINC code -> (label in the sentence, default unit)
-LOINC_ANALYTES: dict[str, tuple[str, str]] = {
-    "4548-4": ("HbA1c", "%"),
-    "33914-3": ("eGFR", "mL/min/1.73m2"),
-    "62238-1": ("eGFR", "mL/min/1.73m2"),
-    "98979-8": ("eGFR", "mL/min/1.73m2"),
-    "18262-6": ("LDL cholesterol", "mg/dL"),
-    "13457-7": ("LDL cholesterol", "mg/dL"),
-    "1558-6": ("fasting glucose", "mg/dL"),
-    "2823-3": ("potassium", "mmol/L"),
-    "9318-7": ("urine albumin/creatinine ratio", "mg/g"),
-}
-_MONTH_NAMES = (
-    "January", "February", "March", "April", "May", "June", "July", "August", "September",
-    "October", "November", "December",
-)  # fmt: skip
-RESOLVED_ALLERGY_IMPORTANCE = 6.0  # a resolved allergy is history: below the warning marker
-
-
-@dataclass(frozen=True)
-class FhirItem:
-    """One resource of the bundle and what the import does (or would do) with it."""
-
-    source: str  # fhir:<ResourceType>/<id> (or the entry's fullUrl when it has no id)
-    resource_type: str
-    memory_type: str | None = None
-    content: str | None = None
-    created_at: datetime | None = None
-    importance: float | None = None
-    pinned: bool | None = None
-    reason: str = ""  # why skipped; or what it replaces
-    memory_id: str | None = None  # the memory written (or the existing one when unchanged)
+#: Resources named in a refusal (the rest are counted).
+SHOWN = 10
 
 
 @dataclass(frozen=True)
 class FhirSupersession:
-    """A memory the import supersedes (or would: ``state`` is the preview's mode then)."""
+    """A memory the import supersedes (or would, in a dry run): ``state`` is ``auto`` or
+    ``pending`` either way -- the dry run's decision is the write's."""
 
     source: str
     old_id: str
     old_content: str
     new_content: str
     similarity: float
-    state: str  # auto | pending (written) / auto | review (dry run)
+    state: str  # auto | pending: the same for the preview (dry run) and the import
     rule: str = ""  # the decision table's rule that took it
     evidence: str = ""  # why, in plain words
 
@@ -88,294 +91,370 @@ class FhirImportReport:
     unchanged: list[FhirItem] = field(default_factory=list)
     skipped: list[FhirItem] = field(default_factory=list)
     superseded: list[FhirSupersession] = field(default_factory=list)
+    resources: int = 0  # resources read (entries of the bundle, lines of the export)
+    other_patients: list[str] = field(default_factory=list)  # left out: the caller chose
+
+    def skipped_counts(self) -> list[tuple[str, str, str, int]]:
+        """What was skipped, counted by kind, reason and code: ``(resource type, reason,
+        code, count)``, most frequent first."""
+        c = Counter((i.resource_type, i.reason, i.code) for i in self.skipped)
+        return [(t, r, code, n) for (t, r, code), n in c.most_common()]
+
+    def created_counts(self) -> list[tuple[str, int]]:
+        """Memories created (or that would be) per memory type, most first."""
+        c = Counter(i.memory_type or "" for i in self.created)
+        return c.most_common()
 
     def summary(self) -> str:
         verb = "would create" if self.dry_run else "created"
         return (
             f"{self.patient_id}: {verb} {len(self.created)}, unchanged {len(self.unchanged)}, "
             f"skipped {len(self.skipped)}, superseded {len(self.superseded)}"
+            + (
+                f", other patients left out {len(self.other_patients)}"
+                if self.other_patients
+                else ""
+            )
             + (" (dry run: nothing written)" if self.dry_run else "")
         )
 
 
-# --- parsing helpers ---------------------------------------------------------------------------
-def partial_date(value: Any, field_name: str) -> tuple[datetime, str]:
-    """A FHIR date or dateTime as (start of its period in UTC, the phrase for the sentence):
-    ``"2015"`` -> 2015-01-01 "in 2015"; ``"2016-10"`` -> 2016-10-01 "in October 2016";
-    ``"2016-10-05"`` or a dateTime -> that day "on 2016-10-05"."""
-    if isinstance(value, datetime):
-        d = value if value.tzinfo else value.replace(tzinfo=UTC)
-        d = d.astimezone(UTC)
-        return d, f"on {d:%Y-%m-%d}"
-    text = str(value).strip()
+# --- validation --------------------------------------------------------------------------------
+_MODELS: dict[str, Any] = {}
+
+
+def _model(rtype: str) -> Any:
+    """The fhir.resources R4B model of a resource type (imported on first use)."""
+    if rtype not in _MODELS:
+        from fhir.resources.R4B import get_fhir_model_class
+
+        _MODELS[rtype] = get_fhir_model_class(rtype)
+    return _MODELS[rtype]
+
+
+def validate_resource(res: Mapping[str, Any], where: str) -> None:
+    """One resource through its ``fhir.resources`` model; the error names ``where`` (the
+    entry or line and ``Type/id``) and the field."""
+    import pydantic
+
     try:
-        if len(text) == 4:
-            return datetime(int(text), 1, 1, tzinfo=UTC), f"in {text}"
-        if len(text) == 7:
-            year, month = int(text[:4]), int(text[5:7])
-            return datetime(year, month, 1, tzinfo=UTC), f"in {_MONTH_NAMES[month - 1]} {year}"
-        if len(text) == 10:
-            d = datetime.fromisoformat(text).replace(tzinfo=UTC)
-            return d, f"on {text}"
-        d = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except (ValueError, IndexError) as exc:
-        raise ValidationError(field_name, f"is not a FHIR date: {text!r}") from exc
-    if d.tzinfo is None:  # FHIR requires a zone with a time; a bare one is read as UTC
-        d = d.replace(tzinfo=UTC)
-    d = d.astimezone(UTC)
-    return d, f"on {d:%Y-%m-%d}"
+        _model(str(res.get("resourceType"))).model_validate(res)
+    except pydantic.ValidationError as exc:
+        err = exc.errors()[0]
+        rest = ".".join(str(x) for x in err["loc"]) or "(resource)"
+        raise ValidationError(
+            f"{where}.{rest}", f"{err['msg']} (input {err.get('input')!r})"[:300]
+        ) from exc
 
 
-def _concept_text(cc: Any) -> str | None:
-    """A CodeableConcept's text, else its first coding's display, else its code."""
-    if not isinstance(cc, Mapping):
-        return None
-    if cc.get("text"):
-        return str(cc["text"])
-    for coding in cc.get("coding") or []:
-        if coding.get("display"):
-            return str(coding["display"])
-    for coding in cc.get("coding") or []:
-        if coding.get("code"):
-            return str(coding["code"])
-    return None
+def validate_bundle(data: Mapping[str, Any]) -> list[tuple[str | None, dict[str, Any]]]:
+    """The bundle's envelope, and every resource of a kind that is read, through
+    ``fhir.resources`` (R4B); the first error names the entry, the resource and the field.
+    Returns the entries as ``(fullUrl, resource)``."""
+    if data.get("resourceType") != "Bundle":
+        raise ValidationError(
+            "bundle.resourceType", f"must be 'Bundle', got {data.get('resourceType')!r}"
+        )
+    if data.get("type") not in BUNDLE_TYPES:
+        raise ValidationError(
+            "bundle.type",
+            f"must be one of {', '.join(sorted(BUNDLE_TYPES))}, got {data.get('type')!r}",
+        )
+    raw = data.get("entry") or []
+    if not isinstance(raw, list):
+        raise ValidationError("bundle.entry", "must be a list")
+    entries: list[tuple[str | None, dict[str, Any]]] = []
+    for i, e in enumerate(raw):
+        if not isinstance(e, dict):
+            raise ValidationError(f"bundle.entry[{i}]", "must be an object")
+        res = e.get("resource")
+        if res is None:
+            continue
+        if not isinstance(res, dict) or not isinstance(res.get("resourceType"), str):
+            raise ValidationError(f"entry[{i}].resource", "must be a resource with a resourceType")
+        url = e.get("fullUrl")
+        if url is not None and not isinstance(url, str):
+            raise ValidationError(f"entry[{i}].fullUrl", "must be a string")
+        if res["resourceType"] in READ_TYPES:
+            validate_resource(res, f"entry[{i}] {res['resourceType']}/{res.get('id', '?')}")
+        entries.append((url, res))
+    return entries
 
 
-def _code(cc: Any) -> str | None:
-    if not isinstance(cc, Mapping):
-        return None
-    for coding in cc.get("coding") or []:
-        if coding.get("code"):
-            return str(coding["code"]).lower()
-    return str(cc["text"]).lower() if cc.get("text") else None
+# --- whose record ------------------------------------------------------------------------------
+@dataclass
+class Subject:
+    """The patient an import is about: the references that name it."""
 
+    refs: set[str]
+    fhir_id: str | None
+    chosen: bool  # the caller named it (others are then skipped, not refused)
 
-def _first_date(res: Mapping[str, Any], *keys: str) -> tuple[str, Any] | None:
-    for key in keys:
-        if "." in key:
-            outer, inner = key.split(".", 1)
-            val = (res.get(outer) or {}).get(inner)
-        else:
-            val = res.get(key)
-        if val:
-            return key, val
-    return None
-
-
-def _dose(dosages: Any) -> str:
-    """``dosage`` / ``dosageInstruction``: its text, else dose quantity and frequency."""
-    if not isinstance(dosages, list) or not dosages:
-        return ""
-    d = dosages[0]
-    if d.get("text"):
-        return str(d["text"])
-    parts: list[str] = []
-    for dr in d.get("doseAndRate") or []:
-        q = dr.get("doseQuantity")
-        if q and q.get("value") is not None:
-            unit = q.get("unit") or q.get("code") or ""
-            parts.append(f"{_num(q['value'])}{'' if unit in ('mg', 'g', 'mcg') else ' '}{unit}")
-            break
-    rep = (d.get("timing") or {}).get("repeat") or {}
-    freq, period, unit = rep.get("frequency"), rep.get("period"), rep.get("periodUnit")
-    if freq and unit:
-        units = {"d": "day", "wk": "week", "mo": "month", "h": "hour"}
-        every = units.get(unit, unit)
-        if period not in (None, 1):
-            every = f"{_num(period)} {every}s"
-        words = {1: "once", 2: "twice"}.get(int(freq), f"{_num(freq)} times")
-        parts.append("once daily" if (freq, every) == (1, "day") else f"{words} per {every}")
-    return " ".join(p.strip() for p in parts if p.strip())
-
-
-def _num(x: Any) -> str:
-    f = float(x)
-    return str(int(f)) if f.is_integer() else f"{f:g}"
-
-
-def _ref_id(ref: Any) -> str | None:
-    return str(ref["reference"]) if isinstance(ref, Mapping) and ref.get("reference") else None
-
-
-# --- the mapping -------------------------------------------------------------------------------
-class _Bundle:
-    def __init__(self, data: Mapping[str, Any]) -> None:
-        self.entries: list[tuple[str | None, dict[str, Any]]] = [
-            (e.get("fullUrl"), e["resource"]) for e in data.get("entry") or [] if e.get("resource")
-        ]
-        self.by_ref: dict[str, dict[str, Any]] = {}
-        for full_url, res in self.entries:
-            if full_url:
-                self.by_ref[full_url] = res
-            if res.get("id"):
-                self.by_ref[f"{res['resourceType']}/{res['id']}"] = res
-
-    def resolve(self, ref: str | None) -> dict[str, Any] | None:
+    def owns(self, ref: str | None) -> bool:
         if ref is None:
-            return None
-        if ref in self.by_ref:
-            return self.by_ref[ref]
-        tail = "/".join(ref.rstrip("/").split("/")[-2:])  # an absolute URL of Type/id
-        return self.by_ref.get(tail)
+            return True  # no subject given: the record's own patient
+        if ref in self.refs:
+            return True
+        return "/".join(ref.rstrip("/").split("/")[-2:]) in self.refs
 
 
-def _medication_name(res: Mapping[str, Any], bundle: _Bundle) -> tuple[str | None, str]:
-    if res.get("medicationCodeableConcept"):
-        return _concept_text(res["medicationCodeableConcept"]), ""
-    ref = _ref_id(res.get("medicationReference"))
-    med = bundle.resolve(ref)
-    if med is None or med.get("resourceType") != "Medication":
-        return None, f"medicationReference {ref!r} is not a Medication in the bundle"
-    return _concept_text(med.get("code")), ""
+def choose_subject(
+    patients: Sequence[tuple[str | None, Mapping[str, Any]]],
+    patient_id: str | None,
+    fhir_patient: str | None,
+) -> Subject:
+    """Which Patient the import is about (see the module docstring)."""
+
+    def refs(url: str | None, res: Mapping[str, Any]) -> set[str]:
+        out = {f"Patient/{res.get('id')}"} if res.get("id") else set()
+        return out | ({url} if url else set())
+
+    if fhir_patient is not None:
+        want = str(fhir_patient).strip()
+        for url, res in patients:
+            if want in refs(url, res) | {str(res.get("id"))}:
+                return Subject(refs(url, res), str(res.get("id")), True)
+        if patients:
+            listed = ", ".join(sorted(f"Patient/{r.get('id')}" for _u, r in patients))
+            raise ValidationError("fhir_patient", f"{want!r} is none of the bundle's ({listed})")
+        bare = want.split("/")[-1]
+        return Subject({want, f"Patient/{bare}"}, bare, True)
+    if len(patients) == 1:
+        url, res = patients[0]
+        return Subject(refs(url, res), str(res.get("id")), False)
+    if len(patients) > 1:
+        for url, res in patients:
+            if patient_id is not None and str(res.get("id")) == patient_id:
+                return Subject(refs(url, res), patient_id, True)
+        names = tuple(sorted(f"Patient/{r.get('id')}" for _u, r in patients))
+        raise PatientMismatchError(
+            "bundle",
+            f"holds {len(patients)} patients ({', '.join(names[:SHOWN])}); an import is about "
+            "one patient: name the Patient to take (fhir_patient; --fhir-patient) -- nothing "
+            "was written",
+            names,
+        )
+    if patient_id is None:
+        raise ValidationError(
+            "patient_id", "the bundle has 0 Patient resources; name the patient to import for"
+        )
+    return Subject({f"Patient/{patient_id}"}, patient_id, False)
 
 
-def _map(res: dict[str, Any], bundle: _Bundle, source: str) -> FhirItem:
+def _foreign(resources: Sequence[str], subject: Subject) -> PatientMismatchError:
+    return PatientMismatchError(
+        "bundle",
+        f"{len(resources)} resource(s) are about another subject than "
+        f"{sorted(subject.refs)[0]}: {', '.join(resources[:SHOWN])}"
+        + (f" and {len(resources) - SHOWN} more" if len(resources) > SHOWN else "")
+        + "; name the Patient to take (fhir_patient; --fhir-patient) to skip them -- nothing was "
+        "written",
+        tuple(resources),
+    )
+
+
+# --- mapping a patient's resources -------------------------------------------------------------
+def source_of(res: Mapping[str, Any], fallback: str) -> str:
     rtype = str(res.get("resourceType"))
-
-    def skip(reason: str) -> FhirItem:
-        return FhirItem(source, rtype, reason=reason)
-
-    def item(mtype: str, content: str, when: tuple[datetime, str] | None, **kw: Any) -> FhirItem:
-        return FhirItem(
-            source, rtype, mtype, content, when[0] if when else None, kw.get("imp"), kw.get("pin")
-        )
-
-    def dated(*keys: str) -> tuple[datetime, str] | None:
-        found = _first_date(res, *keys)
-        return None if found is None else partial_date(found[1], f"{source}.{found[0]}")
-
-    if rtype == "AllergyIntolerance":
-        verification = _code(res.get("verificationStatus"))
-        if verification in ("entered-in-error", "refuted"):
-            return skip(f"verificationStatus is {verification}")
-        substance = _concept_text(res.get("code"))
-        if not substance:
-            return skip("no substance (code has no text, display or code)")
-        reactions: list[str] = []
-        severities: list[str] = []
-        for r in res.get("reaction") or []:
-            for m in r.get("manifestation") or []:
-                if (t := _concept_text(m)) and t not in reactions:
-                    reactions.append(t.lower())
-            if r.get("severity"):
-                severities.append(str(r["severity"]))
-        when = dated("onsetDateTime", "recordedDate")
-        status = _code(res.get("clinicalStatus")) or "active"
-        detail = []
-        if reactions:
-            detail.append(f"reaction: {', '.join(reactions)}")
-        if severities:
-            detail.append(f"severity {severities[0]}")
-        if res.get("criticality"):
-            detail.append(f"criticality {res['criticality']}")
-        if verification == "unconfirmed":
-            detail.append("unconfirmed")
-        tail = f" ({'; '.join(detail)})" if detail else ""
-        since = f", recorded {when[1]}" if when else ""
-        if status in ("inactive", "resolved"):
-            text = f"Patient's {substance} allergy is recorded as {status}, not current{tail}"
-            return item("allergy", text + since, when, imp=RESOLVED_ALLERGY_IMPORTANCE, pin=False)
-        return item("allergy", f"Patient has a documented {substance} allergy{tail}{since}", when)
-
-    if rtype in ("MedicationStatement", "MedicationRequest"):
-        status = str(res.get("status") or "unknown")
-        if status == "entered-in-error":
-            return skip("status is entered-in-error")
-        if rtype == "MedicationRequest" and status == "draft":
-            return skip("status is draft (not yet prescribed)")
-        if status == "unknown":
-            return skip("status is unknown")
-        name, problem = _medication_name(res, bundle)
-        if problem:
-            return skip(problem)
-        if not name:
-            return skip("medication has no text, display or code")
-        dose = _dose(
-            res.get("dosage") if rtype == "MedicationStatement" else res.get("dosageInstruction")
-        )
-        dose_s = f" {dose}" if dose else ""
-        if rtype == "MedicationStatement":
-            when = dated("effectiveDateTime", "effectivePeriod.start", "dateAsserted")
-        else:
-            when = dated("authoredOn")
-        since = f" (since {when[1].split(' ', 1)[1]})" if when else ""
-        if status in ("stopped", "completed", "cancelled", "not-taken"):
-            verb = {
-                "stopped": "stopped",
-                "completed": "completed a course of",
-                "cancelled": "had a cancelled prescription for",
-                "not-taken": "is not taking",
-            }[status]
-            ended = dated("effectivePeriod.end") if rtype == "MedicationStatement" else None
-            why = next((t for r in res.get("statusReason") or [] if (t := _concept_text(r))), None)
-            text = f"Patient {verb} {name}{dose_s}"
-            text += f" {ended[1]}" if ended else ""
-            text += f" because of {why}" if why else ""
-            return item("medication", f"{text}; not a current medication", ended or when)
-        if status == "on-hold":
-            return item("medication", f"Patient's {name}{dose_s} is on hold{since}", when)
-        if status == "intended":
-            return item("medication", f"Patient intends to take {name}{dose_s}", when)
-        verb = "is prescribed" if rtype == "MedicationRequest" else "takes"
-        return item("medication", f"Patient {verb} {name}{dose_s}{since}", when)
-
-    if rtype == "Condition":
-        verification = _code(res.get("verificationStatus"))
-        if verification in ("entered-in-error", "refuted"):
-            return skip(f"verificationStatus is {verification}")
-        name = _concept_text(res.get("code"))
-        if not name:
-            return skip("no condition name (code has no text, display or code)")
-        status = _code(res.get("clinicalStatus")) or "active"
-        when = dated("onsetDateTime", "onsetPeriod.start", "recordedDate")
-        since = f" (since {when[1].split(' ', 1)[1]})" if when else ""
-        if status in ("inactive", "resolved", "remission"):
-            word = "in remission" if status == "remission" else status
-            text = f"Patient's {name} is {word}, not a current condition"
-            abated = dated("abatementDateTime")
-            text += f" ({abated[1]})" if abated else ""
-            return item("condition", text, abated or when)
-        prefix = (
-            "Patient has a recurrence of" if status in ("recurrence", "relapse") else "Patient has"
-        )
-        return item("condition", f"{prefix} {name}{since}", when)
-
-    if rtype == "Observation":
-        status = str(res.get("status") or "")
-        if status in ("entered-in-error", "cancelled"):
-            return skip(f"status is {status}")
-        if status in ("registered",):
-            return skip("status is registered (no result yet)")
-        codes = [
-            str(c.get("code"))
-            for c in (res.get("code") or {}).get("coding") or []
-            if c.get("system") == LOINC
-        ]
-        known = [c for c in codes if c in LOINC_ANALYTES]
-        if not codes:
-            return skip("no LOINC code")
-        if not known:
-            return skip(f"LOINC {', '.join(codes)} is not an analyte the product knows")
-        label, default_unit = LOINC_ANALYTES[known[0]]
-        q = res.get("valueQuantity")
-        if not q or q.get("value") is None:
-            return skip("no valueQuantity")
-        unit = str(q.get("unit") or q.get("code") or default_unit)
-        value = _num(q["value"])
-        shown = f"{value}%" if unit == "%" else f"{value} {unit}"
-        when = dated("effectiveDateTime", "effectivePeriod.start", "issued")
-        text = f"Patient's {label} was {shown}" + (f" {when[1]}" if when else "")
-        if status == "preliminary":
-            text += " (preliminary)"
-        return item("lab_result", text, when)
-
-    return skip(f"{rtype} is not imported as a memory")
+    rid = res.get("id")
+    return (f"fhir:{rtype}/{rid}" if rid else f"fhir:{fallback}")[:200]
 
 
-def _subject(res: Mapping[str, Any]) -> str | None:
-    return _ref_id(res.get("patient")) or _ref_id(res.get("subject"))
+def map_patient(
+    resources: Iterable[tuple[str, Mapping[str, Any]]],
+    subject: Subject,
+    resolve: Resolver,
+    report: FhirImportReport,
+) -> list[FhirItem]:
+    """The items of one patient's resources (``(fallback name, resource)``): skipped ones go
+    to ``report.skipped``; a resource about another subject is skipped when the caller chose
+    the subject, else the import is refused naming every such resource."""
+    seen: set[str] = set()
+    items: list[FhirItem] = []
+    foreign: list[str] = []
+    for fallback, res in resources:
+        rtype = str(res.get("resourceType"))
+        source = source_of(res, fallback)
+        if rtype == "Patient":
+            if not subject.owns(f"Patient/{res.get('id')}"):
+                report.other_patients.append(f"Patient/{res.get('id')}")
+                report.skipped.append(FhirItem(source, rtype, reason="another patient"))
+            continue
+        if rtype == "Medication":
+            continue  # read through references
+        if rtype in MAPPED_TYPES:
+            about = subject_of(res)
+            if not subject.owns(about):
+                if not subject.chosen:
+                    foreign.append(f"{rtype}/{res.get('id', '?')} (about {about})")
+                    continue
+                report.skipped.append(
+                    FhirItem(source, rtype, reason="about another patient of the bundle")
+                )
+                continue
+        if not res.get("id"):
+            report.skipped.append(FhirItem(source, rtype, reason="resource has no id"))
+            continue
+        if source in seen:
+            report.skipped.append(FhirItem(source, rtype, reason="duplicate entry"))
+            continue
+        seen.add(source)
+        for it in map_resource(res, source, resolve):
+            (items if it.content is not None else report.skipped).append(it)
+    if foreign:
+        raise _foreign(foreign, subject)
+    return items
 
 
+# --- writing -----------------------------------------------------------------------------------
+class Embeddings:
+    """Embeddings of the texts items are embedded by, computed in batches and kept (LRU,
+    ``limit`` texts, ~1.5 KB each) across imports with one embedder: a code's name is embedded
+    once per process, not once per patient (:meth:`of_engine`)."""
+
+    _shared: ClassVar[weakref.WeakKeyDictionary[Any, Embeddings]] = weakref.WeakKeyDictionary()
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, engine: MemoryEngine, limit: int = 20_000) -> None:
+        self.engine = engine
+        self.limit = limit
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    @classmethod
+    def of_engine(cls, engine: MemoryEngine) -> Embeddings:
+        """The cache of the engine's embedder (one per embedder object)."""
+        with cls._lock:
+            found = cls._shared.get(engine.embedder)
+            if found is None:
+                found = cls._shared[engine.embedder] = cls(engine)
+            return found
+
+    def of(self, texts: Iterable[str]) -> dict[str, np.ndarray]:
+        want = list(dict.fromkeys(texts))
+        with self._lock:
+            todo = [t for t in want if t not in self._cache]
+        vecs: Any = self.engine.embedder.embed_batch(todo) if todo else []
+        with self._lock:
+            for t, vec in zip(todo, vecs, strict=True):
+                vec = np.array(vec, dtype=np.float32)
+                vec.flags.writeable = False
+                self._cache[t] = vec
+            out = {}
+            for t in want:
+                self._cache.move_to_end(t)
+                out[t] = self._cache[t]
+            while len(self._cache) > self.limit:
+                self._cache.popitem(last=False)
+        return out
+
+
+def write_items(
+    engine: MemoryEngine,
+    pid: str,
+    items: list[FhirItem],
+    report: FhirImportReport,
+    *,
+    by: str,
+    at: datetime,
+    dry_run: bool,
+    embeddings: Embeddings,
+    existing: Mapping[str, list[Memory]] | None = None,
+) -> None:
+    """Compare the items with the patient's stored memories from FHIR (unchanged ones are
+    reported, not written), then one ``add_memories`` call -- written, or in a dry run the
+    same call deciding the same things with nothing written -- and its results into
+    ``report``."""
+    if existing is None:
+        stored: dict[str, list[Memory]] = {}
+        for m in engine.list_memories(pid, include_inactive=True):
+            if m.source and m.source.startswith("fhir:"):
+                stored.setdefault(m.source, []).append(m)
+        existing = stored
+    todo: list[FhirItem] = []
+    for it in items:
+        assert it.content is not None
+        if it.created_at is not None and it.created_at > at:
+            report.skipped.append(
+                FhirItem(
+                    it.source,
+                    it.resource_type,
+                    reason=f"dated {it.created_at:%Y-%m-%d}, in the future",
+                    code=it.code,
+                )
+            )
+            continue
+        v.content(it.content, f"{it.source}.content")
+        previous = existing.get(it.source, [])
+        same = next((m for m in previous if m.content == it.content), None)
+        if same is not None:
+            report.unchanged.append(
+                replace(it, memory_type=same.memory_type, content=same.content, memory_id=same.id)
+            )
+            continue
+        if previous:
+            it = replace(
+                it,
+                reason="changed since the last import (was: " + previous[-1].content[:80] + ")",
+            )
+        todo.append(it)
+    if not todo:
+        return
+    vectors = embeddings.of(it.embed_text or it.content or "" for it in todo)
+    records = [
+        {
+            "patient_id": pid,
+            "content": it.content,
+            "memory_type": it.memory_type,
+            "importance": it.importance,
+            "pinned": it.pinned,
+            "created_at": it.created_at,
+            "source": it.source,
+            "facts": it.facts,
+            "embedding": vectors[it.embed_text or it.content or ""],
+        }
+        for it in todo
+    ]
+    results = engine.add_memories(records, by=by, now=at, dry_run=dry_run)
+    _report_results(engine, pid, todo, results, report)
+
+
+def _report_results(
+    engine: MemoryEngine,
+    pid: str,
+    todo: list[FhirItem],
+    results: list[AddResult],
+    report: FhirImportReport,
+) -> None:
+    by_id: dict[str, tuple[FhirItem, Memory]] = {}
+    for it, res in zip(todo, results, strict=True):
+        report.created.append(replace(it, memory_id=res.memory.id))
+        by_id[res.memory.id] = (it, res.memory)
+    stored_ids = {i for r in results for s in r.supersessions for i in (s.old_id, s.new_id)}
+    stored_ids -= set(by_id)
+    stored: dict[str, str] = {}
+    if stored_ids:
+        stored = {m.id: m.content for m in engine.store.get_memories(sorted(stored_ids))}
+
+    def content(mid: str) -> str:
+        return by_id[mid][1].content if mid in by_id else stored.get(mid, "")
+
+    for r in results:
+        for s in r.supersessions:
+            report.superseded.append(
+                FhirSupersession(
+                    by_id[s.new_id][0].source if s.new_id in by_id else "",
+                    s.old_id,
+                    content(s.old_id),
+                    content(s.new_id),
+                    s.similarity,
+                    s.state.value,
+                    s.rule,
+                    s.evidence,
+                )
+            )
+
+
+# --- the bundle --------------------------------------------------------------------------------
 def _load(bundle: Mapping[str, Any] | str | Path) -> dict[str, Any]:
     if isinstance(bundle, Mapping):
         return dict(bundle)
@@ -407,36 +486,32 @@ def _load(bundle: Mapping[str, Any] | str | Path) -> dict[str, Any]:
     return data
 
 
-def validate_bundle(data: Mapping[str, Any]) -> None:
-    """The whole bundle through ``fhir.resources`` (R4B); the first error names the entry,
-    the resource and the field."""
-    import pydantic
-    from fhir.resources.R4B.bundle import Bundle
+def _resolver(entries: Sequence[tuple[str | None, Mapping[str, Any]]]) -> Resolver:
+    by_ref: dict[str, Mapping[str, Any]] = {}
+    for url, res in entries:
+        if url:
+            by_ref[url] = res
+        if res.get("id"):
+            by_ref[f"{res['resourceType']}/{res['id']}"] = res
 
-    if data.get("resourceType") != "Bundle":
-        raise ValidationError(
-            "bundle.resourceType", f"must be 'Bundle', got {data.get('resourceType')!r}"
-        )
-    if data.get("type") not in BUNDLE_TYPES:
-        raise ValidationError(
-            "bundle.type",
-            f"must be one of {', '.join(sorted(BUNDLE_TYPES))}, got {data.get('type')!r}",
-        )
-    try:
-        Bundle.model_validate(data)
-    except pydantic.ValidationError as exc:
-        err = exc.errors()[0]
-        loc = list(err["loc"])
-        where = "bundle"
-        if len(loc) >= 3 and loc[0] == "entry" and isinstance(loc[1], int) and loc[2] == "resource":
-            entries = data.get("entry") or []
-            res = entries[loc[1]].get("resource", {}) if loc[1] < len(entries) else {}
-            rid = f"{res.get('resourceType')}/{res.get('id', '?')}"
-            rest = ".".join(str(x) for x in loc[3:]) or "(resource)"
-            where = f"entry[{loc[1]}] {rid}.{rest}"
-        elif loc:
-            where = "bundle." + ".".join(str(x) for x in loc)
-        raise ValidationError(where, f"{err['msg']} (input {err.get('input')!r})"[:300]) from exc
+    def resolve(ref: str | None) -> Mapping[str, Any] | None:
+        if ref is None:
+            return None
+        if ref in by_ref:
+            return by_ref[ref]
+        return by_ref.get("/".join(ref.rstrip("/").split("/")[-2:]))
+
+    return resolve
+
+
+def bundle_patients(bundle: Mapping[str, Any]) -> list[str]:
+    """The ids of a bundle's Patient resources (what ``fhir_patient`` may name)."""
+    out = []
+    for e in bundle.get("entry") or []:
+        res = e.get("resource") if isinstance(e, Mapping) else None
+        if isinstance(res, Mapping) and res.get("resourceType") == "Patient" and res.get("id"):
+            out.append(str(res["id"]))
+    return out
 
 
 def import_fhir(
@@ -444,159 +519,36 @@ def import_fhir(
     bundle: Mapping[str, Any] | str | Path,
     *,
     patient_id: str | None = None,
+    fhir_patient: str | None = None,
     by: str,
     dry_run: bool = True,
     now: datetime | None = None,
 ) -> FhirImportReport:
     """Import a FHIR R4 Bundle (a dict or a path to its JSON) as memories of one patient:
-    ``patient_id`` if given, else the bundle's one Patient resource's id. Resources about
-    another patient are skipped with a reason."""
+    ``patient_id`` if given, else the chosen Patient resource's id (see the module docstring
+    for which Patient is chosen and when the bundle is refused)."""
     by = v.actor(by)
     dry_run = v.boolean(dry_run, "dry_run")
     at = v.now_value(now) if now is not None else engine.clock()
     if patient_id is not None:
         v.patient_id(patient_id)
     data = _load(bundle)
-    validate_bundle(data)
-    parsed = _Bundle(data)
-    patients = [(u, r) for u, r in parsed.entries if r.get("resourceType") == "Patient"]
-    if patient_id is None:
-        if len(patients) != 1:
-            raise ValidationError(
-                "patient_id",
-                f"the bundle has {len(patients)} Patient resources; name the patient to import for",
-            )
-        patient_id = str(patients[0][1].get("id"))
-    pid = v.patient_id(patient_id)
-    own_refs: set[str] = set()
-    if len(patients) == 1:
-        url, pres = patients[0]
-        own_refs = {f"Patient/{pres.get('id')}"} | ({url} if url else set())
-    report = FhirImportReport(pid, dry_run, str(data.get("type")))
-    existing: dict[str, list[Memory]] = {}
-    for m in engine.list_memories(pid, include_inactive=True):
-        if m.source and m.source.startswith("fhir:"):
-            existing.setdefault(m.source, []).append(m)
-    seen: set[str] = set()
-    todo: list[FhirItem] = []
-    for i, (full_url, res) in enumerate(parsed.entries):
-        rtype = str(res.get("resourceType"))
-        if rtype in ("Patient", "Medication"):
-            continue  # the subject itself; medications are read through references
-        source = (
-            f"fhir:{rtype}/{res['id']}" if res.get("id") else f"fhir:{full_url or f'entry[{i}]'}"
-        )
-        source = source[:200]
-        if not res.get("id"):
-            report.skipped.append(FhirItem(source, rtype, reason="resource has no id"))
-            continue
-        if source in seen:
-            report.skipped.append(FhirItem(source, rtype, reason="duplicate entry in the bundle"))
-            continue
-        seen.add(source)
-        subject = _subject(res)
-        if own_refs and subject is not None and subject not in own_refs:
-            tail = "/".join(subject.split("/")[-2:])
-            if tail not in own_refs:
-                report.skipped.append(
-                    FhirItem(source, rtype, reason=f"about {subject}, not the imported patient")
-                )
-                continue
-        mapped = _map(res, parsed, source)
-        if mapped.content is None:
-            report.skipped.append(mapped)
-            continue
-        if mapped.created_at is not None and mapped.created_at > at:
-            report.skipped.append(
-                FhirItem(source, rtype, reason=f"dated {mapped.created_at:%Y-%m-%d}, in the future")
-            )
-            continue
-        v.content(mapped.content, f"{source}.content")
-        previous = existing.get(source, [])
-        same = next((m for m in previous if m.content == mapped.content), None)
-        if same is not None:
-            report.unchanged.append(
-                FhirItem(
-                    source,
-                    rtype,
-                    same.memory_type,
-                    same.content,
-                    same.created_at,
-                    memory_id=same.id,
-                )
-            )
-            continue
-        if previous:
-            mapped = FhirItem(
-                mapped.source,
-                rtype,
-                mapped.memory_type,
-                mapped.content,
-                mapped.created_at,
-                mapped.importance,
-                mapped.pinned,
-                reason="changed since the last import (was: " + previous[-1].content[:80] + ")",
-            )
-        todo.append(mapped)
-    if dry_run:
-        for it in todo:
-            assert it.content is not None and it.memory_type is not None
-            report.created.append(it)
-            hits = engine.preview_supersessions(
-                pid, it.content, it.memory_type, created_at=it.created_at or at, now=at
-            )
-            report.superseded += [
-                FhirSupersession(
-                    it.source, h.memory.id, h.memory.content, it.content, h.similarity, h.mode,
-                    h.rule, h.evidence,
-                )
-                for h in hits
-            ]  # fmt: skip
-        return report
-    records = [
-        {
-            "patient_id": pid,
-            "content": it.content,
-            "memory_type": it.memory_type,
-            "importance": it.importance,
-            "pinned": it.pinned,
-            "created_at": it.created_at,
-            "source": it.source,
-        }
-        for it in todo
-    ]
-    results = engine.add_memories(records, by=by, now=at) if records else []
-    by_id: dict[str, FhirItem] = {}
-    for it, res_ in zip(todo, results, strict=True):
-        report.created.append(
-            FhirItem(
-                it.source,
-                it.resource_type,
-                it.memory_type,
-                it.content,
-                it.created_at,
-                it.importance,
-                it.pinned,
-                it.reason,
-                res_.memory.id,
-            )
-        )
-        by_id[res_.memory.id] = it
-    old_ids = [s.old_id for r in results for s in r.supersessions]
-    olds = {m.id: m for m in engine.list_memories(pid, include_inactive=True) if m.id in old_ids}
-    for r in results:
-        for s in r.supersessions:
-            old = olds.get(s.old_id)
-            report.superseded.append(
-                FhirSupersession(
-                    by_id[r.memory.id].source if r.memory.id in by_id else "",
-                    s.old_id,
-                    old.content if old else "",
-                    r.memory.content,
-                    s.similarity,
-                    s.state.value,
-                    s.rule,
-                    s.evidence,
-                )
-            )
+    entries = validate_bundle(data)
+    patients = [(u, r) for u, r in entries if r.get("resourceType") == "Patient"]
+    pid_given = None if patient_id is None else v.patient_id(patient_id)
+    subject = choose_subject(patients, pid_given, fhir_patient)
+    pid = pid_given or v.patient_id(subject.fhir_id, "patient_id")
+    report = FhirImportReport(pid, dry_run, str(data.get("type")), resources=len(entries))
+    named = [(u or f"entry[{i}]", r) for i, (u, r) in enumerate(entries)]
+    items = map_patient(named, subject, _resolver(entries), report)
+    write_items(
+        engine,
+        pid,
+        items,
+        report,
+        by=by,
+        at=at,
+        dry_run=dry_run,
+        embeddings=Embeddings.of_engine(engine),
+    )
     return report

@@ -16,7 +16,7 @@ class ExtractionError(MemoryCoreError):
 
 @dataclass(frozen=True)
 class Supersedes:
-    """One active memory a proposal would supersede if saved (``preview_supersessions``)."""
+    """One active memory a proposal would supersede if saved (the save's own dry run)."""
 
     memory_id: str
     content: str

@@ -1,222 +1,132 @@
-"""The offline extractor: hand-written rules over a session transcript (no model, no network).
+"""The offline extractor: hand-written rules over a session transcript read as a dialogue (no
+model, no network).
 
-The transcript is split into speaker turns (``Clinician:``, ``Patient:``, ``Nurse:``, ...; text
-before the first label is a header and ignored unless there are no labels at all) and each turn
-into sentences. Questions (a sentence ending in ``?``) are never facts. Both a patient's own
-statements and a clinician's are used. Each rule reads one sentence and proposes at most a few
-statements in the product's style ("Patient ..."), with that sentence as the evidence span.
+Reading a dialogue (:mod:`.dialogue` has the turns and speakers), in one pass:
 
-What it understands: allergies (with reaction and severity; negations such as "no known drug
-allergies", "denies allergies", "not allergic to latex" propose nothing), medications (taking,
-started, stopped with the reason, switched from A to B, dose increased or decreased), adverse
-reactions (a symptom caused by a named drug), lab values (HbA1c, eGFR, LDL, fasting glucose,
-potassium, urine albumin/creatinine with value, unit and date), preferences (appointment times,
-contact channel, written instructions, language) and social facts (who the patient lives with,
-smoking, work pattern, family help). What it does not: see the README ("Ingest").
+- a clinician's question the patient confirms ("You're on dapagliflozin 10 mg now?" / "That's
+  right") is read as the patient's statement; its evidence spans question and answer, and a
+  date said in the answer ("Yes, since August") belongs to it;
+- "it", "that", "them" governed by a medication verb ("stopped it", "it gave me") refer to the
+  drug talked about last, "it was 2.6" to the measurement; an answer that names only a dose or
+  a value ("5 mg every evening", "82.5 kg this morning") is about what the question asked;
+- a reaction named in answer to a question about allergies (hives, swelling, anaphylaxis, a
+  rash: the lexicon's allergic reactions) is an allergy to the substance the answer names,
+  even when the substance and the reaction are two sentences ("Penicillin. It gave her a
+  rash."); another finding there (vomiting) is an intolerance, an adverse reaction;
+- values and dates are paired by place (:mod:`.sentence`): "7.4 % last week, down from 8.1 % in
+  June" is two readings, each with its own date; a date said once after a list of results
+  dates them all;
+- a sentence about another person (:func:`.dialogue.about_other`) proposes nothing for this
+  patient; negated and hypothetical talk proposes nothing; decimal commas are decimals.
+
+What it proposes: allergies (with reaction and severity), medications (taking, started, stopped
+with the reason and date, switched, re-dosed), adverse reactions, lab results and vital signs
+(every analyte and vital the lexicon knows, with value, unit and date), preferences
+(appointment times, contact channel, written instructions, language) and social facts
+(household, smoking, work, family help), each a statement in the product's style ("Patient
+..."), the sentence (or question and answer) as its evidence. Vocabulary: drugs through the drug
+dictionary and its supplement; analytes, findings, frequencies, dose units and the chart slots
+from the clinical lexicon. Time: every rule reads a bounded window of one sentence, so
+extraction is linear in the transcript's length.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from collections.abc import Iterator, Sequence
+from datetime import datetime
 
-from .. import drugs
-from .proposals import Candidate, Extraction
-
-_SPEAKERS = (
-    "clinician|patient|doctor|dr\\.? ?[a-z]*|nurse|pharmacist|caregiver|carer|agent|"
-    "assistant|interpreter|physician|gp|np|pa|provider|daughter|son|wife|husband|partner"
+from ..facts.lexicon import lexicon
+from . import names
+from .dates import DateSpan, session_date
+from .dialogue import (
+    AFFIRM,
+    DECLARED,
+    REQUEST,
+    TITLED,
+    Sentence,
+    State,
+    about_other,
+    sentences,
+    split,
 )
-_LABEL = re.compile(rf"^[ \t]*(?P<who>{_SPEAKERS})[ \t]*:[ \t]*", re.I | re.M)
-# a sentence ends at ., ! or ? followed by a space or the end ("7.6%" stays one number)
-_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|$)", re.M)
-PATIENT_SIDE = frozenset({"patient", "caregiver", "carer", "daughter", "son", "wife", "husband"})
+from .proposals import Candidate, Extraction
+from .sentence import (
+    REASON,
+    Drug,
+    Finding,
+    Named,
+    date_for,
+    dose_after,
+    freq_after,
+    results,
+)
 
+__all__ = ["RuleExtractor", "Sentence", "sentences"]
 
-@dataclass(frozen=True)
-class Sentence:
-    text: str
-    start: int
-    end: int
-    speaker: str  # "clinician" | "patient" | "unknown" (normalised)
-
-    @property
-    def low(self) -> str:
-        return self.text.lower()
-
-
-def _speaker(label: str) -> str:
-    low = label.lower().strip()
-    if low in PATIENT_SIDE or low == "patient":
-        return "patient"
-    return "clinician"
-
-
-def sentences(transcript: str) -> list[Sentence]:
-    """Speaker-attributed sentences with their offsets into ``transcript``."""
-    labels = list(_LABEL.finditer(transcript))
-    turns: list[tuple[str, int, int]] = []
-    if not labels:
-        turns.append(("unknown", 0, len(transcript)))
-    for i, m in enumerate(labels):
-        end = labels[i + 1].start() if i + 1 < len(labels) else len(transcript)
-        turns.append((_speaker(m.group("who")), m.end(), end))
-    out: list[Sentence] = []
-    for who, start, end in turns:
-        for m in _SENTENCE.finditer(transcript, start, end):
-            raw = m.group(0)
-            s = m.start() + (len(raw) - len(raw.lstrip()))
-            e = m.start() + len(raw.rstrip())
-            if e > s and any(ch.isalnum() for ch in transcript[s:e]):
-                out.append(Sentence(transcript[s:e], s, e, who))
-    return out
-
-
-# --- vocabularies ------------------------------------------------------------------------------
+# --- words the rules read (grammar; the clinical vocabulary is the lexicon's) ------------------
 _ALLERGY = re.compile(r"\ballerg(?:y|ic|ies)\b|\banaphyla\w*")
+_ALLERGY_TOPIC = re.compile(r"\ballerg(?:y|ic|ies)\b|\breactions?\b")
 _ALLERGY_NEG = re.compile(
     r"\bno (?:known |new |other |drug |food )*allerg|\bnkda\b|\bnka\b|"
     r"\bdenie[sd] (?:any |known |drug )*allerg|\bnot allergic\b|\bnever (?:been |had an? )?allerg|"
     r"\bno allergic reaction"
 )
-_REACTIONS = (
-    "anaphylaxis", "anaphylactic reaction", "anaphylactic shock", "hives", "urticaria",
-    "rash", "itching", "itchy rash", "swelling", "facial swelling", "throat swelling",
-    "angioedema", "wheezing", "shortness of breath", "blisters", "nausea", "vomiting",
-    "swell up", "swelling up", "vomit",
-)  # fmt: skip
-_SYMPTOMS = (
-    "persistent diarrhoea", "persistent diarrhea", "diarrhoea", "diarrhea", "loose stools",
-    "nausea", "vomiting", "dizziness", "dry cough", "cough", "headaches", "headache",
-    "stomach upset", "upset stomach", "gi distress", "gi upset", "bloating", "cramps",
-    "muscle aches", "muscle pain", "ankle swelling", "swelling", "fatigue", "constipation",
-    "low blood sugars", "hypoglycaemia", "hypoglycemia", "rash", "itching", "hives",
-    "heartburn", "yeast infection", "thrush", "vomit", "really tired", "tired", "tiredness",
-    "swell up",
-)  # fmt: skip
-# how a symptom as said is written in the statement
-_SYMPTOM_NAMES = {
-    "vomit": "vomiting", "really tired": "fatigue", "tired": "fatigue", "tiredness": "fatigue",
-    "swell up": "swelling", "diarrhea": "diarrhoea", "persistent diarrhea": "persistent diarrhoea",
-}  # fmt: skip
-# non-drug allergens (the drug dictionary and its supplement name drugs and drug classes)
-_ALLERGENS = (
-    "shellfish", "peanuts", "peanut", "tree nuts", "nuts", "eggs", "egg", "milk", "wheat",
-    "soy", "fish", "bee stings", "wasp stings", "pollen", "dust mites",
-)  # fmt: skip
+_NEGATIVE = re.compile(r"(?:no|none|never|not|nope|nothing)\b")
 _SEVERITY = re.compile(r"\b(severe|serious|life-threatening|mild|moderate|fairly severe)\b")
 _CAUSE = re.compile(
     r"\b(gave|gives|giving|caused|causes|causing|made|makes|making|got|get|gets|getting|"
-    r"broke out|break out|side effects?|because of|due to|from|on)\b"
+    r"broke out|break out|side effects?|because of|due to|from|on|come out|came out)\b"
 )
 _NO_PROBLEM = re.compile(
     r"\b(without (?:any )?(?:problems?|issues?|side effects?)|no (?:problems?|issues?|side "
     r"effects?)|tolerat\w+ (?:it )?well|fine on|settled|went away|resolved)\b"
 )
 _HEDGE = re.compile(
-    r"\b(consider\w*|might|maybe|perhaps|could|would you|should we|thinking about|if you|"
-    r"if it|in case|unless|not sure)\b"
+    r"\b(consider\w*|might|maybe|perhaps|could|would you|should we|should i|thinking about|"
+    r"if you|if it|if my|if the|if your|in case|unless|not sure|before (?:stopping|starting|"
+    r"taking|changing))\b"
 )
 _MED_NEG = re.compile(r"\b(not taking|never took|never taken|didn't start|did not start|not on)\b")
 _STOP = re.compile(
     r"\b(stopped|stopping|stop taking|discontinued|discontinuing|quit|came off|come off|"
-    r"taken off|stopped taking)\b"
+    r"taken off|stopped taking|took (?:you |me |him |her |them )?off|take (?:you |me |him |her )?"
+    r"off)\b"
 )
 _START = re.compile(
-    r"\b(started|starting|start|begin|began|initiat\w+|put (?:you |him |her |me )?on|"
+    r"\b(started|starting|start|begin|began|initiat\w+|put (?:you |him |her |me |them )?on|"
     r"prescrib\w+|adding|add)\b"
 )
 _SWITCH = re.compile(r"\b(switch\w*|chang\w+|mov\w+)\b[^.]*?\bfrom\b")
 _UP = re.compile(r"\b(increas\w+|rais\w+|upp\w+|titrat\w+ up|bump\w* up|went up|go up)\b")
 _DOWN = re.compile(
-    r"\b(decreas\w+|reduc\w+|lower\w*|cut\w* (?:it |them )?(?:back|down)|went down|halv\w+)\b"
+    r"\b(decreas\w+|reduc\w+|lower\w*|cut\w* (?:it |them |that )?(?:back|down)|went down|"
+    r"halv\w+|drop\w*)\b"
 )
 _TAKE = re.compile(
-    r"\b(take|takes|taking|took|on|stays? at|continu\w+|remain\w* on|using|use|inject\w*)\b"
+    r"\b(take|takes|taking|took|on|stays? at|continu\w+|remain\w* on|using|use|uses|"
+    r"inject\w*)\b"
 )
-_DOSE = re.compile(
-    r"(\d+(?:\.\d+)?)\s?(mg|mcg|micrograms?|g|units?|iu|ml)\b(?:/(?:day|d|week))?", re.I
-)
-_FREQ = re.compile(
-    r"\b(once daily|twice daily|three times (?:a|per) day|once a day|twice a day|every day|"
-    r"daily|nightly|at night|at bedtime|every night|each night|every evening|every morning|"
-    r"in the morning|with dinner|with meals|"
-    r"with breakfast|once weekly|once a week|weekly|as needed|now and then|bid|tid|qd)\b",
+_TAKE_QUESTION = re.compile(r"\b(tak\w+|medicines?|medications?|tablets?|on)\b")
+#: a pronoun a medication verb governs ("stopped it", "increase it", "it gave me")
+_GOVERNED = re.compile(
+    r"\b(?:stop\w*|start\w*|increas\w*|decreas\w*|reduc\w*|drop\w*|cut|take|takes|taking|took|"
+    r"use|uses|using|continu\w*|off)\s+(?P<pro>it|that|them)\b|\b(?P<pro2>it|that|they)\s+"
+    r"(?:made|makes|gave|gives|caused|causes|did|does)\b",
     re.I,
-)
-_FORM = re.compile(r"\s*(er|xr|xl|sr|ir|extended[- ]release)\b", re.I)
-_FORM_BEFORE = re.compile(r"(extended[- ]release|immediate[- ]release)\s+$", re.I)
-_REASON = re.compile(
-    r"\b(?:because of|because|due to|since|as it|as they)\b\s*"
-    r"(?P<why>(?:(?!,\s*(?:and|but|so)\b)[^.;!?])+)"
-)
-
-_MONTHS = (
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december",
-)  # fmt: skip
-_MONTH_RE = "|".join(_MONTHS)
-_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? ({_MONTH_RE})(?:,? (\d{{4}}))?\b", re.I)
-_MONTH_DAY = re.compile(rf"\b({_MONTH_RE}) (\d{{1,2}})(?:st|nd|rd|th)?(?:,? (\d{{4}}))?\b", re.I)
-_IN_MONTH = re.compile(rf"\bin ({_MONTH_RE})(?: (\d{{4}}))?\b", re.I)
-
-# (normalised analyte, label in the sentence, pattern, default unit)
-_ANALYTES = (
-    ("hba1c", "HbA1c", r"\b(?:hba1c|a1c|ha?emoglobin a1c)\b", "%"),
-    ("egfr", "eGFR", r"\begfr\b", "mL/min/1.73m2"),
-    ("ldl", "LDL cholesterol", r"\bldl(?: cholesterol)?\b", "mg/dL"),
-    ("glucose", "fasting glucose", r"\bfasting (?:blood )?(?:glucose|sugar)\b", "mg/dL"),
-    ("potassium", "potassium", r"\bpotassium\b", "mmol/L"),
-    (
-        "uacr",
-        "urine albumin/creatinine ratio",
-        r"\b(?:uacr|urine albumin(?:[- ]to[- ]|/| )creatinine(?: ratio)?|albumin[- ]creatinine "
-        r"ratio)\b",
-        "mg/g",
-    ),
-)
-_VALUE = re.compile(
-    r"[^0-9?]{0,40}?(?<![\d-])(\d+(?:\.\d+)?)(?![\d-])\s*"
-    r"(%|mg/dl|mmol/l|ml/min(?:/1\.73\s?m2|/1\.73m²)?|mg/g|mg/mmol)?",
-    re.I,
-)
-
-_APPT = re.compile(
-    r"\b(morning|afternoon|evening|weekend|early|late|lunchtime)s?\b[^.?!]{0,40}?\bappointments?\b"
-    r"|\bappointments?\b[^.?!]{0,40}?\b(morning|afternoon|evening|weekend|lunchtime)s?\b"
 )
 _PREFER = re.compile(
     r"\b(prefer\w*|rather|better|best|suit\w*|work\w* for me|works? best|like|easier|easiest|"
-    r"want)\b"
+    r"want|please)\b"
 )
 _NOW = re.compile(r"\b(now|instead|these days|anymore|any more|from now on|switch)\b")
-_CHANNELS = (
-    (r"\b(?:text messages?|texts?|sms)\b|\btext me\b", "by text message"),
-    (r"\b(?:e-?mails?)\b|\be-?mail me\b", "by email"),
-    (r"\b(?:phone calls?|calls?|call me|phone me|ring me)\b", "by phone"),
-    (r"\b(?:the portal|patient portal)\b", "through the patient portal"),
-    (r"\b(?:letters?|post)\b", "by letter"),
-)
-_LANGS = (
-    "spanish", "portuguese", "polish", "french", "arabic", "mandarin", "cantonese",
-    "vietnamese", "tagalog", "russian", "hindi", "urdu", "bengali", "somali", "german",
-    "italian", "korean", "japanese", "turkish", "english",
-)  # fmt: skip
-_LANG = re.compile(rf"\b({'|'.join(_LANGS)})\b")
+_CONTRAST = re.compile(r"\b(rather than|instead of|not|never|no|don't|do not|than)\b")
 _LANG_CUE = re.compile(
     r"\b(first language|native language|mother tongue|prefer\w*|speak\w*|interpreter)\b"
 )
-_LIVES = re.compile(
-    r"\bli(?:ve|ves|ving) (alone|on (?:my|his|her) own|by (?:my|him|her)self|with (?:my |his |her "
-    r"|a )?(wife|husband|partner|daughter|son|parents|mother|father|family|children|kids|sister|"
-    r"brother|roommate|grandchildren))"
-)
 _SMOKE = re.compile(
     r"\b(?:(quit|stopped|gave up) smoking(?: (?:in|back in) (\d{4}))?|(don't|do not|never|doesn't|"
-    r"does not) smoke|(smokes?|smoking) (?:about )?(\d+|a pack|half a pack))"
+    r"does not) smoke|(smokes?|smoking) (?:about |around )?(\d+|a pack|half a pack))"
 )
 _WORK = re.compile(
     r"\bwork(?:s|ing)? (night shifts?|nights|shifts|from home|full[- ]time|part[- ]time|as an? "
@@ -224,14 +134,39 @@ _WORK = re.compile(
 )
 _FAMILY = re.compile(
     r"\bmy (daughter|son|wife|husband|partner|carer|caregiver|neighbou?r|sister|brother) "
-    r"((?:helps|visits|manages|drives|checks|cooks|sorts)\b[^.,;!?]*)"
+    r"((?:helps|visits|manages|drives|checks|cooks|sorts|stays|comes)\b[^.,;!?]*)"
 )
+_SO_STOPPED = re.compile(r"\b(?:so|and so|which is why)\b[^.;]{0,25}\b(?:stop\w*|came off|quit)\b")
+_CLAUSE = re.compile(r"[,;]|\b(?:and|but|so|then|when|while|after|because|as)\b")
+_PATIENT_SUBJECT = re.compile(r"\b(i|she|he|patient|they)\b(?:\s+\w+){0,2}\s*$")
 _FIRST_TO_THIRD = (
     (r"\bme\b", "them"),
     (r"\bmy\b", "their"),
+    (r"\bour\b", "their"),
     (r"\bi\b", "they"),
     (r"\bmine\b", "theirs"),
 )
+#: the patient, as the relative or carer who speaks for them names them
+
+
+def _governed(text: str) -> list[tuple[int, int]]:
+    """Where a pronoun a medication verb governs is."""
+    out = []
+    for m in _GOVERNED.finditer(text):
+        g = "pro" if m.group("pro") else "pro2"
+        out.append((m.start(g), m.end(g)))
+    return out
+
+
+def _window(low: str, start: int, size: int = 40) -> str:
+    """The words before ``start`` in its clause ("they stopped it, and I'm on X": "I'm on")."""
+    w = low[max(0, start - size) : start]
+    cuts = list(_CLAUSE.finditer(w))
+    return w[cuts[-1].end() :] if cuts else w
+
+
+def _a(phrase: str) -> str:
+    return ("an " if phrase[:1].lower() in "aeiou" else "a ") + phrase
 
 
 def _third_person(text: str) -> str:
@@ -245,87 +180,7 @@ def _clean(text: str) -> str:
     return re.sub(r"^(the|my|your|his|her|their|a|an|some)\s+", "", text, flags=re.I)
 
 
-@dataclass(frozen=True)
-class _Drug:
-    mention: drugs.DrugMention
-    phrase: str  # as it goes into the sentence ("metformin ER", "metformin (Glucophage)")
-    end: int  # offset in the sentence after the phrase (formulation included)
-    start: int
-
-
-def _drugs_in(s: Sentence) -> list[_Drug]:
-    out: list[_Drug] = []
-    for m in drugs.resolve(s.text):
-        surface = m.text.lower()
-        if surface in m.name and m.origin == "dictionary":
-            phrase = m.name  # "glargine" -> "insulin glargine"
-        elif surface.startswith(m.name[:5]) or m.origin == "supplement":
-            phrase = re.sub(r"\s+drugs$", " drug", surface)
-        else:
-            phrase = f"{m.name} ({m.text})"
-        end = m.end
-        form = _FORM.match(s.text, m.end)
-        before = _FORM_BEFORE.search(s.text[: m.start])
-        if form:
-            tag = form.group(1)
-            phrase += " ER" if tag.lower().startswith("extended") else f" {tag.upper()}"
-            end = form.end()
-        elif before and before.group(1).lower().startswith("extended"):
-            phrase += " ER"
-        out.append(_Drug(m, phrase, end, m.start))
-    return out
-
-
-def _dose_after(s: Sentence, pos: int, limit: int = 45) -> str:
-    m = _DOSE.search(s.text, pos, min(len(s.text), pos + limit))
-    if not m:
-        return ""
-    unit = m.group(2).lower()
-    unit = {"unit": "units", "micrograms": "mcg", "microgram": "mcg", "iu": "units"}.get(unit, unit)
-    return f"{m.group(1)} {unit}" if unit == "units" else f"{m.group(1)}{unit}"
-
-
-def _freq_after(s: Sentence, pos: int) -> str:
-    m = _FREQ.search(s.text, pos)
-    return m.group(1).lower() if m else ""
-
-
-def _date_in(text: str, now: datetime) -> tuple[datetime, str] | None:
-    """A date named in ``text``: (start of the period in UTC, as the sentence should say it)."""
-    if m := _ISO_DATE.search(text):
-        try:
-            d = datetime(int(m.group(1)), int(m.group(2)), int(m.group(3)), tzinfo=UTC)
-        except ValueError:
-            return None
-        return d, f"on {m.group(0)}"
-    for pat, day_first in ((_DAY_MONTH, True), (_MONTH_DAY, False)):
-        if m := pat.search(text):
-            day, month = (m.group(1), m.group(2)) if day_first else (m.group(2), m.group(1))
-            mi = _MONTHS.index(month.lower()) + 1
-            year = int(m.group(3)) if m.group(3) else _year_for(mi, now)
-            try:
-                d = datetime(year, mi, int(day), tzinfo=UTC)
-            except ValueError:
-                return None
-            return d, f"on {d:%Y-%m-%d}"
-    if m := _IN_MONTH.search(text):
-        mi = _MONTHS.index(m.group(1).lower()) + 1
-        year = int(m.group(2)) if m.group(2) else _year_for(mi, now)
-        d = datetime(year, mi, 1, tzinfo=UTC)
-        return d, f"in {_MONTHS[mi - 1].title()} {year}"
-    if re.search(r"\b(today|this morning)\b", text, re.I):
-        d = datetime(now.year, now.month, now.day, tzinfo=UTC)
-        return d, f"on {d:%Y-%m-%d}"
-    return None
-
-
-def _year_for(month: int, now: datetime) -> int:
-    """A month named without a year is the latest one not after ``now``."""
-    return now.year if month <= now.month else now.year - 1
-
-
-def _fmt_value(value: str, unit: str) -> str:
-    return f"{value}%" if unit == "%" else f"{value} {unit}"
+Item = tuple[str, str, float, "datetime | None", int, int]  # type, content, conf, date, span
 
 
 class RuleExtractor:
@@ -335,227 +190,471 @@ class RuleExtractor:
 
     def extract(self, patient_id: str, transcript: str, *, now: datetime) -> Extraction:
         out = Extraction(method=self.method)
-        allergy_topic = False
+        header, sents = split(transcript)
+        session = session_date(header, now) or now
         seen: set[tuple[str, str]] = set()
-        for s in sentences(transcript):
-            if s.speaker == "clinician":
-                allergy_topic = bool(_ALLERGY.search(s.low) or "reaction" in s.low)
-            if s.text.rstrip().endswith("?"):
-                continue  # a question is not a fact
-            for mtype, content, conf, created in self._sentence(s, allergy_topic, now):
+        st = State()
+
+        def emit(items: Iterator[Item], speaker: str) -> None:
+            for mtype, content, conf, created, start, end in items:
                 key = (mtype, content.lower())
                 if key in seen:
                     continue
                 seen.add(key)
-                if s.speaker == "unknown":
+                if speaker == "unknown":
                     conf -= 0.1
                 out.candidates.append(
                     Candidate(
                         content=content,
                         memory_type=mtype,
-                        start=s.start,
-                        end=s.end,
+                        start=start,
+                        end=end,
                         confidence=round(max(0.1, min(conf, 0.99)), 2),
                         created_at=created,
                     )
                 )
+
+        prev: Sentence | None = None
+        for s in sents:
+            r = Named(s, session)
+            new_turn = prev is None or s.turn != prev.turn
+            switched = prev is None or s.speaker != prev.speaker
+            if switched and s.speaker == "clinician":
+                emit(self._flush_allergy(st), "patient")
+                st.allergy = st.appointments = st.contact = False
+                st.question = None
+            if s.speaker == "clinician":
+                self._clinician_topics(s, r, st)
+            elif switched and st.question is not None and new_turn:
+                q, qr = st.question
+                if AFFIRM.match(s.text.strip()):
+                    emit(self._confirmed(q, qr, s, r, st), "patient")
+            st.drugs_age += 1
+            st.analyte_age += 1
+            prev = s
+            if about_other(patient_id, s, st):
+                emit(self._family(s), s.speaker)  # "my son stays with me": the patient's support
+                continue
+            if s.question and s.speaker != "clinician" and not REQUEST.match(s.text):
+                told = DECLARED.match(s.text)
+                if told:  # "I'm still on lansoprazole 15 mg, is that okay?"
+                    s = Sentence(
+                        told.group(1) + ".",
+                        s.start,
+                        s.start + len(told.group(1)),
+                        s.speaker,
+                        s.turn,
+                        s.relation,
+                    )
+                    r = Named(s, session)
+            if s.question and not (s.speaker != "clinician" and REQUEST.match(s.text)):
+                self._note_topics(r, st)
+                continue
+            emit(self._sentence(s, r, st), s.speaker)
+            self._note_topics(r, st)
+        emit(self._flush_allergy(st), "patient")
         return out
 
-    # each rule yields (memory_type, content, confidence, created_at or None)
+    # --- the dialogue ---------------------------------------------------------------------------
+    @staticmethod
+    def _clinician_topics(s: Sentence, r: Named, st: State) -> None:
+        if _ALLERGY_TOPIC.search(s.low):
+            st.allergy = True
+        if s.question:
+            st.question = (s, r)
+            triggers = {slot for _a, _b, slot in r.slot_triggers()}
+            when = re.search(r"\b(time|when)\b", s.low) and re.search(r"\bbest|suits?\b", s.low)
+            if "visit time" in triggers or when:
+                st.appointments = True
+            if "contact channel" in triggers or re.search(r"\b(reach|contact|remind)\w*", s.low):
+                st.contact = True
+        if st.patient_name is None:
+            for _title, name in TITLED.findall(s.text):
+                st.patient_name = name
+                break
+
+    @staticmethod
+    def _note_topics(r: Named, st: State) -> None:
+        allergy_talk = _ALLERGY.search(r.low) or (st.allergy and r.s.speaker != "clinician")
+        if r.drugs and not allergy_talk:
+            st.drugs, st.drugs_age = r.drugs, 0
+        if r.analytes:
+            st.analyte, st.analyte_age = r.analytes[-1][2], 0
+
+    def _confirmed(
+        self, q: Sentence, qr: Named, answer: Sentence, ar: Named, st: State
+    ) -> Iterator[Item]:
+        """A clinician's question the patient confirmed, read as the patient's statement."""
+        stmt = Sentence(q.text.rstrip(" ?") + ".", q.start, q.end, "patient", q.turn)
+        read = Named(stmt, ar.session)
+        for mtype, content, conf, created, _s, _e in self._sentence(
+            stmt, read, st, extra_dates=ar.dates, confirmed=True
+        ):
+            yield mtype, content, conf - 0.05, created, q.start, answer.end
+
     def _sentence(
-        self, s: Sentence, allergy_topic: bool, now: datetime
-    ) -> Iterator[tuple[str, str, float, datetime | None]]:
-        found = _drugs_in(s)
-        allergy = list(self._allergy(s, found, allergy_topic))
+        self,
+        s: Sentence,
+        r: Named,
+        st: State,
+        *,
+        extra_dates: Sequence[DateSpan] = (),
+        confirmed: bool = False,
+    ) -> Iterator[Item]:
+        found = self._with_pronouns(r.drugs, s, st, confirmed) if r.drugs else []
+        found = found or self._implicit_drugs(s, r, st, confirmed)
+        allergy = list(self._allergy(s, r, found, st))
         yield from allergy
         if not allergy:
-            yield from self._adverse(s, found)
-            yield from self._medication(s, found)
-        yield from self._lab(s, now)
-        yield from self._vitals(s, now)
-        yield from self._preference(s)
-        yield from self._social(s)
+            adverse = list(self._adverse(s, r, found))
+            yield from adverse
+            yield from self._medication(s, r, found, st, extra_dates, adverse, confirmed)
+        yield from self._readings(s, r, st)
+        yield from self._preference(s, r, st)
+        yield from self._social(s, r)
 
-    def _allergy(
-        self, s: Sentence, found: list[_Drug], topic: bool
-    ) -> Iterator[tuple[str, str, float, datetime | None]]:
+    @staticmethod
+    def _with_pronouns(explicit: list[Drug], s: Sentence, st: State, confirmed: bool) -> list[Drug]:
+        """The drugs named, and a drug talked about before that a pronoun governed by a
+        medication verb stands for, where no drug named earlier in the sentence is meant ("they
+        stopped it, and I'm on spironolactone")."""
+        topic = (
+            []
+            if confirmed
+            else [d for d in st.topic_drugs() if d.name not in {e.name for e in explicit}]
+        )
+        if not topic:
+            return explicit
+        out = list(explicit)
+        for at, end in _governed(s.text):
+            if not any(d.start < at for d in explicit):
+                out.append(topic[0].at(at, end))
+                break
+        return sorted(out, key=lambda d: d.start)
+
+    @staticmethod
+    def _implicit_drugs(s: Sentence, r: Named, st: State, confirmed: bool) -> list[Drug]:
+        """The drugs a sentence names without naming them: "it", "that", "them" after talk of
+        a drug; a patient's answer to a question about one drug."""
+        topic = st.topic_drugs()
+        if st.allergy and s.speaker != "clinician" and st.pending:
+            topic = [st.pending[-1][0]]  # "Trimethoprim. My face swelled up when I took it."
+        if not topic or confirmed:
+            return []
+        out = [topic[0].at(a, b) for a, b in _governed(s.text)]
+        if out:
+            return out
+        if (
+            s.speaker != "clinician"
+            and st.question is not None
+            and st.question[1].drugs
+            and (dose_after(s.text, 0, len(s.text)) or r.freqs)
+        ):
+            return [d.at(0, 0) for d in st.question[1].drugs[:1]]
+        return []
+
+    # --- allergies and reactions ------------------------------------------------------------------
+    def _allergy(self, s: Sentence, r: Named, found: list[Drug], st: State) -> Iterator[Item]:
         low = s.low
-        if _ALLERGY_NEG.search(low):
+        if _ALLERGY_NEG.search(low) or _NEGATIVE.match(low.strip()):
             return
+        lex = lexicon()
         explicit = bool(_ALLERGY.search(low))
-        reaction = next((r for r in _REACTIONS if re.search(rf"\b{r}\b", low)), None)
-        allergens = [a for a in _ALLERGENS if re.search(rf"\b{a}\b", low)][:1]
-        subjects = bool(found or allergens)
-        by_topic = topic and reaction and subjects and (_CAUSE.search(low) or allergens)
-        if not explicit and not by_topic:
+        answering = st.allergy and s.speaker != "clinician"
+        reactions = [
+            f for f in r.findings if f.concept in lex.allergic_reactions and not r.negated(f.start)
+        ]
+        if not explicit and not answering:
             return
-        if _NO_PROBLEM.search(low) or re.match(r"(no|none|never|not)\b", low):
+        if _NO_PROBLEM.search(low):
             return
-        names: list[str] = [d.phrase for d in found] + allergens
-        if not names:
+        allergens = [d for d in found if not d.implicit] or (
+            [d for d in found if d.implicit] if reactions else []
+        )
+        if not allergens and explicit:
             m = re.search(
                 r"\ballergic to (?:the |a )?([a-z][a-z -]{2,30}?)\b(?:[,.;—-]|$| and)", low
             )
-            if not m:
+            if m:
+                allergens = [Drug(m.group(1).strip(), m.group(1).strip(), m.start(1), m.end(1))]
+        if not explicit:
+            # in answer to "any allergies?": a substance with an allergic reaction, or named
+            # alone (its reaction may follow in the next sentence)
+            other = [f for f in r.findings if f.concept not in lex.allergic_reactions]
+            if not reactions and (other or (_CAUSE.search(low) and found)):
+                return  # an intolerance: an adverse reaction
+            if allergens and not reactions:
+                st.pending += [(d, s) for d in allergens if not d.implicit]
                 return
-            names = [m.group(1).strip()]
-        if reaction and reaction.startswith("anaphyla"):
-            reaction = "anaphylaxis"
-        reaction = _SYMPTOM_NAMES.get(reaction or "", reaction)
+            if not allergens and reactions and st.pending:
+                done, st.pending = st.pending, []
+                for d, first in done:
+                    yield self._allergy_item(d, reactions, low, first.start, s.end, r, explicit)
+                return
+        if not allergens:
+            return
+        named = {d.name for d in allergens}
+        # where the substance was named first ("Penicillin. It gave her a rash."): the evidence
+        firsts = {d.name: first.start for d, first in st.pending if d.name in named}
+        st.pending = [(d, first) for d, first in st.pending if d.name not in named]
+        for d in allergens:
+            start = firsts.get(d.name, s.start)
+            yield self._allergy_item(d, reactions, low, start, s.end, r, explicit)
+
+    @staticmethod
+    def _allergy_item(
+        d: Drug,
+        reactions: list[Finding],
+        low: str,
+        start: int,
+        end: int,
+        r: Named,
+        explicit: bool,
+    ) -> Item:
+        shown = list(dict.fromkeys(f.shown for f in reactions))
         sev = _SEVERITY.search(low)
         severity = sev.group(1).replace("fairly ", "") if sev else None
-        if reaction == "anaphylaxis":
+        if "anaphylaxis" in {f.concept for f in reactions}:
             severity = "severe"
-        for name in names:
-            text = f"Patient has a {name} allergy"
-            if reaction:
-                text += f" causing {reaction}"
-            if severity:
-                text += f" ({severity})"
-            yield "allergy", text, 0.9 if explicit else 0.75, None
+        text = f"Patient has {_a(d.phrase)} allergy"
+        if shown:
+            text += " causing " + " and ".join(shown)
+        if severity:
+            text += f" ({severity})"
+        when = date_for(r, d.start, d.end)
+        return "allergy", text, 0.9 if explicit else 0.8, when.at if when else None, start, end
 
-    def _adverse(
-        self, s: Sentence, found: list[_Drug]
-    ) -> Iterator[tuple[str, str, float, datetime | None]]:
+    def _flush_allergy(self, st: State) -> Iterator[Item]:
+        """Substances named in answer to "any allergies?" whose reaction never followed."""
+        done, st.pending = st.pending, []
+        for d, s in done:
+            yield "allergy", f"Patient has {_a(d.phrase)} allergy", 0.75, None, s.start, s.end
+
+    def _adverse(self, s: Sentence, r: Named, found: list[Drug]) -> Iterator[Item]:
         low = s.low
         if not found or _NO_PROBLEM.search(low) or _HEDGE.search(low):
             return
-        symptom = next((x for x in _SYMPTOMS if re.search(rf"\b{re.escape(x)}\b", low)), None)
-        if symptom is None or not _CAUSE.search(low):
+        symptoms = [f for f in r.findings if not r.negated(f.start)]
+        if not symptoms:
             return
-        if re.search(rf"\b(no|not|without|never)\b[^.]{{0,20}}\b{re.escape(symptom)}\b", low):
+        sym = symptoms[0]
+        so = _SO_STOPPED.search(low)  # "I had diarrhoea every day so I stopped taking it"
+        if not _CAUSE.search(low) and not (so and so.start() > sym.end):
             return
         sev = _SEVERITY.search(low)
-        name = _SYMPTOM_NAMES.get(symptom, symptom)
-        what = f"{sev.group(1).replace('fairly ', '')} {name}" if sev else name
-        symptom_at = low.index(symptom)
-        # the drug the symptom is about: the last named before it, else the first after
-        before = [d for d in found if d.start < symptom_at]
+        what = f"{sev.group(1).replace('fairly ', '')} {sym.shown}" if sev else sym.shown
+        before = [d for d in found if d.start < sym.start]
         drug = before[-1] if before else found[0]
         if _SWITCH.search(low) and len(found) >= 2:
             drug = found[0]  # "switched from A to B because of the cough on A"
-        yield "adverse_reaction", f"Patient reports {what} on {drug.phrase}", 0.8, None
+        yield (
+            "adverse_reaction",
+            f"Patient reports {what} on {drug.phrase}",
+            0.8,
+            None,
+            s.start,
+            s.end,
+        )
 
+    # --- medications ----------------------------------------------------------------------------
     def _medication(
-        self, s: Sentence, found: list[_Drug]
-    ) -> Iterator[tuple[str, str, float, datetime | None]]:
+        self,
+        s: Sentence,
+        r: Named,
+        found: list[Drug],
+        st: State,
+        extra_dates: Sequence[DateSpan],
+        adverse: list[Item],
+        confirmed: bool = False,
+    ) -> Iterator[Item]:
         low = s.low
         if not found or _MED_NEG.search(low) or _HEDGE.search(low):
             return
         conf = 0.9 if s.speaker == "clinician" else 0.85
-        if _SWITCH.search(low) and len(found) >= 2:
+        span = (s.start, s.end)
+        if _SWITCH.search(low) and len(found) >= 2 and not found[0].implicit:
             a, b = found[0], found[1]
             text = f"Patient switched from {a.phrase} to {b.phrase}"
-            dose = _dose_after(s, b.end)
-            freq = _freq_after(s, b.end)
+            dose = dose_after(s.text, b.end)
+            freq = freq_after(r, b.end)
             text += "".join(f" {x}" for x in (dose, freq) if x)
-            yield "medication", text, conf, None
+            yield "medication", text, conf, None, *span
             return
+        answered_take = bool(
+            st.question is not None
+            and s.speaker != "clinician"
+            and _TAKE_QUESTION.search(st.question[0].low)
+        )
+        done: set[str] = set()
         for d in found:
-            window = low[max(0, d.start - 40) : d.start]
+            if d.name in done:
+                continue
+            window = _window(low, d.start)
             after = low[d.end : d.end + 30]
             later = low[d.end : d.end + 60]  # "the metoprolol ..., so my GP cut it down to 25 mg"
-            dose = _dose_after(s, d.end)
-            freq = _freq_after(s, d.end)
+            dose = dose_after(s.text, d.end)
+            freq = freq_after(r, d.end)
             details = "".join(f" {x}" for x in (dose, freq) if x)
+            when = date_for(r, d.start, d.end, extra_dates)
+            on = f" {when.phrase}" if when else ""
+            at = when.at if when else None
             if _STOP.search(window):
-                text = f"Patient stopped {d.phrase}"
-                why = _REASON.search(s.text, d.end)
+                text = f"Patient stopped {d.phrase}{on}"
+                why = REASON.search(s.text, d.end)
                 if why:
                     reason = _clean(why.group("why"))
-                    text += f" because of {_third_person(reason)}"
-                yield "medication", text, conf, None
+                    text += f" because {'of ' if why.group('of') else ''}{_third_person(reason)}"
+                elif adverse:
+                    text += " because of " + adverse[0][1].split(" reports ", 1)[1].split(" on ")[0]
+                done.add(d.name)
+                yield "medication", text, conf, at, *span
             elif _UP.search(window) or _UP.search(after) or _DOWN.search(window + " " + later):
                 to = re.search(
-                    r"\bto\s+(\d+(?:\.\d+)?\s?(?:mg|mcg|units?|g|ml)\b)", s.text[d.end :]
+                    r"\bto\s+(\d+(?:[.,]\d+)?\s?(?:mg|mcg|units?|g|ml)\b)", s.text[d.end :]
                 )
                 verb = "increased" if (_UP.search(window) or _UP.search(after)) else "decreased"
                 text = f"Patient's {d.phrase} dose {verb}"
                 if to:
-                    target = _dose_after(s, d.end + to.start(1))
+                    target = dose_after(s.text, d.end + to.start(1))
                     text += f" to {target}"
-                    freq = _freq_after(s, d.end + to.end())
-                    text += f" {freq}" if freq else ""
-                yield "medication", text, conf, None
+                    f2 = freq_after(r, d.end + to.end())
+                    text += f" {f2}" if f2 else ""
+                done.add(d.name)
+                yield "medication", text, conf, at, *span
             elif _START.search(window):
-                yield "medication", f"Patient started {d.phrase}{details}", conf, None
-            elif (_TAKE.search(window) or re.match(r"\s*(stays|remains|continues) at", after)) and (
-                dose or freq
-            ):
-                yield "medication", f"Patient takes {d.phrase}{details}", conf - 0.05, None
-
-    def _lab(self, s: Sentence, now: datetime) -> Iterator[tuple[str, str, float, datetime | None]]:
-        for _key, label, pattern, unit in _ANALYTES:
-            m = re.search(pattern, s.low)
-            if not m:
-                continue
-            val = _VALUE.match(s.text, m.end())
-            if not val:
-                continue
-            shown_unit = unit
-            if val.group(2):
-                given = val.group(2)
-                shown_unit = (
-                    "%" if given == "%" else given.replace("dl", "dL").replace("mmol/l", "mmol/L")
+                done.add(d.name)
+                yield "medication", f"Patient started {d.phrase}{details}{on}", conf, at, *span
+            elif (
+                _TAKE.search(window)
+                or re.match(r"\s*(stays|remains|continues) at", after)
+                or answered_take
+                or (dose and freq and len(low.split()) <= 10)
+            ) and (dose or freq or (confirmed and _TAKE.search(window))):
+                since = when if when is not None and when.phrase.startswith("since") else None
+                text = f"Patient takes {d.phrase}{details}" + (
+                    f" ({since.phrase})" if since else ""
                 )
-            when = _date_in(s.text, now)
-            text = f"Patient's {label} was {_fmt_value(val.group(1), shown_unit)}"
+                done.add(d.name)
+                yield "medication", text, conf - 0.05, since.at if since else None, *span
+
+    # --- results and vital signs ----------------------------------------------------------------
+    def _readings(self, s: Sentence, r: Named, st: State) -> Iterator[Item]:
+        conf = 0.9 if s.speaker == "clinician" else 0.8
+        for x in results(s, r, st):
+            shown = names.quantity(x.value, x.unit)
+            text = f"Patient's {x.analyte.display} was {shown}"
             created = None
-            if when is not None:
-                text += f" {when[1]}"
-                created = when[0] if when[0] <= now else None
-            yield "lab_result", text, 0.9 if s.speaker == "clinician" else 0.8, created
+            if x.date is not None:
+                text += f" {x.date.phrase}"
+                created = x.date.at
+            mtype = "vital_sign" if x.analyte.kind == "vital" else "lab_result"
+            yield mtype, text, conf, created, s.start, s.end
 
-    def _vitals(
-        self, s: Sentence, now: datetime
-    ) -> Iterator[tuple[str, str, float, datetime | None]]:
-        m = re.search(
-            r"\b(?:blood pressure|bp)\b\D{0,25}?(\d{2,3})\s*(?:/|over)\s*(\d{2,3})\b", s.low
-        )
-        if m:
-            when = _date_in(s.text, now)
-            text = f"Patient's blood pressure was {m.group(1)}/{m.group(2)} mmHg"
-            yield "observation", text + (f" {when[1]}" if when else ""), 0.85, None
-
-    def _preference(self, s: Sentence) -> Iterator[tuple[str, str, float, datetime | None]]:
+    # --- preferences and social history ---------------------------------------------------------
+    def _preference(self, s: Sentence, r: Named, st: State) -> Iterator[Item]:
         low = s.low
-        if (m := _APPT.search(low)) and _PREFER.search(low):
-            when = m.group(1) or m.group(2)
+        span = (s.start, s.end)
+        answering = s.speaker != "clinician"
+        times = r.slot_values("visit time")
+        triggers = {slot for _a, _b, slot in r.slot_triggers()}
+        if (
+            times
+            and ("visit time" in triggers or (answering and st.appointments))
+            and (_PREFER.search(low) or (answering and st.appointments))
+        ):
+            when = times[0][2]
             now_word = "now " if _NOW.search(low) else ""
-            yield "preference", f"Patient {now_word}prefers {when} appointments", 0.85, None
-        if _PREFER.search(low) or re.search(r"\bplease (?:text|e-?mail|call|phone|write)", low):
-            hits = [(m.start(), label) for pat, label in _CHANNELS if (m := re.search(pat, low))]
-            if hits and not re.search(r"\bappointments?\b", low[: min(h[0] for h in hits)][-15:]):
-                hits.sort()
-                # "prefer texts to calls": the first named channel is the preferred one
-                yield "preference", f"Patient prefers to be contacted {hits[0][1]}", 0.8, None
-        written = re.search(r"\bwritten instructions\b|\bwrite (?:it|things|them) down\b", low)
-        if written and (_PREFER.search(low) or "please" in low):
-            yield "preference", "Patient prefers written instructions", 0.8, None
-        if (lang := _LANG.search(low)) and _LANG_CUE.search(low):
-            name = lang.group(1).title()
+            yield "preference", f"Patient {now_word}prefers {when} appointments", 0.85, None, *span
+        channels = r.slot_values("contact channel")
+        request = answering and s.question and REQUEST.match(s.text) is not None
+        if channels and (
+            _PREFER.search(low)
+            or re.search(r"\bplease (?:text|e-?mail|call|phone|write)", low)
+            or (answering and st.contact)
+            or request
+        ):
+            allowed = [c for c in channels if not _CONTRAST.search(low[max(0, c[0] - 14) : c[0]])]
+            appt_before = [
+                c for c in allowed if re.search(r"\bappointments?\b", low[max(0, c[0] - 15) : c[0]])
+            ]
+            allowed = [c for c in allowed if c not in appt_before]
+            if allowed:
+                label = {"text": "by text message", "phone": "by phone", "email": "by email",
+                         "letter": "by letter", "portal": "through the patient portal"}  # fmt: skip
+                yield (
+                    "preference",
+                    f"Patient prefers to be contacted {label[allowed[0][2]]}",
+                    0.8,
+                    None,
+                    *span,
+                )
+        written = re.search(
+            r"\bwritten instructions\b|\bwrite (?:it|things|them) down\b|\bin writing\b", low
+        )
+        if written and (_PREFER.search(low) or "please" in low or s.question):
+            yield "preference", "Patient prefers written instructions", 0.8, None, *span
+        langs = r.slot_values("language")
+        if langs and _LANG_CUE.search(low):
+            name = langs[0][2].title()
             if "interpreter" in low:
-                yield "preference", f"Patient needs a {name} interpreter", 0.85, None
+                yield "preference", f"Patient needs a {name} interpreter", 0.85, None, *span
             else:
-                yield "preference", f"Patient prefers to communicate in {name}", 0.85, None
+                yield "preference", f"Patient prefers to communicate in {name}", 0.85, None, *span
 
-    def _social(self, s: Sentence) -> Iterator[tuple[str, str, float, datetime | None]]:
+    def _social(self, s: Sentence, r: Named) -> Iterator[Item]:
         low = s.low
-        if m := _LIVES.search(low):
-            if m.group(2):
-                yield "social", f"Patient lives with their {m.group(2)}", 0.85, None
-            else:
-                yield "social", "Patient lives alone", 0.85, None
+        span = (s.start, s.end)
+        yield from self._household(s, r)
         if m := _SMOKE.search(low):
             if m.group(1):
                 year = f" in {m.group(2)}" if m.group(2) else ""
-                yield "social", f"Patient quit smoking{year}", 0.85, None
+                yield "social", f"Patient quit smoking{year}", 0.85, None, *span
             elif m.group(3):
-                yield "social", "Patient does not smoke", 0.85, None
+                yield "social", "Patient does not smoke", 0.85, None, *span
             else:
-                yield "social", "Patient smokes", 0.75, None
+                yield (
+                    "social",
+                    f"Patient smokes {m.group(5)} a day"
+                    if m.group(5)[0].isdigit()
+                    else "Patient smokes",
+                    0.75,
+                    None,
+                    *span,
+                )
         if m := _WORK.search(low):
-            yield "social", f"Patient works {m.group(1)}", 0.8, None
-        if m := _FAMILY.search(low):
+            yield "social", f"Patient works {m.group(1)}", 0.8, None, *span
+        yield from self._family(s)
+
+    @staticmethod
+    def _family(s: Sentence) -> Iterator[Item]:
+        if s.relation:
+            return  # a relative's "my son" is not the patient's
+        if m := _FAMILY.search(s.low):
             rest = _third_person(_clean(m.group(2)))
-            yield "social", f"Patient's {m.group(1)} {rest}", 0.75, None
+            yield "social", f"Patient's {m.group(1)} {rest}", 0.75, None, s.start, s.end
+
+    @staticmethod
+    def _household(s: Sentence, r: Named) -> Iterator[Item]:
+        low = s.low
+        for a, b, slot in r.slot_triggers():
+            if slot != "household" or not re.match(r"(li?ve|lives|living|lived)\b", low[a:b]):
+                continue
+            if not _PATIENT_SUBJECT.search(low[max(0, a - 30) : a]):
+                continue
+            rest = low[b : b + 80]
+            rest = re.split(r"[.;!?]|,\s*(?:but|and|so)\b|\b(?:now|since|but|though)\b", rest)[0]
+            values = [v for x, _y, v in r.slot_values("household") if a <= x < b + len(rest)]
+            if "alone" in values:
+                yield "social", "Patient lives alone", 0.85, None, s.start, s.end
+            elif values and "with" in low[a:b]:
+                who = rest.strip()
+                if s.relation:  # a relative's "me" is the relative
+                    who = re.sub(r"\bme\b", f"their {s.relation}", who)
+                    who = re.sub(r"\bmy\b", f"their {s.relation}'s", who)
+                who = _third_person(who)
+                if not who.startswith(("their", "a ", "the ")):
+                    who = f"their {who}"
+                yield "social", f"Patient lives with {who.strip(' ,')}", 0.85, None, s.start, s.end
+            elif values:
+                yield "social", f"Patient lives in {_a(values[0])}", 0.8, None, s.start, s.end
+            return

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -13,8 +13,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .. import validation as v
 from ..errors import ValidationError
 from ..importance import default_importance
+from .dates import dates_in, session_date
+from .dialogue import PATIENT_ID, split
 from .fhir import FhirImportReport
 from .fhir import import_fhir as _import_fhir
+from .fhir_bulk import BulkImportReport
+from .fhir_bulk import import_fhir_bulk as _import_fhir_bulk
 from .proposals import Candidate, Extraction, Proposal, Proposals, Rejected, Supersedes
 from .rules import RuleExtractor
 
@@ -22,9 +26,13 @@ if TYPE_CHECKING:
     from ..engine import MemoryEngine
     from ..values import AddResult
 
-# another patient's id in a statement (the demo's and the scale runs' id shapes)
-_PATIENT_ID = re.compile(r"\b[A-Z]{2}-\d{4,6}\b")
 MAX_TRANSCRIPT_CHARS = 100_000
+#: Types whose statement must name something the lexicon or the drug dictionary keys (a drug,
+#: an allergen, an analyte or vital, a condition): a proposal that names nothing known cannot
+#: be compared with what the patient's record holds.
+KEYED_TYPES = frozenset(
+    {"allergy", "medication", "adverse_reaction", "lab_result", "vital_sign", "condition"}
+)
 
 
 class Extractor(Protocol):
@@ -47,14 +55,18 @@ def _check(
     transcript: str,
     c: Candidate,
     now: datetime,
+    session: datetime,
 ) -> tuple[str, str, float, datetime]:
-    """The candidate through the record validators; raises ValidationError naming the field."""
+    """The candidate through the record validators and the checks every extractor's items
+    pass (the evidence is in the transcript and about this patient, a date is one the evidence
+    says, a clinical statement names something known); raises ValidationError naming the
+    field."""
     if c.patient_id is not None and c.patient_id != patient_id:
         raise ValidationError(
             "patient_id", f"is {c.patient_id!r}; this transcript is for {patient_id!r}"
         )
     content = v.content(c.content)
-    others = {m for m in _PATIENT_ID.findall(content) if m != patient_id}
+    others = {m for m in PATIENT_ID.findall(content) if m != patient_id}
     if others:
         raise ValidationError("content", f"names another patient ({', '.join(sorted(others))})")
     mtype = v.memory_type(c.memory_type)
@@ -63,12 +75,36 @@ def _check(
         imp = default_importance(mtype, content, engine.policy.importance_rules)
     if not (0 <= c.start < c.end <= len(transcript)):
         raise ValidationError("evidence", f"span {c.start}-{c.end} is outside the transcript")
+    evidence = transcript[c.start : c.end]
+    about = {m for m in PATIENT_ID.findall(evidence) if m != patient_id}
+    if about:
+        raise ValidationError(
+            "evidence", f"is about another patient ({', '.join(sorted(about))}), not {patient_id}"
+        )
     if isinstance(c.confidence, bool) or not isinstance(c.confidence, int | float):
         raise ValidationError("confidence", f"must be a number from 0 to 1, got {c.confidence!r}")
     if not 0.0 <= float(c.confidence) <= 1.0:
         raise ValidationError("confidence", f"must be between 0 and 1, got {c.confidence!r}")
     created = now if c.created_at is None else v.timestamp(c.created_at, "created_at", now)
+    if c.created_at is not None and not any(d.at == created for d in dates_in(evidence, session)):
+        raise ValidationError(
+            "created_at", f"{created:%Y-%m-%d} is no date the evidence says ({evidence[:80]!r})"
+        )
+    if mtype in KEYED_TYPES and not _keyed(content, mtype):
+        raise ValidationError(
+            "content",
+            f"names no drug, allergen, analyte or condition the lexicon knows: {content!r}",
+        )
     return content, mtype, imp, created
+
+
+def _keyed(content: str, mtype: str) -> bool:
+    """Whether the statement names a thing of its type's kinds (the facts reader's keys)."""
+    from ..facts.model import Role, subject_kinds
+    from ..facts.reader import read
+
+    kinds = subject_kinds(mtype)
+    return any(f.kind in kinds and f.role is Role.SUBJECT for f in read(content, mtype).facts)
 
 
 def extract_memories(
@@ -81,9 +117,9 @@ def extract_memories(
     name: str | None = None,
 ) -> Proposals:
     """Proposals from a session transcript (the offline :class:`RuleExtractor` by default).
-    Writes nothing. Each proposal carries what saving it would supersede (the same decision as
-    ``preview_supersessions``); items that fail the record validators are listed in
-    ``.rejected`` with their reason, the rest kept."""
+    Writes nothing. Each proposal carries what saving them all would supersede (the save's own
+    ``add_memories`` run with ``dry_run``: against the store and each other); items that fail
+    the record validators are listed in ``.rejected`` with their reason, the rest kept."""
     pid = v.patient_id(patient_id)
     if not isinstance(transcript, str):
         raise ValidationError("transcript", f"must be a string, got {type(transcript).__name__}")
@@ -94,17 +130,43 @@ def extract_memories(
             "transcript", f"is {len(transcript)} characters; the limit is {MAX_TRANSCRIPT_CHARS}"
         )
     at = v.now_value(now) if now is not None else engine.clock()
+    session = session_date(split(transcript)[0], at) or at
     ext: Extractor = extractor if extractor is not None else RuleExtractor()
     result = ext.extract(pid, transcript, now=at)
     label = transcript_label(transcript, name)
     out = Proposals(rejected=result.rejected)
+    checked: list[tuple[Candidate, str, str, float, datetime]] = []
     for i, c in enumerate(result.candidates):
         try:
-            content, mtype, imp, created = _check(engine, pid, transcript, c, at)
+            content, mtype, imp, created = _check(engine, pid, transcript, c, at, session)
         except ValidationError as exc:
             out.rejected.append(Rejected(i, str(exc), c.content[:200]))
             continue
-        hits = engine.preview_supersessions(pid, content, mtype, created_at=created, now=at)
+        checked.append((c, content, mtype, imp, created))
+    # what saving them all would supersede: the save's own add_memories, run without writing
+    # (against the store and each other), so the table says what Save then does
+    dry = (
+        engine.add_memories(
+            [
+                {
+                    "patient_id": pid,
+                    "content": content,
+                    "memory_type": mtype,
+                    "importance": imp,
+                    "created_at": created,
+                }
+                for _, content, mtype, imp, created in checked
+            ],
+            now=at,
+            dry_run=True,
+        )
+        if checked
+        else []
+    )
+    named = {s.old_id for r in dry for s in r.supersessions}
+    contents = {r.memory.id: r.memory.content for r in dry}
+    contents |= {m.id: m.content for m in engine.store.get_memories(sorted(named - set(contents)))}
+    for (c, content, mtype, imp, created), res in zip(checked, dry, strict=True):
         out.append(
             Proposal(
                 patient_id=pid,
@@ -119,9 +181,15 @@ def extract_memories(
                 created_at=created,
                 supersedes=tuple(
                     Supersedes(
-                        h.memory.id, h.memory.content, h.similarity, h.mode, h.rule, h.evidence
+                        s.old_id,
+                        contents.get(s.old_id, ""),
+                        s.similarity,
+                        "auto" if s.state.value == "auto" else "review",
+                        s.rule,
+                        s.evidence,
                     )
-                    for h in hits
+                    for s in res.supersessions
+                    if s.new_id == res.memory.id
                 ),
                 extractor=result.method,
             )
@@ -171,9 +239,40 @@ def import_fhir(
     bundle: Mapping[str, Any] | str | Path,
     *,
     patient_id: str | None = None,
+    fhir_patient: str | None = None,
     by: str,
     dry_run: bool = True,
     now: datetime | None = None,
 ) -> FhirImportReport:
     """See :func:`memory_core.ingest.fhir.import_fhir`."""
-    return _import_fhir(engine, bundle, patient_id=patient_id, by=by, dry_run=dry_run, now=now)
+    return _import_fhir(
+        engine,
+        bundle,
+        patient_id=patient_id,
+        fhir_patient=fhir_patient,
+        by=by,
+        dry_run=dry_run,
+        now=now,
+    )
+
+
+def import_fhir_bulk(
+    engine: MemoryEngine,
+    paths: Iterable[str | Path],
+    *,
+    by: str,
+    dry_run: bool = True,
+    now: datetime | None = None,
+    report_path: str | Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> BulkImportReport:
+    """See :func:`memory_core.ingest.fhir_bulk.import_fhir_bulk`."""
+    return _import_fhir_bulk(
+        engine,
+        paths,
+        by=by,
+        dry_run=dry_run,
+        now=now,
+        report_path=report_path,
+        progress=progress,
+    )

@@ -29,7 +29,15 @@ from typing import TYPE_CHECKING, Any
 
 from .. import validation as v
 from ..errors import ValidationError
-from ..values import IN_EFFECT, AuditAction, AuditEntry, Memory, Status, Supersession
+from ..values import (
+    IN_EFFECT,
+    AuditAction,
+    AuditEntry,
+    Confirmation,
+    Memory,
+    Status,
+    Supersession,
+)
 from ..values import SupersessionState as S
 
 if TYPE_CHECKING:
@@ -46,6 +54,7 @@ MEMORY_CHANGEABLE = (
     "superseded_by",
     "archived_at",
     "source",
+    "confirmations",
 )
 #: written once, when the memory is added: no action changes them (the clinical facts are read
 #: from the content then, and read again only when the lexicon changes)
@@ -231,6 +240,8 @@ class _Deriver:
                     f"memory {m.id!r}: created_at {_iso(m.created_at)} is after the change's "
                     f"moment ({_iso(self.at)})",
                 )
+            for c in m.confirmations:
+                self.confirmation_moment(m, c)
         for mid, _pid, when in self.changes.accesses:
             if mid not in ids:
                 raise ValidationError(
@@ -280,6 +291,13 @@ class _Deriver:
                 f"memory {new.id!r}: {once[0]} is written once, when the memory is added; no "
                 "action changes it",
             )
+        if "confirmations" in changed:
+            changed.remove("confirmations")
+            if not changed:  # a confirmation only
+                self.pick(new.id, [AuditAction.CONFIRM_MEMORY], "a confirmation")
+            old = self.confirmations(old, new)
+            if not changed:
+                return
         action = self.memory_action(old, new, set(changed))
         if "archived_at" in changed:
             self.moment(key, new.archived_at, "archived_at")
@@ -288,6 +306,49 @@ class _Deriver:
         )
         after = self.after_with_note(new.id, written.to_public_dict())
         self.add(action, "memory", new.id, old.patient_id, old.to_public_dict(), after)
+
+    def confirmation_moment(self, m: Memory, c: Confirmation) -> None:
+        """A confirmation takes effect between the memory's creation and the change's moment."""
+        if c.at > self.at + v.CLOCK_SKEW:
+            raise ValidationError(
+                "confirmed_at",
+                f"memory {m.id!r}'s confirmation at {_iso(c.at)} is after the change's moment "
+                f"({_iso(self.at)}) -- nothing was written",
+            )
+        if c.at < m.created_at:
+            raise ValidationError(
+                "confirmed_at",
+                f"memory {m.id!r}'s confirmation at {_iso(c.at)} is before it was created "
+                f"({_iso(m.created_at)}) -- nothing was written",
+            )
+
+    def confirmations(self, old: Memory, new: Memory) -> Memory:
+        """The confirmations an update adds (none is ever taken away): each one audited as
+        ``confirm_memory`` (before: the memory without it; after: with it, and the confirmation
+        itself). Returns ``old`` with them, from which any other change of the update is
+        derived."""
+        gone = [c for c in old.confirmations if c not in new.confirmations]
+        if gone:
+            raise ValidationError(
+                "update_memories",
+                f"memory {new.id!r}: a confirmation is never taken away (at {_iso(gone[0].at)})",
+            )
+        for c in new.confirmations:
+            if c in old.confirmations:
+                continue
+            self.confirmation_moment(old, c)
+            confirmed = old.with_confirmation(c)
+            after = {**confirmed.to_public_dict(), "confirmation": c.to_public_dict()}
+            self.add(
+                AuditAction.CONFIRM_MEMORY,
+                "memory",
+                new.id,
+                old.patient_id,
+                old.to_public_dict(),
+                after,
+            )
+            old = confirmed
+        return old
 
     def memory_action(self, old: Memory, new: Memory, changed: set[str]) -> AuditAction:
         rid = new.id
@@ -385,11 +446,13 @@ class _Deriver:
             (o in IN_EFFECT and n is S.UNDONE) or (o is S.CONFIRMED and n is S.PENDING)
         ) and new.ended_at:
             action = AuditAction.UNDO_SUPERSESSION
+        elif o is S.REJECTED and n is S.PENDING and new.decided_at and new.ended_at == old.ended_at:
+            action = AuditAction.UNDO_SUPERSESSION  # "keep both" undone: the review reopened
         else:
             raise ValidationError(
                 "update_supersessions",
                 f"supersession {new.id!r}: no action takes it from {o.value} to {n.value} this "
-                "way (confirm or reject a pending one, undo one in effect)",
+                "way (confirm or reject a pending one, undo one in effect or a rejection)",
             )
         self.pick(new.id, [action], "a decision")
         if new.decided_by != self.actor:

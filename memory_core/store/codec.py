@@ -18,6 +18,8 @@ from ..errors import EmbeddingMismatchError
 from ..facts import current, to_json
 from ..values import (
     AuditEntry,
+    Confirmation,
+    ConfirmationKind,
     InjectionRecord,
     Memory,
     Status,
@@ -75,11 +77,13 @@ _string = json.encoder.encode_basestring_ascii  # a JSON string literal, as the 
 
 #: ``dumps(memory.to_public_dict())`` laid out: its keys in sorted order, a slot per value
 _MEMORY_STATE = (
-    '{"access_count": %d, "archived_at": %s, "content": %s, "created_at": %s, '
+    '{"access_count": %d, "archived_at": %s, %s"content": %s, "created_at": %s, '
     '"embedding_model": %s, "id": %s, "importance": %s, "last_accessed": %s, '
     '"memory_type": %s, "patient_id": %s, "pinned": %s, "source": %s, "status": %s, '
     '"superseded_by": %s, "tier": %s, "version": %d}'
 )
+#: ... with the two confirmation keys of a memory never confirmed (they sort before "content")
+_UNCONFIRMED = '"confirmations": [], "confirmed_at": null, '
 
 
 def memory_state_json(m: Memory) -> str:
@@ -95,6 +99,7 @@ def memory_state_json(m: Memory) -> str:
         or type(count) is not int
         or type(version) is not int
         or type(pinned) is not bool
+        or m.confirmations  # a confirmed one (an import's record date): the generic way
     ):
         return dumps(m.to_public_dict())
     sup, src, archived = m.superseded_by, m.source, m.archived_at
@@ -106,6 +111,7 @@ def memory_state_json(m: Memory) -> str:
         return _MEMORY_STATE % (
             count,
             "null" if archived is None else _string(archived.isoformat()),
+            _UNCONFIRMED,
             _string(m.content),
             created_iso,
             _string(m.embedding_model),
@@ -161,6 +167,7 @@ MEMORY_FIELDS = (
     "embedding_model",
     "version",
     "facts",
+    "confirmations",
 )
 #: The fields an engine update may change (the access fields only change by record_access; the
 #: version is bumped by the store).
@@ -175,6 +182,7 @@ MEMORY_UPDATABLE = (
     "archived_us",
     "source",
     "facts",
+    "confirmations",
 )
 SUPERSESSION_FIELDS = (
     "id",
@@ -217,6 +225,7 @@ def memory_row(m: Memory) -> tuple[Any, ...]:
         m.embedding_model,
         int(m.version),
         None if m.facts is None else to_json(m.facts),
+        confirmations_json(m.confirmations),
     )
 
 
@@ -248,7 +257,29 @@ def memory_from_row(row: Sequence[Any], embedding: npt.NDArray[np.float32]) -> M
         embedding_model=row[14],
         version=int(row[15]),
         facts=current(row[16], row[3], row[2]),
+        confirmations=confirmations_from(row[17]),
     )
+
+
+def confirmations_json(confirmations: Sequence[Confirmation]) -> str | None:
+    """A memory's confirmations as stored: JSON, a list of ``[at_us, kind, ref]`` oldest first
+    (None when there are none)."""
+    if not confirmations:
+        return None
+    return dumps([[to_us(c.at), c.kind.value, c.ref] for c in confirmations])
+
+
+def confirmations_from(stored: Any) -> tuple[Confirmation, ...]:
+    """A memory's confirmations from their stored JSON (None: none; a record written before
+    confirmations were stored reads so), in time order."""
+    if stored is None or stored == "":
+        return ()
+    rows = json.loads(stored) if isinstance(stored, str) else stored
+    out = [
+        Confirmation(from_us(int(at)), ConfirmationKind(kind), str(ref)) for at, kind, ref in rows
+    ]
+    out.sort(key=lambda c: c.at)
+    return tuple(out)
 
 
 def supersession_row(s: Supersession) -> tuple[Any, ...]:

@@ -144,7 +144,14 @@ def _m004_tombstones_and_audit_replace() -> str:
         """
 
 
-def _m005_facts_and_rules() -> str:
+def _m005_audit_by_action() -> str:
+    """The audit entries of one patient and one action found by an index (the section reads a
+    patient's "keep" decisions on every call that shows a possibly-stale flag: without it, a
+    scan of every audit row of the patient, 18 ms at 50,000 memories)."""
+    return "CREATE INDEX audit_patient_action ON audit (patient_id, action, seq);"
+
+
+def _m006_facts_and_rules() -> str:
     """Each memory's clinical facts (JSON; read from the text when NULL) and each
     supersession's rule and evidence (empty on records made before)."""
     return """
@@ -154,7 +161,14 @@ def _m005_facts_and_rules() -> str:
     """
 
 
-def _m006_audit_by_record() -> str:
+def _m007_confirmations() -> str:
+    """Each memory's confirmations (JSON, oldest first; NULL: never confirmed): the age of the
+    monthly decay models counts from the latest one (domain.md, "Age counts from the last
+    confirmation")."""
+    return "ALTER TABLE memories ADD COLUMN confirmations TEXT;"
+
+
+def _m008_audit_by_record() -> str:
     """The audit rows of one record, newest moment first: the store bounds every change's
     moment by its last write of the records it changes (issue 25), and the dashboard lists a
     record's history."""
@@ -168,8 +182,10 @@ MIGRATIONS: list[Callable[[], str]] = [
     _m002_usage_version,
     _m003_drop_fts,
     _m004_tombstones_and_audit_replace,
-    _m005_facts_and_rules,
-    _m006_audit_by_record,
+    _m005_audit_by_action,
+    _m006_facts_and_rules,
+    _m007_confirmations,
+    _m008_audit_by_record,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -38,8 +38,9 @@ META_ID = "__embedding_model__"
 #: The layout of memory and supersession documents; a document without ``schema`` is 1. A bump
 #: adds a step to :func:`upgraded` (see docs/cosmos.md, "Schema versions"). 2: a memory's
 #: ``facts`` (JSON text; read from its content when absent) and a supersession's ``rule`` and
-#: ``evidence`` (empty when absent).
-SCHEMA_VERSION = 2
+#: ``evidence`` (empty when absent). 3: a memory's ``confirmations`` (JSON text; none when
+#: absent).
+SCHEMA_VERSION = 3
 SYSTEM_FIELDS = ("_rid", "_self", "_etag", "_attachments", "_ts", "_lsn")
 EVENTS_PER_DOC = 2000
 
@@ -87,9 +88,12 @@ def upgraded(doc: Mapping[str, Any]) -> Mapping[str, Any]:
             f"document {doc.get('id')!r} has schema {schema}, newer than this code "
             f"({SCHEMA_VERSION}); upgrade"
         )
+    memory = doc.get("doc_type") == "memory"
     if schema < 2:  # 1 -> 2: facts read from the content on read; no rule recorded
-        extra = {"facts": None} if doc.get("doc_type") == "memory" else {"rule": "", "evidence": ""}
+        extra = {"facts": None} if memory else {"rule": "", "evidence": ""}
         doc = {**extra, **doc}
+    if schema < 3 and memory:  # 2 -> 3: a memory written before confirmations: none
+        doc = {"confirmations": None, **doc}
     return doc
 
 

@@ -1,0 +1,229 @@
+"""Dates as people say them in a session, read against the session's own date (pure).
+
+"on 2026-10-20", "12 October", "October 12th", "in May", "since August", "last week",
+"yesterday", "this morning", "on Friday", "two weeks ago", "three months ago", "in 2019". A
+month or day named without a year is the latest one not after the session ("in June", said in
+November, is this June; said in March, last June). Each date read keeps its place in the text,
+so a value can be paired with the date said next to it, and its precision, so a statement says
+no more than was said: "in May 2026" for a month, "in the week of 2026-11-16" for "last week",
+"around 2026-10-15" for "three weeks ago".
+
+Month names come from the lexicon (``words.json``); "may" and "march" are read as months only
+after a preposition or beside a day or a year.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from functools import cache
+
+from ..facts.lexicon import lexicon
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTH_NAMES = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class DateSpan:
+    """A date said at ``text[start:end]``: the start of its period in UTC, how a statement
+    writes it, and its precision (day, week, month, year; ``about`` for "N days ago")."""
+
+    start: int
+    end: int
+    at: datetime
+    phrase: str
+    precision: str
+
+    @property
+    def date(self) -> str:
+        """``YYYY-MM-DD``, ``YYYY-MM`` or ``YYYY`` as precise as it was said."""
+        if self.precision == "year":
+            return f"{self.at:%Y}"
+        if self.precision == "month":
+            return f"{self.at:%Y-%m}"
+        return f"{self.at:%Y-%m-%d}"
+
+
+def day(d: datetime) -> datetime:
+    return datetime(d.year, d.month, d.day, tzinfo=UTC)
+
+
+@cache
+def _patterns() -> dict[str, re.Pattern[str]]:
+    months = sorted(lexicon().months, key=len, reverse=True)
+    m = "|".join(re.escape(x) for x in months)
+    num = r"(\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+    wd = "|".join(WEEKDAYS)
+    return {
+        "iso": re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"),
+        "dmy": re.compile(
+            rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({m})\.?(?:,?\s+(\d{{4}}))?\b"
+        ),
+        "mdy": re.compile(
+            rf"\b({m})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*(?:mg|mcg|g|units?|%))(?:,?\s+(\d{{4}}))?"
+        ),
+        "my": re.compile(
+            rf"\b(?:(since|from|in|during|last|this past|back in|early|late|mid|of)\s+)?({m})\b\.?"
+            rf"(?:\s+(?:of\s+)?(\d{{4}}))?"
+        ),
+        "year": re.compile(r"\b(in|since|from|during|back in|of)\s+((?:19|20)\d{2})\b"),
+        "rel_year": re.compile(r"\b(last|this|previous) year\b"),
+        "today": re.compile(
+            r"\b(today|this morning|this afternoon|this evening|tonight|earlier today)\b"
+        ),
+        "yesterday": re.compile(r"\b(yesterday|last night)\b"),
+        "week": re.compile(r"\b(last|this|previous|past) week\b"),
+        "month": re.compile(r"\b(last|this|previous|past) month\b"),
+        "ago": re.compile(rf"\b{num}\s+(day|days|week|weeks|month|months|year|years)\s+ago\b"),
+        "weekday": re.compile(rf"\b(?:(on|last|this past)\s+)?({wd})\b"),
+    }
+
+
+_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+}  # fmt: skip
+# "may" and "march" are words too: read as months only with a preposition, a day or a year
+_AMBIGUOUS = frozenset({"may", "mar", "march", "jan", "jun", "sept", "sep", "dec", "oct", "aug"})
+
+
+def _month(name: str) -> int:
+    return lexicon().months[name.lower().rstrip(".")]
+
+
+def _latest(year: int | None, month: int, dom: int, session: datetime) -> datetime | None:
+    """The date ``dom``/``month``/``year``; without a year the latest not after the session."""
+    try:
+        if year is not None:
+            return datetime(year, month, dom, tzinfo=UTC)
+        d = datetime(session.year, month, dom, tzinfo=UTC)
+        return d if d <= day(session) else datetime(session.year - 1, month, dom, tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def _month_back(session: datetime, n: int) -> datetime:
+    y, m = session.year, session.month - n
+    while m < 1:
+        y, m = y - 1, m + 12
+    return datetime(y, m, 1, tzinfo=UTC)
+
+
+def _fmt(at: datetime, precision: str, since: bool = False) -> str:
+    if precision == "year":
+        text = f"{at:%Y}"
+    elif precision == "month":
+        text = f"{_MONTH_NAMES[at.month - 1]} {at.year}"
+    elif precision == "week":
+        return f"{'since' if since else 'in'} the week of {at:%Y-%m-%d}"
+    elif precision == "about":
+        return f"{'since' if since else 'around'} {at:%Y-%m-%d}"
+    else:
+        return f"{'since' if since else 'on'} {at:%Y-%m-%d}"
+    return f"{'since' if since else 'in'} {text}"
+
+
+def dates_in(text: str, session: datetime) -> list[DateSpan]:
+    """Every date said in ``text``, in order, none overlapping (the first reading of a place
+    wins: "12 October 2026" is one date, not a day and a year)."""
+    p = _patterns()
+    low = text.lower()
+    found: list[DateSpan] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(start: int, end: int, at: datetime | None, precision: str, since: bool = False) -> None:
+        if at is None or any(s < end and start < e for s, e in taken):
+            return
+        if at > day(session) + timedelta(days=1):
+            return  # a date after the session is a plan, not when something happened
+        taken.append((start, end))
+        found.append(DateSpan(start, end, at, _fmt(at, precision, since), precision))
+
+    for mt in p["iso"].finditer(low):
+        y, mo, d = (int(x) for x in mt.groups())
+        with contextlib.suppress(ValueError):  # not a calendar date ("2026-02-30")
+            add(mt.start(), mt.end(), datetime(y, mo, d, tzinfo=UTC), "day")
+    for mt in p["dmy"].finditer(low):
+        year = int(mt.group(3)) if mt.group(3) else None
+        add(
+            mt.start(),
+            mt.end(),
+            _latest(year, _month(mt.group(2)), int(mt.group(1)), session),
+            "day",
+        )
+    for mt in p["mdy"].finditer(low):
+        year = int(mt.group(3)) if mt.group(3) else None
+        add(
+            mt.start(),
+            mt.end(),
+            _latest(year, _month(mt.group(1)), int(mt.group(2)), session),
+            "day",
+        )
+    for mt in p["my"].finditer(low):
+        prep, name, year_s = mt.group(1), mt.group(2), mt.group(3)
+        if name in _AMBIGUOUS and not prep and not year_s:
+            continue
+        mo = _month(name)
+        if year_s:
+            at = datetime(int(year_s), mo, 1, tzinfo=UTC)
+        else:
+            y = session.year if mo <= session.month else session.year - 1
+            if prep == "last" and mo == session.month:
+                y -= 1
+            at = datetime(y, mo, 1, tzinfo=UTC)
+        add(mt.start(), mt.end(), at, "month", since=prep in ("since", "from"))
+    for mt in p["year"].finditer(low):
+        add(mt.start(), mt.end(), datetime(int(mt.group(2)), 1, 1, tzinfo=UTC), "year",
+            since=mt.group(1) in ("since", "from"))  # fmt: skip
+    for mt in p["rel_year"].finditer(low):
+        y = session.year if mt.group(1) == "this" else session.year - 1
+        add(mt.start(), mt.end(), datetime(y, 1, 1, tzinfo=UTC), "year")
+    for mt in p["today"].finditer(low):
+        add(mt.start(), mt.end(), day(session), "day")
+    for mt in p["yesterday"].finditer(low):
+        add(mt.start(), mt.end(), day(session) - timedelta(days=1), "day")
+    for mt in p["week"].finditer(low):
+        monday = day(session) - timedelta(days=session.weekday())
+        if mt.group(1) != "this":
+            monday -= timedelta(days=7)
+        add(mt.start(), mt.end(), monday, "week")
+    for mt in p["month"].finditer(low):
+        add(mt.start(), mt.end(), _month_back(session, 0 if mt.group(1) == "this" else 1), "month")
+    for mt in p["ago"].finditer(low):
+        n = int(mt.group(1)) if mt.group(1).isdigit() else _NUMBERS[mt.group(1)]
+        unit = mt.group(2).rstrip("s")
+        if unit == "day":
+            add(mt.start(), mt.end(), day(session) - timedelta(days=n), "day")
+        elif unit == "week":
+            add(mt.start(), mt.end(), day(session) - timedelta(weeks=n), "about")
+        elif unit == "month":
+            add(mt.start(), mt.end(), _month_back(session, n), "month")
+        else:
+            add(mt.start(), mt.end(), datetime(session.year - n, 1, 1, tzinfo=UTC), "year")
+    for mt in p["weekday"].finditer(low):
+        back = (session.weekday() - WEEKDAYS.index(mt.group(2))) % 7 or 7
+        add(mt.start(), mt.end(), day(session) - timedelta(days=back), "day")
+    found.sort(key=lambda d: d.start)
+    return found
+
+
+_SESSION = re.compile(
+    r"^[ \t]*(?:session date|visit date|date of (?:visit|session|call)|date)[ \t]*:[ \t]*(.+)$",
+    re.I | re.M,
+)
+
+
+def session_date(header: str, now: datetime) -> datetime | None:
+    """The session's date from a transcript's header line ("Date: 2026-11-24"), if it gives
+    one on or before ``now``."""
+    for mt in _SESSION.finditer(header):
+        for d in dates_in(mt.group(1), now):
+            if d.precision == "day" and d.at <= now:
+                return d.at
+    return None

@@ -1,0 +1,207 @@
+"""A session transcript as a dialogue: who speaks, what they answer, and who a sentence is
+about (pure).
+
+A transcript is split into speaker turns at labels such as ``Clinician:``, ``Dr Osei:``,
+``Nurse:``, ``Pharmacist:``, ``Patient:``, ``Caller:``, ``User:``, ``Assistant:``,
+``Daughter:``, ``Maria (daughter):``; a label is a speaker only when one of its words says who
+speaks (a ``Date:`` line is not a speaker). Text before the first label is the header: a
+``Date:`` line there is the session's date. Patients, their relatives and carers and their
+interpreter speak for the patient (a relative's "me" is the relative); clinicians,
+pharmacists and assistants ask.
+
+Who a sentence is about: another patient's id, a person named with a title other than the first
+one the conversation names (the patient: clinicians greet or ask after their patient first), or
+the patient's relatives as the subject ("my husband has diabetes"; a daughter's "my mum" is the
+patient) make a sentence about someone else.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..facts.lexicon import Analyte
+    from .sentence import Drug, Named
+
+# --- speakers ----------------------------------------------------------------------------------
+#: Who speaks, by a word of the label: the patient themself, someone speaking for the patient
+#: (their relation is kept: a daughter's "me" is the daughter), or a clinician.
+PATIENT_WORDS = frozenset(
+    {"patient", "pt", "user", "caller", "client", "customer", "resident", "member", "me"}
+)
+PROXY_WORDS = frozenset(
+    {
+        "mum", "mom", "mother", "dad", "father", "daughter", "son", "wife", "husband", "partner",
+        "carer", "caregiver", "parent", "guardian", "interpreter", "relative", "sister",
+        "brother", "grandson", "granddaughter", "niece", "nephew", "friend", "family", "spouse",
+    }
+)  # fmt: skip
+CLINICIAN_WORDS = frozenset(
+    {
+        "clinician", "doctor", "dr", "physician", "gp", "nurse", "np", "pa", "provider",
+        "pharmacist", "assistant", "ai", "bot", "chatbot", "agent", "midwife", "surgeon",
+        "therapist", "dietitian", "dietician", "advisor", "adviser", "counsellor", "counselor",
+        "receptionist", "consultant", "registrar", "specialist", "paramedic", "hcp",
+        "coordinator", "physio", "practitioner", "clinic", "team", "ward", "staff",
+    }
+)  # fmt: skip
+_LABEL = re.compile(
+    r"^[ \t]*(?P<who>[A-Za-z][\w.'’-]*(?:[ \t]+[A-Za-z][\w.'’-]*){0,2})"
+    r"(?:[ \t]*\((?P<role>[^()\n:]{1,30})\))?[ \t]*:(?=[ \t]|$)",
+    re.M,
+)
+# a sentence ends at ., ! or ? followed by a space or the end ("7.6%" stays one number)
+_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|$)", re.M)
+
+
+def _role(who: str, role: str | None) -> tuple[str, str] | None:
+    """``("patient" | "clinician", relation)`` of a label, or None when it names no speaker."""
+    for text in (role or "", who):
+        words = re.findall(r"[a-z]+", text.lower())
+        rel = next((w for w in words if w in PROXY_WORDS), "")
+        if rel:
+            return "patient", rel
+        if any(w in CLINICIAN_WORDS or w.endswith(("ologist", "iatrist")) for w in words):
+            return "clinician", ""
+        if any(w in PATIENT_WORDS for w in words):
+            return "patient", ""
+    return None
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str
+    start: int
+    end: int
+    speaker: str  # "clinician" | "patient" | "unknown" (the patient's side includes proxies)
+    turn: int = 0
+    relation: str = ""  # who speaks for the patient ("daughter", "interpreter"); "" otherwise
+
+    @property
+    def low(self) -> str:
+        return self.text.lower()
+
+    @property
+    def question(self) -> bool:
+        return self.text.rstrip().endswith("?")
+
+
+def split(transcript: str) -> tuple[str, list[Sentence]]:
+    """The header (text before the first speaker) and the speaker-attributed sentences."""
+    labels = []
+    for m in _LABEL.finditer(transcript):
+        role = _role(m.group("who"), m.group("role"))
+        if role is not None:
+            labels.append((m, role))
+    turns: list[tuple[str, str, int, int]] = []
+    if not labels:
+        turns.append(("unknown", "", 0, len(transcript)))
+        header = ""
+    else:
+        header = transcript[: labels[0][0].start()]
+    for i, (m, (who, rel)) in enumerate(labels):
+        end = labels[i + 1][0].start() if i + 1 < len(labels) else len(transcript)
+        turns.append((who, rel, m.end(), end))
+    out: list[Sentence] = []
+    for t, (who, rel, start, end) in enumerate(turns):
+        for m in _SENTENCE.finditer(transcript, start, end):
+            raw = m.group(0)
+            s = m.start() + (len(raw) - len(raw.lstrip()))
+            e = m.start() + len(raw.rstrip())
+            if e > s and any(ch.isalnum() for ch in transcript[s:e]):
+                out.append(Sentence(transcript[s:e], s, e, who, t, rel))
+    return header, out
+
+
+def sentences(transcript: str) -> list[Sentence]:
+    """Speaker-attributed sentences with their offsets into ``transcript``."""
+    return split(transcript)[1]
+
+
+# --- answers ---------------------------------------------------------------------------------
+#: an answer that confirms the question it answers
+AFFIRM = re.compile(
+    r"^(?:yes|yeah|yep|yup|yes please|correct|that'?s right|that is right|right|exactly|"
+    r"indeed|sure|mm-?hmm|uh-huh|s[ií]|absolutely|i am|i do|she is|he is|she does|he does|"
+    r"still|that'?s correct)\b",
+    re.I,
+)
+#: a patient's question that asks for something ("Could you email me the letter?")
+REQUEST = re.compile(r"^(?:could|can|would|will) you\b|^please\b", re.I)
+#: a statement with a question tagged on ("I'm still on X, is that okay?")
+DECLARED = re.compile(
+    r"^((?:i|i'm|i am|i've|i have|my|she|he|she's|he's|we)\b.*),\s*[^,]*\?\s*$", re.I
+)
+
+
+# --- about whom ------------------------------------------------------------------------------
+#: a patient id as the product writes them (the demo's and the scale runs' shapes)
+PATIENT_ID = re.compile(r"\b[A-Z]{2}-\d{4,6}\b")
+TITLED = re.compile(r"\b(Mr|Mrs|Ms|Miss|Mx)\.?\s+([A-Z][a-z'’-]+)")
+#: the patient, as the relative or carer who speaks for them names them
+_PATIENT_AS = {
+    "daughter": ("mum", "mom", "mother", "dad", "father"),
+    "son": ("mum", "mom", "mother", "dad", "father"),
+    "wife": ("husband", "partner"),
+    "husband": ("wife", "partner"),
+    "partner": ("husband", "wife", "partner"),
+    "mum": ("son", "daughter", "child", "boy", "girl"),
+    "mom": ("son", "daughter", "child", "boy", "girl"),
+    "mother": ("son", "daughter", "child", "boy", "girl"),
+    "dad": ("son", "daughter", "child", "boy", "girl"),
+    "father": ("son", "daughter", "child", "boy", "girl"),
+    "parent": ("son", "daughter", "child", "boy", "girl"),
+}
+_RELATIVES = (
+    "husband|wife|partner|mother|father|mum|mom|dad|son|daughter|sister|brother|grandmother|"
+    "grandfather|aunt|uncle|cousin|neighbou?r|friend|child|boy|girl|niece|nephew|flatmate"
+)
+_RELATIVE_SUBJECT = re.compile(
+    rf"^(?:(?:and|but|so|also|well|oh|no|yes)[, ]+)*(?:my|his|her|their|your|our) ({_RELATIVES})\b"
+)
+
+
+# --- the conversation's state -------------------------------------------------------------------
+@dataclass
+class State:
+    """What the conversation is about, as it goes: the drugs and the measurement named last,
+    the question being answered and what it asked about."""
+
+    drugs: list[Drug] = field(default_factory=list)
+    drugs_age: int = 99
+    analyte: Analyte | None = None
+    analyte_age: int = 99
+    question: tuple[Sentence, Named] | None = None
+    allergy: bool = False
+    appointments: bool = False
+    contact: bool = False
+    patient_name: str | None = None
+    pending: list[tuple[Drug, Sentence]] = field(default_factory=list)  # allergens, no reaction
+
+    def topic_drugs(self) -> list[Drug]:
+        return self.drugs if self.drugs_age <= 4 else []
+
+    def topic_analyte(self) -> Analyte | None:
+        return self.analyte if self.analyte_age <= 3 else None
+
+
+def about_other(patient_id: str, s: Sentence, st: State) -> bool:
+    """Whether the sentence is about someone other than the patient."""
+    if any(i != patient_id for i in PATIENT_ID.findall(s.text)):
+        return True
+    for _title, name in TITLED.findall(s.text):
+        if st.patient_name is None:
+            st.patient_name = name
+        elif name != st.patient_name:
+            return True
+    m = _RELATIVE_SUBJECT.match(s.low)
+    if m is None:
+        return False
+    rel = m.group(1)
+    if s.relation and rel in _PATIENT_AS.get(s.relation, ()):
+        return False  # a daughter's "my mum" is the patient
+    if s.speaker == "clinician" and s.low.lstrip().startswith(("your", "his", "her")):
+        return rel not in ("mum", "mom", "mother", "dad", "father", "son", "daughter")
+    return True

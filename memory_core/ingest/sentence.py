@@ -1,0 +1,374 @@
+"""What one sentence of a session names, each thing found once and kept with its place:
+drugs (the drug dictionary), findings (the lexicon's symptoms and reactions), analytes and
+vital signs with their values and the dates said beside them, frequencies, dose units and the
+chart slots of preferences and social history (the lexicon). Pure; each reading is bounded to
+its sentence, so reading a transcript is linear in its length.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache, cached_property
+
+from .. import drugs
+from ..facts.lexicon import Analyte, PhraseMatcher, lexicon, tokenize
+from . import names
+from .dates import DateSpan, dates_in
+from .dialogue import Sentence, State
+
+# --- what a sentence names -----------------------------------------------------------------
+_FORM = re.compile(r"\s*(er|xr|xl|sr|ir|extended[- ]release)\b", re.I)
+_FORM_BEFORE = re.compile(r"(extended[- ]release|immediate[- ]release)\s+$", re.I)
+#: the reason a change was made ("because of the cough")
+REASON = re.compile(
+    r"\b(?:(?P<of>because of|due to)|because|since|as it|as they)\b\s*"
+    r"(?P<why>(?:(?!,\s*(?:and|but|so)\b)[^.;!?,])+)"
+)
+#: a pronoun standing for a measurement ("it was 2.6")
+_LAB_PRONOUN = re.compile(r"\b(it|that)\s+(?:was|is|came back|were|went|had gone)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Drug:
+    name: str  # canonical
+    phrase: str  # as it goes into the statement ("metformin ER", "acetaminophen (Paracetamol)")
+    start: int
+    end: int
+    implicit: bool = False  # named by a pronoun or by the question answered
+
+    def at(self, start: int, end: int) -> Drug:
+        return Drug(self.name, self.phrase, start, end, True)
+
+
+@dataclass(frozen=True)
+class Finding:
+    concept: str
+    shown: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Result:
+    analyte: Analyte
+    value: str  # "7.4", "132/84"
+    unit: str  # as written (normalised), or the analyte's
+    start: int
+    end: int
+    date: DateSpan | None = None
+
+
+def shown(written: str, concept: str) -> str:
+    """A finding as the statement writes it: the words as said when they are a noun ("hives",
+    "dry cough", "swollen ankles"), else the concept ("dizzy" -> dizziness, "vomit" ->
+    vomiting, "swell up" -> swelling)."""
+    w = re.sub(r"\s+", " ", written.lower()).strip()
+    if w == concept:
+        return w
+    if w.endswith(("y", "ed", "ous")) or re.search(r"\b(up|out)$", w):
+        return concept
+    nounish = w.endswith(("ing", "ness", "ion", "ia", "ea", "oea", "ache", "aches", "s", "sis"))
+    return w if " " in w or nounish else concept
+
+
+@cache
+def units() -> tuple[re.Pattern[str], frozenset[str]]:
+    """A value's unit (built from the lexicon's analyte units and conversions, as written in
+    records and as said), and the dose units that end a run of results."""
+    lex = lexicon()
+    raw: set[str] = {"%", "kg", "lb", "lbs", "pounds", "cm", "mmhg", "bpm", "/min", "l/min"}
+    raw |= {"°c", "°f", "degrees", "beats per minute", "breaths per minute", "ml/min"}
+    for a in lex.analytes.values():
+        for u in (a.unit, *(c[0] for c in a.conversions)):
+            if u and not u.startswith("{"):
+                raw |= {u.lower(), names.unit(u).lower()}
+    raw.discard("")
+    alts = "|".join(re.escape(u) for u in sorted(raw, key=len, reverse=True))
+    pattern = re.compile(rf"\s*({alts})(?![a-z])", re.I)
+    dose = frozenset(u for u in lex.dose_units if u not in raw and u != "%")
+    return pattern, dose
+
+
+_NUMBER = re.compile(r"(?<![\d.,/-])(\d{1,4}(?:[.,]\d{1,3}(?![\d]))?)(?![\d/]|\s*(?:/|over)\s*\d)")
+_PAIR = re.compile(r"(?<![\d.])(\d{2,3})\s*(?:/|over)\s*(\d{2,3})(?!\d|[.,]\d)")
+_NOT_A_VALUE = re.compile(
+    r"\s*(?:times?|x\b|days?|weeks?|months?|years?|hours?|hrs?|minutes?|mins?|am\b|pm\b|:|"
+    r"a day|a week|per|tablets?|puffs?|doses?|units?|mg|mcg|g\b|ml\b|cigarettes?)",
+    re.I,
+)
+
+
+class Named:
+    """What one sentence names, each found once (lazily) and kept with its place."""
+
+    def __init__(self, s: Sentence, session: datetime) -> None:
+        self.s = s
+        self.text = s.text
+        self.low = s.text.lower()
+        self.session = session
+        self._found: dict[int, list[tuple[int, int, str]]] = {}
+
+    @cached_property
+    def _tokens(self) -> tuple[list[str], list[str], list[tuple[int, int]]]:
+        toks = tokenize(self.text)
+        return (
+            [t for t, _a, _b in toks],
+            [self.text[a:b] for _t, a, b in toks],
+            [(a, b) for _t, a, b in toks],
+        )
+
+    def _matches(self, matcher: PhraseMatcher[str]) -> list[tuple[int, int, str]]:
+        found = self._found.get(id(matcher))
+        if found is None:
+            words, raw, spans = self._tokens
+            found = self._found[id(matcher)] = [
+                (spans[m.start][0], spans[m.end - 1][1], m.value) for m in matcher.find(words, raw)
+            ]
+        return found
+
+    @cached_property
+    def drugs(self) -> list[Drug]:
+        out: list[Drug] = []
+        text = self.text
+        for m in drugs.resolve(text):
+            surface = m.text.lower()
+            if surface in m.name and m.origin == "dictionary":
+                phrase = m.name  # "glargine" -> "insulin glargine"
+            elif surface.startswith(m.name[:5]) or m.origin == "supplement":
+                phrase = re.sub(r"\s+drugs$", " drug", surface)
+            else:
+                phrase = f"{m.name} ({m.text})"
+            end = m.end
+            form = _FORM.match(text, m.end)
+            before = _FORM_BEFORE.search(text[max(0, m.start - 25) : m.start])
+            if form:
+                tag = form.group(1)
+                phrase += " ER" if tag.lower().startswith("extended") else f" {tag.upper()}"
+                end = form.end()
+            elif before and before.group(1).lower().startswith("extended"):
+                phrase += " ER"
+            out.append(Drug(m.name, phrase, m.start, end))
+        merged: list[Drug] = []
+        for d in out:  # "sacubitril valsartan", "sulfa antibiotics": one product, one name
+            if merged and re.fullmatch(r"[\s/-]+", text[merged[-1].end : d.start] or "x"):
+                a = merged.pop()
+                d = Drug(f"{a.name}/{d.name}", text[a.start : d.end].lower(), a.start, d.end)
+            merged.append(d)
+        return merged
+
+    @cached_property
+    def findings(self) -> list[Finding]:
+        lex = lexicon()
+        out = []
+        for a, b, cid in self._matches(lex.condition_phrases):
+            if lex.concepts[cid].kind == "finding":
+                out.append(Finding(cid, shown(self.text[a:b], cid), a, b))
+        return out
+
+    @cached_property
+    def analytes(self) -> list[tuple[int, int, Analyte]]:
+        lex = lexicon()
+        return [(a, b, lex.analytes[v]) for a, b, v in self._matches(lex.analyte_phrases)]
+
+    @cached_property
+    def freqs(self) -> list[tuple[int, int, str]]:
+        return self._matches(lexicon().frequencies)
+
+    @cached_property
+    def dates(self) -> list[DateSpan]:
+        return dates_in(self.text, self.session)
+
+    def slot_values(self, slot: str) -> list[tuple[int, int, str]]:
+        return self._matches(lexicon().slot_values[slot])
+
+    def slot_triggers(self) -> list[tuple[int, int, str]]:
+        return self._matches(lexicon().slot_triggers)
+
+    def negated(self, start: int) -> bool:
+        """A negation word shortly before ``start`` ("no dizziness", "not any rash")."""
+        return bool(
+            re.search(
+                r"\b(no|not|without|never|denies|any)\b[^.,;]{0,20}$",
+                self.low[max(0, start - 25) : start],
+            )
+        )
+
+
+def dose_after(text: str, pos: int, limit: int = 45) -> str:
+    units = "|".join(re.escape(u) for u in sorted(lexicon().dose_units, key=len, reverse=True))
+    m = re.compile(rf"(\d+(?:[.,]\d+)?)\s?(micrograms?|{units})\b", re.I).search(
+        text, pos, min(len(text), pos + limit)
+    )
+    if not m:
+        return ""
+    unit = m.group(2).lower()
+    unit = {
+        "unit": "units",
+        "micrograms": "mcg",
+        "microgram": "mcg",
+        "iu": "units",
+        "ug": "mcg",
+    }.get(unit, unit)
+    value = m.group(1).replace(",", ".")
+    return f"{value} {unit}" if unit == "units" else f"{value}{unit}"
+
+
+def freq_after(r: Named, pos: int, limit: int = 60) -> str:
+    for a, _b, _v in r.freqs:
+        if pos <= a < pos + limit:
+            # the words as said ("at night", "twice a day"), with an "every" before them
+            return r.low[a:_b]
+    return ""
+
+
+def date_for(r: Named, start: int, end: int, extra: Sequence[DateSpan] = ()) -> DateSpan | None:
+    """The date said for what is at ``start``..``end``: the nearest in its sentence (a reason
+    clause's dates excluded), else one said in the answer that confirmed it."""
+    reason = REASON.search(r.text, end)
+    limit = reason.start() if reason else len(r.text)
+    best = None
+    for d in r.dates:
+        if d.start >= limit:
+            continue
+        dist = d.start - end if d.start >= end else start - d.end
+        if best is None or dist < best[0]:
+            best = (dist, d)
+    if best is not None:
+        return best[1]
+    return extra[0] if extra else None
+
+
+def results(s: Sentence, r: Named, st: State) -> list[Result]:
+    """Each result a sentence gives, with the date said beside it."""
+    unit_re, dose_units = units()
+    mentions = list(r.analytes)
+    if not mentions:
+        topic = st.topic_analyte()
+        if topic is None:
+            return []
+        lab_pronoun = _LAB_PRONOUN.search(s.text)
+        asked = (
+            s.speaker != "clinician"
+            and st.question is not None
+            and any(a is topic for _x, _y, a in st.question[1].analytes)
+        )
+        if not lab_pronoun and not asked:
+            return []
+        pos = lab_pronoun.end() if lab_pronoun else 0
+        mentions = [(pos, pos, topic)]
+    taken = [(d.start, d.end) for d in r.dates]
+    raw: list[tuple[Analyte, str, str, int, int]] = []
+    for k, (_a, b, analyte) in enumerate(mentions):
+        stop = mentions[k + 1][0] if k + 1 < len(mentions) else len(s.text)
+        drug_at = [d.start for d in r.drugs if d.start >= b]
+        stop = min([stop, *drug_at])
+        pos, last = b, b
+        while pos < stop:
+            if analyte.id in panels():  # blood pressure: "132/84", "132 over 84"
+                m = _PAIR.search(s.text, pos, stop)
+                if not m or m.start() - last > 60:
+                    break
+                pair = f"{m.group(1)}/{m.group(2)}"
+                raw.append((analyte, pair, names.unit(analyte.unit), m.start(), m.end()))
+                pos = last = m.end()
+                continue
+            m = _NUMBER.search(s.text, pos, stop)
+            if not m or m.start() - last > 60:
+                break
+            pos = m.end()
+            if any(a <= m.start() < e for a, e in taken):
+                continue
+            u = unit_re.match(s.text, m.end())
+            if u is None and _NOT_A_VALUE.match(s.text, m.end()):
+                if dose_unit_re(dose_units).match(s.text, m.end()):
+                    break  # a dose: the results are over
+                continue
+            unit = unit_shown(u.group(1)) if u else names.unit(analyte.unit)
+            end = u.end() if u else m.end()
+            raw.append((analyte, m.group(1).replace(",", "."), unit, m.start(), end))
+            pos = last = end
+    return _one_date_for_all(pair_dates(raw, r.dates, len(s.text), s.text), r.dates)
+
+
+@cache
+def dose_unit_re(units: frozenset[str]) -> re.Pattern[str]:
+    alts = "|".join(re.escape(u) for u in sorted(units, key=len, reverse=True))
+    return re.compile(rf"\s*({alts})\b", re.I)
+
+
+def unit_shown(written: str) -> str:
+    known = names.unit(written)
+    if written.islower() and known:
+        return known
+    return written
+
+
+def with_date(x: Result, d: DateSpan) -> Result:
+    return Result(x.analyte, x.value, x.unit, x.start, x.end, d)
+
+
+def _one_date_for_all(found: list[Result], dates: list[DateSpan]) -> list[Result]:
+    """A sentence with one date and results it did not pair: the date is theirs too when it
+    is said after them all ("LDL 3.1 and total cholesterol 5.4, taken on 20 November") or is
+    the only date any result took ("heart rate today is 68 and weight 91 kg")."""
+    if len(dates) != 1 or all(x.date is not None for x in found):
+        return found
+    only = dates[0]
+    after_all = all(x.date in (None, only) for x in found) and only.start > max(
+        x.end for x in found
+    )
+    dated = [x for x in found if x.date is not None]
+    if after_all or (len(dated) == 1 and dated[0].date is only):
+        return [x if x.date else with_date(x, only) for x in found]
+    return found
+
+
+@cache
+def panels() -> frozenset[str]:
+    """Analytes read as their parts' values, two or more analytes of one unit ("132/84":
+    blood pressure, systolic over diastolic)."""
+    parts: dict[str, int] = {}
+    lex = lexicon()
+    for a in lex.analytes.values():
+        if a.parent and a.unit == lex.analytes[a.parent].unit:
+            parts[a.parent] = parts.get(a.parent, 0) + 1
+    return frozenset(p for p, n in parts.items() if n >= 2)
+
+
+_CONNECTOR = re.compile(r",|\b(and|but|from|than|compared|versus|vs|was|were|it)\b", re.I)
+
+
+def pair_dates(
+    raw: list[tuple[Analyte, str, str, int, int]], dates: list[DateSpan], n: int, text: str
+) -> list[Result]:
+    """Each value with the date said beside it: after it before the next connector ("7.2 % on
+    Friday, and ..."), else before it since the previous value ("INR yesterday was 3.4")."""
+    out: list[Result] = []
+    claimed: set[int] = set()
+    for i, (analyte, value, unit, start, end) in enumerate(raw):
+        nxt = raw[i + 1][3] if i + 1 < len(raw) else n
+        prev = raw[i - 1][4] if i > 0 else 0
+        gap = text[end:nxt]
+        cut = _CONNECTOR.search(gap)
+        limit = end + (cut.start() if cut and i + 1 < len(raw) else len(gap))
+        mine = next(
+            (k for k, d in enumerate(dates) if end <= d.start < limit and k not in claimed), None
+        )
+        if mine is None:
+            mine = next(
+                (
+                    k
+                    for k, d in reversed(list(enumerate(dates)))
+                    if prev <= d.start < start and k not in claimed
+                ),
+                None,
+            )
+        if mine is not None:
+            claimed.add(mine)
+        out.append(
+            Result(analyte, value, unit, start, end, dates[mine] if mine is not None else None)
+        )
+    return out
