@@ -169,9 +169,11 @@ def test_a_reviewer_acts_under_their_own_name(
     dr.set_importance(it["memory"].id, 9.0)
     dr.reject_supersession(it["sup"].id)
     dr.undo_supersession(it["sup"].id)  # "keep both" undone: the review is open again
-    actions = [(a.action, a.actor) for a in eng.audit_log(limit=3)]
+    actions = [(a.action, a.actor) for a in eng.audit_log(limit=4)]
     assert actions == [
         ("undo_supersession", REVIEWER),
+        # keeping the older memory confirms it, under the reviewer's name (issue 23)
+        ("confirm_memory", REVIEWER),
         ("reject_supersession", REVIEWER),
         ("edit_importance", REVIEWER),
     ]

@@ -221,13 +221,16 @@ class Acting:
         bundle: Mapping[str, Any] | str | Path,
         *,
         patient_id: str | None = None,
+        fhir_patient: str | None = None,
         dry_run: bool = True,
     ) -> FhirImportReport:
         """A dry run (the preview) is open to every role; writing needs a reviewer."""
         if not dry_run:
             self._require("import_fhir")
         by = self.actor if not dry_run else (self.actor or SYSTEM)  # a preview records nothing
-        return self._engine.import_fhir(bundle, patient_id=patient_id, by=by, dry_run=dry_run)
+        return self._engine.import_fhir(
+            bundle, patient_id=patient_id, fhir_patient=fhir_patient, by=by, dry_run=dry_run
+        )
 
     def seed_demo(self, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
         """Load the synthetic demo patients (the dashboard's empty state)."""

@@ -127,6 +127,10 @@ def _keys(
 #: Types whose statements say where or when of the drugs they name (a reaction "at the
 #: patch site", a response "in the right shoulder"): their drug facts carry the qualifiers.
 _SITED_DRUG_TYPES = frozenset({"adverse_reaction", "treatment_response", "observation"})
+#: Where a medication is given, on a side (the right eye, the left knee), makes two orders of
+#: one drug two things ("timolol right eye" / "timolol left eye"); a route alone ("by mouth")
+#: and when it is taken are its regimen, which a newer order changes.
+_ORDER_PLACES = frozenset({"side", "site"})
 
 
 def _value(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon, memory_type: str) -> str:
@@ -135,6 +139,10 @@ def _value(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon, memory_type
         value = values.drug_value(t, span, spans)
         if memory_type in _SITED_DRUG_TYPES:
             value = values.join([*values.parts(value).items(), *values.qualifiers(t, span)])
+        elif memory_type == "medication":
+            places = [q for q in values.qualifiers(t, span) if q[0] in _ORDER_PLACES]
+            if any(dim == "side" for dim, _v in places):
+                value = values.join([*values.parts(value).items(), *places])
         return value
     if kind is KeyKind.LOINC:
         code = span.key.partition(":")[2]

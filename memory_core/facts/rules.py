@@ -666,6 +666,23 @@ def _condition_episode(p: Pair) -> Decision | None:
     return None
 
 
+#: States that close an episode of something (a course stopped, an illness resolved, a plan item
+#: done): two statements of one, each on its own date, are two episodes.
+EPISODE_ENDS = ENDED | {State.DONE}
+
+
+def _dated_episodes(p: Pair) -> Decision | None:
+    """The same thing ended in both statements, each on a date of its own ("acute bronchitis,
+    resolved 2015-06-04" / "..., resolved 2016-03-29"; two antenatal blood tests done): two
+    episodes, both true history -- neither replaces the other, nothing for a reviewer."""
+    for a, b in p.about():
+        if a.state is b.state and a.state in EPISODE_ENDS and "" != a.date != b.date != "":
+            return _compatible(
+                "episode.dated-apart", evidence(a, b, "two episodes, dated apart"), a.key
+            )
+    return None
+
+
 def _condition_restated(p: Pair) -> Decision | None:
     for a, b in _conditions(p):
         if a.state == b.state:
@@ -1098,6 +1115,9 @@ TABLE: tuple[Rule, ...] = (
          _other_person_statement),
     Rule("statement.restated", ALL, "the same statement word for word", _restated),
     Rule("key.siblings", ALL, "two specific things that share only a broader one", _siblings),
+    Rule("episode.dated-apart", ALL,
+         "the same thing ended in both, each on its own date: two episodes of history",
+         _dated_episodes),
     Rule("question.answer", ALL, "the same question with another answer (or the same one)",
          _question),
     Rule("qualifier.two-places", ALL,

@@ -125,12 +125,13 @@ def lab_value(
     a, b = window(t, span, [s for s in spans if s.how == "lab"])
     before = max(0, span.start - 4)
     outside = (*t.tokens[before : span.start], *t.tokens[span.end : b])
+    where = qualifiers(t, span)
     if any(w in TARGET_WORDS for w in outside) and _target_first(t, span, a, b):
-        return join([("target", _first_number(t, a, b) or "yes")])
+        # a target is set for where and when it is read, as a result is ("home BP target")
+        return join([("target", _first_number(t, a, b) or "yes"), *where])
     qual = lex.qualitative.find(t.tokens[a:b], t.raw[a:b]) or lex.qualitative.find(
         t.tokens[before : span.start], t.raw[before : span.start]
     )
-    where = qualifiers(t, span)
     lo, hi = _sentence(t, span.start)
     when = [("timing", timing(t, lo, hi, lex))]
     if plan:
@@ -167,7 +168,7 @@ def _result_number(
     months = lex.months
     for i in range(a, b):
         tok = t.tokens[i]
-        if not tok[:1].isdigit() or _is_date_number(t, i, months):
+        if not tok[:1].isdigit() or _is_date_number(t, i, months) or _is_period(t, i):
             continue
         unit = _unit_after(t, i + 1, b)
         after_drug = any(d < i for d in drugs_at)
@@ -199,6 +200,13 @@ def _converted(value: float, unit: str, analyte: Analyte | None) -> str:
                 return f"~{round(value * scale + offset, 2):g} {analyte.unit}"
         return f"{value:g} {analyte.unit}".strip()
     return f"{value:g}"
+
+
+def _is_period(t: Text, i: int) -> bool:
+    """A number that counts days, weeks, months or years ("repeat in 3 months", "at 12 weeks"):
+    a time, never a result (one-letter units aside: "3 m" may be a length)."""
+    nxt = t.tokens[i + 1 : i + 2]
+    return bool(nxt) and len(nxt[0]) > 1 and nxt[0] in _TIMING_UNITS
 
 
 def _is_date_number(t: Text, i: int, months: dict[str, int] | object) -> bool:

@@ -709,7 +709,10 @@ def _care_plan(res: Mapping[str, Any], source: str, resolve: Resolver) -> list[F
         if at is not None:
             started = since if state in ("in-progress", "active") else f", started {at.since}"
         head = f"Patient's care plan{f' ({plan})' if plan else ''}: {names.sentence_case(named)}"
-        codes = codes_of(detail.get("code")) + plan_codes
+        # an activity is keyed by its own code: the plan's categories are shared by every
+        # activity of the plan (they are in its words), and would make "rest, ice" and
+        # "stretching exercises" one thing restated
+        codes = codes_of(detail.get("code")) or plan_codes
         facts = facts_of(list(dict.fromkeys(codes)), state, "", at.date if at else "")
         items.append(
             x.item(
