@@ -50,7 +50,8 @@ bench:
 
 # Evaluation on public data (issue 12; not part of `make test`): REALTALK chats and SituatedQA's
 # temporal dev split in EVAL_DATA (git-ignored; see the README's Evaluation section), plus the
-# clinical pair set's test half. Writes docs/evaluation.md.
+# clinical pair set's test half and the section's current state on Synthea bundles in
+# EVAL_DATA/synthea (issue 23, eval/section.py; docs/section.md). Writes docs/evaluation.md.
 EVAL_DATA ?= data/eval
 eval: $(STAMP)
 	$(PY) -m eval --data $(EVAL_DATA)

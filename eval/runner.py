@@ -116,7 +116,7 @@ Runner = Callable[[Context], Section]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from . import clinical, dialogue, realtalk, situatedqa, synthea
+    from . import clinical, dialogue, realtalk, section, situatedqa, synthea
 
     p = argparse.ArgumentParser(prog="python -m eval", description=__doc__)
     p.add_argument(
@@ -128,7 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--only",
         action="append",
-        choices=["realtalk", "situatedqa", "clinical", "synthea", "dialogue"],
+        choices=["realtalk", "situatedqa", "clinical", "synthea", "dialogue", "section"],
         default=None,
     )
     p.add_argument("--embedder", default="minilm", help="minilm (the default) | hashing")
@@ -145,6 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "clinical": clinical.run,
         "synthea": synthea.run,
         "dialogue": dialogue.run,
+        "section": section.run,
     }
     chosen = args.only or list(runners)
     t0 = time.perf_counter()

@@ -167,7 +167,7 @@ ACTION_LABELS: dict[str, str] = {
     AuditAction.IMPORT_SESSIONS: "Past sessions recorded",
     AuditAction.KEEP_FLAGGED: "Kept despite a change",
     AuditAction.CONFIRM_FLAGGED: "Confirmed out of date",
-    AuditAction.CONFIRM_MEMORY: "Fact confirmed",
+    AuditAction.CONFIRM_MEMORY: "Confirmed again",
 }
 
 #: The record fields a person reads, in words (memories, supersessions, policies).
@@ -314,6 +314,13 @@ def audit_ids(entry: AuditEntry) -> list[str]:
     return []
 
 
+def _confirmation_words(kind: Any) -> str:
+    try:
+        return CONFIRMATION_LABELS[ConfirmationKind(kind)]
+    except ValueError:
+        return ""
+
+
 def audit_sentence(entry: AuditEntry, content_of: Mapping[str, str]) -> str:
     """One audit row as a sentence with the memories' statements, e.g. ``Dr Lee confirmed
     that “…” replaces “…”``. ``content_of`` maps memory ids to their statements (the row's
@@ -381,13 +388,11 @@ def audit_sentence(entry: AuditEntry, content_of: Mapping[str, str]) -> str:
     if a == AuditAction.CONFIRM_FLAGGED:
         return f"{who} confirmed {text} is out of date (archived; Restore undoes it)"
     if a == AuditAction.CONFIRM_MEMORY:
-        why = ""
-        raw = after.get("confirmation")
-        if isinstance(raw, Mapping) and raw.get("kind") in set(ConfirmationKind):
-            kind = ConfirmationKind(raw["kind"])
-            words, ref = CONFIRMATION_LABELS[kind], raw.get("ref")
-            if kind is ConfirmationKind.RECORD and ref:
-                words = f"{words} {ref}"
-            why = f" ({words})"
-        return f"{text} was confirmed: its age counts from then{why}"
+        conf = after.get("confirmation")
+        conf = conf if isinstance(conf, Mapping) else {}
+        why = _confirmation_words(conf.get("kind"))
+        ref = conf.get("ref")
+        if why and conf.get("kind") == ConfirmationKind.RECORD.value and ref:
+            why = f"{why} {ref}"
+        return f"{text} was confirmed again by {who}{f' ({why})' if why else ''}: its age restarts"
     return f"{who}: {action_label(a).lower()} {text}".strip()

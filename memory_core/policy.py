@@ -228,6 +228,9 @@ class RankingPolicy:
     candidate_pool: int = 50
     always_include_types: tuple[str, ...] = ("allergy",)
     keyword_weight: float = 0.4  # hybrid mode: the BM25 half's share of the relevance
+    # a memory about a clinical key the question names (its own words read by the facts
+    # reader, its body systems' analytes) is a keyword match as good as the best word match
+    key_matches: bool = True
 
     def __post_init__(self) -> None:
         if self.mode not in RANKING_MODES:
@@ -236,6 +239,8 @@ class RankingPolicy:
             )
         if not (_finite(self.keyword_weight) and 0.0 <= self.keyword_weight <= 1.0):
             raise ValidationError("keyword_weight", "must be a number between 0 and 1")
+        if not isinstance(self.key_matches, bool):
+            raise ValidationError("key_matches", f"must be true or false, got {self.key_matches!r}")
         for name in ("rrf_k", "candidate_pool"):
             v = getattr(self, name)
             if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
@@ -262,15 +267,30 @@ class RankingPolicy:
 @dataclass(frozen=True)
 class ContextPolicy:
     """The annotations written on a memory's own line of the injected section (each counted in
-    the token budget): a pending supersession, a possibly-stale flag, a lab result's history."""
+    the token budget): a pending supersession, a possibly-stale flag, a lab result's history;
+    and the lines the section shares (issue 23, docs/section.md): ``lists`` -- a question asking
+    for a kind ("what medications") gets every current one on one line; ``history_last`` --
+    what ended goes after the current memories of its type (two or more on one line);
+    ``allergy_pairs`` -- an allergy and the newer statement pending review against it are one
+    line. Switching the last three off gives the seed's line-per-memory section."""
 
     annotate_pending: bool = True
     annotate_stale: bool = True
     annotate_lab_history: bool = True
     lab_history_max: int = 3  # superseded values shown, newest first
+    lists: bool = True
+    history_last: bool = True
+    allergy_pairs: bool = True
 
     def __post_init__(self) -> None:
-        for name in ("annotate_pending", "annotate_stale", "annotate_lab_history"):
+        for name in (
+            "annotate_pending",
+            "annotate_stale",
+            "annotate_lab_history",
+            "lists",
+            "history_last",
+            "allergy_pairs",
+        ):
             if not isinstance(getattr(self, name), bool):
                 raise ValidationError(name, f"must be true or false, got {getattr(self, name)!r}")
         n = self.lab_history_max

@@ -293,6 +293,9 @@ class ScoredMemory:
     # the keyword matches made through the clinical vocabulary ("kidney function → egfr"),
     # beside the query's own words (memory_core.vocabulary)
     keyword_via: tuple[str, ...] = ()
+    # the clinical keys the memory shares with the question ("loinc:4548-4": a question about
+    # blood sugar control names HbA1c through its body system; memory_core.vocabulary.question)
+    keys: tuple[str, ...] = ()
     # a safety-critical type: an allergy, or (in a context section) an adverse reaction naming a
     # drug the query or an active medication names; never "current importance >= 8"
     safety: bool = False
@@ -343,6 +346,9 @@ class ContextItem:
     rule: str  # why it was included or excluded, in plain words
     annotations: tuple[str, ...] = ()  # "(pending review: ...)" etc., on the memory's own line
     reported: bool = False  # safety-critical and left out by the token budget: surface it
+    # "" when the memory has a line of its own; else the kind of line it shares with others
+    # (memory_core.context.LineKind: "list", "history", "pair", "allergies")
+    part_of: str = ""
 
 
 @dataclass(frozen=True)
@@ -355,6 +361,7 @@ class ContextResult:
     encoding: str
     injection_id: str | None = None
     explain: Callable[[], tuple[ContextItem, ...]] = field(default=tuple, repr=False, compare=False)
+    places: int = 0  # lines that used one of the max_memories places (allergies use none)
 
     @cached_property
     def items(self) -> tuple[ContextItem, ...]:

@@ -19,16 +19,28 @@ plural spellings are listed), only the query is expanded (a record that writes a
 not found by its generic name), and the lists cover cardiometabolic primary care, not all of
 medicine.
 
+**Questions by meaning** (:func:`question`): besides words, a question names clinical keys --
+what the facts reader (:mod:`memory_core.facts`) reads in it ("HbA1c" is ``loinc:4548-4``,
+co-codamol ``drug:acetaminophen/codeine`` and its ingredients) and the analytes of its body
+systems ("blood sugar control": HbA1c, glucose, fasting glucose, time in range; "kidney
+function": eGFR, creatinine, ACR; "weight": body weight, BMI -- ``analytes`` in the lexicon, by
+labs.json id). Retrieval matches those keys against each memory's keys, so a result is found by
+its code whatever words it is written with. A question may also ask for a whole **kind** of
+fact ("what medications", "active problems", "allergies", "latest labs": the lexicon's
+``kinds``), which the section answers with every current one (:mod:`memory_core.context`).
+
 Pure: text in, terms out (the drug dictionary is read lazily by :mod:`memory_core.drugs`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from . import drugs
+from .errors import ConfigurationError
 from .lexical import query_terms, stopwords, tokens
 
 #: A concept's weight in the keyword query, as a share of one literal query word.
@@ -42,11 +54,14 @@ MAX_PHRASE_WORDS = 3
 @dataclass(frozen=True, slots=True)
 class Concept:
     """``name``: how an explanation names it; ``phrases``: how a query says it (lexical
-    tokens, space-separated); ``terms``: the words a record uses for it (lexical tokens)."""
+    tokens, space-separated); ``terms``: the words a record uses for it (lexical tokens);
+    ``keys``: the clinical keys it is about (a body system's analytes, ``loinc:<code>``)."""
 
     name: str
     phrases: tuple[str, ...]
     terms: tuple[str, ...]
+    keys: frozenset[str] = frozenset()
+    group: str = "drug_classes"  # the lexicon's group: drug_classes, body_systems, contact
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +92,8 @@ def concepts() -> tuple[Concept, ...]:
 def _concepts() -> tuple[Concept, ...]:
     from .facts.lexicon import lexicon
 
-    data = lexicon().questions
+    lex = lexicon()
+    data = lex.questions
     heads = tuple(data["medication_heads"])
     out = [
         Concept(
@@ -88,8 +104,24 @@ def _concepts() -> tuple[Concept, ...]:
         for c in data["drug_classes"]
     ]
     for group in ("body_systems", "contact"):
-        out += [Concept(c["name"], tuple(c["phrases"]), tuple(c["terms"])) for c in data[group]]
+        for i, c in enumerate(data[group]):
+            keys = frozenset(
+                _analyte_key(lex.analytes, a, f"{group}[{i}].analytes")
+                for a in c.get("analytes", ())
+            )
+            out.append(Concept(c["name"], tuple(c["phrases"]), tuple(c["terms"]), keys, group))
     return tuple(out)
+
+
+def _analyte_key(analytes: Mapping[str, Any], aid: str, where: str) -> str:
+    """``loinc:<code>`` of a labs.json analyte named by id in questions.json."""
+    found = analytes.get(aid)
+    if found is None:
+        raise ConfigurationError(
+            f"lexicon questions.json, {where}: {aid!r} is no analyte of labs.json"
+        )
+    key: str = found.key
+    return key
 
 
 def _phrase_index(concepts: Sequence[Concept]) -> dict[tuple[str, ...], Concept]:
@@ -185,3 +217,127 @@ def matched(expansions: Sequence[Expansion], content: str) -> tuple[str, ...]:
         if term is not None:
             out.append(e.label(term))
     return tuple(out)
+
+
+# --- kinds of fact and what a question names --------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """A question asking for a whole kind of fact ("what medications", "active problems",
+    "allergies", "latest labs"): ``types`` are the memory types that answer it; ``ended``: the
+    question asks for what ended too ("past medications", "medical history")."""
+
+    name: str
+    types: tuple[str, ...]
+    phrases: tuple[str, ...]
+    ended: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """What a question is about beyond its words: ``keys`` it names (read by the facts reader
+    from its words, plus its concepts' keys), ``kinds`` of fact it asks for, and ``drugs``: the
+    drugs it names with every ingredient and allergy class of each (co-codamol: acetaminophen,
+    codeine, and codeine's class), to find the reactions that concern them; ``members``: the
+    drugs of the drug classes it names ("the diabetes medication")."""
+
+    keys: frozenset[str] = frozenset()
+    kinds: tuple[Kind, ...] = ()
+    drugs: frozenset[str] = frozenset()
+    members: frozenset[str] = frozenset()  # the drugs of the drug classes it names
+
+    def about_drug(self, name: str) -> bool:
+        """The question names this drug (a canonical name) or a class it belongs to, by the
+        lexicon's drug classes ("the diabetes medication": metformin, insulin glargine)."""
+        return bool(self.members) and (
+            name in self.members or any(w in self.members for w in name.split())
+        )
+
+    def asks_for(self, memory_type: str) -> Kind | None:
+        """The first kind the question asks for that ``memory_type`` answers."""
+        return next((k for k in self.kinds if memory_type in k.types), None)
+
+    def asks_for_ended(self, memory_type: str) -> bool:
+        return any(k.ended and memory_type in k.types for k in self.kinds)
+
+
+#: The memory types a kind may name (validated when the lexicon's questions are read).
+KIND_TYPES = frozenset(
+    {"medication", "condition", "allergy", "adverse_reaction", "lab_result", "vital_sign",
+     "care_plan", "immunization", "procedure"}
+)  # fmt: skip
+
+
+def kinds() -> tuple[Kind, ...]:
+    """The kinds of fact a question can ask for (the lexicon's ``questions.json`` kinds)."""
+    return _kinds()[0]
+
+
+@lru_cache(maxsize=1)
+def _kinds() -> tuple[tuple[Kind, ...], dict[tuple[str, ...], tuple[Kind, ...]]]:
+    from .facts.lexicon import lexicon
+
+    out: list[Kind] = []
+    index: dict[tuple[str, ...], list[Kind]] = {}
+    for i, e in enumerate(lexicon().questions.get("kinds", ())):
+        where = f"lexicon questions.json, kinds[{i}]"
+        types = tuple(e.get("types") or ())
+        if not types or not set(types) <= KIND_TYPES:
+            raise ConfigurationError(f"{where}.types: memory types of {sorted(KIND_TYPES)}")
+        kind = Kind(str(e["name"]), types, tuple(e["phrases"]), bool(e.get("ended", False)))
+        for p in kind.phrases:
+            key = tuple(tokens(p))
+            if not 0 < len(key) <= MAX_PHRASE_WORDS:
+                raise ConfigurationError(f"{where}.phrases: {p!r}: 1 to {MAX_PHRASE_WORDS} words")
+            index.setdefault(key, []).append(kind)
+        out.append(kind)
+    return tuple(out), {k: tuple(v) for k, v in index.items()}
+
+
+def find_kinds(query: str) -> tuple[Kind, ...]:
+    """The kinds a question asks for, in order of first mention (phrases may overlap: "what
+    medications were stopped" asks for the current list and for what ended)."""
+    index = _kinds()[1]
+    toks = tokens(query)
+    found: dict[str, Kind] = {}
+    for i in range(len(toks)):
+        for n in range(1, MAX_PHRASE_WORDS + 1):
+            for k in index.get(tuple(toks[i : i + n]), ()):
+                found.setdefault(k.name, k)
+    return tuple(found.values())
+
+
+def line_title(memory_type: str, which: str) -> str:
+    """The lexicon's title of a type's ``current`` list line or of its ``ended`` line ("" when
+    it names none: no list line for the type)."""
+    from .facts.lexicon import lexicon
+
+    lines: Mapping[str, Mapping[str, str]] = lexicon().questions.get("lines", {})
+    return str(lines.get(memory_type, {}).get(which, ""))
+
+
+def drug_family(names: Sequence[str]) -> frozenset[str]:
+    """Each drug name with its ingredients and the allergy classes of each (the drug
+    dictionary's MeSH classes): what a reaction to any of them concerns."""
+    out: set[str] = set()
+    for name in names:
+        for part in (name, *drugs.ingredients(name)):
+            out.add(part)
+            out |= drugs.classes(part)
+    return frozenset(out)
+
+
+@lru_cache(maxsize=4096)
+def question(query: str) -> Question:
+    """What ``query`` names and asks for (see the module docstring)."""
+    from .facts import read
+    from .facts.model import KeyKind
+
+    facts = read(query)
+    keys = set(facts.keys)
+    members: set[str] = set()
+    for _via, c in find_concepts(query):
+        keys |= c.keys
+        if c.group == "drug_classes":
+            members.update(c.terms)
+    names = [f.name for f in facts.facts if f.kind is KeyKind.DRUG]
+    return Question(frozenset(keys), find_kinds(query), drug_family(names), frozenset(members))

@@ -338,10 +338,10 @@ def main() -> None:
                 f"Exact count of the whole section (tokenizer {res.encoding}).",
             ),
             (
-                "Memories injected",
-                f"{len(res.included) - allergies} of {n} + {allergies} "
-                f"allerg{'y' if allergies == 1 else 'ies'}",
-                "Every active allergy is injected and uses none of the max-memories places.",
+                "Places used",
+                f"{res.places} of {n} + {allergies} allerg{'y' if allergies == 1 else 'ies'}",
+                "Every active allergy is injected and uses none of the max-memories places; a "
+                "line listing several memories (the current medications, what ended) uses one.",
             ),
         ]
     )
@@ -353,7 +353,9 @@ def main() -> None:
         "importance now / 10). Every active allergy is in the section, first, and uses no "
         f"place. ⚠️ marks an importance now of {engine.policy.decay.warn_threshold:g} or more; "
         "it does not move a memory up. A safety-critical memory that does not fit the budget "
-        "is reported above, and nothing else takes its place."
+        "is reported above, and nothing else takes its place. A line may stand for several "
+        "memories: a list of the current ones the question asks for, what ended of a type, an "
+        "allergy with a statement pending review against it."
     )
     in_section, nearest, others = _why(items)
     if in_section:

@@ -5,7 +5,9 @@ memory is ranked by cosine (equal cosines share the best rank) and by BM25; ``si
 plus every allergy, then score = similarity × current importance / 10; ``hybrid`` mode (the
 default): relevance = 0.6 · max(cosine, 0) + 0.4 · BM25 / the best BM25 (0 without a keyword
 hit), the best 50 relevances plus every allergy, then score = relevance × current importance /
-10. Patients with many exact duplicates (tied cosines) and superseded memories."""
+10. A memory about a clinical key the question names (``key_matches``, issue 23) is a keyword
+match as good as the best word match, ranked after the word matches by cosine; with it off, the
+seed's rule alone. Patients with many exact duplicates (tied cosines) and superseded memories."""
 
 from __future__ import annotations
 
@@ -18,7 +20,9 @@ import numpy as np
 import pytest
 
 import memory_core as mc
+from memory_core import standing, vocabulary
 from memory_core.embedding.base import Embedder
+from memory_core.engine.retrieval import KEYED_TYPES
 from memory_core.policy import RankingMode
 from tests.conftest import NOW, Clock
 
@@ -61,15 +65,25 @@ def brute_force(engine: mc.MemoryEngine, pid: str, query: str) -> list[tuple[str
     kw = {m.id: r for r, (m, _) in enumerate(hits, 1)}
     bm = {m.id: b for m, b in hits}
     krank = np.array([kw.get(m.id, 0) for m in mems])
+    keys = vocabulary.question(query).keys if pol.key_matches else frozenset()
+    keyed = [m.memory_type in KEYED_TYPES and bool(standing.reading(m).keys & keys) for m in mems]
+    # a keyed memory with no word match: ranked after the word matches, by cosine
+    extra = sorted((i for i in range(len(mems)) if keyed[i] and not krank[i]),
+                   key=lambda i: (-sims[i], i))  # fmt: skip
+    for r, i in enumerate(extra, len(hits) + 1):
+        krank[i] = r
     if pol.mode == "similarity":
         fused = 1.0 / (pol.rrf_k + vrank) + np.where(krank > 0, 1.0 / (pol.rrf_k + krank), 0.0)
         pool = sorted(range(len(mems)), key=lambda i: (-fused[i], i))[: pol.candidate_pool]
         rel = list(sims)
     else:
-        w, best = pol.keyword_weight, max(bm.values(), default=0.0)
+        w = pol.keyword_weight
+        best = max(bm.values(), default=1.0 if any(keyed) else 0.0)
+        evidence = [max(bm.get(m.id, 0.0), best) if keyed[i] else bm.get(m.id, 0.0)
+                    for i, m in enumerate(mems)]  # fmt: skip
         rel = [
-            (1 - w) * max(float(sims[i]), 0.0) + w * (bm.get(m.id, 0.0) / best if best else 0.0)
-            for i, m in enumerate(mems)
+            (1 - w) * max(float(sims[i]), 0.0) + w * (evidence[i] / best if best else 0.0)
+            for i in range(len(mems))
         ]
         pool = sorted(range(len(mems)), key=lambda i: (-rel[i], i))[: pol.candidate_pool]
     pool = sorted(set(pool) | {i for i, m in enumerate(mems) if m.memory_type == "allergy"})
@@ -78,11 +92,12 @@ def brute_force(engine: mc.MemoryEngine, pid: str, query: str) -> list[tuple[str
     return [(mems[i].id, int(vrank[i]), int(krank[i])) for i in best_first]
 
 
+@pytest.mark.parametrize("key_matches", [True, False])
 @pytest.mark.parametrize("mode", ["similarity", "hybrid"])
 @pytest.mark.parametrize("seed", range(6))
-def test_pool_matches_brute_force(seed: int, mode: RankingMode) -> None:
+def test_pool_matches_brute_force(seed: int, mode: RankingMode, key_matches: bool) -> None:
     rng = random.Random(seed)
-    policy = mc.EnginePolicy(ranking=mc.RankingPolicy(mode=mode))
+    policy = mc.EnginePolicy(ranking=mc.RankingPolicy(mode=mode, key_matches=key_matches))
     store = mc.open_store("sqlite:///:memory:")
     engine = mc.MemoryEngine(store, CountEmbedder(), policy, clock=Clock())
     pid = f"POOL-{seed}"

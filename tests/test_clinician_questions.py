@@ -212,7 +212,12 @@ def test_nw1001_no_safety_warning_at_the_page_defaults(demo_engine: mc.MemoryEng
     walking = [i for i in res.items if "walk 30 minutes" in i.scored.memory.content]
     assert walking and not walking[0].scored.safety  # a care plan is never safety-critical
     allergies = [i for i in _included(res) if i.scored.memory.memory_type == "allergy"]
-    assert [i.position for i in allergies] == [1, 2, 3]
+    # three allergies on the first two lines: the re-test pending review against the documented
+    # anaphylaxis shares its line (issue 23: one line saying both, the newer one unconfirmed)
+    assert sorted(i.position for i in allergies) in ([1, 1, 2], [1, 2, 2])
+    pair = [i for i in allergies if "penicillin" in i.scored.memory.content]
+    assert len(pair) == 2 and {i.part_of for i in pair} == {"pair"}
+    assert pair[0].position == pair[1].position
 
 
 def test_nw1001_stomach_question_has_the_metformin_switch(demo_engine: mc.MemoryEngine) -> None:

@@ -234,11 +234,18 @@ def test_context_policy_is_validated_and_serialised() -> None:
         "annotate_stale": True,
         "annotate_lab_history": True,
         "lab_history_max": 3,
+        "lists": True,
+        "history_last": True,
+        "allergy_pairs": True,
     }
     assert mc.EnginePolicy.from_dict(pol.to_dict()) == pol
+    off = mc.EnginePolicy.from_dict({"context": {"lists": False, "allergy_pairs": False}})
+    assert not off.context.lists and not off.context.allergy_pairs and off.context.history_last
     not_a_bool: Any = "yes"
     with pytest.raises(mc.ValidationError):
         mc.ContextPolicy(annotate_stale=not_a_bool)
+    with pytest.raises(mc.ValidationError, match="history_last"):
+        mc.ContextPolicy(history_last=not_a_bool)
     with pytest.raises(mc.ValidationError):
         mc.ContextPolicy(lab_history_max=0)
     with pytest.raises(mc.ValidationError):

@@ -266,7 +266,7 @@ def test_a_purged_id_is_never_reused(tmp_path: Path) -> None:
         "purge",
         "archive",
         "supersede",
-        "confirm_memory",
+        "confirm_memory",  # the newer restated it (issue 23: its age counted from then)
         "add",
     ]
     active = engine.list_memories("P-1", include_inactive=False)

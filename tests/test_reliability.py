@@ -341,39 +341,70 @@ def test_property_section_structure_holds(
     repeat = {n for n, key in enumerate(keys) if key in keys[:n]}
     allergies = [n for n, c in enumerate(cands) if c.memory.memory_type == "allergy"]
     others = [n for n, c in enumerate(cands) if c.memory.memory_type != "allergy"]
+    first_at: dict[int, mc.ContextItem] = {}  # a line's position -> its first memory
+    for i in inc:
+        first_at.setdefault(i.position or 0, i)
+    lines = list(first_at.values())
     if budget is None:
         distinct_others = len([n for n in others if n not in repeat])
-        assert len(inc) == len(set(allergies) - repeat) + min(k, distinct_others)
+        assert len(lines) == len(set(allergies) - repeat) + min(k, distinct_others)
     else:
         assert sel.tokens <= budget
-        assert sum(not i.scored.safety for i in inc) <= k
+        assert sum(not i.scored.safety for i in lines) <= k
         for n, i in enumerate(sel.items):  # an allergy left out is reported, never dropped
             left_out = i.scored.memory.memory_type == "allergy" and not i.included
             assert i.reported == (left_out and n not in repeat)
-    at = {keys[n]: i.position for n, i in enumerate(sel.items) if i.included}
-    for n, i in enumerate(sel.items):  # a repeat of a line in the section names that line
-        if n in repeat and keys[n] in at:
+    at: dict[object, mc.ContextItem] = {}
+    for n, i in enumerate(sel.items):
+        if i.included:
+            at.setdefault(keys[n], i)
+    for n, i in enumerate(sel.items):  # a repeat of a line in the section is on that line
+        first = at.get(keys[n])
+        if n not in repeat or first is None or first.part_of == "allergies":
+            continue
+        if i.included:
+            assert i.position == first.position and i.part_of == first.part_of == "same"
+            assert i.rule.startswith(f"in the section, on line {i.position}: the same statement")
+        else:  # past the places' limit
             assert i.rule.startswith(
-                f"not in the section: the same statement as line {at[keys[n]]}"
+                f"not in the section: the same statement as line {first.position}"
             )
     if inc:
-        _check_section(sel.text, [(i.line, i.scored.current_importance >= 8) for i in inc])
+        # a line has the ⚠️ marker when one of its memories has it (every allergy on one line)
+        warns = {
+            p: any(i.scored.current_importance >= 8 for i in inc if i.position == p)
+            for p in first_at
+        }
+        _check_section(sel.text, [(i.line, warns[i.position or 0]) for i in lines])
     else:
         assert sel.text == ""
     # allergies first, then the rest; each group in score (candidate) order
-    kinds = [0 if i.scored.memory.memory_type == "allergy" else 1 for i in inc]
+    kinds = [0 if i.scored.memory.memory_type == "allergy" else 1 for i in lines]
     assert kinds == sorted(kinds)
     for group in (0, 1):
-        scores = [i.scored.score for i, g in zip(inc, kinds, strict=True) if g == group]
+        scores = [i.scored.score for i, g in zip(lines, kinds, strict=True) if g == group]
         assert scores == sorted(scores, reverse=True)
     body = sel.text.split("\n")[2:-2] if sel.text else []
     index = {c.memory.id: n for n, c in enumerate(cands)}
-    for pos, (line, item) in enumerate(zip(body, inc, strict=True), start=1):
+    full, shortened = [], False
+    for pos, (line, item) in enumerate(zip(body, lines, strict=True), start=1):
+        if item.part_of == "allergies":  # every allergy on one line: the budget holds no other
+            assert budget is not None
+            continue
         n = index[item.scored.memory.id]
         warn = ctx.WARN if item.scored.current_importance >= 8 else ""
-        text = " ".join((ctx.sanitize_line(cands[n].memory.content), *notes[n]))
-        assert line == f"{pos}. {warn}{text}"
+        bare = ctx.sanitize_line(cands[n].memory.content)
+        text = " ".join((bare, *notes[n]))
+        full.append((text, bool(warn)))
         assert item.annotations == notes[n]
+        if line == f"{pos}. {warn}{text}":
+            continue
+        # issue 23: a safety line's annotations go before any safety line does -- only a
+        # safety line loses them, and only when the section would not fit with them
+        assert item.scored.safety and line == f"{pos}. {warn}{bare}", line
+        shortened = True
+    if shortened:
+        assert budget is not None and count_tokens(ctx.render_section(full)) > budget
 
 
 # --- 3. concurrent writers ----------------------------------------------------------------------

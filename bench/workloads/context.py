@@ -5,10 +5,7 @@ its accesses (no target)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
-
-from memory_core.policy import ContextPolicy
 
 from .. import reference as ref
 from ..harness import interleaved
@@ -20,7 +17,9 @@ from .common import (
     Setup,
     Target,
     engine_and_reference,
+    line_leads,
     log,
+    plain_policy,
     query_at,
 )
 
@@ -30,12 +29,11 @@ TARGET = Target("≤ 10 ms; ≥ 20× ref", max_s=0.010, min_speedup=20)
 def check(bench: Setup, n: int, qv: dict[str, F32], detected: bool = False) -> None:
     pid = bench.pid(n, detected)
     recs, sups = bench.state(pid)
-    # the reference writes no annotations (pending review, possibly stale, lab history)
-    plain = replace(bench.eng.policy, context=ContextPolicy(False, False, False))
+    plain = plain_policy(bench.eng.policy)
     for q, v in qv.items():
         got = bench.eng.build_context(pid, q, query_vector=v, record_access=False, policy=plain)
         text, lines = bench.ref_context(pid, recs, sups, q, v)
-        inc = sorted(got.included, key=lambda i: i.position or 0)
+        inc = line_leads(got)
         ids = [i.scored.memory.id for i in inc]
         if ids != [ln.memory_id for ln in lines]:
             raise Mismatch(f"{pid} {q!r}: engine top {ids} != reference {lines}")

@@ -6,21 +6,33 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
+from functools import lru_cache
 from typing import overload
 
 import numpy as np
 import numpy.typing as npt
 
 from .. import context as ctx
-from .. import decay, flags, ranking, vocabulary
+from .. import decay, flags, ranking, standing, vocabulary
 from .. import validation as v
+from ..contradictions import facts_of
 from ..errors import ValidationError
+from ..facts import index_keys
+from ..facts.model import KeyKind, subject_kinds
 from ..lexical import LexicalIndex
 from ..policy import ContextPolicy, EnginePolicy
 from ..promotion import promotions
 from ..store.codec import seconds, to_us
-from ..values import ContextResult, InjectionRecord, Memory, ScoredMemory, StaleFlag
+from ..values import (
+    ContextResult,
+    InjectionRecord,
+    Memory,
+    ScoredMemory,
+    StaleFlag,
+    SupersessionState,
+)
 from . import flagging
 from .asof import active_indices, decay_inputs, with_usage
 from .core import AGENT, Core, new_id
@@ -31,6 +43,17 @@ F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
 # a cosine scan of this many rows or more is split in two halves, one on a helper thread
 SCAN_SPLIT_ROWS = 4096
+#: At most this many memories of a kind the question asks for ("what medications") join the
+#: candidates (the most similar to the question): the section's list line is built from them.
+KIND_LIMIT = 200
+#: The types whose statement is the keyed fact itself (a result, a drug taken, a condition, an
+#: allergy, a reaction, an event): a memory of these types about a key the question names is a
+#: keyword match. A plan or a treatment's outcome only touches the key ("repeat the kidney
+#: function tests"): its words still match.
+KEYED_TYPES = frozenset(
+    {"lab_result", "vital_sign", "observation", "medication", "condition", "allergy",
+     "adverse_reaction", "immunization", "procedure"}
+)  # fmt: skip
 
 
 class Ranked(Sequence[ScoredMemory]):
@@ -55,14 +78,20 @@ class Ranked(Sequence[ScoredMemory]):
         warn: float,
         type_tiers: npt.NDArray[np.int8],
         expansions: Sequence[vocabulary.Expansion] = (),
+        question: vocabulary.Question | None = None,
+        keyed: npt.NDArray[np.bool_] | None = None,
     ) -> None:
         """``snapshot``: the patient's snapshot the pool was ranked on (the section's tiers and
         annotations read the same one); ``type_tiers``: each candidate's tier by type (see
         :func:`type_tiers`); ``expansions``: what the clinical vocabulary added to the keyword
-        query."""
+        query; ``question``: what it names and asks for (:func:`vocabulary.question`);
+        ``keyed``: which candidates are about a key it names."""
         self.snapshot = snapshot
         self._memories = snapshot.memories
         self._expansions = tuple(expansions)
+        self.question = question or vocabulary.Question()
+        self.rows = rows
+        self._keyed = keyed
         self._cols = (rows, cur, sims, score, krank, vrank, fused, bm25, relevance, count, last)
         self._made: list[ScoredMemory | None] = [None] * len(rows)
         # a tier is a type, never a current importance (the ⚠️ marker is display only)
@@ -85,6 +114,10 @@ class Ranked(Sequence[ScoredMemory]):
             via: tuple[str, ...] = ()
             if self._expansions and bm25[i] > 0:
                 via = vocabulary.matched(self._expansions, memory.content)
+            keys: tuple[str, ...] = ()
+            if self._keyed is not None and self._keyed[i]:
+                named = index_keys(facts_of(memory), memory.memory_type) & self.question.keys
+                keys = tuple(sorted(named))
             got = ScoredMemory(
                 memory=with_usage(memory, float(count[i]), float(last[i])),
                 similarity=float(sims[i]),
@@ -97,6 +130,7 @@ class Ranked(Sequence[ScoredMemory]):
                 relevance=float(rel[i]),
                 safety=bool(self._safety[i]),
                 keyword_via=via,
+                keys=keys,
             )
             self._made[i] = got
         return got
@@ -207,6 +241,43 @@ def vector_ranks(sims: F32, pool_n: int, extra: I64) -> tuple[I64, I64]:
     return cand, (1 + higher).astype(np.int64)
 
 
+# --- what the question names and asks for --------------------------------------------------------
+def _best(pos: I64, sims: F32, limit: int) -> I64:
+    """At most ``limit`` of these active positions, the most similar to the question."""
+    if pos.size <= limit:
+        return pos
+    return np.sort(pos[np.argsort(-sims[pos], kind="stable")[:limit]])
+
+
+@lru_cache(maxsize=256)
+def _types_about(kinds: frozenset[KeyKind]) -> tuple[str, ...]:
+    """The :data:`KEYED_TYPES` whose statements are about keys of these kinds."""
+    return tuple(t for t in sorted(KEYED_TYPES) if subject_kinds(t) & kinds)
+
+
+def key_matches(snap: Snapshot, rows: I64, keys: frozenset[str]) -> npt.NDArray[np.bool_]:
+    """Which of these snapshot rows hold a memory (of :data:`KEYED_TYPES`) about a key the
+    question names. Only the rows of types about such keys are read (their standing, kept with
+    the snapshot)."""
+    out = np.zeros(rows.size, dtype=np.bool_)
+    if not keys or rows.size == 0:
+        return out
+    types = _types_about(frozenset(KeyKind.of(k) for k in keys))
+    for k in np.flatnonzero(np.isin(snap.types_arr[rows], types)).tolist():
+        out[k] = bool(reading_of(snap, int(rows[k])).keys & keys)
+    return out
+
+
+def kind_positions(snap: Snapshot, active: I64, question: vocabulary.Question, sims: F32) -> I64:
+    """Active positions of the memories of the kinds the question asks for (at most
+    :data:`KIND_LIMIT` per kind, the most similar)."""
+    out = [np.zeros(0, dtype=np.int64)]
+    for kind in question.kinds:
+        mask = always_mask(snap, kind.types)[active]
+        out.append(_best(np.flatnonzero(mask), sims, KIND_LIMIT))
+    return np.unique(np.concatenate(out)).astype(np.int64)
+
+
 # --- ranking ---------------------------------------------------------------------------------
 def rank(
     core: Core,
@@ -227,6 +298,7 @@ def rank(
     if active.size == 0:
         return Ranked.empty(snap)
     expansions = vocabulary.expand(query)
+    question = vocabulary.question(query)
     limit = max(rp.candidate_pool * 4, 50)
     kw_rows, kw_bm25 = keyword_hits(snap, query, active, limit, expansions)
     kw_pos = active.searchsorted(kw_rows)  # snapshot row -> active position
@@ -241,10 +313,17 @@ def rank(
         sims = ranking.cosine_scaled(dots(core, snap.matrix[active], q), inv[active], qn)
     else:
         sims = ranking.cosine_scaled(dots(core, snap.matrix, q), inv, qn)[active]
+    # the memories of a kind the question asks for join the candidates
+    if pol.context.lists and question.kinds:
+        always = np.union1d(always, kind_positions(snap, active, question, sims)).astype(np.int64)
+    # the memories about a key the question names compete for the pool as keyword matches
+    keys = question.keys if rp.key_matches else frozenset()
+    about = key_matches(snap, active, keys)
+    key_pos = _best(np.flatnonzero(about), sims, KIND_LIMIT)
     pool_n = min(rp.candidate_pool, active.size)
     served = core.store.vector_candidates(patient_id, q, rp.candidate_pool) if present else None
     if served is None:
-        cand, vrank = vector_ranks(sims, pool_n, np.concatenate([kw_pos, always]))
+        cand, vrank = vector_ranks(sims, pool_n, np.concatenate([kw_pos, always, key_pos]))
     else:
         # a store that searches vectors itself (Cosmos DB `server` mode) picks the vector
         # list; similarities stay the exact cosines from the snapshot, so the ranking is
@@ -254,7 +333,7 @@ def rank(
             i for i in (snap.index.get(mid) for mid, _ in served) if i is not None and i in act
         ]
         served_pos = np.searchsorted(active, served_rows).tolist()
-        cand = np.unique(np.array([*served_pos, *kw_pos, *always], dtype=np.int64))
+        cand = np.unique(np.array([*served_pos, *kw_pos, *always, *key_pos], dtype=np.int64))
         vrank = np.zeros(cand.size, dtype=np.int64)
         vrank[np.searchsorted(cand, served_pos)] = np.arange(1, len(served_pos) + 1)
     kw_at = cand.searchsorted(kw_pos)
@@ -262,12 +341,19 @@ def rank(
     krank[kw_at] = np.arange(1, kw_pos.size + 1)
     bm25 = np.zeros(cand.size, dtype=np.float64)  # 0 outside the keyword hit list
     bm25[kw_at] = kw_bm25
+    # a candidate about a key the question names is a keyword match of its own: the best one's
+    # evidence (after the word matches in the keyword list's order). The pool stays complete:
+    # a keyed row left out of the candidates is less similar than the KIND_LIMIT kept
+    keyed = about[cand]
+    extra = keyed & (krank == 0)
+    krank[extra] = kw_pos.size + 1 + np.argsort(np.argsort(-sims[cand[extra]]))
     fused = ranking.reciprocal_rank_fusion([vrank, krank], rp.rrf_k)
     all_sims = sims[cand].astype(np.float64)
     # the hybrid relevance, in every mode (the explanations show it); the best BM25 of the
     # query's hits is the first hit's
-    best = float(kw_bm25[0]) if kw_bm25.size else 0.0
-    all_rel = ranking.hybrid_relevance(all_sims, bm25, best, rp.keyword_weight)
+    best = float(kw_bm25[0]) if kw_bm25.size else (1.0 if keyed.any() else 0.0)
+    evidence = np.where(keyed, np.maximum(bm25, best), bm25)
+    all_rel = ranking.hybrid_relevance(all_sims, evidence, best, rp.keyword_weight)
     if rp.mode == "hybrid":
         # the pool: the best relevance. Complete: a row outside ``cand`` has no keyword hit
         # and a cosine below each of the best ``pool_n``, so a lower relevance than theirs.
@@ -317,6 +403,8 @@ def rank(
         pol.decay.warn_threshold,
         type_tiers(snap)[rows[ordering]],
         expansions if kw_bm25.size else (),
+        question,
+        keyed[chosen[ordering]],
     )
 
 
@@ -405,14 +493,18 @@ def build_context(
     pol = policy or core.policy
     ranked = rank(core, patient_id, query, now, query_vector, pol, present=present)
     snap = ranked.snapshot
+    layout = section_layout(snap, ranked, now, pol.context)
     sel = ctx.select_and_render(
         ranked,
         max_memories=max_memories,
         max_tokens=max_tokens,
         warn_threshold=pol.decay.warn_threshold,
         encoding=core.encoding,
-        tiers=section_tiers(snap, ranked, query, now),
+        tiers=section_tiers(snap, ranked, now),
         annotate=annotator(core, snap, patient_id, ranked, now, pol.context),
+        shared=layout.shared,
+        order=layout.order,
+        allergy_entries=lambda i: standing.allergy_label(ranked[i].memory),
     )
     injection_id = None
     if record:
@@ -434,23 +526,213 @@ def build_context(
         encoding=core.encoding,
         injection_id=injection_id,
         explain=lambda: sel.items,
+        places=sel.places,
     )
 
 
-def section_tiers(snap: Snapshot, ranked: Ranked, query: str, now: datetime) -> list[int]:
-    """The context tiers of the candidates: 0 allergy; 1 an adverse reaction naming a drug the
-    query or one of the patient's active medications names; 2 the rest (never by importance)."""
+# --- the section's tiers and shared lines ------------------------------------------------------
+def readings(snap: Snapshot) -> dict[int, standing.Reading]:
+    """Snapshot row -> where its memory stands (:func:`standing.reading`), filled on use and
+    kept with the snapshot (a memory's facts never change within one)."""
+    return snap.memoized("readings", dict)
+
+
+def reading_of(snap: Snapshot, row: int) -> standing.Reading:
+    memo = readings(snap)
+    got = memo.get(row)
+    if got is None:
+        got = memo[row] = standing.reading(snap.memories[row])
+    return got
+
+
+def current_drugs(snap: Snapshot, now: datetime) -> frozenset[str]:
+    """The drugs the patient's current medications name at ``now``, with their ingredients
+    and allergy classes (:func:`vocabulary.drug_family`)."""
+    active = active_indices(snap, now)
+    names: list[str] = []
+    for row in active[snap.types_arr[active] == "medication"].tolist():  # numpy picks the few
+        r = reading_of(snap, row)
+        if r.standing is standing.Standing.CURRENT:
+            names += [f.name for f in r.facts if f.kind.value == "drug"]
+    return vocabulary.drug_family(names)
+
+
+def section_tiers(snap: Snapshot, ranked: Ranked, now: datetime) -> list[int]:
+    """The context tiers of the candidates: 0 allergy; 1 an adverse reaction concerning a drug
+    the question or one of the patient's current medications names -- the same drug, one of
+    its ingredients or a class it belongs to, by the drug dictionary (co-codamol: codeine;
+    amoxicillin: penicillins) -- or any adverse reaction when the question asks about
+    allergies and reactions; 2 the rest (never by importance)."""
     tiers = list(ranked.tiers)
     if 1 not in tiers:
         return tiers
-    drugs = set(flags.drug_names(query))
-    active = active_indices(snap, now)
-    for i in active[snap.types_arr[active] == "medication"].tolist():  # numpy picks the few
-        drugs |= flags.drug_names(snap.memories[i].content)
+    question = ranked.question
+    if question.asks_for("adverse_reaction") is not None:
+        return tiers
+    drugs = set(question.drugs) | current_drugs(snap, now)
     for j, t in enumerate(tiers):
-        if t == 1 and not (flags.drug_names(ranked[j].memory.content) & drugs):
+        if t != 1:
+            continue
+        facts = facts_of(ranked[j].memory)
+        names = [f.name for f in facts.facts if f.kind.value == "drug"]
+        if not (vocabulary.drug_family(names) & drugs):
             tiers[j] = 2
     return tiers
+
+
+class Layout:
+    """The shared lines of a section (:class:`context.Shared`) and the candidates whose own
+    line moves (``order``: what ended, after the current memories of its type; a memory of a
+    kind the question asks for that no list can say, right after the lists)."""
+
+    def __init__(self) -> None:
+        self.shared: list[ctx.Shared] = []
+        self.order: dict[int, float] = {}
+
+
+def _about_drug(question: vocabulary.Question, r: standing.Reading) -> bool:
+    """The question names a class this memory's drug belongs to ("the diabetes medication")."""
+    return any(question.about_drug(f.name) for f in r.facts if f.kind.value == "drug")
+
+
+def section_layout(
+    snap: Snapshot, ranked: Ranked, now: datetime, policy: ContextPolicy | None = None
+) -> Layout:
+    """What the section says on shared lines (domain.md, "Injected context format"):
+
+    - **lists**: when the question asks for a kind ("what medications", "active problems",
+      "latest labs"), every current candidate of its types on one line from its facts, one
+      entry per label (a result: the newest of its analyte);
+    - **history**: what ended (a drug stopped, a condition resolved, an order completed), unless
+      the question is about it, goes after the current memories of its type; two or more of a
+      type share one line, newest first;
+    - **pairs**: an allergy and the newer allergy statements pending review against it, on one
+      line (the documented one in force, the newer one unconfirmed).
+
+    Each is switched by the ``policy`` (``lists``, ``history_last``, ``allergy_pairs``)."""
+    pol = policy or ContextPolicy()
+    out = Layout()
+    question = ranked.question if pol.lists else replace(ranked.question, kinds=())
+    # the types that can have a history line, and those of a kind asked for with a list line
+    wanted = standing.ENDING_TYPES | {
+        t for k in question.kinds for t in k.types if vocabulary.line_title(t, "current")
+    }
+    by_type: dict[str, list[int]] = {}
+    types = snap.types
+    for j, row in enumerate(ranked.rows.tolist()):
+        if types[row] in wanted:
+            by_type.setdefault(types[row], []).append(j)
+    for t, js in by_type.items():
+        _type_lines(snap, ranked, question, t, js, out, pol.history_last)
+    if pol.allergy_pairs:
+        _pairs(snap, ranked, now, out)
+    return out
+
+
+def _type_lines(
+    snap: Snapshot,
+    ranked: Ranked,
+    question: vocabulary.Question,
+    t: str,
+    js: list[int],
+    out: Layout,
+    history: bool,
+) -> None:
+    """The list line of type ``t`` (when the question asks for it) and its history (``history``:
+    what ended goes last)."""
+    rows = ranked.rows.tolist()
+    n = len(ranked)
+    read = {j: reading_of(snap, rows[j]) for j in js}
+    wanted = question.asks_for_ended(t)  # "past medications": what ended, in score order
+    ended = [
+        j
+        for j in js
+        if read[j].standing is standing.Standing.ENDED
+        and (wanted or not (read[j].keys & question.keys or _about_drug(question, read[j])))
+    ]
+    kind = question.asks_for(t)
+    title = vocabulary.line_title(t, "current")
+    if kind is not None and title:
+        current = [j for j in js if read[j].standing is standing.Standing.CURRENT]
+        entries = _entries(ranked, current, read, t)
+        listed = {i for e in entries for i in e.members}
+        if entries:
+            # the question asks for it: the list leads the other lines
+            lead = -1.0 + question.kinds.index(kind) / 100
+            why = f"the question asks for the {kind.name}"
+            out.shared.append(ctx.Shared(ctx.LineKind.LIST, entries, title, why, lead))
+        for j in js:  # what no list can say follows the lists, in score order
+            if j not in listed and read[j].standing is not standing.Standing.ENDED:
+                out.order[j] = -0.5 + j / (2 * n)
+    last = max((j for j in js if read[j].standing is not standing.Standing.ENDED), default=None)
+    if not history:
+        return
+    if len(ended) >= 2 or (wanted and ended):
+        ended.sort(key=lambda j: -ranked[j].memory.created_at.timestamp())
+        entries = tuple(
+            ctx.Entry(standing.ended_label(ranked[j].memory, read[j].facts), (j,)) for j in ended
+        )
+        title = vocabulary.line_title(t, "ended") or f"Ended ({t.replace('_', ' ')})"
+        if wanted:
+            why, after = "the question asks for what ended", None
+        else:
+            why = "what ended is history"
+            after = None if last is None else max(last, min(ended)) + 0.5
+        out.shared.append(ctx.Shared(ctx.LineKind.HISTORY, entries, title, why, after))
+    elif ended and last is not None and last > ended[0]:
+        out.order[ended[0]] = last + 0.5
+
+
+def _entries(
+    ranked: Ranked, current: list[int], read: dict[int, standing.Reading], t: str
+) -> tuple[ctx.Entry, ...]:
+    """One entry per label, in score order; a result or vital sign only the newest of its
+    analyte (the older ones keep their own lines)."""
+    if t in ("lab_result", "vital_sign"):
+        newest: dict[frozenset[str], int] = {}
+        for j in current:
+            k = read[j].keys
+            if k not in newest or ranked[j].memory.created_at > ranked[newest[k]].memory.created_at:
+                newest[k] = j
+        current = [j for j in current if newest.get(read[j].keys) == j]
+    groups: dict[str, list[int]] = {}
+    for j in current:
+        groups.setdefault(standing.label(ranked[j].memory, read[j].facts), []).append(j)
+    return tuple(ctx.Entry(text, tuple(js)) for text, js in groups.items() if text)
+
+
+def _pairs(snap: Snapshot, ranked: Ranked, now: datetime, out: Layout) -> None:
+    """An allergy and the newer allergies pending review against it, as one line. Only the
+    allergies with a supersession record as the older memory are looked at (every active
+    allergy is a candidate)."""
+    index = snap.flag_index()
+    by_old = index.by_old
+    mems = snap.memories
+    rows = ranked.rows.tolist()
+    allergies = {mems[rows[j]].id: j for j, t in enumerate(ranked.tiers) if t == 0}
+    if len(allergies) < 2 or not any(mid in by_old for mid in allergies):
+        return
+    taken: set[int] = set()
+    for mid, j in sorted(allergies.items(), key=lambda kv: kv[1]):
+        sups = index.by_old.get(mid, ())
+        if j in taken or not sups:
+            continue
+        newer = [
+            allergies[s.new_id]
+            for s in sups
+            if s.state is SupersessionState.PENDING and s.new_id in allergies
+        ]
+        newer = [n for n in dict.fromkeys(newer) if n not in taken and n != j]
+        older = mems[rows[j]]
+        if not newer or index.pending_annotation(older, now, snap.memory_of) is None:
+            continue  # nothing pending against it at ``now`` (the flags' clock)
+        newer.sort(key=lambda n: -mems[rows[n]].created_at.timestamp())
+        taken.update((j, *newer))
+        entries = (
+            ctx.Entry(ctx.sanitize_line(older.content), (j,)),
+            *(ctx.Entry(ctx.sanitize_line(mems[rows[n]].content), (n,)) for n in newer),
+        )
+        out.shared.append(ctx.Shared(ctx.LineKind.PAIR, entries, why="pending review"))
 
 
 def annotator(
@@ -460,11 +742,13 @@ def annotator(
     ranked: Ranked,
     now: datetime,
     policy: ContextPolicy,
-) -> Callable[[int], tuple[str, ...]]:
+) -> Callable[[int], tuple[ctx.Note, ...]]:
     """Candidate index -> the annotations of its line, as the policy switches them on
-    (:mod:`memory_core.flags`): pending review, possibly stale, lab history. Each is looked up
-    for the line's own memory in the snapshot's flag index (never every flag of the patient);
-    the reviewers' keep decisions are read once, and only when a line has a flag."""
+    (:mod:`memory_core.flags`): pending review, possibly stale, lab history -- each with the
+    short form a safety line may use under the token budget (a pending review and a possible
+    staleness are shortened, never dropped; a lab history may go). Each is looked up for the
+    line's own memory in the snapshot's flag index (never every flag of the patient); the
+    reviewers' keep decisions are read once, and only when a line has a flag."""
     index = snap.flag_index()
     kept: dict[tuple[str, str], datetime] | None = None
 
@@ -477,21 +761,21 @@ def annotator(
         found = index.flags_of(m, now, kept, newest=True)
         return found[0] if found else None
 
-    def annotate(i: int) -> tuple[str, ...]:
+    def annotate(i: int) -> tuple[ctx.Note, ...]:
         m = ranked[i].memory
-        out: list[str] = []
+        out: list[ctx.Note] = []
         if policy.annotate_pending:
             pending = index.pending_annotation(m, now, snap.memory_of)
             if pending:
-                out.append(pending)
+                out.append(ctx.Note(pending, "(pending review)", "pending"))
         if policy.annotate_stale:
             f = flag_of(m)
             if f is not None:
-                out.append(f.annotation)
+                out.append(ctx.Note(f.annotation, f"(may be outdated: {f.subject})", "stale"))
         if policy.annotate_lab_history and m.memory_type == "lab_result":
             hist = index.lab_history(m, now, snap.memory_of, limit=policy.lab_history_max)
             if hist:
-                out.append(hist)
+                out.append(ctx.Note(hist, "", "history"))
         return tuple(out)
 
     return annotate

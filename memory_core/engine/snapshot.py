@@ -47,6 +47,9 @@ PER_FLAG_BYTES = 128
 # ... of one supersession record a snapshot holds (the object, its ids' strings, two or three
 # datetimes, its rule and a sentence of evidence: about 330 bytes measured without evidence).
 PER_SUPERSESSION_BYTES = 512
+# ... of one entry of a memoized per-row dict (a memory's standing, engine.retrieval.readings:
+# the dict slot, the Reading and its keys' frozenset; about 390 bytes measured with tracemalloc)
+PER_ROW_ENTRY_BYTES = 512
 
 
 def growth_room(n: int) -> int:
@@ -375,12 +378,15 @@ def lexical_bytes(index: LexicalIndex) -> int:
 
 
 def value_bytes(value: object) -> int:
-    """An estimate of one value a snapshot memoizes (arrays, lists of flags, numbers)."""
+    """An estimate of one value a snapshot memoizes (arrays, lists of flags, per-row dicts,
+    numbers)."""
     if isinstance(value, np.ndarray):
         return ARRAY_BYTES + value.nbytes
     if isinstance(value, list | tuple):
         each = PER_FLAG_BYTES if value and isinstance(value[0], StaleFlag) else 64
         return 56 + len(value) * each
+    if isinstance(value, dict):
+        return 64 + len(value) * PER_ROW_ENTRY_BYTES
     return 32
 
 

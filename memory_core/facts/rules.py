@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from .lexicon import lexicon
 from .model import (
@@ -40,6 +41,9 @@ from .model import (
     subject_kinds,
 )
 from .values import parts
+
+if TYPE_CHECKING:
+    from .text import Text
 
 STRONG, WEAK = Strength.STRONG, Strength.WEAK
 #: How far apart two results may be and still be one value (a converted unit rounds).
@@ -203,19 +207,47 @@ def _by_words(p: Pair) -> Decision | None:
         return None
     ta, tb = parse(p.older_text), parse(p.newer_text)
     lex = lexicon()
-    states = {m.value.state for m in lex.states.find(tb.tokens, tb.raw)}
-    states -= {m.value.state for m in lex.states.find(ta.tokens, ta.raw)}
+    # a change counts where it is said of the shared words (within a few words of one): "I'm
+    # gonna start my basketball game" changes nothing of "see you tomorrow, Kate"
+    shared_alike = _alike_words(small, large)
+    near = _near(tb, (small & large) | shared_alike)
+    older_states = {m.value.state for m in lex.states.find(ta.tokens, ta.raw)}
+    states = {
+        m.value.state
+        for m in lex.states.find(tb.tokens, tb.raw)
+        if near & set(range(m.start, m.end)) and m.value.state not in older_states
+    }
     numbers_a = {w for w in ta.tokens if w[:1].isdigit()}
-    numbers_b = {w for w in tb.tokens if w[:1].isdigit()}
-    negated = _negations(tb) != _negations(ta)
+    numbers_b = {w for i, w in enumerate(tb.tokens) if w[:1].isdigit() and i in near}
+    negated = _negations(tb, near) != _negations(ta, _near(ta, (small & large) | shared_alike))
     words = f"{shared} of {len(small)} words in common"
     if states & _CHANGE_RULES or (numbers_a and numbers_b and numbers_a != numbers_b) or negated:
         return _d(
             Verdict.UPDATES, "words.same-subject", WEAK, f"read from words: {words}, a change"
         )
-    if 4 * shared >= 3 * len(large) and numbers_a == numbers_b:
+    if 4 * shared >= 3 * len(large) and numbers_a == {w for w in tb.tokens if w[:1].isdigit()}:
         return _d(Verdict.DUPLICATE, "words.same-subject", WEAK, f"read from words: {words}")
     return None
+
+
+#: How far from a shared word a change may be said and still be said of it.
+NEAR_WORDS = 4
+
+
+def _near(t: Text, shared: frozenset[str] | set[str]) -> set[int]:
+    """The token positions within :data:`NEAR_WORDS` of a shared word (its stem, or the stem's
+    first five letters)."""
+    from .text import stem
+
+    heads = {w[:5] for w in shared if len(w) >= 5}
+    stems = [stem(w) for w in t.tokens]
+    at = [i for i, w in enumerate(stems) if w in shared or (len(w) >= 5 and w[:5] in heads)]
+    return {j for i in at for j in range(i - NEAR_WORDS, i + NEAR_WORDS + 1)}
+
+
+def _alike_words(small: frozenset[str], large: frozenset[str]) -> set[str]:
+    heads = {w[:5] for w in large if len(w) >= 5}
+    return {w for w in small if len(w) >= 5 and w[:5] in heads}
 
 
 def _alike_count(small: frozenset[str], large: frozenset[str]) -> int:
@@ -223,11 +255,13 @@ def _alike_count(small: frozenset[str], large: frozenset[str]) -> int:
     return sum(1 for w in small if w in large or (len(w) >= 5 and w[:5] in heads))
 
 
-def _negations(t: object) -> int:
-    from .text import Text
-
-    assert isinstance(t, Text)
-    return sum(1 for w in t.tokens if w in ("no", "not", "never", "denies", "without", "none"))
+def _negations(t: Text, near: set[int] | None = None) -> int:
+    """Negation words of ``t`` (at the positions ``near``, when given)."""
+    return sum(
+        1
+        for i, w in enumerate(t.tokens)
+        if w in ("no", "not", "never", "denies", "without", "none") and (near is None or i in near)
+    )
 
 
 def _newer_not_asserted(p: Pair) -> Decision | None:
