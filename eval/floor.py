@@ -44,7 +44,8 @@ def bundles(folder: Path, n: int = N_PATIENTS) -> list[Path]:
     return odd[:n]
 
 
-def _status(res: dict[str, Any]) -> str:
+def record_status(res: dict[str, Any]) -> str:
+    """A Condition's clinical status, another resource's status."""
     if res["resourceType"] == "Condition":
         codings = (res.get("clinicalStatus") or {}).get("coding") or [{}]
         return str(codings[0].get("code") or "")
@@ -56,7 +57,8 @@ def active_sources(bundle: dict[str, Any], rtype: str) -> set[str]:
     return {
         f"fhir:{rtype}/{e['resource']['id']}"
         for e in bundle.get("entry") or []
-        if e.get("resource", {}).get("resourceType") == rtype and _status(e["resource"]) == "active"
+        if e.get("resource", {}).get("resourceType") == rtype
+        and record_status(e["resource"]) == "active"
     }
 
 

@@ -36,6 +36,7 @@ from typing import Any
 import memory_core as mc
 from memory_core.facts.lexicon import lexicon
 
+from .floor import bundles, record_status
 from .runner import Context, Section, progress, table
 
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
@@ -125,24 +126,12 @@ class Row:
         )  # fmt: skip
 
 
-def bundles(folder: Path, n: int = N_PATIENTS) -> list[Path]:
-    """The first ``n`` bundles by file name whose id ends in an odd digit."""
-    odd = [p for p in sorted(folder.glob("*-bundle.json")) if p.name.split("-")[0][-1:] in "13579"]
-    return odd[:n]
-
-
-def _status(res: dict[str, Any]) -> str:
-    if res["resourceType"] == "Condition":
-        codings = (res.get("clinicalStatus") or {}).get("coding") or [{}]
-        return str(codings[0].get("code") or "")
-    return str(res.get("status") or "")
-
-
 def _resources(bundle: dict[str, Any], rtype: str, status: str) -> list[str]:
     return [
         f"fhir:{rtype}/{e['resource']['id']}"
         for e in bundle.get("entry") or []
-        if e.get("resource", {}).get("resourceType") == rtype and _status(e["resource"]) == status
+        if e.get("resource", {}).get("resourceType") == rtype
+        and record_status(e["resource"]) == status
     ]
 
 

@@ -133,8 +133,11 @@ def highlighted(text: str, proposals: list[Proposal]) -> str:
 
 
 def supersede_words(p: Proposal) -> str:
+    """What a proposal would replace, when and why ("... (at once: same drug metformin: ...)")."""
     return "; ".join(
-        f"“{s.content}” ({'at once' if s.mode == 'auto' else 'after review'})" for s in p.supersedes
+        f"“{s.content}” ({'at once' if s.mode == 'auto' else 'after review'}"
+        f"{': ' + s.evidence if s.evidence else ''})"
+        for s in p.supersedes
     )
 
 

@@ -50,6 +50,20 @@ def section_order(items: list[mc.ContextItem]) -> list[mc.ContextItem]:
     return inc + [i for i in items if not i.included]
 
 
+#: The numbers behind each line, in the table's order.
+SCORE_COLUMNS = [
+    "line",
+    "memory",
+    "meaning",
+    "keywords",
+    "relevance",
+    "importance now",
+    "age",
+    "score",
+    "tokens",
+]
+
+
 def _scores_frame(items: list[mc.ContextItem], now: datetime) -> pd.DataFrame:
     """The numbers behind the list, one row per candidate (in an expander)."""
     return pd.DataFrame(
@@ -67,17 +81,7 @@ def _scores_frame(items: list[mc.ContextItem], now: datetime) -> pd.DataFrame:
             }
             for i in section_order(items)
         ],
-        columns=[
-            "line",
-            "memory",
-            "meaning",
-            "keywords",
-            "relevance",
-            "importance now",
-            "age",
-            "score",
-            "tokens",
-        ],
+        columns=SCORE_COLUMNS,
     )
 
 
@@ -406,16 +410,7 @@ def main() -> None:
                 ),
                 "score": st.column_config.NumberColumn("Score", format="%.2f", width=55),
             },
-            column_order=[
-                "line",
-                "memory",
-                "meaning",
-                "keywords",
-                "relevance",
-                "importance now",
-                "age",
-                "score",
-            ],
+            column_order=[c for c in SCORE_COLUMNS if c != "tokens"],
         )
     _annotations_section(items, engine)
     _flags_summary(engine, pid, items)
