@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -234,10 +235,36 @@ def build_context(
         scored.append((c, c["current"], rel * c["current"] / 10.0))
     scored.sort(key=lambda t: (-t[2], -t[0]["created"]))
 
-    # every allergy leads and uses no place; the places go to the others by score (issue 14)
+    # every allergy leads and uses no place; the places go to the others by score (issue 14);
+    # a statement identical to one already placed (the same type and words: case, spacing and
+    # punctuation aside, but a sign or decimal point before a number kept) takes no line
+    # (issue 25)
+    def same_key(i: int) -> tuple[str, str, bool]:
+        c, cur, _ = scored[i]
+        text = " ".join(c["record"]["content"].casefold().split())
+        kept = "".join(
+            ch
+            for k, ch in enumerate(text)
+            if not unicodedata.category(ch).startswith("P")
+            or text[k + 1 : k + 3].lstrip()[:1].isdigit()
+        )
+        return c["record"]["memory_type"], " ".join(kept.split()), cur >= p.warn_threshold
+
     allergies = [i for i, t in enumerate(scored) if t[0]["record"]["memory_type"] == "allergy"]
     others = [i for i, t in enumerate(scored) if t[0]["record"]["memory_type"] != "allergy"]
-    order = allergies + others[:max_memories]
+    seen: set[tuple[str, str, bool]] = set()
+    order: list[int] = []
+    places = 0
+    for i in allergies + others:
+        is_allergy = scored[i][0]["record"]["memory_type"] == "allergy"
+        if not is_allergy and places >= max_memories:
+            break
+        k = same_key(i)
+        if k in seen:
+            continue
+        seen.add(k)
+        order.append(i)
+        places += not is_allergy
     lines = []
     for i in order:
         c, cur, _ = scored[i]

@@ -122,10 +122,15 @@ def open_engine(
     """Open an engine: ``store="sqlite:///path.db" | "sqlite:///:memory:"`` (default: the
     repository's ``data/memory.db`` or ``MEMORY_CORE_STORE``), ``embedder="minilm" | "hashing"
     | "openai:<model>"``, ``policy`` (default: the store's saved policy, else the defaults),
-    ``cache_bytes`` (the bound of the per-patient caches; default 512 MiB)."""
+    ``cache_bytes`` (the bound of the per-patient caches; default 512 MiB). Every argument is
+    checked before the store is opened, so a bad one creates no store file."""
+    from .engine.core import check_options
+
+    emb = make_embedder(embedder)
+    check_options(policy, adjudicator, clock, cache_bytes)
     return MemoryEngine(
         open_store(store),
-        make_embedder(embedder),
+        emb,
         policy,
         adjudicator=adjudicator,
         clock=clock,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import json
 import sys
@@ -14,9 +15,11 @@ from typing import Any, TextIO
 
 from . import open_engine
 from .engine import MemoryEngine
-from .errors import MemoryCoreError
+from .engine.ingest import unknown_field
+from .errors import MemoryCoreError, ValidationError
 from .labels import status_word, type_label
 from .validation import now_value, positive_int, record_id
+from .values import Memory
 
 
 class ProgressBar:
@@ -39,6 +42,14 @@ class ProgressBar:
         line = f"{self.label} [{bar:<30}] {done}/{total} ({rate:,.0f}/s)"
         self.stream.write(("\r" if tty else "") + line + ("" if tty and frac < 1 else "\n"))
         self.stream.flush()
+
+
+def _shown(text: str) -> str:
+    """Stored text for the terminal: control, format (bidi) and separator characters as escapes
+    (``\\x1b``, ``\\u202e``), so no stored statement can drive the terminal it is listed on."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
 
 
 def _engine(args: argparse.Namespace) -> MemoryEngine:
@@ -91,7 +102,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(  # the words of labels.py, as the dashboard shows them
             f"{status_word(view.status[i].value):<11} {type_label(m.memory_type):<18} "
             f"{m.importance:>4g} "
-            f"{view.current_importance[i]:>5.2f} {int(view.access_count[i]):>4}  {m.content}"
+            f"{view.current_importance[i]:>5.2f} {int(view.access_count[i]):>4}  "
+            f"{_shown(m.content)}"
         )
     return 0
 
@@ -112,7 +124,7 @@ def cmd_context(args: argparse.Namespace) -> int:
         s = item.scored
         print(
             f"   sim={s.similarity:.3f} imp={s.current_importance:.2f} score={s.score:.3f} "
-            f"{item.rule}: {s.memory.content[:60]}",
+            f"{item.rule}: {_shown(s.memory.content[:60])}",
             file=sys.stderr,
         )
     return 0
@@ -134,7 +146,10 @@ def cmd_cleanup(args: argparse.Namespace) -> int:
     )
     verb = "would archive" if res.dry_run else "archived"
     for m in res.archived:
-        print(f"{verb} {m.id} ({m.patient_id}, strength {res.strengths[m.id]:.3f}): {m.content}")
+        print(
+            f"{verb} {m.id} ({m.patient_id}, strength {res.strengths[m.id]:.3f}): "
+            f"{_shown(m.content)}"
+        )
     print(f"{len(res.archived)} memories {verb} (threshold {res.threshold})")
     if res.skipped:
         print(
@@ -156,7 +171,10 @@ def cmd_purge(args: argparse.Namespace) -> int:
     )
     verb = "would delete" if not args.apply else "deleted"
     for m in gone:
-        print(f"{verb} {m.id} ({m.patient_id}, archived {m.archived_at:%Y-%m-%d}): {m.content}")
+        print(
+            f"{verb} {m.id} ({m.patient_id}, archived {m.archived_at:%Y-%m-%d}): "
+            f"{_shown(m.content)}"
+        )
     print(f"{len(gone)} archived memories {verb} (archived more than {args.older_than_days} days)")
     if not args.apply and gone:
         print("dry run: nothing deleted; add --apply to delete them (each is audited)")
@@ -197,7 +215,17 @@ IMPORT_FIELDS = (
     "access_times",
     "embedding",
     "embedding_model",
+    "facts",
+    # an export's latest confirmation comes back as the record's (its age still counts from
+    # it); the full list ("confirmations") is export-only, read and ignored
+    "confirmed_at",
 )
+
+
+#: what an export line holds beyond the imported fields (the stored state: derived again on
+#: import, so read and ignored); any other key is refused, naming it
+EXPORT_ONLY = frozenset(f.name for f in dataclasses.fields(Memory)) - {"embedding"}
+_IMPORT_KNOWN = frozenset(IMPORT_FIELDS) | EXPORT_ONLY
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -220,6 +248,11 @@ def cmd_import(args: argparse.Namespace) -> int:
             raise MemoryCoreError(f"line {lineno}: not valid JSON ({why})") from exc
         if not isinstance(row, dict):
             raise MemoryCoreError(f"line {lineno}: expected a JSON object")
+        if not row.keys() <= _IMPORT_KNOWN:
+            try:
+                unknown_field(row.keys(), _IMPORT_KNOWN)
+            except ValidationError as exc:
+                raise MemoryCoreError(f"line {lineno}: {exc} -- nothing was imported") from exc
         row["_line"] = lineno
         records.append(row)
     clean = [{k: r.get(k) for k in IMPORT_FIELDS if k in r} for r in records]
@@ -341,12 +374,14 @@ def cmd_extract(args: argparse.Namespace) -> int:
     )
     for i, p in enumerate(proposals, start=1):
         print(
-            f"{i:>2}. [{p.memory_type}] {p.content} (importance {p.importance:g}, "
+            f"{i:>2}. [{p.memory_type}] {_shown(p.content)} (importance {p.importance:g}, "
             f"confidence {p.confidence:.2f})"
         )
-        print(f"    evidence {p.start}-{p.end}: {p.evidence[:100]}")
+        print(f"    evidence {p.start}-{p.end}: {_shown(p.evidence[:100])}")
         for s in p.supersedes:
-            print(f"    would supersede ({s.mode}, sim {s.similarity:.2f}): {s.content[:80]}")
+            print(
+                f"    would supersede ({s.mode}, sim {s.similarity:.2f}): {_shown(s.content[:80])}"
+            )
     for r in proposals.rejected:
         print(f"rejected item {r.index}: {r.reason}", file=sys.stderr)
     if not args.apply:
@@ -384,19 +419,22 @@ def cmd_import_fhir(args: argparse.Namespace) -> int:
     if every:
         for it in report.created:
             note = f" -- {it.reason}" if it.reason else ""
-            print(f"{verb} [{it.memory_type}] {it.content} ({it.source}){note}")
+            print(f"{verb} [{it.memory_type}] {_shown(it.content or '')} ({it.source}){note}")
         for it in report.unchanged:
             print(f"unchanged {it.source}")
         for it in report.skipped:
-            print(f"skipped {it.source}: {it.reason}")
+            print(f"skipped {it.source}: {_shown(it.reason)}")
     else:
         for mtype, n in report.created_counts():
             print(f"{verb} {n:>6} [{mtype}]")
         print(f"unchanged {len(report.unchanged):>6}")
         for rtype, reason, code, n in report.skipped_counts():
-            print(f"skipped {n:>6} {rtype}{f' {code}' if code else ''}: {reason}")
+            print(f"skipped {n:>6} {rtype}{f' {code}' if code else ''}: {_shown(reason)}")
     for s in report.superseded if every else report.superseded[:20]:
-        print(f"supersedes ({s.state}, sim {s.similarity:.2f}) {s.old_content[:70]} <- {s.source}")
+        print(
+            f"supersedes ({s.state}, sim {s.similarity:.2f}) {_shown(s.old_content[:70])} "
+            f"<- {s.source}"
+        )
     if not every and len(report.superseded) > 20:
         print(f"... and {len(report.superseded) - 20} more supersessions (--verbose lists all)")
     print(report.summary())

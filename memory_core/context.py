@@ -2,13 +2,13 @@
 
 Memory content and the session context are untrusted text: :func:`sanitize_line` makes each
 one plain line that cannot forge the section's structure (newlines, headers, bold markers,
-list markers, control and bidi characters, the ⚠️ marker, markup tags, special tokens).
+list markers, control and bidi characters, the ⚠️ marker, markup tags, special tokens, role
+labels, links) and keeps what it says (the rules: :mod:`memory_core.sanitize`).
 """
 
 from __future__ import annotations
 
 import enum
-import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .importance import SAFETY_TYPES
+from .sanitize import plain_line
 from .tokens import DEFAULT_ENCODING, count_tokens
 from .values import ContextItem, ScoredMemory
 
@@ -37,84 +38,23 @@ GUIDANCE = (
 MAX_LINE_CHARS = 400
 MAX_SESSION_CHARS = 8000  # the session context's cap (validation.MAX_QUERY_CHARS, as a query)
 
-_WARNING_SIGNS = {"\u26a0", "\ufe0f", "\ufe0e"}  # ⚠ and emoji/text variation selectors
-_LEADING_BLOCK = re.compile(r"^(?:\s*(?:#{1,6}|>|[-*+•]|\d{1,3}[.)])(?=\s))+\s*")
-_WS = re.compile(r"\s+")
-# markup: what is hidden whole (comments, script and style elements), then any tag
-_HIDDEN = re.compile(r"<!--|<(script|style)\b[^<>]*>", re.IGNORECASE)
-_HIDDEN_END = {
-    "": re.compile(r"-->"),
-    "script": re.compile(r"</script\s*>", re.IGNORECASE),
-    "style": re.compile(r"</style\s*>", re.IGNORECASE),
-}
-_TAG = re.compile(r"<[!?/]?[A-Za-z][^<>]*>")
-_EMPHASIS = re.compile(r"[*_]{2,}")  # bold/italic markers and rules (``**``, ``__``, ``***``)
-_READ_FACTOR = 8  # input beyond 8 x max_chars is not read (memory content is <= 2,000 anyway)
-
-
-def _drop_hidden(text: str) -> str:
-    """Comments and script/style elements (their bodies too) become a space; an opener with no
-    closer after it stays, to be removed as a tag. Linear: a kind whose closer is missing is not
-    searched for again."""
-    out: list[str] = []
-    pos = 0
-    dead: set[str] = set()
-    while (m := _HIDDEN.search(text, pos)) is not None:
-        kind = (m.group(1) or "").lower()
-        end = None if kind in dead else _HIDDEN_END[kind].search(text, m.end())
-        if end is None:
-            dead.add(kind)
-            out.append(text[pos : m.end()])
-            pos = m.end()
-            continue
-        out.append(text[pos : m.start()] + " ")
-        pos = end.end()
-    out.append(text[pos:])
-    return "".join(out)
+_STRUCTURE = (HEADER.strip("*"), CLOSING, SESSION_HEADER.strip("*"))
 
 
 def _plain(content: str, max_chars: int) -> str:
     """The rule behind :func:`sanitize_line` (uncached, for one-off text)."""
-    content = content[: _READ_FACTOR * max_chars]
-    out: list[str] = []
-    for ch in content:
-        if ch in _WARNING_SIGNS:
-            continue
-        cat = unicodedata.category(ch)
-        if cat in ("Cc", "Zl", "Zp") or ch in "\u0085":
-            out.append(" ")
-        elif cat in ("Cf", "Cs", "Co", "Cn"):
-            continue
-        else:
-            out.append(ch)
-    text = "".join(out)
-    # Markup goes as spaces, which join nothing; removing emphasis joins its neighbours and may
-    # assemble a tag (``<**b>``) but never a new emphasis run, so the second pass is the last
-    # that can change anything (the loop checks it).
-    prev = None
-    while text != prev:
-        prev = text
-        if "<" in text:
-            text = _TAG.sub(" ", _drop_hidden(text))
-        text = _EMPHASIS.sub("", text)
-    text = text.replace("`", "'")
-    text = _WS.sub(" ", text).strip()
-    text = _LEADING_BLOCK.sub("", text).strip()
-    text = text.replace("<|", "< |").replace("|>", "| >")  # neither pair can be rebuilt
-    if len(text) > max_chars:
-        text = text[: max_chars - 1].rstrip() + "…"
-    return text
+    return plain_line(content, max_chars, _STRUCTURE)
 
 
 @lru_cache(maxsize=65_536)
 def sanitize_line(content: str, max_chars: int = MAX_LINE_CHARS) -> str:
-    """One plain line of text: control, format (zero-width, bidi) and line/paragraph separator
-    characters become spaces or vanish, markup tags become spaces (their text stays; script and
-    style elements and comments go whole), markdown emphasis and leading block markers go, a
-    forged ⚠️ is removed, special-token delimiters (``<|``, ``|>``) are broken up so that no
-    special token such as ``<|endoftext|>`` reaches the agent, whitespace is collapsed and the
-    result is cut at ``max_chars``. No removal can assemble a new tag, ``**`` or special token
-    from the pieces around it; the work is linear in the text's length, and text beyond
+    """One plain line of text that says what ``content`` says and cannot forge the section's
+    structure or speak as another role (:mod:`memory_core.sanitize`: what is removed, what is
+    neutralised): control, format and separator characters, HTML markup, emphasis, a forged ⚠️
+    and leading block markers go; other angle-bracket text, special-token delimiters of the
+    major chat templates, role labels, inline list numbers, markdown links and copies of the
+    section's own header and closing line are kept, rendered inert. Whitespace is collapsed and
+    the result cut at ``max_chars``; the work is linear in the text's length, and text beyond
     8 x ``max_chars`` is not read."""
     return _plain(content, max_chars)
 
@@ -139,6 +79,7 @@ class LineKind(enum.StrEnum):
     HISTORY = "history"  # what ended, of one memory type ("Stopped or completed medications")
     PAIR = "pair"  # an allergy and the newer, unconfirmed statements that would change it
     ALLERGIES = "allergies"  # every allergy, when the budget holds no line for each
+    SAME = "same"  # one statement several memories make word for word (issue 25): one line
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +171,44 @@ def type_tiers(types: npt.NDArray[np.str_]) -> npt.NDArray[np.int8]:
 def with_annotations(text: str, annotations: Sequence[str]) -> str:
     """The memory's line text followed by its annotations, each already plain text."""
     return " ".join((text, *annotations)) if annotations else text
+
+
+def statement_key(memory_type: str, line: str, warn: bool) -> tuple[str, str, bool]:
+    """What makes two candidates' lines the same statement: the type, and the line (the
+    sanitised text with its annotations) with case, whitespace and punctuation ignored --
+    except punctuation before a number ("- 5 kg", "2.5 mg", "1,000" keep it: a sign or a
+    decimal point is meaning)."""
+    text = " ".join(line.casefold().split())
+    kept = [
+        ch
+        for k, ch in enumerate(text)
+        if not unicodedata.category(ch).startswith("P")
+        or text[k + 1 : k + 3].lstrip()[:1].isdigit()  # a sign, a decimal point: meaning
+    ]
+    return memory_type, " ".join("".join(kept).split()), warn
+
+
+def facts_key(memory: Any) -> tuple[tuple[str, ...], ...] | None:
+    """What a memory's clinical facts say, as a comparable value: each fact's key, value,
+    state, contexts, role and date (not its words as written); None when the facts were not
+    read. Two memories state the same fact only when these agree too (two coded records of one
+    text with another status or date are two statements)."""
+    read = getattr(memory, "facts", None)
+    if read is None:
+        return None
+    return tuple(
+        sorted(
+            (
+                f.key,
+                f.value,
+                str(f.state),
+                ",".join(sorted(str(c) for c in f.contexts)),
+                str(f.role),
+                f.date,
+            )
+            for f in read.facts
+        )
+    )
 
 
 def _limit_reason(n: int, limit: int) -> str:
@@ -328,6 +307,22 @@ class _Plan:
         warn = self.candidates[i].current_importance >= self.warn_threshold
         return _Unit(LineKind.MEMORY, (i,), self.tier[i], order, self.memory_forms(i), warn)
 
+    def key(self, i: int) -> tuple[object, ...]:
+        """Candidates with one key state the same fact: the same type and line (see
+        :func:`statement_key`: annotations and the ⚠️ marker included) and the same facts."""
+        m = self.candidates[i].memory
+        warn = self.candidates[i].current_importance >= self.warn_threshold
+        line = self.memory_forms(i)[0][0]
+        return statement_key(m.memory_type, line, warn), facts_key(m)
+
+    @staticmethod
+    def same(u: _Unit, i: int) -> None:
+        """Candidate ``i`` states what ``u``'s memory line states: it joins the line (no place,
+        no token; every form of the line names it)."""
+        u.kind = LineKind.SAME
+        u.members = (*u.members, i)
+        u.forms = [(text, u.members) for text, _ in u.forms]
+
     def shared_unit(self, s: Shared) -> _Unit:
         members = tuple(i for e in s.entries for i in e.members)
         if s.kind is LineKind.PAIR:
@@ -415,9 +410,9 @@ class _Fitter:
         if got is not None:
             return got
         saved = [p[1] for p in self.placed]
-        steps: list[tuple[LineKind, ...]] = [(LineKind.MEMORY,)]
+        steps: list[tuple[LineKind, ...]] = [(LineKind.MEMORY, LineKind.SAME)]
         if unit.tier == 0:
-            steps.append((LineKind.MEMORY, LineKind.PAIR))
+            steps.append((LineKind.MEMORY, LineKind.SAME, LineKind.PAIR))
         for kinds in steps:
             for p in self.placed:
                 if p[0].tier < 2 and p[0].kind in kinds:
@@ -488,7 +483,7 @@ def select_and_render(
     claimed: dict[int, _Unit] = {}
     units: list[_Unit] = []
     for s in shared:
-        u = plan.shared_unit(s)
+        u = plan.shared_unit(_sanitized(s))
         units.append(u)
         claimed.update((i, u) for i in u.members)
     moved = order or {}
@@ -498,17 +493,44 @@ def select_and_render(
     allergy_units = [u for u in units if u.tier == 0]
     for i, t in enumerate(tier):
         if t == 0 and i not in claimed:
-            allergy_units.append(plan.unit(i, float(i)))
+            key = plan.key(i)
+            first = run.by_key.get(key)
+            if first is not None:  # the same allergy again: one line
+                plan.same(first, i)
+                run.dups.add(i)
+                continue
+            u = run.by_key[key] = plan.unit(i, float(i))
+            allergy_units.append(u)
     allergy_units.sort(key=lambda u: u.order)
-    run.allergies(allergy_units, allergy_entries)
+    entries = None
+    if allergy_entries is not None:
+        given = allergy_entries
+
+        def entries(i: int) -> tuple[str, str]:
+            name, reactions = given(i)
+            return sanitize_line(name), sanitize_line(reactions)
+
+    run.allergies(allergy_units, entries)
     rest = sorted((u for u in units if u.tier != 0), key=lambda u: u.order)
     run.others(rest, claimed, moved)
     return run.selection()
 
 
+def _sanitized(s: Shared) -> Shared:
+    """``s`` with its title and entries through :func:`sanitize_line`: every text of a memory
+    that reaches the section passes the same sanitiser, whoever wrote the line (a label read
+    from a coded record's display name is as untrusted as a statement)."""
+    entries = tuple(Entry(sanitize_line(e.text), e.members) for e in s.entries)
+    return replace(s, entries=entries, title=sanitize_line(s.title))
+
+
 _BLOCKED = (
     "not in the section: a safety-critical memory did not fit the token budget, so nothing "
     "less important takes its place"
+)
+_SAME_LEFT_OUT = (
+    "not in the section: the same statement as a memory left out above (its reason and report "
+    "stand for this one)"
 )
 
 
@@ -529,6 +551,10 @@ class _Selector:
         self.blocked = False
         rest = [i for i, t in enumerate(plan.tier) if t != 0]
         self.higher = {i: k for k, i in enumerate(rest)}  # other memories with a higher score
+        # identical statements (issue 25): a memory line by its key, and the candidates that
+        # joined a line stating the same (they use no place and no token)
+        self.by_key: dict[tuple[object, ...], _Unit] = {}
+        self.dups: set[int] = set()
 
     # --- reasons ---------------------------------------------------------------------------
     def _over_budget(self, members: Sequence[int], safety: bool) -> None:
@@ -537,12 +563,15 @@ class _Selector:
             f"({self.fit.need} tokens with it)"
         )
         for i in members:
+            if i in self.dups:
+                self.rules[i] = _SAME_LEFT_OUT
+                continue
             self.rules[i] = rule
             if safety:
                 self.reported.add(i)
                 self.rules[i] += "; safety-critical, reported to the reviewer"
 
-    def _placed(self, u: _Unit, level: int) -> None:
+    def _placed(self, u: _Unit, level: int, pos: int) -> None:
         shown = set(u.forms[level][1])
         s = u.shared
         for i in u.members:
@@ -550,6 +579,17 @@ class _Selector:
                 self._cut(u, i)
             elif u.kind is LineKind.MEMORY:
                 self.rules[i] = self._own_rule(i, u)
+            elif u.kind is LineKind.SAME and i == u.members[0]:
+                n = len(u.members) - 1
+                self.rules[i] = (
+                    f"{self._own_rule(i, u)}; {n} identical statement{'s' if n > 1 else ''} "
+                    "collapsed into this line"
+                )
+            elif u.kind is LineKind.SAME:
+                self.rules[i] = (
+                    f"in the section, on line {pos}: the same statement as its first memory, "
+                    "collapsed into it (no place, no token)"
+                )
             elif u.kind is LineKind.PAIR and s is not None and i == s.entries[0].members[0]:
                 self.rules[i] = (
                     "in the section: every active allergy is included, first; the newer, "
@@ -627,7 +667,8 @@ class _Selector:
         leads: list[int] = []
         for u in units:
             lead = u.shared.entries[0].members[0] if u.shared is not None else u.members[0]
-            leads.append(lead)
+            # an allergy's line names its identical statements too (they are one entry)
+            leads.extend(u.members if u.kind is LineKind.SAME else (lead,))
             name, reactions = entry(lead) if entry is not None else ("", "")
             if not name:
                 name, reactions = _shorten(self.plan.text(lead), PAIR_CHARS), ""
@@ -651,10 +692,23 @@ class _Selector:
             if t != 0 and i not in claimed:
                 seq.append((moved.get(i, float(i)), 1, i))
         seq.sort(key=lambda x: (x[0], x[1]))
+        placed: set[int] = set()  # ids of the units placed
         for order, _, x in seq:
-            u = x if isinstance(x, _Unit) else self.plan.unit(x, order)
-            if u.places and self.places >= self.max_memories:
+            if self.places >= self.max_memories and (isinstance(x, int) or x.places):
                 break  # so is every later line: their reason is the places' limit
+            if isinstance(x, int):
+                key = self.plan.key(x)
+                first = self.by_key.get(key)
+                if first is not None:  # the same statement as a line tried before
+                    self.dups.add(x)
+                    if id(first) in placed:
+                        self.plan.same(first, x)
+                    else:
+                        self.rules[x] = _SAME_LEFT_OUT
+                    continue
+                u = self.by_key[key] = self.plan.unit(x, order)
+            else:
+                u = x
             if self.blocked and u.tier == 2:
                 for i in u.members:
                     self.rules[i] = _BLOCKED
@@ -665,14 +719,15 @@ class _Selector:
                 self.blocked = self.blocked or u.tier < 2
                 continue
             self.places += u.places
+            placed.add(id(u))
             # a safety-critical memory shortened out of its line: nothing less important after
             self.blocked = self.blocked or self.fit.cut_safety()
 
     # --- the result ------------------------------------------------------------------------
     def selection(self) -> Selection:
         plan = self.plan
-        for u, level in self.fit.placed:  # at the forms they ended at
-            self._placed(u, level)
+        for pos, (u, level) in enumerate(self.fit.placed, start=1):  # at their final forms
+            self._placed(u, level, pos)
         lines = self.fit.lines()
         text = render_section(lines)
         at: dict[int, tuple[int, _Unit, int]] = {}
@@ -682,10 +737,23 @@ class _Selector:
                 at[i] = (pos, u, level)
                 chosen.append(i)
 
+        line_of: dict[tuple[object, ...], int] = {}  # a placed memory line's key -> its place
+
         def rule(i: int) -> str:
             got = self.rules.get(i)
             if got is not None:
                 return got
+            # past the places' limit: one that repeats a line of the section names it (only
+            # for the explanations: the agent's call reads no candidate past the limit)
+            if not line_of:
+                for key, u in self.by_key.items():
+                    got_at = at.get(u.members[0])
+                    if got_at is not None and got_at[1] is u:
+                        line_of[key] = got_at[0]
+                line_of.setdefault(("",), 0)  # done, even when none
+            pos = line_of.get(self.plan.key(i)) if plan.tier[i] != 0 else None
+            if pos:
+                return f"not in the section: the same statement as line {pos} (collapsed into it)"
             return _limit_reason(self.higher.get(i, 0), self.max_memories)
 
         def build() -> tuple[ContextItem, ...]:
@@ -697,7 +765,7 @@ class _Selector:
                     pos, u, level = where
                     line_text, warn = u.line(level)
                     line = render_line(pos, line_text, warn)
-                    own = u.kind is LineKind.MEMORY
+                    own = u.kind in (LineKind.MEMORY, LineKind.SAME)
                     notes = plan.note(i) if own or i == u.members[0] else ()
                     part = u.kind.value
                 else:

@@ -32,15 +32,19 @@ class PatientMismatchError(ValidationError):
 
 
 class NotFoundError(MemoryCoreError, KeyError):
-    """A memory, supersession or patient that does not exist."""
+    """A memory, supersession or patient that does not exist -- or, when ``patient_id`` is
+    set, that is not that patient's (an id-based call scoped to a patient never reaches
+    another patient's record, and does not say whether the id exists elsewhere)."""
 
-    def __init__(self, what: str, key: str) -> None:
+    def __init__(self, what: str, key: str, patient_id: str | None = None) -> None:
         self.what = what
         self.key = key
-        super().__init__(f"{what} {key!r} not found")
+        self.patient_id = patient_id
+        super().__init__(str(self))
 
     def __str__(self) -> str:  # KeyError would quote the whole message
-        return f"{self.what} {self.key!r} not found"
+        where = "" if self.patient_id is None else f" for patient {self.patient_id!r}"
+        return f"{self.what} {self.key!r} not found{where}"
 
 
 class ConflictError(MemoryCoreError):

@@ -388,7 +388,11 @@ def audit_sentence(entry: AuditEntry, content_of: Mapping[str, str]) -> str:
     if a == AuditAction.CONFIRM_FLAGGED:
         return f"{who} confirmed {text} is out of date (archived; Restore undoes it)"
     if a == AuditAction.CONFIRM_MEMORY:
-        conf = after.get("confirmation") or {}
+        conf = after.get("confirmation")
+        conf = conf if isinstance(conf, Mapping) else {}
         why = _confirmation_words(conf.get("kind"))
+        ref = conf.get("ref")
+        if why and conf.get("kind") == ConfirmationKind.RECORD.value and ref:
+            why = f"{why} {ref}"
         return f"{text} was confirmed again by {who}{f' ({why})' if why else ''}: its age restarts"
     return f"{who}: {action_label(a).lower()} {text}".strip()

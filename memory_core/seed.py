@@ -9,6 +9,7 @@ from typing import Any
 
 from .demo import DemoDataset, DemoMemory, DemoPatient, northwind_demo
 from .engine import MemoryEngine
+from .validation import timestamp
 from .values import AddResult
 
 DEMO_ACTOR = "demo-seed"
@@ -29,7 +30,9 @@ def seed_demo(
     reviews pending then -- with the accesses and the injection the engine records. So the
     injection history never shows a superseded fact or a missing allergy. The sessions without
     any use are recorded as sessions. Returns counts."""
-    now = engine.clock() if now is None else now
+    clock = engine.clock()
+    # checked before anything is written: a moment past the clock is refused (nothing seeded)
+    now = clock if now is None else timestamp(now, "now", clock)
     data = dataset or northwind_demo(now)
     records = [
         {

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import unicodedata
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -75,6 +76,25 @@ def _no_surrogates(value: str, field: str) -> None:
         ) from exc
 
 
+#: control characters a statement may hold: tab and line breaks, NEL included (the section
+#: makes them spaces)
+_ALLOWED_CONTROLS = frozenset("\t\n\r\x85")
+_CONTROL_NAMES = {"\x00": "NUL", "\x1b": "ESC", "\x07": "BEL", "\x08": "BS", "\x7f": "DEL"}
+
+
+def _no_controls(value: str, field: str) -> None:
+    """Terminal and C1 control characters (NUL, ESC, BEL, DEL ...) are refused, not stored: an
+    escape sequence in a stored statement would drive the terminal of whoever lists it."""
+    for i, ch in enumerate(value):
+        if ch not in _ALLOWED_CONTROLS and unicodedata.category(ch) == "Cc":
+            name = _CONTROL_NAMES.get(ch, "a control character")
+            raise ValidationError(
+                field,
+                f"contains U+{ord(ch):04X} ({name}) at position {i}; control characters other "
+                "than tab and line breaks are not stored",
+            )
+
+
 def content(value: Any, field: str = "content") -> str:
     if not isinstance(value, str):
         raise ValidationError(field, f"must be a string, got {type(value).__name__}")
@@ -87,6 +107,7 @@ def content(value: Any, field: str = "content") -> str:
     printable = value.isprintable()
     if not printable:
         _no_surrogates(value, field)
+        _no_controls(value, field)
     # fast path: printable text without markup, emphasis or ⚠ has something to show;
     # otherwise ask the sanitiser
     if (not printable or not _PLAIN.fullmatch(value)) and not sanitize_line(value):
@@ -222,6 +243,14 @@ def query(value: Any, field: str = "query") -> str:
     return value
 
 
+def session_query(session_context: str) -> str:
+    """The query a session context stands for when none is given: its first
+    :data:`MAX_QUERY_CHARS` characters, lone surrogates left out (the session text itself is
+    shown cut at its own cap)."""
+    q = session_context[:MAX_QUERY_CHARS]
+    return q if q.isprintable() else q.encode("utf-8", "ignore").decode("utf-8")
+
+
 def positive_int(value: Any, field: str, minimum: int = 1) -> int:
     if type(value) is int and value >= minimum:
         return value
@@ -271,6 +300,14 @@ def embedding(value: Any, dimensions: int, field: str = "embedding") -> np.ndarr
     if magnitude == 0.0:
         raise ValidationError(field, "is all zeros (no direction: cosine similarity undefined)")
     return arr
+
+
+def timestamps(value: Any, field: str, now: datetime) -> list[datetime]:
+    """A list (or tuple) of timestamps, each as :func:`timestamp` has it (a bad one named by its
+    position, ``times[2]``)."""
+    if not isinstance(value, list | tuple):
+        raise ValidationError(field, f"must be a list of timestamps, got {type(value).__name__}")
+    return [timestamp(t, f"{field}[{i}]", now) for i, t in enumerate(value)]
 
 
 def access_times(

@@ -163,7 +163,7 @@ def _card(
                 disabled=not editable,
             ):
                 _act(
-                    lambda: common.acting().confirm_supersession(sup.id),
+                    lambda: common.acting().confirm_supersession(sup.id, patient_id=sup.patient_id),
                     "Confirmed: the older memory is superseded.",
                 )
             if row.button(
@@ -174,7 +174,7 @@ def _card(
                 disabled=not editable,
             ):
                 _act(
-                    lambda: common.acting().reject_supersession(sup.id),
+                    lambda: common.acting().reject_supersession(sup.id, patient_id=sup.patient_id),
                     "Both kept: both memories stay active. History → Undo reopens the review.",
                 )
         elif state in UNDO_HELP and st.button(
@@ -185,7 +185,7 @@ def _card(
             disabled=not editable,
         ):
             _act(
-                lambda: common.acting().undo_supersession(sup.id),
+                lambda: common.acting().undo_supersession(sup.id, patient_id=sup.patient_id),
                 UNDONE[state],
                 check=lambda: engine.store.get_supersession(sup.id).state.value != state,
             )

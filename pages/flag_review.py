@@ -15,8 +15,8 @@ from pages import common
 def reason(engine: mc.MemoryEngine, flag: mc.StaleFlag) -> str:
     """Why a memory is flagged, in plain words (memory content is shown as plain text)."""
     try:
-        changed = engine.get(flag.changed_id).content
-        newer = engine.get(flag.new_id).content
+        changed = engine.get(flag.changed_id, patient_id=flag.patient_id).content
+        newer = engine.get(flag.new_id, patient_id=flag.patient_id).content
     except mc.NotFoundError:  # purged since: the flag still names the change
         changed, newer = flag.changed_id, flag.new_id
     return (
@@ -41,7 +41,7 @@ def flag_cards(engine: mc.MemoryEngine, flags: list[mc.StaleFlag]) -> None:
     editable = common.can_edit()
     for f in flags:
         try:
-            mem = engine.get(f.memory_id)
+            mem = engine.get(f.memory_id, patient_id=f.patient_id)
         except mc.NotFoundError:
             continue
         with st.container(border=True, key=f"flag_{f.memory_id}_{f.change_id}"):
@@ -56,7 +56,9 @@ def flag_cards(engine: mc.MemoryEngine, flags: list[mc.StaleFlag]) -> None:
                 help="Still true: the flag is cleared (audited)",
                 disabled=not editable,
             ) and common.run(
-                lambda f=f: common.acting().keep_flagged(f.memory_id, f.change_id),
+                lambda f=f: common.acting().keep_flagged(
+                    f.memory_id, f.change_id, patient_id=f.patient_id
+                ),
                 "Kept: the flag is cleared.",
             ):
                 st.rerun()
@@ -67,7 +69,9 @@ def flag_cards(engine: mc.MemoryEngine, flags: list[mc.StaleFlag]) -> None:
                 help="Archive it (kept, and Memories → Restore undoes it)",
                 disabled=not editable,
             ) and common.run(
-                lambda f=f: common.acting().confirm_flagged(f.memory_id, f.change_id),
+                lambda f=f: common.acting().confirm_flagged(
+                    f.memory_id, f.change_id, patient_id=f.patient_id
+                ),
                 "Archived (Memories → Restore undoes it).",
             ):
                 st.rerun()

@@ -125,37 +125,37 @@ def _show_flash(slot: str) -> None:
 
 
 # --- callbacks: run before the rerun, with the version read when the page was rendered --------
-def _toggle_pin(memory_id: str, pinned: bool, version: int) -> None:
+def _toggle_pin(memory_id: str, pinned: bool, version: int, pid: str) -> None:
     if pinned:
         _attempt(
             ACTION_FLASH,
-            lambda: common.acting().unpin(memory_id, expected_version=version),
+            lambda: common.acting().unpin(memory_id, expected_version=version, patient_id=pid),
             "Unpinned: the memory decays again.",
         )
     else:
         _attempt(
             ACTION_FLASH,
-            lambda: common.acting().pin(memory_id, expected_version=version),
+            lambda: common.acting().pin(memory_id, expected_version=version, patient_id=pid),
             "Pinned: the memory no longer decays and cleanup will not archive it.",
         )
 
 
-def _toggle_archive(memory_id: str, archived: bool, version: int) -> None:
+def _toggle_archive(memory_id: str, archived: bool, version: int, pid: str) -> None:
     if archived:
         _attempt(
             ACTION_FLASH,
-            lambda: common.acting().restore(memory_id, expected_version=version),
+            lambda: common.acting().restore(memory_id, expected_version=version, patient_id=pid),
             "Restored.",
         )
     else:
         _attempt(
             ACTION_FLASH,
-            lambda: common.acting().archive(memory_id, expected_version=version),
+            lambda: common.acting().archive(memory_id, expected_version=version, patient_id=pid),
             "Archived (kept, and can be restored).",
         )
 
 
-def _save_importance(memory_id: str, version: int) -> None:
+def _save_importance(memory_id: str, version: int, pid: str) -> None:
     value = st.session_state.get("edit_importance")
     problem = importance_problem(value)
     if problem:  # the field shows it; nothing is written and nothing says "saved"
@@ -163,7 +163,9 @@ def _save_importance(memory_id: str, version: int) -> None:
         return
     saved = _attempt(
         ACTION_FLASH,
-        lambda: common.acting().set_importance(memory_id, float(value), expected_version=version),
+        lambda: common.acting().set_importance(
+            memory_id, float(value), expected_version=version, patient_id=pid
+        ),
         "",
     )
     if saved is not None:
@@ -227,7 +229,7 @@ def _save_new(patient_id: str) -> None:
         return
     lines = []
     for sup in result.supersessions:
-        older = eng.get(sup.old_id)
+        older = eng.get(sup.old_id, patient_id=patient_id)
         what = {
             SupersessionState.AUTO.value: "replaced by it now",
             SupersessionState.PENDING.value: "waiting for review on the Contradictions page",
@@ -435,7 +437,7 @@ else:
         format_func=lambda i: labels.get(i, i),
         key="action_memory",
     )
-    mem = common.run(lambda: engine.get(mid)) if mid else None
+    mem = common.run(lambda: engine.get(mid, patient_id=pid)) if mid else None
     if mem is not None:
         if (
             st.session_state.get("_edit_importance_for") != mem.id
@@ -452,7 +454,7 @@ else:
                 f"created {mem.created_at.astimezone(UTC):%d %b %Y %H:%M} UTC"
             )
             if mem.superseded_by:
-                newer = common.run(lambda: engine.get(str(mem.superseded_by)))
+                newer = common.run(lambda: engine.get(str(mem.superseded_by), patient_id=pid))
                 if newer is not None:
                     st.caption(f"Replaced by: {newer.content}")
             with st.expander("Technical detail"):
@@ -468,7 +470,7 @@ else:
             key="pin_toggle",
             disabled=not editable,
             on_click=_toggle_pin,
-            args=(mem.id, mem.pinned, mem.version),
+            args=(mem.id, mem.pinned, mem.version, pid),
             width="stretch",
         )
         a2.button(
@@ -477,7 +479,7 @@ else:
             key="archive_toggle",
             disabled=not editable,
             on_click=_toggle_archive,
-            args=(mem.id, archived, mem.version),
+            args=(mem.id, archived, mem.version, pid),
             width="stretch",
         )
         a3.number_input(  # no min/max: a bad value is explained below, never silently kept
@@ -496,7 +498,7 @@ else:
             key="save_importance",
             disabled=not editable or edit_problem is not None,
             on_click=_save_importance,
-            args=(mem.id, mem.version),
+            args=(mem.id, mem.version, pid),
             width="stretch",
         )
 _show_flash(ACTION_FLASH)

@@ -132,7 +132,7 @@ def _flags_summary(engine: mc.MemoryEngine, pid: str, items: list[mc.ContextItem
     st.subheader("Possibly out of date")
     for f in flags:
         try:
-            content = engine.get(f.memory_id).content
+            content = engine.get(f.memory_id, patient_id=pid).content
         except mc.NotFoundError:
             continue
         at = lines.get(f.memory_id)

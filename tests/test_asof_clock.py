@@ -14,9 +14,11 @@ import memory_core as mc
 from memory_core.embedding import HashingEmbedder
 from tests.conftest import Clock
 
-TODAY = datetime(2026, 12, 5, 9, 0, tzinfo=UTC)  # when the review is recorded
+# the engine's clock stays behind the wall clock: a store refuses a change dated after its own
+# clock (issue 25: no audit row in the future)
+TODAY = datetime(2026, 11, 5, 9, 0, tzinfo=UTC)  # when the review is recorded
 RETEST = datetime(2026, 10, 27, 10, 0, tzinfo=UTC)  # the back-dated re-test
-AS_OF = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+AS_OF = datetime(2026, 11, 2, 12, 0, tzinfo=UTC)
 PID = "NW-1001"
 DOCUMENTED = "Patient has documented penicillin allergy with anaphylactic reaction"
 RETESTED = "Patient's penicillin allergy re-tested: reaction was a mild rash, not anaphylaxis"

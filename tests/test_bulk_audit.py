@@ -1,6 +1,7 @@
-"""The audit entries of inserted memories written by the store (``ChangeSet.insert_audit``, what
-a bulk add uses): the same stored entries as listing them one by one, on both stores, and the
-after-state text the SQLite store writes straight from the memory is the generic encoding."""
+"""The audit entries of inserted memories, written by the store from the memories themselves
+(one ``add`` row each, the change set's actor and moment, no before-state, the public state
+after) on both stores; the after-state text the SQLite store writes straight from the memory is
+the generic encoding."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import pytest
 from memory_core.embedding import HashingEmbedder
 from memory_core.errors import ValidationError
 from memory_core.store import open_store
-from memory_core.store.base import AuditQuery, ChangeSet, InsertAudit, MemoryStore
+from memory_core.store.base import AuditQuery, ChangeSet, MemoryStore
 from memory_core.store.codec import memory_state_json
 from memory_core.store.sqlite import SQLiteStore
 from memory_core.values import AuditEntry, Memory, Status, Tier
@@ -89,63 +90,26 @@ def stored(s: MemoryStore, patient: str) -> list[AuditEntry]:
     return [replace(a, seq=None) for a in reversed(rows)]
 
 
-def test_insert_audit_stores_the_entries_it_stands_for(store: MemoryStore) -> None:
-    mems = [memory("P-1", f"Walked {i} km today", **VARIANTS[i % 7]) for i in range(9)]
-    at = NOW - timedelta(minutes=5)
-    first = AuditEntry(at, "dr. a", "note", "memory", mems[0].id, "P-1", None, {"n": 1})
-    changes = ChangeSet(
-        insert_memories=mems, audit=[first], insert_audit=InsertAudit(at, "dr. ✓", "add")
-    )
-    expected = [first] + [
+def test_inserted_memories_are_audited_as_added(store: MemoryStore) -> None:
+    variants = [v for v in VARIANTS if "status" not in v]  # a memory is added active
+    mems = [memory("P-1", f"Walked {i} km today", **variants[i % 7]) for i in range(9)]
+    at = NOW + timedelta(minutes=5)
+    store.apply(ChangeSet(insert_memories=mems, actor="dr. ✓", at=at))
+    expected = [
         AuditEntry(at, "dr. ✓", "add", "memory", m.id, "P-1", None, m.to_public_dict())
         for m in mems
     ]
-    assert changes.audit_entries() == expected
-    store.apply(changes)
     assert stored(store, "P-1") == expected
     assert {m.id for m in store.list_memories("P-1")} == {m.id for m in mems}
 
 
-def test_insert_audit_reads_back_like_listed_entries(store: MemoryStore) -> None:
-    """One batch audited by insert_audit, a copy of it (other patient) by listed entries: the
-    stored entries read back the same."""
-    at = NOW - timedelta(minutes=1)
-    mems = [memory("P-1", f"Slept {i} hours", **v) for i, v in enumerate(VARIANTS[:9])]
-    twins = [replace(m, id=f"mem_{uuid.uuid4().hex}", patient_id="P-2") for m in mems]
-    store.apply(ChangeSet(insert_memories=mems, insert_audit=InsertAudit(at, "bench", "add")))
-    listed = [
-        AuditEntry(at, "bench", "add", "memory", m.id, "P-2", None, m.to_public_dict())
-        for m in twins
-    ]
-    store.apply(ChangeSet(insert_memories=twins, audit=listed))
-
-    def without_ids(entries: list[AuditEntry]) -> list[object]:
-        out: list[object] = []
-        for a in entries:
-            after = dict(a.after or {})
-            after.pop("id")
-            after.pop("patient_id")
-            out.append((a.at, a.actor, a.action, a.entity, a.before, after))
-        return out
-
-    assert without_ids(stored(store, "P-1")) == without_ids(stored(store, "P-2"))
-
-
-def test_inserts_without_their_audit_are_refused(store: MemoryStore) -> None:
+def test_inserts_need_an_actor_and_are_added_active(store: MemoryStore) -> None:
     m = memory("P-1", "Allergic to penicillin")
     with pytest.raises(ValidationError) as err:
         store.apply(ChangeSet(insert_memories=[m]))
-    assert err.value.field == "audit" and m.id in err.value.message
-    assert store.list_memories("P-1") == []
-    # insert_audit audits the inserts only: an update beside them still needs its entry
-    store.apply(ChangeSet(insert_memories=[m], insert_audit=InsertAudit(NOW, "x", "add")))
-    other = memory("P-1", "Takes aspirin")
-    with pytest.raises(ValidationError):
-        store.apply(
-            ChangeSet(
-                insert_memories=[other],
-                update_memories=[(replace(m, importance=8.0), 1)],
-                insert_audit=InsertAudit(NOW, "x", "add"),
-            )
-        )
-    assert [x.id for x in store.list_memories("P-1")] == [m.id]
+    assert err.value.field == "actor"
+    archived = memory("P-1", "Takes aspirin", status=Status.ARCHIVED, archived_at=NOW)
+    with pytest.raises(ValidationError) as err:  # an archive is an action of its own
+        store.apply(ChangeSet(insert_memories=[archived], actor="x", at=NOW))
+    assert err.value.field == "insert_memories"
+    assert store.list_memories("P-1") == [] and store.list_audit(AuditQuery()) == []

@@ -22,7 +22,7 @@ from memory_core.embedding import HashingEmbedder
 from memory_core.engine.acting import WRITES, Acting
 from memory_core.store import AuditQuery
 from pages import common
-from tests.conftest import Clock
+from tests.conftest import DEMO_NOW, Clock
 
 ROOT = Path(__file__).resolve().parents[1]
 REVIEWER = "dr.lee@northwind.example"
@@ -112,7 +112,9 @@ def guarded(clock: Clock) -> Iterator[tuple[mc.MemoryEngine, dict[str, Any]]]:
     bundle = json.loads(
         files("memory_core").joinpath("data/demo/fhir_nw1001_bundle.json").read_text("utf-8")
     )
-    clock.now = clock.now.replace(year=clock.now.year + 1)  # after the bundle's dates
+    # after the bundle's dates, and not after the wall clock (a store refuses a change dated
+    # in its future: issue 25)
+    clock.now = DEMO_NOW
     yield eng, {"memory": old.memory, "sup": sup, "bundle": bundle}
     eng.store.close()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -130,8 +130,8 @@ def test_audit_filter_offers_every_audited_action(
     assert len(set(options)) == len(AuditAction) + 1  # one distinct label per action
     mem = next(m for m in eng.list_memories(PID) if not m.pinned)
     eng.archive(mem.id, by="Dr. Rivera")
-    later = datetime.now(UTC) + timedelta(days=2)
-    purged = eng.purge(older_than_days=1, now=later, dry_run=False, patient_id=PID, by="Dr. Rivera")
+    # archived just now: purged at once (a purge dated in the future is refused, issue 25)
+    purged = eng.purge(older_than_days=0, dry_run=False, patient_id=PID, by="Dr. Rivera")
     assert [m.id for m in purged] == [mem.id]
     at.selectbox(key="audit_action").select("purge").run()
     df = _audit(at)

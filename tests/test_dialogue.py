@@ -15,6 +15,7 @@ from eval.dialogue import cases, judge, rule_proposals, summary
 from memory_core.ingest.dates import dates_in, session_date
 from memory_core.ingest.dialogue import split
 from memory_core.ingest.rules import RuleExtractor
+from tests.conftest import Clock
 
 PID = "NW-1002"
 NOW = datetime(2026, 11, 26, 18, tzinfo=UTC)  # a Thursday
@@ -110,7 +111,10 @@ def test_values_take_the_dates_said_beside_them() -> None:
     ]
 
 
-def test_the_older_of_two_readings_supersedes_nothing_newer(engine: mc.MemoryEngine) -> None:
+def test_the_older_of_two_readings_supersedes_nothing_newer(
+    engine: mc.MemoryEngine, clock: Clock
+) -> None:
+    clock.now = NOW  # the session is today: an add dated after the engine's clock is refused
     t = "Clinician: Your HbA1c was 7.4 % last week, down from 8.1 % in June."
     props = engine.extract_memories(PID, t, now=NOW)
     engine.accept_proposals(PID, props, by="r", now=NOW)

@@ -144,13 +144,21 @@ def plain_history(
                     found.append(o)
                     nxt.append(o.id)
         frontier = nxt
-    parts = []
+    readings = []
     for o in sorted(found, key=lambda x: x.created_at, reverse=True):
         value = flags.lab_value(o.content)
         if value is not None:
-            parts.append(f"{value} in {o.created_at.strftime('%B %Y')}")
-        if len(parts) >= 3:
+            readings.append((value, o.created_at))
+        if len(readings) >= 3:
             break
+    # months name the readings unless a month would be named twice, or is the line's own
+    # month (81e4be1): then each reading's day
+    months = [(d.year, d.month) for _, d in readings]
+    own = (m.created_at.year, m.created_at.month)
+    if len(set(months)) < len(months) or own in months:
+        parts = [f"{v} on {d.strftime('%Y-%m-%d')}" for v, d in readings]
+    else:
+        parts = [f"{v} in {d.strftime('%B %Y')}" for v, d in readings]
     return f"(was {', '.join(parts)})" if parts else None
 
 

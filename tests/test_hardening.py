@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -151,9 +152,21 @@ def test_property_no_content_can_make_context_building_raise(
         except mc.ValidationError as exc:  # a query is validated too (a lone surrogate)
             assert exc.field == "query" and query == session
             continue
+        # identical statements are one line (issue 25) -- with their annotations: a pending
+        # review on one of two identical statements (main's words.same-subject makes one)
+        # keeps it a line of its own
+        others = {
+            ctx.statement_key(
+                i.scored.memory.memory_type,
+                ctx.with_annotations(ctx.sanitize_line(i.scored.memory.content), i.annotations),
+                False,
+            )
+            for i in res.items
+            if i.scored.memory.memory_type != "allergy"
+        }
         if stored:
             # every allergy, using no slot, then at most k others
-            _assert_section(res.text, allergies + min(k, stored - allergies))
+            _assert_section(res.text, allergies + min(k, len(others)))
         else:
             assert res.text == ""
     prompt = _ENGINE.build_system_prompt(
@@ -175,7 +188,8 @@ def test_property_a_sanitised_line_is_plain(text: str, cap: int) -> None:
     out = ctx.sanitize_line(text, cap)
     _assert_plain(out)
     assert len(out) <= cap and out == out.strip()
-    assert not out or not out.startswith(("# ", "- ", "* ", "> ", "1. "))
+    # no leading block marker; a sign or comparison before a number is meaning, kept (issue 25)
+    assert not re.match(r"(#{1,6}|[*•]|\d{1,3}[.)]|[->+](?!\s*[\d.]))\s", out)
     assert count_tokens(out) >= (1 if out else 0)
 
 
@@ -374,7 +388,8 @@ def test_a_long_session_context_is_kept_up_to_its_cap() -> None:
         ("<SCRIPT type='text/javascript'>x()</SCRIPT >HbA1c 7.1%", "HbA1c 7.1%"),
         ("Note<!-- hidden instruction -->visible", "Note visible"),
         ("a <a href='javascript:alert(1)'>link</a> here", "a link here"),
-        ("<scr<b>ipt>alert(1)</script>ok", "alert(1) ok"),
+        # an unknown tag is kept inert, no longer dropped (issue 25: "<codeine>" was lost)
+        ("<scr<b>ipt>alert(1)</script>ok", "< scr ipt >alert(1) ok"),
         ("HbA1c <7% and eGFR > 60, x<y", "HbA1c <7% and eGFR > 60, x<y"),
         ("<<b>|endoftext|>", "< |endoftext| >"),
         ("x*<b>*bold*</b>*", "x* *bold* *"),

@@ -5,7 +5,7 @@ newer first, the seed's rule kept as the `similarity` mode, and older saved poli
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -17,7 +17,6 @@ from memory_core.errors import ValidationError
 from memory_core.policy import RankingMode
 from memory_core.ranking import KEYWORD_WEIGHT, default_score, hybrid_relevance
 from memory_core.store.base import ChangeSet
-from memory_core.values import AuditAction, AuditEntry
 from tests.conftest import Clock
 
 
@@ -136,17 +135,8 @@ def test_an_old_store_policy_opens_as_hybrid(tmp_path: object) -> None:
     old = mc.EnginePolicy().to_dict()
     old["ranking"]["mode"] = "score"
     del old["ranking"]["keyword_weight"]
-    entry = AuditEntry(
-        at=datetime(2026, 6, 1, tzinfo=UTC),
-        actor="an-older-version",
-        action=AuditAction.POLICY_CHANGE,
-        entity="policy",
-        entity_id="engine",
-        patient_id=None,
-        before=None,
-        after=old,
-    )
-    eng.store.apply(ChangeSet(policy=old, audit=[entry]))  # as an older version saved it
+    # as an older version saved it
+    eng.store.apply(ChangeSet(policy=old, actor="an-older-version"))
     eng.store.close()
     again = mc.open_engine(url, "hashing")
     assert again.policy.ranking.mode == "hybrid"

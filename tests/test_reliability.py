@@ -257,7 +257,11 @@ def test_adversarial_corpus_cannot_break_the_section(engine: mc.MemoryEngine) ->
         content = payload[:2000]
         if not ctx.sanitize_line(content):
             continue
-        engine.add_memory(f"P-{i}", content, "observation", importance=9 if i % 2 else 4)
+        try:
+            engine.add_memory(f"P-{i}", content, "observation", importance=9 if i % 2 else 4)
+        except mc.ValidationError as exc:  # NUL, ESC ...: refused, never stored (issue 25)
+            assert exc.field == "records[0].content" and "control" in exc.message
+            continue
         res = engine.build_context(f"P-{i}", "anything", record_access=False)
         inc = [(i.line, i.scored.current_importance >= 8) for i in res.items if i.included]
         assert len(inc) == 1
@@ -325,29 +329,68 @@ def test_property_section_structure_holds(
         return
     assert sel.tokens == count_tokens(sel.text)
     inc = sorted((i for i in sel.items if i.included), key=lambda i: i.position or 0)
-    allergies = [c for c in cands if c.memory.memory_type == "allergy"]
-    others = [c for c in cands if c.memory.memory_type != "allergy"]
+    # identical statements are one line (issue 25): the first of each stands for the rest
+    keys = [
+        ctx.statement_key(
+            c.memory.memory_type,
+            ctx.with_annotations(ctx.sanitize_line(c.memory.content), notes[n]),
+            c.current_importance >= 8,
+        )
+        for n, c in enumerate(cands)
+    ]
+    repeat = {n for n, key in enumerate(keys) if key in keys[:n]}
+    allergies = [n for n, c in enumerate(cands) if c.memory.memory_type == "allergy"]
+    others = [n for n, c in enumerate(cands) if c.memory.memory_type != "allergy"]
+    first_at: dict[int, mc.ContextItem] = {}  # a line's position -> its first memory
+    for i in inc:
+        first_at.setdefault(i.position or 0, i)
+    lines = list(first_at.values())
     if budget is None:
-        assert len(inc) == len(allergies) + min(k, len(others))
+        distinct_others = len([n for n in others if n not in repeat])
+        assert len(lines) == len(set(allergies) - repeat) + min(k, distinct_others)
     else:
         assert sel.tokens <= budget
-        assert sum(not i.scored.safety for i in inc) <= k
-        for i in sel.items:  # an allergy left out is reported, never dropped silently
-            assert i.reported == (i.scored.memory.memory_type == "allergy" and not i.included)
+        assert sum(not i.scored.safety for i in lines) <= k
+        for n, i in enumerate(sel.items):  # an allergy left out is reported, never dropped
+            left_out = i.scored.memory.memory_type == "allergy" and not i.included
+            assert i.reported == (left_out and n not in repeat)
+    at: dict[object, mc.ContextItem] = {}
+    for n, i in enumerate(sel.items):
+        if i.included:
+            at.setdefault(keys[n], i)
+    for n, i in enumerate(sel.items):  # a repeat of a line in the section is on that line
+        first = at.get(keys[n])
+        if n not in repeat or first is None or first.part_of == "allergies":
+            continue
+        if i.included:
+            assert i.position == first.position and i.part_of == first.part_of == "same"
+            assert i.rule.startswith(f"in the section, on line {i.position}: the same statement")
+        else:  # past the places' limit
+            assert i.rule.startswith(
+                f"not in the section: the same statement as line {first.position}"
+            )
     if inc:
-        _check_section(sel.text, [(i.line, i.scored.current_importance >= 8) for i in inc])
+        # a line has the ⚠️ marker when one of its memories has it (every allergy on one line)
+        warns = {
+            p: any(i.scored.current_importance >= 8 for i in inc if i.position == p)
+            for p in first_at
+        }
+        _check_section(sel.text, [(i.line, warns[i.position or 0]) for i in lines])
     else:
         assert sel.text == ""
     # allergies first, then the rest; each group in score (candidate) order
-    kinds = [0 if i.scored.memory.memory_type == "allergy" else 1 for i in inc]
+    kinds = [0 if i.scored.memory.memory_type == "allergy" else 1 for i in lines]
     assert kinds == sorted(kinds)
     for group in (0, 1):
-        scores = [i.scored.score for i, g in zip(inc, kinds, strict=True) if g == group]
+        scores = [i.scored.score for i, g in zip(lines, kinds, strict=True) if g == group]
         assert scores == sorted(scores, reverse=True)
     body = sel.text.split("\n")[2:-2] if sel.text else []
     index = {c.memory.id: n for n, c in enumerate(cands)}
     full, shortened = [], False
-    for pos, (line, item) in enumerate(zip(body, inc, strict=True), start=1):
+    for pos, (line, item) in enumerate(zip(body, lines, strict=True), start=1):
+        if item.part_of == "allergies":  # every allergy on one line: the budget holds no other
+            assert budget is not None
+            continue
         n = index[item.scored.memory.id]
         warn = ctx.WARN if item.scored.current_importance >= 8 else ""
         bare = ctx.sanitize_line(cands[n].memory.content)
@@ -479,6 +522,7 @@ def test_supersession_and_demotion_are_one_transaction(
 
 def test_purge_is_explicit_dry_run_first_and_audited(engine: mc.MemoryEngine, clock: Clock) -> None:
     long_ago = NOW - timedelta(days=1000)
+    clock.now = NOW - timedelta(days=400)  # archived then: an archive is dated by the clock
     weak = engine.add_memory("NW-1", "Old note", "observation", created_at=long_ago).memory
     pinned = engine.add_memory(
         "NW-1", "Pinned old note", "observation", created_at=long_ago, pinned=True
@@ -488,7 +532,8 @@ def test_purge_is_explicit_dry_run_first_and_audited(engine: mc.MemoryEngine, cl
         "NW-1", "Recently archived", "observation", created_at=long_ago
     ).memory
     for m in (weak, pinned, allergy):
-        engine.archive(m.id, "dr-a", now=NOW - timedelta(days=400))
+        engine.archive(m.id, "dr-a")
+    clock.now = NOW
     engine.archive(recent.id, "dr-a")
     dry = engine.purge(older_than_days=365)
     assert [m.id for m in dry] == [weak.id]

@@ -18,7 +18,7 @@ def test_migrations_upgrade_an_old_file_in_place(tmp_path: Path) -> None:
     db.execute("INSERT INTO patients (patient_id, version) VALUES ('NW-1', 7)")
     db.close()
     store = sq.SQLiteStore(str(path))
-    assert store._read("PRAGMA user_version")[0][0] == sq.SCHEMA_VERSION == 7
+    assert store._read("PRAGMA user_version")[0][0] == sq.SCHEMA_VERSION == 8
     assert store.versions("NW-1") == (7, 0)  # the new column, old data kept
     tables = {r[0] for r in store._read("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert "memories_fts" not in tables and "memories" in tables  # 3: keyword index in memory
@@ -94,12 +94,13 @@ def test_memories_stored_before_confirmations_read_as_never_confirmed(tmp_path: 
     assert m.confirmations == () and m.confirmed_at is None
     at = datetime(1971, 1, 1, tzinfo=UTC)
     grown = m.with_confirmation(mc.Confirmation(at, mc.ConfirmationKind.RECORD, "fhir:x"))
-    from memory_core.store.base import ChangeSet
-    from memory_core.values import AuditEntry
+    from memory_core.store.base import AuditQuery, ChangeSet
 
-    entry = AuditEntry(at, "t", "confirm_memory", "memory", "m1", "NW-1", None, None)
-    store.apply(ChangeSet(update_memories=[(grown, m.version)], audit=[entry]))
+    store.apply(ChangeSet(update_memories=[(grown, m.version)], actor="t"))
     assert store.get_memory("m1").confirmed_at == at
+    (row,) = store.list_audit(AuditQuery(patient_id="NW-1"))  # written by the store
+    assert row.action == "confirm_memory" and row.actor == "t"
+    assert row.after is not None and row.after["confirmation"]["ref"] == "fhir:x"
     store.close()
 
 
@@ -124,19 +125,18 @@ def test_audit_documents_are_stored_as_sorted_key_json(tmp_path: Path) -> None:
     import json
     from datetime import UTC, datetime
 
+    from memory_core.policy import EnginePolicy
     from memory_core.store.base import ChangeSet
-    from memory_core.values import AuditEntry
 
     store = sq.SQLiteStore(str(tmp_path / "a.db"))
     after = {"z": 1, "content": 'Patiënt \u2028 "quoted"', "a": [1.5, None, True], "n": {"y": 1e-7}}
-    before = {"tier": "short_term"}
     at = datetime(2026, 1, 2, 3, 4, 5, 6, tzinfo=UTC)
-    entry = AuditEntry(at, "dr-a", "edit", "memory", "m-1", "P-1", before, after)
-    store.apply(ChangeSet(audit=[entry]))
+    store.apply(ChangeSet(policy=after, actor="dr-a", at=at))  # the store writes the row
+    before = json.loads(json.dumps(EnginePolicy().to_dict()))  # before any saved policy
     raw = sqlite3.connect(tmp_path / "a.db").execute("SELECT before, after FROM audit").fetchone()
     assert raw == (json.dumps(before, sort_keys=True), json.dumps(after, sort_keys=True))
     (got,) = store.list_audit(mc.store.base.AuditQuery())
-    assert (got.before, got.after, got.at) == (before, after, at)
+    assert (got.before, got.after, got.at, got.action) == (before, after, at, "policy_change")
     store.close()
 
 
@@ -157,15 +157,10 @@ def test_a_large_write_gets_a_bigger_page_cache_only_while_it_is_applied(tmp_pat
     assert store.count_memories() == sq._LARGE_WRITE
     assert store._db.execute("PRAGMA cache_size").fetchone()[0] == default
     from memory_core.store.base import ChangeSet
-    from memory_core.values import AuditEntry
 
     again = [m for p in ("P-0", "P-1", "P-2") for m in store.list_memories(p)]
-    audit = [
-        AuditEntry(m.created_at, "dr-a", "add", "memory", m.id, m.patient_id, None, None)
-        for m in again
-    ]
     with pytest.raises(mc.ConflictError):  # ids exist: refused as a whole, cache reset too
-        store.apply(ChangeSet(insert_memories=again, audit=audit))
+        store.apply(ChangeSet(insert_memories=again, actor="dr-a"))
     assert store._db.execute("PRAGMA cache_size").fetchone()[0] == default
     assert store.count_memories() == sq._LARGE_WRITE
     eng.store.close()

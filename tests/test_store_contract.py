@@ -24,9 +24,9 @@ import pytest
 import memory_core as mc
 from memory_core.embedding import HashingEmbedder
 from memory_core.policy import DecayPolicy
-from memory_core.promotion import promotion_audit, promotions
+from memory_core.promotion import promotions
 from memory_core.store import default_store_url, open_store
-from memory_core.store.base import AuditQuery, ChangeSet, MemoryStore
+from memory_core.store.base import AuditQuery, ChangeSet, FlagKeep, MemoryStore
 from memory_core.store.sqlite import SQLiteStore
 from memory_core.values import (
     AuditEntry,
@@ -99,8 +99,8 @@ def access(
     """An agent's access as the engine makes it: record it, decide the promotions
     (memory_core.promotion), promote; the ids promoted by this call."""
     accessed = s.record_access(patient, ids, at, injection)
-    due = promotions(accessed, DecayPolicy(promote_after=promote_after), patient, at, actor)
-    return s.promote(patient, due) if due else []
+    due = promotions(accessed, DecayPolicy(promote_after=promote_after))
+    return s.promote(patient, due, actor, at) if due else []
 
 
 def memory(
@@ -126,42 +126,13 @@ def memory(
     )
 
 
-def audit(action: str, entity_id: str, patient: str | None, actor: str = "dr-a") -> AuditEntry:
-    return AuditEntry(
-        at=NOW,
-        actor=actor,
-        action=action,
-        entity="memory",
-        entity_id=entity_id,
-        patient_id=patient,
-        before=None,
-        after={"action": action, "nested": {"n": 1}},
-    )
+def add(store: MemoryStore, *mems: Memory, actor: str = "dr-a") -> None:
+    store.apply(ChangeSet(insert_memories=list(mems), actor=actor, at=NOW))
 
 
-def add(store: MemoryStore, *mems: Memory) -> None:
-    store.apply(
-        ChangeSet(
-            insert_memories=list(mems), audit=[audit("add", m.id, m.patient_id) for m in mems]
-        )
-    )
-
-
-def audited(changes: ChangeSet) -> ChangeSet:
-    """``changes`` with an audit entry for every memory and supersession it writes that has
-    none (a store refuses unaudited writes) and for a policy change."""
-    named = {a.entity_id for a in changes.audit}
-    pids = {
-        **{m.id: m.patient_id for m in changes.insert_memories},
-        **{m.id: m.patient_id for m, _ in changes.update_memories},
-        **{m.id: m.patient_id for m, _ in changes.delete_memories},
-        **{x.id: x.patient_id for x in changes.insert_supersessions},
-        **{x.id: x.patient_id for x, _ in changes.update_supersessions},
-    }
-    extra = [audit("test_write", i, pid) for i, pid in pids.items() if i not in named]
-    if changes.policy is not None and not any(a.entity == "policy" for a in changes.audit):
-        extra.append(replace(audit("policy_change", "engine", None), entity="policy"))
-    return replace(changes, audit=[*changes.audit, *extra])
+def audited(changes: ChangeSet, actor: str = "dr-a", at: datetime = NOW) -> ChangeSet:
+    """``changes`` as ``actor`` acting at ``at`` (the store derives the audit rows)."""
+    return replace(changes, actor=actor, at=at)
 
 
 def same(a: Memory, b: Memory) -> bool:
@@ -209,21 +180,17 @@ class TestStoreContract:
         m = memory("P-1", "Patient checks glucose daily")
         add(s, m)
         access(s, "P-1", [m.id], NOW + timedelta(hours=1), 3, None, "agent")
-        pinned = replace(m, pinned=True, importance=8.0)
+        pinned = replace(m, pinned=True)
         s.apply(audited(ChangeSet(update_memories=[(pinned, 1)])))
         got = s.get_memory(m.id)
-        assert (got.pinned, got.importance, got.version) == (True, 8.0, 2)
+        assert (got.pinned, got.version) == (True, 2)
         assert got.access_count == 1  # updates never touch the access fields
         late = memory("P-1", "Patient started insulin")
-        stale = ChangeSet(
-            insert_memories=[late],
-            update_memories=[(replace(m, importance=2.0), 1)],
-            audit=[audit("edit_importance", m.id, "P-1")],
-        )
+        stale = ChangeSet(insert_memories=[late], update_memories=[(replace(m, importance=2.0), 1)])
         before = (s.versions("P-1"), len(s.list_audit(AuditQuery(limit=1000))))
         with pytest.raises(mc.ConflictError):
             s.apply(audited(stale))
-        assert s.get_memory(m.id).importance == 8.0
+        assert s.get_memory(m.id).importance == m.importance
         assert s.get_memories([late.id]) == []
         assert (s.versions("P-1"), len(s.list_audit(AuditQuery(limit=1000)))) == before
         # a second agent working from version 1 is refused as well
@@ -243,7 +210,12 @@ class TestStoreContract:
             s.apply(audited(ChangeSet(update_memories=demote)))
         got = {m.id: (m.status, m.version) for m in s.list_memories("P-1")}
         assert got == {m.id: (Status.ACTIVE, 2 if m is ms[3] else 1) for m in ms}
-        s.apply(audited(ChangeSet(update_memories=[(m, 2 if m is ms[3] else 1) for m in ms])))
+        stored = s.list_memories("P-1")
+        s.apply(
+            audited(
+                ChangeSet(update_memories=[(replace(m, pinned=True), m.version) for m in stored])
+            )
+        )
         assert {m.version for m in s.list_memories("P-1")} == {2, 3}
 
     def test_a_bulk_insert_with_one_existing_id_writes_nothing(self, backend: Backend) -> None:
@@ -306,7 +278,8 @@ class TestStoreContract:
         assert (got.tier, got.version, got.access_count) == (Tier.LONG_TERM, 2, 2)
         (promo,) = s.list_audit(AuditQuery(action="promote"))
         assert (promo.entity_id, promo.actor, promo.after) == (m.id, "agent", {"tier": "long_term"})
-        s.apply(audited(ChangeSet(sessions=[("P-1", NOW + timedelta(hours=3))])))
+        three = NOW + timedelta(hours=3)
+        s.apply(audited(ChangeSet(sessions=[("P-1", three)]), at=three))
         assert s.versions("P-1") == (3, 4)
         assert s.patient_version("P-1") == 3
 
@@ -401,10 +374,9 @@ class TestStoreContract:
         )
         assert s.record_access("P-1", [short.id], at)[0].access_count == 2
         assert s.versions("P-1") == (1, 3)  # accesses move the usage version only
-        assert s.promote("P-1", []) == [] and s.versions("P-1") == (1, 3)
-        entries = [promotion_audit(mid, "P-1", at, "agent") for mid in (long.id, short.id)]
-        entries.append(promotion_audit(other.id, "P-1", at, "agent"))  # not P-1's memory
-        assert s.promote("P-1", entries) == [short.id]  # only what was still short-term
+        assert s.promote("P-1", [], "agent", at) == [] and s.versions("P-1") == (1, 3)
+        ids = [long.id, short.id, other.id]  # other is not P-1's memory
+        assert s.promote("P-1", ids, "agent", at) == [short.id]  # only what was short-term
         assert s.versions("P-1") == (2, 3)  # content only
         got_short = s.get_memory(short.id)
         assert (got_short.tier, got_short.version, got_short.access_count) == (
@@ -423,7 +395,7 @@ class TestStoreContract:
             at,
         )
         # a second agent promoting the same memory: nothing flips, nothing audited
-        assert backend.store().promote("P-1", entries[1:2]) == []
+        assert backend.store().promote("P-1", [short.id], "agent", at) == []
         assert len(s.list_audit(AuditQuery(action="promote"))) == 1
         assert s.versions("P-1") == (2, 3) and s.versions("P-2") == (1, 1)
 
@@ -443,7 +415,7 @@ class TestStoreContract:
 
     def test_keyword_search_ranks_by_bm25_through_the_engine(self, backend: Backend) -> None:
         store = backend.store()
-        engine = engine_on(store)
+        engine = engine_on(store, Clock(NOW + timedelta(hours=1)))  # an add is not dated ahead
         once = memory("P-1", "Patient takes metformin 500 mg twice daily with breakfast")
         twice = memory("P-1", "Metformin dose raised, metformin with meals")
         none = memory("P-1", "Patient walks every morning")
@@ -620,7 +592,7 @@ class TestStoreContract:
         )
         s.apply(audited(ChangeSet(insert_supersessions=[sup])))
         assert s.get_supersession(sup.id) == sup
-        rejected = replace(sup, state=SupersessionState.REJECTED, decided_by="dr", decided_at=NOW)
+        rejected = replace(sup, state=SupersessionState.REJECTED, decided_by="dr-a", decided_at=NOW)
         s.apply(audited(ChangeSet(update_supersessions=[(rejected, 1)])))
         assert s.get_supersession(sup.id) == replace(rejected, version=2)
         with pytest.raises(mc.ConflictError):
@@ -633,15 +605,17 @@ class TestStoreContract:
         s = backend.store()
         m = memory("P-1", "Patient walks every morning")
         add(s, m)
-        s.apply(audited(ChangeSet(audit=[audit("pin", m.id, "P-1", actor="dr-b")])))
-        s.apply(audited(ChangeSet(audit=[audit("unpin", m.id, "P-1", actor="dr-c")])))
-        s.apply(audited(ChangeSet(audit=[audit("policy_change", "engine", None, actor="dr-c")])))
+        pinned = replace(m, pinned=True)
+        s.apply(audited(ChangeSet(update_memories=[(pinned, 1)]), actor="dr-b"))
+        s.apply(audited(ChangeSet(update_memories=[(m, 2)]), actor="dr-c"))
+        s.apply(audited(ChangeSet(policy={"decay": {"rate": 0.1}}), actor="dr-c"))
         log = s.list_audit(AuditQuery())
         assert [x.action for x in log] == ["policy_change", "unpin", "pin", "add"]  # newest first
         seqs = [x.seq for x in log]
         assert all(isinstance(q, int) for q in seqs) and seqs == sorted(seqs, reverse=True)
         assert log[0].patient_id is None and log[1].patient_id == "P-1"
-        assert log[1].after == {"action": "unpin", "nested": {"n": 1}} and log[1].before is None
+        assert log[1].before == {**m.to_public_dict(), "pinned": True, "version": 2}
+        assert log[1].after == {**m.to_public_dict(), "version": 3}
         assert log[1].at == NOW and log[1].entity == "memory"
         assert [x.action for x in s.list_audit(AuditQuery(patient_id="P-1"))] == [
             "unpin",
@@ -684,28 +658,255 @@ class TestStoreContract:
         assert other.embedding_model() == MODEL
 
     # --- issue 15: audited writes, tombstones, purge rule, patient guard, policy version -------
-    def test_unaudited_writes_are_refused(self, backend: Backend) -> None:
+    def test_a_write_without_an_actor_is_refused(self, backend: Backend) -> None:
         s = backend.store()
         m = memory("P-1", "Patient walks every morning")
-        with pytest.raises(mc.ValidationError) as err:
-            s.apply(ChangeSet(insert_memories=[m]))
-        assert err.value.field == "audit" and m.id in err.value.message
-        assert s.get_memories([m.id]) == [] and s.versions("P-1") == (0, 0)
-        add(s, m)
-        before = (s.versions("P-1"), len(s.list_audit(AuditQuery(limit=1000))))
-        changes = [
-            ChangeSet(update_memories=[(replace(m, importance=1.0), 1)]),
-            ChangeSet(
-                update_memories=[(replace(m, importance=1.0), 1)],
-                audit=[audit("pin", "someone-else", "P-1")],
-            ),
-            ChangeSet(policy={"decay": {"rate": 0.9}}),
-        ]
-        for c in changes:
-            with pytest.raises(mc.ValidationError):
+        for c in (ChangeSet(insert_memories=[m]), ChangeSet(policy={"decay": {"rate": 0.9}})):
+            with pytest.raises(mc.ValidationError) as err:
                 s.apply(c)
-        assert s.get_memory(m.id).importance == m.importance and s.load_policy() is None
-        assert (s.versions("P-1"), len(s.list_audit(AuditQuery(limit=1000)))) == before
+            assert err.value.field == "actor"
+        assert s.get_memories([m.id]) == [] and s.versions("P-1") == (0, 0)
+        assert s.load_policy() is None and s.list_audit(AuditQuery()) == []
+
+    # --- issue 25: the store writes the audit from the change ----------------------------------
+    def test_the_audit_rows_are_derived_from_the_change(self, backend: Backend) -> None:
+        s = backend.store()
+        m = memory("P-1", "Patient is allergic to codeine: vomiting", memory_type="allergy")
+        add(s, m)
+        s.apply(audited(ChangeSet(update_memories=[(replace(m, importance=9.0), 1)])))
+        (row,) = s.list_audit(AuditQuery(action="edit_importance"))
+        assert (row.actor, row.at, row.entity, row.entity_id, row.patient_id) == (
+            "dr-a",
+            NOW,
+            "memory",
+            m.id,
+            "P-1",
+        )
+        assert row.before == m.to_public_dict()
+        assert row.after == {**m.to_public_dict(), "importance": 9.0, "version": 2}
+        (added,) = s.list_audit(AuditQuery(action="add"))
+        assert added.before is None and added.after == m.to_public_dict()
+        # no moment given: the store stamps its own clock
+        before = mc.utc_now()
+        s.apply(replace(audited(ChangeSet(update_memories=[(replace(m, version=2), 2)])), at=None))
+        (unpinned,) = s.list_audit(AuditQuery(limit=1))
+        assert unpinned.action == "edit_importance" and before <= unpinned.at <= mc.utc_now()
+
+    def test_audit_rows_cannot_be_forged(self, backend: Backend) -> None:
+        """Issue 25, finding 3: a caller of apply cannot date, attribute, misname or leave out
+        an audit row, nor write one without its change; nothing is written when it tries."""
+        s = backend.store()
+        m = memory("P-1", "Patient is allergic to codeine: vomiting", memory_type="allergy")
+        other = memory("P-2", "Patient walks every morning")
+        add(s, m, other)
+        forged_row = AuditEntry(
+            datetime(2001, 1, 1, tzinfo=NOW.tzinfo),
+            "dr.lee@example.org",
+            "edit_importance",
+            "memory",
+            m.id,
+            "P-1",
+            None,
+            None,
+        )
+        nkda = replace(m, content="NKDA - patient has no allergies")
+        old_time = datetime(2001, 1, 1, tzinfo=NOW.tzinfo)
+        sup = Supersession(
+            id=f"sup_{uuid.uuid4().hex}",
+            patient_id="P-1",
+            old_id=m.id,
+            new_id=m.id,
+            similarity=1.0,
+            method="manual",
+            verdict="updates",
+            state=SupersessionState.CONFIRMED,
+            detected_at=NOW,
+            effective_at=NOW,
+            decided_by="dr-a",
+            decided_at=NOW,
+        )
+        refused = {
+            # the issue's forgery: content rewritten, a backdated, misnamed row given
+            "audit": ChangeSet(update_memories=[(nkda, 1)], audit=[forged_row], actor="dr-a"),
+            "update_memories": audited(ChangeSet(update_memories=[(nkda, 1)])),
+            "at": audited(
+                ChangeSet(update_memories=[(replace(m, importance=1.0), 1)]), at=old_time
+            ),
+            "actions": audited(
+                ChangeSet(update_memories=[(replace(m, importance=1.0), 1)], actions={m.id: "pin"})
+            ),
+            "now": audited(
+                ChangeSet(
+                    update_memories=[(replace(m, status=Status.ARCHIVED, archived_at=old_time), 1)]
+                )
+            ),
+            "accesses": audited(ChangeSet(accesses=[(m.id, "P-1", NOW)])),
+            "insert_supersessions": audited(ChangeSet(insert_supersessions=[sup])),
+            "flag_keeps": audited(ChangeSet(flag_keeps=[FlagKeep(m.id, "P-1", "sup_missing")])),
+        }
+        moved = audited(
+            ChangeSet(update_memories=[(replace(other, patient_id="P-1", pinned=True), 1)])
+        )
+        future = audited(ChangeSet(update_memories=[(replace(m, pinned=True), 1)]))
+        refused["future"] = replace(future, at=mc.utc_now() + timedelta(days=1))
+        before = (
+            s.versions("P-1"),
+            s.versions("P-2"),
+            [(x.seq, x.action) for x in s.list_audit(AuditQuery(limit=1000))],
+        )
+        for name, c in refused.items():
+            with pytest.raises(mc.ValidationError) as err:
+                s.apply(c)
+            field = {"future": "at"}.get(name, name)
+            assert err.value.field.startswith(field), (name, err.value.field)
+        # a memory named under another patient: not found there (Cosmos) or refused (SQLite)
+        with pytest.raises((mc.ValidationError, mc.ConflictError)):
+            s.apply(moved)
+        assert s.get_memory(m.id) == m and s.get_memory(other.id) == other
+        after = (
+            s.versions("P-1"),
+            s.versions("P-2"),
+            [(x.seq, x.action) for x in s.list_audit(AuditQuery(limit=1000))],
+        )
+        assert after == before
+        # the moment of a legitimate change: not before the record's last write (less 5 s)
+        s.apply(audited(ChangeSet(update_memories=[(replace(m, pinned=True), 1)]), at=NOW))
+        with pytest.raises(mc.ValidationError) as err:
+            s.apply(
+                audited(
+                    ChangeSet(update_memories=[(replace(m, version=2), 2)]),
+                    at=NOW - timedelta(seconds=6),
+                )
+            )
+        assert err.value.field == "at"
+
+    def test_a_confirmation_is_audited_by_the_store(self, backend: Backend) -> None:
+        """Issue 23a's confirmations under issue 25's rule: the engine writes the memory with
+        one more confirmation; the store writes its ``confirm_memory`` row (actor and moment
+        of the change set, before and after, the confirmation itself) and refuses one dated
+        after the change, before the memory was created, or taken away."""
+        s = backend.store()
+        m = memory(
+            "P-1", "Essential hypertension", memory_type="condition", created=NOW - timedelta(30)
+        )
+        add(s, m)
+        seen = NOW - timedelta(days=3)
+        conf = mc.Confirmation(seen, mc.ConfirmationKind.RECORD, "fhir:Condition/c1")
+        s.apply(audited(ChangeSet(update_memories=[(m.with_confirmation(conf), 1)])))
+        stored = s.get_memory(m.id)
+        assert stored.confirmations == (conf,) and stored.version == 2
+        (row,) = s.list_audit(AuditQuery(action="confirm_memory"))
+        assert (row.actor, row.at, row.entity_id, row.patient_id) == ("dr-a", NOW, m.id, "P-1")
+        assert row.before == m.to_public_dict()
+        assert row.after is not None and row.after["confirmation"] == conf.to_public_dict()
+        assert row.after["confirmed_at"] == seen.isoformat()
+        # one update that confirms and archives: two rows, the confirmation first
+        kept = mc.Confirmation(NOW, mc.ConfirmationKind.FLAG_KEPT, "sup_x")
+        both = replace(stored.with_confirmation(kept), status=Status.ARCHIVED, archived_at=NOW)
+        s.apply(audited(ChangeSet(update_memories=[(both, 2)])))
+        rows = s.list_audit(AuditQuery(patient_id="P-1", limit=2))
+        assert sorted(r.action for r in rows) == ["archive", "confirm_memory"]
+        archived = s.get_memory(m.id)
+        refused = {
+            "confirmed_at": [
+                archived.with_confirmation(
+                    mc.Confirmation(
+                        NOW + timedelta(minutes=1), mc.ConfirmationKind.RECORD, "fhir:late"
+                    )
+                ),
+                archived.with_confirmation(
+                    mc.Confirmation(
+                        m.created_at - timedelta(days=1), mc.ConfirmationKind.RECORD, "fhir:early"
+                    )
+                ),
+            ],
+            "update_memories": [replace(archived, confirmations=(kept,))],  # one taken away
+        }
+        before = [(x.seq, x.action) for x in s.list_audit(AuditQuery(limit=1000))]
+        for field_name, changes in refused.items():
+            for changed in changes:
+                with pytest.raises(mc.ValidationError) as err:
+                    s.apply(audited(ChangeSet(update_memories=[(changed, 3)])))
+                assert err.value.field == field_name
+        assert s.get_memory(m.id) == archived
+        assert [(x.seq, x.action) for x in s.list_audit(AuditQuery(limit=1000))] == before
+
+    def test_a_rejection_reopened_is_audited_as_an_undo(self, backend: Backend) -> None:
+        s = backend.store()
+        old = memory("P-1", "Allergic to penicillin: anaphylaxis", memory_type="allergy")
+        new = memory("P-1", "Penicillin re-tested: mild rash only", memory_type="allergy")
+        add(s, old, new)
+        sup = Supersession(
+            id=f"sup_{uuid.uuid4().hex}",
+            patient_id="P-1",
+            old_id=old.id,
+            new_id=new.id,
+            similarity=0.8,
+            method="rules",
+            verdict="updates",
+            state=SupersessionState.PENDING,
+            detected_at=NOW,
+        )
+        s.apply(audited(ChangeSet(insert_supersessions=[sup])))
+        rejected = replace(
+            sup, state=SupersessionState.REJECTED, decided_by="dr-a", decided_at=NOW, version=1
+        )
+        s.apply(audited(ChangeSet(update_supersessions=[(rejected, 1)])))
+        reopened = replace(rejected, state=SupersessionState.PENDING, version=2)
+        s.apply(audited(ChangeSet(update_supersessions=[(reopened, 2)])))
+        (row,) = s.list_audit(AuditQuery(action="undo_supersession"))
+        assert row.before is not None and row.before["state"] == "rejected"
+        assert row.after is not None and row.after["state"] == "pending"
+        assert s.get_supersession(sup.id).state is SupersessionState.PENDING
+
+    def test_a_flag_keep_is_a_change_the_store_checks(self, backend: Backend) -> None:
+        s = backend.store()
+        old = memory("P-1", "Takes lisinopril 10 mg", memory_type="medication")
+        new = memory("P-1", "Stopped lisinopril", memory_type="medication")
+        plan = memory("P-1", "Check blood pressure weekly while on lisinopril")
+        elsewhere = memory("P-2", "Check blood pressure weekly")
+        add(s, old, new, plan, elsewhere)
+        change = Supersession(
+            id=f"sup_{uuid.uuid4().hex}",
+            patient_id="P-1",
+            old_id=old.id,
+            new_id=new.id,
+            similarity=0.9,
+            method="manual",
+            verdict="updates",
+            state=SupersessionState.AUTO,
+            detected_at=NOW + timedelta(hours=1),
+            effective_at=NOW,
+            decided_by="dr-a",
+            decided_at=NOW + timedelta(hours=1),
+        )
+        demoted = replace(old, status=Status.SUPERSEDED, superseded_by=new.id)
+        at = NOW + timedelta(hours=1)
+        s.apply(
+            audited(ChangeSet(insert_supersessions=[change], update_memories=[(demoted, 1)]), at=at)
+        )
+        assert [x.action for x in s.list_audit(AuditQuery(patient_id="P-1", limit=2))] == [
+            "supersede",
+            "detect_supersession",
+        ]
+        keep = ChangeSet(flag_keeps=[FlagKeep(plan.id, "P-1", change.id)])
+        with pytest.raises(mc.ValidationError) as err:  # before the change it answers
+            s.apply(audited(keep, at=NOW))
+        assert err.value.field == "at"
+        with pytest.raises(mc.ValidationError) as err:  # another patient's memory
+            s.apply(
+                audited(ChangeSet(flag_keeps=[FlagKeep(elsewhere.id, "P-1", change.id)]), at=at)
+            )
+        assert err.value.field == "flag_keeps"
+        s.apply(audited(keep, actor="dr-k", at=at))
+        (row,) = s.list_audit(AuditQuery(action="keep_flagged"))
+        assert (row.actor, row.at, row.entity_id, row.patient_id) == ("dr-k", at, plan.id, "P-1")
+        assert row.before == {"change_id": change.id, "kept": False}
+        assert row.after == {"change_id": change.id, "kept": True}
+        last = s.last_written("P-1", [("memory", plan.id), ("supersession", change.id)])
+        assert last == {("memory", plan.id): at, ("supersession", change.id): at}
+        assert s.last_written("P-2", [("memory", plan.id)]) == {}
+        assert s.last_written("P-1", [("memory", "mem_missing")]) == {}
 
     def test_a_purged_id_is_tombstoned(self, backend: Backend) -> None:
         s = backend.store()

@@ -60,6 +60,16 @@ PAGES = (
 BENCH_NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 
 
+def line_leads(result: Any) -> list[Any]:
+    """The first included item of each line of a ``ContextResult``, in section order: the
+    memory that stands for the line (a line several memories state word for word names them
+    all, issue 25; the plain reference writes the first)."""
+    first: dict[int, Any] = {}
+    for i in sorted(result.included, key=lambda i: i.position or 0):
+        first.setdefault(i.position or 0, i)
+    return list(first.values())
+
+
 def plain_policy(policy: Any) -> Any:
     """``policy`` as the reference reads it: no annotations (pending review, possibly stale, lab
     history), one line per memory (no lists, history lines or allergy pairs; issue 23) and

@@ -17,6 +17,7 @@ from .common import (
     Setup,
     Target,
     engine_and_reference,
+    line_leads,
     log,
     plain_policy,
     query_at,
@@ -32,7 +33,7 @@ def check(bench: Setup, n: int, qv: dict[str, F32], detected: bool = False) -> N
     for q, v in qv.items():
         got = bench.eng.build_context(pid, q, query_vector=v, record_access=False, policy=plain)
         text, lines = bench.ref_context(pid, recs, sups, q, v)
-        inc = sorted(got.included, key=lambda i: i.position or 0)
+        inc = line_leads(got)
         ids = [i.scored.memory.id for i in inc]
         if ids != [ln.memory_id for ln in lines]:
             raise Mismatch(f"{pid} {q!r}: engine top {ids} != reference {lines}")

@@ -178,7 +178,7 @@ def _agree(eng: Any, qv: dict[str, Any]) -> str:
     section for every query: the same lines, the same text. Returns what was checked."""
 
     from .. import reference as ref
-    from .common import Mismatch, plain_policy, records_of, sups_of
+    from .common import Mismatch, line_leads, plain_policy, records_of, sups_of
 
     recs = records_of(eng.list_memories(PID))
     sups = sups_of(eng.supersessions(PID))
@@ -188,7 +188,7 @@ def _agree(eng: Any, qv: dict[str, Any]) -> str:
         text, lines = ref.build_context(
             recs, sups, v, NOW, ref.DecayParams.from_policy(eng.policy.decay), **_ref_args(eng, q)
         )
-        ids = [i.scored.memory.id for i in sorted(got.included, key=lambda i: i.position or 0)]
+        ids = [i.scored.memory.id for i in line_leads(got)]
         if ids != [ln.memory_id for ln in lines] or got.text != text:
             raise Mismatch(f"section path, {PID} {q!r}: the engine and the reference differ")
     return (

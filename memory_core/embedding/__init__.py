@@ -14,6 +14,11 @@ def make_embedder(spec: str | Embedder) -> Embedder:
 
     if isinstance(spec, Embedder):
         return spec
+    if not isinstance(spec, str):
+        raise ConfigurationError(
+            f"embedder must be 'minilm', 'hashing', 'openai:<model>' or an Embedder, got "
+            f"{type(spec).__name__}"
+        )
     if spec == "minilm":
         from .minilm import MiniLMEmbedder
 

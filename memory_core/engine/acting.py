@@ -65,29 +65,73 @@ class Acting:
             raise PermissionDeniedError(action, self.actor, self.role.value)
 
     # --- one memory --------------------------------------------------------------------------
-    def pin(self, memory_id: str, *, expected_version: int | None = None) -> Memory:
+    # Each id-based change takes ``patient_id``: the patient the page shows. When given, an id
+    # of another patient's record is NotFoundError and nothing is written (the pages always
+    # pass it).
+    def pin(
+        self,
+        memory_id: str,
+        *,
+        expected_version: int | None = None,
+        patient_id: str | None = None,
+    ) -> Memory:
         self._require("pin")
-        return self._engine.pin(memory_id, self.actor, expected_version=expected_version)
+        return self._engine.pin(
+            memory_id, self.actor, expected_version=expected_version, patient_id=patient_id
+        )
 
-    def unpin(self, memory_id: str, *, expected_version: int | None = None) -> Memory:
+    def unpin(
+        self,
+        memory_id: str,
+        *,
+        expected_version: int | None = None,
+        patient_id: str | None = None,
+    ) -> Memory:
         self._require("unpin")
-        return self._engine.unpin(memory_id, self.actor, expected_version=expected_version)
+        return self._engine.unpin(
+            memory_id, self.actor, expected_version=expected_version, patient_id=patient_id
+        )
 
     def set_importance(
-        self, memory_id: str, importance: float, *, expected_version: int | None = None
+        self,
+        memory_id: str,
+        importance: float,
+        *,
+        expected_version: int | None = None,
+        patient_id: str | None = None,
     ) -> Memory:
         self._require("set_importance")
         return self._engine.set_importance(
-            memory_id, importance, self.actor, expected_version=expected_version
+            memory_id,
+            importance,
+            self.actor,
+            expected_version=expected_version,
+            patient_id=patient_id,
         )
 
-    def archive(self, memory_id: str, *, expected_version: int | None = None) -> Memory:
+    def archive(
+        self,
+        memory_id: str,
+        *,
+        expected_version: int | None = None,
+        patient_id: str | None = None,
+    ) -> Memory:
         self._require("archive")
-        return self._engine.archive(memory_id, self.actor, expected_version=expected_version)
+        return self._engine.archive(
+            memory_id, self.actor, expected_version=expected_version, patient_id=patient_id
+        )
 
-    def restore(self, memory_id: str, *, expected_version: int | None = None) -> Memory:
+    def restore(
+        self,
+        memory_id: str,
+        *,
+        expected_version: int | None = None,
+        patient_id: str | None = None,
+    ) -> Memory:
         self._require("restore")
-        return self._engine.restore(memory_id, self.actor, expected_version=expected_version)
+        return self._engine.restore(
+            memory_id, self.actor, expected_version=expected_version, patient_id=patient_id
+        )
 
     def add_memory(
         self,
@@ -120,36 +164,48 @@ class Acting:
         out: list[Supersession] = []
         for sup in res.supersessions:
             if sup.old_id in keep and sup.state is SupersessionState.AUTO:
-                sup = eng.undo_supersession(sup.id, self.actor, now=now)
+                sup = eng.undo_supersession(sup.id, self.actor, now=now, patient_id=patient_id)
             elif sup.old_id in keep and sup.state is SupersessionState.PENDING:
-                sup = eng.reject_supersession(sup.id, self.actor, now=now)
+                sup = eng.reject_supersession(sup.id, self.actor, now=now, patient_id=patient_id)
             out.append(sup)
-        return AddResult(memory=eng.get(res.memory.id), supersessions=tuple(out))
+        return AddResult(
+            memory=eng.get(res.memory.id, patient_id=patient_id), supersessions=tuple(out)
+        )
 
     # --- reviews and flags -------------------------------------------------------------------
-    def confirm_supersession(self, supersession_id: str) -> Supersession:
+    def confirm_supersession(
+        self, supersession_id: str, *, patient_id: str | None = None
+    ) -> Supersession:
         self._require("confirm_supersession")
-        return self._engine.confirm_supersession(supersession_id, self.actor)
+        return self._engine.confirm_supersession(supersession_id, self.actor, patient_id=patient_id)
 
-    def reject_supersession(self, supersession_id: str) -> Supersession:
+    def reject_supersession(
+        self, supersession_id: str, *, patient_id: str | None = None
+    ) -> Supersession:
         self._require("reject_supersession")
-        return self._engine.reject_supersession(supersession_id, self.actor)
+        return self._engine.reject_supersession(supersession_id, self.actor, patient_id=patient_id)
 
-    def undo_supersession(self, supersession_id: str) -> Supersession:
+    def undo_supersession(
+        self, supersession_id: str, *, patient_id: str | None = None
+    ) -> Supersession:
         self._require("undo_supersession")
-        return self._engine.undo_supersession(supersession_id, self.actor)
+        return self._engine.undo_supersession(supersession_id, self.actor, patient_id=patient_id)
 
     def scan_contradictions(self, patient_id: str) -> list[Supersession]:
         self._require("scan_contradictions")
         return self._engine.scan_contradictions(patient_id, by=self.actor)
 
-    def keep_flagged(self, memory_id: str, change_id: str) -> StaleFlag:
+    def keep_flagged(
+        self, memory_id: str, change_id: str, *, patient_id: str | None = None
+    ) -> StaleFlag:
         self._require("keep_flagged")
-        return self._engine.keep_flagged(memory_id, change_id, self.actor)
+        return self._engine.keep_flagged(memory_id, change_id, self.actor, patient_id=patient_id)
 
-    def confirm_flagged(self, memory_id: str, change_id: str) -> Memory:
+    def confirm_flagged(
+        self, memory_id: str, change_id: str, *, patient_id: str | None = None
+    ) -> Memory:
         self._require("confirm_flagged")
-        return self._engine.confirm_flagged(memory_id, change_id, self.actor)
+        return self._engine.confirm_flagged(memory_id, change_id, self.actor, patient_id=patient_id)
 
     # --- policy, ingest, demo ------------------------------------------------------------------
     def save_policy(self, policy: EnginePolicy) -> None:

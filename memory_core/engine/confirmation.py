@@ -7,8 +7,11 @@ review) or keeps it against a possibly-stale flag (at the keep: :mod:`.flagging`
 its system of record asserts it at a date -- an added record's ``confirmed_at``
 (:mod:`.ingest`), or :func:`confirm_memories` for memories already stored (a re-import that
 finds its resource still active). Each confirmation is kept on the memory
-(:attr:`Memory.confirmations`, so an as-of view counts only those taken effect by then) and
-audited (``confirm_memory``, naming what confirmed it).
+(:attr:`Memory.confirmations`, via :meth:`Memory.with_confirmation`, so an as-of view counts
+only those taken effect by then). The engine writes the memory; the store audits each
+confirmation it adds (``confirm_memory``, naming what confirmed it: derived from the change by
+:mod:`memory_core.store.audit`, which also refuses a confirmation dated in the future or before
+the memory was created).
 """
 
 from __future__ import annotations
@@ -21,34 +24,11 @@ from typing import Any
 from .. import validation as v
 from ..errors import ConflictError, NotFoundError, ValidationError
 from ..store.base import ChangeSet, MemoryUpdate
-from ..values import AuditAction, Confirmation, ConfirmationKind, Memory
+from ..values import Confirmation, ConfirmationKind, Memory
 from .core import Core
 
 #: a batch of confirmations refused by a concurrent write is read again and retried this often
 ATTEMPTS = 8
-
-
-def add_confirmation(
-    core: Core, memory: Memory, confirmation: Confirmation, by: str, changes: ChangeSet
-) -> Memory:
-    """``memory`` with ``confirmation`` added and its audit entry appended to ``changes`` (the
-    caller writes the memory). Already recorded (the same moment, kind and reference): the
-    memory as it is, nothing audited."""
-    new = memory.with_confirmation(confirmation)
-    if new is memory:
-        return memory
-    changes.audit.append(
-        core.audit(
-            by,
-            AuditAction.CONFIRM_MEMORY,
-            "memory",
-            memory.id,
-            memory.patient_id,
-            memory.to_public_dict(),
-            {**new.to_public_dict(), "confirmation": confirmation.to_public_dict()},
-        )
-    )
-    return new
 
 
 def record_confirmation(
@@ -73,7 +53,11 @@ def confirm_memories(
     twice, once per mention). A superseded or archived memory is confirmed too (its age
     restarts) but stays as it is: only a reviewer's undo or restore brings it back."""
     by = v.actor(by)
-    now = core.now(now)
+    now = core.action_time(now)  # an action: no later than the clock (ValidationError on now)
+    if isinstance(items, str | bytes | Mapping) or not isinstance(items, Iterable):
+        raise ValidationError(
+            "items", f"must be a list of mappings with memory_id, got {type(items).__name__}"
+        )
     rows = list(items)
     for attempt in range(ATTEMPTS):
         try:
@@ -109,11 +93,11 @@ def _confirm_once(
     changes = ChangeSet()
     for i, conf in planned:
         mid = ids[i]
-        current[mid] = add_confirmation(core, current.get(mid, stored[mid]), conf, by, changes)
+        current[mid] = current.get(mid, stored[mid]).with_confirmation(conf)
     changes.update_memories.extend(
         MemoryUpdate(m, stored[mid].version) for mid, m in current.items() if m is not stored[mid]
     )
     if changes.update_memories:
-        core.apply(changes)
+        core.apply(changes, by)
     fresh = {m.id: m for m in core.store.get_memories(sorted(current))}
     return [fresh[mid] for mid in ids]

@@ -15,9 +15,10 @@ from typing import Any
 from .. import validation as v
 from ..contradictions import Adjudicator, RuleAdjudicator, deciding
 from ..embedding.base import Embedder
+from ..errors import NotFoundError, ValidationError
 from ..policy import DecayPolicy, EnginePolicy
 from ..store.base import ChangeSet, MemoryStore
-from ..values import AuditAction, AuditEntry
+from ..values import Memory, Supersession
 from .snapshot import Snapshots
 
 SYSTEM = "system"
@@ -72,10 +73,43 @@ class Core:
         self._policy = policy
 
     def now(self, now: datetime | None) -> datetime:
+        """The moment a read looks at: the clock, or any given moment (as-of views)."""
         return self.clock() if now is None else v.now_value(now)
 
-    def apply(self, changes: ChangeSet) -> None:
-        """Write through the store; the snapshot cache follows (see :meth:`Snapshots.apply`)."""
+    def action_time(self, now: datetime | None) -> datetime:
+        """The moment an action records (an archive, a review, an undo, a purge, a cleanup, an
+        add): the engine's clock, or a given ``now`` no later than the clock allows
+        (:data:`validation.CLOCK_SKEW` after it) -- later is a ValidationError naming ``now``.
+        The store refuses a moment before its last write of a record the action changes
+        (:mod:`memory_core.store.audit`), so no action can be dated before the state it
+        changes."""
+        clock = self.clock()
+        return clock if now is None else v.timestamp(now, "now", clock)
+
+    def memory_of(self, memory_id: Any, patient_id: Any = None) -> Memory:
+        """The stored memory ``memory_id`` (checked as an id); with ``patient_id``, only if it
+        is that patient's (NotFoundError otherwise: nothing of another patient is touched)."""
+        mid = v.record_id(memory_id, "memory_id")
+        pid = None if patient_id is None else v.patient_id(patient_id)
+        m = self.store.get_memory(mid)
+        if pid is not None and m.patient_id != pid:
+            raise NotFoundError("memory", mid, pid)
+        return m
+
+    def supersession_of(self, supersession_id: Any, patient_id: Any = None) -> Supersession:
+        """As :meth:`memory_of`, for a supersession."""
+        sid = v.record_id(supersession_id, "supersession_id")
+        pid = None if patient_id is None else v.patient_id(patient_id)
+        s = self.store.get_supersession(sid)
+        if pid is not None and s.patient_id != pid:
+            raise NotFoundError("supersession", sid, pid)
+        return s
+
+    def apply(self, changes: ChangeSet, actor: str) -> None:
+        """Write through the store as ``actor`` at the engine's clock (the store derives and
+        writes the audit rows); the snapshot cache follows (see :meth:`Snapshots.apply`)."""
+        changes.actor = actor
+        changes.at = self.clock()
         self.snapshots.apply(changes)
 
     def workers(self) -> ThreadPoolExecutor:
@@ -99,18 +133,27 @@ class Core:
             return self.embedder.default_type_thresholds[memory_type]
         return self.contradiction_threshold
 
-    def audit(
-        self,
-        actor: str,
-        action: AuditAction,
-        entity: str,
-        entity_id: str,
-        patient_id: str | None,
-        before: dict[str, Any] | None,
-        after: dict[str, Any] | None,
-    ) -> AuditEntry:
-        """One audit entry, stamped with the engine's clock."""
-        return AuditEntry(self.clock(), actor, action, entity, entity_id, patient_id, before, after)
+
+def check_options(
+    policy: Any, adjudicator: Any, clock: Any, cache_bytes: Any, encoding: Any = None
+) -> None:
+    """The engine's options, checked before anything touches a store (ValidationError naming
+    the option): a policy of the wrong kind would otherwise be accepted and fail on first use."""
+    if policy is not None and not isinstance(policy, EnginePolicy | DecayPolicy):
+        raise ValidationError(
+            "policy",
+            f"must be an EnginePolicy, a DecayPolicy or None, got {type(policy).__name__}",
+        )
+    if adjudicator is not None and not any(
+        callable(getattr(adjudicator, name, None)) for name in ("decide", "adjudicate")
+    ):
+        raise ValidationError("adjudicator", "must have decide(older, newer, similarity)")
+    if not callable(clock):
+        raise ValidationError("clock", f"must be callable, got {type(clock).__name__}")
+    if isinstance(cache_bytes, bool) or not isinstance(cache_bytes, int) or cache_bytes < 0:
+        raise ValidationError("cache_bytes", f"must be a non-negative integer, got {cache_bytes!r}")
+    if encoding is not None and not isinstance(encoding, str):
+        raise ValidationError("encoding", f"must be a tokenizer name, got {encoding!r}")
 
 
 def open_core(
@@ -127,6 +170,11 @@ def open_core(
     dimensions; a bare :class:`DecayPolicy` becomes an engine policy with it as its decay part;
     no policy means the store's saved one (else the defaults); no adjudicator means the
     :class:`RuleAdjudicator`. ``cache_bytes`` bounds the snapshot and usage caches."""
+    check_options(policy, adjudicator, clock, cache_bytes, encoding)
+    if not isinstance(store, MemoryStore):
+        raise ValidationError("store", f"must be a MemoryStore, got {type(store).__name__}")
+    if not isinstance(embedder, Embedder):
+        raise ValidationError("embedder", f"must be an Embedder, got {type(embedder).__name__}")
     store.bind_embedding_model(embedder.model_id, embedder.dimensions)
     if isinstance(policy, DecayPolicy):
         policy = EnginePolicy(decay=policy)
@@ -141,8 +189,8 @@ def open_core(
 def save_policy(core: Core, policy: EnginePolicy, by: str) -> None:
     """Make ``policy`` the engine's policy and store it (audited, before and after)."""
     by = v.actor(by)
-    before, after = core.policy.to_dict(), policy.to_dict()
-    entry = core.audit(by, AuditAction.POLICY_CHANGE, "policy", "engine", None, before, after)
-    core.apply(ChangeSet(policy=after, audit=[entry]))
+    if not isinstance(policy, EnginePolicy):
+        raise ValidationError("policy", f"must be an EnginePolicy, got {type(policy).__name__}")
+    core.apply(ChangeSet(policy=policy.to_dict()), by)
     core.policy = policy
     core._policy_version = core.store.policy_version()  # our own save: nothing to reload

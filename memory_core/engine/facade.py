@@ -125,8 +125,10 @@ class MemoryEngine:
         return Acting(self, actor, role)
 
     # --- reading the store -----------------------------------------------------------------------
-    def get(self, memory_id: str) -> Memory:
-        return self.store.get_memory(memory_id)
+    def get(self, memory_id: str, *, patient_id: str | None = None) -> Memory:
+        """The memory (NotFoundError when there is none -- or, with ``patient_id``, when it is
+        not that patient's)."""
+        return self._core.memory_of(memory_id, patient_id)
 
     def list_patients(self) -> list[str]:
         return self.store.list_patients()
@@ -233,16 +235,24 @@ class MemoryEngine:
         """Active memories naming a drug or condition whose memory was superseded, at ``now``."""
         return flagging.stale_flags(self._core, patient_id, now)
 
-    def keep_flagged(self, memory_id: str, change_id: str, by: str) -> StaleFlag:
+    def keep_flagged(
+        self, memory_id: str, change_id: str, by: str, *, patient_id: str | None = None
+    ) -> StaleFlag:
         """A reviewer keeps the flagged memory as it is: the flag is cleared (audited)."""
-        return flagging.keep_flagged(self._core, memory_id, change_id, by)
+        return flagging.keep_flagged(self._core, memory_id, change_id, by, patient_id)
 
     def confirm_flagged(
-        self, memory_id: str, change_id: str, by: str, *, now: datetime | None = None
+        self,
+        memory_id: str,
+        change_id: str,
+        by: str,
+        *,
+        now: datetime | None = None,
+        patient_id: str | None = None,
     ) -> Memory:
         """A reviewer confirms the flagged memory is outdated: it is archived (audited;
         undone with :meth:`restore`)."""
-        return flagging.confirm_flagged(self._core, memory_id, change_id, by, now)
+        return flagging.confirm_flagged(self._core, memory_id, change_id, by, now, patient_id)
 
     # --- adding memories -------------------------------------------------------------------------
     def add_memory(
@@ -332,23 +342,38 @@ class MemoryEngine:
         )
 
     def confirm_supersession(
-        self, supersession_id: str, reviewer: str, *, now: datetime | None = None
+        self,
+        supersession_id: str,
+        reviewer: str,
+        *,
+        now: datetime | None = None,
+        patient_id: str | None = None,
     ) -> Supersession:
         """A reviewer confirms a pending supersession: the older memory is demoted now."""
-        return supersession.confirm(self._core, supersession_id, reviewer, now)
+        return supersession.confirm(self._core, supersession_id, reviewer, now, patient_id)
 
     def reject_supersession(
-        self, supersession_id: str, reviewer: str, *, now: datetime | None = None
+        self,
+        supersession_id: str,
+        reviewer: str,
+        *,
+        now: datetime | None = None,
+        patient_id: str | None = None,
     ) -> Supersession:
         """A reviewer says both memories stand: the pending supersession is closed."""
-        return supersession.reject(self._core, supersession_id, reviewer, now)
+        return supersession.reject(self._core, supersession_id, reviewer, now, patient_id)
 
     def undo_supersession(
-        self, supersession_id: str, reviewer: str, *, now: datetime | None = None
+        self,
+        supersession_id: str,
+        reviewer: str,
+        *,
+        now: datetime | None = None,
+        patient_id: str | None = None,
     ) -> Supersession:
         """Undo a decision: an automatic or confirmed supersession (the older memory is active
         again) or a rejected one (its review is reopened)."""
-        return supersession.undo(self._core, supersession_id, reviewer, now)
+        return supersession.undo(self._core, supersession_id, reviewer, now, patient_id)
 
     def scan_contradictions(
         self,
@@ -373,16 +398,40 @@ class MemoryEngine:
         return supersession.similarity_pairs(self._core, patient_id, now, min_similarity)
 
     # --- reviewer actions on memories ------------------------------------------------------------
-    def pin(self, memory_id: str, by: str, *, expected_version: int | None = None) -> Memory:
-        return lifecycle.set_pinned(self._core, memory_id, True, by, expected_version)
+    # Each takes ``patient_id``: when given, an id of another patient's record is NotFoundError
+    # and nothing is written (the dashboard and the CLI always pass the patient they show).
+    def pin(
+        self,
+        memory_id: str,
+        by: str,
+        *,
+        expected_version: int | None = None,
+        patient_id: str | None = None,
+    ) -> Memory:
+        return lifecycle.set_pinned(self._core, memory_id, True, by, expected_version, patient_id)
 
-    def unpin(self, memory_id: str, by: str, *, expected_version: int | None = None) -> Memory:
-        return lifecycle.set_pinned(self._core, memory_id, False, by, expected_version)
+    def unpin(
+        self,
+        memory_id: str,
+        by: str,
+        *,
+        expected_version: int | None = None,
+        patient_id: str | None = None,
+    ) -> Memory:
+        return lifecycle.set_pinned(self._core, memory_id, False, by, expected_version, patient_id)
 
     def set_importance(
-        self, memory_id: str, importance: float, by: str, *, expected_version: int | None = None
+        self,
+        memory_id: str,
+        importance: float,
+        by: str,
+        *,
+        expected_version: int | None = None,
+        patient_id: str | None = None,
     ) -> Memory:
-        return lifecycle.set_importance(self._core, memory_id, importance, by, expected_version)
+        return lifecycle.set_importance(
+            self._core, memory_id, importance, by, expected_version, patient_id
+        )
 
     def archive(
         self,
@@ -391,11 +440,19 @@ class MemoryEngine:
         *,
         now: datetime | None = None,
         expected_version: int | None = None,
+        patient_id: str | None = None,
     ) -> Memory:
-        return lifecycle.archive(self._core, memory_id, by, now, expected_version)
+        return lifecycle.archive(self._core, memory_id, by, now, expected_version, patient_id)
 
-    def restore(self, memory_id: str, by: str, *, expected_version: int | None = None) -> Memory:
-        return lifecycle.restore(self._core, memory_id, by, expected_version)
+    def restore(
+        self,
+        memory_id: str,
+        by: str,
+        *,
+        expected_version: int | None = None,
+        patient_id: str | None = None,
+    ) -> Memory:
+        return lifecycle.restore(self._core, memory_id, by, expected_version, patient_id)
 
     # --- cleanup, purge and imported sessions ----------------------------------------------------
     def cleanup(

@@ -12,10 +12,9 @@ import numpy as np
 from .. import flags
 from .. import validation as v
 from ..errors import NotFoundError, StateError
-from ..store.base import AuditQuery, ChangeSet, MemoryUpdate
+from ..store.base import AuditQuery, ChangeSet, FlagKeep, MemoryUpdate
 from ..values import AuditAction, Confirmation, ConfirmationKind, Memory, StaleFlag, Status
 from .asof import active_indices
-from .confirmation import add_confirmation
 from .core import Core
 from .snapshot import Snapshot
 
@@ -83,65 +82,69 @@ def stale_flags(core: Core, patient_id: str, now: datetime | None) -> list[Stale
     return flags_at(core, snap, patient_id, now)
 
 
-def _flag(core: Core, memory_id: str, change_id: str) -> tuple[Memory, StaleFlag]:
-    """The memory and its open flag for this change now (looked up for the one memory in the
-    snapshot's flag index, not among every flag of the patient)."""
-    memory = core.store.get_memory(memory_id)
+def _flag(
+    core: Core, memory_id: str, change_id: str, patient_id: str | None
+) -> tuple[Memory, StaleFlag]:
+    """The memory (of ``patient_id`` when given) and its open flag for this change now (looked
+    up for the one memory in the snapshot's flag index, not among every flag of the patient)."""
+    memory = core.memory_of(memory_id, patient_id)
+    cid = v.record_id(change_id, "change_id")
     now = core.now(None)
     snap = core.snapshots.snapshot(memory.patient_id)
     row = snap.index.get(memory.id)
     active = active_indices(snap, now)
     if row is not None and row in active[np.searchsorted(active, row) :][:1]:
         index, mine = snap.flag_index(), snap.memories[row]
-        if any(f.change_id == change_id for f in index.flags_of(mine, now)):
+        if any(f.change_id == cid for f in index.flags_of(mine, now)):
             for f in index.flags_of(mine, now, kept(core, memory.patient_id)):
-                if f.change_id == change_id:
+                if f.change_id == cid:
                     return memory, f
-    raise NotFoundError("possibly-stale flag", f"{memory_id} / {change_id}")
+    raise NotFoundError("possibly-stale flag", f"{memory.id} / {cid}")
 
 
-def keep_flagged(core: Core, memory_id: str, change_id: str, by: str) -> StaleFlag:
-    """The reviewer keeps the memory: the flag is cleared (audited, KEEP_FLAGGED) and the
-    memory's fact is confirmed now -- a reviewer just said it still holds, so its age counts
-    from the keep (audited, CONFIRM_MEMORY, naming the change)."""
+def keep_flagged(
+    core: Core, memory_id: str, change_id: str, by: str, patient_id: str | None = None
+) -> StaleFlag:
+    """The reviewer keeps the memory: the flag is cleared (a change of its own, audited by the
+    store as KEEP_FLAGGED with the flag) and the memory's fact is confirmed now -- a reviewer
+    just said it still holds, so its age counts from the keep (audited by the store as
+    CONFIRM_MEMORY, naming the change)."""
     by = v.actor(by)
-    memory, flag = _flag(core, memory_id, change_id)
-    entry = core.audit(
-        by,
-        AuditAction.KEEP_FLAGGED,
-        "memory",
-        memory.id,
-        memory.patient_id,
-        flag.to_public_dict(),
-        {"change_id": change_id, "kept": True},
+    memory, flag = _flag(core, memory_id, change_id, patient_id)
+    changes = ChangeSet(
+        flag_keeps=[FlagKeep(memory.id, memory.patient_id, flag.change_id)],
+        notes={memory.id: {"flag": flag.to_public_dict()}},
     )
-    changes = ChangeSet(audit=[entry])
-    conf = Confirmation(core.now(None), ConfirmationKind.FLAG_KEPT, change_id)
-    kept_memory = add_confirmation(core, memory, conf, by, changes)
-    if kept_memory is not memory:
+    at = core.clock()
+    kept_memory = memory.with_confirmation(
+        Confirmation(at, ConfirmationKind.FLAG_KEPT, flag.change_id)
+    )
+    if kept_memory is not memory and at >= memory.created_at:
         changes.update_memories.append(MemoryUpdate(kept_memory, memory.version))
-    core.apply(changes)
+    core.apply(changes, by)
     return flag
 
 
 def confirm_flagged(
-    core: Core, memory_id: str, change_id: str, by: str, now: datetime | None = None
+    core: Core,
+    memory_id: str,
+    change_id: str,
+    by: str,
+    now: datetime | None = None,
+    patient_id: str | None = None,
 ) -> Memory:
     """The reviewer confirms the memory is stale: it is archived (audited, CONFIRM_FLAGGED;
     undone by ``restore``)."""
     by = v.actor(by)
-    memory, flag = _flag(core, memory_id, change_id)
+    at = core.action_time(now)
+    memory, flag = _flag(core, memory_id, change_id, patient_id)
     if memory.status is not Status.ACTIVE:
         raise StateError(f"memory {memory.id} is {memory.status.value}, not active")
-    new = replace(memory, status=Status.ARCHIVED, archived_at=core.now(now))
-    entry = core.audit(
-        by,
-        AuditAction.CONFIRM_FLAGGED,
-        "memory",
-        memory.id,
-        memory.patient_id,
-        memory.to_public_dict(),
-        {**new.to_public_dict(), "flag": flag.to_public_dict()},
+    new = replace(memory, status=Status.ARCHIVED, archived_at=at)
+    changes = ChangeSet(
+        update_memories=[MemoryUpdate(new, memory.version)],
+        actions={memory.id: AuditAction.CONFIRM_FLAGGED},
+        notes={memory.id: {"flag": flag.to_public_dict()}},
     )
-    core.apply(ChangeSet(update_memories=[MemoryUpdate(new, memory.version)], audit=[entry]))
-    return core.store.get_memory(memory_id)
+    core.apply(changes, by)
+    return core.store.get_memory(memory.id)

@@ -3,6 +3,7 @@ for supersession and written in one transaction per batch."""
 
 from __future__ import annotations
 
+import difflib
 import random
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -17,15 +18,8 @@ from .. import validation as v
 from ..errors import ConflictError, NotFoundError, StaleSnapshotError, ValidationError
 from ..facts import index_keys
 from ..importance import default_importance, default_pinned
-from ..store.base import ChangeSet, InsertAudit, MemoryUpdate
-from ..values import (
-    AddResult,
-    AuditAction,
-    Confirmation,
-    ConfirmationKind,
-    Memory,
-    Supersession,
-)
+from ..store.base import ChangeSet, MemoryUpdate
+from ..values import AddResult, Confirmation, ConfirmationKind, Memory, Supersession
 from .core import Core, Progress, new_id
 from .snapshot import PatientPool
 from .supersession import detect_batch
@@ -82,7 +76,50 @@ def prepare(ctx: BatchContext, record: Mapping[str, Any] | Any, index: int, out:
         raise ValidationError(f"records[{index}].{exc.field}", exc.message) from exc
 
 
+#: the fields a record may name (``add_memory``'s arguments and the import extras)
+RECORD_FIELDS = frozenset(
+    (
+        "patient_id",
+        "content",
+        "memory_type",
+        "importance",
+        "created_at",
+        "pinned",
+        "tier",
+        "source",
+        "access_times",
+        "embedding",
+        "embedding_model",
+        "id",
+        "facts",
+        "confirmed_at",
+    )
+)
+
+
+def unknown_field(keys: Iterable[Any], known: frozenset[str] = RECORD_FIELDS) -> None:
+    """ValidationError naming the first key that is not a record field (with the field it was
+    probably meant to be): a misspelled ``importnace`` must not be dropped silently."""
+    for key in keys:
+        if key in known:
+            continue
+        if not isinstance(key, str):
+            raise ValidationError(str(key), f"is not a field name ({type(key).__name__})")
+        near = difflib.get_close_matches(key.lower(), known, n=1, cutoff=0.6)
+        if not near:  # createdAt -> created_at
+            near = [k for k in known if k.replace("_", "") == key.lower().replace("_", "")]
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        raise ValidationError(
+            key, f"is not a field of a memory record (fields: {', '.join(sorted(known))}){hint}"
+        )
+
+
 def _prepare(ctx: BatchContext, record: Mapping[str, Any] | Any, out: Prepared) -> None:
+    if isinstance(record, Mapping):
+        if not record.keys() <= RECORD_FIELDS:
+            unknown_field(record.keys())
+    elif record is None or isinstance(record, str | bytes | int | float | list | tuple):
+        raise ValidationError("record", f"must be a mapping of fields, got {type(record).__name__}")
     get: Callable[[str], Any] = (
         record.get if type(record) is dict else lambda key: field_of(record, key)
     )
@@ -182,7 +219,11 @@ def add_memories(
     store and within the batch) and the results it would give, but nothing is written -- a
     preview by the same code path as the write."""
     by = v.actor(by)
-    now = core.now(now)
+    now = core.action_time(now)
+    if isinstance(records, str | bytes | Mapping) or not isinstance(records, Iterable):
+        raise ValidationError(
+            "records", f"must be a list of records (mappings), got {type(records).__name__}"
+        )
     items = list(records)
     if batch_size is not None:
         batch_size = v.positive_int(batch_size, "batch_size")
@@ -335,9 +376,8 @@ def _write_once(
     changes.accesses.extend(
         [(m.id, m.patient_id, t) for m, times in zip(added, accesses, strict=True) for t in times]
     )
-    # each added memory is audited as added, its public state the after-state: the store
-    # writes those entries from the memories (ChangeSet.insert_entries)
-    changes.insert_audit = InsertAudit(core.clock(), by, AuditAction.ADD.value)
+    # each added memory is audited as added (its public state after) by the store, and each
+    # supersession and demotion as what it is (memory_core.store.audit)
     for pool in pools:
         changes.update_memories.extend(
             MemoryUpdate(m, pool.versions(m.id)) for m in pool.replaced.values()
@@ -345,7 +385,7 @@ def _write_once(
     if dry_run:  # a preview of this write: everything above, nothing written
         return [AddResult(memory=m, supersessions=tuple(sups_by_new.get(m.id, ()))) for m in added]
     try:
-        core.apply(changes)
+        core.apply(changes, by)
     except StaleSnapshotError:
         raise
     except ConflictError as exc:

@@ -25,32 +25,50 @@ def update(
     action: AuditAction,
     change: Callable[[Memory], Memory],
     expected_version: int | None,
+    patient_id: str | None = None,
 ) -> Memory:
-    """One memory changed by ``change`` (nothing is written when it is unchanged)."""
+    """One memory changed by ``change`` (nothing is written when it is unchanged); with
+    ``patient_id``, only a memory of that patient (another's id: NotFoundError)."""
     by = v.actor(by)
-    old = core.store.get_memory(memory_id)
+    if expected_version is not None:
+        expected_version = v.positive_int(expected_version, "expected_version")
+    old = core.memory_of(memory_id, patient_id)
     version = old.version if expected_version is None else expected_version
     new = change(old)
     if new == old and new.pinned == old.pinned:
         return old
-    entry = core.audit(
-        by, action, "memory", old.id, old.patient_id, old.to_public_dict(), new.to_public_dict()
-    )
-    core.apply(ChangeSet(update_memories=[MemoryUpdate(new, version)], audit=[entry]))
-    return core.store.get_memory(memory_id)
+    changes = ChangeSet(update_memories=[MemoryUpdate(new, version)], actions={old.id: action})
+    core.apply(changes, by)
+    return core.store.get_memory(old.id)
 
 
 def set_pinned(
-    core: Core, memory_id: str, pinned: bool, by: str, expected_version: int | None
+    core: Core,
+    memory_id: str,
+    pinned: bool,
+    by: str,
+    expected_version: int | None,
+    patient_id: str | None = None,
 ) -> Memory:
     action = AuditAction.PIN if pinned else AuditAction.UNPIN
     return update(
-        core, memory_id, by, action, lambda m: replace(m, pinned=pinned), expected_version
+        core,
+        memory_id,
+        by,
+        action,
+        lambda m: replace(m, pinned=pinned),
+        expected_version,
+        patient_id,
     )
 
 
 def set_importance(
-    core: Core, memory_id: str, importance: float, by: str, expected_version: int | None
+    core: Core,
+    memory_id: str,
+    importance: float,
+    by: str,
+    expected_version: int | None,
+    patient_id: str | None = None,
 ) -> Memory:
     imp = v.importance(importance)
     if imp is None:
@@ -62,23 +80,35 @@ def set_importance(
         AuditAction.EDIT_IMPORTANCE,
         lambda m: replace(m, importance=imp),
         expected_version,
+        patient_id,
     )
 
 
 def archive(
-    core: Core, memory_id: str, by: str, now: datetime | None, expected_version: int | None
+    core: Core,
+    memory_id: str,
+    by: str,
+    now: datetime | None,
+    expected_version: int | None,
+    patient_id: str | None = None,
 ) -> Memory:
-    at = core.now(now)
+    at = core.action_time(now)
 
     def change(m: Memory) -> Memory:
         if m.status is Status.ARCHIVED:
             raise StateError(f"memory {m.id} is already archived")
         return replace(m, status=Status.ARCHIVED, archived_at=at)
 
-    return update(core, memory_id, by, AuditAction.ARCHIVE, change, expected_version)
+    return update(core, memory_id, by, AuditAction.ARCHIVE, change, expected_version, patient_id)
 
 
-def restore(core: Core, memory_id: str, by: str, expected_version: int | None) -> Memory:
+def restore(
+    core: Core,
+    memory_id: str,
+    by: str,
+    expected_version: int | None,
+    patient_id: str | None = None,
+) -> Memory:
     def change(m: Memory) -> Memory:
         if m.status is not Status.ARCHIVED:
             raise StateError(f"memory {m.id} is {m.status.value}, not archived")
@@ -87,7 +117,7 @@ def restore(core: Core, memory_id: str, by: str, expected_version: int | None) -
         status, superseded_by = status_at(unarchived, held)
         return replace(unarchived, status=status, superseded_by=superseded_by)
 
-    return update(core, memory_id, by, AuditAction.RESTORE, change, expected_version)
+    return update(core, memory_id, by, AuditAction.RESTORE, change, expected_version, patient_id)
 
 
 def _patients(core: Core, patient_id: str | None) -> list[str]:
@@ -104,10 +134,11 @@ _RACED = (ConflictError, StoreBusyError)
 
 
 def _weak(
-    core: Core, pid: str, now: datetime, threshold: float, by: str
+    core: Core, pid: str, now: datetime, threshold: float
 ) -> tuple[list[Memory], dict[str, float], ChangeSet]:
     """One patient's active memories below ``threshold`` at ``now`` (never pinned, never a
-    review-gated type), their strengths, and the change set archiving them, audited."""
+    review-gated type), their strengths, and the change set archiving them (each named a
+    cleanup archive, with its strength and the threshold: the store audits it)."""
     pol = core.policy
     seen = view(core, pid, now, None)
     archived: list[Memory] = []
@@ -124,17 +155,8 @@ def _weak(
             done = replace(m, status=Status.ARCHIVED, archived_at=now)
             archived.append(done)
             changes.update_memories.append(MemoryUpdate(done, m.version))
-            changes.audit.append(
-                core.audit(
-                    by,
-                    AuditAction.CLEANUP_ARCHIVE,
-                    "memory",
-                    m.id,
-                    pid,
-                    m.to_public_dict(),
-                    {**done.to_public_dict(), "strength": s, "threshold": threshold},
-                )
-            )
+            changes.actions[m.id] = AuditAction.CLEANUP_ARCHIVE
+            changes.notes[m.id] = {"strength": s, "threshold": threshold}
     return archived, strengths, changes
 
 
@@ -150,9 +172,17 @@ def cleanup(
     :data:`CLEANUP_BATCH` memories, whole patients each (each all-or-nothing). A change set a
     concurrent write refused is redone patient by patient, each on a fresh view, up to
     :data:`CLEANUP_ATTEMPTS` times; a patient that still cannot be written is left as it was
-    and named in ``skipped`` (the others are archived)."""
+    and named in ``skipped`` (the others are archived). Without a given ``now``, a patient
+    redone after a concurrent write is archived at the clock's moment then (never before the
+    write that moved it)."""
     by = v.actor(by)
-    now = core.now(now)
+    dry_run = v.boolean(dry_run, "dry_run")
+    clocked = now is None
+    now = core.now(now) if dry_run else core.action_time(now)  # a dry run writes nothing
+    if threshold is not None and (
+        isinstance(threshold, bool) or not isinstance(threshold, int | float)
+    ):
+        raise ValidationError("threshold", f"must be a strength between 0 and 1, got {threshold!r}")
     thr = core.policy.decay.cleanup_threshold if threshold is None else float(threshold)
     if not (0.0 <= thr <= 1.0):
         raise ValidationError("threshold", f"must be a strength between 0 and 1, got {thr}")
@@ -163,11 +193,12 @@ def cleanup(
 
     def one(pid: str) -> None:
         for attempt in range(CLEANUP_ATTEMPTS):
-            mems, found, changes = _weak(core, pid, now, thr, by)
+            at = core.clock() if clocked else now
+            mems, found, changes = _weak(core, pid, at, thr)
             if not mems:
                 return
             try:
-                core.apply(changes)
+                core.apply(changes, by)
             except _RACED:
                 time.sleep(random.uniform(0.0, 0.01 * 2**attempt))
                 continue
@@ -182,9 +213,10 @@ def cleanup(
         changes = ChangeSet()
         for _pid, _mems, _found, part in batch:
             changes.update_memories += part.update_memories
-            changes.audit += part.audit
+            changes.actions.update(part.actions)
+            changes.notes.update(part.notes)
         try:
-            core.apply(changes)
+            core.apply(changes, by)
         except _RACED:  # someone wrote to one of these patients meanwhile: one by one
             for pid, *_ in batch:
                 one(pid)
@@ -196,7 +228,7 @@ def cleanup(
 
     pending = 0
     for pid in _patients(core, patient_id):
-        mems, found, changes = _weak(core, pid, now, thr, by)
+        mems, found, changes = _weak(core, pid, now, thr)
         if not mems:
             continue
         if dry_run:
@@ -227,9 +259,16 @@ def purge(
     supersession still holds it, audited), and a pending one naming it is rejected -- so no
     memory is left superseded by a deleted id."""
     by = v.actor(by)
-    now = core.now(now)
-    if not (isinstance(older_than_days, int | float) and older_than_days >= 0):
-        raise ValidationError("older_than_days", "must be a number of days >= 0")
+    dry_run = v.boolean(dry_run, "dry_run")
+    now = core.now(now) if dry_run else core.action_time(now)  # a dry run writes nothing
+    if (
+        isinstance(older_than_days, bool)
+        or not isinstance(older_than_days, int | float)
+        or not 0 <= older_than_days < 1e7
+    ):
+        raise ValidationError(
+            "older_than_days", f"must be a number of days >= 0, got {older_than_days!r}"
+        )
     cutoff = now.timestamp() - float(older_than_days) * 86_400.0
     patients = _patients(core, patient_id)
     doomed: list[Memory] = []
@@ -247,13 +286,10 @@ def purge(
             gone[m.id] = m
             doomed.append(m)
             changes.delete_memories.append(MemoryDelete(m, m.version))
-            changes.audit.append(
-                core.audit(by, AuditAction.PURGE, "memory", m.id, pid, m.to_public_dict(), None)
-            )
         if gone:
             _end_supersessions(core, pid, mems, gone, by, now, changes)
     if not dry_run and doomed:
-        core.apply(changes)
+        core.apply(changes, by)
     return doomed
 
 
@@ -284,17 +320,8 @@ def _end_supersessions(
             else AuditAction.REJECT_SUPERSESSION
         )
         changes.update_supersessions.append(SupersessionUpdate(changed, s.version))
-        changes.audit.append(
-            core.audit(
-                by,
-                action,
-                "supersession",
-                s.id,
-                patient_id,
-                s.to_public_dict(),
-                {**changed.to_public_dict(), "reason": "purge"},
-            )
-        )
+        changes.actions[s.id] = action
+        changes.notes[s.id] = {"reason": "purge"}
         ended.add(s.id)
     if not ended:
         return
@@ -307,30 +334,14 @@ def _end_supersessions(
             continue
         freed = replace(m, status=status, superseded_by=superseded_by)
         changes.update_memories.append(MemoryUpdate(freed, m.version))
-        changes.audit.append(
-            core.audit(
-                by,
-                AuditAction.UNSUPERSEDE,
-                "memory",
-                m.id,
-                patient_id,
-                m.to_public_dict(),
-                {**freed.to_public_dict(), "reason": "purge"},
-            )
-        )
+        changes.actions[m.id] = AuditAction.UNSUPERSEDE
+        changes.notes[m.id] = {"reason": "purge"}
 
 
 def record_sessions(core: Core, patient_id: str, times: Sequence[datetime], by: str) -> None:
     v.patient_id(patient_id)
     now = core.clock()
-    ts = [v.timestamp(t, f"times[{i}]", now) for i, t in enumerate(times)]
-    entry = core.audit(
-        v.actor(by),
-        AuditAction.IMPORT_SESSIONS,
-        "store",
-        patient_id,
-        patient_id,
-        None,
-        {"sessions": len(ts)},
-    )
-    core.apply(ChangeSet(sessions=[SessionMark(patient_id, t) for t in ts], audit=[entry]))
+    ts = v.timestamps(times, "times", now)
+    if not ts:
+        return
+    core.apply(ChangeSet(sessions=[SessionMark(patient_id, t) for t in ts]), v.actor(by))

@@ -18,6 +18,7 @@ from .. import context as ctx
 from .. import decay, flags, ranking, standing, vocabulary
 from .. import validation as v
 from ..contradictions import facts_of
+from ..errors import ValidationError
 from ..facts import index_keys
 from ..facts.model import KeyKind, subject_kinds
 from ..lexical import LexicalIndex
@@ -420,9 +421,15 @@ def record_access(
     accessed = core.store.record_access(patient_id, ids, now, injection)
     at_s = float(seconds([to_us(now)])[0])  # the moment as the store reports it
     core.snapshots.accessed(patient_id, [(a.memory_id, a.access_count) for a in accessed], at_s)
-    due = promotions(accessed, core.policy.decay, patient_id, now, AGENT)
+    due = promotions(accessed, core.policy.decay)
     if due:
-        core.store.promote(patient_id, due)
+        core.store.promote(patient_id, due, AGENT, now)
+
+
+def query_vec(core: Core, value: F32 | None) -> F32 | None:
+    """A caller's query vector, checked like a stored one (:func:`validation.embedding`: the
+    embedder's dimensions, finite, not all zero), so no NaN score can come of it."""
+    return None if value is None else v.embedding(value, core.embedder.dimensions, "query_vector")
 
 
 def access_moment(core: Core, now: datetime) -> datetime:
@@ -448,6 +455,7 @@ def retrieve(
     v.patient_id(patient_id)
     v.query(query)
     k = v.positive_int(k, "k")
+    query_vector = query_vec(core, query_vector)
     present = now is None
     now = core.now(now)
     if record:
@@ -477,6 +485,7 @@ def build_context(
     max_memories = v.positive_int(max_memories, "max_memories")
     if max_tokens is not None:
         max_tokens = v.positive_int(max_tokens, "max_tokens")
+    query_vector = query_vec(core, query_vector)
     present = now is None
     now = core.now(now)
     if record:
@@ -782,7 +791,13 @@ def build_system_prompt(
     max_tokens: int | None,
     record: bool,
 ) -> str:
-    """The memory section for ``query`` (default: the session context) in the system prompt."""
-    q = session_context if query is None else query
+    """The memory section for ``query`` in the system prompt. Without a query the session
+    context is the query: its first :data:`validation.MAX_QUERY_CHARS` characters (a longer
+    session context is not refused -- the prompt shows it cut at its cap, README)."""
+    if not isinstance(session_context, str):
+        raise ValidationError(
+            "session_context", f"must be a string, got {type(session_context).__name__}"
+        )
+    q = v.session_query(session_context) if query is None else query
     result = build_context(core, patient_id, q, now, max_memories, max_tokens, record, None, None)
     return ctx.build_system_prompt(result.text, session_context, core.role)

@@ -41,7 +41,6 @@ from ..values import (
     SupersessionState,
 )
 from .asof import active_indices, statuses
-from .confirmation import add_confirmation
 from .core import Core, Progress, new_id
 from .snapshot import PatientPool, Snapshot
 
@@ -64,7 +63,7 @@ def record(
 ) -> Supersession:
     """A new supersession record (auto: in effect from the newer memory's created_at;
     otherwise pending review), with the rule that took it and its evidence, added to
-    ``changes`` with its audit entry."""
+    ``changes`` (the store audits it)."""
     sup = Supersession(
         id=new_id("sup"),
         patient_id=older.patient_id,
@@ -82,43 +81,25 @@ def record(
         evidence=decision.evidence,
     )
     changes.insert_supersessions.append(sup)
-    changes.audit.append(
-        core.audit(
-            by,
-            AuditAction.DETECT_SUPERSESSION,
-            "supersession",
-            sup.id,
-            sup.patient_id,
-            None,
-            sup.to_public_dict(),
-        )
-    )
     return sup
 
 
-def confirm_restated(
-    core: Core, older: Memory, newer: Memory, decision: Decision, by: str, changes: ChangeSet
-) -> Memory:
+def confirm_restated(older: Memory, newer: Memory, decision: Decision) -> Memory:
     """``older`` confirmed at ``newer``'s created_at when ``decision`` says ``newer`` restates
-    it (a duplicate, by any rule: the same fact stated again), with its audit entry; otherwise
-    ``older`` as it is. On a review-gated type the older memory stays active while the
-    duplicate waits for review: its age counts from the restatement."""
+    it (a duplicate, by any rule: the same fact stated again; the store audits the added
+    confirmation); otherwise ``older`` as it is. On a review-gated type the older memory stays
+    active while the duplicate waits for review: its age counts from the restatement."""
     if decision.verdict is not Verdict.DUPLICATE:
         return older
-    conf = Confirmation(newer.created_at, ConfirmationKind.RESTATED, newer.id)
-    return add_confirmation(core, older, conf, by, changes)
-
-
-def demote(core: Core, older: Memory, newer_id: str, by: str, changes: ChangeSet) -> Memory:
-    """``older`` superseded by ``newer_id`` (base importance kept), with its audit entry
-    added to ``changes``."""
-    demoted = replace(older, status=Status.SUPERSEDED, superseded_by=newer_id)
-    before = older.to_public_dict()
-    after = {**before, "status": demoted.status.value, "superseded_by": newer_id}
-    changes.audit.append(
-        core.audit(by, AuditAction.SUPERSEDE, "memory", older.id, older.patient_id, before, after)
+    return older.with_confirmation(
+        Confirmation(newer.created_at, ConfirmationKind.RESTATED, newer.id)
     )
-    return demoted
+
+
+def demote(older: Memory, newer_id: str) -> Memory:
+    """``older`` superseded by ``newer_id`` (base importance kept; the store audits the
+    update as a supersession)."""
+    return replace(older, status=Status.SUPERSEDED, superseded_by=newer_id)
 
 
 # --- detection on insert -----------------------------------------------------------------------
@@ -272,7 +253,7 @@ def detect(
         auto = applies_at_once(core, new.memory_type, decision)
         sup = record(core, older, newer, sim, decision, auto, by, now, changes)
         found.append(sup)
-        confirmed = confirm_restated(core, older, newer, decision, by, changes)
+        confirmed = confirm_restated(older, newer, decision)
         if confirmed is not older:
             older = confirmed
             if new_is_older:
@@ -280,7 +261,7 @@ def detect(
             else:
                 pool.replace(row, confirmed)
         if sup.state is SupersessionState.AUTO:
-            demoted = demote(core, older, newer.id, by, changes)
+            demoted = demote(older, newer.id)
             if new_is_older:
                 new = demoted
             else:
@@ -358,7 +339,6 @@ def preview(
 
 # --- reviewer actions --------------------------------------------------------------------------
 def _decide(
-    core: Core,
     sup: Supersession,
     by: str,
     action: AuditAction,
@@ -367,26 +347,34 @@ def _decide(
     **fields: Any,
 ) -> ChangeSet:
     changed = replace(sup, state=new_state, decided_by=by, decided_at=now, **fields)
-    entry = core.audit(
-        by,
-        action,
-        "supersession",
-        sup.id,
-        sup.patient_id,
-        sup.to_public_dict(),
-        changed.to_public_dict(),
+    return ChangeSet(
+        update_supersessions=[SupersessionUpdate(changed, sup.version)],
+        actions={sup.id: action.value},
     )
-    return ChangeSet(update_supersessions=[SupersessionUpdate(changed, sup.version)], audit=[entry])
 
 
-def confirm(core: Core, supersession_id: str, reviewer: str, now: datetime | None) -> Supersession:
+def _pending_or_decided(
+    core: Core, supersession_id: str, reviewer: str, now: datetime | None, patient_id: str | None
+) -> tuple[str, datetime, Supersession]:
+    """The reviewer, the action's moment and the supersession (of ``patient_id`` when given:
+    another patient's id is NotFoundError, nothing written)."""
     reviewer = v.actor(reviewer, "reviewer")
-    now = core.now(now)
-    sup = core.store.get_supersession(v.record_id(supersession_id, "supersession_id"))
+    sid = v.record_id(supersession_id, "supersession_id")
+    now = core.action_time(now)
+    return reviewer, now, core.supersession_of(sid, patient_id)
+
+
+def confirm(
+    core: Core,
+    supersession_id: str,
+    reviewer: str,
+    now: datetime | None,
+    patient_id: str | None = None,
+) -> Supersession:
+    reviewer, now, sup = _pending_or_decided(core, supersession_id, reviewer, now, patient_id)
     if sup.state is not SupersessionState.PENDING:
         raise StateError(f"supersession {sup.id} is {sup.state.value}, not pending")
     changes = _decide(
-        core,
         sup,
         reviewer,
         AuditAction.CONFIRM_SUPERSESSION,
@@ -396,36 +384,44 @@ def confirm(core: Core, supersession_id: str, reviewer: str, now: datetime | Non
     )
     old = core.store.get_memory(sup.old_id)
     if old.status is Status.ACTIVE:
-        demoted = demote(core, old, sup.new_id, reviewer, changes)
-        changes.update_memories.append(MemoryUpdate(demoted, old.version))
-    core.apply(changes)
+        changes.update_memories.append(MemoryUpdate(demote(old, sup.new_id), old.version))
+    core.apply(changes, reviewer)
     return core.store.get_supersession(sup.id)
 
 
-def reject(core: Core, supersession_id: str, reviewer: str, now: datetime | None) -> Supersession:
-    reviewer = v.actor(reviewer, "reviewer")
-    now = core.now(now)
-    sup = core.store.get_supersession(v.record_id(supersession_id, "supersession_id"))
+def reject(
+    core: Core,
+    supersession_id: str,
+    reviewer: str,
+    now: datetime | None,
+    patient_id: str | None = None,
+) -> Supersession:
+    reviewer, now, sup = _pending_or_decided(core, supersession_id, reviewer, now, patient_id)
     if sup.state is not SupersessionState.PENDING:
         raise StateError(
             f"supersession {sup.id} is {sup.state.value}; only pending ones can be rejected "
             "(undo one that is in effect)"
         )
     changes = _decide(
-        core, sup, reviewer, AuditAction.REJECT_SUPERSESSION, SupersessionState.REJECTED, now
+        sup, reviewer, AuditAction.REJECT_SUPERSESSION, SupersessionState.REJECTED, now
     )
     # both stand: the reviewer has just kept the older memory's fact (confirmed at the review)
     old = core.store.get_memory(sup.old_id)
     if now >= old.created_at:  # (a review dated before the memory existed confirms nothing)
-        conf = Confirmation(now, ConfirmationKind.REVIEW_KEPT, sup.id)
-        kept = add_confirmation(core, old, conf, reviewer, changes)
+        kept = old.with_confirmation(Confirmation(now, ConfirmationKind.REVIEW_KEPT, sup.id))
         if kept is not old:
             changes.update_memories.append(MemoryUpdate(kept, old.version))
-    core.apply(changes)
+    core.apply(changes, reviewer)
     return core.store.get_supersession(sup.id)
 
 
-def undo(core: Core, supersession_id: str, reviewer: str, now: datetime | None) -> Supersession:
+def undo(
+    core: Core,
+    supersession_id: str,
+    reviewer: str,
+    now: datetime | None,
+    patient_id: str | None = None,
+) -> Supersession:
     """Undo a reviewer's or the engine's decision on a supersession.
 
     In effect (automatic or confirmed): the older memory is active again (unless something else
@@ -436,22 +432,14 @@ def undo(core: Core, supersession_id: str, reviewer: str, now: datetime | None) 
 
     Rejected ("keep both"): the review is reopened -- the record is ``pending`` again, back in
     the queue, ``decided_by`` / ``decided_at`` naming who reopened it and when. No memory
-    changes (a rejection demoted nothing); the audit entry records the state before and
+    changes (a rejection demoted nothing); the store's audit row records the state before and
     after."""
-    reviewer = v.actor(reviewer, "reviewer")
-    now = core.now(now)
-    sup = core.store.get_supersession(v.record_id(supersession_id, "supersession_id"))
+    reviewer, now, sup = _pending_or_decided(core, supersession_id, reviewer, now, patient_id)
     if sup.state is SupersessionState.REJECTED:
-        core.apply(
-            _decide(
-                core,
-                sup,
-                reviewer,
-                AuditAction.UNDO_SUPERSESSION,
-                SupersessionState.PENDING,
-                now,
-            )
+        reopened = _decide(
+            sup, reviewer, AuditAction.UNDO_SUPERSESSION, SupersessionState.PENDING, now
         )
+        core.apply(reopened, reviewer)
         return core.store.get_supersession(sup.id)
     if sup.state not in IN_EFFECT:
         raise StateError(f"supersession {sup.id} is {sup.state.value}; nothing to undo")
@@ -461,7 +449,6 @@ def undo(core: Core, supersession_id: str, reviewer: str, now: datetime | None) 
         and core.policy.contradiction.mode_for(old.memory_type) == "review"
     )
     changes = _decide(
-        core,
         sup,
         reviewer,
         AuditAction.UNDO_SUPERSESSION,
@@ -474,18 +461,7 @@ def undo(core: Core, supersession_id: str, reviewer: str, now: datetime | None) 
     restored = replace(old, status=status, superseded_by=superseded_by)
     if restored != old or restored.superseded_by != old.superseded_by:
         changes.update_memories.append(MemoryUpdate(restored, old.version))
-        changes.audit.append(
-            core.audit(
-                reviewer,
-                AuditAction.UNSUPERSEDE,
-                "memory",
-                old.id,
-                old.patient_id,
-                old.to_public_dict(),
-                restored.to_public_dict(),
-            )
-        )
-    core.apply(changes)
+    core.apply(changes, reviewer)
     return core.store.get_supersession(sup.id)
 
 
@@ -522,7 +498,7 @@ def scan_contradictions(
     progress: Progress | None,
 ) -> list[Supersession]:
     by = v.actor(by)
-    now = core.now(now)
+    now = core.action_time(now)
     patients = [v.patient_id(patient_id)] if patient_id else core.store.list_patients()
     found: list[Supersession] = []
     for n, pid in enumerate(patients, start=1):
@@ -620,17 +596,17 @@ def _scan_patient(core: Core, pid: str, by: str, now: datetime) -> list[Superses
             strong_auto = t in auto and decision.strong and older_k not in demoted
             at_once = strong_auto or (t, older_k, newer_k) in chained
             found.append(record(core, older, newer, sim, decision, at_once, by, now, changes))
-            older = confirm_restated(core, older, newer, decision, by, changes)
+            older = confirm_restated(older, newer, decision)
             if at_once:
                 demoted.add(older_k)
-                older = demote(core, older, newer.id, by, changes)
+                older = demote(older, newer.id)
             if older is not stored:
                 written[stored.id] = older
     changes.update_memories.extend(
         MemoryUpdate(m, snap.memories[snap.index[mid]].version) for mid, m in written.items()
     )
     if changes.insert_supersessions:
-        core.apply(changes)
+        core.apply(changes, by)
     return found
 
 

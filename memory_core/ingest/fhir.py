@@ -458,11 +458,29 @@ def _report_results(
 def _load(bundle: Mapping[str, Any] | str | Path) -> dict[str, Any]:
     if isinstance(bundle, Mapping):
         return dict(bundle)
+    if not isinstance(bundle, str | Path):
+        raise ValidationError(
+            "bundle",
+            f"must be a FHIR Bundle (a mapping) or the path of its JSON file, got "
+            f"{type(bundle).__name__}",
+        )
     path = Path(bundle)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
+    except (OSError, ValueError) as exc:  # missing, a directory, unreadable, a NUL in the name
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ValidationError("bundle", f"cannot read {str(path)!r}: {why}") from exc
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise ValidationError(
+            "bundle", f"{path.name} is not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from exc
     except json.JSONDecodeError as exc:
         raise ValidationError("bundle", f"{path.name} is not valid JSON ({exc.msg})") from exc
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit number; nesting too deep
+        why = str(exc).split(";")[0] if isinstance(exc, ValueError) else "nested too deeply"
+        raise ValidationError("bundle", f"{path.name} is not valid JSON ({why})") from exc
     if not isinstance(data, dict):
         raise ValidationError("bundle", "must be a JSON object (a FHIR Bundle)")
     return data
@@ -510,7 +528,10 @@ def import_fhir(
     ``patient_id`` if given, else the chosen Patient resource's id (see the module docstring
     for which Patient is chosen and when the bundle is refused)."""
     by = v.actor(by)
+    dry_run = v.boolean(dry_run, "dry_run")
     at = v.now_value(now) if now is not None else engine.clock()
+    if patient_id is not None:
+        v.patient_id(patient_id)
     data = _load(bundle)
     entries = validate_bundle(data)
     patients = [(u, r) for u, r in entries if r.get("resourceType") == "Patient"]

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ValidationError
-from ..values import AuditEntry, InjectionRecord, Memory, Supersession, Tier
+from ..values import AuditAction, AuditEntry, InjectionRecord, Memory, Supersession, Tier
 from .codec import from_seconds
 
 F32 = npt.NDArray[np.float32]
@@ -60,16 +60,13 @@ class SessionMark(NamedTuple):
     at: datetime
 
 
-class InsertAudit(NamedTuple):
-    """How a change set's inserted memories are audited when it does not list their entries:
-    each one as ``action`` by ``actor`` at ``at``, with no before-state and its public state
-    (:meth:`Memory.to_public_dict`) as the after-state -- the entries of
-    :meth:`ChangeSet.insert_entries`. A bulk add audits tens of thousands of memories this way:
-    the store encodes each after-state straight from the memory (no dict per memory)."""
+class FlagKeep(NamedTuple):
+    """A reviewer keeps a memory flagged "possibly stale" by the supersession ``change_id``:
+    the flag is cleared from the change set's moment on (audited as ``keep_flagged``)."""
 
-    at: datetime
-    actor: str
-    action: str
+    memory_id: str
+    patient_id: str
+    change_id: str
 
 
 class AccessCount(NamedTuple):
@@ -83,12 +80,21 @@ class AccessCount(NamedTuple):
 
 @dataclass
 class ChangeSet:
-    """Everything one logical operation writes; applied all-or-nothing.
+    """Everything one logical operation writes; applied all-or-nothing, audited by the store.
 
     ``update_memories`` / ``update_supersessions`` carry the version the change was computed
     from: if the stored record has moved on, the whole set is refused with ConflictError.
     The entries are named tuples, so plain ``(memory, version)`` tuples read the same; stores
     unpack them by position.
+
+    The audit is not the caller's to write: the store derives one row per change from the
+    change itself and the stored records (:mod:`memory_core.store.audit`) -- the action, the
+    before- and after-state -- stamped with ``actor`` (who acts: required, checked like every
+    actor) and ``at`` (the acting engine's clock; default the store's clock), which the store
+    refuses after its own clock or before its last write of a record the set changes.
+    ``actions`` names, per updated record id, which of the actions that fit its change it was
+    (an archive by a reviewer, by cleanup or by confirming a stale flag); ``notes`` adds
+    context to a record's after-state. ``audit`` is refused when not empty.
     """
 
     insert_memories: list[Memory] = field(default_factory=list)
@@ -98,17 +104,22 @@ class ChangeSet:
     insert_supersessions: list[Supersession] = field(default_factory=list)
     update_supersessions: list[SupersessionUpdate] = field(default_factory=list)
     #: ``Access`` entries or plain ``(memory id, patient id, at)`` tuples (a bulk add writes
-    #: plain ones: tens of thousands of them, which the garbage collector stops tracking)
+    #: plain ones: tens of thousands of them, which the garbage collector stops tracking); only
+    #: of memories the set inserts (an agent's accesses go through ``record_access``)
     accesses: list[tuple[str, str, datetime]] = field(default_factory=list)
     sessions: list[SessionMark] = field(default_factory=list)
-    audit: list[AuditEntry] = field(default_factory=list)
-    #: when set, every memory of ``insert_memories`` is audited so (:meth:`insert_entries`),
-    #: written after the entries of ``audit``, in insert order
-    insert_audit: InsertAudit | None = None
+    flag_keeps: list[FlagKeep] = field(default_factory=list)
     policy: dict[str, Any] | None = None
     #: patient -> the content version the change was computed from (e.g. the snapshot that
     #: supersession detection compared against): refused with StaleSnapshotError if moved
     expected_patient_versions: dict[str, int] = field(default_factory=dict)
+    actor: str | None = None
+    at: datetime | None = None
+    actions: dict[str, str] = field(default_factory=dict)
+    notes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: refused when not empty: the store writes the audit (kept so that an old caller gets a
+    #: ValidationError naming it, not a TypeError)
+    audit: list[AuditEntry] = field(default_factory=list)
 
     def patients(self) -> set[str]:
         out = {m.patient_id for m in self.insert_memories}
@@ -120,30 +131,6 @@ class ChangeSet:
         out |= {p for p, _ in self.sessions}
         return out
 
-    def insert_entries(self) -> list[AuditEntry]:
-        """The audit entries :attr:`insert_audit` stands for (none when it is not set)."""
-        stamp = self.insert_audit
-        if stamp is None:
-            return []
-        return [
-            AuditEntry(
-                stamp.at,
-                stamp.actor,
-                stamp.action,
-                "memory",
-                m.id,
-                m.patient_id,
-                None,
-                m.to_public_dict(),
-            )
-            for m in self.insert_memories
-        ]
-
-    def audit_entries(self) -> list[AuditEntry]:
-        """Every audit entry the set writes, in the order written: ``audit``, then
-        :meth:`insert_entries`."""
-        return [*self.audit, *self.insert_entries()]
-
     def mutated_ids(self) -> set[str]:
         """The ids of the memories and supersessions this set inserts, updates or deletes."""
         out = {m.id for m in self.insert_memories}
@@ -153,34 +140,64 @@ class ChangeSet:
         out |= {s.id for s, _ in self.update_supersessions}
         return out
 
-
-def check_audited(changes: ChangeSet) -> None:
-    """Refuse (ValidationError, nothing written) a change set that mutates a memory or a
-    supersession without an audit entry naming it, or saves a policy without a policy audit
-    entry: a write through ``store.apply`` that bypasses the engine is refused unless it is
-    audited like the engine's own."""
-    named = {a.entity_id for a in changes.audit}
-    if changes.insert_audit is not None:
-        named |= {m.id for m in changes.insert_memories}
-    missing = sorted(changes.mutated_ids() - named)
-    if missing:
-        more = f" (and {len(missing) - 3} more)" if len(missing) > 3 else ""
-        raise ValidationError(
-            "audit",
-            f"a change set must carry an audit entry for every memory and supersession it "
-            f"writes; none for {', '.join(map(repr, missing[:3]))}{more}",
+    def is_empty(self) -> bool:
+        """Nothing to write (then nothing is audited either)."""
+        return not (
+            self.insert_memories
+            or self.update_memories
+            or self.delete_memories
+            or self.insert_supersessions
+            or self.update_supersessions
+            or self.accesses
+            or self.sessions
+            or self.flag_keeps
+            or self.policy is not None
+            or self.audit
         )
-    if changes.policy is not None and not any(a.entity == "policy" for a in changes.audit):
-        raise ValidationError("audit", "a policy change needs its policy audit entry")
+
+
+#: the most audit rows one query returns
+MAX_AUDIT_LIMIT = 1_000_000
 
 
 @dataclass(frozen=True)
 class AuditQuery:
+    """Filters of :meth:`MemoryStore.list_audit` (each None: any), newest first, at most
+    ``limit`` rows (1 to :data:`MAX_AUDIT_LIMIT`). Checked when made: a bad filter is a
+    ValidationError naming it."""
+
     patient_id: str | None = None
     actor: str | None = None
     action: str | None = None
     entity_id: str | None = None
     limit: int = 500
+
+    def __post_init__(self) -> None:
+        for name in ("patient_id", "actor", "action", "entity_id"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise ValidationError(name, f"must be a string or None, got {value!r}")
+            if isinstance(value, str):
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    raise ValidationError(name, "contains a lone surrogate") from exc
+        if self.action is not None and self.action not in set(AuditAction):
+            raise ValidationError(
+                "action",
+                f"unknown audit action {self.action!r}; one of "
+                f"{', '.join(a.value for a in AuditAction)}",
+            )
+        limit = self.limit
+        if (
+            isinstance(limit, bool)
+            or not isinstance(limit, int | np.integer)
+            or not 1 <= limit <= MAX_AUDIT_LIMIT
+        ):
+            raise ValidationError(
+                "limit", f"must be an integer from 1 to {MAX_AUDIT_LIMIT:,}, got {limit!r}"
+            )
+        object.__setattr__(self, "limit", int(limit))
 
 
 class MemoryStore(ABC):
@@ -273,10 +290,12 @@ class MemoryStore(ABC):
     # --- writes (each call is atomic) --------------------------------------------------------
     @abstractmethod
     def apply(self, changes: ChangeSet) -> None:
-        """Apply everything or nothing (ConflictError on a stale version, StaleSnapshotError
-        when a patient's content version is not ``expected_patient_versions``; ValidationError
-        for an unaudited mutation (:func:`check_audited`) or an insert of a purged id). A purge
-        (``delete_memories``) leaves a tombstone for each id."""
+        """Apply everything or nothing, with the audit rows derived from the change
+        (:func:`memory_core.store.audit.derive`): ConflictError on a stale version,
+        StaleSnapshotError when a patient's content version is not
+        ``expected_patient_versions``; ValidationError for a change that is not one truthful
+        action (see :mod:`memory_core.store.audit`), a moment outside the store's bounds or an
+        insert of a purged id. A purge (``delete_memories``) leaves a tombstone for each id."""
 
     @abstractmethod
     def record_access(
@@ -294,11 +313,21 @@ class MemoryStore(ABC):
         :mod:`memory_core.promotion`)."""
 
     @abstractmethod
-    def promote(self, patient_id: str, entries: Sequence[AuditEntry]) -> list[str]:
-        """For each entry (a promotion audit entry naming a memory of the patient): set the
-        memory's tier to long-term and bump its version, only if it is still short-term, and
-        write that entry. Of concurrent callers exactly one flips a memory and audits it. The
-        content version moves when anything was promoted. Returns the ids promoted here."""
+    def promote(
+        self, patient_id: str, memory_ids: Sequence[str], actor: str, at: datetime
+    ) -> list[str]:
+        """For each memory of the patient: set its tier to long-term and bump its version,
+        only if it is still short-term, and audit it (``promote`` by ``actor`` at ``at``, the
+        tier before and after; ``at`` after the store's clock is refused). Of concurrent
+        callers exactly one flips a memory and audits it. The content version moves when
+        anything was promoted. Returns the ids promoted here."""
+
+    @abstractmethod
+    def last_written(
+        self, patient_id: str, keys: Sequence[tuple[str, str]]
+    ) -> dict[tuple[str, str], datetime]:
+        """The latest audited moment of each ``(entity, id)`` of the patient ("memory" or
+        "supersession"), for those that have one: what bounds an action's moment from below."""
 
     # --- optional server-side vector search -------------------------------------------------
     def vector_candidates(

@@ -24,8 +24,9 @@ from ..errors import (
     StoreBusyError,
     ValidationError,
 )
-from ..values import AuditEntry, InjectionRecord, Memory, Supersession, Tier
-from .base import AccessCount, AuditQuery, ChangeSet, MemoryStore, Usage, check_audited
+from ..values import AuditAction, AuditEntry, InjectionRecord, Memory, Supersession, Tier
+from .audit import Derived, Key, derive, promotion_entries, touched
+from .base import AccessCount, AuditQuery, ChangeSet, MemoryStore, Usage
 from .codec import (
     MEMORY_FIELDS,
     MEMORY_UPDATABLE,
@@ -64,6 +65,15 @@ def _memory(row: Sequence[Any]) -> Memory:
     return memory_from_row(row, np.frombuffer(row[-1], dtype=np.float32))
 
 
+_NO_VECTOR = np.zeros(0, dtype=np.float32)  # the stored state an audit row shows has none
+_STATE_COLS = ", ".join(MEMORY_FIELDS)
+
+
+def _wall() -> datetime:
+    """The store's clock: an audit row dated after it (beyond the skew) is refused."""
+    return datetime.now(UTC)
+
+
 #: the updatable fields' places in a stored row (:func:`memory_row`, :func:`supersession_row`)
 _MEM_UPDATABLE = itemgetter(*(MEMORY_FIELDS.index(c) for c in MEMORY_UPDATABLE))
 _SUP_UPDATABLE = itemgetter(*(SUPERSESSION_FIELDS.index(c) for c in SUPERSESSION_UPDATABLE))
@@ -96,7 +106,8 @@ def _insert(table: str, cols: Sequence[str]) -> str:
     return f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
 
 
-#: the audit row of an inserted memory (:attr:`ChangeSet.insert_audit`): no before-state
+#: the audit row of an inserted memory (:func:`memory_core.store.audit.add_entry`), written
+#: straight from the memory: no before-state
 _INSERT_MEMORY_AUDIT = (
     "INSERT INTO audit (at_us, actor, action, entity, entity_id, patient_id, after) "
     "VALUES (?, ?, ?, 'memory', ?, ?, ?)"
@@ -360,7 +371,8 @@ class SQLiteStore(MemoryStore):
 
     # --- writes --------------------------------------------------------------------------------
     def apply(self, changes: ChangeSet) -> None:
-        check_audited(changes)
+        if changes.is_empty():
+            return
         if len(changes.insert_memories) < _LARGE_WRITE:
             with self._tx() as db:
                 self._apply(db, changes)
@@ -385,6 +397,7 @@ class SQLiteStore(MemoryStore):
                     f"patient {pid}'s memories changed since this change was computed (content "
                     f"version {expected}, now {row[0] if row else 0}); read again and retry"
                 )
+        derived = self._derive(db, changes)
         if changes.insert_memories:
             tomb = self._purged_in(db, [m.id for m in changes.insert_memories])
             if tomb:
@@ -448,12 +461,9 @@ class SQLiteStore(MemoryStore):
             db.executemany(_INSERT_ACCESS, ((m, p, to_us(at)) for m, p, at in changes.accesses))
         if changes.sessions:
             db.executemany(_INSERT_SESSION, [(p, to_us(at)) for p, at in changes.sessions])
-        if changes.audit:
-            db.executemany(_insert("audit", _AUDIT_COLS), map(_audit_params, changes.audit))
-        if changes.insert_audit is not None and changes.insert_memories:
-            stamp = changes.insert_audit
+        if changes.insert_memories:
             # plain str (not an enum): sqlite3 binds it without an adapter lookup
-            at_us, actor, action = to_us(stamp.at), str(stamp.actor), str(stamp.action)
+            at_us, actor, action = to_us(derived.at), str(derived.actor), AuditAction.ADD.value
             db.executemany(
                 _INSERT_MEMORY_AUDIT,
                 (
@@ -461,12 +471,91 @@ class SQLiteStore(MemoryStore):
                     for m in changes.insert_memories
                 ),
             )
+        if derived.entries:
+            db.executemany(_insert("audit", _AUDIT_COLS), map(_audit_params, derived.entries))
         if changes.policy is not None:
             db.execute(
                 "INSERT INTO policies (at_us, body) VALUES (?, ?)",
                 (to_us(datetime.now(UTC)), dumps(changes.policy)),
             )
         self._bump(db, changes.patients())
+
+    def _derive(self, db: sqlite3.Connection, changes: ChangeSet) -> Derived:
+        """The change set's audit rows (:func:`memory_core.store.audit.derive`) from the stored
+        records it changes, read in the write's transaction; ConflictError first when one of
+        them has moved past the version the change was computed from."""
+        mem_ids = [m.id for m, _ in changes.update_memories]
+        mem_ids += [m.id for m, _ in changes.delete_memories]
+        mem_ids += [k.memory_id for k in changes.flag_keeps]
+        sup_ids = [s.id for s, _ in changes.update_supersessions]
+        sup_ids += [k.change_id for k in changes.flag_keeps]
+        mems = {
+            r[0]: memory_from_row(r, _NO_VECTOR)
+            for r in self._rows(db, f"SELECT {_STATE_COLS} FROM memories", mem_ids)
+        }
+        sups = {
+            r[0]: supersession_from_row(r)
+            for r in self._rows(db, f"SELECT {_SUP_COLS} FROM supersessions", sup_ids)
+        }
+        for m, expected in changes.update_memories:
+            got = mems.get(m.id)
+            if got is None or got.version != expected:
+                raise ConflictError(
+                    f"memory {m.id} was changed by someone else (expected version "
+                    f"{expected}); reload and try again"
+                )
+        for m, expected in changes.delete_memories:
+            got = mems.get(m.id)
+            if got is None or got.version != expected or got.status.value != "archived":
+                raise ConflictError(f"memory {m.id} changed since the purge was planned")
+        for s, expected in changes.update_supersessions:
+            got_s = sups.get(s.id)
+            if got_s is None or got_s.version != expected:
+                raise ConflictError(
+                    f"supersession {s.id} was changed by someone else; reload and try again"
+                )
+        last = self._last_written(db, list(touched(changes)))
+        return derive(changes, mems, sups, last, _wall(), lambda: self._policy(db))
+
+    @staticmethod
+    def _rows(db: sqlite3.Connection, select: str, ids: Sequence[str]) -> list[Any]:
+        out: list[Any] = []
+        ids = list(dict.fromkeys(ids))
+        for k in range(0, len(ids), 500):
+            chunk = ids[k : k + 500]
+            marks = ",".join("?" * len(chunk))
+            out += db.execute(f"{select} WHERE id IN ({marks})", chunk).fetchall()
+        return out
+
+    @staticmethod
+    def _policy(db: sqlite3.Connection) -> dict[str, Any] | None:
+        row = db.execute("SELECT body FROM policies ORDER BY seq DESC LIMIT 1").fetchone()
+        return json.loads(row[0]) if row else None
+
+    @staticmethod
+    def _last_written(
+        db: sqlite3.Connection, keys: Sequence[Key], patient_id: str | None = None
+    ) -> dict[Key, datetime]:
+        wanted = set(keys)
+        ids = list(dict.fromkeys(i for _, i in keys))
+        mine = "" if patient_id is None else " AND patient_id = ?"
+        out: dict[Key, datetime] = {}
+        for k in range(0, len(ids), 500):
+            chunk = ids[k : k + 500]
+            marks = ",".join("?" * len(chunk))
+            params = chunk if patient_id is None else [*chunk, patient_id]
+            for entity, eid, at_us in db.execute(
+                f"SELECT entity, entity_id, MAX(at_us) FROM audit WHERE entity_id IN ({marks})"
+                f"{mine} GROUP BY entity, entity_id",
+                params,
+            ):
+                if (entity, eid) in wanted:
+                    out[(entity, eid)] = from_us(at_us)
+        return out
+
+    def last_written(self, patient_id: str, keys: Sequence[tuple[str, str]]) -> dict[Key, datetime]:
+        with self._lock, self._errors():
+            return self._last_written(self._db, list(keys), patient_id)
 
     @staticmethod
     def _purged_in(db: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
@@ -536,7 +625,10 @@ class SQLiteStore(MemoryStore):
             self._bump(db, {patient_id}, content=False)
         return out
 
-    def promote(self, patient_id: str, entries: Sequence[AuditEntry]) -> list[str]:
+    def promote(
+        self, patient_id: str, memory_ids: Sequence[str], actor: str, at: datetime
+    ) -> list[str]:
+        entries = promotion_entries(patient_id, memory_ids, actor, at, _wall())
         promoted: list[str] = []
         with self._tx() as db:
             for entry in entries:

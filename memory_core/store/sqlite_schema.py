@@ -168,6 +168,13 @@ def _m007_confirmations() -> str:
     return "ALTER TABLE memories ADD COLUMN confirmations TEXT;"
 
 
+def _m008_audit_by_record() -> str:
+    """The audit rows of one record, newest moment first: the store bounds every change's
+    moment by its last write of the records it changes (issue 25), and the dashboard lists a
+    record's history."""
+    return "CREATE INDEX audit_entity ON audit (entity_id, at_us);"
+
+
 #: Migration N (1-based) is MIGRATIONS[N - 1]: a function returning the SQL that takes the
 #: schema from version N - 1 to N. Append new ones; never edit a released one.
 MIGRATIONS: list[Callable[[], str]] = [
@@ -178,6 +185,7 @@ MIGRATIONS: list[Callable[[], str]] = [
     _m005_audit_by_action,
     _m006_facts_and_rules,
     _m007_confirmations,
+    _m008_audit_by_record,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -135,23 +135,6 @@ class CosmosStore(CosmosWrites, MemoryStore):
         )
 
     # --- reads -------------------------------------------------------------------------------
-    def _memories_from(self, docs: Sequence[Mapping[str, Any]]) -> list[Memory]:
-        """Memory documents of any patients -> Memory values as readers see them (one
-        supersession query per patient)."""
-        self._remember(docs)
-        by_pid: dict[str, list[str]] = {}
-        for d in docs:
-            by_pid.setdefault(str(d["patient_id"]), []).append(str(d["id"]))
-        sups: list[Any] = []
-        for pid, ids in by_pid.items():
-            sups += self._query(
-                "SELECT * FROM c WHERE c.patient_id = @pid AND c.doc_type = 'supersession' "
-                "AND ARRAY_CONTAINS(@ids, c.old_id)",
-                [("@pid", pid), ("@ids", ids)],
-                pk=pid,
-            )
-        return memories_as_read(docs, sups)
-
     def _find(self, doc_type: str, doc_id: str) -> dict[str, Any] | None:
         pk = self._pk_of.get(doc_id)
         if pk is not None:
@@ -345,16 +328,7 @@ class CosmosStore(CosmosWrites, MemoryStore):
         return [audit_from_doc(r) for r in rows[: query.limit]]
 
     def load_policy(self) -> dict[str, Any] | None:
-        rows = self._query(
-            "SELECT TOP 1 c.body FROM c WHERE c.patient_id = @pid AND c.doc_type = 'policy' "
-            "ORDER BY c.seq DESC",
-            [("@pid", SYSTEM_PARTITION)],
-            pk=SYSTEM_PARTITION,
-        )
-        if not rows:
-            return None
-        body: dict[str, Any] = rows[0]["body"]
-        return body
+        return self._saved_policy()
 
     def policy_version(self) -> int:
         rows = self._query(

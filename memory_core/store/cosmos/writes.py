@@ -7,30 +7,34 @@ are atomic patches."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import partial
 from typing import Any, Literal, TypeVar
 
 from ...errors import ConflictError, NotFoundError, StaleSnapshotError, ValidationError
 from ...values import AuditEntry, InjectionRecord, Memory, Supersession, Tier
-from ..base import AccessCount, ChangeSet, check_audited
-from ..codec import to_us
+from ..audit import Key, add_entry, derive, promotion_entries, touched
+from ..base import AccessCount, ChangeSet
+from ..codec import from_us, to_us
 from . import emulator
 from .connection import CosmosConnection
 from .documents import (
     COUNTER_ID,
     MEMORY_ENGINE_FIELDS,
     SUPERSESSION_ENGINE_FIELDS,
+    SYSTEM_PARTITION,
     audit_doc,
     counter_doc,
     injection_doc,
+    memories_as_read,
     memory_doc,
     memory_update,
     policy_doc,
     strip,
     supersession_doc,
+    supersession_from_doc,
     supersession_update,
     tombstone_doc,
     usage_docs,
@@ -151,6 +155,11 @@ def _now_us() -> int:
     return time.time_ns() // 1000
 
 
+def _wall() -> datetime:
+    """The store's clock (of this process): an audit row dated after it is refused."""
+    return datetime.now(UTC)
+
+
 def _check_counter(pid: str, counter: dict[str, Any] | None, expected: int) -> None:
     """StaleSnapshotError unless the patient's counter is at ``expected`` with no live lease."""
     have = int(counter["content"]) if counter else 0
@@ -177,11 +186,30 @@ class CosmosWrites(CosmosConnection):
     ) -> list[dict[str, Any]]:
         return usage_docs(patient_id, events, sessions, self._next_seq)
 
+    def _memories_from(self, docs: Sequence[Mapping[str, Any]]) -> list[Memory]:
+        """Memory documents of any patients -> Memory values as readers see them (one
+        supersession query per patient)."""
+        self._remember(docs)
+        by_pid: dict[str, list[str]] = {}
+        for d in docs:
+            by_pid.setdefault(str(d["patient_id"]), []).append(str(d["id"]))
+        sups: list[Any] = []
+        for pid, ids in by_pid.items():
+            sups += self._query(
+                "SELECT * FROM c WHERE c.patient_id = @pid AND c.doc_type = 'supersession' "
+                "AND ARRAY_CONTAINS(@ids, c.old_id)",
+                [("@pid", pid), ("@ids", ids)],
+                pk=pid,
+            )
+        return memories_as_read(docs, sups)
+
     # --- apply: plan, then a batch or ordered writes --------------------------------------------
     def _plan(self, changes: ChangeSet) -> _Plan:
         """Check every expected version against the stored documents and lay out the writes.
         ConflictError here means nothing was written."""
         plan = _Plan()
+        mem_docs: list[dict[str, Any]] = []
+        stored_sups: dict[str, Supersession] = {}
         for pid, expected in sorted(changes.expected_patient_versions.items()):
             _check_counter(pid, self._read(COUNTER_ID, pid), expected)
             plan.guards[pid] = expected
@@ -205,6 +233,7 @@ class CosmosWrites(CosmosConnection):
                 )
             rebuild = partial(supersession_update, s=s, expected=expected)
             plan.writes.append(_replace("supersession", s, doc, expected, rebuild))
+            stored_sups[s.id] = supersession_from_doc(doc)
         for m in changes.insert_memories:
             plan.writes.append(
                 _Write("create", "memory", m.patient_id, m.id, body=memory_doc(m, self._next_seq()))
@@ -218,11 +247,13 @@ class CosmosWrites(CosmosConnection):
                 )
             rebuild = partial(memory_update, m=m, expected=expected)
             plan.writes.append(_replace("memory", m, doc, expected, rebuild))
+            mem_docs.append(doc)
         deletes: list[_Write] = []
         for m, expected in changes.delete_memories:
             doc = self._read(m.id, m.patient_id)
             if doc is None or int(doc["version"]) != expected or doc["status"] != "archived":
                 raise ConflictError(f"memory {m.id} changed since the purge was planned")
+            mem_docs.append(doc)
             tomb = tombstone_doc(m, _now_us())  # before the deletes: a crash never frees an id
             plan.writes.append(_Write("create", "tombstone", m.patient_id, tomb["id"], body=tomb))
             deletes.append(
@@ -248,9 +279,69 @@ class CosmosWrites(CosmosConnection):
         if changes.policy is not None:
             seq = self._next_seq()
             plan.docs.append(policy_doc(changes.policy, seq, time.time_ns() // 1000))
-        plan.docs += [self._audit_doc(a) for a in changes.audit_entries()]
+        for k in changes.flag_keeps:
+            mdoc = self._read(k.memory_id, k.patient_id)
+            if mdoc is not None and mdoc.get("doc_type") == "memory":
+                mem_docs.append(mdoc)
+            sdoc = self._read(k.change_id, k.patient_id)
+            if sdoc is not None and sdoc.get("doc_type") == "supersession":
+                stored_sups.setdefault(k.change_id, supersession_from_doc(sdoc))
+        # as readers see them (the status repaired over the stored supersessions): the state
+        # the audit row's before shows, and the one an update was computed from
+        stored_mems = {m.id: m for m in self._memories_from(mem_docs)} if mem_docs else {}
+        derived = derive(
+            changes,
+            stored_mems,
+            stored_sups,
+            self._last_written(touched(changes)),
+            _wall(),
+            self._saved_policy,
+        )
+        plan.docs += [
+            self._audit_doc(add_entry(m, derived.at, derived.actor))
+            for m in changes.insert_memories
+        ]
+        plan.docs += [self._audit_doc(a) for a in derived.entries]
         plan.bumps = sorted(changes.patients())
         return plan
+
+    def _saved_policy(self) -> dict[str, Any] | None:
+        rows = self._query(
+            "SELECT TOP 1 c.body FROM c WHERE c.patient_id = @pid AND c.doc_type = 'policy' "
+            "ORDER BY c.seq DESC",
+            [("@pid", SYSTEM_PARTITION)],
+            pk=SYSTEM_PARTITION,
+        )
+        body: dict[str, Any] | None = rows[0]["body"] if rows else None
+        return body
+
+    def _last_written(self, keys: dict[Key, str]) -> dict[Key, datetime]:
+        """The latest audited moment of each record, read from its patient's audit documents."""
+        by_patient: dict[str, list[str]] = {}
+        for (_, rid), pid in keys.items():
+            by_patient.setdefault(pid, []).append(rid)
+        out: dict[Key, datetime] = {}
+        for pid, ids in by_patient.items():
+            ids = list(dict.fromkeys(ids))
+            for k in range(0, len(ids), 500):
+                rows = self._query(
+                    "SELECT c.entity, c.entity_id, c.at_us FROM c WHERE c.doc_type = 'audit' "
+                    "AND c.patient_id = @pid AND ARRAY_CONTAINS(@ids, c.entity_id)",
+                    [("@pid", pid), ("@ids", ids[k : k + 500])],
+                    pk=pid,
+                )
+                for r in rows:
+                    key = (str(r["entity"]), str(r["entity_id"]))
+                    if key in keys:
+                        at = from_us(int(r["at_us"]))
+                        if key not in out or at > out[key]:
+                            out[key] = at
+        return out
+
+    def last_written(
+        self, patient_id: str, keys: Sequence[tuple[str, str]]
+    ) -> dict[tuple[str, str], datetime]:
+        return self._last_written(dict.fromkeys(keys, patient_id))
 
     def purged_ids(self, memory_ids: Sequence[str]) -> set[str]:
         ids = list(dict.fromkeys(memory_ids))
@@ -265,7 +356,8 @@ class CosmosWrites(CosmosConnection):
         return out
 
     def apply(self, changes: ChangeSet) -> None:
-        check_audited(changes)
+        if changes.is_empty():
+            return
         for pid in changes.patients():
             self._check_patient(pid)
         for attempt in (0, 1):
@@ -568,12 +660,15 @@ class CosmosWrites(CosmosConnection):
         self._bump(patient_id, content=False)
         return out
 
-    def promote(self, patient_id: str, entries: Sequence[AuditEntry]) -> list[str]:
-        """A patch guarded by ``tier = 'short_term'`` per entry: only one concurrent caller
+    def promote(
+        self, patient_id: str, memory_ids: Sequence[str], actor: str, at: datetime
+    ) -> list[str]:
+        """A patch guarded by ``tier = 'short_term'`` per memory: only one concurrent caller
         wins a memory's promotion, and only the winner writes the audit entry."""
         from azure.cosmos.exceptions import CosmosHttpResponseError
 
         self._check_patient(patient_id)
+        entries = promotion_entries(patient_id, memory_ids, actor, at, _wall())
         promoted: list[str] = []
         audit: list[dict[str, Any]] = []
         for entry in entries:
