@@ -128,9 +128,13 @@ def test_an_unusable_answer_leaves_the_offline_facts(server: str) -> None:
         clock=lambda: NOW,
     )
     eng.add_memory("NW-1", "Patient takes metformin 500 mg", "medication")
-    for answer in ("maybe?", json.dumps({"facts": [_fact("drug", "wonderdrug", "tablets")]})):
+    answers = ("maybe?", json.dumps({"facts": [_fact("drug", "wonderdrug", "tablets")]}))
+    # two statements in other words (the same words twice would restate the first)
+    for answer, text in zip(
+        answers, ("I stopped the tablets", "Gave up those tablets"), strict=True
+    ):
         _Handler.answer = answer
-        res = eng.add_memory("NW-1", "I stopped the tablets", "medication")
+        res = eng.add_memory("NW-1", text, "medication")
         assert res.supersessions == () and res.memory.facts is not None
         assert res.memory.facts.origin.value == "text"
     assert reader.fallbacks == 2 and reader.rejected == 1

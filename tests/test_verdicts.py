@@ -29,6 +29,8 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
          "compatible", N),
         ("Patient lives alone", "Patient tolerates metformin 500mg well", "social",
          "compatible", N),
+        # two turns of nothing but a speaker's label and stop words say nothing to restate
+        ("Emi: They really are", "Emi: Will do!", "observation", "compatible", N),
     ],
     "context.hypothetical": [
         ("Patient takes lisinopril 10 mg daily", "If cough develops, switch lisinopril to losartan",

@@ -375,7 +375,7 @@ def _restated(p: Pair) -> Decision | None:
 def _plain_words(text: str) -> tuple[str, ...]:
     """A statement's words without stop words and words of now -- but never a word of a state
     or a modifier ("no longer", "not", "denies", "stopped" stay: they change what is said)."""
-    from .text import parse
+    from .text import SPEAKER, parse
 
     lex = lexicon()
     t = parse(text)
@@ -388,11 +388,15 @@ def _plain_words(text: str) -> tuple[str, ...]:
         if (m.start, m.end) not in now_spans or m.value.state != "changed"
         for i in range(m.start, m.end)
     }  # "now", "these days" say no state of their own; "no longer", "increased" do
-    return tuple(
-        w
+    words = tuple(
+        (i, w)
         for i, w in enumerate(t.tokens)
         if i in kept or (i not in now and (w not in lex.stopwords or w[0].isdigit()))
     )
+    # a speaker's label ("Emi: ...") says who, not what: a turn of nothing but stop words says
+    # nothing to restate ("Emi: They really are" / "Emi: Will do!")
+    said = [w for i, w in words if not (i == 0 and SPEAKER.match(text))]
+    return tuple(w for _i, w in words) if said else ()
 
 
 def _siblings(p: Pair) -> Decision | None:

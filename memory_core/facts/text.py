@@ -110,7 +110,7 @@ def things(t: Text, memory_type: str) -> list[Span]:
 #: key, its answer the value.
 #: A speaker's label before it ("elise: How about you, Kate? ...") is no word of the question.
 _LABEL_RE = r"[A-Za-z][\w.' -]{0,30}:\s+"
-_SPEAKER = re.compile(r"[A-Za-z][\w'-]{0,30}:\s")
+SPEAKER = re.compile(r"[A-Za-z][\w'-]{0,30}:\s")
 _QA = re.compile(rf"^(?:{_LABEL_RE})?(?P<q>[^?]{{8,}}\?)\s*(?P<a>\S.*)$", re.DOTALL)
 
 
@@ -342,7 +342,7 @@ def rest_words(text: str, memory_type: str) -> frozenset[str]:
     for matcher in matchers:
         for m in matcher.find(t.tokens, t.raw):
             covered[m.start : m.end] = [True] * (m.end - m.start)
-    if _SPEAKER.match(text):  # a speaker's one-word label ("elise: ...") says who, not what
+    if SPEAKER.match(text):  # a speaker's one-word label ("elise: ...") says who, not what
         covered[0] = True
     from .values import UNIT_WORDS
 
