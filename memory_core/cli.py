@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from . import open_engine
 from .engine import MemoryEngine
-from .engine.ingest import unknown_field
+from .engine.ingest import RECORD_FIELDS, unknown_field
 from .errors import MemoryCoreError, ValidationError
 from .labels import status_word, type_label
 from .validation import now_value, positive_int, record_id
@@ -202,24 +202,9 @@ def _export(engine: MemoryEngine, out: TextIO, patient: str | None, embeddings: 
     return n
 
 
-IMPORT_FIELDS = (
-    "id",
-    "patient_id",
-    "content",
-    "memory_type",
-    "importance",
-    "created_at",
-    "pinned",
-    "tier",
-    "source",
-    "access_times",
-    "embedding",
-    "embedding_model",
-    "facts",
-    # an export's latest confirmation comes back as the record's (its age still counts from
-    # it); the full list ("confirmations") is export-only, read and ignored
-    "confirmed_at",
-)
+#: the fields an import line may set: the engine's record fields (an export's latest
+#: confirmation comes back as ``confirmed_at``; the full list, "confirmations", is export-only)
+IMPORT_FIELDS = RECORD_FIELDS
 
 
 #: what an export line holds beyond the imported fields (the stored state: derived again on
