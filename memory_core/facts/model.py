@@ -14,6 +14,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 
@@ -32,7 +33,7 @@ class KeyKind(enum.StrEnum):
 
     @classmethod
     def of(cls, key: str) -> KeyKind:
-        return cls(key.partition(":")[0])
+        return _kind_of(key)
 
 
 #: The key kinds a statement of each memory type is about (a type not listed: every kind). A
@@ -55,6 +56,13 @@ SUBJECT_KINDS: dict[str, frozenset[KeyKind]] = {
 }
 
 
+@lru_cache(maxsize=65_536)
+def _kind_of(key: str) -> KeyKind:
+    """A key's kind (its namespace), cached: every candidate search reads every key's kind."""
+    return KeyKind(key.partition(":")[0])
+
+
+@lru_cache(maxsize=1024)
 def subject_kinds(memory_type: str) -> frozenset[KeyKind]:
     """The kinds a statement of ``memory_type`` is about (a question asked and answered, of
     any type, is about its question)."""
