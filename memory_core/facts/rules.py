@@ -203,7 +203,8 @@ def _by_words(p: Pair) -> Decision | None:
         return restated  # the same words again: a restatement, as for keyed statements
     wa, wb = rest_words(p.older_text, p.memory_type), rest_words(p.newer_text, p.memory_type)
     small, large = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
-    shared = _alike_count(small, large)
+    alike = _alike(small, large)
+    shared = len(alike)
     if shared < 2 or 2 * shared < len(small) or 3 * shared < len(large):
         # most of the shorter's words and a third of the longer's: two long chat turns share a
         # few words by chance
@@ -212,8 +213,7 @@ def _by_words(p: Pair) -> Decision | None:
     lex = lexicon()
     # a change counts where it is said of the shared words (within a few words of one): "I'm
     # gonna start my basketball game" changes nothing of "see you tomorrow, Kate"
-    shared_alike = _alike_words(small, large)
-    near = _near(tb, (small & large) | shared_alike)
+    near = _near(tb, alike)
     older_states = {m.value.state for m in lex.states.find(ta.tokens, ta.raw)}
     states = {
         m.value.state
@@ -221,14 +221,16 @@ def _by_words(p: Pair) -> Decision | None:
         if near & set(range(m.start, m.end)) and m.value.state not in older_states
     }
     numbers_a = {w for w in ta.tokens if w[:1].isdigit()}
-    numbers_b = {w for i, w in enumerate(tb.tokens) if w[:1].isdigit() and i in near}
-    negated = _negations(tb, near) != _negations(ta, _near(ta, (small & large) | shared_alike))
+    numbers_b = {i: w for i, w in enumerate(tb.tokens) if w[:1].isdigit()}
+    numbers_near = {w for i, w in numbers_b.items() if i in near}
+    negated = _negations(tb, near) != _negations(ta, _near(ta, alike))
     words = f"{shared} of {len(small)} words in common"
-    if states & _CHANGE_RULES or (numbers_a and numbers_b and numbers_a != numbers_b) or negated:
+    changed = bool(numbers_a and numbers_near) and numbers_a != numbers_near
+    if states & _CHANGE_RULES or changed or negated:
         return _d(
             Verdict.UPDATES, "words.same-subject", WEAK, f"read from words: {words}, a change"
         )
-    if 4 * shared >= 3 * len(large) and numbers_a == {w for w in tb.tokens if w[:1].isdigit()}:
+    if 4 * shared >= 3 * len(large) and numbers_a == set(numbers_b.values()):
         return _d(Verdict.DUPLICATE, "words.same-subject", WEAK, f"read from words: {words}")
     return None
 
@@ -248,14 +250,11 @@ def _near(t: Text, shared: frozenset[str] | set[str]) -> set[int]:
     return {j for i in at for j in range(i - NEAR_WORDS, i + NEAR_WORDS + 1)}
 
 
-def _alike_words(small: frozenset[str], large: frozenset[str]) -> set[str]:
+def _alike(small: frozenset[str], large: frozenset[str]) -> set[str]:
+    """The words of ``small`` found in ``large``, as they are or by their first five letters
+    (word stems, :func:`.text.rest_words`); empty when the two share no word."""
     heads = {w[:5] for w in large if len(w) >= 5}
-    return {w for w in small if len(w) >= 5 and w[:5] in heads}
-
-
-def _alike_count(small: frozenset[str], large: frozenset[str]) -> int:
-    heads = {w[:5] for w in large if len(w) >= 5}
-    return sum(1 for w in small if w in large or (len(w) >= 5 and w[:5] in heads))
+    return {w for w in small if w in large or (len(w) >= 5 and w[:5] in heads)}
 
 
 def _negations(t: Text, near: set[int] | None = None) -> int:
@@ -818,12 +817,6 @@ def _words_apart(p: Pair) -> bool:
     if ka and kb:
         return not (ka & kb) and not _alike(wa, wb)
     return bool(wa and wb) and not (ka & kb) and not _alike(wa, wb)
-
-
-def _alike(a: frozenset[str], b: frozenset[str]) -> bool:
-    """A word in common, or two words that begin with the same five letters."""
-    heads = {w[:5] for w in b if len(w) >= 5}
-    return bool(a & b) or any(len(w) >= 5 and w[:5] in heads for w in a)
 
 
 def _own_parts(f: Fact) -> dict[str, str]:
