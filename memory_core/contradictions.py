@@ -38,6 +38,7 @@ __all__ = [
     "CANDIDATE_LIMIT",
     "SUPERSEDING_VERDICTS",
     "Adjudicator",
+    "KeyIndex",
     "RuleAdjudicator",
     "candidates_for_new",
     "deciding",
@@ -78,6 +79,40 @@ def deciding(adjudicator: Any) -> Adjudicator:
 def facts_of(m: Memory) -> cf.ClinicalFacts:
     """A memory's facts (read from its text when it was built by hand without them)."""
     return m.facts if m.facts is not None else cf.read(m.content, m.memory_type)
+
+
+class KeyIndex:
+    """``(memory type, key)`` -> the rows (in order) of the memories about that key
+    (:func:`memory_core.facts.index_keys`): the candidate search's way to a fact whatever its
+    wording. Contents and facts never change, so an index is advanced by the rows appended,
+    copying only the lists of the keys those rows name (rebuilding it on every write made
+    ``add_memory`` at 10,000 memories 21/s)."""
+
+    __slots__ = ("entries", "rows")
+
+    def __init__(self, rows: dict[tuple[str, str], list[int]], entries: int) -> None:
+        self.rows = rows
+        self.entries = entries  # rows listed in all, for the cache's size estimate
+
+    @classmethod
+    def build(cls, memories: Sequence[Memory]) -> KeyIndex:
+        return cls({}, 0).extended(memories, 0)
+
+    def extended(self, memories: Sequence[Memory], start: int) -> KeyIndex:
+        """This index with the rows ``start:`` of ``memories`` added (``self`` unchanged)."""
+        rows = dict(self.rows)
+        copied: set[tuple[str, str]] = set()
+        entries = self.entries
+        for row in range(start, len(memories)):
+            m = memories[row]
+            for k in cf.index_keys(facts_of(m), m.memory_type):
+                key = (m.memory_type, k)
+                if key not in copied:
+                    copied.add(key)
+                    rows[key] = [*rows.get(key, ())]
+                rows[key].append(row)
+                entries += 1
+        return KeyIndex(rows, entries)
 
 
 def make_adjudicator(spec: str = "rules") -> RuleAdjudicator:

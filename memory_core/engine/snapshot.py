@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from ..contradictions import KeyIndex
 from ..errors import ValidationError
 from ..flags import FlagIndex
 from ..lexical import LexicalIndex
@@ -50,6 +51,8 @@ PER_SUPERSESSION_BYTES = 512
 # ... of one entry of a memoized per-row dict (a memory's standing, engine.retrieval.readings:
 # the dict slot, the Reading and its keys' frozenset; about 390 bytes measured with tracemalloc)
 PER_ROW_ENTRY_BYTES = 512
+# ... of one row listed under a key of the key index (a list slot and the row's int object).
+PER_KEY_ROW = 40
 
 
 def growth_room(n: int) -> int:
@@ -85,6 +88,14 @@ class FlagSlot:
     index: FlagIndex | None = None
 
 
+@dataclass
+class KeySlot:
+    """A snapshot's memories by the keys they are about (:class:`KeyIndex`), built when the
+    candidate search first needs it and advanced with the snapshot."""
+
+    index: KeyIndex | None = None
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """Everything about one patient the hot paths need, cached by the store's patient version."""
@@ -106,6 +117,7 @@ class Snapshot:
     settled_s: float  # no status change takes effect after this moment (as-of fast path)
     lexical: LexSlot  # the keyword index, built on first use
     flags: FlagSlot = field(default_factory=FlagSlot)  # the flags' index, built on first use
+    keys: KeySlot = field(default_factory=KeySlot)  # memories by key, built on first use
     text_bytes: int = 0  # characters of the contents and ids (the cache's size estimate)
     memo: dict[Any, Any] = field(default_factory=dict)  # other derived values, built on use
     # each memory's latest confirmation (epoch seconds, NaN: never confirmed); None when no
@@ -124,6 +136,14 @@ class Snapshot:
         """The snapshot's memory of this id (None: not in it)."""
         i = self.index.get(memory_id)
         return None if i is None else self.memories[i]
+
+    def key_index(self) -> KeyIndex:
+        """The memories indexed by the keys they are about, built on first use (two threads
+        may both build it: the same index either way)."""
+        got = self.keys.index
+        if got is None:
+            got = self.keys.index = KeyIndex.build(self.memories)
+        return got
 
     def flag_index(self) -> FlagIndex:
         """The supersessions indexed for the flags and annotations, built on first use (two
@@ -342,6 +362,9 @@ def advance(
     flags = snap.flags.index  # advanced by the records written, never rebuilt
     if flags is not None:
         fresh.flags.index = flags.advanced([*inserted, *decided], fresh.memory_of)
+    keys = snap.keys.index  # contents never change: extended by the new rows only
+    if keys is not None:
+        fresh.keys.index = keys.extended(fresh.memories, n)
     times = [at.timestamp() for _, p, at in changes.accesses if p == pid]
     latest = max([use.latest_s, *times])
     sessions = use.sessions_s
@@ -390,12 +413,21 @@ def value_bytes(value: object) -> int:
     return 32
 
 
+def key_bytes(index: KeyIndex | None) -> int:
+    """An estimate of a key index: an entry per key (its tuple, list and dict slot) and a
+    pointer and a boxed int per row listed (0 before it is built)."""
+    if index is None:
+        return 0
+    return PER_MEMO_BYTES + len(index.rows) * PER_ROW_ENTRY_BYTES + index.entries * PER_KEY_ROW
+
+
 def lazy_bytes(snap: Snapshot) -> int:
-    """What a snapshot built after it was cached: its keyword index, its flags' index and its
-    memoized values (a section builds them on its first call)."""
+    """What a snapshot built after it was cached: its keyword index, its flags' and keys'
+    indexes and its memoized values (a section builds them on its first call)."""
     flags = snap.flags.index
     memo = sum(PER_MEMO_BYTES + value_bytes(v) for v in list(snap.memo.values()))
-    return snap.lexical.estimated_bytes() + (flags.estimated_bytes() if flags else 0) + memo
+    indexes = (flags.estimated_bytes() if flags else 0) + key_bytes(snap.keys.index)
+    return snap.lexical.estimated_bytes() + indexes + memo
 
 
 def snapshot_bytes(snap: Snapshot) -> int:

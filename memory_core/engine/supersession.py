@@ -109,21 +109,10 @@ def applies_at_once(core: Core, memory_type: str, decision: Decision) -> bool:
     return decision.strong and core.policy.contradiction.mode_for(memory_type) == "auto"
 
 
-KEY_INDEX = "fact-keys"
-
-
 def key_index(snap: Snapshot) -> dict[tuple[str, str], list[int]]:
     """``(memory type, key)`` -> the snapshot rows whose memory is about that key
-    (:func:`memory_core.facts.index_keys`), built once per snapshot."""
-
-    def make() -> dict[tuple[str, str], list[int]]:
-        out: dict[tuple[str, str], list[int]] = {}
-        for row, m in enumerate(snap.memories):
-            for k in index_keys(facts_of(m), m.memory_type):
-                out.setdefault((m.memory_type, k), []).append(row)
-        return out
-
-    return snap.memoized(KEY_INDEX, make)
+    (:class:`memory_core.contradictions.KeyIndex`, advanced with the snapshot)."""
+    return snap.key_index().rows
 
 
 def with_keys(
