@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 from .lexicon import lexicon
@@ -70,11 +70,20 @@ class Pair:
 
     def shared(self) -> list[tuple[Fact, Fact]]:
         """``(older fact, newer fact)`` for every key both name, of the type's kinds."""
-        return _shared(self.older, self.newer, self.kinds)
+        return list(self._shared)
 
     def about(self) -> list[tuple[Fact, Fact]]:
         """The shared facts neither statement names only in passing."""
-        return [(a, b) for a, b in self.shared() if Role.MENTION not in (a.role, b.role)]
+        return list(self._about)
+
+    # read once per pair (every row of the table asks): a back-scan decides thousands of pairs
+    @cached_property
+    def _shared(self) -> tuple[tuple[Fact, Fact], ...]:
+        return tuple(_shared(self.older, self.newer, self.kinds))
+
+    @cached_property
+    def _about(self) -> tuple[tuple[Fact, Fact], ...]:
+        return tuple((a, b) for a, b in self._shared if Role.MENTION not in (a.role, b.role))
 
     def of_kind(self, *kinds: KeyKind) -> list[tuple[Fact, Fact]]:
         return [(a, b) for a, b in self.about() if a.kind in kinds]
@@ -331,6 +340,7 @@ def _two_places(p: Pair) -> Decision | None:
     return None
 
 
+@lru_cache(maxsize=65_536)
 def _spread(text: str) -> bool:
     """The newer says the finding spread ("the hives have spread to his legs"): its new sites
     update it rather than name another finding."""
@@ -371,6 +381,7 @@ def _restated(p: Pair) -> Decision | None:
     return None
 
 
+@lru_cache(maxsize=65_536)
 def _plain_words(text: str) -> tuple[str, ...]:
     """A statement's words without stop words and words of now -- but never a word of a state
     or a modifier ("no longer", "not", "denies", "stopped" stay: they change what is said)."""
