@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -251,6 +252,62 @@ def test_a_retried_add_detects_at_the_clocks_moment_then(
     assert sup.detected_at == clock.now  # the second attempt's moment
     assert eng.get(old.id).pinned  # the other writer's pin stands
     other.store.close()
+
+
+def test_an_add_that_lost_its_races_writes_holding_the_stores_write_lock(
+    eng: mc.MemoryEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After :data:`ingest.LOCK_AFTER` lost races the add detects and writes inside the store's
+    write lock, where no other writer can move the patient (under 4 writer processes, three
+    starved for the whole 60 s run behind a fourth whose snapshot stayed current: each of their
+    attempts read the patient afresh, slower than the fourth's next write)."""
+    eng.add_memory("NW-1", "Patient takes metformin 500 mg daily", "medication")
+    real_once, real_lock = ingest._write_once, eng.store.write_lock
+    held = [False]
+    attempts: list[bool] = []
+
+    def losing(*args: Any, **kwargs: Any) -> Any:
+        attempts.append(held[0])
+        if len(attempts) <= ingest.LOCK_AFTER:
+            raise mc.StaleSnapshotError("patient NW-1's memories changed (test)")
+        return real_once(*args, **kwargs)
+
+    @contextmanager
+    def lock() -> Iterator[None]:
+        with real_lock():
+            held[0] = True
+            try:
+                yield
+            finally:
+                held[0] = False
+
+    monkeypatch.setattr(ingest, "_write_once", losing)
+    monkeypatch.setattr(ingest, "backoff", lambda attempt: 0.0)
+    monkeypatch.setattr(eng.store, "write_lock", lock)
+    res = eng.add_memory("NW-1", "Patient takes metformin 1000 mg daily", "medication")
+    assert attempts == [False] * ingest.LOCK_AFTER + [True]
+    assert res.supersessions and eng.get(res.memory.id).status is mc.Status.ACTIVE
+
+
+def test_sqlites_write_lock_holds_off_another_processs_writes(tmp_path: Path) -> None:
+    """While one handle holds the write lock another handle's write waits for it (here: a
+    0.2 s busy timeout, then StoreBusyError, nothing written), and lands once it is let go."""
+    path = tmp_path / "lock.db"
+    a = mc.open_engine(f"sqlite:///{path}", HashingEmbedder())
+    b = mc.open_engine(f"sqlite:///{path}?busy_timeout=0.2", HashingEmbedder())
+    a.add_memory("NW-1", "Patient walks daily", "observation")
+    with a.store.write_lock():
+        a.add_memory("NW-1", "Patient sleeps well", "observation")  # the holder writes
+        with pytest.raises(mc.StoreBusyError):
+            b.add_memory("NW-1", "Patient swims weekly", "observation")
+    assert [m.content for m in b.list_memories("NW-1")] == [
+        "Patient walks daily",
+        "Patient sleeps well",
+    ]
+    b.add_memory("NW-1", "Patient swims weekly", "observation")
+    assert len(a.list_memories("NW-1")) == 3
+    a.store.close()
+    b.store.close()
 
 
 def test_a_conflict_that_is_not_a_race_is_not_retried(

@@ -218,6 +218,30 @@ class TestStoreContract:
         )
         assert {m.version for m in s.list_memories("P-1")} == {2, 3}
 
+    def test_applies_inside_the_write_lock_are_each_atomic_and_stay_applied(
+        self, backend: Backend
+    ) -> None:
+        """``write_lock()``: every apply inside it is all or nothing on its own, and what was
+        applied stays applied whatever the block raises after (SQLite commits the lock's
+        transaction; Cosmos DB holds no lock and writes each apply as it comes); it nests."""
+        s = backend.store()
+        first = memory("P-1", "Patient walks every morning")
+        clash = [memory("P-1", "Imported note"), replace(first, content="a clash")]
+        second = memory("P-1", "Patient takes metformin 500 mg twice daily")
+        with pytest.raises(RuntimeError, match="after the writes"), s.write_lock():
+            add(s, first)
+            with pytest.raises(mc.ConflictError):
+                add(s, *clash)  # refused whole: its first memory is not written either
+            with s.write_lock():
+                add(s, second)
+            assert s.versions("P-1")[0] == 2
+            raise RuntimeError("after the writes")
+        other = backend.store()  # another process sees both writes, and nothing of the clash
+        assert [m.id for m in other.list_memories("P-1")] == [first.id, second.id]
+        assert len(other.list_audit(AuditQuery(limit=100))) == 2
+        add(other, memory("P-1", "Patient sleeps well"))  # the lock is gone
+        assert other.versions("P-1")[0] == 3
+
     def test_a_bulk_insert_with_one_existing_id_writes_nothing(self, backend: Backend) -> None:
         s = backend.store()
         first = memory("P-1", "Patient walks every morning")

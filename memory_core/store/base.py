@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -337,6 +338,15 @@ class MemoryStore(ABC):
         ``(memory id, cosine similarity)``, most similar first, computed by the store; ``None``
         when the store does not search vectors itself (the engine then scores client-side)."""
         return None
+
+    def write_lock(self) -> AbstractContextManager[None]:
+        """Hold off every other writer of the store while the block runs: an add that lost its
+        race to other writers several times detects and writes inside it, and lands (under 4
+        writer processes three starved for 60 s behind a fourth whose snapshot was always
+        current). Each ``apply`` inside stays atomic on its own and stays applied whatever the
+        block does after it; the same thread may nest it. A store without such a lock holds
+        nothing (Cosmos DB: optimistic concurrency only, each write checked by its etags)."""
+        return nullcontext()
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""

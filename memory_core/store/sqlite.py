@@ -145,6 +145,7 @@ class SQLiteStore(MemoryStore):
             except OSError as exc:
                 raise NotAStoreError(f"{self.url}: cannot create {p.parent}: {exc}") from exc
         self._lock = threading.RLock()
+        self._held = False  # write_lock's transaction is open (on this connection)
         with self._errors():
             self._db = sqlite3.connect(
                 path, check_same_thread=False, isolation_level=None, timeout=self.busy_timeout
@@ -188,8 +189,42 @@ class SQLiteStore(MemoryStore):
             raise
 
     @contextmanager
+    def write_lock(self) -> Iterator[None]:
+        """The database's write lock (``BEGIN IMMEDIATE``) for the block: other connections'
+        writes wait (up to the busy timeout); each ``apply`` inside is a savepoint of its own,
+        and what was applied is committed when the block ends, whatever it raised."""
+        with self._lock:
+            if self._held:
+                yield
+                return
+            with self._errors():
+                self._db.execute("BEGIN IMMEDIATE")
+            self._held = True
+            try:
+                yield
+            finally:
+                self._held = False
+                try:
+                    with self._errors():
+                        self._db.execute("COMMIT")
+                except BaseException:
+                    if self._db.in_transaction:
+                        self._db.execute("ROLLBACK")
+                    raise
+
+    @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
+            if self._held:  # inside write_lock: all or nothing as a savepoint
+                self._db.execute("SAVEPOINT write")
+                try:
+                    yield self._db
+                except BaseException:
+                    self._db.execute("ROLLBACK TO write")
+                    self._db.execute("RELEASE write")
+                    raise
+                self._db.execute("RELEASE write")
+                return
             with self._errors():
                 self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -273,7 +308,9 @@ class SQLiteStore(MemoryStore):
 
     def usage(self, patient_id: str) -> Usage:
         with self._lock:  # one consistent read of both tables
-            self._db.execute("BEGIN")
+            opened = not self._held  # inside write_lock the read is in its transaction
+            if opened:
+                self._db.execute("BEGIN")
             try:
                 rows = self._db.execute(
                     "SELECT id, access_count, last_accessed_us FROM memories WHERE patient_id = ?",
@@ -284,7 +321,8 @@ class SQLiteStore(MemoryStore):
                     (patient_id,),
                 ).fetchall()
             finally:
-                self._db.execute("COMMIT")
+                if opened:
+                    self._db.execute("COMMIT")
         return Usage(
             ids=[r[0] for r in rows],
             access_count=np.array([r[1] for r in rows], dtype=np.float64),
