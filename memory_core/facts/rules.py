@@ -86,7 +86,7 @@ class Pair:
         return tuple((a, b) for a, b in self._shared if Role.MENTION not in (a.role, b.role))
 
     def of_kind(self, *kinds: KeyKind) -> list[tuple[Fact, Fact]]:
-        return [(a, b) for a, b in self.about() if a.kind in kinds]
+        return [(a, b) for a, b in self._about if a.kind in kinds]
 
 
 def _shared(
@@ -314,14 +314,26 @@ def _passing_only(p: Pair) -> Decision | None:
 QUALIFIER_DIMENSIONS = ("side", "site", "when", "exertion", "setting", "meal", "specimen", "sample")
 
 
-def _qualifier_clash(a: Fact, b: Fact) -> str:
-    """The qualifier both facts give and disagree on ("side: left / right"), or ""."""
-    pa, pb = parts(a.value), parts(b.value)
+def _qualifier_clash(older: str, newer: str) -> str:
+    """The qualifier both values give and disagree on ("side: left / right"), or ""."""
+    qa, qb = dict(_qualifiers(older)), dict(_qualifiers(newer))
     for dim in QUALIFIER_DIMENSIONS:
-        x, y = _set(pa.get(dim)), _set(pb.get(dim))
+        x, y = qa.get(dim), qb.get(dim)
         if x and y and not x & y:
             return f"{dim}: {'+'.join(sorted(x))} / {'+'.join(sorted(y))}"
     return ""
+
+
+@lru_cache(maxsize=65_536)
+def _qualifiers(value: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Each qualifier a value gives (one fact's, or several joined by "; "), with the set of
+    its values over every piece that names it."""
+    dims: dict[str, set[str]] = {}
+    for piece in value.split("; "):
+        name, eq, v = piece.partition("=")
+        if eq and name in QUALIFIER_DIMENSIONS:
+            dims.setdefault(name, set()).update(x for x in v.split("+") if x)
+    return tuple((k, frozenset(v)) for k, v in dims.items())
 
 
 def _two_places(p: Pair) -> Decision | None:
@@ -331,9 +343,9 @@ def _two_places(p: Pair) -> Decision | None:
     about = p.about()
     if not about or _spread(p.newer_text):
         return None
-    older = Fact("", value="; ".join(a.value for a, _b in about if a.value))
-    newer = Fact("", value="; ".join(b.value for _a, b in about if b.value))
-    clash = _qualifier_clash(_merged(older), _merged(newer))
+    older = "; ".join(a.value for a, _b in about if a.value)
+    newer = "; ".join(b.value for _a, b in about if b.value)
+    clash = _qualifier_clash(older, newer)
     if clash:
         a, _b = about[0]
         return _compatible("qualifier.two-places", f"{name_of(a)}: {clash}", a.key)
@@ -360,16 +372,6 @@ def _question(p: Pair) -> Decision | None:
         if x and x == y:
             return _d(Verdict.DUPLICATE, "question.same-answer", STRONG, evidence(a, b), a.key)
     return None
-
-
-def _merged(f: Fact) -> Fact:
-    """One fact whose value holds every qualifier value of ``f``'s joined values."""
-    dims: dict[str, set[str]] = {}
-    for piece in f.value.split("; "):
-        name, eq, v = piece.partition("=")
-        if eq and name in QUALIFIER_DIMENSIONS:
-            dims.setdefault(name, set()).update(v.split("+"))
-    return Fact("", value="; ".join(f"{k}={'+'.join(sorted(v))}" for k, v in dims.items()))
 
 
 def _restated(p: Pair) -> Decision | None:
