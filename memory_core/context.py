@@ -173,6 +173,7 @@ def with_annotations(text: str, annotations: Sequence[str]) -> str:
     return " ".join((text, *annotations)) if annotations else text
 
 
+@lru_cache(maxsize=65_536)
 def statement_key(memory_type: str, line: str, warn: bool) -> tuple[str, str, bool]:
     """What makes two candidates' lines the same statement: the type, and the line (the
     sanitised text with its annotations) with case, whitespace and punctuation ignored --

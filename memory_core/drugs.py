@@ -252,6 +252,7 @@ def ingredients(name: str) -> tuple[str, ...]:
     return tuple(name.split("/"))
 
 
+@lru_cache(maxsize=65_536)
 def classes(name: str) -> frozenset[str]:
     """The allergy classes a drug belongs to: by the dictionary's MeSH tree numbers for the
     lexicon's ``drugs.classes`` (amoxicillin is filed under Penicillins, cephalexin under

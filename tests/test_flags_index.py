@@ -309,3 +309,25 @@ def test_a_write_advances_the_snapshots_index_instead_of_building_it(
     assert line.annotations == (f"(may be outdated: metformin changed on {day})",)
     assert eng.get(plan.id).status is Status.ACTIVE
     eng.store.close()
+
+
+def test_a_labs_history_kept_with_the_snapshot_follows_writes_and_moments(clock: Clock) -> None:
+    """A lab result's history line is kept with the snapshot once every record's moment is
+    past (it walks the analyte's whole chain); a write brings a new snapshot and a new line, and
+    a view of an earlier moment reads the chain as it stood then."""
+    eng = mc.open_engine("sqlite:///:memory:", HashingEmbedder(), clock=clock)
+    days = (90, 60, 30)
+    for value, ago in zip(("8.1", "7.4"), days, strict=False):
+        eng.add_memory("P", f"HbA1c {value}%", "lab_result", created_at=NOW - timedelta(ago))
+
+    def history(now: datetime | None = None) -> list[str]:
+        got = eng.build_context("P", "HbA1c", record_access=False, now=now)
+        return [a for i in got.items for a in i.annotations if a.startswith("(was")]
+
+    assert history() == ["(was 8.1% in March 2026)"]  # NOW is 2026-06-01
+    assert history() == ["(was 8.1% in March 2026)"]  # the kept line
+    eng.add_memory("P", "HbA1c 6.9%", "lab_result", created_at=NOW - timedelta(days[2]))
+    assert history() == ["(was 7.4% in April 2026, 8.1% in March 2026)"]
+    # as of a moment between the first two results: no history yet
+    assert history(NOW - timedelta(75)) == []
+    eng.store.close()
