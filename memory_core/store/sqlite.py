@@ -204,13 +204,7 @@ class SQLiteStore(MemoryStore):
                 yield
             finally:
                 self._held = False
-                try:
-                    with self._errors():
-                        self._db.execute("COMMIT")
-                except BaseException:
-                    if self._db.in_transaction:
-                        self._db.execute("ROLLBACK")
-                    raise
+                self._commit()
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -232,13 +226,17 @@ class SQLiteStore(MemoryStore):
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
-            try:
-                with self._errors():
-                    self._db.execute("COMMIT")
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
+            self._commit()
+
+    def _commit(self) -> None:
+        """COMMIT the open transaction (rolled back if the commit fails)."""
+        try:
+            with self._errors():
+                self._db.execute("COMMIT")
+        except BaseException:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise
 
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self._lock, self._errors():
