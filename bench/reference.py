@@ -290,9 +290,8 @@ def contradiction_hits(
     keys: Keys,
 ) -> list[tuple[str, float]]:
     """Older active memories of the same type that the new one would supersede: ``(memory id,
-    cosine)``, the most similar candidates first, then of each key the new one is about too the
-    :data:`KEY_PAIR_SPAN` created last (whatever their cosine). Compares the new embedding with
-    every older memory."""
+    cosine)``, the most similar candidates first, then those about a key the new one is about
+    too (whatever their cosine). Compares the new embedding with every older memory."""
     now_s = now.timestamp()
     new_s = new_created.timestamp()
     demoted = {s["old_id"] for s in supersessions if in_effect(s, now_s)}
@@ -311,13 +310,8 @@ def contradiction_hits(
     near = sorted((h for h in hits if h[1] >= threshold), key=lambda h: -h[1])
     near = near[:CANDIDATE_LIMIT]  # only the most similar candidates are adjudicated
     seen = {r["id"] for r, _s in near}
-    # of each key the new one is about, the KEY_PAIR_SPAN older memories created last
-    chosen: set[str] = set()
-    for key in keys(new_content, new_type):
-        about = [h for h in hits if key in keys(h[0]["content"], new_type)]
-        about.sort(key=lambda h: parse_time(h[0]["created_at"]))
-        chosen.update(r["id"] for r, _s in about[-KEY_PAIR_SPAN:])
-    keyed = [h for h in hits if h[0]["id"] in chosen and h[0]["id"] not in seen]
+    mine = keys(new_content, new_type)
+    keyed = [h for h in hits if h[0]["id"] not in seen and keys(h[0]["content"], new_type) & mine]
     return [
         (r["id"], sim) for r, sim in near + keyed if decide(r["content"], new_content, new_type)[0]
     ]

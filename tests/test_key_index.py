@@ -98,39 +98,3 @@ def test_a_write_extends_the_snapshots_key_index_instead_of_building_it(
         m.id for m in eng.list_memories("P") if m.content == CONTENTS[1][1]
     ]
     eng.store.close()
-
-
-def test_a_new_memory_meets_the_neighbours_of_its_key_not_every_row_of_it(clock: Clock) -> None:
-    """Twenty HbA1c results imported without detection, all active: a new one is decided
-    against the :data:`KEY_PAIR_SPAN` created last before it (no cosine candidates here: the
-    type's cut is above 1), as the back-scan pairs each memory with its next few -- not against
-    all twenty (a patient imported without detection had one add decide 324 pairs)."""
-    from memory_core.engine.supersession import KEY_PAIR_SPAN
-
-    pol = mc.EnginePolicy(
-        contradiction=mc.ContradictionPolicy(type_thresholds={"lab_result": 1.01})
-    )
-    eng = mc.open_engine("sqlite:///:memory:", HashingEmbedder(), pol, clock=clock)
-    results = eng.add_memories(
-        [
-            {
-                "patient_id": "P",
-                "content": f"HbA1c {6 + k / 10:.1f}%",
-                "memory_type": "lab_result",
-                "created_at": NOW - timedelta(days=400 - 10 * k),
-            }
-            for k in range(20)
-        ],
-        detect=False,
-    )
-    newest = [r.memory.id for r in results][-KEY_PAIR_SPAN:]
-    hits = eng.preview_supersessions("P", "HbA1c 8.4%", "lab_result")
-    assert sorted(h.memory.id for h in hits) == sorted(newest)
-    assert {h.rule for h in hits} == {"lab.new-value"}
-    # dated between the tenth and eleventh results: its neighbours on both sides are met, and
-    # only the older ones are what it would supersede
-    middle = NOW - timedelta(days=400 - 95)
-    before = [r.memory.id for r in results][10 - KEY_PAIR_SPAN : 10]
-    hits = eng.preview_supersessions("P", "HbA1c 8.4%", "lab_result", created_at=middle)
-    assert sorted(h.memory.id for h in hits) == sorted(before)
-    eng.store.close()

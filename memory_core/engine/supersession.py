@@ -3,7 +3,6 @@ and their audit entries, and the reviewer's confirm, reject and undo."""
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import weakref
 from collections.abc import Iterable, Iterator, Sequence
@@ -110,12 +109,6 @@ def applies_at_once(core: Core, memory_type: str, decision: Decision) -> bool:
     return decision.strong and core.policy.contradiction.mode_for(memory_type) == "auto"
 
 
-#: Of the memories about one key, each is compared with at most this many newer ones, and a new
-#: memory with this many on each side of it (a restated fact chains A -> B -> C; comparing
-#: every pair of a key would be quadratic).
-KEY_PAIR_SPAN = 8
-
-
 def key_index(snap: Snapshot) -> dict[tuple[str, str], list[int]]:
     """``(memory type, key)`` -> the snapshot rows whose memory is about that key
     (:class:`memory_core.contradictions.KeyIndex`, advanced with the snapshot)."""
@@ -151,32 +144,18 @@ def with_keys(
     return hits + list(zip(extra, sims, olders, strict=True))
 
 
-def keyed_rows(
-    snap: Snapshot,
-    pool: PatientPool | None,
-    new: Memory,
-    created: Sequence[float] | npt.NDArray[np.float64],
-    eligible: Sequence[bool] | npt.NDArray[np.bool_],
-) -> set[int]:
+def keyed_rows(snap: Snapshot, pool: PatientPool | None, new: Memory) -> set[int]:
     """The rows (of the snapshot, then of the pool's added memories) about a key ``new`` is
-    about, of its type: of each key's ``eligible`` rows, the :data:`KEY_PAIR_SPAN` created
-    last before ``new`` and first after it -- its neighbours in that key's chain, as the
-    back-scan pairs each memory with its next few (a key's every row made one add decide
-    hundreds of pairs in a patient imported without detection: 324 HbA1c results all active)."""
+    about, of its type."""
     keys = index_keys(facts_of(new), new.memory_type)
     if not keys:
         return set()
     index = key_index(snap)
-    added = _added_key_index(pool) if pool is not None else {}
-    at = new.created_at.timestamp()
-    out: set[int] = set()
-    for k in keys:
-        key = (new.memory_type, k)
-        rows = [r for r in (*index.get(key, ()), *added.get(key, ())) if eligible[r]]
-        rows.sort(key=lambda r: created[r])
-        split = bisect.bisect_right([created[r] for r in rows], at)
-        out.update(rows[max(split - KEY_PAIR_SPAN, 0) : split + KEY_PAIR_SPAN])
-    return out
+    rows = {r for k in keys for r in index.get((new.memory_type, k), ())}
+    if pool is not None:
+        added = _added_key_index(pool)
+        rows |= {r for k in keys for r in added.get((new.memory_type, k), ())}
+    return rows
 
 
 #: Each pool's added memories by (type, key), indexed as they are added: a batch of n new
@@ -248,8 +227,7 @@ def detect(
         norms,
         CANDIDATE_LIMIT,
     )
-    keyed = keyed_rows(pool.snapshot, pool, new, created, active)
-    hits = with_keys(hits, new, pool.memories, matrix, keyed, active)
+    hits = with_keys(hits, new, pool.memories, matrix, keyed_rows(pool.snapshot, pool, new), active)
     for row, sim, row_is_older in hits:
         other = pool.memories[row]
         if other.status is not Status.ACTIVE:
@@ -333,9 +311,7 @@ def preview(
         embedding_model=core.embedder.model_id,
         facts=v.facts(facts, text, mtype),
     )
-    eligible = [st is Status.ACTIVE for st in status]
-    keyed = keyed_rows(snap, None, new, snap.created_s, eligible)
-    hits = with_keys(hits, new, snap.memories, snap.matrix, keyed)
+    hits = with_keys(hits, new, snap.memories, snap.matrix, keyed_rows(snap, None, new))
     out: list[Preview] = []
     for r, sim, older in hits:
         old = snap.memories[r]
@@ -621,6 +597,11 @@ def _scan_patient(core: Core, pid: str, by: str, now: datetime) -> list[Superses
     if changes.insert_supersessions:
         core.apply(changes, by)
     return found
+
+
+#: Of the memories about one key, each is compared with at most this many newer ones (a
+#: restated fact chains A -> B -> C; comparing every pair of a key would be quadratic).
+KEY_PAIR_SPAN = 8
 
 
 def _keyed_pairs(
