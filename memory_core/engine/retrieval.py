@@ -746,7 +746,7 @@ def _pairs(snap: Snapshot, ranked: Ranked, now: datetime, out: Layout) -> None:
         out.shared.append(ctx.Shared(ctx.LineKind.PAIR, entries, why="pending review"))
 
 
-#: The memo key of a lab result's history line in its snapshot (see :func:`annotator`).
+#: The memo key of the lab results' history lines kept with a snapshot (see :func:`annotator`).
 LAB_HISTORY = "lab-history"
 
 
@@ -776,10 +776,11 @@ def annotator(
         limit = policy.lab_history_max
         if not settled:
             return index.lab_history(m, now, snap.memory_of, limit=limit)
-        return snap.memoized(
-            (LAB_HISTORY, m.id, limit),
-            lambda: index.lab_history(m, now, snap.memory_of, limit=limit),
-        )
+        lines: dict[tuple[str, int], str | None] = snap.memoized(LAB_HISTORY, dict)
+        key = (m.id, limit)
+        if key not in lines:
+            lines[key] = index.lab_history(m, now, snap.memory_of, limit=limit)
+        return lines[key]
 
     def flag_of(m: Memory) -> StaleFlag | None:
         nonlocal kept
