@@ -289,6 +289,51 @@ def test_an_add_that_lost_its_races_writes_holding_the_stores_write_lock(
     assert res.supersessions and eng.get(res.memory.id).status is mc.Status.ACTIVE
 
 
+def test_a_locked_write_whose_commit_fails_leaves_no_trace_in_store_or_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under the write lock the transaction commits when the block ends, after the engine's
+    snapshot cache followed the write: a commit that fails (rolled back) must not leave the
+    cache showing a memory the store does not hold."""
+    eng = mc.open_engine(f"sqlite:///{tmp_path / 'commit.db'}", HashingEmbedder())
+    eng.add_memory("NW-1", "Patient takes metformin 500 mg daily", "medication")
+    eng.build_context("NW-1", "metformin", record_access=False)  # the patient is cached
+    real_once = ingest._write_once
+    calls = [0]
+
+    def losing(*args: Any, **kwargs: Any) -> Any:
+        calls[0] += 1
+        if calls[0] <= ingest.LOCK_AFTER:
+            raise mc.StaleSnapshotError("patient NW-1's memories changed (test)")
+        return real_once(*args, **kwargs)
+
+    store = eng.store
+    assert isinstance(store, SQLiteStore)
+    real_commit = store._commit
+
+    def failing_commit() -> None:
+        store._db.execute("ROLLBACK")
+        raise mc.StoreBusyError("disk I/O error (test)")
+
+    monkeypatch.setattr(ingest, "_write_once", losing)
+    monkeypatch.setattr(ingest, "backoff", lambda attempt: 0.0)
+    monkeypatch.setattr(store, "_commit", failing_commit)
+    with pytest.raises(mc.StoreBusyError):
+        eng.add_memory("NW-1", "Patient takes metformin 1000 mg daily", "medication")
+    monkeypatch.setattr(store, "_commit", real_commit)
+    assert [m.content for m in eng.list_memories("NW-1")] == [
+        "Patient takes metformin 500 mg daily"
+    ]
+    # another writer's add takes the patient's next version -- the one a cache that followed
+    # the failed write would claim to hold
+    other = mc.open_engine(f"sqlite:///{tmp_path / 'commit.db'}", HashingEmbedder())
+    other.add_memory("NW-1", "Patient walks daily", "observation")
+    got = eng.build_context("NW-1", "metformin", record_access=False)
+    assert "1000 mg" not in got.text and "500 mg" in got.text
+    other.store.close()
+    eng.store.close()
+
+
 def test_sqlites_write_lock_holds_off_another_processs_writes(tmp_path: Path) -> None:
     """While one handle holds the write lock another handle's write waits for it (here: a
     0.2 s busy timeout, then StoreBusyError, nothing written), and lands once it is let go."""

@@ -333,8 +333,7 @@ def write_batch(
         try:
             if attempt < LOCK_AFTER or dry_run:
                 return _write_once(core, memories, accesses, by, now, detect, dry_run)
-            with core.store.write_lock():  # lost too often: no other writer moves it now
-                return _write_once(core, memories, accesses, by, now, detect, dry_run)
+            return _write_locked(core, memories, accesses, by, now, detect)
         except StaleSnapshotError:
             attempt += 1
             if attempt >= WRITE_ATTEMPTS and time.monotonic() - start >= WRITE_BUDGET_S:
@@ -342,6 +341,30 @@ def write_batch(
             time.sleep(backoff(attempt))
             if not given:
                 now = max(now, core.action_time(None))
+
+
+def _write_locked(
+    core: Core,
+    memories: list[Memory],
+    accesses: Sequence[Sequence[datetime]],
+    by: str,
+    now: datetime,
+    detect: bool,
+) -> list[AddResult]:
+    """:func:`_write_once` holding the store's write lock (lost too often: no other writer
+    moves the patient now). The lock's transaction commits when the block ends, after the
+    snapshot cache has followed the write: if that commit fails (rolled back), the cache is
+    dropped rather than left ahead of the store."""
+    written = False
+    try:
+        with core.store.write_lock():
+            out = _write_once(core, memories, accesses, by, now, detect)
+            written = True
+    except BaseException:
+        if written:
+            core.snapshots.clear()
+        raise
+    return out
 
 
 def moved(core: Core, changes: ChangeSet) -> bool:
