@@ -91,7 +91,7 @@ def test_a_write_extends_the_snapshots_key_index_instead_of_building_it(
         eng.add_memory("P", content, mtype)
     assert builds == []  # the index the first adds built is extended, never built again
     # "insulin glargine" meets "Lantus" (a row the index was extended by) by their shared key,
-    # though the hashing embedder sees no words in common
+    # though their cosine (0.24 with the hashing embedder) is far below the type's cut (0.75)
     added = eng.add_memory("P", CONTENTS[2][1], "medication")
     assert builds == []
     assert [s.old_id for s in added.supersessions] == [
