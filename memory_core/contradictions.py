@@ -43,6 +43,7 @@ __all__ = [
     "candidates_for_new",
     "deciding",
     "facts_of",
+    "filed",
     "make_adjudicator",
     "newer_strips",
     "same_type_pair_arrays",
@@ -103,16 +104,22 @@ class KeyIndex:
         rows = dict(self.rows)
         copied: set[tuple[str, str]] = set()
         entries = self.entries
-        for row in range(start, len(memories)):
-            m = memories[row]
-            for k in cf.index_keys(facts_of(m), m.memory_type):
-                key = (m.memory_type, k)
-                if key not in copied:
-                    copied.add(key)
-                    rows[key] = [*rows.get(key, ())]
-                rows[key].append(row)
-                entries += 1
+        for key, row in filed(memories, start):
+            if key not in copied:
+                copied.add(key)
+                rows[key] = [*rows.get(key, ())]
+            rows[key].append(row)
+            entries += 1
         return KeyIndex(rows, entries)
+
+
+def filed(memories: Sequence[Memory], start: int = 0) -> Iterator[tuple[tuple[str, str], int]]:
+    """``((memory type, key), row)`` for each key each memory from row ``start`` on is about
+    (:func:`memory_core.facts.index_keys`): what a key index files."""
+    for row in range(start, len(memories)):
+        m = memories[row]
+        for k in cf.index_keys(facts_of(m), m.memory_type):
+            yield (m.memory_type, k), row
 
 
 def make_adjudicator(spec: str = "rules") -> RuleAdjudicator:

@@ -19,6 +19,7 @@ from ..contradictions import (
     SimilarityValues,
     candidates_for_new,
     facts_of,
+    filed,
     newer_strips,
     same_type_pair_arrays,
     same_type_pairs,
@@ -109,12 +110,6 @@ def applies_at_once(core: Core, memory_type: str, decision: Decision) -> bool:
     return decision.strong and core.policy.contradiction.mode_for(memory_type) == "auto"
 
 
-def key_index(snap: Snapshot) -> dict[tuple[str, str], list[int]]:
-    """``(memory type, key)`` -> the snapshot rows whose memory is about that key
-    (:class:`memory_core.contradictions.KeyIndex`, advanced with the snapshot)."""
-    return snap.key_index().rows
-
-
 def with_keys(
     hits: list[tuple[int, float, bool]],
     new: Memory,
@@ -150,7 +145,7 @@ def keyed_rows(snap: Snapshot, pool: PatientPool | None, new: Memory) -> set[int
     keys = index_keys(facts_of(new), new.memory_type)
     if not keys:
         return set()
-    index = key_index(snap)
+    index = snap.key_index().rows
     rows = {r for k in keys for r in index.get((new.memory_type, k), ())}
     if pool is not None:
         added = _added_key_index(pool)
@@ -170,10 +165,8 @@ def _added_key_index(pool: PatientPool) -> dict[tuple[str, str], list[int]]:
     if state is None:
         state = _ADDED_KEYS[pool] = ([pool.n_stored], {})
     done, index = state
-    for r in range(done[0], len(pool.memories)):
-        m = pool.memories[r]
-        for k in index_keys(facts_of(m), m.memory_type):
-            index.setdefault((m.memory_type, k), []).append(r)
+    for key, r in filed(pool.memories, done[0]):
+        index.setdefault(key, []).append(r)
     done[0] = len(pool.memories)
     return index
 
@@ -612,7 +605,7 @@ def _keyed_pairs(
 ) -> Iterator[tuple[str, int, int]]:
     """``(type, older position, newer position)`` in ``act`` of the pairs about one key (each
     memory and its next :data:`KEY_PAIR_SPAN` newer ones about that key), each pair once."""
-    index = key_index(snap)
+    index = snap.key_index().rows
     where = {row: k for k, row in enumerate(act)}
     seen: set[tuple[int, int]] = set()
     for (t, _key), rows in index.items():
