@@ -10,7 +10,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from .. import validation as v
 from ..contradictions import Adjudicator, RuleAdjudicator, deciding
@@ -90,20 +90,12 @@ class Core:
         """The stored memory ``memory_id`` (checked as an id); with ``patient_id``, only if it
         is that patient's (NotFoundError otherwise: nothing of another patient is touched)."""
         mid = v.record_id(memory_id, "memory_id")
-        pid = None if patient_id is None else v.patient_id(patient_id)
-        m = self.store.get_memory(mid)
-        if pid is not None and m.patient_id != pid:
-            raise NotFoundError("memory", mid, pid)
-        return m
+        return _of_patient("memory", mid, patient_id, self.store.get_memory)
 
     def supersession_of(self, supersession_id: Any, patient_id: Any = None) -> Supersession:
         """As :meth:`memory_of`, for a supersession."""
         sid = v.record_id(supersession_id, "supersession_id")
-        pid = None if patient_id is None else v.patient_id(patient_id)
-        s = self.store.get_supersession(sid)
-        if pid is not None and s.patient_id != pid:
-            raise NotFoundError("supersession", sid, pid)
-        return s
+        return _of_patient("supersession", sid, patient_id, self.store.get_supersession)
 
     def apply(self, changes: ChangeSet, actor: str) -> None:
         """Write through the store as ``actor`` at the engine's clock (the store derives and
@@ -194,3 +186,18 @@ def save_policy(core: Core, policy: EnginePolicy, by: str) -> None:
     core.apply(ChangeSet(policy=policy.to_dict()), by)
     core.policy = policy
     core._policy_version = core.store.policy_version()  # our own save: nothing to reload
+
+
+_Record = TypeVar("_Record", Memory, Supersession)
+
+
+def _of_patient(
+    what: str, record_id: str, patient_id: Any, get: Callable[[str], _Record]
+) -> _Record:
+    """The stored record ``record_id`` read by ``get``; with ``patient_id`` (checked first), only
+    if it is that patient's (NotFoundError otherwise)."""
+    pid = None if patient_id is None else v.patient_id(patient_id)
+    got = get(record_id)
+    if pid is not None and got.patient_id != pid:
+        raise NotFoundError(what, record_id, pid)
+    return got
