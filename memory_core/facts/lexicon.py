@@ -32,7 +32,7 @@ _V = TypeVar("_V")
 FILES = ("conditions", "labs", "slots", "states", "context", "words", "drugs", "questions")
 #: Bumped when the reader's own logic changes how a text is read (the files' digest covers
 #: the data): part of the version every memory's facts carry.
-READER_VERSION = "3"
+READER_VERSION = "4"
 
 DIRECTIONS = frozenset({"FORWARD", "BACKWARD", "BIDIRECTIONAL", "TERMINATE", "PSEUDO"})
 CATEGORIES = frozenset(

@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 from .. import drugs
+from ..normalize import fold
 from .lexicon import Lexicon, Match, PhraseMatcher, lexicon, tokenize
 from .model import KeyKind, subject_kinds
 
@@ -63,7 +64,10 @@ class Text:
 
 @lru_cache(maxsize=65_536)
 def parse(text: str) -> Text:
-    """``text`` tokenised, with sentence and clause numbers."""
+    """``text`` tokenised, with sentence and clause numbers, as the readers read it: through
+    the one normaliser (invisible characters removed, compatibility and look-alike forms
+    folded: :mod:`memory_core.normalize`); ``Text.text`` is that folded text."""
+    text = fold(text)
     toks = tokenize(text)
     starts = tuple(s for _t, s, _e in toks)
     ends = tuple(e for _t, _s, e in toks)
