@@ -43,7 +43,33 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
         ("Creatinine 1.1 (baseline)", "Possible creatinine 1.8 - lab query, sample haemolysed",
          "lab_result", "compatible", N),
     ],
+    "context.question": [
+        # issue 30's examples: a question asserts nothing
+        ("Metformin 500 mg twice daily", "Patient asked whether to stop metformin",
+         "medication", "compatible", N),
+        ("Lisinopril 10 mg daily", "Can I stop the lisinopril now my BP is better?",
+         "medication", "compatible", N),
+    ],
+    "context.instruction": [
+        ("Metformin 500 mg twice daily", "Sick day rules: stop metformin when vomiting",
+         "medication", "compatible", N),
+        ("Insulin glargine 20 units at night", "Hold glargine the night before surgery",
+         "medication", "compatible", N),
+    ],
+    "context.definition": [
+        ("HbA1c 7.1%", "HbA1c of 6.5% or more is diagnostic of diabetes", "lab_result",
+         "compatible", N),
+    ],
+    "context.reported": [
+        ("Sertraline 50 mg daily", "Read that sertraline can be stopped after six months",
+         "medication", "compatible", N),
+    ],
+    "context.future": [
+        ("Prednisolone 10 mg daily", "Will reduce prednisolone to 5 mg next month",
+         "medication", "compatible", N),
+    ],
     "context.other-person": [
+        ("Weight 82 kg", "Patient's baby weighed 3.4 kg", "vital_sign", "compatible", N),
         ("Type 2 diabetes", "Mother has type 2 diabetes", "condition", "compatible", N),
         ("Quit smoking 2019", "Pt's husband still smokes inside the house", "social",
          "compatible", N),

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
+from . import units
 from .lexicon import lexicon
 from .model import (
     CODE_KINDS,
@@ -46,8 +47,6 @@ if TYPE_CHECKING:
     from .text import Text
 
 STRONG, WEAK = Strength.STRONG, Strength.WEAK
-#: How far apart two results may be and still be one value (a converted unit rounds).
-SAME_VALUE_TOLERANCE = 0.015
 SAFETY_TYPES = frozenset({"allergy", "adverse_reaction"})
 PLAN_SLOTS = ("referral ", "procedure ", "follow up")
 
@@ -290,8 +289,21 @@ def _newer_not_asserted(p: Pair) -> Decision | None:
     )
 
 
+#: The order in which a fact's contexts name the rule of a statement that asserts nothing.
+CONTEXT_RULES = (
+    Context.OTHER_PERSON,
+    Context.QUESTION,
+    Context.DEFINITION,
+    Context.INSTRUCTION,
+    Context.REPORTED,
+    Context.HYPOTHETICAL,
+    Context.FUTURE,
+    Context.UNCERTAIN,
+)
+
+
 def _context_id(contexts: frozenset[Context]) -> str:
-    for c in (Context.OTHER_PERSON, Context.HYPOTHETICAL, Context.UNCERTAIN):
+    for c in CONTEXT_RULES:
         if c in contexts:
             return c.value.replace("_", "-")
     return "not-asserted"
@@ -579,24 +591,20 @@ def _lab_target(p: Pair) -> Decision | None:
     return None
 
 
-def _number(value: str) -> float | None:
-    v = parts(value).get("value", "")
-    head = v.split(" ")[0]
-    try:
-        return float(head)
-    except ValueError:
-        return None
-
-
 def _lab_value(p: Pair) -> Decision | None:
-    """A new value of the same test updates; the same value on another date is a new
-    measurement; the same value and date a duplicate."""
+    """A new value of the same test updates, whatever units the two were written in (strong
+    where both convert to the test's unit, or are written alike, and say the same of where and
+    when); the same value on another date is a new measurement; the same value and date a
+    duplicate."""
     for a, b in _labs(p):
         pa, pb = parts(a.value), parts(b.value)
         if pa.get("value") and pb.get("value"):
-            if not _same_number(pa["value"], pb["value"]):
-                strength = STRONG if _same_places(pa, pb) else WEAK
-                return _d(Verdict.UPDATES, "lab.new-value", strength, evidence(a, b), a.key)
+            same = _same_value(a, pa["value"], pb["value"])
+            if not same:
+                ok = same is not None and _same_places(pa, pb)
+                why = "" if same is not None else "the two values' units cannot be compared"
+                strength = STRONG if ok else WEAK
+                return _d(Verdict.UPDATES, "lab.new-value", strength, evidence(a, b, why), a.key)
             if a.date and b.date and a.date != b.date:
                 return _d(Verdict.UPDATES, "lab.new-date", STRONG, _dated(a, b), a.key)
             return _d(Verdict.DUPLICATE, "lab.same-value", STRONG, evidence(a, b), a.key)
@@ -609,21 +617,20 @@ def _same_places(pa: dict[str, str], pb: dict[str, str]) -> bool:
     return all(pa.get(d) == pb.get(d) for d in QUALIFIER_DIMENSIONS)
 
 
+def _same_value(f: Fact, x: str, y: str) -> bool | None:
+    """Whether two values of ``f``'s test are one (:func:`.units.same_value`: converted to the
+    test's unit, within rounding); None when their units cannot be compared."""
+    lex = lexicon()
+    analyte = lex.analyte_for_code(f.name) if f.kind is KeyKind.LOINC else None
+    return units.same_value(lex, analyte, x, y)
+
+
 def _same_number(x: str, y: str) -> bool:
-    """One value: equal, or within :data:`SAME_VALUE_TOLERANCE` where either was converted from
-    another unit (marked "~": 106 umol/L is 1.199 mg/dL)."""
-    a, b = x.split(" ")[0], y.split(" ")[0]
-    converted = a.startswith("~") or b.startswith("~")
-    a, b = a.lstrip("~"), b.lstrip("~")
-    if "/" in a or "/" in b:
-        return a == b
+    """Two targets are one number (a target's unit is its test's)."""
     try:
-        fa, fb = float(a), float(b)
+        return float(x.split(" ")[0]) == float(y.split(" ")[0])
     except ValueError:
         return x == y
-    if not converted:
-        return fa == fb
-    return abs(fa - fb) <= SAME_VALUE_TOLERANCE * max(abs(fa), abs(fb))
 
 
 def _dated(a: Fact, b: Fact) -> str:
@@ -1114,7 +1121,7 @@ SLOTS = frozenset({"social", "preference", "care_plan", "observation"})
 
 #: The rule ids a row's decisions carry, where the row decides more than one thing.
 DECIDES: dict[str, tuple[str, ...]] = {
-    "context.not-asserted": ("context.hypothetical", "context.uncertain", "context.other-person"),
+    "context.not-asserted": tuple(f"context.{c.value.replace('_', '-')}" for c in CONTEXT_RULES),
     "allergy.empty-list": ("allergy.empty-list", "allergy.list-scope"),
     "allergy.list-restated": ("allergy.list-restated", "allergy.list-scope"),
     "question.answer": ("question.new-answer", "question.same-answer"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from . import units
 from .lexicon import Analyte, Lexicon, lexicon
 from .text import Span, Text, numbers
 
@@ -161,45 +162,182 @@ def _first_number(t: Text, a: int, b: int) -> str:
 def _result_number(
     t: Text, a: int, b: int, analyte: Analyte | None, drugs_at: Sequence[int] = ()
 ) -> str:
-    """The first number of the window that is no date, in the analyte's unit; a blood
-    pressure's two numbers ("132/84"). A dose after a drug named in the window is the drug's
+    """The result the window gives (:func:`result_at`): the number after the window's last
+    word of now ("HbA1c was 58 last year, now down to 52") or else its first, that is no date,
+    period, threshold or range bound; a dose after a drug named in the window is the drug's
     ("creatinine, since starting spironolactone 25 mg, up to 1.6")."""
     lex = lexicon()
-    months = lex.months
-    for i in range(a, b):
-        tok = t.tokens[i]
-        if not tok[:1].isdigit() or _is_date_number(t, i, months) or _is_period(t, i):
-            continue
-        unit = _unit_after(t, i + 1, b)
+    now = [m.end for m in lex.now_words.find(t.tokens[a:b], t.raw[a:b])]
+    candidates = [i for i in range(a, b) if _is_result_number(t, i, lex)]
+    latest = [i for i in candidates if now and i >= a + now[-1]]
+    for i in (*latest[:1], *candidates):
         after_drug = any(d < i for d in drugs_at)
-        if after_drug and t.tokens[i + 1 : i + 2] and t.tokens[i + 1] in lex.dose_units:
-            known = {analyte.unit, *(u for u, _s, _o in analyte.conversions)} if analyte else set()
-            if unit not in known:
-                continue
-        nxt = i + 1
-        if nxt < b and t.text[t.ends[i] : t.starts[nxt]] == "/" and t.tokens[nxt][:1].isdigit():
-            return f"{_num(tok)}/{_num(t.tokens[nxt])}"
-        value = float(tok)
-        unit = _unit_after(t, nxt, b)
-        return _converted(value, unit, analyte)
+        nxt = t.tokens[i + 1 : i + 2]
+        if after_drug and nxt and nxt[0] in lex.dose_units and not _unit_of(t, i, analyte):
+            continue
+        got = result_at(t, i, analyte)
+        if got:
+            return got
     return ""
 
 
-def _unit_after(t: Text, i: int, b: int) -> str:
-    toks = t.tokens[i : min(b, i + 3)]
-    if toks[:1] == ("%",):
-        return "%"
-    return "/".join(toks[:2]) if len(toks) >= 2 else "/".join(toks)
+def _is_result_number(t: Text, i: int, lex: Lexicon) -> bool:
+    """A number of the window that may be a result: no date, no period of time, no threshold
+    and no range ("6-8 on my meter", "an HbA1c of 48 or over", "eGFR 45-59")."""
+    if not t.tokens[i][:1].isdigit() or _part_of_another(t, i):
+        return False
+    if _is_date_number(t, i, lex.months) or _is_period(t, i):
+        return False
+    return not (_threshold(t, i) or _in_range(t, i))
 
 
-def _converted(value: float, unit: str, analyte: Analyte | None) -> str:
-    if analyte is not None:
-        for u, scale, offset in analyte.conversions:
-            if unit.startswith(u.replace(" ", "/")) or unit.split("/")[0] == u:
-                # "~": converted from another unit, compared within rounding
-                return f"~{round(value * scale + offset, 2):g} {analyte.unit}"
-        return f"{value:g} {analyte.unit}".strip()
-    return f"{value:g}"
+def _part_of_another(t: Text, i: int) -> bool:
+    """A number that is part of something else: a unit's ("mL/min/1.73 m2"), the second of a
+    pair ("142/88"), a decade ("the 130s")."""
+    if t.starts[i] and t.text[t.starts[i] - 1] == "/":
+        return True
+    nxt = i + 1
+    return nxt < len(t.tokens) and t.tokens[nxt] == "s" and t.starts[nxt] == t.ends[i]
+
+
+#: Words before a number that make it a bound, not a result ("over 30", "at least 5").
+_BOUND_BEFORE = re.compile(
+    r"(?:>=?|<=?|≥|≤|\b(?:over|above|below|under|greater than|less than|more than|fewer than|"
+    r"at least|at most|exceeds|exceeding|beyond|between))\s*$",
+    re.IGNORECASE,
+)
+#: Words after a number (and its unit) that make it a bound ("48 or more", "30+").
+_BOUND_AFTER = re.compile(
+    r"^\s*(?:\+|or (?:more|above|over|higher|greater|less|below|under|lower)|and (?:above|over|"
+    r"below|under|higher|lower)|plus\b)",
+    re.IGNORECASE,
+)
+
+
+def _threshold(t: Text, i: int) -> bool:
+    before = t.text[max(0, t.starts[i] - 16) : t.starts[i]]
+    if _BOUND_BEFORE.search(before):
+        return True
+    end = t.ends[i]
+    found = units.unit_after(lexicon(), t.text, end)
+    if found is not None:
+        end = found[1]
+    return bool(_BOUND_AFTER.match(t.text[end : end + 16]))
+
+
+_RANGE_LINK = re.compile(r"^\s*(?:[-–—]|to)\s*$")
+
+
+def _in_range(t: Text, i: int) -> bool:
+    """Either bound of a range: "6-8", "42 to 47", "30.0-34.9" (a blood pressure's "/" is
+    no range)."""
+    nxt, prev = i + 1, i - 1
+    link = t.text[t.ends[i] : t.starts[nxt]] if nxt < len(t.tokens) else ""
+    if nxt < len(t.tokens) and t.tokens[nxt][:1].isdigit() and _RANGE_LINK.match(link):
+        return True
+    if nxt + 1 < len(t.tokens) and t.tokens[nxt] == "to" and t.tokens[nxt + 1][:1].isdigit():
+        return True
+    if prev >= 0 and t.tokens[prev][:1].isdigit():
+        return bool(_RANGE_LINK.match(t.text[t.ends[prev] : t.starts[i]]))
+    return prev >= 1 and t.tokens[prev] == "to" and t.tokens[prev - 1][:1].isdigit()
+
+
+def result_at(t: Text, i: int, analyte: Analyte | None) -> str:
+    """The result written at number token ``i``: the number with the unit written after it
+    ("64 mmol/mol", "124 umol/L"), a blood pressure's two numbers ("142/88 mmHg"), a score out
+    of its scale's maximum ("21/30": 21), or a number written without a unit where one unit of
+    the analyte makes it possible ("HbA1c 69": "69", compared as mmol/mol). "" when the number
+    is no result: a unit that is not the analyte's ("glucose 6.1 %", "weight 70 g" of an
+    adult), a value outside physiology, a bare number of two possible units."""
+    x = float(t.tokens[i])
+    nxt = i + 1
+    slash = nxt < len(t.tokens) and t.text[t.ends[i] : t.starts[nxt]] == "/"
+    if slash and t.tokens[nxt][:1].isdigit():
+        if analyte is not None and analyte.unit == "{score}":
+            return _reading(x, None) if _possible(analyte, x, None) else ""
+        # two numbers are a blood pressure's; of another test a date ("on 2/10") or a ratio
+        return _pair(t, i, nxt, analyte) if analyte is None or analyte.pair else ""
+    unit = _unit_of(t, i, analyte)
+    compound = _compound(t, i, analyte)
+    if compound is not None:
+        x, unit = compound
+    if analyte is None:
+        return _reading(x, unit)
+    if unit is None and _foreign_unit(t, i):
+        return ""
+    return _reading(x, unit) if _possible(analyte, x, unit) else ""
+
+
+def _unit_of(t: Text, i: int, analyte: Analyte | None) -> units.Unit | None:
+    """The unit written after number ``i`` that is one of ``analyte``'s (any unit when no
+    analyte is known)."""
+    found = units.unit_after(lexicon(), t.text, t.ends[i])
+    if found is None:
+        return None
+    unit = found[0]
+    return unit if analyte is None or unit.code in analyte.units else None
+
+
+def _foreign_unit(t: Text, i: int) -> bool:
+    """A unit after the number that is not the analyte's -- but not an ordinary word a unit
+    is also spelt as ("7.1 in March", "6 m ago"), which says no unit at all."""
+    lex = lexicon()
+    m = lex.unit_pattern.match(t.text, t.ends[i])
+    if m is None:
+        return False
+    written = m.group(0).strip()
+    return not (written.isalpha() and (len(written) <= 2 or written in lex.function_words))
+
+
+def _compound(t: Text, i: int, analyte: Analyte | None) -> tuple[float, units.Unit] | None:
+    """ "12 st 6 lb", "5 ft 10 in": one value in the smaller unit (174 lb, 70 in)."""
+    lex = lexicon()
+    found = units.unit_after(lex, t.text, t.ends[i])
+    if found is None or analyte is None:
+        return None
+    big, end = found
+    j = t.token_at(end)
+    if j >= len(t.tokens) or not t.tokens[j][:1].isdigit():
+        return None
+    small = units.unit_after(lex, t.text, t.ends[j])
+    if small is None or small[0].dimension != big.dimension or small[0].factor >= big.factor:
+        return None
+    if not {big.code, small[0].code} <= set(analyte.units):
+        return None
+    whole = small[0].from_base(big.to_base(float(t.tokens[i])))
+    return round(whole + float(t.tokens[j]), 4), small[0]
+
+
+def _possible(analyte: Analyte, x: float, unit: units.Unit | None) -> bool:
+    """A reading the analyte can have: in one of its units (a bare number: the one unit that
+    makes it possible) and within its physiological bounds."""
+    lex = lexicon()
+    if unit is None:
+        code = units.bare_unit(analyte, x)
+        unit = units.unit_named(lex, code) if code else None
+        if unit is None:
+            return not analyte.units  # an analyte with no unit: a count, a titre
+    canon = units.to_canonical(lex, analyte, x, unit)
+    return canon is not None and units.plausible(analyte, canon)
+
+
+def _reading(x: float, unit: units.Unit | None) -> str:
+    number = _num(str(x))
+    return f"{number} {unit.code}" if unit is not None else number
+
+
+def _pair(t: Text, i: int, j: int, analyte: Analyte | None) -> str:
+    """A blood pressure's systolic/diastolic ("142/88"), with its unit when written."""
+    a, b = float(t.tokens[i]), float(t.tokens[j])
+    if analyte is not None and analyte.bounds:
+        lo, hi = analyte.bounds
+        if not (lo <= b < a <= hi):
+            return ""
+    found = units.unit_after(lexicon(), t.text, t.ends[j])
+    shown = f"{_num(t.tokens[i])}/{_num(t.tokens[j])}"
+    if found is not None and (analyte is None or found[0].code in analyte.units):
+        return f"{shown} {found[0].code}"
+    return shown
 
 
 def _is_period(t: Text, i: int) -> bool:
