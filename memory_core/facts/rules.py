@@ -1274,12 +1274,16 @@ def decide_row(
 
 
 def _capped(d: Decision, p: Pair) -> Decision:
-    """Strong evidence becomes weak when the older statement about the key was not asserted
-    (an uncertain allergy confirmed is for a reviewer), the newer is history, or the newer is
+    """Strong evidence becomes weak when either statement was read by a configured model only
+    (what the offline reader did not read is for a reviewer), the older statement about the
+    key was not asserted (an uncertain allergy confirmed is for a reviewer), the newer is
+    history, or the newer is
     dated before the older was recorded ("2019: omeprazole 40 mg BD for 8 weeks" read after
     "omeprazole 20 mg OD" was charted: an earlier course, not a change)."""
     if d.strength is not STRONG or not d.key:
         return d
+    if Origin.MODEL in (p.older.origin, p.newer.origin):  # what only a model read: a reviewer
+        return Decision(d.verdict, d.rule, WEAK, f"{d.evidence}; read by a model only", d.key)
     a, b = p.older.get(d.key), p.newer.get(d.key)
     if (a is not None and not a.asserted) or (b is not None and Context.HISTORICAL in b.contexts):
         return Decision(d.verdict, d.rule, WEAK, d.evidence, d.key)

@@ -272,8 +272,10 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
                 if not m or m.start() - last > 60:
                     break
                 pair = f"{m.group(1)}/{m.group(2)}"
-                raw.append((analyte, pair, names.unit(analyte.unit), m.start(), m.end()))
-                pos = last = m.end()
+                u = unit_re.match(s.text, m.end())  # a value keeps only a unit it was said with
+                end = u.end() if u else m.end()
+                raw.append((analyte, pair, unit_shown(u.group(1)) if u else "", m.start(), end))
+                pos = last = end
                 continue
             m = _NUMBER.search(s.text, pos, stop)
             if not m or m.start() - last > 60:
@@ -286,7 +288,7 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
                 if dose_unit_re(dose_units).match(s.text, m.end()):
                     break  # a dose: the results are over
                 continue
-            unit = unit_shown(u.group(1)) if u else names.unit(analyte.unit)
+            unit = unit_shown(u.group(1)) if u else ""  # never the analyte's default unit
             end = u.end() if u else m.end()
             raw.append((analyte, m.group(1).replace(",", "."), unit, m.start(), end))
             pos = last = end
