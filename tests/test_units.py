@@ -13,8 +13,8 @@ from importlib import resources
 from typing import Any
 
 import pint
-from labunits import converters as labunits
 import pytest
+from labunits import converters as labunits
 
 from memory_core.facts import read
 from memory_core.facts import units as U
