@@ -30,6 +30,7 @@ reader's role ``mention`` (states.json's ``mentions`` and ``modified_heads``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -80,8 +81,21 @@ def change_contexts(t: Text, spans: Sequence[Span], at: Sequence[int]) -> list[f
         }
         if not _past(t.tokens[i]):
             got |= {sc.category for sc in events if sc.lo <= i < sc.hi}
+        if _infinitive(t, i):
+            got.add(Context.FUTURE)
         out.append(frozenset(got))
     return out
+
+
+def _infinitive(t: Text, i: int) -> bool:
+    """A change said as an infinitive -- "plan to stop", "needs to reduce", "to be increased"
+    -- is not made yet; one a past verb leads ("had to stop", "decided to reduce") was."""
+    j = i - 1
+    if j >= 1 and t.tokens[j] == "be" and t.tokens[j - 1] == "to":
+        j -= 1
+    if j < 1 or t.tokens[j] != "to":
+        return False
+    return not _past(t.tokens[j - 1])
 
 
 def _past(word: str) -> bool:
@@ -112,7 +126,21 @@ def conditions(t: Text) -> tuple[Scope, ...]:
     """The scopes of changes only: a change made "when" something happens, or timed before an
     event, is a rule or a plan ("stop metformin when vomiting"); a finding "when" something
     happens is still a finding ("vivid dreams when donepezil is taken at night")."""
-    return (*_when_conditions(t), *_before_events(t))
+    return (*_when_conditions(t), *_before_events(t), *_will_contractions(t))
+
+
+_WILL = re.compile(r"\b\w+['’]ll\b", re.IGNORECASE)
+
+
+def _will_contractions(t: Text) -> list[Scope]:
+    """ "I'll", "we'll", "she'll" (read as one word without the apostrophe: "ill", "well"): a
+    change from there to the end of the sentence is for later."""
+    out = []
+    for m in _WILL.finditer(t.text):
+        i = t.token_at(m.start())
+        _lo, hi = sentence_bounds(t, i)
+        out.append(Scope(i, i + 1, _STRUCTURE, Context.FUTURE, i, hi))
+    return out
 
 
 def _questions(t: Text) -> list[Scope]:

@@ -95,7 +95,9 @@ def _asserted(
     contexts, out = [], []
     for a, b, c, state in zip(own, shape, change, states, strict=True):
         negated = Context.NEGATED in c and state in _UNDONE_BY_NEGATION
-        contexts.append(assertion.own(memory_type, a | b | (c - {Context.NEGATED})))
+        # what a type asserts by its nature is asserted of its things, not of a change for
+        # later: a care plan is a plan, a plan's item "to be reduced at the next review" is not
+        contexts.append(assertion.own(memory_type, a | b) | (c - {Context.NEGATED}))
         out.append(State.ACTIVE if negated else state)
     return contexts, out
 
@@ -166,9 +168,9 @@ def _value(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon, memory_type
     if kind in (KeyKind.DRUG, KeyKind.ALLERGEN) and span.how != "allergen":
         value = values.drug_value(t, span, spans)
         if memory_type in _SITED_DRUG_TYPES:
-            value = values.join([*values.parts(value).items(), *values.qualifiers(t, span)])
+            value = values.join([*values.parts(value).items(), *values.qualifiers(t, span, spans)])
         elif memory_type == "medication":
-            places = [q for q in values.qualifiers(t, span) if q[0] in _ORDER_PLACES]
+            places = [q for q in values.qualifiers(t, span, spans) if q[0] in _ORDER_PLACES]
             if any(dim == "side" for dim, _v in places):
                 value = values.join([*values.parts(value).items(), *places])
         return value
@@ -187,7 +189,7 @@ def _value(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon, memory_type
             entry = [("entry", "chart"), ("text", values.entry_text(t, span, lex))]
             value = values.join([*values.parts(value).items(), *entry])
         if span.key.startswith(("slot:procedure", "slot:referral")):
-            value = values.join([*values.parts(value).items(), *values.qualifiers(t, span)])
+            value = values.join([*values.parts(value).items(), *values.qualifiers(t, span, spans)])
         return value
     return ""
 

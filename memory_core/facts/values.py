@@ -103,8 +103,16 @@ def _dose(t: Text, a: int, b: int, lex: Lexicon) -> str:
     return ""
 
 
+#: One spelling of a dose unit written several ways.
+_DOSE_UNITS = {
+    "u": "units", "unit": "units", "iu": "units", "ug": "mcg", "microgram": "mcg",
+    "micrograms": "mcg", "milligram": "mg", "milligrams": "mg", "gram": "g", "grams": "g",
+    "gm": "g",
+}  # fmt: skip
+
+
 def _unit(unit: str) -> str:
-    return {"u": "units", "unit": "units", "iu": "units", "mcg": "mcg", "ug": "mcg"}.get(unit, unit)
+    return _DOSE_UNITS.get(unit, unit)
 
 
 def _num(s: str) -> str:
@@ -126,7 +134,7 @@ def lab_value(
     a, b = window(t, span, [s for s in spans if s.how == "lab"])
     before = max(0, span.start - 4)
     outside = (*t.tokens[before : span.start], *t.tokens[span.end : b])
-    where = qualifiers(t, span)
+    where = qualifiers(t, span, spans)
     if any(w in TARGET_WORDS for w in outside) and _target_first(t, span, a, b):
         # a target is set for where and when it is read, as a result is ("home BP target")
         return join([("target", _first_number(t, a, b) or "yes"), *where])
@@ -367,7 +375,7 @@ def condition_value(t: Text, span: Span, spans: Sequence[Span]) -> str:
             pairs.append((toks[i], _joined(t, i + 1)))
         elif toks[i] in _SEVERITY:
             pairs.append(("severity", _SEVERITY[toks[i]]))
-    return join(_unique(pairs) + qualifiers(t, span))
+    return join(_unique(pairs) + qualifiers(t, span, spans))
 
 
 def _joined(t: Text, i: int) -> str:
@@ -377,18 +385,20 @@ def _joined(t: Text, i: int) -> str:
     return t.tokens[i]
 
 
-def qualifiers(t: Text, span: Span) -> list[tuple[str, str]]:
+def qualifiers(t: Text, span: Span, spans: Sequence[Span] = ()) -> list[tuple[str, str]]:
     """Where and when, in the thing's sentence: its side and body site, the time of day, at
     rest or on exertion, at home or in clinic, before or after meals ("side=left;
-    site=knee")."""
+    site=knee") -- but not a word of another thing's name ("urine" of "urine ACR" is no
+    specimen of the HbA1c beside it)."""
     lo, hi = _sentence(t, span.start)
+    others = {i for s in spans if s != span for i in range(s.start, s.end)}
     out = []
     for dim, matcher in lexicon().qualifiers.items():
         found = sorted(
             {
                 m.value
                 for m in matcher.find(t.tokens[lo:hi], t.raw[lo:hi])
-                if not _in_unit(t, m.start + lo)
+                if not _in_unit(t, m.start + lo) and m.start + lo not in others
             }
         )
         if found:

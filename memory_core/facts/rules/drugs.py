@@ -4,6 +4,8 @@ word without a changed value, the same drug restated. Pure."""
 
 from __future__ import annotations
 
+from .. import units
+from ..lexicon import lexicon
 from ..model import Decision, Fact, KeyKind, State, Strength, Verdict
 from ..values import parts
 from .base import STRONG, WEAK, Pair, _changed, _compatible, _d, _ingredient, _negated, evidence
@@ -84,6 +86,8 @@ def _drug_regimen(p: Pair) -> Decision | None:
         pa, pb = parts(a.value), parts(b.value)
         for part, rule in (("dose", "drug.dose-change"), ("freq", "drug.frequency-change")):
             if pa.get(part) and pb.get(part) and pa[part] != pb[part]:
+                if part == "dose" and _same_dose(pa[part], pb[part]):
+                    continue  # 0.1 mg and 100 mcg: one dose, written two ways
                 comparable = part != "dose" or _unit_of(pa[part]) == _unit_of(pb[part])
                 strength = _strong_for(p, comparable and not _ingredient(a, b))
                 return _d(Verdict.UPDATES, rule, strength, evidence(a, b), a.key)
@@ -91,6 +95,21 @@ def _drug_regimen(p: Pair) -> Decision | None:
             strength = _strong_for(p, _changed(b) and not _ingredient(a, b))
             return _d(Verdict.UPDATES, "drug.formulation-change", strength, evidence(a, b), a.key)
     return None
+
+
+def _same_dose(a: str, b: str) -> bool:
+    """Two doses of one mass in two units ("0.1 mg" / "100 mcg"); a dose in another unit than
+    its number says (50 mg / 50 mcg) is another dose -- for a reviewer, never a restatement."""
+    lex = lexicon()
+    (na, _, ua), (nb, _, ub) = a.partition(" "), b.partition(" ")
+    x, y = units.unit_named(lex, ua), units.unit_named(lex, ub)
+    if x is None or y is None or x.dimension != y.dimension or x == y:
+        return False
+    try:
+        fa, fb = x.to_base(float(na)), y.to_base(float(nb))
+    except ValueError:
+        return False
+    return abs(fa - fb) <= units.SAME_VALUE_TOLERANCE * max(abs(fa), abs(fb))
 
 
 def _unit_of(dose: str) -> str:

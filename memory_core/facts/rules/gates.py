@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from .. import units
 from ..lexicon import lexicon
 from ..model import CODE_KINDS, Context, Decision, KeyKind, Origin, Role, Verdict
 from ..values import parts
@@ -260,6 +261,14 @@ def _plain_words(text: str) -> tuple[str, ...]:
         if (m.start, m.end) not in now_spans or m.value.state != "changed"
         for i in range(m.start, m.end)
     }  # "now", "these days" say no state of their own; "no longer", "increased" do
+    # a unit after a number is part of the value ("50 mcg" is not "50 mg")
+    kept |= {
+        i
+        for i, w in enumerate(t.tokens)
+        if i
+        and t.tokens[i - 1][:1].isdigit()
+        and (w in lex.dose_units or units.key(w) in lex.units)
+    }
     words = tuple(
         (i, w)
         for i, w in enumerate(t.tokens)
@@ -269,6 +278,12 @@ def _plain_words(text: str) -> tuple[str, ...]:
     # nothing to restate ("Emi: They really are" / "Emi: Will do!")
     said = [w for i, w in words if not (i == 0 and SPEAKER.match(text))]
     return tuple(w for _i, w in words) if said else ()
+
+
+def _is_unit(word: str) -> bool:
+    """A dose unit or a unit of measure ("mcg", "mmol", "kg")."""
+    lex = lexicon()
+    return word in lex.dose_units or units.key(word) in lex.units
 
 
 def _siblings(p: Pair) -> Decision | None:
