@@ -116,7 +116,7 @@ Runner = Callable[[Context], Section]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from . import clinical, dialogue, realtalk, section, situatedqa, synthea
+    from . import clinical, dialogue, realtalk, section, situatedqa, statements, synthea
 
     p = argparse.ArgumentParser(prog="python -m eval", description=__doc__)
     p.add_argument(
@@ -128,7 +128,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--only",
         action="append",
-        choices=["realtalk", "situatedqa", "clinical", "synthea", "dialogue", "section"],
+        choices=[
+            "realtalk",
+            "situatedqa",
+            "clinical",
+            "statements",
+            "synthea",
+            "dialogue",
+            "section",
+        ],
         default=None,
     )
     p.add_argument("--embedder", default="minilm", help="minilm (the default) | hashing")
@@ -143,6 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "realtalk": realtalk.run,
         "situatedqa": situatedqa.run,
         "clinical": clinical.run,
+        "statements": statements.run,
         "synthea": synthea.run,
         "dialogue": dialogue.run,
         "section": section.run,

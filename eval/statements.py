@@ -76,7 +76,9 @@ def load_values(split: str = "all") -> list[dict[str, Any]]:
 
 
 def outcomes(engine: mc.MemoryEngine, cases: Iterable[Case]) -> Iterator[tuple[str, str]]:
-    """``(outcome, rule)`` of the newer statement on the older, per case."""
+    """``(outcome, rule)`` of the newer statement on the older, per case: outcome ``auto``,
+    ``auto-restated`` (superseded at once as the same fact said again -- a duplicate: the
+    newer memory carries the fact), ``pending`` or ``none``."""
     for c in cases:
         pid = f"st-{c.id}"
         old = engine.add_memory(pid, c.older, c.memory_type, created_at=T0, by="eval").memory
@@ -87,7 +89,8 @@ def outcomes(engine: mc.MemoryEngine, cases: Iterable[Case]) -> Iterator[tuple[s
         if not mine:
             yield "none", ""
         elif any(s.state.value == "auto" for s in mine):
-            yield "auto", mine[0].rule
+            restated = all(s.verdict == "duplicate" for s in mine)
+            yield ("auto-restated" if restated else "auto"), mine[0].rule
         else:
             yield "pending", mine[0].rule
 
@@ -98,11 +101,12 @@ def measures(cases: list[Case], got: list[tuple[str, str]]) -> dict[str, int]:
         if case.expected == "keep":
             c["keep"] += 1
             c["keep_auto"] += outcome == "auto"
+            c["keep_restated"] += outcome == "auto-restated"
             c["keep_review"] += outcome == "pending"
         else:
             c["replace"] += 1
             c["replace_found"] += outcome != "none"
-            c["replace_auto"] += outcome == "auto"
+            c["replace_auto"] += outcome.startswith("auto")
     return dict(c)
 
 
@@ -190,17 +194,27 @@ def run(ctx: Context) -> Section:
         cases = load_pairs(split)
         with ctx.engine(T0 + timedelta(days=60)) as eng:
             got = list(outcomes(eng, cases))
+        for author in PAIR_FILES:
+            mine = [(c, g) for c, g in zip(cases, got, strict=True) if c.author == author]
+            if mine:
+                m = measures([c for c, _g in mine], [g for _c, g in mine])
+                rows.append(_row(f"{split}, {author}", m))
         m = measures(cases, got)
         sec.numbers[f"{split}_keep_auto"] = m.get("keep_auto", 0)
-        rows.append(_row(split, m))
+        rows.append(_row(f"**{split}, all**", m))
         if split == "test":
             sec.add(*_by_category(cases, got), "")
     sec.add(
         *table(
-            ["half", "keep pairs", "superseded at once", "sent to review", "replace pairs",
-             "found", "at once"],
+            ["half", "keep pairs", "superseded at once", "restated at once", "sent to review",
+             "replace pairs", "found", "at once"],
             rows,
         ),
+        "",
+        "_Superseded at once_: a kept fact hidden by a statement that is not the same fact "
+        "again (the safety target: 0 on the test half). _Restated at once_: the older replaced "
+        "by the same fact said again (a duplicate, often in another unit: 12 st 10 lb and "
+        "80.7 kg) -- the newer memory carries the fact, nothing true is hidden.",
         "",
     )  # fmt: skip
     vrows = []
@@ -221,8 +235,9 @@ def run(ctx: Context) -> Section:
 
 def _row(split: str, m: dict[str, int]) -> list[object]:
     return [
-        split, m.get("keep", 0), m.get("keep_auto", 0), m.get("keep_review", 0),
-        m.get("replace", 0), m.get("replace_found", 0), m.get("replace_auto", 0),
+        split, m.get("keep", 0), m.get("keep_auto", 0), m.get("keep_restated", 0),
+        m.get("keep_review", 0), m.get("replace", 0), m.get("replace_found", 0),
+        m.get("replace_auto", 0),
     ]  # fmt: skip
 
 
@@ -231,12 +246,13 @@ def _by_category(cases: list[Case], got: list[tuple[str, str]]) -> list[str]:
     for c, (outcome, _r) in zip(cases, got, strict=True):
         by.setdefault(c.category, Counter())[outcome] += 1
     rows = [
-        [cat, sum(n.values()), n["auto"], n["pending"], n["none"]] for cat, n in sorted(by.items())
+        [cat, sum(n.values()), n["auto"], n["auto-restated"], n["pending"], n["none"]]
+        for cat, n in sorted(by.items())
     ]
     return [
         "Test half by category (outcome of the newer statement on the older):",
         "",
-        *table(["category", "pairs", "at once", "review", "none"], rows),
+        *table(["category", "pairs", "at once", "restated at once", "review", "none"], rows),
     ]
 
 
@@ -258,7 +274,9 @@ def _show(
     """The dev half's misses: a kept fact superseded at once, a change not found, a value
     read otherwise than its author reads it."""
     for c, (o, r) in zip(cases, got, strict=True):
-        if (c.expected == "keep" and o == "auto") or (c.expected == "replace" and o == "none"):
+        if (c.expected == "keep" and o.startswith("auto")) or (
+            c.expected == "replace" and o == "none"
+        ):
             print(f"{c.id} [{c.category}] {c.expected} got {o} {r}")
             print(f"  O: {c.older}\n  N: {c.newer}")
     for v, g in zip(vals, read_vals, strict=True):

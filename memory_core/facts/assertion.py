@@ -36,7 +36,7 @@ from functools import lru_cache
 
 from .context import Scope, scopes
 from .lexicon import ContextRule, lexicon
-from .model import NEVER_SUPERSEDES, Context
+from .model import NEVER_SUPERSEDES, ClinicalFacts, Context
 from .text import Span, Text, clause_bounds, sentence_bounds
 
 #: What a change word's scope can make of the change: never asserted (a change that is only
@@ -104,6 +104,17 @@ def _past(word: str) -> bool:
     return word.endswith("ed") or word in lexicon().past_forms
 
 
+def hedges(facts: ClinicalFacts) -> frozenset[Context]:
+    """What a statement says of any thing it names that keeps it from being asserted (a
+    question, a condition, a plan, reported speech, another person ...): the caution on an
+    automatic change -- where a statement hedges what it says of anything, a change read from
+    it waits for a reviewer rather than being applied at once."""
+    out: frozenset[Context] = frozenset()
+    for f in facts.facts:
+        out |= f.contexts
+    return out & NOT_ASSERTED
+
+
 def thing_contexts(t: Text, spans: Sequence[Span]) -> list[frozenset[Context]]:
     """The structural contexts (:func:`structural`) of each thing of ``spans`` (aligned);
     ConText's and the phrase rules' come from :func:`.context.contexts`."""
@@ -118,7 +129,7 @@ def thing_contexts(t: Text, spans: Sequence[Span]) -> list[frozenset[Context]]:
 def structural(t: Text) -> tuple[Scope, ...]:
     """The scopes read from a statement's structure rather than a trigger phrase, of things
     and changes alike: a sentence that ends with "?"."""
-    return tuple(_questions(t))
+    return (*_questions(t), *_their_own(t))
 
 
 @lru_cache(maxsize=65_536)
@@ -153,6 +164,22 @@ def _questions(t: Text) -> list[Scope]:
         if "?" in tail or (t.tokens[hi - 1] == "?" and hi - 1 > lo):
             out.append(Scope(lo, lo, _STRUCTURE, Context.QUESTION, lo, hi))
         i = hi
+    return out
+
+
+def _their_own(t: Text) -> list[Scope]:
+    """ "Mum says her own asthma has gone": a relative named in the sentence -- even one who
+    only reports -- and "her own", "his own", "their own" after it make what follows that
+    person's."""
+    lex = lexicon()
+    family = [m.start for m in lex.context.find(t.tokens, t.raw) if m.value.category == "FAMILY"]
+    out = []
+    for i in range(1, len(t.tokens)):
+        if t.tokens[i] != "own" or t.tokens[i - 1] not in ("her", "his", "their"):
+            continue
+        lo, hi = sentence_bounds(t, i)
+        if any(lo <= f < i for f in family):
+            out.append(Scope(i, i + 1, _STRUCTURE, Context.OTHER_PERSON, i, hi))
     return out
 
 
@@ -191,6 +218,7 @@ __all__ = [
     "NOT_ASSERTED",
     "change_contexts",
     "conditions",
+    "hedges",
     "own",
     "structural",
     "thing_contexts",

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from ..normalize import fold
+
 if TYPE_CHECKING:
     from .lexicon import Analyte, Lexicon
 
@@ -58,11 +60,11 @@ class Unit:
 _MASS, _SUBSTANCE, _EQUIVALENTS = "mass/volume", "substance/volume", "equivalents/volume"
 
 
+@lru_cache(maxsize=4096)
 def key(spelling: str) -> str:
-    """A unit's spelling as compared: lower case, no spaces, "µ" as "u", "^" dropped before a
-    digit ("m^2" is "m2")."""
-    s = spelling.lower().replace("µ", "u").replace("μ", "u")
-    return re.sub(r"\s+", "", s)
+    """A unit's spelling as compared: through the text normaliser ("µ" as "u", "²" as "2",
+    "×10⁹/L" as "x109/L"), lower case, no spaces."""
+    return re.sub(r"\s+", "", fold(spelling).lower())
 
 
 def compile_units(data: Mapping[str, Any]) -> tuple[dict[str, Unit], re.Pattern[str]]:

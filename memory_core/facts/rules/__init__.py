@@ -23,7 +23,8 @@ from collections.abc import Iterable
 from dataclasses import replace
 from functools import lru_cache
 
-from ..model import ClinicalFacts, Context, Decision, Fact, Origin, Role, subject_kinds
+from ..assertion import hedges
+from ..model import ClinicalFacts, Context, Decision, Fact, Origin, Role, Verdict, subject_kinds
 from .allergies import (
     _allergy_list,
     _allergy_lists_same,
@@ -250,9 +251,11 @@ def _capped(d: Decision, p: Pair) -> Decision:
     """Strong evidence becomes weak when either statement was read by a configured model only
     (what the offline reader did not read is for a reviewer), the older statement about the
     key was not asserted (an uncertain allergy confirmed is for a reviewer), the newer is
-    history, or the newer is
-    dated before the older was recorded ("2019: omeprazole 40 mg BD for 8 weeks" read after
-    "omeprazole 20 mg OD" was charted: an earlier course, not a change)."""
+    history, the newer says anywhere something it does not assert -- a question, a condition,
+    a plan, reported speech, another person (:func:`..assertion.hedges`: an automatic change
+    needs a statement that only asserts) --, or the newer is dated before the older was
+    recorded ("2019: omeprazole 40 mg BD for 8 weeks" read after "omeprazole 20 mg OD" was
+    charted: an earlier course, not a change)."""
     if d.strength is not STRONG or not d.key:
         return d
     if Origin.MODEL in (p.older.origin, p.newer.origin):  # what only a model read: a reviewer
@@ -260,6 +263,11 @@ def _capped(d: Decision, p: Pair) -> Decision:
     a, b = p.older.get(d.key), p.newer.get(d.key)
     if (a is not None and not a.asserted) or (b is not None and Context.HISTORICAL in b.contexts):
         return Decision(d.verdict, d.rule, WEAK, d.evidence, d.key)
+    hedged = hedges(p.newer)
+    if hedged and d.verdict is not Verdict.DUPLICATE:  # safe before clever: a reviewer decides
+        said = ", ".join(sorted(c.value.replace("_", " ") for c in hedged))
+        why = f"{d.evidence}; the newer statement also says what it does not assert ({said})"
+        return Decision(d.verdict, d.rule, WEAK, why, d.key)
     # before the older's own date, or else the day it was recorded
     since = (a.date if a is not None else "") or p.older_on
     if b is not None and _dated_before(b.date, since):
