@@ -300,6 +300,7 @@ class Lexicon:
     before_events: PhraseMatcher[str]
     events: frozenset[str]
     past_forms: frozenset[str]  # "when I was ...": a time in the past, not a condition
+    take_verbs: frozenset[str]  # "stopped taking X": a way of taking a thing, not another act
     dose_units: frozenset[str]
     frequencies: PhraseMatcher[str]
     formulations: PhraseMatcher[str]
@@ -661,6 +662,7 @@ def _context(context: dict[str, Any], assertion: dict[str, Any]) -> dict[str, An
         "before_events": before,
         "events": frozenset(c.strs(assertion.get("events"), "events")),
         "past_forms": frozenset(c.strs(assertion.get("past_forms"), "past_forms")),
+        "take_verbs": frozenset(c.strs(assertion.get("take_verbs"), "take_verbs")),
     }
 
 

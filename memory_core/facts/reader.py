@@ -330,6 +330,8 @@ def _nearest(
             continue
         gap = s.start - end if ahead else start - s.end
         same = t.sentence[s.start] == t.sentence[start]
+        if ahead and _another_act(t, end, s.start):
+            continue  # "stopped crushing the metformin": the act stopped, not the drug
         if same and gap <= STATE_REACH:
             rank = (0 if kind in prefer else 1, gap, k)
             best = rank if best is None or rank < best else best
@@ -345,6 +347,15 @@ def _nearest(
     if rule.direction != "FORWARD" and earlier and not _sentence_names_any(t, spans, start):
         return earlier[-1], STATE_REACH + 1
     return None
+
+
+def _another_act(t: Text, a: int, b: int) -> bool:
+    """A verb of another act right after a change word, before the thing ("stopped crushing
+    the tablets", "stopped eating foods ...", "quit buying ..."): a word ending in -ing that is
+    not a way of taking the thing (assertion.json's ``take_verbs``: "stopped taking it")."""
+    verbs = lexicon().take_verbs
+    w = t.tokens[a] if a < b else ""  # the word right after the change word
+    return w.endswith("ing") and len(w) > 4 and w not in verbs
 
 
 def _sentence_names_any(t: Text, spans: Sequence[Span], i: int) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from .. import units
 from ..lexicon import lexicon
 from ..model import Decision, Fact, KeyKind, State, Strength, Verdict
+from ..text import parse
 from ..values import parts
 from .base import STRONG, WEAK, Pair, _changed, _compatible, _d, _ingredient, _negated, evidence
 
@@ -89,12 +90,30 @@ def _drug_regimen(p: Pair) -> Decision | None:
                 if part == "dose" and _same_dose(pa[part], pb[part]):
                     continue  # 0.1 mg and 100 mcg: one dose, written two ways
                 comparable = part != "dose" or _unit_of(pa[part]) == _unit_of(pb[part])
-                strength = _strong_for(p, comparable and not _ingredient(a, b))
-                return _d(Verdict.UPDATES, rule, strength, evidence(a, b), a.key)
+                ok = comparable and not _ingredient(a, b) and _said_to_change(p, b)
+                return _d(Verdict.UPDATES, rule, _strong_for(p, ok), evidence(a, b), a.key)
         if pb.get("form") and pa.get("form") != pb["form"] and (pa.get("form") or _changed(b)):
             strength = _strong_for(p, _changed(b) and not _ingredient(a, b))
             return _d(Verdict.UPDATES, "drug.formulation-change", strength, evidence(a, b), a.key)
     return None
+
+
+#: A chart line: the drug named among its first words, and few words in all ("Lisinopril 20 mg
+#: daily", "Patient takes metformin 1 g BID"): an order as it stands now.
+CHART_LINE_WORDS = 10
+
+
+def _said_to_change(p: Pair, b: Fact) -> bool:
+    """The newer statement asserts the new regimen as the one now: it says the drug changed
+    (a change word), says now ("now", "currently", "down to"), or is a chart line -- not a
+    sentence that only mentions another dose (an earlier course, a second order, a plan)."""
+    if _changed(b):
+        return True
+    t = parse(p.newer_text)
+    if lexicon().now_words.find(t.tokens, t.raw):
+        return True
+    first = next((i for i, w in enumerate(t.tokens) if w in b.text.lower().split()), 99)
+    return len(t.tokens) <= CHART_LINE_WORDS and first <= 2
 
 
 def _same_dose(a: str, b: str) -> bool:
