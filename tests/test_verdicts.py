@@ -651,12 +651,17 @@ def test_a_statement_dated_before_the_older_was_recorded_is_for_a_reviewer() -> 
     evidence says so. Dated on or after the older's own date, it stays strong."""
     from memory_core.facts import read
 
-    older, newer = "Omeprazole 20 mg OD", "2019: omeprazole 40 mg BD for 8 weeks, then stepped down"
+    older, newer = "Omeprazole 20 mg daily", "2019: omeprazole 40 mg BD"
     fo, fn = read(older, "medication"), read(newer, "medication")
     assert rules.decide(fo, fn, "medication", older, newer).strong  # no recording date known
     d = rules.decide(fo, fn, "medication", older, newer, older_on="2026-01-05")
     assert d.supersedes and d.strength is W
     assert "dated 2019, before the older's 2026-01-05" in d.evidence
+    # a sentence that only mentions another dose, without saying it changed, is for a reviewer
+    # whatever its date (issue 30: an automatic change needs a statement that asserts it)
+    narrative = "2019: omeprazole 40 mg BD for 8 weeks, then stepped down"
+    d = rules.decide(fo, read(narrative, "medication"), "medication", older, narrative)
+    assert d.supersedes and d.strength is W
     older, newer = "LDL 118 mg/dL on 2025-11-20", "LDL cholesterol 132 mg/dL on 2026-02-02"
     fo, fn = read(older, "lab_result"), read(newer, "lab_result")
     assert rules.decide(fo, fn, "lab_result", older, newer, older_on="2026-01-05").strong
