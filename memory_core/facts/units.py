@@ -208,6 +208,31 @@ def canonical(lex: Lexicon, analyte: Analyte, value: str) -> float | None:
     return None if unit is None else to_canonical(lex, analyte, x, unit)
 
 
+def outside_physiology(lex: Lexicon, analyte: Analyte, value: str) -> str:
+    """Why a record's value (``"82.3 kg"``, ``"132/84 mmHg"``, ``"-70 kg"``) cannot be the
+    analyte's -- "" when it can, or when its unit is not one the product knows (the record's
+    own unit is then written as given, never another)."""
+    number, _, written = value.strip().partition(" ")
+    numbers = number.split("/")
+    try:
+        xs = [float(x) for x in numbers]
+    except ValueError:
+        return ""
+    if any(x != x or x in (float("inf"), float("-inf")) for x in xs):
+        return f"{value} is not a number"
+    if not analyte.bounds:
+        return ""
+    unit = unit_named(lex, written) if written else None
+    if written and unit is None:
+        return ""
+    for x in xs:
+        c = to_canonical(lex, analyte, x, unit) if unit is not None else x
+        if c is not None and not plausible(analyte, c):
+            lo, hi = analyte.bounds
+            return f"{value} is outside physiology ({lo:g}-{hi:g} {analyte.unit})"
+    return ""
+
+
 def same_value(lex: Lexicon, analyte: Analyte | None, a: str, b: str) -> bool | None:
     """Whether two values of ``analyte`` are one value: equal as written in the same unit, or
     within :data:`SAME_VALUE_TOLERANCE` once converted to the canonical unit; None when they
@@ -239,6 +264,7 @@ __all__ = [
     "canonical",
     "compile_units",
     "key",
+    "outside_physiology",
     "plausible",
     "same_value",
     "to_canonical",
