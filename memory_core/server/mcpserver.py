@@ -18,8 +18,8 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ToolAnnotations
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import AnyHttpUrl, Field
 
 from ..ingest.service import MAX_TRANSCRIPT_CHARS
@@ -75,14 +75,18 @@ def _grant_of(ctx: Context[Any, Any], http: bool) -> Grant:
     return frozenset(token.claims.get("patients") or ())
 
 
-def _call(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """Run one operation; a typed error becomes a tool error whose text is the JSON error
-    body (the same as the HTTP API's), an unexpected one a bare "internal" error."""
+def _call(fn: Callable[[], dict[str, Any]]) -> CallToolResult:
+    """Run one operation: its JSON document as the structured content and (compact) as the
+    text a host without structured content shows; a typed error becomes a tool error whose
+    text is the JSON error body (the same as the HTTP API's), an unexpected one a bare
+    "internal" error (every error is answered, none shows a trace)."""
     try:
-        return fn()
+        out = fn()
     except Exception as exc:
         _, body = error_body(exc)
         raise ToolError(json.dumps(body)) from None
+    text = json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=out)
 
 
 def build(door: Door, *, grants: Grants | None = None, host: str = "127.0.0.1") -> MCPServer:
@@ -108,7 +112,7 @@ def build(door: Door, *, grants: Grants | None = None, host: str = "127.0.0.1") 
     read = ToolAnnotations(read_only_hint=True, open_world_hint=False)
     given = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
-    def get_patient_context(
+    async def get_patient_context(
         ctx: Context[Any, Any],
         patient_id: PatientId,
         question: Annotated[
@@ -122,16 +126,16 @@ def build(door: Door, *, grants: Grants | None = None, host: str = "127.0.0.1") 
             int | None,
             Field(description="Token budget of the section (default: no budget).", ge=1),
         ] = None,
-    ) -> dict[str, Any]:
+    ) -> CallToolResult:
         g = _grant_of(ctx, http)
         return _call(lambda: door.get_patient_context(patient_id, question, max_tokens, grant=g))
 
-    def search_memories(
+    async def search_memories(
         ctx: Context[Any, Any],
         patient_id: PatientId,
         query: Annotated[str, Field(description="Words to look for.", max_length=MAX_QUERY_CHARS)],
         k: Annotated[int, Field(description="How many memories at most.", ge=1, le=50)] = 5,
-    ) -> dict[str, Any]:
+    ) -> CallToolResult:
         g = _grant_of(ctx, http)
         return _call(lambda: door.search_memories(patient_id, query, k, grant=g))
 
@@ -145,7 +149,7 @@ def build(door: Door, *, grants: Grants | None = None, host: str = "127.0.0.1") 
                 max_length=MAX_TRANSCRIPT_CHARS,
             ),
         ],
-    ) -> dict[str, Any]:
+    ) -> CallToolResult:
         g = _grant_of(ctx, http)
         return _call(lambda: door.propose_memories(patient_id, transcript, grant=g))
 
@@ -163,7 +167,7 @@ def build(door: Door, *, grants: Grants | None = None, host: str = "127.0.0.1") 
                 "observation, immunization or procedure."
             ),
         ],
-    ) -> dict[str, Any]:
+    ) -> CallToolResult:
         g = _grant_of(ctx, http)
         return _call(lambda: door.remember(patient_id, content, memory_type, grant=g))
 
@@ -173,7 +177,7 @@ def build(door: Door, *, grants: Grants | None = None, host: str = "127.0.0.1") 
             str | None,
             Field(description="One patient, or none for every patient you may reach."),
         ] = None,
-    ) -> dict[str, Any]:
+    ) -> CallToolResult:
         g = _grant_of(ctx, http)
         return _call(lambda: door.list_reviews(patient_id, grant=g))
 
@@ -181,7 +185,7 @@ def build(door: Door, *, grants: Grants | None = None, host: str = "127.0.0.1") 
         ctx: Context[Any, Any],
         patient_id: PatientId,
         memory_id: Annotated[str, Field(description="The memory's id (memory_id).")],
-    ) -> dict[str, Any]:
+    ) -> CallToolResult:
         g = _grant_of(ctx, http)
         return _call(lambda: door.memory_history(patient_id, memory_id, grant=g))
 
@@ -204,6 +208,8 @@ def build(door: Door, *, grants: Grants | None = None, host: str = "127.0.0.1") 
         title, notes = titles[fn.__name__]
         server.add_tool(fn, title=title, description=DESCRIPTIONS[fn.__name__], annotations=notes)
 
+    # the context and a search are answered on the event loop (a millisecond or two, no
+    # thread hop: docs/agent.md's speed); proposals, writes and histories in a worker thread
     @server.resource(
         "patient://{patient_id}/context",
         name="patient-context",
@@ -216,7 +222,10 @@ def build(door: Door, *, grants: Grants | None = None, host: str = "127.0.0.1") 
     )
     def patient_context(patient_id: str, ctx: Context[Any, Any]) -> str:
         g = _grant_of(ctx, http)
-        out = _call(lambda: door.get_patient_context(patient_id, GENERAL_QUESTION, grant=g))
+        try:
+            out = door.get_patient_context(patient_id, GENERAL_QUESTION, grant=g)
+        except Exception as exc:
+            raise ResourceError(json.dumps(error_body(exc)[1])) from None
         return str(out["section"])
 
     return server
