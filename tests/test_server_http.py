@@ -212,3 +212,11 @@ def test_the_token_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     ):
         with pytest.raises(mc.ConfigurationError, match=where):
             g.Grants.from_document(bad)
+
+
+def test_the_warm_up_writes_nothing_and_loads_the_patients(api: dict[str, Any]) -> None:
+    before = ledger(api["url"])
+    door = Door(api["door"].engine, AGENT, [PID])
+    door.warm_in_background().join(timeout=60)
+    assert ledger(api["url"]) == before
+    assert PID in door.engine._core.snapshots.cache  # its snapshot is built

@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from .. import validation as v
+from .. import vocabulary
 from ..access import PatientScope, Role, agent_principal
 from ..engine import MemoryEngine
 from ..engine.acting import Acting
@@ -41,6 +42,7 @@ from ..labels import (
     type_label,
     verdict_label,
 )
+from ..tokens import count_tokens
 from ..values import AuditEntry, Memory, ScoredMemory, Supersession, SupersessionState
 
 log = logging.getLogger("memory_core.server")
@@ -83,6 +85,11 @@ DESCRIPTIONS: dict[str, str] = {
 
 #: What a context resource (``patient://{id}/context``) asks when no question is given.
 GENERAL_QUESTION = "What should the care team keep in mind about this patient today?"
+
+#: How many of the server's patients the warm-up loads, and the question it asks (a preview:
+#: nothing recorded).
+WARM_PATIENTS = 8
+WARM_QUESTION = "Any drug allergies or current medications?"
 
 #: HTTP status of each typed error (the first class that matches, most specific first).
 STATUS: tuple[tuple[type[MemoryCoreError], int, str], ...] = (
@@ -218,6 +225,27 @@ class Door:
             raise ValidationError("patient", "name at least one patient, or none for all")
         self.scope = PatientScope.of(ids)
         self._lock = threading.Lock()
+
+    def warm(self, patients: int = WARM_PATIENTS) -> None:
+        """Load what a first answer needs -- the embedder's session, the token encoding, the
+        clinical lexicon and drug dictionary, the snapshots of (the first ``patients`` of) the
+        server's patients -- so that the host's first call does not wait for it: the servers
+        run it on a thread as they start (a call that comes first waits for it under the lock).
+        Writes nothing (a preview)."""
+        with self._lock:
+            try:
+                self.engine.embedder.embed_batch([WARM_QUESTION])
+                count_tokens(WARM_QUESTION, self.engine.encoding)
+                vocabulary.question(WARM_QUESTION)
+                for pid in sorted(self.scope.patients or ())[:patients]:
+                    self.engine.build_context(pid, WARM_QUESTION, record_access=False)
+            except Exception:  # a warm-up never stops a server: the first call will say why
+                log.warning("warm-up failed", exc_info=True)
+
+    def warm_in_background(self) -> threading.Thread:
+        t = threading.Thread(target=self.warm, name="memory-core-warm", daemon=True)
+        t.start()
+        return t
 
     def acting(self, grant: Iterable[str] | None = None) -> Acting:
         """The guarded path for one request: the server's patients narrowed by ``grant``."""

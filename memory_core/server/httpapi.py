@@ -200,4 +200,6 @@ def run(door: Door, grants: Grants, *, host: str = "127.0.0.1", port: int = 8766
     """Serve the API on ``host:port`` with uvicorn (loopback unless told otherwise)."""
     import uvicorn
 
-    uvicorn.run(create_app(door, grants), host=host, port=port, log_level="warning")
+    app = create_app(door, grants)
+    door.warm_in_background()
+    uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -232,10 +232,13 @@ def build(door: Door, *, grants: Grants | None = None, host: str = "127.0.0.1") 
 
 
 def run_stdio(door: Door) -> None:
-    build(door).run("stdio")
+    server = build(door)
+    door.warm_in_background()
+    server.run("stdio")
 
 
 def run_http(door: Door, grants: Grants, *, host: str = "127.0.0.1", port: int = 8765) -> None:
     """Streamable HTTP on ``host:port`` (``/mcp``); loopback unless told otherwise."""
     server = build(door, grants=grants, host=host)
+    door.warm_in_background()
     server.run("streamable-http", host=host, port=port)
