@@ -1,6 +1,7 @@
 """The HTTP API (FastAPI on uvicorn): the operations of
 :class:`~memory_core.server.door.Door` under ``/v1/patients/{patient_id}/...``, an OpenAPI
-schema at ``/openapi.json`` (and its pages at ``/docs``), started by
+schema at ``/openapi.json`` (no documentation pages: they would load scripts from a CDN),
+started by
 ``python -m memory_core serve --agent NAME`` on 127.0.0.1 unless ``--host`` says otherwise.
 
 Every route but the schema needs ``Authorization: Bearer <token>`` with a token the token file
@@ -76,7 +77,9 @@ def create_app(door: Door, grants: Grants) -> FastAPI:
             "operations as its MCP server. Every call is recorded under the agent's name; "
             "a call about a patient the bearer token does not grant is refused."
         ),
-        docs_url="/docs",
+        # no /docs or /redoc pages: they load their scripts from a CDN (nothing leaves the
+        # machine); the schema itself is served at /openapi.json
+        docs_url=None,
         redoc_url=None,
     )
 
