@@ -234,13 +234,20 @@ def start(args: list[str], port: int, env: dict[str, str]) -> subprocess.Popen[b
     raise AssertionError("the server did not start in 30 s")
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
+def http_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, str]]:
+    url = f"sqlite:///{tmp_path_factory.mktemp('http') / 'store.db'}"
+    return url, seed(url)
+
+
+@pytest.fixture(scope="module")
 def http_server(
-    store: tuple[str, dict[str, str]], tmp_path: Path
+    http_store: tuple[str, dict[str, str]], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[str, dict[str, str], str, str]]:
-    """The MCP server over Streamable HTTP, no --patient: each token's grant holds it."""
-    url, ids = store
-    tokens = tmp_path / "tokens.json"
+    """The MCP server over Streamable HTTP, no --patient: each token's grant holds it (one
+    server for the module: the refused requests write nothing)."""
+    url, ids = http_store
+    tokens = tmp_path_factory.mktemp("tokens") / "tokens.json"
     mine = add_token(tokens, [PID], "ward 3")
     theirs = add_token(tokens, [OTHER], "ward 5")
     port = _free_port()
@@ -253,8 +260,6 @@ def http_server(
         proc.wait(timeout=10)
         if proc.stderr:
             proc.stderr.close()
-    store_url = url
-    assert store_url
 
 
 def _client(endpoint: str, token: str | None) -> Any:
@@ -268,10 +273,10 @@ def _client(endpoint: str, token: str | None) -> Any:
 
 
 def test_mcp_over_streamable_http_holds_each_token_to_its_patients(
-    http_server: tuple[str, dict[str, str], str, str], store: tuple[str, dict[str, str]]
+    http_server: tuple[str, dict[str, str], str, str], http_store: tuple[str, dict[str, str]]
 ) -> None:
     endpoint, ids, mine, theirs = http_server
-    url = store[0]
+    url = http_store[0]
 
     async def run() -> tuple[dict[str, Any], list[Any], Any, Any]:
         async with _client(endpoint, mine) as client:
@@ -320,14 +325,16 @@ def test_mcp_over_http_without_a_known_token_is_refused(
     assert r.status_code == 401
 
 
-def test_over_http_there_is_no_default_token(store: tuple[str, dict[str, str]]) -> None:
+def test_over_http_there_is_no_default_token(
+    store: tuple[str, dict[str, str]], monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    from memory_core.cli import main
+
     url, _ = store
-    env = {k: v for k, v in _env().items() if k != "MEMORY_CORE_TOKENS"}
+    monkeypatch.delenv("MEMORY_CORE_TOKENS", raising=False)
+    before = ledger(url)
     for command in (["mcp", "--agent", AGENT, "--http", "0"], ["serve", "--agent", AGENT]):
-        r = subprocess.run(
-            [sys.executable, "-m", "memory_core", "--store", url, "--embedder", "hashing",
-             *command],
-            env=env, capture_output=True, text=True, timeout=60,
-        )  # fmt: skip
-        assert r.returncode == 2, r.stderr
-        assert "bearer token is required" in r.stderr and "Traceback" not in r.stderr
+        assert main(["--store", url, "--embedder", "hashing", *command]) == 2
+        err = capsys.readouterr().err
+        assert "bearer token is required" in err and "Traceback" not in err
+    assert ledger(url) == before
