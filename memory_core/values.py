@@ -266,7 +266,8 @@ class AuditEntry:
 
 @dataclass(frozen=True)
 class InjectionRecord:
-    """What an agent was told: one per agent-side build_context call."""
+    """What an agent was told: one per agent-side build_context call (and per search an agent
+    principal makes through the server, :mod:`memory_core.server`)."""
 
     id: str
     at: datetime
@@ -275,6 +276,9 @@ class InjectionRecord:
     items: tuple[tuple[str, float], ...]  # (memory id, score) in injected order
     tokens: int
     text: str
+    #: the agent principal's name (``memory_core.access.agent_principal``) when a named agent
+    #: was told; None on records of in-process calls and of versions before issue 33
+    agent: str | None = None
 
 
 @dataclass(frozen=True)

@@ -491,7 +491,7 @@ def test_readme_demo_step_4_overview(demo: dict[str, Any]) -> None:
     months = (datetime.now(UTC) - first).days / 30.44
     assert round(months) == 20  # "written over 20 months"
     seen = _text(p)
-    assert seen.count("memories given to the agent") >= 3  # the recent sessions, each listed
+    assert seen.count("was given") >= 3  # the recent sessions, each listed (labels.py)
     # hover an orange dot: the label says what replaced it
     replaced = p.locator(".js-plotly-plot .scatterlayer .trace").nth(1)
     dot = replaced.locator("path.point").first

@@ -25,6 +25,7 @@ from ..lexical import LexicalIndex
 from ..policy import ContextPolicy, EnginePolicy
 from ..promotion import promotions
 from ..store.codec import seconds, to_us
+from ..tokens import count_tokens
 from ..values import (
     ContextResult,
     InjectionRecord,
@@ -428,13 +429,15 @@ def record_access(
 ) -> None:
     """The one place an agent's use of memories is written (accesses, promotion, injection).
     The engine's cached usage of the patient follows in memory (no reload of the patient's
-    whole usage) unless another writer moved it in between."""
+    whole usage) unless another writer moved it in between. A promotion is audited under the
+    agent the injection names (else the engine's own ``agent``)."""
     accessed = core.store.record_access(patient_id, ids, now, injection)
     at_s = float(seconds([to_us(now)])[0])  # the moment as the store reports it
     core.snapshots.accessed(patient_id, [(a.memory_id, a.access_count) for a in accessed], at_s)
     due = promotions(accessed, core.policy.decay)
     if due:
-        core.store.promote(patient_id, due, AGENT, now)
+        actor = injection.agent if injection is not None and injection.agent else AGENT
+        core.store.promote(patient_id, due, actor, now)
 
 
 def query_vec(core: Core, value: F32 | None) -> F32 | None:
@@ -459,21 +462,37 @@ def retrieve(
     now: datetime | None,
     record: bool,
     query_vector: F32 | None,
+    agent: str | None = None,
 ) -> list[ScoredMemory]:
     """The ``k`` best active memories for ``query``. With ``record`` (an agent is being given
     them) each returned memory's access count and last access are refreshed atomically;
-    previews pass ``record=False`` and change nothing."""
+    previews pass ``record=False`` and change nothing. ``agent`` (an agent principal being
+    given them) also appends an injection record naming it, its text the memories' lines."""
     v.patient_id(patient_id)
     v.query(query)
     k = v.positive_int(k, "k")
     query_vector = query_vec(core, query_vector)
+    agent = None if agent is None else v.actor(agent, "agent")
     present = now is None
     now = core.now(now)
     if record:
         now = access_moment(core, now)
     found = rank(core, patient_id, query, now, query_vector, present=present).top(k)
     if record and found:
-        record_access(core, patient_id, [s.memory.id for s in found], now, None)
+        injection = None
+        if agent is not None:
+            text = "\n".join(f"- {ctx.sanitize_line(s.memory.content)}" for s in found)
+            injection = InjectionRecord(
+                id=new_id("inj"),
+                at=now,
+                patient_id=patient_id,
+                query=query,
+                items=tuple((s.memory.id, s.score) for s in found),
+                tokens=count_tokens(text, core.encoding),
+                text=text,
+                agent=agent,
+            )
+        record_access(core, patient_id, [s.memory.id for s in found], now, injection)
     return found
 
 
@@ -487,16 +506,19 @@ def build_context(
     record: bool,
     query_vector: F32 | None,
     policy: EnginePolicy | None,
+    agent: str | None = None,
 ) -> ContextResult:
     """The exact "Patient Context from Previous Interactions" section for this query, with
     every candidate explained (``policy``: default the engine's). ``record`` (an agent call)
-    refreshes the included memories and appends an injection record."""
+    refreshes the included memories and appends an injection record (naming ``agent``, the
+    agent principal told, when given)."""
     v.patient_id(patient_id)
     v.query(query)
     max_memories = v.positive_int(max_memories, "max_memories")
     if max_tokens is not None:
         max_tokens = v.positive_int(max_tokens, "max_tokens")
     query_vector = query_vec(core, query_vector)
+    agent = None if agent is None else v.actor(agent, "agent")
     present = now is None
     now = core.now(now)
     if record:
@@ -528,6 +550,7 @@ def build_context(
             items=tuple((s.memory.id, s.score) for s in included),
             tokens=sel.tokens,
             text=sel.text,
+            agent=agent,
         )
         record_access(core, patient_id, [s.memory.id for s in included], now, injection)
         injection_id = injection.id
