@@ -165,3 +165,18 @@ def test_every_call_for_another_patient_is_refused_and_nothing_is_recorded(
     assert _ledger(eng) == before
     # the reviews of every patient, as the scope allows
     assert {s.patient_id for s in agent.reviews()} <= {PID}
+
+
+def test_what_an_agents_write_would_replace_waits_for_a_reviewer() -> None:
+    """An agent's 'Stopped metformin because of stomach upset' replaced a clinician's
+    medication memory at once (medication is an automatic type): what an agent's write would
+    replace waits for a reviewer, whatever the evidence; the same words from a person apply."""
+    eng = mc.open_engine("sqlite:///:memory:", "hashing")
+    old = eng.add_memory(PID, "Metformin 500 mg twice daily", "medication", by="dr-lee").memory
+    agent = eng.acting_as(AGENT, Role.AGENT, patients=[PID])
+    res = agent.add_memory(PID, "Metformin stopped because of stomach upset", "medication")
+    assert [(s.old_id, s.state.value) for s in res.supersessions] == [(old.id, "pending")]
+    assert eng.get(old.id).status is mc.Status.ACTIVE
+    person = eng.add_memory(PID, "Metformin stopped: eGFR 28", "medication", by="dr-lee")
+    assert [s.state.value for s in person.supersessions if s.old_id == old.id] == ["auto"]
+    eng.store.close()

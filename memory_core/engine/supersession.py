@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import validation as v
+from ..access import AGENT_PREFIX
 from ..contradictions import (
     CANDIDATE_LIMIT,
     SimilarityValues,
@@ -104,9 +105,13 @@ def demote(older: Memory, newer_id: str) -> Memory:
 
 
 # --- detection on insert -----------------------------------------------------------------------
-def applies_at_once(core: Core, memory_type: str, decision: Decision) -> bool:
+def applies_at_once(core: Core, memory_type: str, decision: Decision, by: str = "") -> bool:
     """A decision is applied at once only on strong evidence and an automatic type; anything
-    weaker waits for a reviewer (domain.md)."""
+    weaker waits for a reviewer (domain.md) -- and so does whatever an agent's write would
+    replace (``by`` an agent principal): an agent's reading of a conversation never hides a
+    clinician's record without a person's look."""
+    if by.startswith(AGENT_PREFIX):
+        return False
     return decision.strong and core.policy.contradiction.mode_for(memory_type) == "auto"
 
 
@@ -232,7 +237,7 @@ def detect(
             continue
         if (new if new_is_older else older).status is not Status.ACTIVE:
             continue  # already demoted by an earlier hit
-        auto = applies_at_once(core, new.memory_type, decision)
+        auto = applies_at_once(core, new.memory_type, decision, by)
         sup = record(core, older, newer, sim, decision, auto, by, now, changes)
         found.append(sup)
         confirmed = confirm_restated(older, newer, decision)
