@@ -6,6 +6,7 @@ import argparse
 import dataclasses
 import io
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -461,7 +462,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="store URL (default: MEMORY_CORE_STORE, else Cosmos DB from COSMOS_ENDPOINT, "
         "else the SQLite file data/memory.db)",
     )
-    p.add_argument("--embedder", default="minilm", help="minilm | hashing | openai:<model>")
+    p.add_argument(
+        "--embedder",
+        default=os.environ.get("MEMORY_CORE_EMBEDDER", "minilm"),
+        help="minilm | hashing | openai:<model> (default: MEMORY_CORE_EMBEDDER, else minilm)",
+    )
     sub = p.add_subparsers(dest="command", required=True)
 
     s = sub.add_parser("seed-demo", help="load the Northwind Health synthetic patients")
