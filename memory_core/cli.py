@@ -18,8 +18,8 @@ from .engine import MemoryEngine
 from .engine.ingest import RECORD_FIELDS, unknown_field
 from .errors import MemoryCoreError, ValidationError
 from .labels import status_word, type_label
-from .validation import now_value, positive_int, record_id
-from .values import Memory
+from .validation import memory_type, now_value, positive_int, record_id
+from .values import Memory, MemoryType
 
 
 class ProgressBar:
@@ -73,6 +73,7 @@ def cmd_seed_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
+    memory_type(args.type, "--type")  # before the store is opened: a bad type creates nothing
     created_at = None if args.created_at is None else now_value(args.created_at, "--created-at")
     engine = _engine(args)
     res = engine.add_memory(
@@ -472,7 +473,11 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("add", help="add one memory")
     s.add_argument("patient")
     s.add_argument("content")
-    s.add_argument("--type", required=True)
+    s.add_argument(
+        "--type",
+        required=True,
+        help=f"the memory type, one of: {', '.join(MemoryType)}",
+    )
     s.add_argument("--importance", type=float)
     s.add_argument("--created-at")
     s.add_argument("--pinned", action=argparse.BooleanOptionalAction, default=None)
