@@ -306,7 +306,7 @@ def map_patient(
     """The items of one patient's resources (``(fallback name, resource)``): skipped ones go
     to ``report.skipped``; a resource about another subject is skipped when the caller chose
     the subject, else the import is refused naming every such resource."""
-    seen: set[str] = set()
+    seen: dict[str, tuple[str, Mapping[str, Any]]] = {}  # source -> the entry imported
     items: list[FhirItem] = []
     foreign: list[str] = []
     for fallback, res in resources:
@@ -340,9 +340,16 @@ def map_patient(
             report.skipped.append(FhirItem(source, rtype, reason="resource has no id"))
             continue
         if source in seen:
-            report.skipped.append(FhirItem(source, rtype, reason="duplicate entry"))
+            first_name, first = seen[source]
+            why = (
+                "duplicate entry (the same resource again)"
+                if first == res
+                else "duplicate entry id with different content (the first entry, "
+                f"{first_name}, was imported)"
+            )
+            report.skipped.append(FhirItem(source, rtype, reason=why))
             continue
-        seen.add(source)
+        seen[source] = (fallback, res)
         for it in map_resource(res, source, resolve):
             (items if it.content is not None else report.skipped).append(it)
     if foreign:
