@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .. import validation as v
 from ..errors import ValidationError
 from ..importance import default_importance
-from .dates import dates_in, session_date
+from .dates import dates_in, future_session_date, session_date
 from .dialogue import PATIENT_ID, split
 from .fhir import FhirImportReport
 from .fhir import import_fhir as _import_fhir
@@ -98,6 +98,15 @@ def _check(
     return content, mtype, imp, created
 
 
+def _relative_date(transcript: str, c: Candidate, now: datetime) -> str | None:
+    """The first date the candidate's evidence says relative to the session ("yesterday",
+    "last week", "in June"), as said; None when it says none."""
+    if not (0 <= c.start < c.end <= len(transcript)):
+        return None
+    evidence = transcript[c.start : c.end]
+    return next((evidence[d.start : d.end] for d in dates_in(evidence, now) if d.relative), None)
+
+
 def _keyed(content: str, mtype: str) -> bool:
     """Whether the statement names a thing of its type's kinds (the facts reader's keys)."""
     from ..facts.model import Role, subject_kinds
@@ -130,13 +139,26 @@ def extract_memories(
             "transcript", f"is {len(transcript)} characters; the limit is {MAX_TRANSCRIPT_CHARS}"
         )
     at = v.now_value(now) if now is not None else engine.clock()
-    session = session_date(split(transcript)[0], at) or at
+    header = split(transcript)[0]
+    session = session_date(header, at) or at
+    future = future_session_date(header, at)
     ext: Extractor = extractor if extractor is not None else RuleExtractor()
     result = ext.extract(pid, transcript, now=at)
     label = transcript_label(transcript, name)
     out = Proposals(rejected=result.rejected)
     checked: list[tuple[Candidate, str, str, float, datetime]] = []
     for i, c in enumerate(result.candidates):
+        said = _relative_date(transcript, c, at) if future is not None else None
+        if future is not None and said is not None:
+            out.rejected.append(
+                Rejected(
+                    i,
+                    f"the transcript is dated {future:%Y-%m-%d}, after today ({at:%Y-%m-%d}): "
+                    f"{said!r} cannot be placed in time -- not proposed",
+                    c.content[:200],
+                )
+            )
+            continue
         try:
             content, mtype, imp, created = _check(engine, pid, transcript, c, at, session)
         except ValidationError as exc:
