@@ -29,7 +29,11 @@ from .errors import (
     StaleSnapshotError,
     StateError,
     StoreBusyError,
+    StoreCorruptError,
     StoreError,
+    StoreNotFoundError,
+    StoreProblem,
+    StoreReadOnlyError,
     ValidationError,
 )
 from .ingest import FhirImportReport, LLMExtractor, Proposal, RuleExtractor
@@ -52,6 +56,7 @@ from .values import (
     ContextResult,
     InjectionRecord,
     Memory,
+    MemoryType,
     ScoredMemory,
     StaleFlag,
     Status,
@@ -86,6 +91,7 @@ __all__ = [
     "MemoryCoreError",
     "MemoryEngine",
     "MemoryStore",
+    "MemoryType",
     "NotAStoreError",
     "NotFoundError",
     "OutOfScopeError",
@@ -103,7 +109,11 @@ __all__ = [
     "StateError",
     "Status",
     "StoreBusyError",
+    "StoreCorruptError",
     "StoreError",
+    "StoreNotFoundError",
+    "StoreProblem",
+    "StoreReadOnlyError",
     "Supersession",
     "SupersessionState",
     "Tier",
@@ -120,18 +130,21 @@ def open_engine(
     adjudicator: Adjudicator | None = None,
     clock: Callable[[], datetime] = utc_now,
     cache_bytes: int = DEFAULT_CACHE_BYTES,
+    create: bool = True,
 ) -> MemoryEngine:
     """Open an engine: ``store="sqlite:///path.db" | "sqlite:///:memory:"`` (default: the
     repository's ``data/memory.db`` or ``MEMORY_CORE_STORE``), ``embedder="minilm" | "hashing"
     | "openai:<model>"``, ``policy`` (default: the store's saved policy, else the defaults),
-    ``cache_bytes`` (the bound of the per-patient caches; default 512 MiB). Every argument is
-    checked before the store is opened, so a bad one creates no store file."""
+    ``cache_bytes`` (the bound of the per-patient caches; default 512 MiB), ``create`` (False:
+    open an existing store only, else :class:`StoreNotFoundError` -- a read creates nothing).
+    Every argument is checked before the store is opened, so a bad one creates no store
+    file."""
     from .engine.core import check_options
 
     emb = make_embedder(embedder)
     check_options(policy, adjudicator, clock, cache_bytes)
     return MemoryEngine(
-        open_store(store),
+        open_store(store, create=create),
         emb,
         policy,
         adjudicator=adjudicator,

@@ -3,24 +3,26 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import io
 import json
 import os
 import sys
+import tempfile
 import time
-from collections.abc import Sequence
-from contextlib import nullcontext
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Any, TextIO
 
 from . import open_engine
 from .engine import MemoryEngine
 from .engine.ingest import RECORD_FIELDS, unknown_field
-from .errors import MemoryCoreError, ValidationError
+from .errors import MemoryCoreError, NotFoundError, StoreNotFoundError, ValidationError
 from .labels import status_word, type_label
-from .validation import now_value, positive_int, record_id
-from .values import Memory
+from .validation import memory_type, now_value, positive_int, record_id
+from .values import Memory, MemoryType
 
 
 class ProgressBar:
@@ -53,8 +55,31 @@ def _shown(text: str) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
 
 
-def _engine(args: argparse.Namespace) -> MemoryEngine:
-    return open_engine(args.store, args.embedder)
+def _engine(args: argparse.Namespace, *, create: bool = True) -> MemoryEngine:
+    """The engine on the store of ``--store``; ``create=False`` for a read: a missing store is
+    a StoreNotFoundError and nothing is created."""
+    return open_engine(args.store, args.embedder, create=create)
+
+
+def _previewer(args: argparse.Namespace) -> MemoryEngine:
+    """The engine of a command that writes only with --apply: without it, an existing store
+    (never created); when there is none yet, an empty one in memory, said on stderr."""
+    if args.apply:
+        return _engine(args)
+    try:
+        return _engine(args, create=False)
+    except StoreNotFoundError as exc:  # said after the preview (main), not before an error
+        args.preview_note = f"{exc}: this was a preview against an empty store (--apply creates it)"
+        return open_engine("sqlite:///:memory:", args.embedder)
+
+
+def _reader(args: argparse.Namespace, patient: str | None = None) -> MemoryEngine:
+    """The engine for a read command: an existing store only, and ``patient`` (when named) one
+    it holds -- else a NotFoundError (exit code 3), nothing created or written."""
+    engine = _engine(args, create=False)
+    if patient is not None and patient not in engine.list_patients():
+        raise NotFoundError("patient", patient)
+    return engine
 
 
 def _when(value: str | None) -> datetime | None:
@@ -74,6 +99,7 @@ def cmd_seed_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
+    memory_type(args.type, "--type")  # before the store is opened: a bad type creates nothing
     created_at = None if args.created_at is None else now_value(args.created_at, "--created-at")
     engine = _engine(args)
     res = engine.add_memory(
@@ -96,8 +122,9 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    engine = _engine(args)
-    view = engine.view(args.patient, now=_when(args.now))
+    now = _when(args.now)  # the options first: a bad one opens nothing
+    engine = _reader(args, args.patient)
+    view = engine.view(args.patient, now=now)
     print(f"{'status':<11} {'type':<18} {'base':>4} {'now':>5} {'uses':>4}  statement")
     for i, m in enumerate(view.memories):
         print(  # the words of labels.py, as the dashboard shows them
@@ -110,11 +137,12 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_context(args: argparse.Namespace) -> int:
-    engine = _engine(args)
+    now = _when(args.now)
+    engine = _reader(args, args.patient)
     res = engine.build_context(
         args.patient,
         args.query,
-        now=_when(args.now),
+        now=now,
         max_memories=args.max_memories,
         max_tokens=args.max_tokens,
         record_access=args.record,
@@ -132,7 +160,7 @@ def cmd_context(args: argparse.Namespace) -> int:
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
-    engine = _engine(args)
+    engine = _reader(args, args.patient)
     found = engine.scan_contradictions(args.patient, by=args.by, progress=ProgressBar("scanning"))
     for s in found:
         print(f"{s.patient_id} {s.state.value:<8} sim={s.similarity:.3f} {s.old_id} -> {s.new_id}")
@@ -141,7 +169,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
 
 
 def cmd_cleanup(args: argparse.Namespace) -> int:
-    engine = _engine(args)
+    engine = _reader(args, args.patient)
     res = engine.cleanup(
         threshold=args.threshold, dry_run=not args.apply, patient_id=args.patient, by=args.by
     )
@@ -163,7 +191,7 @@ def cmd_cleanup(args: argparse.Namespace) -> int:
 
 
 def cmd_purge(args: argparse.Namespace) -> int:
-    engine = _engine(args)
+    engine = _reader(args, args.patient)
     gone = engine.purge(
         older_than_days=args.older_than_days,
         dry_run=not args.apply,
@@ -183,11 +211,83 @@ def cmd_purge(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    engine = _engine(args)
-    with open(args.out, "w", encoding="utf-8") if args.out else nullcontext(sys.stdout) as out:
-        n = _export(engine, out, args.patient, args.embeddings)
+    """JSON Lines to stdout, or to ``--out``: written to a temporary file beside it and renamed
+    when complete; an existing path only with ``--force``; never the store's own files nor
+    any SQLite database."""
+    engine = _reader(args, args.patient)
+    if not args.out:
+        n = _export(engine, sys.stdout, args.patient, args.embeddings)
+    else:
+        target = _export_target(engine, args.out, args.force)
+        n = _write_replacing(
+            target, args.force, lambda out: _export(engine, out, args.patient, args.embeddings)
+        )
     print(f"exported {n} memories", file=sys.stderr)
     return 0
+
+
+#: files SQLite keeps beside a database
+_SIDE_FILES = ("", "-wal", "-shm", "-journal")
+
+
+def _export_target(engine: MemoryEngine, out: str, force: bool) -> Path:
+    """``out`` checked: not the store's own file (by any name) or its side files, not an
+    SQLite database, and not an existing file unless ``force``."""
+    target = Path(out)
+    store_path = getattr(engine.store, "path", None)
+    if store_path and store_path != ":memory:":
+        own = [Path(f"{store_path}{side}") for side in _SIDE_FILES]
+        resolved = target.resolve()
+        if any(resolved == p.resolve() for p in own) or any(
+            target.exists() and p.exists() and os.path.samefile(target, p) for p in own
+        ):
+            raise ValidationError(
+                "--out",
+                f"{out} is the store's own file ({engine.store.url}); an export never "
+                "replaces the store it reads",
+            )
+    if target.is_dir():
+        raise ValidationError("--out", f"{out} is a directory; name a file")
+    if target.exists():
+        with open(target, "rb") as fh:
+            if fh.read(16) == b"SQLite format 3\x00":
+                raise ValidationError(
+                    "--out",
+                    f"{out} is an SQLite database (a store?); an export never replaces a "
+                    "database -- name another file",
+                )
+        if not force:
+            raise ValidationError(
+                "--out", f"{out} exists; add --force to replace it, or name another file"
+            )
+    return target
+
+
+def _write_replacing(target: Path, replace: bool, write: Callable[[TextIO], int]) -> int:
+    """``write`` into a temporary file in ``target``'s folder, flushed to disk, then renamed to
+    ``target`` (over it only when ``replace``; otherwise a file that appeared meanwhile is
+    kept). A failure part-way leaves ``target`` as it was and no temporary file behind."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            n = write(out)
+            out.flush()
+            os.fsync(out.fileno())
+        if replace:
+            os.replace(tmp, target)
+        else:
+            try:
+                os.link(tmp, target)  # never over a file that appeared since the check
+            except FileExistsError as exc:
+                raise ValidationError(
+                    "--out", f"{target} exists; add --force to replace it, or name another file"
+                ) from exc
+            os.unlink(tmp)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    return n
 
 
 def _export(engine: MemoryEngine, out: TextIO, patient: str | None, embeddings: bool) -> int:
@@ -196,11 +296,16 @@ def _export(engine: MemoryEngine, out: TextIO, patient: str | None, embeddings: 
     for pid in patients:
         times = engine.access_times(pid)
         for m in engine.list_memories(pid):
-            row: dict[str, Any] = m.to_public_dict(include_embedding=embeddings)
-            row["access_times"] = [t.isoformat() for t in times.get(m.id, [])]
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            out.write(_export_row(m, times.get(m.id, []), embeddings))
             n += 1
     return n
+
+
+def _export_row(m: Memory, times: list[datetime], embeddings: bool) -> str:
+    """One memory as an export line (its state, and its access times)."""
+    row: dict[str, Any] = m.to_public_dict(include_embedding=embeddings)
+    row["access_times"] = [t.isoformat() for t in times]
+    return json.dumps(row, ensure_ascii=False) + "\n"
 
 
 #: the fields an import line may set: the engine's record fields (an export's latest
@@ -295,7 +400,7 @@ def _read_utf8_lines(path: str) -> list[str]:
 
 
 def cmd_patients(args: argparse.Namespace) -> int:
-    engine = _engine(args)
+    engine = _reader(args)
     for pid in engine.list_patients():
         mems = engine.list_memories(pid)
         active = sum(m.status.value == "active" for m in mems)
@@ -347,14 +452,13 @@ def _extractor(spec: str) -> Any:
 
 def cmd_extract(args: argparse.Namespace) -> int:
     """Proposals from a transcript; written only with --apply."""
-    from pathlib import Path
 
     path = Path(args.transcript)
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise MemoryCoreError(f"{path}: not UTF-8 text") from exc
-    engine = _engine(args)
+    engine = _previewer(args)
     proposals = engine.extract_memories(
         args.patient, text, extractor=_extractor(args.extractor), name=path.name
     )
@@ -388,7 +492,7 @@ def cmd_import_fhir(args: argparse.Namespace) -> int:
     --apply."""
     from .ingest.fhir_bulk import is_ndjson
 
-    engine = _engine(args)
+    engine = _previewer(args)
     if any(is_ndjson(p) for p in args.bundle):
         return _import_bulk(engine, args)
     if len(args.bundle) != 1:
@@ -477,7 +581,11 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("add", help="add one memory")
     s.add_argument("patient")
     s.add_argument("content")
-    s.add_argument("--type", required=True)
+    s.add_argument(
+        "--type",
+        required=True,
+        help=f"the memory type, one of: {', '.join(MemoryType)}",
+    )
     s.add_argument("--importance", type=float)
     s.add_argument("--created-at")
     s.add_argument("--pinned", action=argparse.BooleanOptionalAction, default=None)
@@ -518,7 +626,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_purge)
 
     s = sub.add_parser("export", help="memories as JSON Lines")
-    s.add_argument("--out")
+    s.add_argument(
+        "--out",
+        help="a file (written whole, then renamed into place; never the store's own files or "
+        "an SQLite database)",
+    )
+    s.add_argument("--force", action="store_true", help="replace an existing --out file")
     s.add_argument("--patient")
     s.add_argument("--embeddings", action="store_true", help="include the vectors")
     s.set_defaults(func=cmd_export)
@@ -667,7 +780,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         rc: int = args.func(args)
+        if getattr(args, "preview_note", None):
+            print(args.preview_note, file=sys.stderr)
         return rc
+    except NotFoundError as exc:  # an unknown patient, no store at the URL
+        print(f"error: {exc}", file=sys.stderr)
+        return 3
     except MemoryCoreError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

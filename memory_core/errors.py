@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import enum
+
 
 class MemoryCoreError(Exception):
     """Base class of every error raised by memory_core on purpose. ``retryable``: whether the
@@ -72,13 +74,66 @@ class ConfigurationError(MemoryCoreError):
     """Unknown store URL, unknown embedder, missing endpoint settings."""
 
 
+class StoreProblem(enum.StrEnum):
+    """Why a store cannot serve a request (:attr:`StoreError.cause`)."""
+
+    MISSING = "missing"  # no store at the URL (a read never creates one)
+    READ_ONLY_FILE = "read-only file"
+    READ_ONLY_FOLDER = "read-only folder"  # SQLite writes its -wal and -shm files beside it
+    LOCKED = "locked"  # another process held the write lock past the busy timeout
+    CORRUPT = "corrupt"
+    NOT_A_STORE = "not a store"  # a directory, a text file, another application's database
+    CANNOT_OPEN = "cannot open"
+    DISK_FULL = "disk full"
+    IO = "I/O error"
+
+
 class StoreError(MemoryCoreError):
-    """The store itself cannot serve the request (not a bad record): see the subclasses."""
+    """The store itself cannot serve the request (not a bad record). ``store`` names it (its
+    URL), ``cause`` says why (:class:`StoreProblem`); see the subclasses."""
+
+    default_cause: StoreProblem | None = None
+
+    def __init__(
+        self, message: str = "", *, store: str = "", cause: StoreProblem | None = None
+    ) -> None:
+        self.store = store
+        self.cause = cause if cause is not None else self.default_cause
+        super().__init__(message)
 
 
 class NotAStoreError(StoreError, ConfigurationError):
     """The store URL names something that is not a memory_core store: a file that is not a
     database, a directory, or another application's SQLite file. Nothing was written."""
+
+    default_cause = StoreProblem.NOT_A_STORE
+
+
+class StoreNotFoundError(StoreError, NotFoundError):
+    """No store at the URL, and the call may not create one (a read: ``open_engine(...,
+    create=False)``, the CLI's read commands). Nothing was created."""
+
+    def __init__(self, store: str, message: str = "") -> None:
+        self.message = message or f"store {store!r} not found"
+        NotFoundError.__init__(self, "store", store)
+        self.store = store
+        self.cause = StoreProblem.MISSING
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class StoreReadOnlyError(StoreError):
+    """The store cannot be written: its file is read-only, or its folder is (SQLite creates
+    its ``-wal`` and ``-shm`` files beside the database, even to read it). Nothing was
+    written."""
+
+
+class StoreCorruptError(StoreError):
+    """The store's file is damaged (SQLite: the database disk image is malformed). Nothing was
+    written; restore it from a backup or an export."""
+
+    default_cause = StoreProblem.CORRUPT
 
 
 class StoreBusyError(StoreError):
@@ -86,6 +141,7 @@ class StoreBusyError(StoreError):
     was written; the same call can be retried (``retryable`` is True)."""
 
     retryable = True
+    default_cause = StoreProblem.LOCKED
 
 
 class PermissionDeniedError(MemoryCoreError):

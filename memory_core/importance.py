@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from .values import MemoryType
+
 CLINICAL: dict[str, float] = {
     "allergy": 10,
     "adverse_reaction": 9,
@@ -50,13 +52,8 @@ SAFETY_TYPES = frozenset({"allergy", "adverse_reaction"})
 #: annotations"): a reaction to the drug, an allergy, a past result. Never flagged possibly stale.
 HISTORY_TYPES = frozenset({"adverse_reaction", "allergy", "lab_result"})
 
-#: Memory types the dashboard offers; other snake_case types are accepted (rule: 5).
-KNOWN_TYPES: tuple[str, ...] = (
-    *CLINICAL,
-    "user_preference",
-    "explicit_instruction",
-    "task_result",
-)
+#: The memory types, in the enum's order (an unknown type is refused: validation.memory_type).
+KNOWN_TYPES: tuple[str, ...] = tuple(t.value for t in MemoryType)
 
 PERMANENCE_WORDS = ("always", "never", "prefer", "remember")
 # a word that starts with one of them counts ("prefers", "remembered"), each word once

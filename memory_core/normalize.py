@@ -12,7 +12,8 @@ What a reader sees of a text, never what is stored or shown (the original text i
   superscripts ("m²" -> "m2"), "℃" -> "°C"; accents dropped ("Ménière" -> "Meniere");
 * **look-alike letters folded** to the Latin letters they imitate (:data:`LOOK_ALIKES`: the
   Cyrillic "Ѕ" of "Ѕystem", Greek capitals, the micro sign's mu -> "u" so "µg" reads "ug"),
-  and look-alike signs to ASCII (the minus sign, the fraction and division slashes).
+  and look-alike signs to ASCII (the minus sign, the fraction and division slashes, the
+  angle brackets and bars of a chat template's special tokens).
 
 Each output character comes from one input character, so :func:`fold_with_map` can give, for
 any span of the folded text, the span of the original it was read from (the sanitiser keeps
@@ -65,6 +66,11 @@ _IMITATES: dict[str, str] = {
     "y": "уү",
     "-": "\u2212\u2010\u2011",  # minus sign, hyphen, non-breaking hyphen
     "/": "\u2044\u2215",  # fraction slash, division slash
+    # the brackets and bars a chat template's special token is written with (DeepSeek's
+    # "<｜User｜>" and its look-alikes; the fullwidth forms fold through NFKD already)
+    "<": "\u2039\u3008\u27e8",  # ‹ 〈 ⟨
+    ">": "\u203a\u3009\u27e9",  # › 〉 ⟩
+    "|": "\u2223\u01c0\u2502\u2758\u23d0\ufe31",  # ∣ ǀ │ ❘ ⏐ ︱
 }
 LOOK_ALIKES: dict[str, str] = {ch: plain for plain, chars in _IMITATES.items() for ch in chars}
 
@@ -88,6 +94,8 @@ def _fold_char(ch: str) -> str:
     without combining marks, each look-alike folded."""
     if invisible(ch):
         return ""
+    if ch in LOOK_ALIKES:  # before NFKD, which would make "︱" an em dash
+        return LOOK_ALIKES[ch]
     out = []
     for c in unicodedata.normalize("NFKD", ch):
         if unicodedata.combining(c) or invisible(c):

@@ -18,7 +18,8 @@ Two kinds of treatment, never a silent loss of meaning:
   - special-token delimiters of the major chat templates are broken apart: ``<|im_start|>``
     (ChatML, Llama 3, Phi, GPT) -> ``< |im_start| >``; DeepSeek's fullwidth ``<｜User｜>`` and
     look-alike bars and brackets likewise; Mistral's ``[INST]``, ``[/INST]``,
-    ``[TOOL_CALLS]``, ``[AVAILABLE_TOOLS]``, ``[SYSTEM_PROMPT]``... -> ``[ INST ]``;
+    ``[TOOL_CALLS]``, ``[AVAILABLE_TOOLS]``, ``[SYSTEM_PROMPT]``... -> ``[ INST ]``; a
+    tag-shaped span in look-alike brackets (``＜system＞``) gets the spaces of any other;
   - a role label at the start of a line or sentence (``SYSTEM:``, ``Assistant:``, ``User:``,
     ``Human:``, ``Developer:``, ``Tool:``...; upper-case anywhere) is quoted: ``“SYSTEM”:``;
     the section's own header, closing line and "Current Session:" inside a statement are
@@ -30,6 +31,14 @@ Two kinds of treatment, never a silent loss of meaning:
     nothing is rendered, fetched or offered as a clickable link;
   - a sign or comparison before a number at the start stays: ``> 2 episodes``, ``- 5 kg``.
 
+Role labels, list numbers, special tokens, the section's own phrases and the leading markers
+are found on the text as the readers read it (the one normaliser,
+:func:`memory_core.normalize.fold_with_map`: invisible characters removed, fullwidth and
+mathematical letters, Cyrillic and Greek look-alikes, look-alike brackets and bars folded), and
+neutralised in the text as written through the normaliser's map back: "Ѕystem:" (a Cyrillic
+Ѕ) becomes "“Ѕystem”:", "2． Patient ..." (a fullwidth period) "(2) Patient ...". The
+statement keeps its own characters.
+
 Whitespace is collapsed and the line is cut at ``max_chars`` (with "…"). The work is linear in
 the text's length; text beyond 8 x ``max_chars`` is not read. Pure: no I/O.
 """
@@ -38,6 +47,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
+
+from .normalize import fold, fold_with_map
 
 _READ_FACTOR = 8  # input beyond 8 x max_chars is not read (memory content is <= 2,000 anyway)
 _WARNING_SIGNS = frozenset({"\u26a0", "\ufe0f", "\ufe0e"})  # ⚠ and emoji/text selectors
@@ -194,12 +206,12 @@ HTML_ELEMENTS = frozenset(
 _LEADING_BLOCK = re.compile(
     r"^(?:\s*(?:#{1,6}|>(?!\s*[\d.])|[-+](?!\s*[\d.])|[*•]|\d{1,3}[.)])(?=\s))+\s*"
 )
-# special-token delimiters: an angle bracket (or a look-alike) next to a bar (or a look-alike)
-_OPEN_ANGLES = "<\u2039\uff1c\u3008\u27e8\ufe64"  # < ‹ ＜ 〈 ⟨ ﹤
-_CLOSE_ANGLES = ">\u203a\uff1e\u3009\u27e9\ufe65"  # > › ＞ 〉 ⟩ ﹥
-_BARS = "|\uff5c\uffe8\u2223\u01c0\u2502\u2758\u23d0\ufe31"  # | ｜ ￨ ∣ ǀ │ ❘ ⏐ ︱
-_TOKEN_OPEN = re.compile(f"([{_OPEN_ANGLES}])([{_BARS}])")
-_TOKEN_CLOSE = re.compile(f"([{_BARS}])([{_CLOSE_ANGLES}])")
+# special-token delimiters: an angle bracket next to a bar, on the folded text (the look-alike
+# brackets and bars fold to "<", ">" and "|": memory_core.normalize); found at every position
+# (a lookahead), so "<|>" is both an opener and a closer
+_DELIMITER = re.compile(r"(?=<\||\|>)")
+# a tag-shaped span the markup pass left (its brackets or first letter were look-alikes)
+_TAG_SHAPED = re.compile(r"<[!?/]?[A-Za-z][A-Za-z0-9:_-]*[^<>]*>")
 #: control tokens written in square brackets (Mistral's tokenizers, v1 to v7)
 BRACKET_TOKENS = frozenset(
     [
@@ -329,20 +341,109 @@ def _link(m: re.Match[str]) -> str:
     return f"{text} ({what}: {address})" if text else f"({what}: {address})"
 
 
-def _role(m: re.Match[str]) -> str:
-    return f"{m.group(1)}{m.group(2)}“{m.group(3)}”{m.group(4)}"
+class _Folded:
+    """A text as the readers read it (:func:`memory_core.normalize.fold_with_map`: invisible
+    characters removed, compatibility forms and look-alike letters folded) and the way back to
+    the text as written: a label is found on the folded text and neutralised in the original,
+    whose characters are kept."""
+
+    __slots__ = ("folded", "origin", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.origin: tuple[int, ...] | None = None
+        if text.isascii():
+            self.folded = text
+        else:
+            self.folded, self.origin = fold_with_map(text)
+
+    def start(self, i: int) -> int:
+        """Where in the original the folded character ``i`` starts."""
+        return i if self.origin is None else self.origin[i]
+
+    def end(self, j: int) -> int:
+        """Where in the original the folded characters before ``j`` end."""
+        if self.origin is None or j == 0:
+            return j
+        return self.origin[j - 1] + 1
+
+    def around(self, i: int, j: int, before: str, after: str) -> list[_Edit]:
+        """``before`` and ``after`` put around the original of folded ``i``..``j``."""
+        return [(self.start(i), self.start(i), before), (self.end(j), self.end(j), after)]
+
+
+_Edit = tuple[int, int, str]  # (start, end) of the original text, and what replaces it
+
+
+def _on_folded(
+    text: str, pattern: re.Pattern[str], edits: Callable[[_Folded, re.Match[str]], list[_Edit]]
+) -> str:
+    """``text`` with ``edits`` of every match of ``pattern`` on its folded form made to the
+    original (an edit overlapping an earlier one is left out)."""
+    f = _Folded(text)
+    todo = [e for m in pattern.finditer(f.folded) for e in edits(f, m)]
+    if not todo:
+        return text
+    out: list[str] = []
+    pos = 0
+    for start, end, new in sorted(todo, key=lambda e: (e[0], e[1])):
+        if start < pos:
+            continue
+        out.append(text[pos:start])
+        out.append(new)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _bracket_token(f: _Folded, m: re.Match[str]) -> list[_Edit]:
+    if m.group(2) not in BRACKET_TOKENS:
+        return []
+    return f.around(m.start() + 1, m.end() - 1, " ", " ")  # "[ INST ]"
+
+
+def _inert_span(f: _Folded, m: re.Match[str]) -> list[_Edit]:
+    return f.around(m.start() + 1, m.end() - 1, " ", " ")  # "＜ system ＞"
+
+
+def _delimiter(f: _Folded, m: re.Match[str]) -> list[_Edit]:
+    at = f.end(m.start() + 1)  # between the bracket and the bar
+    return [(at, at, " ")]
+
+
+def _inline_number(f: _Folded, m: re.Match[str]) -> list[_Edit]:
+    mark = m.end(1)  # the period or parenthesis after the number: "(2)"
+    return [(f.start(m.start(1)), f.start(m.start(1)), "("), (f.start(mark), f.end(mark + 1), ")")]
+
+
+def _role(f: _Folded, m: re.Match[str]) -> list[_Edit]:
+    return f.around(m.start(3), m.end(3), "“", "”")
+
+
+def _role_caps(f: _Folded, m: re.Match[str]) -> list[_Edit]:
+    return f.around(m.start(1), m.end(1), "“", "”")
+
+
+def _quoted(f: _Folded, m: re.Match[str]) -> list[_Edit]:
+    return f.around(m.start(), m.end(), "“", "”")
 
 
 def quote_phrases(text: str, phrases: tuple[str, ...]) -> str:
-    """Each of ``phrases`` in ``text`` (any case) put in quotation marks, so that a statement
-    quoting the section's own structure reads as a quotation."""
-    lowered = text.lower()
+    """Each of ``phrases`` in ``text`` (any case, in look-alikes too) put in quotation marks,
+    so that a statement quoting the section's own structure reads as a quotation."""
     for phrase in phrases:
-        if phrase.lower() in lowered:  # not when quoted already: the rule is stable
-            text = re.sub(
-                f"(?<!“){re.escape(phrase)}", lambda m: f"“{m.group(0)}”", text, flags=re.I
-            )
+        if phrase.lower() in fold(text).lower():  # not when quoted already: the rule is stable
+            found = re.compile(f"(?<!“){re.escape(phrase)}", re.I)
+            text = _on_folded(text, found, _quoted)
     return text
+
+
+def _leading_block(text: str) -> str:
+    """``text`` without the block markers it starts with (heading, quote, bullet, number; in
+    look-alikes too)."""
+    f = _Folded(text)
+    m = _LEADING_BLOCK.match(f.folded)
+    return text[f.end(m.end()) :] if m and m.end() else text
 
 
 def plain_line(content: str, max_chars: int, structure: tuple[str, ...] = ()) -> str:
@@ -361,17 +462,17 @@ def plain_line(content: str, max_chars: int, structure: tuple[str, ...] = ()) ->
     text = text.replace("`", "'")
     if "](" in text:
         text = _MD_LINK.sub(_link, text)
-    text = _BRACKET_TOKEN.sub(
-        lambda m: f"[ {m.group(1)}{m.group(2)} ]" if m.group(2) in BRACKET_TOKENS else m.group(0),
-        text,
-    )
-    text = _TOKEN_CLOSE.sub(r"\1 \2", _TOKEN_OPEN.sub(r"\1 \2", text))  # neither rebuilt
-    text = _INLINE_NUMBER.sub(r"(\1)", text)
-    text = _ROLE_CAPS.sub(r"“\1”\2", _ROLE.sub(_role, text))
+    # labels, numbers and tokens are found on the folded text (look-alikes read as what they
+    # imitate) and neutralised in the original, which keeps its characters
+    text = _on_folded(text, _BRACKET_TOKEN, _bracket_token)
+    text = _on_folded(text, _TAG_SHAPED, _inert_span)
+    text = _on_folded(text, _DELIMITER, _delimiter)  # neither rebuilt
+    text = _on_folded(text, _INLINE_NUMBER, _inline_number)
+    text = _on_folded(_on_folded(text, _ROLE, _role), _ROLE_CAPS, _role_caps)
     if structure:
         text = quote_phrases(text, structure)
     text = _WS.sub(" ", text).strip()
-    text = _LEADING_BLOCK.sub("", text).strip()
+    text = _leading_block(text).strip()
     if len(text) > max_chars:
         text = text[: max_chars - 1].rstrip() + "…"
     return text

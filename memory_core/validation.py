@@ -10,6 +10,7 @@ They are stored in UTC and may not lie in the future (more than ``CLOCK_SKEW`` a
 
 from __future__ import annotations
 
+import difflib
 import functools
 import math
 import re
@@ -22,7 +23,7 @@ import numpy as np
 
 from .context import sanitize_line
 from .errors import ValidationError
-from .values import Tier
+from .values import MemoryType, Tier
 
 if TYPE_CHECKING:
     from .facts import ClinicalFacts
@@ -32,7 +33,6 @@ MAX_QUERY_CHARS = 8000
 CLOCK_SKEW = timedelta(seconds=5)
 _PATIENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
 _RECORD_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")  # the patient-id characters
-_TYPE = re.compile(r"[a-z][a-z0-9_]{0,39}")
 _ACTOR = re.compile(r"[^\x00-\x1f\x7f]{1,120}")
 _PLAIN = re.compile(r"[^<*_\u26a0\ufe0e\ufe0f]*")  # what the sanitiser leaves as it is
 
@@ -117,14 +117,22 @@ def content(value: Any, field: str = "content") -> str:
     return value.strip()
 
 
+_TYPES = frozenset(t.value for t in MemoryType)
+
+
 def memory_type(value: Any, field: str = "memory_type") -> str:
+    """One of the memory types (:class:`~memory_core.values.MemoryType`); an unknown one is
+    refused with the list, and the types it is a close misspelling of."""
     if not isinstance(value, str):
         raise ValidationError(field, f"must be a string, got {type(value).__name__}")
-    if not _TYPE.fullmatch(value):
-        raise ValidationError(
-            field, f"must be a lower-case snake_case name (e.g. 'allergy'), got {value!r}"
-        )
-    return value
+    if value in _TYPES:
+        return value
+    names = [t.value for t in MemoryType]
+    near = difflib.get_close_matches(value.strip().lower(), names, n=2, cutoff=0.6)
+    guess = f" (did you mean {' or '.join(map(repr, near))}?)" if near else ""
+    raise ValidationError(
+        field, f"unknown memory type {value[:60]!r}{guess}; one of: {', '.join(names)}"
+    )
 
 
 def importance(value: Any, field: str = "importance") -> float | None:

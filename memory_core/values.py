@@ -23,6 +23,30 @@ class Status(enum.StrEnum):
     ARCHIVED = "archived"
 
 
+class MemoryType(enum.StrEnum):
+    """The memory types: one closed list (an unknown type is refused, naming these;
+    :func:`memory_core.validation.memory_type`). The clinical ones, then the general
+    assistant's; base importance by type: :mod:`memory_core.importance`."""
+
+    ALLERGY = "allergy"
+    ADVERSE_REACTION = "adverse_reaction"
+    MEDICATION = "medication"
+    CONDITION = "condition"
+    TREATMENT_RESPONSE = "treatment_response"
+    CARE_PLAN = "care_plan"
+    LAB_RESULT = "lab_result"
+    VITAL_SIGN = "vital_sign"
+    PREFERENCE = "preference"
+    SOCIAL = "social"
+    OBSERVATION = "observation"
+    IMMUNIZATION = "immunization"
+    PROCEDURE = "procedure"
+    INTERMEDIATE_STEP = "intermediate_step"
+    USER_PREFERENCE = "user_preference"
+    EXPLICIT_INSTRUCTION = "explicit_instruction"
+    TASK_RESULT = "task_result"
+
+
 class Tier(enum.StrEnum):
     SHORT_TERM = "short_term"
     LONG_TERM = "long_term"

@@ -33,9 +33,22 @@ SHOTS = (
     if os.environ.get("UPDATE_SCREENSHOTS") == "1"
     else Path(tempfile.gettempdir()) / "memory-core-screenshots"
 )
-CHROMIUM = shutil.which("chromium") or (
-    "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
-)
+
+
+def _chromium() -> str | None:
+    """Debian's Chromium: MEMORY_CORE_CHROMIUM when set (a path, or a name on PATH), else
+    ``chromium`` on PATH or /usr/bin/chromium."""
+    wanted = os.environ.get("MEMORY_CORE_CHROMIUM", "").strip()
+    if wanted:
+        return shutil.which(wanted) or (wanted if Path(wanted).is_file() else None)
+    return shutil.which("chromium") or (
+        "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+    )
+
+
+CHROMIUM = _chromium()
+#: set only where the README says the environment cannot have Chromium: the tests then skip
+NO_BROWSER = os.environ.get("MEMORY_CORE_NO_BROWSER", "").strip()
 ARGS = [
     "--headless",
     "--no-sandbox",
@@ -63,8 +76,20 @@ DEFAULT_QUESTION = (
 )
 
 pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="Debian's chromium is not installed (make test installs it with apt)"
+    CHROMIUM is None and bool(NO_BROWSER),
+    reason=f"no Chromium in this environment (MEMORY_CORE_NO_BROWSER={NO_BROWSER})",
 )
+
+
+@pytest.fixture(autouse=True)
+def _chromium_is_there() -> None:
+    """Without Chromium the browser tests fail, never pass by skipping (issue 34): `make test`
+    installs it or stops with apt's message; only MEMORY_CORE_NO_BROWSER skips them."""
+    if CHROMIUM is None:
+        pytest.fail(
+            "Debian's chromium is not installed: `make test` installs it (apt-get install "
+            "chromium); where this environment cannot have it, set MEMORY_CORE_NO_BROWSER=<why>"
+        )
 
 
 def _free_port() -> int:
@@ -685,6 +710,40 @@ def test_ingest_proposes_from_a_demo_transcript(server: str, browser: object) ->
     assert p.evaluate(CLIPPED_JS) == []
     assert _full_page_shot(p, "ingest-proposals", 1400).stat().st_size > 10_000
     p.close()
+
+
+def test_a_double_click_on_save_writes_the_proposals_once(
+    demo_db: str, tmp_path: Path, browser: object, minilm: mc.Embedder
+) -> None:
+    """Issue 34: a double click on "Save N accepted" wrote every proposal twice (1 in 5 tries),
+    with pending reviews of a memory against its own copy. Two tries here, each a double click
+    on a fresh proposal of the demo transcript."""
+    store = tmp_path / "save.db"
+    shutil.copyfile(demo_db, store)
+    eng = mc.open_engine(f"sqlite:///{store}", minilm)
+    for url in _serve(store):
+        p = _open(browser, f"{url}/ingest?patient={PID}")
+        _sign(p)
+        for _ in range(2):
+            before = len(eng.list_memories(PID))
+            pending = len(eng.supersessions(patient_id=PID, state="pending"))
+            p.locator(".st-key-ingest_demo").click()
+            p.get_by_role("option", name="transcript_nw1001_followup.txt").click()
+            _settle(p)
+            p.locator(".st-key-ingest_propose button").click()
+            _settle(p)
+            save = p.locator(".st-key-ingest_save button")
+            expect(save).to_be_enabled(timeout=30_000)
+            n = int(re.search(r"Save (\d+) accepted", save.inner_text()).group(1))  # type: ignore[union-attr]
+            save.dblclick()
+            _settle(p)
+            _no_exception(p)
+            expect(p.get_by_text(re.compile(rf"Saved {n} memories"))).to_be_visible(timeout=30_000)
+            assert len(eng.list_memories(PID)) == before + n
+            for s in eng.supersessions(patient_id=PID, state="pending")[pending:]:
+                assert eng.get(s.old_id).content != eng.get(s.new_id).content
+        p.close()
+    eng.store.close()
 
 
 def test_the_screenshots_are_of_every_page_at_both_widths() -> None:

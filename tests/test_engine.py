@@ -32,7 +32,7 @@ def snapshot(engine: mc.MemoryEngine) -> tuple[object, ...]:
 def test_add_defaults_by_type(engine: mc.MemoryEngine) -> None:
     allergy = engine.add_memory("NW-1", "Patient is allergic to latex", "allergy").memory
     pref = engine.add_memory("NW-1", "Patient prefers written instructions", "preference").memory
-    other = engine.add_memory("NW-1", "Something odd", "custom_type", importance=3).memory
+    other = engine.add_memory("NW-1", "Something odd", "task_result", importance=3).memory
     assert (allergy.importance, allergy.pinned) == (10, True)
     assert (pref.importance, pref.pinned) == (6, False)  # 5 + "prefers"
     assert other.importance == 3

@@ -140,7 +140,9 @@ def test_a_lock_held_past_the_busy_timeout_is_a_retryable_typed_error(
         assert err.value.retryable is True and isinstance(err.value, mc.MemoryCoreError)
         assert "busy timeout (0.3 s)" in str(err.value) and "busy_timeout" in str(err.value)
         assert 0.25 <= waited < 5.0  # the configured timeout, not 30 s
-        rc = main(["--store", url, "--embedder", "hashing", "add", "P-1", "x y", "--type", "goal"])
+        rc = main(
+            ["--store", url, "--embedder", "hashing", "add", "P-1", "x y", "--type", "observation"]
+        )
         out = capsys.readouterr()
         assert rc == 2 and out.err.startswith("error: store ") and "is busy" in out.err
     finally:
@@ -355,7 +357,11 @@ def test_concurrent_contradicting_adds_from_two_processes_are_superseded(tmp_pat
     # each patient starts with something, so both adders load a snapshot first
     engine.add_memories(
         [
-            {"patient_id": f"P-{p:02d}", "content": "Patient walks daily", "memory_type": "goal"}
+            {
+                "patient_id": f"P-{p:02d}",
+                "content": "Patient walks daily",
+                "memory_type": "observation",
+            }
             for p in range(PATIENTS)
         ]
     )

@@ -13,7 +13,7 @@ import memory_core as mc
 from memory_core import drugs
 from memory_core.ingest import Proposal, RuleExtractor
 from memory_core.ingest.rules import sentences
-from tests.conftest import NOW
+from tests.conftest import NOW, Clock
 
 PID = "NW-1001"
 
@@ -230,7 +230,12 @@ def demo_transcript(name: str) -> str:
     return files("memory_core").joinpath(f"data/demo/{name}").read_text(encoding="utf-8")
 
 
-def test_extract_writes_nothing_and_accept_writes_once_audited(engine: mc.MemoryEngine) -> None:
+def test_extract_writes_nothing_and_accept_writes_once_audited(
+    engine: mc.MemoryEngine, clock: Clock
+) -> None:
+    # the day after the transcript's date: its "two weeks ago" is read against that date (from
+    # an earlier day, a relative date in a future-dated transcript is refused: issue 34)
+    clock.now = datetime(2026, 10, 29, 12, tzinfo=UTC)
     engine.add_memory(
         PID,
         "Patient is on metformin ER 500mg once daily",

@@ -175,9 +175,11 @@ def test_generated_ids_are_version_4_uuids(engine: mc.MemoryEngine) -> None:
         assert u.version == 4 and u.variant == uuid.RFC_4122
 
 
-def test_unknown_types_are_accepted_with_the_default_importance(engine: mc.MemoryEngine) -> None:
-    m = engine.add_memory("NW-1", "Patient keeps a paper diary", "diary_habit").memory
-    assert m.importance == 5.0
+def test_unknown_types_are_refused(engine: mc.MemoryEngine) -> None:
+    """Issue 34 (finding 4) closed the list: an unknown type was accepted at importance 5."""
+    with pytest.raises(mc.ValidationError, match="unknown memory type 'diary_habit'"):
+        engine.add_memory("NW-1", "Patient keeps a paper diary", "diary_habit")
+    assert engine.list_patients() == []
 
 
 def test_jsonl_import_with_one_bad_line_imports_nothing(

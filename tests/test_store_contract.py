@@ -991,14 +991,14 @@ class TestStoreContract:
         assert engine.store.get_supersession(sup.id).state is SupersessionState.UNDONE
         assert [m.id for m in engine.list_memories("P-1", include_inactive=False)] == [old.id]
         assert engine.audit_log(entity_id=old.id)[0].action == "unsupersede"
-        with pytest.raises(mc.ValidationError):  # and the newer's id is never reused
+        with pytest.raises(mc.ValidationError, match="purged"):  # the newer's id is never reused
             engine.add_memories(
                 [
                     {
                         "id": new.memory.id,
                         "patient_id": "P-1",
                         "content": "x y",
-                        "memory_type": "goal",
+                        "memory_type": "observation",
                     }
                 ]
             )
@@ -1043,7 +1043,7 @@ class TestStoreContract:
         patients = [f"P-{k:02d}" for k in range(n)]
         engines[0].add_memories(
             [
-                {"patient_id": p, "content": "Patient walks daily", "memory_type": "goal"}
+                {"patient_id": p, "content": "Patient walks daily", "memory_type": "observation"}
                 for p in patients
             ]
         )

@@ -105,14 +105,34 @@ def demote(older: Memory, newer_id: str) -> Memory:
 
 
 # --- detection on insert -----------------------------------------------------------------------
-def applies_at_once(core: Core, memory_type: str, decision: Decision, by: str = "") -> bool:
+def applies_at_once(
+    core: Core,
+    memory_type: str,
+    decision: Decision,
+    older: str = "",
+    newer: str = "",
+    by: str = "",
+) -> bool:
     """A decision is applied at once only on strong evidence and an automatic type; anything
     weaker waits for a reviewer (domain.md) -- and so does whatever an agent's write would
     replace (``by`` an agent principal): an agent's reading of a conversation never hides a
-    clinician's record without a person's look."""
-    if by.startswith(AGENT_PREFIX):
+    clinician's record without a person's look. On a review-gated type, a newer statement
+    saying word for word what the older says (``older``/``newer``: their contents) restates it
+    at once: a memory is never put to review against its own copy, and superseding a copy drops
+    no fact (audited, undoable) -- as the back-scan chains such restatements."""
+    if not decision.strong:
         return False
-    return decision.strong and core.policy.contradiction.mode_for(memory_type) == "auto"
+    copy = (
+        decision.verdict is Verdict.DUPLICATE
+        and bool(older)
+        and restatement_key(older) == restatement_key(newer)
+    )
+    if copy:  # the same words again, whoever writes them
+        return True
+    return (
+        not by.startswith(AGENT_PREFIX)
+        and core.policy.contradiction.mode_for(memory_type) == "auto"
+    )
 
 
 def with_keys(
@@ -237,7 +257,7 @@ def detect(
             continue
         if (new if new_is_older else older).status is not Status.ACTIVE:
             continue  # already demoted by an earlier hit
-        auto = applies_at_once(core, new.memory_type, decision, by)
+        auto = applies_at_once(core, new.memory_type, decision, older.content, newer.content, by)
         sup = record(core, older, newer, sim, decision, auto, by, now, changes)
         found.append(sup)
         confirmed = confirm_restated(older, newer, decision)
@@ -317,7 +337,7 @@ def preview(
             continue
         d = core.adjudicator.decide(old, new, sim)
         if d.supersedes:
-            mode = "auto" if applies_at_once(core, mtype, d) else "review"
+            mode = "auto" if applies_at_once(core, mtype, d, old.content, text) else "review"
             out.append(Preview(old, sim, mode, d.verdict.value, d.rule, d.evidence))
     # most similar first, whether found by cosine or by a shared key (a key's hits came last,
     # which `make bench`'s agreement check refused)

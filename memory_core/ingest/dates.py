@@ -39,6 +39,7 @@ class DateSpan:
     at: datetime
     phrase: str
     precision: str
+    relative: bool = False  # read against the session's date ("yesterday", "in June")
 
     @property
     def date(self) -> str:
@@ -137,18 +138,25 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
     found: list[DateSpan] = []
     taken: list[tuple[int, int]] = []
 
-    def add(start: int, end: int, at: datetime | None, precision: str, since: bool = False) -> None:
+    def add(
+        start: int,
+        end: int,
+        at: datetime | None,
+        precision: str,
+        since: bool = False,
+        relative: bool = True,
+    ) -> None:
         if at is None or any(s < end and start < e for s, e in taken):
             return
         if at > day(session) + timedelta(days=1):
             return  # a date after the session is a plan, not when something happened
         taken.append((start, end))
-        found.append(DateSpan(start, end, at, _fmt(at, precision, since), precision))
+        found.append(DateSpan(start, end, at, _fmt(at, precision, since), precision, relative))
 
     for mt in p["iso"].finditer(low):
         y, mo, d = (int(x) for x in mt.groups())
         with contextlib.suppress(ValueError):  # not a calendar date ("2026-02-30")
-            add(mt.start(), mt.end(), datetime(y, mo, d, tzinfo=UTC), "day")
+            add(mt.start(), mt.end(), datetime(y, mo, d, tzinfo=UTC), "day", relative=False)
     for mt in p["dmy"].finditer(low):
         year = int(mt.group(3)) if mt.group(3) else None
         add(
@@ -156,6 +164,7 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
             mt.end(),
             _latest(year, _month(mt.group(2)), int(mt.group(1)), session),
             "day",
+            relative=year is None,
         )
     for mt in p["mdy"].finditer(low):
         year = int(mt.group(3)) if mt.group(3) else None
@@ -164,6 +173,7 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
             mt.end(),
             _latest(year, _month(mt.group(1)), int(mt.group(2)), session),
             "day",
+            relative=year is None,
         )
     for mt in p["my"].finditer(low):
         prep, name, year_s = mt.group(1), mt.group(2), mt.group(3)
@@ -177,10 +187,10 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
             if prep == "last" and mo == session.month:
                 y -= 1
             at = datetime(y, mo, 1, tzinfo=UTC)
-        add(mt.start(), mt.end(), at, "month", since=prep in ("since", "from"))
+        add(mt.start(), mt.end(), at, "month", prep in ("since", "from"), relative=not year_s)
     for mt in p["year"].finditer(low):
         add(mt.start(), mt.end(), datetime(int(mt.group(2)), 1, 1, tzinfo=UTC), "year",
-            since=mt.group(1) in ("since", "from"))  # fmt: skip
+            since=mt.group(1) in ("since", "from"), relative=False)  # fmt: skip
     for mt in p["rel_year"].finditer(low):
         y = session.year if mt.group(1) == "this" else session.year - 1
         add(mt.start(), mt.end(), datetime(y, 1, 1, tzinfo=UTC), "year")
@@ -217,6 +227,23 @@ _SESSION = re.compile(
     r"^[ \t]*(?:session date|visit date|date of (?:visit|session|call)|date)[ \t]*:[ \t]*(.+)$",
     re.I | re.M,
 )
+
+
+#: far enough ahead that no written date is "after the session" when a header is read for the
+#: date it gives, whatever it is
+_FAR = datetime(9998, 12, 31, tzinfo=UTC)
+
+
+def future_session_date(header: str, now: datetime) -> datetime | None:
+    """The date a transcript's header gives ("Date: 2031-05-02", written out, not relative),
+    when it is after ``now``'s day by more than a day (a time zone ahead may already be on
+    the next day); else None. A relative date said in such a transcript ("yesterday") cannot
+    be placed in time."""
+    for mt in _SESSION.finditer(header):
+        for d in dates_in(mt.group(1), _FAR):
+            if d.precision == "day" and not d.relative and d.at > day(now) + timedelta(days=1):
+                return d.at
+    return None
 
 
 def session_date(header: str, now: datetime) -> datetime | None:

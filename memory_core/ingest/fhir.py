@@ -6,7 +6,10 @@ patient, through the engine's public API. What each resource becomes: :mod:`.fhi
   other kinds (claims, encounters, ...) are only counted. An invalid resource writes nothing;
   the error names the entry, the resource (``Type/id``) and the field.
 - One patient per import: every resource must be about the bundle's one Patient (its
-  ``subject`` / ``patient`` reference), or about the Patient the caller names. A bundle with
+  ``subject`` / ``patient`` reference, or an identifier of that Patient: the same value, and
+  the same system when both give one), or about the Patient the caller names. A resource that
+  names no patient (no reference, no identifier) is skipped and counted, never filed to the
+  bundle's Patient. A bundle with
   several Patients, or with resources about another subject, is refused whole with a
   :class:`~memory_core.errors.PatientMismatchError` naming them -- unless the caller names which
   Patient to take (``fhir_patient``, or a ``patient_id`` that is one of the bundle's Patients);
@@ -44,6 +47,7 @@ from .fhir_map import (
     Resolver,
     map_resource,
     partial_date,
+    subject_identifier,
     subject_of,
 )
 
@@ -184,18 +188,48 @@ def validate_bundle(data: Mapping[str, Any]) -> list[tuple[str | None, dict[str,
 # --- whose record ------------------------------------------------------------------------------
 @dataclass
 class Subject:
-    """The patient an import is about: the references that name it."""
+    """The patient an import is about: the references that name it, and its Patient's
+    identifiers (``(system, value)``)."""
 
     refs: set[str]
     fhir_id: str | None
     chosen: bool  # the caller named it (others are then skipped, not refused)
+    identifiers: set[tuple[str, str]] = field(default_factory=set)
 
     def owns(self, ref: str | None) -> bool:
+        """Whether the reference ``ref`` names this patient."""
         if ref is None:
-            return True  # no subject given: the record's own patient
+            return False
         if ref in self.refs:
             return True
         return "/".join(ref.rstrip("/").split("/")[-2:]) in self.refs
+
+    def owns_identifier(self, ident: tuple[str, str]) -> bool:
+        """Whether the identifier names this patient: the same value, and the same system
+        when both give one."""
+        system, value = ident
+        return any(value == v and (not system or not s or system == s) for s, v in self.identifiers)
+
+    def about(self, res: Mapping[str, Any]) -> tuple[bool | None, str]:
+        """Whether ``res`` is about this patient (None: it names no patient), and whom it
+        names: by reference, else by identifier."""
+        ref = subject_of(res)
+        if ref is not None:
+            return self.owns(ref), ref
+        ident = subject_identifier(res)
+        if ident is not None:
+            name = f"identifier {ident[0]}|{ident[1]}" if ident[0] else f"identifier {ident[1]}"
+            return self.owns_identifier(ident), name
+        return None, ""
+
+
+def identifiers_of(patient: Mapping[str, Any]) -> set[tuple[str, str]]:
+    """A Patient's identifiers as ``(system, value)`` (system ``""`` when absent)."""
+    out: set[tuple[str, str]] = set()
+    for ident in patient.get("identifier") or []:
+        if isinstance(ident, Mapping) and ident.get("value"):
+            out.add((str(ident.get("system") or ""), str(ident["value"])))
+    return out
 
 
 def choose_subject(
@@ -209,11 +243,14 @@ def choose_subject(
         out = {f"Patient/{res.get('id')}"} if res.get("id") else set()
         return out | ({url} if url else set())
 
+    def subject(url: str | None, res: Mapping[str, Any], fhir_id: str, chosen: bool) -> Subject:
+        return Subject(refs(url, res), fhir_id, chosen, identifiers_of(res))
+
     if fhir_patient is not None:
         want = str(fhir_patient).strip()
         for url, res in patients:
             if want in refs(url, res) | {str(res.get("id"))}:
-                return Subject(refs(url, res), str(res.get("id")), True)
+                return subject(url, res, str(res.get("id")), True)
         if patients:
             listed = ", ".join(sorted(f"Patient/{r.get('id')}" for _u, r in patients))
             raise ValidationError("fhir_patient", f"{want!r} is none of the bundle's ({listed})")
@@ -221,11 +258,11 @@ def choose_subject(
         return Subject({want, f"Patient/{bare}"}, bare, True)
     if len(patients) == 1:
         url, res = patients[0]
-        return Subject(refs(url, res), str(res.get("id")), False)
+        return subject(url, res, str(res.get("id")), False)
     if len(patients) > 1:
         for url, res in patients:
             if patient_id is not None and str(res.get("id")) == patient_id:
-                return Subject(refs(url, res), patient_id, True)
+                return subject(url, res, patient_id, True)
         names = tuple(sorted(f"Patient/{r.get('id')}" for _u, r in patients))
         raise PatientMismatchError(
             "bundle",
@@ -269,7 +306,7 @@ def map_patient(
     """The items of one patient's resources (``(fallback name, resource)``): skipped ones go
     to ``report.skipped``; a resource about another subject is skipped when the caller chose
     the subject, else the import is refused naming every such resource."""
-    seen: set[str] = set()
+    seen: dict[str, tuple[str, Mapping[str, Any]]] = {}  # source -> the entry imported
     items: list[FhirItem] = []
     foreign: list[str] = []
     for fallback, res in resources:
@@ -283,11 +320,18 @@ def map_patient(
         if rtype == "Medication":
             continue  # read through references
         if rtype in MAPPED_TYPES:
-            about = subject_of(res)
-            if not subject.owns(about):
+            ours, whom = subject.about(res)
+            if ours is None:  # filed to nobody rather than to a patient it may not be about
+                report.skipped.append(
+                    FhirItem(source, rtype, reason="names no patient (no reference or identifier)")
+                )
+                continue
+            if not ours:
                 if not subject.chosen:
-                    foreign.append(f"{rtype}/{res.get('id', '?')} (about {about})")
+                    foreign.append(f"{rtype}/{res.get('id', '?')} (about {whom})")
                     continue
+                if whom.startswith("identifier ") and whom not in report.other_patients:
+                    report.other_patients.append(whom)
                 report.skipped.append(
                     FhirItem(source, rtype, reason="about another patient of the bundle")
                 )
@@ -296,9 +340,16 @@ def map_patient(
             report.skipped.append(FhirItem(source, rtype, reason="resource has no id"))
             continue
         if source in seen:
-            report.skipped.append(FhirItem(source, rtype, reason="duplicate entry"))
+            first_name, first = seen[source]
+            why = (
+                "duplicate entry (the same resource again)"
+                if first == res
+                else "duplicate entry id with different content (the first entry, "
+                f"{first_name}, was imported)"
+            )
+            report.skipped.append(FhirItem(source, rtype, reason=why))
             continue
-        seen.add(source)
+        seen[source] = (fallback, res)
         for it in map_resource(res, source, resolve):
             (items if it.content is not None else report.skipped).append(it)
     if foreign:

@@ -16,13 +16,21 @@ Patient line in the export, or that names no subject, is counted, not imported.
 
 Progress and resumption: ``progress(done, total)`` after each patient; with ``report_path``
 each finished patient appends one JSON line there (counts, skipped kinds, or the error that
-refused it), flushed at once. Run again with the same files and report, patients already
-reported are skipped (``resumed``) -- and a re-import would find them unchanged anyway.
+refused it), flushed at once; the header line says when the import started. Run again with the
+same files and report, patients already reported are skipped (``resumed``): the file is first
+written again with its whole lines only, one per patient (a line cut by a crash and a refused
+patient's line go: those patients run again), so nothing is appended onto a cut line or
+repeated. A patient that runs again in a resumed import is counted from the store -- the
+memories from FHIR this import added to it since it started, and the supersessions they made
+-- so a patient whose commit landed and whose line was lost counts as created, not unchanged,
+and the totals are the store's.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from array import array
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -239,31 +247,77 @@ class _Reader:
             fh.close()
 
 
-def _done_patients(report_path: Path | None, header: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Patients a report file of the same export already lists (when resuming)."""
+@dataclass
+class _Resume:
+    """What a report file of the same export already says: the patients done (their last whole
+    line, refused ones left out: they run again) and when its import started (None: a new
+    file, or a dry run's)."""
+
+    done: dict[str, dict[str, Any]] = field(default_factory=dict)
+    started: datetime | None = None
+
+
+def _resume(report_path: Path | None, header: dict[str, Any]) -> _Resume:
+    """The report file of the same export, read for resuming and written again whole (through a
+    temporary file and a rename): its header and one line per patient done. A line cut short
+    by an interruption, a refused patient's line (it runs again) and older duplicate lines are
+    dropped, so what this run appends never lands on a cut line or repeats a patient."""
     if report_path is None or not report_path.exists():
-        return {}
+        return _Resume()
+    lines = report_path.read_text(encoding="utf-8", errors="replace").splitlines()
+    try:
+        first = json.loads(lines[0]) if lines else None
+    except ValueError as exc:
+        raise ValidationError("report", f"{report_path} is not an import report") from exc
+    if not isinstance(first, dict) or first.get("export") != header["export"]:
+        raise ValidationError(
+            "report", f"{report_path} is the report of another export; use a new file"
+        )
+    if first.get("dry_run") != header["dry_run"]:
+        run = "dry run" if first.get("dry_run") else "written import"
+        raise ValidationError("report", f"{report_path} is a {run}'s report; use a new file")
     done: dict[str, dict[str, Any]] = {}
-    with report_path.open(encoding="utf-8") as fh:
+    for line in lines[1:]:
         try:
-            first = json.loads(fh.readline())
-        except ValueError as exc:
-            raise ValidationError("report", f"{report_path} is not an import report") from exc
-        if not isinstance(first, dict) or first.get("export") != header["export"]:
-            raise ValidationError(
-                "report", f"{report_path} is the report of another export; use a new file"
-            )
-        if first.get("dry_run") != header["dry_run"]:
-            run = "dry run" if first.get("dry_run") else "written import"
-            raise ValidationError("report", f"{report_path} is a {run}'s report; use a new file")
-        for line in fh:
-            try:
-                row = json.loads(line)
-            except ValueError:
-                break  # a line cut short by an interruption: that patient runs again
-            if isinstance(row, dict) and row.get("fhir_id") and not row.get("error"):
+            row = json.loads(line)
+        except ValueError:
+            continue  # cut short by an interruption: that patient runs again
+        if isinstance(row, dict) and row.get("fhir_id"):  # the last line of a patient counts
+            if row.get("error"):
+                done.pop(str(row["fhir_id"]), None)
+            else:
                 done[str(row["fhir_id"])] = row
-    return done
+    started = None
+    if isinstance(first.get("started"), str):
+        with contextlib.suppress(ValueError):
+            started = datetime.fromisoformat(first["started"])
+    tmp = report_path.with_name(f".{report_path.name}.tmp")
+    tmp.write_text(
+        "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in [first])
+        + "".join(PatientResult(**_known(r)).to_json() + "\n" for r in done.values()),
+        encoding="utf-8",
+    )
+    os.replace(tmp, report_path)
+    return _Resume(done, started)
+
+
+def _from_store(engine: MemoryEngine, result: PatientResult, by: str, started: datetime) -> None:
+    """A resumed patient's counts from the store: the memories from FHIR this import (``by``,
+    since ``started``) added to it, and the supersessions they made -- a patient whose line
+    was lost after its commit finds its memories unchanged, yet this import created them."""
+    added = {
+        a.entity_id
+        for a in engine.audit_log(
+            patient_id=result.patient_id, actor=by, action="add", limit=1_000_000
+        )
+        if a.at >= started and str((a.after or {}).get("source") or "").startswith("fhir:")
+    }
+    seen = result.created + result.unchanged
+    result.created = len(added)
+    result.unchanged = max(seen - len(added), 0)
+    result.superseded = sum(
+        1 for s in engine.supersessions(patient_id=result.patient_id) if s.new_id in added
+    )
 
 
 def import_fhir_bulk(
@@ -285,7 +339,10 @@ def import_fhir_bulk(
         "dry_run": dry_run,
     }
     rpath = Path(report_path) if report_path is not None else None
-    done = _done_patients(rpath, header)
+    resume = _resume(rpath, header)
+    done = resume.done
+    if not dry_run:  # when this import started (kept by a resumed report)
+        header["started"] = (resume.started or at).isoformat()
     idx = build_index(files)
     report = BulkImportReport([str(p) for p in files], dry_run, resources=idx.lines)
     report.unassigned = idx.unassigned
@@ -331,6 +388,8 @@ def import_fhir_bulk(
                     engine, fhir_id, idx.patients[fhir_id], where, reader, resolve,
                     embeddings, idx.other_kinds.get(fhir_id, Counter()), by, at, dry_run,
                 )  # fmt: skip
+                if resume.started is not None and not result.error:
+                    _from_store(engine, result, by, resume.started)
                 report.patients.append(result)
                 if out is not None:  # after the patient's commit: a crash between the two
                     out.write(result.to_json() + "\n")  # re-runs it, to find it unchanged

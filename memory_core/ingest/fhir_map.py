@@ -188,6 +188,17 @@ def subject_of(res: Mapping[str, Any]) -> str | None:
     return ref_of(res.get("patient")) or ref_of(res.get("subject"))
 
 
+def subject_identifier(res: Mapping[str, Any]) -> tuple[str, str] | None:
+    """``(system, value)`` of the identifier a resource names its patient by when it gives no
+    reference (``{"identifier": {"system": ..., "value": ...}}``; system ``""`` when absent)."""
+    for key in ("patient", "subject"):
+        who = res.get(key)
+        ident = who.get("identifier") if isinstance(who, Mapping) else None
+        if isinstance(ident, Mapping) and ident.get("value"):
+            return str(ident.get("system") or ""), str(ident["value"])
+    return None
+
+
 def num(x: Any) -> str:
     f = float(x)
     return str(int(f)) if f.is_integer() else f"{f:g}"

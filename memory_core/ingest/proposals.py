@@ -45,6 +45,10 @@ class Proposal:
     created_at: datetime
     supersedes: tuple[Supersedes, ...] = ()
     extractor: str = "rule"
+    #: the extraction it came from and its number there (1..N): its memory's id is derived
+    #: from both, so saving the batch again (a double click) writes nothing new
+    batch_id: str = ""
+    number: int = 0
 
 
 @dataclass(frozen=True)
@@ -58,11 +62,18 @@ class Rejected:
 
 class Proposals(list[Proposal]):
     """The proposals of one extraction (a list), with ``rejected``: the items that failed
-    validation and were dropped, each with its reason."""
+    validation and were dropped, each with its reason; ``batch_id``: the extraction's id, which
+    each proposal carries."""
 
-    def __init__(self, items: Iterable[Proposal] = (), rejected: Iterable[Rejected] = ()) -> None:
+    def __init__(
+        self,
+        items: Iterable[Proposal] = (),
+        rejected: Iterable[Rejected] = (),
+        batch_id: str = "",
+    ) -> None:
         super().__init__(items)
         self.rejected: list[Rejected] = list(rejected)
+        self.batch_id = batch_id
 
 
 @dataclass(frozen=True)

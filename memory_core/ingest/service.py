@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import hashlib
 import re
+import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import validation as v
-from ..errors import ValidationError
+from ..errors import ConflictError, ValidationError
 from ..importance import default_importance
-from .dates import dates_in, session_date
+from ..values import AddResult
+from .dates import dates_in, future_session_date, session_date
 from .dialogue import PATIENT_ID, split
 from .fhir import FhirImportReport
 from .fhir import import_fhir as _import_fhir
@@ -24,7 +26,7 @@ from .rules import RuleExtractor
 
 if TYPE_CHECKING:
     from ..engine import MemoryEngine
-    from ..values import AddResult
+    from ..values import Supersession
 
 MAX_TRANSCRIPT_CHARS = 100_000
 #: Types whose statement must name something the lexicon or the drug dictionary keys (a drug,
@@ -98,6 +100,15 @@ def _check(
     return content, mtype, imp, created
 
 
+def _relative_date(transcript: str, c: Candidate, now: datetime) -> str | None:
+    """The first date the candidate's evidence says relative to the session ("yesterday",
+    "last week", "in June"), as said; None when it says none."""
+    if not (0 <= c.start < c.end <= len(transcript)):
+        return None
+    evidence = transcript[c.start : c.end]
+    return next((evidence[d.start : d.end] for d in dates_in(evidence, now) if d.relative), None)
+
+
 def _keyed(content: str, mtype: str) -> bool:
     """Whether the statement names a thing of its type's kinds (the facts reader's keys)."""
     from ..facts.model import Role, subject_kinds
@@ -130,13 +141,26 @@ def extract_memories(
             "transcript", f"is {len(transcript)} characters; the limit is {MAX_TRANSCRIPT_CHARS}"
         )
     at = v.now_value(now) if now is not None else engine.clock()
-    session = session_date(split(transcript)[0], at) or at
+    header = split(transcript)[0]
+    session = session_date(header, at) or at
+    future = future_session_date(header, at)
     ext: Extractor = extractor if extractor is not None else RuleExtractor()
     result = ext.extract(pid, transcript, now=at)
     label = transcript_label(transcript, name)
-    out = Proposals(rejected=result.rejected)
+    out = Proposals(rejected=result.rejected, batch_id=uuid.uuid4().hex)
     checked: list[tuple[Candidate, str, str, float, datetime]] = []
     for i, c in enumerate(result.candidates):
+        said = _relative_date(transcript, c, at) if future is not None else None
+        if future is not None and said is not None:
+            out.rejected.append(
+                Rejected(
+                    i,
+                    f"the transcript is dated {future:%Y-%m-%d}, after today ({at:%Y-%m-%d}): "
+                    f"{said!r} cannot be placed in time -- not proposed",
+                    c.content[:200],
+                )
+            )
+            continue
         try:
             content, mtype, imp, created = _check(engine, pid, transcript, c, at, session)
         except ValidationError as exc:
@@ -192,9 +216,20 @@ def extract_memories(
                     if s.new_id == res.memory.id
                 ),
                 extractor=result.method,
+                batch_id=out.batch_id,
+                number=len(out) + 1,
             )
         )
     return out
+
+
+def proposal_memory_id(batch_id: str, number: int) -> str:
+    """The memory id of proposal ``number`` of batch ``batch_id``: the same for every save of
+    the batch, so the batch is written once whatever the clicks."""
+    return "mem_" + uuid.uuid5(_PROPOSALS, f"{batch_id}:{number}").hex
+
+
+_PROPOSALS = uuid.UUID("6f1c2a57-0b7e-4f4a-9a57-3f2de6c1b0a1")  # the namespace of those ids
 
 
 def accept_proposals(
@@ -208,7 +243,10 @@ def accept_proposals(
     """Write the accepted proposals (as a reviewer may have edited them) through
     ``engine.add_memories``: one call, one transaction, every memory audited, ``source``
     naming the transcript and span. A proposal for another patient is refused (nothing
-    written)."""
+    written). A proposal of a batch (``batch_id``, ``number``) is saved under the memory id
+    derived from both: saving the batch again -- a double click, or a save racing another --
+    writes nothing and returns what the first save wrote; one saved already with other
+    content is a ConflictError (nothing written)."""
     pid = v.patient_id(patient_id)
     by = v.actor(by)
     records: list[dict[str, Any]] = []
@@ -219,19 +257,64 @@ def accept_proposals(
                 f"proposals[{i}].patient_id",
                 f"is {get('patient_id')!r}; accepting for {pid!r} -- nothing was written",
             )
-        records.append(
-            {
-                "patient_id": pid,
-                "content": get("content"),
-                "memory_type": get("memory_type"),
-                "importance": get("importance"),
-                "created_at": get("created_at"),
-                "source": get("source"),
-            }
-        )
+        record = {
+            "patient_id": pid,
+            "content": get("content"),
+            "memory_type": get("memory_type"),
+            "importance": get("importance"),
+            "created_at": get("created_at"),
+            "source": get("source"),
+        }
+        batch, number = get("batch_id"), get("number")
+        if isinstance(batch, str) and batch and isinstance(number, int) and number > 0:
+            record["id"] = proposal_memory_id(batch, number)
+        records.append(record)
     if not records:
         return []
-    return engine.add_memories(records, by=by, now=now)
+    saved = _saved(engine, records)
+    todo = [r for r in records if r.get("id") not in saved]
+    written: dict[str, AddResult] = {}
+    if todo:
+        try:
+            results = engine.add_memories(todo, by=by, now=now)
+        except (ConflictError, ValidationError) as exc:
+            # another save of the batch won the race: what it wrote is the answer
+            saved = _saved(engine, records, exc)
+            if any(r.get("id") not in saved for r in records):
+                raise
+        else:
+            written = {r.memory.id: r for r in results}
+            if not any("id" in r for r in todo):
+                return results
+    return [written.get(str(r.get("id"))) or saved[str(r["id"])] for r in records]
+
+
+def _saved(
+    engine: MemoryEngine, records: Sequence[Mapping[str, Any]], cause: Exception | None = None
+) -> dict[str, AddResult]:
+    """The records already stored under their batch ids, as the save that wrote them returned
+    them (each memory and the supersessions it made); a record whose stored memory says
+    something else is a ConflictError."""
+    ids = [str(r["id"]) for r in records if r.get("id")]
+    stored = {m.id: m for m in engine.store.get_memories(ids)} if ids else {}
+    if not stored:
+        return {}
+    for r in records:
+        m = stored.get(str(r.get("id")))
+        if m is not None and (m.content, m.memory_type) != (r["content"], r["memory_type"]):
+            raise ConflictError(
+                f"proposal {m.id} was saved already with other content ({m.content[:80]!r}); "
+                "propose again to save an edited statement -- nothing was written"
+            ) from cause
+    pid = next(iter(stored.values())).patient_id
+    made: dict[str, list[Supersession]] = {}
+    for s in engine.supersessions(patient_id=pid):
+        if s.new_id in stored:
+            made.setdefault(s.new_id, []).append(s)
+    return {
+        mid: AddResult(memory=m, supersessions=tuple(made.get(mid, ())))
+        for mid, m in stored.items()
+    }
 
 
 def import_fhir(

@@ -43,7 +43,7 @@ def _control_characters(url: str) -> None:
             )
 
 
-def _sqlite(url: str) -> MemoryStore:
+def _sqlite(url: str, create: bool = True) -> MemoryStore:
     """``sqlite:///path[?busy_timeout=SECONDS]``."""
     from urllib.parse import parse_qs
 
@@ -68,10 +68,14 @@ def _sqlite(url: str) -> MemoryStore:
                 f"store URL {url!r}: busy_timeout must be seconds from 0 to 3600, "
                 f"got {values[-1]!r}"
             )
-    return SQLiteStore(path, busy_timeout=busy)
+    return SQLiteStore(path, busy_timeout=busy, create=create)
 
 
-def open_store(url: str | MemoryStore | None = None) -> MemoryStore:
+def open_store(url: str | MemoryStore | None = None, *, create: bool = True) -> MemoryStore:
+    """The store at ``url`` (default: :func:`default_store_url`). ``create=False``: an
+    existing store only -- a missing one is a :class:`~memory_core.errors.StoreNotFoundError`
+    and nothing is created (what a read asks for). A Cosmos DB container is never created
+    here (``cosmos-init`` does)."""
     if isinstance(url, MemoryStore):
         return url
     url = url or default_store_url()
@@ -79,7 +83,7 @@ def open_store(url: str | MemoryStore | None = None) -> MemoryStore:
         raise ConfigurationError(f"store must be a URL string, got {type(url).__name__}")
     _control_characters(url)
     if url.startswith("sqlite:///"):
-        return _sqlite(url)
+        return _sqlite(url, create)
     if url.startswith("cosmos://"):
         from .cosmos import CosmosStore, parse_cosmos_url
 

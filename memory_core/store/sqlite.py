@@ -4,6 +4,7 @@ append-only audit table enforced by triggers."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -22,6 +23,11 @@ from ..errors import (
     NotFoundError,
     StaleSnapshotError,
     StoreBusyError,
+    StoreCorruptError,
+    StoreError,
+    StoreNotFoundError,
+    StoreProblem,
+    StoreReadOnlyError,
     ValidationError,
 )
 from ..values import AuditAction, AuditEntry, InjectionRecord, Memory, Supersession, Tier
@@ -128,22 +134,103 @@ _UPDATE_SUPERSESSION = (
 DEFAULT_BUSY_TIMEOUT = 30.0
 
 _BUSY = ("database is locked", "database table is locked", "database is busy")
-_NOT_A_DB = ("file is not a database", "unable to open database file", "malformed")
+
+
+def _folder_read_only(path: str) -> bool:
+    folder = Path(path).resolve().parent
+    return folder.is_dir() and not os.access(folder, os.W_OK)
+
+
+def _store_error(
+    exc: sqlite3.DatabaseError, url: str, path: str, busy_timeout: float
+) -> StoreError | None:
+    """The typed error of an sqlite3 error about the store (by its result code), or None."""
+    code = getattr(exc, "sqlite_errorname", "") or ""
+    text = str(exc).lower()
+    if code.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or any(b in text for b in _BUSY):
+        return StoreBusyError(
+            f"store {url} is busy: another process held its write lock for longer than the "
+            f"busy timeout ({busy_timeout:g} s); nothing was written, try again (set the "
+            "timeout with ?busy_timeout=SECONDS in the store URL)",
+            store=url,
+        )
+    folder = Path(path).resolve().parent
+    if code == "SQLITE_READONLY_DIRECTORY" or (
+        code.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN")) and _folder_read_only(path)
+    ):
+        name = Path(path).name
+        return StoreReadOnlyError(
+            f"store {url} is in a read-only folder ({folder}): SQLite creates {name}-wal and "
+            f"{name}-shm beside the file, even to read it; nothing was written -- make the "
+            "folder writable, or copy the store to a writable folder",
+            store=url,
+            cause=StoreProblem.READ_ONLY_FOLDER,
+        )
+    if code.startswith("SQLITE_READONLY"):
+        return StoreReadOnlyError(
+            f"store {url} is a read-only file ({exc}); nothing was written -- reads work, "
+            "writes need write permission on the file",
+            store=url,
+            cause=StoreProblem.READ_ONLY_FILE,
+        )
+    if code.startswith("SQLITE_CORRUPT") or "malformed" in text:
+        return StoreCorruptError(
+            f"store {url} is corrupt ({exc}); nothing was written -- restore it from a "
+            "backup or an export",
+            store=url,
+        )
+    if code == "SQLITE_NOTADB" or "file is not a database" in text:
+        return NotAStoreError(
+            f"{url} is not a memory_core store: {exc}; nothing was written", store=url
+        )
+    if code.startswith("SQLITE_CANTOPEN") or "unable to open database file" in text:
+        return StoreError(
+            f"store {url} cannot be opened ({exc}): is {folder} there and may this user read it?",
+            store=url,
+            cause=StoreProblem.CANNOT_OPEN,
+        )
+    if code.startswith("SQLITE_FULL"):
+        return StoreError(
+            f"store {url}: the disk is full ({exc}); nothing was written",
+            store=url,
+            cause=StoreProblem.DISK_FULL,
+        )
+    if code.startswith("SQLITE_IOERR"):
+        return StoreError(
+            f"store {url}: I/O error ({exc}); nothing was written", store=url, cause=StoreProblem.IO
+        )
+    return None
 
 
 class SQLiteStore(MemoryStore):
-    def __init__(self, path: str, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> None:
+    def __init__(
+        self, path: str, busy_timeout: float = DEFAULT_BUSY_TIMEOUT, *, create: bool = True
+    ) -> None:
+        """Open the store at ``path``; ``create=False``: only an existing store
+        (:class:`StoreNotFoundError` otherwise, and nothing is created -- a read)."""
         self.path = path
         self.url = f"sqlite:///{path}"
         self.busy_timeout = float(busy_timeout)
         if path != ":memory:":
             p = Path(path)
             if p.is_dir():
-                raise NotAStoreError(f"{self.url} names a directory, not a database file")
+                raise NotAStoreError(
+                    f"{self.url} names a directory, not a database file", store=self.url
+                )
+            if not create and (not p.is_file() or p.stat().st_size == 0):
+                raise StoreNotFoundError(
+                    self.url,
+                    f"store {self.url!r} not found: no memory_core store at {path} (a read "
+                    "creates none; add memories or seed it first)",
+                )
             try:
                 p.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise NotAStoreError(f"{self.url}: cannot create {p.parent}: {exc}") from exc
+                raise StoreError(
+                    f"store {self.url}: cannot create its folder {p.parent}: {exc.strerror or exc}",
+                    store=self.url,
+                    cause=StoreProblem.CANNOT_OPEN,
+                ) from exc
         self._lock = threading.RLock()
         self._held = False  # write_lock's transaction is open (on this connection)
         with self._errors():
@@ -167,26 +254,15 @@ class SQLiteStore(MemoryStore):
     # --- helpers -----------------------------------------------------------------------------
     @contextmanager
     def _errors(self) -> Iterator[None]:
-        """sqlite3's errors about the file or its lock -> NotAStoreError / StoreBusyError."""
+        """sqlite3's errors about the file, its folder or its lock as typed StoreErrors naming
+        the store and the cause (:func:`_store_error`); others (a bug) as they are."""
         try:
             yield
-        except sqlite3.OperationalError as exc:
-            text = str(exc).lower()
-            if any(b in text for b in _BUSY):
-                raise StoreBusyError(
-                    f"store {self.url} is busy: another process held its write lock for longer "
-                    f"than the busy timeout ({self.busy_timeout:g} s); nothing was written, try "
-                    "again (set the timeout with ?busy_timeout=SECONDS in the store URL)"
-                ) from exc
-            if any(b in text for b in _NOT_A_DB):
-                raise NotAStoreError(f"{self.url} cannot be opened as a database: {exc}") from exc
-            raise
         except sqlite3.DatabaseError as exc:
-            if any(b in str(exc).lower() for b in _NOT_A_DB):
-                raise NotAStoreError(
-                    f"{self.url} is not a memory_core store: {exc}; nothing was written"
-                ) from exc
-            raise
+            typed = _store_error(exc, self.url, self.path, self.busy_timeout)
+            if typed is None:
+                raise
+            raise typed from exc
 
     @contextmanager
     def write_lock(self) -> Iterator[None]:
@@ -208,7 +284,7 @@ class SQLiteStore(MemoryStore):
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
+        with self._lock, self._errors():  # a write refused by the file or folder: typed
             if self._held:  # inside write_lock: all or nothing as a savepoint
                 self._db.execute("SAVEPOINT write")
                 try:
@@ -219,12 +295,12 @@ class SQLiteStore(MemoryStore):
                     raise
                 self._db.execute("RELEASE write")
                 return
-            with self._errors():
-                self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
             except BaseException:
-                self._db.execute("ROLLBACK")
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
                 raise
             self._commit()
 
@@ -257,6 +333,10 @@ class SQLiteStore(MemoryStore):
         return str(data["model_id"]), int(data["dimensions"])
 
     def bind_embedding_model(self, model_id: str, dimensions: int) -> None:
+        bound = self.embedding_model()  # a read first: a bound store opens read-only too
+        if bound is not None:
+            check_embedding_binding(self.url, bound, model_id, dimensions)
+            return
         with self._tx() as db:
             row = db.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
             if row is None:
@@ -305,7 +385,7 @@ class SQLiteStore(MemoryStore):
         return (int(rows[0][0]), int(rows[0][1])) if rows else (0, 0)
 
     def usage(self, patient_id: str) -> Usage:
-        with self._lock:  # one consistent read of both tables
+        with self._lock, self._errors():  # one consistent read of both tables
             opened = not self._held  # inside write_lock the read is in its transaction
             if opened:
                 self._db.execute("BEGIN")
