@@ -68,6 +68,17 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
         ("Prednisolone 10 mg daily", "Will reduce prednisolone to 5 mg next month",
          "medication", "compatible", N),
     ],
+    "chat.weak-evidence": [
+        # one speaker's chat turns: a paraphrase of a finding is weak, not raised for review
+        ("Paola: Hi! I am pretty tired today, school finished at 4 pm",
+         "Paola: I haven't slept well, maybe that's why I feel so tired", "observation",
+         "compatible", N),
+    ],
+    "speaker.another": [
+        # chat turns stored as memories: each speaker's own statement is that speaker's
+        ("Paola: I am pretty tired today after school", "Kevin: I am so tired after the match",
+         "observation", "compatible", N),
+    ],
     "context.other-person": [
         ("Weight 82 kg", "Patient's baby weighed 3.4 kg", "vital_sign", "compatible", N),
         ("Type 2 diabetes", "Mother has type 2 diabetes", "condition", "compatible", N),

@@ -316,6 +316,7 @@ class Lexicon:
     months: Mapping[str, int]
     stopwords: frozenset[str]  # the function words and the clinical filler
     function_words: frozenset[str]  # stop words of a keyword query too
+    chart_headings: frozenset[str]  # "Plan:", "Allergy:": a heading, never a chat speaker
     drugs: Mapping[str, Any]
     questions: Mapping[str, Any]
     allergic_reactions: frozenset[str] = frozenset()  # findings that make a report an allergy
@@ -717,6 +718,7 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
         "now_words": listed("now_words"),
         "months": {str(k): int(v) for k, v in months.items()},
         "function_words": frozenset(function),
+        "chart_headings": frozenset(c.strs(data.get("chart_headings"), "chart_headings")),
         "stopwords": frozenset(function) | frozenset(clinical),
     }
 

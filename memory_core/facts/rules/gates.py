@@ -305,6 +305,71 @@ def _siblings(p: Pair) -> Decision | None:
     return None
 
 
+#: Words of a conversation: a chat turn speaks in the first or second person.
+_CONVERSATION = frozenset(
+    {"i", "im", "ive", "id", "my", "me", "mine", "you", "your", "youre", "yours", "we", "our"}
+)
+#: Words that say a statement is its speaker's own ("Paola: I haven't slept well").
+_FIRST_PERSON = frozenset({"i", "im", "ive", "id", "ill", "my", "me", "mine", "myself"})
+
+
+@lru_cache(maxsize=65_536)
+def chat_label(text: str) -> str:
+    """The name a chat turn is labelled with ("Paola: I'm tired", "elise: Drink water" ->
+    "paola", "elise"): a one-word label that is a name -- not a chart heading the lexicon or
+    the stop words know ("Plan:", "Allergy:", "Pharmacy:", "Correction:"); "" otherwise."""
+    from ..text import SPEAKER, parse
+
+    m = SPEAKER.match(text)
+    if m is None:
+        return ""
+    label = m.group(0).rstrip(": \t").strip()
+    lex = lexicon()
+    if label.lower() in lex.stopwords or label.lower() in lex.chart_headings:
+        return ""
+    if not parse(label).tokens or things_named(label):
+        return ""
+    return label.lower()
+
+
+def conversational(text: str) -> bool:
+    """A turn that speaks in the first or second person, as a conversation does."""
+    from ..text import SPEAKER, parse
+
+    m = SPEAKER.match(text)
+    return bool(_CONVERSATION & set(parse(text[m.end() if m else 0 :]).tokens))
+
+
+def _speaker(text: str) -> str:
+    """The speaker of a chat turn that speaks of its speaker (first person), or ""."""
+    from ..text import SPEAKER, parse
+
+    label = chat_label(text)
+    m = SPEAKER.match(text)
+    if not label or m is None or not _FIRST_PERSON & set(parse(text[m.end() :]).tokens):
+        return ""
+    return label
+
+
+@lru_cache(maxsize=65_536)
+def things_named(label: str) -> bool:
+    """Whether a label names a thing the reader keys, of any type (a chart heading: "HbA1c",
+    "Address", "Pharmacy")."""
+    from ..text import parse, things
+
+    t = parse(label)
+    return bool(things(t, "")) or bool(lexicon().slot_triggers.find(t.tokens, t.raw))
+
+
+def _two_speakers(p: Pair) -> Decision | None:
+    """Two chat turns of two speakers, each about its own speaker ("Kevin: I'm exhausted" /
+    "Paola: I haven't slept well"): two people's statements, nothing in common."""
+    a, b = _speaker(p.older_text), _speaker(p.newer_text)
+    if a and b and a != b:
+        return _compatible("speaker.another", f"two speakers' own statements ({a} / {b})")
+    return None
+
+
 def _other_person_statement(p: Pair) -> Decision | None:
     """A statement whose facts are another person's is not the patient's: nothing in common."""
     older_other = all(Context.OTHER_PERSON in a.contexts for a, _b in p.about())
