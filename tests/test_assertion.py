@@ -169,3 +169,21 @@ def test_a_change_word_carries_its_own_scope() -> None:
 def test_a_negated_change_changes_nothing() -> None:
     f = read("Still smoking about 10 a day; not ready to quit", "social").get("slot:tobacco")
     assert f is not None and f.state is not None and f.state.value == "active"
+
+
+def test_glucose_in_mmol_is_no_restatement_of_the_same_number_in_mg(
+    engine: mc.MemoryEngine,
+) -> None:
+    """'glucose 5.5 mmol/L' -> '5.5 mg/dL' was a restatement (units read as stop words)."""
+    state, rule = _pair(engine, "Glucose 5.5 mmol/L", "Glucose 5.5 mg/dL", "lab_result")
+    assert rule not in ("statement.restated", "lab.same-value")
+
+
+def test_a_uk_record_gets_no_unit_it_did_not_write() -> None:
+    """'urine ACR 3.0' became '3 mg/g' and 'fasting glucose readings 6-8' 'Fasting glucose 6
+    mg/dl': a bare ACR could be mg/mmol or mg/g (no value), a range is no result."""
+    acr = read("Urine ACR 3.0 at the last check", "lab_result").get("loinc:9318-7")
+    assert acr is not None and "mg/g" not in acr.value
+    fg = read("Fasting glucose readings 6-8 over the last fortnight on her meter", "lab_result")
+    f = fg.get("loinc:1558-6")
+    assert f is not None and "value=" not in f.value
