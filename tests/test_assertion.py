@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 
 import memory_core as mc
-from memory_core.facts import Context, read
+from memory_core.facts import Context, decide_texts, read
 from memory_core.facts.assertion import change_contexts
 from memory_core.facts.text import parse, things
 from tests.conftest import NOW
@@ -171,12 +171,17 @@ def test_a_negated_change_changes_nothing() -> None:
     assert f is not None and f.state is not None and f.state.value == "active"
 
 
-def test_glucose_in_mmol_is_no_restatement_of_the_same_number_in_mg(
+def test_glucose_in_mg_is_no_restatement_of_the_same_number_in_mmol(
     engine: mc.MemoryEngine,
 ) -> None:
-    """'glucose 5.5 mmol/L' -> '5.5 mg/dL' was a restatement (units read as stop words)."""
-    state, rule = _pair(engine, "Glucose 5.5 mmol/L", "Glucose 5.5 mg/dL", "lab_result")
-    assert rule not in ("statement.restated", "lab.same-value")
+    """'glucose 5.5 mmol/L' -> '5.5 mg/dL' was a restatement (units read as stop words): 5.5
+    mg/dL is no glucose at all -- refused with the reason, the older kept."""
+    old = engine.add_memory(PID, "Glucose 5.5 mmol/L", "lab_result").memory
+    with pytest.raises(mc.ValidationError, match="outside physiology"):
+        engine.add_memory(PID, "Glucose 5.5 mg/dL", "lab_result")
+    assert engine.get(old.id).status is mc.Status.ACTIVE
+    d = decide_texts("Glucose 99 mg/dL", "Glucose 5.5 mmol/L", "lab_result")
+    assert d.rule == "lab.same-value"  # the same value in another unit: restated
 
 
 def test_a_uk_record_gets_no_unit_it_did_not_write() -> None:

@@ -250,6 +250,32 @@ def _in_range(t: Text, i: int) -> bool:
     return prev >= 1 and t.tokens[prev] == "to" and t.tokens[prev - 1][:1].isdigit()
 
 
+def implausible(t: Text, spans: Sequence[Span]) -> str:
+    """Why a result the statement writes with its unit cannot be its test's ("weight 0 kg",
+    "HbA1c 1e308 %"): a number followed by a unit of the test that converts outside its
+    physiological bounds; "" when none does (a bare number is never refused: it only gets no
+    value)."""
+    lex = lexicon()
+    labs = [s for s in spans if s.how == "lab"]
+    for span in labs:
+        analyte = lex.analyte_for_code(span.key.partition(":")[2])
+        if analyte is None or not analyte.bounds:
+            continue
+        a, b = window(t, span, labs)
+        for i in (i for i in range(a, b) if _is_result_number(t, i, lex)):
+            unit = _unit_of(t, i, analyte)
+            canon = (
+                None if unit is None else units.to_canonical(lex, analyte, float(t.tokens[i]), unit)
+            )
+            if unit is not None and canon is not None and not units.plausible(analyte, canon):
+                lo, hi = analyte.bounds
+                return (
+                    f"{analyte.display} {t.tokens[i]} {unit.code} is outside physiology "
+                    f"({lo:g}-{hi:g} {analyte.unit})"
+                )
+    return ""
+
+
 def result_at(t: Text, i: int, analyte: Analyte | None) -> str:
     """The result written at number token ``i``: the number with the unit written after it
     ("64 mmol/mol", "124 umol/L"), a blood pressure's two numbers ("142/88 mmHg"), a score out

@@ -72,6 +72,7 @@ def _check(
     if others:
         raise ValidationError("content", f"names another patient ({', '.join(sorted(others))})")
     mtype = v.memory_type(c.memory_type)
+    v.facts(None, content, mtype)  # a result outside physiology ("weight 0 kg") is refused
     imp = v.importance(c.importance)
     if imp is None:
         imp = default_importance(mtype, content, engine.policy.importance_rules)
