@@ -87,26 +87,31 @@ class Question:
     def asks_for_ended(self, memory_type: str) -> bool:
         return any(k.ended and memory_type in k.types for k in self.kinds)
 
-    def words_in(self, content: str) -> tuple[str, ...]:
+    def words_in(
+        self, content: str, analysed: tuple[Sequence[str], Sequence[str]] | None = None
+    ) -> tuple[str, ...]:
         """How ``content`` matches the question's own words: "live → lives" (the question's
-        word, then the record's where they differ only in form), one per searched form."""
+        word, then the record's where they differ only in form), one per searched form.
+        ``analysed``: the content's tokens and word forms, when the caller has them."""
         if not self.terms:
             return ()
         asked = {f: w for w, f in zip(self.words, self.forms, strict=True) if f in self.terms}
         out: dict[str, str] = {}
-        words = tokens(content)
-        for w, f in zip(words, forms(words), strict=True):
+        words, word_forms = analysed or _analysed(content)
+        for w, f in zip(words, word_forms, strict=True):
             q = asked.get(f)
             if q is not None and f not in out:
                 out[f] = q if q == w else f"{q} → {w}"
         return tuple(out[f] for f in self.terms if f in out)
 
-    def via(self, content: str) -> tuple[str, ...]:
+    def via(self, content: str, held: frozenset[str] | None = None) -> tuple[str, ...]:
         """How ``content`` matches the expansions: "kidney function → egfr", one per expansion
-        (its first term the content holds)."""
+        (its first term the content holds). ``held``: the content's word forms, when the caller
+        has them."""
         if not self.expansions:
             return ()
-        held = set(forms(tokens(content)))
+        if held is None:
+            held = frozenset(_analysed(content)[1])
         out: list[str] = []
         for e in self.expansions:
             term = next((t for t in e.terms if t in held), None)
@@ -116,6 +121,11 @@ class Question:
 
 
 EMPTY = Question()
+
+
+def _analysed(content: str) -> tuple[list[str], list[str]]:
+    words = tokens(content)
+    return words, forms(words)
 
 
 @lru_cache(maxsize=CACHE_SIZE)

@@ -14,13 +14,11 @@ from typing import overload
 import numpy as np
 import numpy.typing as npt
 
-from .. import context as ctx
-from .. import decay, ranking, standing
+from .. import decay, ranking
 from .. import validation as v
 from ..contradictions import facts_of
 from ..facts import index_keys
 from ..facts.model import KeyKind, subject_kinds
-from ..lexical import LexicalIndex, analyse
 from ..policy import EnginePolicy
 from ..promotion import promotions
 from ..question import EMPTY, Question
@@ -29,6 +27,7 @@ from ..store.codec import seconds, to_us
 from ..values import InjectionRecord, Memory, ScoredMemory
 from .asof import active_indices, decay_inputs, with_usage
 from .core import AGENT, Core
+from .derived import always_mask, analysed, inverse_norms, lexical, reading_of, type_tiers
 from .snapshot import Snapshot
 
 F32 = npt.NDArray[np.float32]
@@ -110,8 +109,9 @@ class Ranked(Sequence[ScoredMemory]):
             via: tuple[str, ...] = ()
             words: tuple[str, ...] = ()
             if bm25[i] > 0:  # the keyword half's evidence: which words and expansions
-                words = self.question.words_in(memory.content)
-                via = self.question.via(memory.content)
+                toks, word_forms, held = analysed(self.snapshot, int(rows[i]))
+                words = self.question.words_in(memory.content, (toks, word_forms))
+                via = self.question.via(memory.content, held)
             keys: tuple[str, ...] = ()
             if self._keyed is not None and self._keyed[i]:
                 named = index_keys(facts_of(memory), memory.memory_type) & self.question.keys
@@ -149,54 +149,6 @@ class Ranked(Sequence[ScoredMemory]):
 
     def top(self, k: int) -> list[ScoredMemory]:
         return [self._make(j) for j in range(min(k, len(self)))]
-
-
-# --- per-snapshot derived values (made on first use, kept with the snapshot) --------------------
-def lexical(snap: Snapshot) -> LexicalIndex:
-    index = snap.lexical.index
-    if index is None:  # two threads may both build it: the same index either way
-        index = LexicalIndex.build([m.content for m in snap.memories])
-        snap.lexical.index = index
-    return index
-
-
-def inverse_norms(snap: Snapshot) -> npt.NDArray[np.float32]:
-    """1 / each row's L2 norm, 0 for a zero row."""
-    return snap.memoized("inverse_norms", lambda: ranking.inverse_norms(snap.norms))
-
-
-def type_tiers(snap: Snapshot) -> npt.NDArray[np.int8]:
-    """Each row's context tier by type alone (:func:`context.type_tiers`)."""
-    return snap.memoized("type_tiers", lambda: ctx.type_tiers(snap.types_arr))
-
-
-def always_mask(snap: Snapshot, types: Sequence[str]) -> npt.NDArray[np.bool_]:
-    """Rows of the always-included types."""
-    return snap.memoized(("always", tuple(types)), lambda: np.isin(snap.types_arr, list(types)))
-
-
-def word_forms(snap: Snapshot, row: int) -> frozenset[str]:
-    """The word forms a row's memory holds (:func:`memory_core.lexical.analyse`), read on use
-    and kept with the snapshot (what a question's slot words are looked up in)."""
-    memo: dict[int, frozenset[str]] = snap.memoized("word-forms", dict)
-    got = memo.get(row)
-    if got is None:
-        got = memo[row] = frozenset(analyse(snap.memories[row].content))
-    return got
-
-
-def readings(snap: Snapshot) -> dict[int, standing.Reading]:
-    """Snapshot row -> where its memory stands (:func:`standing.reading`), filled on use and
-    kept with the snapshot (a memory's facts never change within one)."""
-    return snap.memoized("readings", dict)
-
-
-def reading_of(snap: Snapshot, row: int) -> standing.Reading:
-    memo = readings(snap)
-    got = memo.get(row)
-    if got is None:
-        got = memo[row] = standing.reading(snap.memories[row])
-    return got
 
 
 # --- the two ranks ---------------------------------------------------------------------------

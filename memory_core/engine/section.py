@@ -20,10 +20,11 @@ from ..facts.model import KeyKind
 from ..policy import ContextPolicy, EnginePolicy
 from ..question import Question, Target
 from ..values import ContextResult, InjectionRecord, Memory, StaleFlag, SupersessionState
-from . import flagging, retrieval
+from . import derived, flagging, retrieval
 from .asof import active_indices
 from .core import Core, new_id
-from .retrieval import F32, Ranked, reading_of
+from .derived import reading_of
+from .retrieval import F32, Ranked
 from .snapshot import Snapshot
 
 
@@ -377,7 +378,7 @@ def held_places(snap: Snapshot, ranked: Ranked, max_memories: int) -> dict[int, 
 
 def _by_key(snap: Snapshot, row: int, t: Target) -> bool:
     """The row's memory is about one of ``t``'s keys (a key match of its type)."""
-    keys = retrieval.reading_of(snap, row).keys & t.keys
+    keys = derived.reading_of(snap, row).keys & t.keys
     return bool(keys) and retrieval.keyed(snap.types[row], keys)
 
 
@@ -385,7 +386,7 @@ def _by_class(snap: Snapshot, row: int, t: Target) -> bool:
     """The row's memory (of a type keyed by drugs) is about a drug of ``t``'s class."""
     if not t.members or snap.types[row] not in retrieval.keyed_types(KeyKind.DRUG):
         return False
-    keys = retrieval.reading_of(snap, row).keys
+    keys = derived.reading_of(snap, row).keys
     return any(t.about_drug(k.partition(":")[2]) for k in keys if k.startswith("drug:"))
 
 
@@ -394,7 +395,7 @@ def _by_words(snap: Snapshot, row: int, t: Target) -> bool:
     word forms of ``t``'s slot (a slot the facts reader does not key: travel, fasting)."""
     if not t.forms or snap.types[row] not in retrieval.SLOT_TYPES:
         return False
-    return not t.forms.isdisjoint(retrieval.word_forms(snap, row))
+    return not t.forms.isdisjoint(derived.word_forms(snap, row))
 
 
 def build_system_prompt(
