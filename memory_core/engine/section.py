@@ -378,7 +378,7 @@ def held_places(snap: Snapshot, ranked: Ranked, max_memories: int) -> dict[int, 
 
 def _by_key(snap: Snapshot, row: int, t: Target) -> bool:
     """The row's memory is about one of ``t``'s keys (a key match of its type)."""
-    keys = derived.reading_of(snap, row).keys & t.keys
+    keys = reading_of(snap, row).keys & t.keys
     return bool(keys) and retrieval.keyed(snap.types[row], keys)
 
 
@@ -386,7 +386,7 @@ def _by_class(snap: Snapshot, row: int, t: Target) -> bool:
     """The row's memory (of a type keyed by drugs) is about a drug of ``t``'s class."""
     if not t.members or snap.types[row] not in retrieval.keyed_types(KeyKind.DRUG):
         return False
-    keys = derived.reading_of(snap, row).keys
+    keys = reading_of(snap, row).keys
     return any(t.about_drug(k.partition(":")[2]) for k in keys if k.startswith("drug:"))
 
 
