@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
 from typing import overload
@@ -106,12 +107,6 @@ class Ranked(Sequence[ScoredMemory]):
         if got is None:
             rows, cur, sims, score, krank, vrank, fused, bm25, rel, count, last = self._cols
             memory = self._memories[int(rows[i])]
-            via: tuple[str, ...] = ()
-            words: tuple[str, ...] = ()
-            if bm25[i] > 0:  # the keyword half's evidence: which words and expansions
-                toks, word_forms, held = analysed(self.snapshot, int(rows[i]))
-                words = self.question.words_in(memory.content, (toks, word_forms))
-                via = self.question.via(memory.content, held)
             keys: tuple[str, ...] = ()
             if self._keyed is not None and self._keyed[i]:
                 named = index_keys(facts_of(memory), memory.memory_type) & self.question.keys
@@ -127,8 +122,6 @@ class Ranked(Sequence[ScoredMemory]):
                 bm25=float(bm25[i]),
                 relevance=float(rel[i]),
                 safety=bool(self._safety[i]),
-                keyword_via=via,
-                keyword_words=words,
                 keys=keys,
             )
             self._made[i] = got
@@ -148,7 +141,23 @@ class Ranked(Sequence[ScoredMemory]):
         return self._make(i)
 
     def top(self, k: int) -> list[ScoredMemory]:
-        return [self._make(j) for j in range(min(k, len(self)))]
+        """The ``k`` best, each with what it matched (:meth:`matched`)."""
+        return [self.matched(self._make(j)) for j in range(min(k, len(self)))]
+
+    def matched(self, s: ScoredMemory) -> ScoredMemory:
+        """``s`` with what its keyword evidence is: the question's words it holds ("driving →
+        drives") and the expansions it matched ("kidney function → egfr"). Made for what is
+        explained or returned, never for the candidates a selection only reads (a chat-derived
+        patient's section reads ~1,300 of them)."""
+        row = self.snapshot.index.get(s.memory.id)
+        if s.bm25 <= 0 or row is None:
+            return s
+        toks, word_forms, held = analysed(self.snapshot, row)
+        return replace(
+            s,
+            keyword_words=self.question.words_in(s.memory.content, (toks, word_forms)),
+            keyword_via=self.question.via(s.memory.content, held),
+        )
 
 
 # --- the two ranks ---------------------------------------------------------------------------

@@ -89,7 +89,7 @@ def build_context(
         tokens=sel.tokens,
         encoding=core.encoding,
         injection_id=injection_id,
-        explain=lambda: sel.items,
+        explain=lambda: tuple(replace(i, scored=ranked.matched(i.scored)) for i in sel.items),
         places=sel.places,
     )
 
