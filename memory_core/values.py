@@ -321,8 +321,11 @@ class ScoredMemory:
     # the keyword matches made through the clinical vocabulary ("kidney function → egfr"),
     # beside the query's own words (memory_core.vocabulary)
     keyword_via: tuple[str, ...] = ()
+    # the question's own words the memory holds, by word form ("live → lives": the question's
+    # word, then the memory's where the two differ only in form; memory_core.question)
+    keyword_words: tuple[str, ...] = ()
     # the clinical keys the memory shares with the question ("loinc:4548-4": a question about
-    # blood sugar control names HbA1c through its body system; memory_core.vocabulary.question)
+    # blood sugar control names HbA1c through its body system; memory_core.question)
     keys: tuple[str, ...] = ()
     # a safety-critical type: an allergy, or (in a context section) an adverse reaction naming a
     # drug the query or an active medication names; never "current importance >= 8"

@@ -105,7 +105,7 @@ class Bench(Setup):
             log(f"only {', '.join(sorted(self.only or ()))}: the shared data set is not built")
         steps: dict[str, Callable[[], None]] = {
             "decay": lambda: decay.run(self),
-            "context": lambda: context.run(self, qv),
+            "context": lambda: (context.run(self, qv), context.run_question(self))[-1],
             "e2e": lambda: (self.build_peers(), e2e.run(self))[-1],
             "scaling": lambda: scaling.run(self),
             "check": lambda: contradictions.run(self),

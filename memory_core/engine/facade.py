@@ -49,6 +49,7 @@ from . import (
     lifecycle,
     reads,
     retrieval,
+    section,
     supersession,
 )
 from . import worklist as worklist_reads
@@ -220,7 +221,7 @@ class MemoryEngine:
         explained; ``record_access`` (an agent call) records the accesses and the injection
         (naming ``agent``, the agent principal told, when given)."""
         args = (now, max_memories, max_tokens, record_access, query_vector, policy, agent)
-        return retrieval.build_context(self._core, patient_id, query, *args)
+        return section.build_context(self._core, patient_id, query, *args)
 
     def build_system_prompt(
         self,
@@ -235,7 +236,7 @@ class MemoryEngine:
     ) -> str:
         """Role line, the memory section, the Current Session part and the guidance line."""
         args = (patient_id, session_context, query, now, max_memories, max_tokens, record_access)
-        return retrieval.build_system_prompt(self._core, *args)
+        return section.build_system_prompt(self._core, *args)
 
     # --- possibly-stale flags --------------------------------------------------------------------
     def stale_flags(self, patient_id: str, *, now: datetime | None = None) -> list[StaleFlag]:

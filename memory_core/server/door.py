@@ -18,7 +18,6 @@ from datetime import datetime
 from typing import Any
 
 from .. import validation as v
-from .. import vocabulary
 from ..access import PatientScope, Role, agent_principal
 from ..engine import MemoryEngine
 from ..engine.acting import Acting
@@ -42,6 +41,7 @@ from ..labels import (
     type_label,
     verdict_label,
 )
+from ..question import analyse as analyse_question
 from ..tokens import count_tokens
 from ..values import AuditEntry, Memory, ScoredMemory, Supersession, SupersessionState
 
@@ -236,7 +236,7 @@ class Door:
             try:
                 self.engine.embedder.embed_batch([WARM_QUESTION])
                 count_tokens(WARM_QUESTION, self.engine.encoding)
-                vocabulary.question(WARM_QUESTION)
+                analyse_question(WARM_QUESTION)
                 for pid in sorted(self.scope.patients or ())[:patients]:
                     self.engine.build_context(pid, WARM_QUESTION, record_access=False)
             except Exception:  # a warm-up never stops a server: the first call will say why
