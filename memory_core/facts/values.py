@@ -288,18 +288,25 @@ def result_at(t: Text, i: int, analyte: Analyte | None) -> str:
     slash = nxt < len(t.tokens) and t.text[t.ends[i] : t.starts[nxt]] == "/"
     if slash and t.tokens[nxt][:1].isdigit():
         if analyte is not None and analyte.unit == "{score}":
-            return _reading(x, None) if _possible(analyte, x, None) else ""
+            return _reading(x, None) if _possible(analyte, x, None) else ""  # a score
         # two numbers are a blood pressure's; of another test a date ("on 2/10") or a ratio
         return _pair(t, i, nxt, analyte) if analyte is None or analyte.pair else ""
-    unit = _unit_of(t, i, analyte)
+    unit, spelt = _unit_of(t, i, analyte), _spelt(t, t.ends[i])
     compound = _compound(t, i, analyte)
     if compound is not None:
-        x, unit = compound
+        x, unit, spelt = compound
     if analyte is None:
-        return _reading(x, unit)
+        return _reading(x, unit, spelt)
     if unit is None and _foreign_unit(t, i):
         return ""
-    return _reading(x, unit) if _possible(analyte, x, unit) else ""
+    return _reading(x, unit, spelt) if _possible(analyte, x, unit) else ""
+
+
+def _spelt(t: Text, at: int) -> str:
+    """The unit as the statement writes it at character ``at`` ("mU/L", "bpm", "F", "kgs"):
+    what a value shows (the unit's own code is what it compares in)."""
+    m = lexicon().unit_pattern.match(t.text, at)
+    return " ".join(m.group(0).split()) if m is not None else ""
 
 
 def _unit_of(t: Text, i: int, analyte: Analyte | None) -> units.Unit | None:
@@ -323,7 +330,7 @@ def _foreign_unit(t: Text, i: int) -> bool:
     return not (written.isalpha() and (len(written) <= 2 or written in lex.function_words))
 
 
-def _compound(t: Text, i: int, analyte: Analyte | None) -> tuple[float, units.Unit] | None:
+def _compound(t: Text, i: int, analyte: Analyte | None) -> tuple[float, units.Unit, str] | None:
     """ "12 st 6 lb", "5 ft 10 in": one value in the smaller unit (174 lb, 70 in)."""
     lex = lexicon()
     found = units.unit_after(lex, t.text, t.ends[i])
@@ -339,7 +346,7 @@ def _compound(t: Text, i: int, analyte: Analyte | None) -> tuple[float, units.Un
     if not {big.code, small[0].code} <= set(analyte.units):
         return None
     whole = small[0].from_base(big.to_base(float(t.tokens[i])))
-    return round(whole + float(t.tokens[j]), 4), small[0]
+    return round(whole + float(t.tokens[j]), 4), small[0], _spelt(t, t.ends[j])
 
 
 def _possible(analyte: Analyte, x: float, unit: units.Unit | None) -> bool:
@@ -355,9 +362,11 @@ def _possible(analyte: Analyte, x: float, unit: units.Unit | None) -> bool:
     return canon is not None and units.plausible(analyte, canon)
 
 
-def _reading(x: float, unit: units.Unit | None) -> str:
+def _reading(x: float, unit: units.Unit | None, spelt: str = "") -> str:
+    """A value as the statement writes it: the number, and the unit as spelt when there is
+    one (a bare number keeps none)."""
     number = _num(str(x))
-    return f"{number} {unit.code}" if unit is not None else number
+    return f"{number} {spelt or unit.code}" if unit is not None else number
 
 
 def _pair(t: Text, i: int, j: int, analyte: Analyte | None) -> str:
@@ -370,7 +379,7 @@ def _pair(t: Text, i: int, j: int, analyte: Analyte | None) -> str:
     found = units.unit_after(lexicon(), t.text, t.ends[j])
     shown = f"{_num(t.tokens[i])}/{_num(t.tokens[j])}"
     if found is not None and (analyte is None or found[0].code in analyte.units):
-        return f"{shown} {found[0].code}"
+        return f"{shown} {_spelt(t, t.ends[j])}"
     return shown
 
 
