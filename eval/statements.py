@@ -232,7 +232,7 @@ def run(ctx: Context) -> Section:
     for split in ("dev", "test"):
         vals = load_values(split)
         right = sum(value_right(v, value_read(v)) for v in vals)
-        wrong_unit = sum(_unit_invented(v, value_read(v)) for v in vals)
+        wrong_unit = sum(unit_invented(v, value_read(v)) for v in vals)
         vrows.append([split, len(vals), right, wrong_unit])
     sec.add(
         "Values: the number and unit the reader gives the statement's test (or none), against "
@@ -267,7 +267,7 @@ def _by_category(cases: list[Case], got: list[tuple[str, str]]) -> list[str]:
     ]
 
 
-def _unit_invented(case: dict[str, Any], got: tuple[str, str] | None) -> bool:
+def unit_invented(case: dict[str, Any], got: tuple[str, str] | None) -> bool:
     """The reader gave a unit the statement does not write."""
     if got is None or not got[1]:
         return False
@@ -318,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
         "/",
         len(vals),
         "unit not written:",
-        sum(_unit_invented(v, g) for v, g in zip(vals, read_vals, strict=True)),
+        sum(unit_invented(v, g) for v, g in zip(vals, read_vals, strict=True)),
     )
     if args.show and args.split == "dev":
         _show(cases, got, vals, read_vals)
