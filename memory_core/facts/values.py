@@ -250,6 +250,15 @@ def _in_range(t: Text, i: int) -> bool:
     return prev >= 1 and t.tokens[prev] == "to" and t.tokens[prev - 1][:1].isdigit()
 
 
+def other_specimen(t: Text, span: Span) -> bool:
+    """An analyte named right after a specimen that is not its own ("urine sodium", "CSF
+    glucose"): a measurement the lexicon keys no code for, whose numbers are no result of it."""
+    lex = lexicon()
+    lo = max(0, span.start - 4)
+    found = lex.qualifiers["specimen"].find(t.tokens[lo : span.start], t.raw[lo : span.start])
+    return any(m.end + lo == span.start and m.value not in lex.own_specimens for m in found)
+
+
 def implausible(t: Text, spans: Sequence[Span]) -> str:
     """Why a result the statement writes with its unit cannot be its test's ("weight 0 kg",
     "HbA1c 1e308 %"): a number followed by a unit of the test that converts outside its
@@ -257,7 +266,7 @@ def implausible(t: Text, spans: Sequence[Span]) -> str:
     value)."""
     lex = lexicon()
     labs = [s for s in spans if s.how == "lab"]
-    for span in labs:
+    for span in (s for s in labs if not other_specimen(t, s)):
         analyte = lex.analyte_for_code(span.key.partition(":")[2])
         if analyte is None or not analyte.bounds:
             continue
