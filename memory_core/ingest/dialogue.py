@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..facts.lexicon import Analyte
+    from .dates import DateSpan
     from .sentence import Drug, Named
 
 # --- speakers ----------------------------------------------------------------------------------
@@ -34,7 +36,7 @@ PATIENT_WORDS = frozenset(
 PROXY_WORDS = frozenset(
     {
         "mum", "mom", "mother", "dad", "father", "daughter", "son", "wife", "husband", "partner",
-        "carer", "caregiver", "parent", "guardian", "interpreter", "relative", "sister",
+        "carer", "caregiver", "worker", "aide", "keyworker", "parent", "guardian", "interpreter", "relative", "sister",
         "brother", "grandson", "granddaughter", "niece", "nephew", "friend", "family", "spouse",
     }
 )  # fmt: skip
@@ -48,7 +50,8 @@ CLINICIAN_WORDS = frozenset(
     }
 )  # fmt: skip
 _LABEL = re.compile(
-    r"^[ \t]*(?P<who>[A-Za-z][\w.'’-]*(?:[ \t]+[A-Za-z][\w.'’-]*){0,2})"
+    r"^[ \t]*(?:\[(?P<stamp>\d{4}-\d{2}-\d{2})(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?\][ \t]*)?"
+    r"(?P<who>[A-Za-z][\w.'’-]*(?:[ \t]+[A-Za-z][\w.'’-]*){0,2})"
     r"(?:[ \t]*\((?P<role>[^()\n:]{1,30})\))?[ \t]*:(?=[ \t]|$)",
     re.M,
 )
@@ -56,8 +59,13 @@ _LABEL = re.compile(
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|$)", re.M)
 
 
+_TITLE = re.compile(r"^(?:mr|mrs|ms|miss|mx)\.?\s+[A-Z]", re.I)
+
+
 def _role(who: str, role: str | None) -> tuple[str, str] | None:
-    """``("patient" | "clinician", relation)`` of a label, or None when it names no speaker."""
+    """``("patient" | "clinician", relation)`` of a label, or None when it names no speaker.
+    A label that is a name with a title other than a doctor's ("Mr Osei") is the patient's
+    side (a clinician is labelled by role or as Dr)."""
     for text in (role or "", who):
         words = re.findall(r"[a-z]+", text.lower())
         rel = next((w for w in words if w in PROXY_WORDS), "")
@@ -67,6 +75,8 @@ def _role(who: str, role: str | None) -> tuple[str, str] | None:
             return "clinician", ""
         if any(w in PATIENT_WORDS for w in words):
             return "patient", ""
+    if _TITLE.match(who.strip()) and not role:
+        return "patient", ""
     return None
 
 
@@ -78,6 +88,7 @@ class Sentence:
     speaker: str  # "clinician" | "patient" | "unknown" (the patient's side includes proxies)
     turn: int = 0
     relation: str = ""  # who speaks for the patient ("daughter", "interpreter"); "" otherwise
+    sent: str = ""  # the message's send date (a portal thread's "[2026-10-14 09:12]"), ISO
 
     @property
     def low(self) -> str:
@@ -95,24 +106,37 @@ def split(transcript: str) -> tuple[str, list[Sentence]]:
         role = _role(m.group("who"), m.group("role"))
         if role is not None:
             labels.append((m, role))
-    turns: list[tuple[str, str, int, int]] = []
+    turns: list[tuple[str, str, int, int, str]] = []
     if not labels:
-        turns.append(("unknown", "", 0, len(transcript)))
+        turns.append(("unknown", "", 0, len(transcript), ""))
         header = ""
     else:
         header = transcript[: labels[0][0].start()]
     for i, (m, (who, rel)) in enumerate(labels):
         end = labels[i + 1][0].start() if i + 1 < len(labels) else len(transcript)
-        turns.append((who, rel, m.end(), end))
+        turns.append((who, rel, m.end(), end, m.group("stamp") or ""))
     out: list[Sentence] = []
-    for t, (who, rel, start, end) in enumerate(turns):
+    for t, (who, rel, start, end, stamp) in enumerate(turns):
         for m in _SENTENCE.finditer(transcript, start, end):
             raw = m.group(0)
             s = m.start() + (len(raw) - len(raw.lstrip()))
             e = m.start() + len(raw.rstrip())
             if e > s and any(ch.isalnum() for ch in transcript[s:e]):
-                out.append(Sentence(transcript[s:e], s, e, who, t, rel))
+                out.append(Sentence(transcript[s:e], s, e, who, t, rel, stamp))
     return header, out
+
+
+def moment(s: Sentence, session: datetime) -> datetime:
+    """The moment a sentence's relative dates are read against: its message's send date (a
+    portal thread's stamp, on or before the session), else the session's."""
+    if s.sent:
+        try:
+            at = datetime.fromisoformat(s.sent).replace(hour=12, tzinfo=UTC)
+        except ValueError:
+            return session
+        if at.date() <= session.date():
+            return at
+    return session
 
 
 def sentences(transcript: str) -> list[Sentence]:
@@ -163,6 +187,11 @@ _RELATIVE_SUBJECT = re.compile(
 )
 
 
+_PRONOUN_SUBJECT = re.compile(
+    r"^(?:(?:and|but|so|also|well|oh|now|then)[, ]+)*(?:she|he|she's|he's|her|his)\b(?! (?:own|mum|mom|dad|mother|father)\b)"
+)
+
+
 # --- the conversation's state -------------------------------------------------------------------
 @dataclass
 class State:
@@ -179,6 +208,17 @@ class State:
     contact: bool = False
     patient_name: str | None = None
     pending: list[tuple[Drug, Sentence]] = field(default_factory=list)  # allergens, no reaction
+    other_turn: int = -1  # the turn in which someone other than the patient was named last
+    test_date: tuple[DateSpan, int, int] | None = None  # tests' date, its turn, where said
+
+    def refers_to_other(self, s: Sentence) -> bool:
+        """Whether "she" or "he", as the sentence's subject, is someone other than the patient:
+        always in the patient's own mouth (they say "I"), and in the turn that just named
+        another person ("My wife, ... She takes bisoprolol")."""
+        if not _PRONOUN_SUBJECT.match(s.low):
+            return False
+        own = s.speaker == "patient" and not s.relation
+        return own or s.turn == self.other_turn
 
     def topic_drugs(self) -> list[Drug]:
         return self.drugs if self.drugs_age <= 4 else []
@@ -203,5 +243,7 @@ def about_other(patient_id: str, s: Sentence, st: State) -> bool:
     if s.relation and rel in _PATIENT_AS.get(s.relation, ()):
         return False  # a daughter's "my mum" is the patient
     if s.speaker == "clinician" and s.low.lstrip().startswith(("your", "his", "her")):
-        return rel not in ("mum", "mom", "mother", "dad", "father", "son", "daughter")
+        if rel in ("mum", "mom", "mother", "dad", "father", "son", "daughter"):
+            return False
+    st.other_turn = s.turn
     return True

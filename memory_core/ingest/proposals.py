@@ -49,6 +49,9 @@ class Proposal:
     #: from both, so saving the batch again (a double click) writes nothing new
     batch_id: str = ""
     number: int = 0
+    #: whose fact it is: "patient", or "family history" (a relative's condition, kept in the
+    #: patient's record as their family history -- never the patient's own condition)
+    whose: str = "patient"
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,7 @@ class Candidate:
     importance: float | None = None
     patient_id: str | None = None
     created_at: datetime | None = None
+    whose: str = "patient"
 
 
 @dataclass

@@ -41,6 +41,7 @@ from . import names
 from .dates import DateSpan, session_date
 from .dialogue import (
     AFFIRM,
+    moment,
     DECLARED,
     REQUEST,
     TITLED,
@@ -51,6 +52,7 @@ from .dialogue import (
     split,
 )
 from .proposals import Candidate, Extraction
+from .statements import FAMILY, PATIENT, asserted_in, family_history, proxy_self, stated
 from .sentence import (
     REASON,
     Drug,
@@ -137,6 +139,10 @@ _FAMILY = re.compile(
     r"((?:helps|visits|manages|drives|checks|cooks|sorts|stays|comes)\b[^.,;!?]*)"
 )
 _SO_STOPPED = re.compile(r"\b(?:so|and so|which is why)\b[^.;]{0,25}\b(?:stop\w*|came off|quit)\b")
+#: a sentence about tests taken (its date dates the results said next)
+_TESTS = re.compile(
+    r"\b(bloods?|blood tests?|tests?|results?|labs?|laborator\w*|sample|taken|done|checked)\b"
+)
 _CLAUSE = re.compile(r"[,;]|\b(?:and|but|so|then|when|while|after|because|as)\b")
 _PATIENT_SUBJECT = re.compile(r"\b(i|she|he|patient|they)\b(?:\s+\w+){0,2}\s*$")
 _FIRST_TO_THIRD = (
@@ -195,14 +201,23 @@ class RuleExtractor:
         seen: set[tuple[str, str]] = set()
         st = State()
 
-        def emit(items: Iterator[Item], speaker: str) -> None:
+        def emit(
+            items: Iterator[Item], speaker: str, whose: str = PATIENT, check: bool = False
+        ) -> set[str]:
+            """Add the items; ``check``: drop an item whose thing the evidence does not assert
+            of the patient (another person's, hypothetical, negated, asked -- the assertion
+            step). The types added."""
+            added: set[str] = set()
             for mtype, content, conf, created, start, end in items:
                 key = (mtype, content.lower())
                 if key in seen:
                     continue
+                if check and not asserted_in(transcript[start:end], content, mtype):
+                    continue
                 seen.add(key)
                 if speaker == "unknown":
                     conf -= 0.1
+                added.add(mtype)
                 out.candidates.append(
                     Candidate(
                         content=content,
@@ -211,12 +226,24 @@ class RuleExtractor:
                         end=end,
                         confidence=round(max(0.1, min(conf, 0.99)), 2),
                         created_at=created,
+                        whose=whose,
                     )
                 )
+            return added
+
+        def general(s: Sentence, r: Named, done: set[str]) -> None:
+            """What the specific rules did not read: plans, conditions, observations, ..."""
+            items = []
+            for x in stated(s, done_types=frozenset(done), drugs_done="medication" in done):
+                when = [d for d in r.dates if x.start <= d.start < x.end]
+                at = when[0].at if when else None
+                conf = 0.7 if x.type == "care_plan" else 0.65
+                items.append((x.type, x.content, conf, at, s.start, s.end))
+            emit(iter(items), s.speaker)
 
         prev: Sentence | None = None
         for s in sents:
-            r = Named(s, session)
+            r = Named(s, moment(s, session))
             new_turn = prev is None or s.turn != prev.turn
             switched = prev is None or s.speaker != prev.speaker
             if switched and s.speaker == "clinician":
@@ -232,9 +259,15 @@ class RuleExtractor:
             st.drugs_age += 1
             st.analyte_age += 1
             prev = s
-            if about_other(patient_id, s, st):
+            if about_other(patient_id, s, st) or st.refers_to_other(s):
                 emit(self._family(s), s.speaker)  # "my son stays with me": the patient's support
+                fh = [
+                    (x.type, x.content, 0.7, None, s.start, s.end) for x in family_history(s)
+                ]
+                emit(iter(fh), s.speaker, FAMILY)
                 continue
+            if proxy_self(s.text, s.relation):
+                continue  # a relative speaking of themself: not the patient's fact
             if s.question and s.speaker != "clinician" and not REQUEST.match(s.text):
                 told = DECLARED.match(s.text)
                 if told:  # "I'm still on lansoprazole 15 mg, is that okay?"
@@ -246,11 +279,12 @@ class RuleExtractor:
                         s.turn,
                         s.relation,
                     )
-                    r = Named(s, session)
+                    r = Named(s, moment(s, session))
             if s.question and not (s.speaker != "clinician" and REQUEST.match(s.text)):
                 self._note_topics(r, st)
                 continue
-            emit(self._sentence(s, r, st), s.speaker)
+            done = emit(self._sentence(s, r, st), s.speaker, check=True)
+            general(s, r, done)
             self._note_topics(r, st)
         emit(self._flush_allergy(st), "patient")
         return out
@@ -285,7 +319,9 @@ class RuleExtractor:
         self, q: Sentence, qr: Named, answer: Sentence, ar: Named, st: State
     ) -> Iterator[Item]:
         """A clinician's question the patient confirmed, read as the patient's statement."""
-        stmt = Sentence(q.text.rstrip(" ?") + ".", q.start, q.end, "patient", q.turn)
+        stmt = Sentence(
+            q.text.rstrip(" ?") + ".", q.start, q.end, "patient", q.turn, sent=q.sent
+        )
         read = Named(stmt, ar.session)
         for mtype, content, conf, created, _s, _e in self._sentence(
             stmt, read, st, extra_dates=ar.dates, confirmed=True
@@ -540,15 +576,24 @@ class RuleExtractor:
     # --- results and vital signs ----------------------------------------------------------------
     def _readings(self, s: Sentence, r: Named, st: State) -> Iterator[Item]:
         conf = 0.9 if s.speaker == "clinician" else 0.8
-        for x in results(s, r, st):
+        found = results(s, r, st)
+        if not found and r.dates and _TESTS.search(s.low):
+            # "I had my kidney bloods done yesterday.": the date of the results said next
+            st.test_date = (r.dates[-1], s.turn, s.start)
+        carried = st.test_date if st.test_date and s.turn - st.test_date[1] <= 1 else None
+        for x in found:
             shown = names.quantity(x.value, x.unit)
             text = f"Patient's {x.analyte.display} was {shown}"
             created = None
+            start = s.start
             if x.date is not None:
                 text += f" {x.date.phrase}"
                 created = x.date.at
+            elif carried is not None and x.analyte.kind != "vital":
+                text += f" {carried[0].phrase}"  # the evidence begins where the date was said
+                created, start = carried[0].at, carried[2]
             mtype = "vital_sign" if x.analyte.kind == "vital" else "lab_result"
-            yield mtype, text, conf, created, s.start, s.end
+            yield mtype, text, conf, created, start, s.end
 
     # --- preferences and social history ---------------------------------------------------------
     def _preference(self, s: Sentence, r: Named, st: State) -> Iterator[Item]:

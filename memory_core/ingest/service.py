@@ -16,7 +16,7 @@ from ..errors import ConflictError, ValidationError
 from ..importance import default_importance
 from ..values import AddResult
 from .dates import dates_in, future_session_date, session_date
-from .dialogue import PATIENT_ID, split
+from .dialogue import PATIENT_ID, moment, split
 from .fhir import FhirImportReport
 from .fhir import import_fhir as _import_fhir
 from .fhir_bulk import BulkImportReport
@@ -58,11 +58,14 @@ def _check(
     c: Candidate,
     now: datetime,
     session: datetime,
+    anchors: Sequence[datetime] = (),
 ) -> tuple[str, str, float, datetime]:
     """The candidate through the record validators and the checks every extractor's items
     pass (the evidence is in the transcript and about this patient, a date is one the evidence
-    says, a clinical statement names something known); raises ValidationError naming the
-    field."""
+    says -- read against the session's date, or against the send date of the message the
+    evidence begins in --, a clinical statement names something known); raises
+    ValidationError naming the field."""
+    anchors = (session, *anchors)
     if c.patient_id is not None and c.patient_id != patient_id:
         raise ValidationError(
             "patient_id", f"is {c.patient_id!r}; this transcript is for {patient_id!r}"
@@ -88,7 +91,8 @@ def _check(
     if not 0.0 <= float(c.confidence) <= 1.0:
         raise ValidationError("confidence", f"must be between 0 and 1, got {c.confidence!r}")
     created = now if c.created_at is None else v.timestamp(c.created_at, "created_at", now)
-    if c.created_at is not None and not any(d.at == created for d in dates_in(evidence, session)):
+    said = [d.at for at in dict.fromkeys(anchors) for d in dates_in(evidence, at)]
+    if c.created_at is not None and created not in said:
         raise ValidationError(
             "created_at", f"{created:%Y-%m-%d} is no date the evidence says ({evidence[:80]!r})"
         )
@@ -141,7 +145,7 @@ def extract_memories(
             "transcript", f"is {len(transcript)} characters; the limit is {MAX_TRANSCRIPT_CHARS}"
         )
     at = v.now_value(now) if now is not None else engine.clock()
-    header = split(transcript)[0]
+    header, sents = split(transcript)
     session = session_date(header, at) or at
     future = future_session_date(header, at)
     ext: Extractor = extractor if extractor is not None else RuleExtractor()
@@ -162,7 +166,11 @@ def extract_memories(
             )
             continue
         try:
-            content, mtype, imp, created = _check(engine, pid, transcript, c, at, session)
+            sent = [moment(x, session) for x in sents if x.start <= c.start < x.end or (
+                c.start < x.start and x.end <= c.end)]
+            content, mtype, imp, created = _check(
+                engine, pid, transcript, c, at, session, sent
+            )
         except ValidationError as exc:
             out.rejected.append(Rejected(i, str(exc), c.content[:200]))
             continue
@@ -218,6 +226,7 @@ def extract_memories(
                 extractor=result.method,
                 batch_id=out.batch_id,
                 number=len(out) + 1,
+                whose=c.whose,
             )
         )
     return out

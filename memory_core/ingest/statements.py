@@ -1,0 +1,331 @@
+"""What a clause of a conversation states, by kind, when no specific rule of :mod:`.rules`
+read it: plans, immunisations, procedures, diagnoses, responses to treatment, observations,
+social facts, preferences, medicines named without a dose (over-the-counter and herbal ones
+among them) and family history (pure).
+
+Each kind is a mechanism over data (``lexicon/dialogue.json``): cue words matched by their
+Snowball stems (so "refer", "referral" and "referring" are one cue), who may say it, and what
+the facts reader must find in the clause besides the cue (a disorder, a finding, a drug). The
+statement is the clause as said, turned to the third person, after the kind's label ("Plan:
+refer the patient for diabetic eye screening"); its evidence is the sentence.
+
+Whether a clause asserts anything of the patient is the assertion step's
+(:func:`memory_core.facts.reader.read`): a clause in which anything named is negated,
+hypothetical, uncertain, a question, reported speech, a definition or another person's is
+not the patient's fact -- and neither is one with a hedge ("we might", "think about", "if"):
+a suggestion or something to consider is not a decision. A clause whose subject is a relative
+and that names a disorder is family history (``whose`` "family history"), never the patient's
+condition.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from ..facts.model import Context, KeyKind
+from ..facts.reader import read
+from .dialogue import Sentence
+
+#: Contexts under which a clause states nothing of the patient now.
+NOT_ASSERTED = frozenset(
+    {
+        Context.NEGATED,
+        Context.HYPOTHETICAL,
+        Context.UNCERTAIN,
+        Context.OTHER_PERSON,
+        Context.QUESTION,
+        Context.REPORTED,
+        Context.DEFINITION,
+    }
+)
+#: A plan is a future by nature; an instruction to the patient may be one ("come back in 2
+#: weeks"). Other kinds must be asserted now.
+PLAN_ALLOWS = frozenset({Context.FUTURE, Context.INSTRUCTION})
+FAMILY = "family history"
+PATIENT = "patient"
+
+
+@dataclass(frozen=True)
+class Kind:
+    type: str
+    label: str
+    speakers: frozenset[str]
+    needs: str
+    cues: tuple[tuple[str, ...], ...]  # each cue as its words' stems
+
+
+@dataclass(frozen=True)
+class Cues:
+    kinds: tuple[Kind, ...]
+    hedges: tuple[tuple[str, ...], ...]
+    negations: frozenset[str]
+    relatives: frozenset[str]
+    others: frozenset[str]
+
+
+_WORD = re.compile(r"[a-z0-9]+(?:['’-][a-z0-9]+)*")
+
+
+@cache
+def _stemmer() -> object:
+    import Stemmer  # PyStemmer: Snowball's English stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+def stems(words: Sequence[str]) -> list[str]:
+    st = _stemmer()
+    return list(st.stemWords([w.replace("’", "'") for w in words]))  # type: ignore[attr-defined]
+
+
+def words_of(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+@cache
+def cues() -> Cues:
+    raw = json.loads(
+        resources.files("memory_core")
+        .joinpath("data", "lexicon", "dialogue.json")
+        .read_text(encoding="utf-8")
+    )
+
+    def phrases(items: Sequence[str]) -> tuple[tuple[str, ...], ...]:
+        return tuple(tuple(stems(words_of(p))) for p in items if words_of(p))
+
+    kinds = tuple(
+        Kind(k["type"], k["label"], frozenset(k["speakers"]), k["needs"], phrases(k["cues"]))
+        for k in raw["kinds"]
+    )
+    return Cues(
+        kinds,
+        phrases(raw["hedges"]),
+        frozenset(raw["negations"]),
+        frozenset(raw["relatives"]),
+        frozenset(raw["others"]),
+    )
+
+
+def has_phrase(seq: Sequence[str], phrase: Sequence[str]) -> bool:
+    n = len(phrase)
+    return any(tuple(seq[i : i + n]) == tuple(phrase) for i in range(len(seq) - n + 1))
+
+
+def hedged(text: str) -> bool:
+    """A suggestion, something to consider or a condition: no decision."""
+    st = stems(words_of(text))
+    return any(has_phrase(st, h) for h in cues().hedges)
+
+
+# --- clauses -----------------------------------------------------------------------------------
+_CLAUSE_CUT = re.compile(r";|\s[-–—]\s|,?\s+but\s+|,\s+and\s+(?=(?:i|you|we|she|he|they|it)\b)")
+
+
+def clauses(s: Sentence) -> list[tuple[int, int]]:
+    """The clauses of a sentence as offsets into ``s.text``."""
+    out, at = [], 0
+    for m in _CLAUSE_CUT.finditer(s.text):
+        out.append((at, m.start()))
+        at = m.end()
+    out.append((at, len(s.text)))
+    return [(a, b) for a, b in out if re.search(r"[A-Za-z]{3}", s.text[a:b])]
+
+
+_THIRD = (
+    (r"\bI'm\b", "they are"),
+    (r"\bI am\b", "they are"),
+    (r"\bI've\b", "they have"),
+    (r"\bI'd\b", "they would"),
+    (r"\bI'll\b", "they will"),
+    (r"\bI\b", "they"),
+    (r"\bme\b", "them"),
+    (r"\bmy\b", "their"),
+    (r"\bmine\b", "theirs"),
+    (r"\bmyself\b", "themself"),
+)
+_CLINICIAN = (
+    (r"\byou're\b", "the patient is"),
+    (r"\byou've\b", "the patient has"),
+    (r"\byou'll\b", "the patient will"),
+    (r"\byour\b", "the patient's"),
+    (r"\byourself\b", "themself"),
+    (r"\byou\b", "the patient"),
+)
+
+
+def third_person(text: str, speaker: str, relation: str) -> str:
+    """The clause as a statement about the patient: a patient's "I" is the patient; a
+    clinician's "you" is the patient (their own "I" stays theirs)."""
+    text = re.sub(r"\s+", " ", text.replace("’", "'")).strip(" ,;:-—.")
+    text = re.sub(r"^(?:(?:yes|yeah|no|ok|okay|so|and|but|well|oh|right|um|er|exactly)\b[,.]?\s*)+",
+                  "", text, flags=re.I)  # fmt: skip
+    if speaker == "clinician":
+        for pat, rep in _CLINICIAN:
+            text = re.sub(pat, rep, text, flags=re.I)
+    elif not relation:
+        for pat, rep in _THIRD:
+            text = re.sub(pat, rep, text, flags=re.I)
+    return text[:1].upper() + text[1:] if text else text
+
+
+# --- about whom ---------------------------------------------------------------------------------
+_FIRST_SUBJECT = re.compile(r"^(?:\W*(?:and|but|so|well|oh|also|yes|no)\b)*\W*(i|i'm|i've|i'd|my|me)\b", re.I)
+
+
+def relative_subject(text: str, relation: str) -> str | None:
+    """The relative a clause is about as its subject ("my mother had diabetes", "his brother
+    is on dialysis", "Mum's sister"), or None. A proxy's "my mum" is the patient."""
+    from .dialogue import _PATIENT_AS
+
+    c = cues()
+    ws = words_of(text)
+    for i, w in enumerate(ws[:8]):
+        if w in c.relatives and (i == 0 or ws[i - 1] in ("my", "his", "her", "their", "your", "our", "the", "a")):
+            if relation and w in _PATIENT_AS.get(relation, ()):  # the proxy's "my mum": the patient
+                continue
+            return w
+    return None
+
+
+def proxy_self(text: str, relation: str) -> bool:
+    """A relative speaking of themself ("I'm allergic to penicillin", said by the daughter)."""
+    return bool(relation) and _FIRST_SUBJECT.match(text.strip()) is not None
+
+
+# --- reading one clause -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Stated:
+    type: str
+    content: str
+    start: int  # offsets into the sentence
+    end: int
+    whose: str = PATIENT
+
+
+def _blocked(contexts: frozenset[Context], mtype: str) -> bool:
+    bad = NOT_ASSERTED if mtype != "care_plan" else NOT_ASSERTED - {Context.REPORTED}
+    if mtype != "care_plan":
+        bad = bad | {Context.FUTURE}
+    return bool(contexts & bad)
+
+
+def _kinds_found(text: str, mtype: str) -> tuple[set[KeyKind], bool]:
+    """The kinds of things the reader finds in the clause, and whether anything named is not
+    asserted of the patient now."""
+    facts = read(text, mtype).facts
+    found = {f.kind for f in facts}
+    blocked = any(_blocked(f.contexts, mtype) for f in facts)
+    return found, blocked
+
+
+def _disorder(text: str) -> bool:
+    from ..facts.lexicon import lexicon
+
+    lex = lexicon()
+    for f in read(text, "condition").facts:
+        if f.kind is KeyKind.CONDITION:
+            c = lex.concepts.get(f.name)
+            if c is not None and c.kind != "finding":
+                return True
+    return False
+
+
+def _finding(text: str) -> bool:
+    return any(f.kind is KeyKind.CONDITION for f in read(text, "observation").facts)
+
+
+def _drug(text: str) -> bool:
+    return any(f.kind is KeyKind.DRUG for f in read(text, "medication").facts)
+
+
+def _needs(need: str, text: str, kind_cue: bool) -> bool:
+    if need == "any":
+        return kind_cue
+    if need == "condition":
+        return _disorder(text)
+    if need == "drug_or_finding":
+        return kind_cue and (_drug(text) or _finding(text))
+    if need == "finding_or_cue":
+        return kind_cue or _finding(text)
+    return kind_cue
+
+
+def family_history(s: Sentence) -> Iterator[Stated]:
+    """A relative's disorder, as family history (the relative named)."""
+    for a, b in clauses(s) or [(0, len(s.text))]:
+        text = s.text[a:b]
+        rel = relative_subject(text, s.relation)
+        if rel is None or not _disorder(text) or hedged(text):
+            continue
+        body = third_person(text, s.speaker, s.relation)
+        yield Stated("condition", f"Family history ({rel}): {body}", a, b, FAMILY)
+
+
+def stated(s: Sentence, *, done_types: frozenset[str], drugs_done: bool) -> Iterator[Stated]:
+    """The kinds of statement a sentence's clauses make of the patient (first kind whose cues
+    and needs a clause carries), skipping types the specific rules already read from it."""
+    who = "clinician" if s.speaker == "clinician" else "patient"
+    for a, b in clauses(s):
+        text = s.text[a:b]
+        if proxy_self(text, s.relation) or relative_subject(text, s.relation):
+            continue
+        if s.relation == "" and who == "patient" and re.match(r"\W*(?:she|he|they)\b", text, re.I):
+            continue  # the patient speaking of someone else
+        st = stems(words_of(text))
+        if not st:
+            continue
+        is_hedged = hedged(text)
+        for k in cues().kinds:
+            if who not in k.speakers or k.type in done_types:
+                continue
+            cue = any(has_phrase(st, c) for c in k.cues)
+            if not cue and k.needs in ("any",):
+                continue
+            if not _needs(k.needs, text, cue):
+                continue
+            if is_hedged:
+                break  # a suggestion, a condition, something to consider: no fact
+            _found, blocked = _kinds_found(text, k.type)
+            if blocked:
+                break
+            body = third_person(text, s.speaker, s.relation)
+            if len(body) < 8:
+                break
+            yield Stated(k.type, f"{k.label}: {body}", a, b)
+            break
+        else:
+            if not drugs_done and not is_hedged and _drug(text):
+                _found, blocked = _kinds_found(text, "medication")
+                if not blocked and re.search(
+                    r"\b(take|takes|taking|took|use|uses|using|on|bought|buy|started|start|"
+                    r"stopped|stop|prescrib\w*|continue|keep)\b",
+                    text,
+                    re.I,
+                ):
+                    body = third_person(text, s.speaker, s.relation)
+                    yield Stated("medication", f"Medication: {body}", a, b)
+
+
+#: What a rule's item must not rest on: the evidence says its thing of another person, as a
+#: hypothesis or a suggestion, uncertain, or as something read or heard.
+_NOT_THE_PATIENTS = frozenset(
+    {Context.OTHER_PERSON, Context.HYPOTHETICAL, Context.UNCERTAIN, Context.REPORTED}
+)
+
+
+def asserted_in(evidence: str, content: str, mtype: str) -> bool:
+    """Whether the evidence asserts, of the patient, the things the statement is about (the
+    assertion step on the evidence, for each key of the statement's subject)."""
+    keys = {f.key for f in read(content, mtype).facts if f.kind is not KeyKind.QUESTION}
+    if not keys:
+        return True
+    said = read(evidence, mtype)
+    for f in said.facts:
+        if f.key in keys and f.contexts & _NOT_THE_PATIENTS:
+            return False
+    return True
