@@ -76,8 +76,32 @@ def _role(who: str, role: str | None) -> tuple[str, str] | None:
         if any(w in PATIENT_WORDS for w in words):
             return "patient", ""
     if _TITLE.match(who.strip()) and not role:
-        return "patient", ""
+        return "patient", "relative"  # split() tells the patient from a relative by name
     return None
+
+
+_NOT_SPEAKERS = frozenset(
+    {"Date", "Session", "Note", "Notes", "Time", "Re", "Subject", "Plan", "Summary", "Setting",
+     "Context", "Location", "Duration", "Reason", "Attendees", "Present", "Topic", "Transcript"}
+)  # fmt: skip
+
+
+def _name_labels(transcript: str) -> dict[str, int]:
+    """Labels that are a capitalised name and start two lines or more ("Callum:"), in order
+    of their first line."""
+    seen: dict[str, int] = {}
+    for m in _LABEL.finditer(transcript):
+        who = m.group("who")
+        if m.group("role") or _role(who, None) is not None or who in _NOT_SPEAKERS:
+            continue
+        if re.fullmatch(r"[A-Z][a-z'’-]+(?: [A-Z][a-z'’-]+)?", who):
+            seen[who] = seen.get(who, 0) + 1
+    return {w: n for w, n in seen.items() if n >= 2}
+
+
+def _titled(text: str) -> str:
+    m = TITLED.search(text)
+    return f"{m.group(1).lower().rstrip('.')} {m.group(2)}" if m else ""
 
 
 @dataclass(frozen=True)
@@ -102,10 +126,22 @@ class Sentence:
 def split(transcript: str) -> tuple[str, list[Sentence]]:
     """The header (text before the first speaker) and the speaker-attributed sentences."""
     labels = []
+    patient = ""  # the patient as titled: the first titled name said (a greeting) or labelled
+    named = _name_labels(transcript)
+    first_name = next(iter(named), "")
     for m in _LABEL.finditer(transcript):
         role = _role(m.group("who"), m.group("role"))
-        if role is not None:
-            labels.append((m, role))
+        if role is None and m.group("who") in named:
+            # a speaker labelled by a given name only: the first such is the patient
+            role = ("patient", "" if m.group("who") == first_name else "relative")
+        if role is None:
+            continue
+        if role == ("patient", "relative"):
+            said = _titled(transcript[: m.start()]) or _titled(m.group("who"))
+            patient = patient or said
+            if _titled(m.group("who")) == patient:
+                role = ("patient", "")
+        labels.append((m, role))
     turns: list[tuple[str, str, int, int, str]] = []
     if not labels:
         turns.append(("unknown", "", 0, len(transcript), ""))

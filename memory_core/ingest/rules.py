@@ -52,7 +52,15 @@ from .dialogue import (
     split,
 )
 from .proposals import Candidate, Extraction
-from .statements import FAMILY, PATIENT, asserted_in, family_history, proxy_self, stated
+from .statements import (
+    FAMILY,
+    PATIENT,
+    asserted_in,
+    family_history,
+    proxy_self,
+    stated,
+    third_party,
+)
 from .sentence import (
     REASON,
     Drug,
@@ -234,7 +242,12 @@ class RuleExtractor:
         def general(s: Sentence, r: Named, done: set[str]) -> None:
             """What the specific rules did not read: plans, conditions, observations, ..."""
             items = []
-            for x in stated(s, done_types=frozenset(done), drugs_done="medication" in done):
+            for x in stated(
+                s,
+                done_types=frozenset(done),
+                drugs_done="medication" in done,
+                patient_name=st.patient_name,
+            ):
                 when = [d for d in r.dates if x.start <= d.start < x.end]
                 at = when[0].at if when else None
                 conf = 0.7 if x.type == "care_plan" else 0.65
@@ -266,8 +279,10 @@ class RuleExtractor:
                 ]
                 emit(iter(fh), s.speaker, FAMILY)
                 continue
-            if proxy_self(s.text, s.relation):
-                continue  # a relative speaking of themself: not the patient's fact
+            if proxy_self(s.text, s.relation) or third_party(
+                s.text, s.speaker, s.relation, st.patient_name
+            ):
+                continue  # a relative speaking of themself, or of another person
             if s.question and s.speaker != "clinician" and not REQUEST.match(s.text):
                 told = DECLARED.match(s.text)
                 if told:  # "I'm still on lansoprazole 15 mg, is that okay?"

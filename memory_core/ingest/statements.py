@@ -122,6 +122,18 @@ def hedged(text: str) -> bool:
     return any(has_phrase(st, h) for h in cues().hedges)
 
 
+#: a medicine the patient takes, said by them ("I take", "I'm on", "I bought"), by whoever
+#: speaks for them ("she's on", "Mum takes") or by the clinician deciding ("you're on", "I'll
+#: start you on", "keep taking")
+_OWN_MEDICINE = re.compile(
+    r"\b(?:i|i'm|i've|i've been|we|she|he|she's|he's|mum|dad|you|you're|you've|the patient|"
+    r"they|they're|they've)\b(?:\s+\w+){0,3}?\s+(?:take|takes|taking|took|use|uses|using|on|"
+    r"bought|buy|started|start|stopped|stop|prescrib\w*|continue|keep)\b|\b(?:keep|carry on)"
+    r" taking\b|\bi'll (?:start|prescribe|stop|add)\b",
+    re.I,
+)
+
+
 # --- clauses -----------------------------------------------------------------------------------
 _CLAUSE_CUT = re.compile(r";|\s[-–—]\s|,?\s+but\s+|,\s+and\s+(?=(?:i|you|we|she|he|they|it)\b)")
 
@@ -190,6 +202,48 @@ def relative_subject(text: str, relation: str) -> str | None:
                 continue
             return w
     return None
+
+
+_THIRD_PERSON = re.compile(r"\b(?:he|she|he's|she's|his|her|him|hers)\b", re.I)
+_THIRD_SUBJECT = re.compile(r"\b(?:he|she|he's|she's)\b", re.I)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|we're|our)\b", re.I)
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,})(?:'s|’s|\s+(?:who|is|has|takes|was|had|gets|uses)\b)")
+_NOT_NAMES = frozenset(
+    {"The", "This", "That", "Then", "And", "But", "Yes", "Hello", "Thanks", "Okay", "Doctor",
+     "Nurse", "Patient", "Mum", "Dad", "Sorry", "Please", "Well", "Just", "Also", "Monday",
+     "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February",
+     "March", "April", "June", "July", "August", "September", "October", "November",
+     "December", "Christmas", "Easter", "There", "Here", "What", "When", "It's", "That's"}
+)  # fmt: skip
+
+
+def names_other(text: str, patient_name: str | None) -> bool:
+    """A person named by a given name as a clause's actor ("Kwame's on the Mounjaro",
+    "Jamie who lives next door"), not the patient."""
+    from .. import drugs
+
+    drug_words = {m.text for m in drugs.resolve(text)}
+    for m in _NAME.finditer(text):
+        w = m.group(1)
+        if w in _NOT_NAMES or w == patient_name or w in drug_words:
+            continue
+        return True
+    return False
+
+
+def third_party(text: str, speaker: str, relation: str, patient_name: str | None) -> bool:
+    """Whether a clause is about someone other than the patient: in the patient's own mouth a
+    "he"/"she" or a given name with no "I" before it; in anyone's, a given name that is not
+    the patient's as its actor."""
+    if names_other(text, patient_name):
+        return True
+    if speaker == "patient" and not relation:
+        if _THIRD_SUBJECT.search(text):
+            return True  # "she's on the alendronate", said by her husband
+        third = _THIRD_PERSON.search(text)
+        first = _FIRST_PERSON.search(text)
+        return bool(third) and (first is None or third.start() < first.start())
+    return False
 
 
 def proxy_self(text: str, relation: str) -> bool:
@@ -266,7 +320,9 @@ def family_history(s: Sentence) -> Iterator[Stated]:
         yield Stated("condition", f"Family history ({rel}): {body}", a, b, FAMILY)
 
 
-def stated(s: Sentence, *, done_types: frozenset[str], drugs_done: bool) -> Iterator[Stated]:
+def stated(
+    s: Sentence, *, done_types: frozenset[str], drugs_done: bool, patient_name: str | None = None
+) -> Iterator[Stated]:
     """The kinds of statement a sentence's clauses make of the patient (first kind whose cues
     and needs a clause carries), skipping types the specific rules already read from it."""
     who = "clinician" if s.speaker == "clinician" else "patient"
@@ -274,8 +330,8 @@ def stated(s: Sentence, *, done_types: frozenset[str], drugs_done: bool) -> Iter
         text = s.text[a:b]
         if proxy_self(text, s.relation) or relative_subject(text, s.relation):
             continue
-        if s.relation == "" and who == "patient" and re.match(r"\W*(?:she|he|they)\b", text, re.I):
-            continue  # the patient speaking of someone else
+        if third_party(text, s.speaker, s.relation, patient_name):
+            continue  # someone else's
         st = stems(words_of(text))
         if not st:
             continue
@@ -301,12 +357,7 @@ def stated(s: Sentence, *, done_types: frozenset[str], drugs_done: bool) -> Iter
         else:
             if not drugs_done and not is_hedged and _drug(text):
                 _found, blocked = _kinds_found(text, "medication")
-                if not blocked and re.search(
-                    r"\b(take|takes|taking|took|use|uses|using|on|bought|buy|started|start|"
-                    r"stopped|stop|prescrib\w*|continue|keep)\b",
-                    text,
-                    re.I,
-                ):
+                if not blocked and _OWN_MEDICINE.search(text):
                     body = third_person(text, s.speaker, s.relation)
                     yield Stated("medication", f"Medication: {body}", a, b)
 
