@@ -63,6 +63,10 @@ def _patterns() -> dict[str, re.Pattern[str]]:
     wd = "|".join(WEEKDAYS)
     return {
         "iso": re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"),
+        # day-month-year as Europe writes it: "20.08.2026", "20/08/2026" (a slash read so only
+        # where the day cannot be a month: "20/08"), "3.4.26"
+        "dotted": re.compile(r"(?<![\d.,])(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})(?![\d.,]\d)"),
+        "slashed": re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])"),
         "dmy": re.compile(
             rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({m})\.?(?:,?\s+(\d{{4}}))?\b"
         ),
@@ -83,6 +87,9 @@ def _patterns() -> dict[str, re.Pattern[str]]:
         "month": re.compile(r"\b(last|this|previous|past) month\b"),
         "ago": re.compile(rf"\b{num}\s+(day|days|week|weeks|month|months|year|years)\s+ago\b"),
         "weekday": re.compile(rf"\b(?:(on|last|this past)\s+)?({wd})\b"),
+        "weekday_short": re.compile(
+            r"\b(on|last|this past)\s+(mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)\b\.?"
+        ),
     }
 
 
@@ -157,6 +164,14 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
         y, mo, d = (int(x) for x in mt.groups())
         with contextlib.suppress(ValueError):  # not a calendar date ("2026-02-30")
             add(mt.start(), mt.end(), datetime(y, mo, d, tzinfo=UTC), "day", relative=False)
+    for key in ("dotted", "slashed"):
+        for mt in p[key].finditer(low):
+            d, mo, y = (int(x) for x in mt.groups())
+            y = y + 2000 if y < 100 else y
+            if key == "slashed" and d <= 12:
+                continue  # "04/02/2026" may be April or February: not read
+            with contextlib.suppress(ValueError):
+                add(mt.start(), mt.end(), datetime(y, mo, d, tzinfo=UTC), "day", relative=False)
     for mt in p["dmy"].finditer(low):
         year = int(mt.group(3)) if mt.group(3) else None
         add(
@@ -218,6 +233,11 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
             add(mt.start(), mt.end(), datetime(session.year - n, 1, 1, tzinfo=UTC), "year")
     for mt in p["weekday"].finditer(low):
         back = (session.weekday() - WEEKDAYS.index(mt.group(2))) % 7 or 7
+        add(mt.start(), mt.end(), day(session) - timedelta(days=back), "day")
+    short = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "weds": 2, "thu": 3, "thur": 3, "thurs": 3,
+             "fri": 4, "sat": 5, "sun": 6}  # fmt: skip
+    for mt in p["weekday_short"].finditer(low):
+        back = (session.weekday() - short[mt.group(2)]) % 7 or 7
         add(mt.start(), mt.end(), day(session) - timedelta(days=back), "day")
     found.sort(key=lambda d: d.start)
     return found
