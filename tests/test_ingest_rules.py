@@ -181,7 +181,10 @@ def test_adverse_reaction_and_its_absence() -> None:
     assert contents("Patient: The lisinopril gave me a dry cough.") == [
         ("adverse_reaction", "Patient reports dry cough on lisinopril")
     ]
-    assert contents("Patient: I take ibuprofen without problems.") == []
+    # no reaction: the medicine is the patient's (an over-the-counter one, said without a dose)
+    assert contents("Patient: I take ibuprofen without problems.") == [
+        ("medication", "Medication: They take ibuprofen without problems")
+    ]
 
 
 def test_lab_values_with_unit_and_date() -> None:

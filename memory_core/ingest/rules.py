@@ -210,7 +210,11 @@ class RuleExtractor:
         st = State()
 
         def emit(
-            items: Iterator[Item], speaker: str, whose: str = PATIENT, check: bool = False
+            items: Iterator[Item],
+            speaker: str,
+            whose: str = PATIENT,
+            check: bool = False,
+            relation: str = "",
         ) -> set[str]:
             """Add the items; ``check``: drop an item whose thing the evidence does not assert
             of the patient (another person's, hypothetical, negated, asked -- the assertion
@@ -220,7 +224,7 @@ class RuleExtractor:
                 key = (mtype, content.lower())
                 if key in seen:
                     continue
-                if check and not asserted_in(transcript[start:end], content, mtype):
+                if check and not asserted_in(transcript[start:end], content, mtype, relation):
                     continue
                 seen.add(key)
                 if speaker == "unknown":
@@ -298,7 +302,7 @@ class RuleExtractor:
             if s.question and not (s.speaker != "clinician" and REQUEST.match(s.text)):
                 self._note_topics(r, st)
                 continue
-            done = emit(self._sentence(s, r, st), s.speaker, check=True)
+            done = emit(self._sentence(s, r, st), s.speaker, check=True, relation=s.relation)
             general(s, r, done)
             self._note_topics(r, st)
         emit(self._flush_allergy(st), "patient")

@@ -101,7 +101,45 @@ def _check(
             "content",
             f"names no drug, allergen, analyte or condition the lexicon knows: {content!r}",
         )
+    implausible = _outside_physiology(content, mtype)
+    if implausible:
+        raise ValidationError("content", f"{implausible} -- not proposed")
     return content, mtype, imp, created
+
+
+def _outside_physiology(content: str, mtype: str) -> str:
+    """Why a result the statement gives cannot be its analyte's ("body weight was 0 kg"), ""
+    when it can (the bounds of ``labs.json``, converted from the unit said)."""
+    if mtype not in ("lab_result", "vital_sign", "observation"):
+        return ""
+    from ..facts.lexicon import lexicon
+    from ..facts.model import KeyKind
+    from ..facts.reader import read
+    from ..facts.units import outside_physiology
+    from ..facts.values import parts
+
+    lex = lexicon()
+    low = content.lower()
+    for f in read(content, mtype).facts:
+        if f.kind is not KeyKind.LOINC:
+            continue
+        analyte = lex.analyte_for_code(f.name)
+        if analyte is None:
+            continue
+        # the value as the statement writes it (the reader drops one outside physiology)
+        at = low.find(f.text.lower()) if f.text else -1
+        m = _VALUE.search(content, at + len(f.text)) if at >= 0 else None
+        value = f"{m.group(1)} {m.group(2) or ''}".strip() if m else ""
+        value = value or parts(f.value).get("value", "")
+        if value:
+            why = outside_physiology(lex, analyte, value)
+            if why:
+                return f"{analyte.display}: {why}"
+    return ""
+
+
+#: a number (or a pair), and the unit written after it, as a statement gives a result
+_VALUE = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?(?:/\d+)?)\s*([A-Za-z%°µ/][\w/%°µ.\[\]{}]*)?")
 
 
 def _relative_date(transcript: str, c: Candidate, now: datetime) -> str | None:

@@ -48,6 +48,9 @@ NOT_ASSERTED = frozenset(
 PLAN_ALLOWS = frozenset({Context.FUTURE, Context.INSTRUCTION})
 FAMILY = "family history"
 PATIENT = "patient"
+#: Kinds a sentence the specific rules read may still state (a plan beside a dose change);
+#: its findings, conditions and habits are the rules' items' setting, not facts of their own.
+DISTINCT = frozenset({"care_plan", "immunization", "procedure"})
 
 
 @dataclass(frozen=True)
@@ -247,8 +250,15 @@ def third_party(text: str, speaker: str, relation: str, patient_name: str | None
 
 
 def proxy_self(text: str, relation: str) -> bool:
-    """A relative speaking of themself ("I'm allergic to penicillin", said by the daughter)."""
-    return bool(relation) and _FIRST_SUBJECT.match(text.strip()) is not None
+    """A relative speaking of themself ("I'm allergic to penicillin", said by the daughter),
+    not of the patient ("I give her the donepezil at night")."""
+    from .dialogue import _PATIENT_AS
+
+    if not relation or _FIRST_SUBJECT.match(text.strip()) is None:
+        return False
+    ws = set(words_of(text))
+    patient_words = {"she", "he", "her", "him", "his", "she's", "he's", *_PATIENT_AS.get(relation, ())}
+    return not (ws & patient_words)
 
 
 # --- reading one clause -------------------------------------------------------------------------
@@ -339,6 +349,8 @@ def stated(
         for k in cues().kinds:
             if who not in k.speakers or k.type in done_types:
                 continue
+            if done_types and k.type not in DISTINCT:
+                continue  # the rules read this sentence: its findings are theirs
             cue = any(has_phrase(st, c) for c in k.cues)
             if not cue and k.needs in ("any",):
                 continue
@@ -369,12 +381,19 @@ _NOT_THE_PATIENTS = frozenset(
 )
 
 
-def asserted_in(evidence: str, content: str, mtype: str) -> bool:
+def asserted_in(evidence: str, content: str, mtype: str, relation: str = "") -> bool:
     """Whether the evidence asserts, of the patient, the things the statement is about (the
-    assertion step on the evidence, for each key of the statement's subject)."""
+    assertion step on the evidence, for each key of the statement's subject). ``relation``:
+    who speaks for the patient (a daughter's "my mum" is the patient)."""
+    from .dialogue import _PATIENT_AS
+
     keys = {f.key for f in read(content, mtype).facts if f.kind is not KeyKind.QUESTION}
     if not keys:
         return True
+    names = _PATIENT_AS.get(relation, ())
+    if names:
+        alts = "|".join(names)
+        evidence = re.sub(rf"\b(?:my|our) (?:{alts})\b", "the patient", evidence, flags=re.I)
     said = read(evidence, mtype)
     for f in said.facts:
         if f.key in keys and f.contexts & _NOT_THE_PATIENTS:
