@@ -36,7 +36,8 @@ PATIENT_WORDS = frozenset(
 PROXY_WORDS = frozenset(
     {
         "mum", "mom", "mother", "dad", "father", "daughter", "son", "wife", "husband", "partner",
-        "carer", "caregiver", "worker", "aide", "keyworker", "parent", "guardian", "interpreter", "relative", "sister",
+        "carer", "caregiver", "worker", "aide", "keyworker", "parent", "guardian", "interpreter",
+        "relative", "sister",
         "brother", "grandson", "granddaughter", "niece", "nephew", "friend", "family", "spouse",
     }
 )  # fmt: skip
@@ -224,7 +225,8 @@ _RELATIVE_SUBJECT = re.compile(
 
 
 _PRONOUN_SUBJECT = re.compile(
-    r"^(?:(?:and|but|so|also|well|oh|now|then)[, ]+)*(?:she|he|she's|he's|her|his)\b(?! (?:own|mum|mom|dad|mother|father)\b)"
+    r"^(?:(?:and|but|so|also|well|oh|now|then)[, ]+)*(?:she|he|she's|he's|her|his)\b"
+    r"(?! (?:own|mum|mom|dad|mother|father)\b)"
 )
 
 
@@ -278,8 +280,8 @@ def about_other(patient_id: str, s: Sentence, st: State) -> bool:
     rel = m.group(1)
     if s.relation and rel in _PATIENT_AS.get(s.relation, ()):
         return False  # a daughter's "my mum" is the patient
-    if s.speaker == "clinician" and s.low.lstrip().startswith(("your", "his", "her")):
-        if rel in ("mum", "mom", "mother", "dad", "father", "son", "daughter"):
-            return False
+    clinician_asks = s.speaker == "clinician" and s.low.lstrip().startswith(("your", "his", "her"))
+    if clinician_asks and rel in ("mum", "mom", "mother", "dad", "father", "son", "daughter"):
+        return False
     st.other_turn = s.turn
     return True

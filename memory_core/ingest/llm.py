@@ -27,8 +27,8 @@ from ..embedding.openai import make_client, schema_request
 from ..facts_llm import BREAK_AFTER, COOL_DOWN_S, MAX_FACTS, _tokens, _words_of
 from ..importance import CLINICAL_TYPES
 from ..normalize import fold, fold_with_map, source_span
-from .proposals import Candidate, Extraction, ExtractionError, Rejected
 from .dialogue import PATIENT_ID
+from .proposals import Candidate, Extraction, ExtractionError, Rejected
 from .statements import asserted_in, relative_subject
 
 MEMORY_TYPES = CLINICAL_TYPES

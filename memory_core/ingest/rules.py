@@ -41,26 +41,17 @@ from . import names
 from .dates import DateSpan, session_date
 from .dialogue import (
     AFFIRM,
-    moment,
     DECLARED,
     REQUEST,
     TITLED,
     Sentence,
     State,
     about_other,
+    moment,
     sentences,
     split,
 )
 from .proposals import Candidate, Extraction
-from .statements import (
-    FAMILY,
-    PATIENT,
-    asserted_in,
-    family_history,
-    proxy_self,
-    stated,
-    third_party,
-)
 from .sentence import (
     REASON,
     Drug,
@@ -70,6 +61,15 @@ from .sentence import (
     dose_after,
     freq_after,
     results,
+)
+from .statements import (
+    FAMILY,
+    PATIENT,
+    asserted_in,
+    family_history,
+    proxy_self,
+    stated,
+    third_party,
 )
 
 __all__ = ["RuleExtractor", "Sentence", "sentences"]
@@ -278,9 +278,7 @@ class RuleExtractor:
             prev = s
             if about_other(patient_id, s, st) or st.refers_to_other(s):
                 emit(self._family(s), s.speaker)  # "my son stays with me": the patient's support
-                fh = [
-                    (x.type, x.content, 0.7, None, s.start, s.end) for x in family_history(s)
-                ]
+                fh = [(x.type, x.content, 0.7, None, s.start, s.end) for x in family_history(s)]
                 emit(iter(fh), s.speaker, FAMILY)
                 continue
             if proxy_self(s.text, s.relation) or third_party(
@@ -338,9 +336,7 @@ class RuleExtractor:
         self, q: Sentence, qr: Named, answer: Sentence, ar: Named, st: State
     ) -> Iterator[Item]:
         """A clinician's question the patient confirmed, read as the patient's statement."""
-        stmt = Sentence(
-            q.text.rstrip(" ?") + ".", q.start, q.end, "patient", q.turn, sent=q.sent
-        )
+        stmt = Sentence(q.text.rstrip(" ?") + ".", q.start, q.end, "patient", q.turn, sent=q.sent)
         read = Named(stmt, ar.session)
         for mtype, content, conf, created, _s, _e in self._sentence(
             stmt, read, st, extra_dates=ar.dates, confirmed=True

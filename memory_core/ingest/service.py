@@ -204,11 +204,12 @@ def extract_memories(
             )
             continue
         try:
-            sent = [moment(x, session) for x in sents if x.start <= c.start < x.end or (
-                c.start < x.start and x.end <= c.end)]
-            content, mtype, imp, created = _check(
-                engine, pid, transcript, c, at, session, sent
-            )
+            sent = [
+                moment(x, session)
+                for x in sents
+                if x.start <= c.start < x.end or (c.start < x.start and x.end <= c.end)
+            ]
+            content, mtype, imp, created = _check(engine, pid, transcript, c, at, session, sent)
         except ValidationError as exc:
             out.rejected.append(Rejected(i, str(exc), c.content[:200]))
             continue

@@ -76,7 +76,7 @@ _WORD = re.compile(r"[a-z0-9]+(?:['’-][a-z0-9]+)*")
 
 @cache
 def _stemmer() -> object:
-    import Stemmer  # PyStemmer: Snowball's English stemmer
+    import Stemmer  # type: ignore[import-not-found]  # PyStemmer (no stubs): Snowball's English
 
     return Stemmer.Stemmer("english")
 
@@ -189,7 +189,9 @@ def third_person(text: str, speaker: str, relation: str) -> str:
 
 
 # --- about whom ---------------------------------------------------------------------------------
-_FIRST_SUBJECT = re.compile(r"^(?:\W*(?:and|but|so|well|oh|also|yes|no)\b)*\W*(i|i'm|i've|i'd|my|me)\b", re.I)
+_FIRST_SUBJECT = re.compile(
+    r"^(?:\W*(?:and|but|so|well|oh|also|yes|no)\b)*\W*(i|i'm|i've|i'd|my|me)\b", re.I
+)
 
 
 def relative_subject(text: str, relation: str) -> str | None:
@@ -200,7 +202,9 @@ def relative_subject(text: str, relation: str) -> str | None:
     c = cues()
     ws = words_of(text)
     for i, w in enumerate(ws[:8]):
-        if w in c.relatives and (i == 0 or ws[i - 1] in ("my", "his", "her", "their", "your", "our", "the", "a")):
+        if w in c.relatives and (
+            i == 0 or ws[i - 1] in ("my", "his", "her", "their", "your", "our", "the", "a")
+        ):
             if relation and w in _PATIENT_AS.get(relation, ()):  # the proxy's "my mum": the patient
                 continue
             return w
@@ -210,7 +214,9 @@ def relative_subject(text: str, relation: str) -> str | None:
 _THIRD_PERSON = re.compile(r"\b(?:he|she|he's|she's|his|her|him|hers)\b", re.I)
 _THIRD_SUBJECT = re.compile(r"\b(?:he|she|he's|she's)\b", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|we're|our)\b", re.I)
-_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,})(?:'s|’s|\s+(?:who|is|has|takes|was|had|gets|uses)\b)")
+_NAME = re.compile(
+    r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,})(?:'s|’s|\s+(?:who|is|has|takes|was|had|gets|uses)\b)"
+)
 _NOT_NAMES = frozenset(
     {"The", "This", "That", "Then", "And", "But", "Yes", "Hello", "Thanks", "Okay", "Doctor",
      "Nurse", "Patient", "Mum", "Dad", "Sorry", "Please", "Well", "Just", "Also", "Monday",
@@ -245,7 +251,9 @@ def third_party(text: str, speaker: str, relation: str, patient_name: str | None
             return True  # "she's on the alendronate", said by her husband
         third = _THIRD_PERSON.search(text)
         first = _FIRST_PERSON.search(text)
-        return bool(third) and (first is None or third.start() < first.start())
+        if third is None:
+            return False
+        return first is None or third.start() < first.start()
     return False
 
 
@@ -257,7 +265,16 @@ def proxy_self(text: str, relation: str) -> bool:
     if not relation or _FIRST_SUBJECT.match(text.strip()) is None:
         return False
     ws = set(words_of(text))
-    patient_words = {"she", "he", "her", "him", "his", "she's", "he's", *_PATIENT_AS.get(relation, ())}
+    patient_words = {
+        "she",
+        "he",
+        "her",
+        "him",
+        "his",
+        "she's",
+        "he's",
+        *_PATIENT_AS.get(relation, ()),
+    }
     return not (ws & patient_words)
 
 
@@ -395,7 +412,4 @@ def asserted_in(evidence: str, content: str, mtype: str, relation: str = "") -> 
         alts = "|".join(names)
         evidence = re.sub(rf"\b(?:my|our) (?:{alts})\b", "the patient", evidence, flags=re.I)
     said = read(evidence, mtype)
-    for f in said.facts:
-        if f.key in keys and f.contexts & _NOT_THE_PATIENTS:
-            return False
-    return True
+    return not any(f.key in keys and f.contexts & _NOT_THE_PATIENTS for f in said.facts)
