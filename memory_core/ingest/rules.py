@@ -144,9 +144,11 @@ _WORK = re.compile(
 )
 _FAMILY = re.compile(
     r"\bmy (daughter|son|wife|husband|partner|carer|caregiver|neighbou?r|sister|brother) "
-    r"((?:helps|visits|manages|drives|checks|cooks|sorts|stays|comes)\b[^.,;!?]*)"
+    r"((?:helps|visits|manages|drives|checks|cooks|sorts|stays|comes)\b[^.,;!?]{0,60})"
 )
 _SO_STOPPED = re.compile(r"\b(?:so|and so|which is why)\b[^.;]{0,25}\b(?:stop\w*|came off|quit)\b")
+#: the most words a stated reason keeps ("because of the cough", "as it upset my stomach")
+MAX_REASON_WORDS = 12
 #: a sentence about tests taken (its date dates the results said next)
 _TESTS = re.compile(
     r"\b(bloods?|blood tests?|tests?|results?|labs?|laborator\w*|sample|taken|done|checked)\b"
@@ -553,7 +555,8 @@ class RuleExtractor:
                 text = f"Patient stopped {d.phrase}{on}"
                 why = REASON.search(s.text, d.end)
                 if why:
-                    reason = _clean(why.group("why"))
+                    # a reason is a few words (unpunctuated speech runs on to the turn's end)
+                    reason = " ".join(_clean(why.group("why")).split()[:MAX_REASON_WORDS])
                     text += f" because {'of ' if why.group('of') else ''}{_third_person(reason)}"
                 elif adverse:
                     text += " because of " + adverse[0][1].split(" reports ", 1)[1].split(" on ")[0]

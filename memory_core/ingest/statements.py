@@ -24,7 +24,7 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 from ..facts.model import Context, KeyKind
@@ -51,6 +51,8 @@ PATIENT = "patient"
 #: Kinds a sentence the specific rules read may still state (a plan beside a dose change);
 #: its findings, conditions and habits are the rules' items' setting, not facts of their own.
 DISTINCT = frozenset({"care_plan", "immunization", "procedure"})
+#: The longest clause read as one statement, in characters.
+MAX_CLAUSE = 400
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,10 @@ class Kind:
     speakers: frozenset[str]
     needs: str
     cues: tuple[tuple[str, ...], ...]  # each cue as its words' stems
+
+    @property
+    def first(self) -> frozenset[str]:
+        return _firsts(self.cues)
 
 
 @dataclass(frozen=True)
@@ -114,6 +120,29 @@ def cues() -> Cues:
     )
 
 
+@cache
+def _firsts(phrases: tuple[tuple[str, ...], ...]) -> frozenset[str]:
+    return frozenset(p[0] for p in phrases)
+
+
+@cache
+def _by_first(phrases: tuple[tuple[str, ...], ...]) -> dict[str, tuple[tuple[str, ...], ...]]:
+    out: dict[str, list[tuple[str, ...]]] = {}
+    for p in phrases:
+        out.setdefault(p[0], []).append(p)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def any_phrase(seq: Sequence[str], phrases: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether any phrase (stems) occurs in ``seq``: linear in the clause's words."""
+    index = _by_first(phrases)
+    for i, w in enumerate(seq):
+        for p in index.get(w, ()):
+            if tuple(seq[i : i + len(p)]) == p:
+                return True
+    return False
+
+
 def has_phrase(seq: Sequence[str], phrase: Sequence[str]) -> bool:
     n = len(phrase)
     return any(tuple(seq[i : i + n]) == tuple(phrase) for i in range(len(seq) - n + 1))
@@ -122,7 +151,7 @@ def has_phrase(seq: Sequence[str], phrase: Sequence[str]) -> bool:
 def hedged(text: str) -> bool:
     """A suggestion, something to consider or a condition: no decision."""
     st = stems(words_of(text))
-    return any(has_phrase(st, h) for h in cues().hedges)
+    return any_phrase(st, cues().hedges)
 
 
 #: a medicine the patient takes, said by them ("I take", "I'm on", "I bought"), by whoever
@@ -352,9 +381,31 @@ def stated(
 ) -> Iterator[Stated]:
     """The kinds of statement a sentence's clauses make of the patient (first kind whose cues
     and needs a clause carries), skipping types the specific rules already read from it."""
+    return iter(_stated(s.text, s.speaker, s.relation, done_types, drugs_done, patient_name))
+
+
+@lru_cache(maxsize=4096)
+def _stated(
+    text_: str,
+    speaker: str,
+    relation: str,
+    done_types: frozenset[str],
+    drugs_done: bool,
+    patient_name: str | None,
+) -> tuple[Stated, ...]:
+    """:func:`stated` of one sentence's words (pure, so a sentence said again is read once)."""
+    s = Sentence(text_, 0, len(text_), speaker, relation=relation)
+    return tuple(_each(s, done_types, drugs_done, patient_name))
+
+
+def _each(
+    s: Sentence, done_types: frozenset[str], drugs_done: bool, patient_name: str | None
+) -> Iterator[Stated]:
     who = "clinician" if s.speaker == "clinician" else "patient"
     for a, b in clauses(s):
         text = s.text[a:b]
+        if b - a > MAX_CLAUSE:
+            continue  # no clause of one statement is this long (an unpunctuated turn)
         if proxy_self(text, s.relation) or relative_subject(text, s.relation):
             continue
         if third_party(text, s.speaker, s.relation, patient_name):
@@ -362,13 +413,14 @@ def stated(
         st = stems(words_of(text))
         if not st:
             continue
+        present = set(st)
         is_hedged = hedged(text)
         for k in cues().kinds:
             if who not in k.speakers or k.type in done_types:
                 continue
             if done_types and k.type not in DISTINCT:
                 continue  # the rules read this sentence: its findings are theirs
-            cue = any(has_phrase(st, c) for c in k.cues)
+            cue = bool(k.first & present) and any_phrase(st, k.cues)
             if not cue and k.needs in ("any",):
                 continue
             if not _needs(k.needs, text, cue):
@@ -404,12 +456,26 @@ def asserted_in(evidence: str, content: str, mtype: str, relation: str = "") -> 
     who speaks for the patient (a daughter's "my mum" is the patient)."""
     from .dialogue import _PATIENT_AS
 
-    keys = {f.key for f in read(content, mtype).facts if f.kind is not KeyKind.QUESTION}
-    if not keys:
+    wanted = [f for f in read(content, mtype).facts if f.kind is not KeyKind.QUESTION]
+    if not wanted:
         return True
     names = _PATIENT_AS.get(relation, ())
     if names:
         alts = "|".join(names)
-        evidence = re.sub(rf"\b(?:my|our) (?:{alts})\b", "the patient", evidence, flags=re.I)
+        evidence = re.sub(rf"\b(?:(?:my|our) )?(?:{alts})\b", "the patient", evidence, flags=re.I)
+    return all(_asserted_near(evidence, f.text, f.key, mtype) for f in wanted)
+
+
+#: How far either side of a thing the assertion step reads a long evidence (a sentence of an
+#: unpunctuated speech-to-text turn can be the whole turn): reading stays linear.
+NEAR = 240
+
+
+def _asserted_near(evidence: str, words: str, key: str, mtype: str) -> bool:
+    if len(evidence) > 2 * NEAR:
+        at = evidence.lower().find(words.lower()) if words else -1
+        if at < 0:
+            return True  # named otherwise in the evidence (a pronoun, a brand): not checked
+        evidence = evidence[max(0, at - NEAR) : at + len(words) + NEAR]
     said = read(evidence, mtype)
-    return not any(f.key in keys and f.contexts & _NOT_THE_PATIENTS for f in said.facts)
+    return not any(f.key == key and f.contexts & _NOT_THE_PATIENTS for f in said.facts)
