@@ -83,10 +83,16 @@ def _patterns() -> dict[str, re.Pattern[str]]:
             r"\b(today|this morning|this afternoon|this evening|tonight|earlier today)\b"
         ),
         "yesterday": re.compile(r"\b(yesterday|last night)\b"),
-        "week": re.compile(r"\b(last|this|previous|past) week\b"),
+        "week": re.compile(r"(?<!over the )(?<!in the )(?<!for the )\b(last|this|previous|past) week\b"),
+        # "the 16th", "Wednesday the 2nd", "the 2nd of this month": a day of this month (or
+        # the last one not after the session)
+        "nth": re.compile(
+            r"\bthe (\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|"
+            r"sep|oct|nov|dec)[a-z]*\b)(?: of (this|last) month)?"
+        ),
         "month": re.compile(r"\b(last|this|previous|past) month\b"),
         "ago": re.compile(rf"\b{num}\s+(day|days|week|weeks|month|months|year|years)\s+ago\b"),
-        "weekday": re.compile(rf"\b(?:(on|last|this past)\s+)?({wd})\b"),
+        "weekday": re.compile(rf"\b(?:(on|last|this past)\s+)?({wd})\b(?!,?\s+the\s+\d)"),
         "weekday_short": re.compile(
             r"\b(on|last|this past)\s+(mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)\b\.?"
         ),
@@ -218,6 +224,16 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
         if mt.group(1) != "this":
             monday -= timedelta(days=7)
         add(mt.start(), mt.end(), monday, "week")
+    for mt in p["nth"].finditer(low):
+        dom = int(mt.group(1))
+        back = 1 if mt.group(2) == "last" else 0
+        first = _month_back(session, back)
+        with contextlib.suppress(ValueError):
+            at = datetime(first.year, first.month, dom, tzinfo=UTC)
+            if at > day(session) and mt.group(2) is None:
+                prev = _month_back(session, 1)
+                at = datetime(prev.year, prev.month, dom, tzinfo=UTC)
+            add(mt.start(), mt.end(), at, "day")
     for mt in p["month"].finditer(low):
         add(mt.start(), mt.end(), _month_back(session, 0 if mt.group(1) == "this" else 1), "month")
     for mt in p["ago"].finditer(low):

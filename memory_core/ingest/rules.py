@@ -38,7 +38,7 @@ from datetime import datetime
 
 from ..facts.lexicon import lexicon
 from . import names
-from .dates import DateSpan, session_date
+from .dates import DateSpan, day, session_date
 from .dialogue import (
     AFFIRM,
     DECLARED,
@@ -217,6 +217,7 @@ class RuleExtractor:
             whose: str = PATIENT,
             check: bool = False,
             relation: str = "",
+            default_at: datetime | None = None,
         ) -> set[str]:
             """Add the items; ``check``: drop an item whose thing the evidence does not assert
             of the patient (another person's, hypothetical, negated, asked -- the assertion
@@ -231,6 +232,8 @@ class RuleExtractor:
                 seen.add(key)
                 if speaker == "unknown":
                     conf -= 0.1
+                if created is None:
+                    created = default_at  # a message's fact: its send date, if not the session's
                 added.add(mtype)
                 out.candidates.append(
                     Candidate(
@@ -245,7 +248,9 @@ class RuleExtractor:
                 )
             return added
 
-        def general(s: Sentence, r: Named, done: set[str]) -> None:
+        def general(
+            s: Sentence, r: Named, done: set[str], default_at: datetime | None = None
+        ) -> None:
             """What the specific rules did not read: plans, conditions, observations, ..."""
             items = []
             for x in stated(
@@ -258,7 +263,7 @@ class RuleExtractor:
                 at = when[0].at if when else None
                 conf = 0.7 if x.type == "care_plan" else 0.65
                 items.append((x.type, x.content, conf, at, s.start, s.end))
-            emit(iter(items), s.speaker)
+            emit(iter(items), s.speaker, default_at=default_at)
 
         prev: Sentence | None = None
         for s in sents:
@@ -302,8 +307,16 @@ class RuleExtractor:
             if s.question and not (s.speaker != "clinician" and REQUEST.match(s.text)):
                 self._note_topics(r, st)
                 continue
-            done = emit(self._sentence(s, r, st), s.speaker, check=True, relation=s.relation)
-            general(s, r, done)
+            sent_day = day(moment(s, session))
+            default_at = sent_day if sent_day < day(session) else None
+            done = emit(
+                self._sentence(s, r, st),
+                s.speaker,
+                check=True,
+                relation=s.relation,
+                default_at=default_at,
+            )
+            general(s, r, done, default_at)
             self._note_topics(r, st)
         emit(self._flush_allergy(st), "patient")
         return out
@@ -564,7 +577,10 @@ class RuleExtractor:
                 yield "medication", text, conf, at, *span
             elif _UP.search(window) or _UP.search(after) or _DOWN.search(window + " " + later):
                 to = re.search(
-                    r"\bto\s+(\d+(?:[.,]\d+)?\s?(?:mg|mcg|units?|g|ml)\b)", s.text[d.end :]
+                    r"\bto\s+(\d+(?:[.,]\d+)?\s?(?:mg|mcg|units?|g|ml|milligrams?|micrograms?|"
+                    r"grams?)\b)",
+                    s.text[d.end :],
+                    re.I,
                 )
                 verb = "increased" if (_UP.search(window) or _UP.search(after)) else "decreased"
                 text = f"Patient's {d.phrase} dose {verb}"
@@ -595,7 +611,7 @@ class RuleExtractor:
     def _readings(self, s: Sentence, r: Named, st: State) -> Iterator[Item]:
         conf = 0.9 if s.speaker == "clinician" else 0.8
         found = results(s, r, st)
-        if not found and r.dates and _TESTS.search(s.low):
+        if r.dates and _TESTS.search(s.low):
             # "I had my kidney bloods done yesterday.": the date of the results said next
             st.test_date = (r.dates[-1], s.turn, s.start)
         carried = st.test_date if st.test_date and s.turn - st.test_date[1] <= 1 else None

@@ -203,17 +203,39 @@ def dose_after(text: str, pos: int, limit: int = 45) -> str:
         text, pos, min(len(text), pos + limit)
     )
     if not m:
-        return ""
+        # a strength said right after the drug's name ("Aspirin 81, once a day", "gliclazide
+        # 80 twice a day"): the number is its dose in the unit the name implies (none written)
+        bare = _BARE_STRENGTH.match(text, pos)
+        return bare.group(1).replace(",", ".") if bare else ""
     unit = m.group(2).lower()
-    unit = {
-        "unit": "units",
-        "micrograms": "mcg",
-        "microgram": "mcg",
-        "iu": "units",
-        "ug": "mcg",
-    }.get(unit, unit)
+    unit = DOSE_UNIT_SPELLINGS.get(unit, unit)
     value = m.group(1).replace(",", ".")
-    return f"{value} {unit}" if unit == "units" else f"{value}{unit}"
+    return f"{value} {unit}" if unit == "units" else f"{value} {unit}"
+
+
+#: Dose units as said, written as the chart writes them ("10 milligrams" -> "10 mg").
+DOSE_UNIT_SPELLINGS = {
+    "unit": "units",
+    "micrograms": "mcg",
+    "microgram": "mcg",
+    "iu": "units",
+    "ug": "mcg",
+    "milligrams": "mg",
+    "milligram": "mg",
+    "mgs": "mg",
+    "grams": "g",
+    "gram": "g",
+    "millilitres": "ml",
+    "milliliters": "ml",
+    "millilitre": "ml",
+    "milliliter": "ml",
+}
+#: a number right after a drug's name, before a frequency, a comma or the end (no unit)
+_BARE_STRENGTH = re.compile(
+    r"\s*(?:succinate|tartrate|er|xr|sr|mr)?\s*(\d+(?:[.,]\d+)?)(?=\s*(?:,|\.|$|once|twice|"
+    r"three|four|daily|a day|every|each|at|in the|one|two|bd|od|tds|qds|mg|mcg))",
+    re.I,
+)
 
 
 def freq_after(r: Named, pos: int, limit: int = 60) -> str:
@@ -292,7 +314,7 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
             end = u.end() if u else m.end()
             raw.append((analyte, m.group(1).replace(",", "."), unit, m.start(), end))
             pos = last = end
-    return _one_date_for_all(pair_dates(raw, r.dates, len(s.text), s.text), r.dates)
+    return _one_date_for_all(pair_dates(raw, r.dates, len(s.text), s.text), r.dates, s.text)
 
 
 @cache
@@ -312,7 +334,13 @@ def with_date(x: Result, d: DateSpan) -> Result:
     return Result(x.analyte, x.value, x.unit, x.start, x.end, d)
 
 
-def _one_date_for_all(found: list[Result], dates: list[DateSpan]) -> list[Result]:
+_COMPARED = re.compile(
+    r"\b(than|from|compared|previous|previously|before|down|up|last time|was|were|used to)\b",
+    re.I,
+)
+
+
+def _one_date_for_all(found: list[Result], dates: list[DateSpan], text: str) -> list[Result]:
     """A sentence with one date and results it did not pair: the date is theirs too when it
     is said after them all ("LDL 3.1 and total cholesterol 5.4, taken on 20 November") or is
     the only date any result took ("heart rate today is 68 and weight 91 kg")."""
@@ -323,7 +351,8 @@ def _one_date_for_all(found: list[Result], dates: list[DateSpan]) -> list[Result
         x.end for x in found
     )
     dated = [x for x in found if x.date is not None]
-    if after_all or (len(dated) == 1 and dated[0].date is only):
+    compared = _COMPARED.search(text)  # "52, lower than the 56 in November": one value's date
+    if after_all or (len(dated) == 1 and dated[0].date is only and not compared):
         return [x if x.date else with_date(x, only) for x in found]
     return found
 

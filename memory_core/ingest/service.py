@@ -15,7 +15,7 @@ from .. import validation as v
 from ..errors import ConflictError, ValidationError
 from ..importance import default_importance
 from ..values import AddResult
-from .dates import dates_in, future_session_date, session_date
+from .dates import dates_in, day, future_session_date, session_date
 from .dialogue import PATIENT_ID, moment, split
 from .fhir import FhirImportReport
 from .fhir import import_fhir as _import_fhir
@@ -92,6 +92,7 @@ def _check(
         raise ValidationError("confidence", f"must be between 0 and 1, got {c.confidence!r}")
     created = now if c.created_at is None else v.timestamp(c.created_at, "created_at", now)
     said = [d.at for at in dict.fromkeys(anchors) for d in dates_in(evidence, at)]
+    said += [day(at) for at in anchors[1:]]  # the send date of the message it is said in
     if c.created_at is not None and created not in said:
         raise ValidationError(
             "created_at", f"{created:%Y-%m-%d} is no date the evidence says ({evidence[:80]!r})"
