@@ -83,7 +83,9 @@ def _patterns() -> dict[str, re.Pattern[str]]:
             r"\b(today|this morning|this afternoon|this evening|tonight|earlier today)\b"
         ),
         "yesterday": re.compile(r"\b(yesterday|last night)\b"),
-        "week": re.compile(r"(?<!over the )(?<!in the )(?<!for the )\b(last|this|previous|past) week\b"),
+        "week": re.compile(
+            r"(?<!over the )(?<!in the )(?<!for the )\b(last|this|previous|past) week\b"
+        ),
         # "the 16th", "Wednesday the 2nd", "the 2nd of this month": a day of this month (or
         # the last one not after the session)
         "nth": re.compile(
