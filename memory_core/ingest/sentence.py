@@ -210,7 +210,7 @@ def dose_after(text: str, pos: int, limit: int = 45) -> str:
     unit = m.group(2).lower()
     unit = DOSE_UNIT_SPELLINGS.get(unit, unit)
     value = m.group(1).replace(",", ".")
-    return f"{value} {unit}" if unit == "units" else f"{value} {unit}"
+    return f"{value} {unit}"
 
 
 #: Dose units as said, written as the chart writes them ("10 milligrams" -> "10 mg").
