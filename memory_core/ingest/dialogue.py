@@ -190,7 +190,10 @@ AFFIRM = re.compile(
     re.I,
 )
 #: a patient's question that asks for something ("Could you email me the letter?")
-REQUEST = re.compile(r"^(?:could|can|would|will) you\b|^please\b", re.I)
+REQUEST = re.compile(
+    r"^(?:[\w']+\s+){0,3}?(?:could|can|would|will) (?:you|u)\b|^please\b|\b(?:please|pls|plz)\b",
+    re.I,
+)
 #: a statement with a question tagged on ("I'm still on X, is that okay?")
 DECLARED = re.compile(
     r"^((?:i|i'm|i am|i've|i have|my|she|he|she's|he's|we)\b.*),\s*[^,]*\?\s*$", re.I

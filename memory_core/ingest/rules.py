@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from ..facts.lexicon import lexicon
@@ -63,6 +64,7 @@ from .sentence import (
     results,
 )
 from .statements import (
+    as_request,
     FAMILY,
     PATIENT,
     asserted_in,
@@ -305,6 +307,9 @@ class RuleExtractor:
                     )
                     r = Named(s, moment(s, session))
             if s.question and not (s.speaker != "clinician" and REQUEST.match(s.text)):
+                asked = as_request(s.text) if s.speaker == "clinician" else None
+                if asked:  # "Can you keep a note of his mood?": an instruction, a plan
+                    general(replace(s, text=asked), Named(replace(s, text=asked), session), set())
                 self._note_topics(r, st)
                 continue
             sent_day = day(moment(s, session))

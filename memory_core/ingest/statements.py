@@ -50,7 +50,7 @@ FAMILY = "family history"
 PATIENT = "patient"
 #: Kinds a sentence the specific rules read may still state (a plan beside a dose change);
 #: its findings, conditions and habits are the rules' items' setting, not facts of their own.
-DISTINCT = frozenset({"care_plan", "immunization", "procedure"})
+DISTINCT = frozenset({"care_plan", "immunization", "procedure", "condition"})
 #: The longest clause read as one statement, in characters.
 MAX_CLAUSE = 400
 
@@ -75,6 +75,9 @@ class Cues:
     negations: frozenset[str]
     relatives: frozenset[str]
     others: frozenset[str]
+    conditions: tuple[tuple[str, ...], ...] = ()
+    plan_markers: tuple[tuple[str, ...], ...] = ()
+    requests: tuple[str, ...] = ()
 
 
 _WORD = re.compile(r"[a-z0-9]+(?:['’-][a-z0-9]+)*")
@@ -117,6 +120,9 @@ def cues() -> Cues:
         frozenset(raw["negations"]),
         frozenset(raw["relatives"]),
         frozenset(raw["others"]),
+        phrases(raw["conditions"]),
+        phrases(raw["plan_markers"]),
+        tuple(raw["requests"]),
     )
 
 
@@ -135,12 +141,29 @@ def _by_first(phrases: tuple[tuple[str, ...], ...]) -> dict[str, tuple[tuple[str
 
 def any_phrase(seq: Sequence[str], phrases: tuple[tuple[str, ...], ...]) -> bool:
     """Whether any phrase (stems) occurs in ``seq``: linear in the clause's words."""
+    return first_at(seq, phrases) is not None
+
+
+def first_at(seq: Sequence[str], phrases: tuple[tuple[str, ...], ...]) -> int | None:
+    """Where the first phrase (stems) of ``phrases`` begins in ``seq``, or None."""
     index = _by_first(phrases)
     for i, w in enumerate(seq):
         for p in index.get(w, ()):
             if tuple(seq[i : i + len(p)]) == p:
-                return True
-    return False
+                return i
+    return None
+
+
+def as_request(text: str) -> str | None:
+    """A clinician's question that asks for something done ("Can you keep checking lying and
+    standing pressures each morning?"), as the instruction it is; None for another question."""
+    low = text.lower().strip()
+    for r in cues().requests:
+        m = re.match(rf"^(?:[\w']+,\s*)?(?:\w+\s+){{0,2}}?{re.escape(r)}\s+(?:please\s+)?", low)
+        if m:
+            rest = text.strip()[m.end() :].rstrip(" ?")
+            return rest[:1].upper() + rest[1:] + "." if rest else None
+    return None
 
 
 def has_phrase(seq: Sequence[str], phrase: Sequence[str]) -> bool:
@@ -414,26 +437,35 @@ def _each(
         if not st:
             continue
         present = set(st)
+        c = cues()
         is_hedged = hedged(text)
-        for k in cues().kinds:
+        cond_at = first_at(st, c.conditions)
+        for k in c.kinds:
             if who not in k.speakers or k.type in done_types:
                 continue
             if done_types and k.type not in DISTINCT:
                 continue  # the rules read this sentence: its findings are theirs
-            cue = bool(k.first & present) and any_phrase(st, k.cues)
+            cue_at = first_at(st, k.cues) if k.first & present else None
+            cue = cue_at is not None
             if not cue and k.needs in ("any",):
                 continue
             if not _needs(k.needs, text, cue):
                 continue
-            if is_hedged:
+            plan = k.type == "care_plan"
+            if plan and not any_phrase(st, c.plan_markers):
+                continue  # a test or a service named, not a plan made
+            decided = not is_hedged or (who == "patient" and not plan)  # "maybe twice a week"
+            conditional = cond_at is not None and (not plan or cond_at < (cue_at or 0))
+            if not decided or conditional:
                 break  # a suggestion, a condition, something to consider: no fact
             _found, blocked = _kinds_found(text, k.type)
             if blocked:
                 break
-            body = third_person(text, s.speaker, s.relation)
+            said = s.text[a:].strip() if plan else text  # a plan's details follow it
+            body = third_person(said, s.speaker, s.relation)
             if len(body) < 8:
                 break
-            yield Stated(k.type, f"{k.label}: {body}", a, b)
+            yield Stated(k.type, f"{k.label}: {body}", a, b if not plan else len(s.text))
             break
         else:
             if not drugs_done and not is_hedged and _drug(text):
