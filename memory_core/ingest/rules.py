@@ -109,7 +109,10 @@ _START = re.compile(
     r"\b(started|starting|start|begin|began|initiat\w+|put (?:you |him |her |me |them )?on|"
     r"prescrib\w+|adding|add)\b"
 )
-_SWITCH = re.compile(r"\b(switch\w*|chang\w+|mov\w+)\b[^.]*?\bfrom\b")
+_SWITCH = re.compile(
+    r"\b(switch\w*|chang\w+|mov\w+)\b[^.]*?\bfrom\b|\bstop\w*\b[^.]*?\band (?:switch|change|move)\w*"
+    r" (?:you |him |her |them )?(?:over )?to\b"
+)
 _UP = re.compile(r"\b(increas\w+|rais\w+|upp\w+|titrat\w+ up|bump\w* up|went up|go up)\b")
 _DOWN = re.compile(
     r"\b(decreas\w+|reduc\w+|lower\w*|cut\w* (?:it |them |that )?(?:back|down)|went down|"
@@ -691,8 +694,10 @@ class RuleExtractor:
         yield from self._household(s, r)
         if m := _SMOKE.search(low):
             if m.group(1):
-                year = f" in {m.group(2)}" if m.group(2) else ""
-                yield "social", f"Patient quit smoking{year}", 0.85, None, *span
+                when = None if m.group(2) else date_for(r, m.start(), m.end())
+                year = f" in {m.group(2)}" if m.group(2) else (f" {when.phrase}" if when else "")
+                at = when.at if when else None
+                yield "social", f"Patient quit smoking{year}", 0.85, at, *span
             elif m.group(3):
                 yield "social", "Patient does not smoke", 0.85, None, *span
             else:

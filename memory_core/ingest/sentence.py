@@ -27,6 +27,13 @@ REASON = re.compile(
     r"\b(?:(?P<of>because of|due to)|because|since|as it|as they)\b\s*"
     r"(?P<why>(?:(?!,\s*(?:and|but|so)\b)[^.;!?,])+)"
 )
+#: a sentence that is a value, said just after its measurement was named ("Now your blood
+#: pressure. ... 148 over 90."; "84.5 kilos."; "Best was 360")
+_BARE_VALUE = re.compile(
+    r"^\W*(?:(?:about|around|roughly|nearly|just over|just under|best was|worst was|it's|it is|"
+    r"that's|that is|so)\s+)?\d+(?:[.,]\d+)?(?:\s*(?:/|over)\s*\d+)?\b(?:\s*\S+){0,4}\W*$",
+    re.I,
+)
 #: a pronoun standing for a measurement ("it was 2.6")
 _LAB_PRONOUN = re.compile(r"\b(it|that)\s+(?:was|is|came back|were|went|had gone)\b", re.I)
 
@@ -277,7 +284,8 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
             and st.question is not None
             and any(a is topic for _x, _y, a in st.question[1].analytes)
         )
-        if not lab_pronoun and not asked:
+        bare = _BARE_VALUE.match(s.text)  # "148 over 90.", "84.5 kilos.", "Best was 360"
+        if not lab_pronoun and not asked and not bare:
             return []
         pos = lab_pronoun.end() if lab_pronoun else 0
         mentions = [(pos, pos, topic)]
@@ -306,15 +314,30 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
             if any(a <= m.start() < e for a, e in taken):
                 continue
             u = unit_re.match(s.text, m.end())
-            if u is None and _NOT_A_VALUE.match(s.text, m.end()):
+            spelled = None if u else _analyte_unit_after(analyte, s.text, m.end())
+            if u is None and spelled is None and _NOT_A_VALUE.match(s.text, m.end()):
                 if dose_unit_re(dose_units).match(s.text, m.end()):
                     break  # a dose: the results are over
                 continue
-            unit = unit_shown(u.group(1)) if u else ""  # never the analyte's default unit
-            end = u.end() if u else m.end()
+            # never the analyte's default unit: the unit said, as units.json spells it
+            unit = unit_shown(u.group(1)) if u else (spelled[0] if spelled else "")
+            end = u.end() if u else (spelled[1] if spelled else m.end())
             raw.append((analyte, m.group(1).replace(",", "."), unit, m.start(), end))
             pos = last = end
     return _one_date_for_all(pair_dates(raw, r.dates, len(s.text), s.text), r.dates, s.text)
+
+
+def _analyte_unit_after(analyte: Analyte, text: str, pos: int) -> tuple[str, int] | None:
+    """A unit of the analyte's written after ``pos`` in any spelling units.json knows ("84.5
+    kilos": kg), as its code; None when none is."""
+    from ..facts import units as facts_units
+
+    found = facts_units.unit_after(lexicon(), text, pos)
+    if found is None:
+        return None
+    unit, end = found
+    codes = {facts_units.key(c) for c in analyte.units}
+    return (unit.code, end) if facts_units.key(unit.code) in codes else None
 
 
 @cache

@@ -132,11 +132,34 @@ def _outside_physiology(content: str, mtype: str) -> str:
         m = _VALUE.search(content, at + len(f.text)) if at >= 0 else None
         value = f"{m.group(1)} {m.group(2) or ''}".strip() if m else ""
         value = value or parts(f.value).get("value", "")
-        if value:
-            why = outside_physiology(lex, analyte, value)
-            if why:
-                return f"{analyte.display}: {why}"
+        if not value:
+            continue
+        number, _, written = value.partition(" ")
+        if not written and _bare_possible(lex, analyte, number):
+            continue  # "haemoglobin was 98": g/L, written without its unit
+        why = outside_physiology(lex, analyte, value)
+        if why:
+            return f"{analyte.display}: {why}"
     return ""
+
+
+def _bare_possible(lex: Any, analyte: Any, number: str) -> bool:
+    """Whether a number written without a unit is within physiology in any unit the analyte
+    is written in."""
+    from ..facts.units import plausible, to_canonical, unit_named
+
+    try:
+        xs = [float(x) for x in number.split("/")]
+    except ValueError:
+        return False
+    for code in analyte.units or (analyte.unit,):
+        unit = unit_named(lex, code)
+        if unit is None:
+            continue
+        cs = [to_canonical(lex, analyte, x, unit) for x in xs]
+        if all(c is not None and plausible(analyte, c) for c in cs):
+            return True
+    return False
 
 
 #: a number (or a pair), and the unit written after it, as a statement gives a result

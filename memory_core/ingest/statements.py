@@ -475,11 +475,13 @@ def _each(
                     yield Stated("medication", f"Medication: {body}", a, b)
 
 
-#: What a rule's item must not rest on: the evidence says its thing of another person, as a
-#: hypothesis or a suggestion, uncertain, or as something read or heard.
-_NOT_THE_PATIENTS = frozenset(
-    {Context.OTHER_PERSON, Context.HYPOTHETICAL, Context.UNCERTAIN, Context.REPORTED}
-)
+#: What a rule's item must not rest on: the evidence says its thing of another person; of a
+#: medicine, an allergy or a reaction also as a hypothesis, uncertain or reported (a result's
+#: own words are the results reader's: "your blood tests from the 12th of May - your kidney
+#: function ..." is read as hypothetical by ConText's "tests for").
+_NOT_THE_PATIENTS = frozenset({Context.OTHER_PERSON})
+_NOT_DECIDED = frozenset({Context.HYPOTHETICAL, Context.UNCERTAIN, Context.REPORTED})
+_DECIDED_TYPES = frozenset({"medication", "allergy", "adverse_reaction"})
 
 
 def asserted_in(evidence: str, content: str, mtype: str, relation: str = "") -> bool:
@@ -510,4 +512,5 @@ def _asserted_near(evidence: str, words: str, key: str, mtype: str) -> bool:
             return True  # named otherwise in the evidence (a pronoun, a brand): not checked
         evidence = evidence[max(0, at - NEAR) : at + len(words) + NEAR]
     said = read(evidence, mtype)
-    return not any(f.key == key and f.contexts & _NOT_THE_PATIENTS for f in said.facts)
+    bad = _NOT_THE_PATIENTS | (_NOT_DECIDED if mtype in _DECIDED_TYPES else frozenset())
+    return not any(f.key == key and f.contexts & bad for f in said.facts)
