@@ -64,9 +64,9 @@ from .sentence import (
     results,
 )
 from .statements import (
-    as_request,
     FAMILY,
     PATIENT,
+    as_request,
     asserted_in,
     family_history,
     proxy_self,
