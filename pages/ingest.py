@@ -188,6 +188,8 @@ def _details(proposals: list[Proposal]) -> None:
                 f"**{i}.** {type_label(p.memory_type)} · {whose} · confidence {p.confidence:.0%}"
             )
             st.text(f"From the words: “{p.evidence}”")
+            if p.dated_by:
+                st.text(f"Dated by: “{p.dated_by}”")
             if p.supersedes:
                 st.text(f"Would replace: {supersede_words(p)}")
 

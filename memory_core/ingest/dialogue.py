@@ -250,7 +250,8 @@ class State:
     patient_name: str | None = None
     pending: list[tuple[Drug, Sentence]] = field(default_factory=list)  # allergens, no reaction
     other_turn: int = -1  # the turn in which someone other than the patient was named last
-    test_date: tuple[DateSpan, int, int] | None = None  # tests' date, its turn, where said
+    #: the tests' date, its turn and where it was said (start, end)
+    test_date: tuple[DateSpan, int, int, int] | None = None
 
     def refers_to_other(self, s: Sentence) -> bool:
         """Whether "she" or "he", as the sentence's subject, is someone other than the patient:

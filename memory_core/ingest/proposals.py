@@ -52,6 +52,8 @@ class Proposal:
     #: whose fact it is: "patient", or "family history" (a relative's condition, kept in the
     #: patient's record as their family history -- never the patient's own condition)
     whose: str = "patient"
+    #: the words that date it, when they are not in its evidence ("" when they are)
+    dated_by: str = ""
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,9 @@ class Candidate:
     patient_id: str | None = None
     created_at: datetime | None = None
     whose: str = "patient"
+    #: where the transcript says the date, when not in the evidence ("Your blood tests from the
+    #: 12th of May" dates the potassium said three turns later)
+    dated_by: tuple[int, int] | None = None
 
 
 @dataclass

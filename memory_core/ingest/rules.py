@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from typing import Any
 from datetime import datetime
 
 from ..facts.lexicon import lexicon
@@ -201,7 +202,9 @@ def _clean(text: str) -> str:
     return re.sub(r"^(the|my|your|his|her|their|a|an|some)\s+", "", text, flags=re.I)
 
 
-Item = tuple[str, str, float, "datetime | None", int, int]  # type, content, conf, date, span
+#: type, content, confidence, date, evidence span (and, where the date is said elsewhere, the
+#: span of the words that say it)
+Item = tuple[Any, ...]
 
 
 class RuleExtractor:
@@ -228,7 +231,8 @@ class RuleExtractor:
             of the patient (another person's, hypothetical, negated, asked -- the assertion
             step). The types added."""
             added: set[str] = set()
-            for mtype, content, conf, created, start, end in items:
+            for mtype, content, conf, created, start, end, *more in items:
+                dated_by = more[0] if more else None
                 key = (mtype, content.lower())
                 if key in seen:
                     continue
@@ -249,6 +253,7 @@ class RuleExtractor:
                         confidence=round(max(0.1, min(conf, 0.99)), 2),
                         created_at=created,
                         whose=whose,
+                        dated_by=dated_by,
                     )
                 )
             return added
@@ -619,23 +624,27 @@ class RuleExtractor:
     def _readings(self, s: Sentence, r: Named, st: State) -> Iterator[Item]:
         conf = 0.9 if s.speaker == "clinician" else 0.8
         found = results(s, r, st)
-        if r.dates and _TESTS.search(s.low):
-            # "I had my kidney bloods done yesterday.": the date of the results said next
-            st.test_date = (r.dates[-1], s.turn, s.start)
-        carried = st.test_date if st.test_date and s.turn - st.test_date[1] <= 1 else None
+        only_date = len(r.dates) == 1 and not re.search(
+            r"\w", s.text[: r.dates[0].start] + s.text[r.dates[0].end :]
+        )
+        if r.dates and (_TESTS.search(s.low) or (only_date and st.test_date is not None)):
+            # "I had my kidney bloods done yesterday." / "Your blood tests from the 12th of May":
+            # the date of the results said next, in this conversation, until another is said
+            st.test_date = (r.dates[-1], s.turn, s.start, s.end)
+        carried = st.test_date
         for x in found:
             shown = names.quantity(x.value, x.unit)
             text = f"Patient's {x.analyte.display} was {shown}"
             created = None
-            start = s.start
+            dated_by = None
             if x.date is not None:
                 text += f" {x.date.phrase}"
                 created = x.date.at
             elif carried is not None and x.analyte.kind != "vital":
-                text += f" {carried[0].phrase}"  # the evidence begins where the date was said
-                created, start = carried[0].at, carried[2]
+                text += f" {carried[0].phrase}"  # the date's own words are its evidence
+                created, dated_by = carried[0].at, (carried[2], carried[3])
             mtype = "vital_sign" if x.analyte.kind == "vital" else "lab_result"
-            yield mtype, text, conf, created, start, s.end
+            yield mtype, text, conf, created, s.start, s.end, dated_by
 
     # --- preferences and social history ---------------------------------------------------------
     def _preference(self, s: Sentence, r: Named, st: State) -> Iterator[Item]:

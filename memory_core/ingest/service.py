@@ -93,6 +93,9 @@ def _check(
     created = now if c.created_at is None else v.timestamp(c.created_at, "created_at", now)
     said = [d.at for at in dict.fromkeys(anchors) for d in dates_in(evidence, at)]
     said += [day(at) for at in anchors[1:]]  # the send date of the message it is said in
+    if c.dated_by is not None and 0 <= c.dated_by[0] < c.dated_by[1] <= len(transcript):
+        dating = transcript[c.dated_by[0] : c.dated_by[1]]
+        said += [d.at for at in dict.fromkeys(anchors) for d in dates_in(dating, at)]
     if c.created_at is not None and created not in said:
         raise ValidationError(
             "created_at", f"{created:%Y-%m-%d} is no date the evidence says ({evidence[:80]!r})"
@@ -290,6 +293,11 @@ def extract_memories(
                 batch_id=out.batch_id,
                 number=len(out) + 1,
                 whose=c.whose,
+                dated_by=(
+                    transcript[c.dated_by[0] : c.dated_by[1]]
+                    if c.dated_by is not None and c.created_at is not None
+                    else ""
+                ),
             )
         )
     return out
