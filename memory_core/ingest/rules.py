@@ -35,8 +35,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
-from typing import Any
 from datetime import datetime
+from typing import Any
 
 from ..facts.lexicon import lexicon
 from . import names
