@@ -111,8 +111,8 @@ _START = re.compile(
     r"prescrib\w+|adding|add)\b"
 )
 _SWITCH = re.compile(
-    r"\b(switch\w*|chang\w+|mov\w+)\b[^.]*?\bfrom\b|\bstop\w*\b[^.]*?\band (?:switch|change|move)\w*"
-    r" (?:you |him |her |them )?(?:over )?to\b"
+    r"\b(switch\w*|chang\w+|mov\w+)\b[^.]*?\bfrom\b"
+    r"|\bstop\w*\b[^.]*?\band (?:switch|change|move)\w* (?:you |him |her |them )?(?:over )?to\b"
 )
 _UP = re.compile(r"\b(increas\w+|rais\w+|upp\w+|titrat\w+ up|bump\w* up|went up|go up)\b")
 _DOWN = re.compile(
@@ -155,6 +155,8 @@ _FAMILY = re.compile(
 _SO_STOPPED = re.compile(r"\b(?:so|and so|which is why)\b[^.;]{0,25}\b(?:stop\w*|came off|quit)\b")
 #: the most words a stated reason keeps ("because of the cough", "as it upset my stomach")
 MAX_REASON_WORDS = 12
+#: a clause that compares values over time: its dates are the values', not the clause's
+_COMPARED_CLAUSE = re.compile(r"\b(?:from \S+ (?:in|on|last)\b|than|compared|used to be)\b", re.I)
 #: a sentence about tests taken (its date dates the results said next)
 _TESTS = re.compile(
     r"\b(bloods?|blood tests?|tests?|results?|labs?|laborator\w*|sample|taken|done|checked)\b"
@@ -258,6 +260,18 @@ class RuleExtractor:
                 )
             return added
 
+        def clause_date(r: Named, a: int, b: int) -> datetime | None:
+            """A clause's date: the one date said in it, else the one date of its sentence
+            said before it ("you came in on July 13th with chest pain, and it turned out you'd
+            had an NSTEMI"); none where a value is compared ("from 44 in August to 38")."""
+            if _COMPARED_CLAUSE.search(r.text[a:b]):
+                return None
+            inside = [d for d in r.dates if a <= d.start < b]
+            if len(inside) == 1:
+                return inside[0].at
+            before = [d for d in r.dates if d.end <= a]
+            return before[0].at if not inside and len(r.dates) == 1 and before else None
+
         def general(
             s: Sentence, r: Named, done: set[str], default_at: datetime | None = None
         ) -> None:
@@ -269,8 +283,7 @@ class RuleExtractor:
                 drugs_done="medication" in done,
                 patient_name=st.patient_name,
             ):
-                when = [d for d in r.dates if x.start <= d.start < x.end]
-                at = when[0].at if when else None
+                at = clause_date(r, x.start, x.end)
                 conf = 0.7 if x.type == "care_plan" else 0.65
                 items.append((x.type, x.content, conf, at, s.start, s.end))
             emit(iter(items), s.speaker, default_at=default_at)
