@@ -250,6 +250,7 @@ class State:
     patient_name: str | None = None
     pending: list[tuple[Drug, Sentence]] = field(default_factory=list)  # allergens, no reaction
     other_turn: int = -1  # the turn in which someone other than the patient was named last
+    addressed_other: bool = False  # the clinician asked a relative of their own health
     #: the tests' date, its turn and where it was said (start, end)
     test_date: tuple[DateSpan, int, int, int] | None = None
 

@@ -101,6 +101,19 @@ _HEDGE = re.compile(
     r"taking|changing))\b"
 )
 _MED_NEG = re.compile(r"\b(not taking|never took|never taken|didn't start|did not start|not on)\b")
+#: a decision not to act on the drug, said before it in its clause ("I'm not going to start a
+#: statin yet", "we'll hold off on the ramipril")
+_NOT_NOW = re.compile(
+    r"\b(not going to|won't|will not|hold off|holding off|no need|(?:don't|do not|doesn't|does "
+    r"not) need|decided against|against starting|not starting|not start)\b"
+)
+#: a start deferred to a later time: a plan, not a medicine taken ("Next month we'll start you
+#: on bisoprolol")
+_LATER = re.compile(
+    r"\b(next (?:week|month|time|visit|appointment|review|year)|in (?:a|one|two|three|four|six|"
+    r"\d+) (?:weeks?|months?)(?! time ago)|at (?:the|your) (?:next )?(?:review|appointment|visit)|"
+    r"after (?:the|your)|once (?:the|your|you)|later on|in the future|down the line)\b"
+)
 _STOP = re.compile(
     r"\b(stopped|stopping|stop taking|discontinued|discontinuing|quit|came off|come off|"
     r"taken off|stopped taking|took (?:you |me |him |her |them )?off|take (?:you |me |him |her )?"
@@ -157,6 +170,11 @@ _SO_STOPPED = re.compile(r"\b(?:so|and so|which is why)\b[^.;]{0,25}\b(?:stop\w*
 MAX_REASON_WORDS = 12
 #: a clause that compares values over time: its dates are the values', not the clause's
 _COMPARED_CLAUSE = re.compile(r"\b(?:from \S+ (?:in|on|last)\b|than|compared|used to be)\b", re.I)
+#: a clinician turning to the relative who came with the patient, about their own health
+_TO_RELATIVE = re.compile(
+    r"\b(your own|you yourself|and how are you|how about you|what about you|and you,|"
+    r"for yourself)\b"
+)
 #: a sentence about tests taken (its date dates the results said next)
 _TESTS = re.compile(
     r"\b(bloods?|blood tests?|tests?|results?|labs?|laborator\w*|sample|taken|done|checked)\b"
@@ -299,6 +317,13 @@ class RuleExtractor:
                 st.question = None
             if s.speaker == "clinician":
                 self._clinician_topics(s, r, st)
+                if new_turn:  # whom the clinician turns to: the patient, or a relative
+                    st.addressed_other = False
+                if _TO_RELATIVE.search(s.low):
+                    st.addressed_other = True
+            elif s.relation and st.addressed_other:
+                prev = s
+                continue  # a relative answering of their own health ("How is your own ...?")
             elif switched and st.question is not None and new_turn:
                 q, qr = st.question
                 if AFFIRM.match(s.text.strip()):
@@ -590,6 +615,8 @@ class RuleExtractor:
             when = date_for(r, d.start, d.end, extra_dates)
             on = f" {when.phrase}" if when else ""
             at = when.at if when else None
+            if _NOT_NOW.search(window):
+                continue  # a decision not to act on it now
             if _STOP.search(window):
                 text = f"Patient stopped {d.phrase}{on}"
                 why = REASON.search(s.text, d.end)
@@ -619,6 +646,8 @@ class RuleExtractor:
                 yield "medication", text, conf, at, *span
             elif _START.search(window):
                 done.add(d.name)
+                if _LATER.search(low) and not confirmed:
+                    continue  # deferred: not a medicine the patient takes
                 yield "medication", f"Patient started {d.phrase}{details}{on}", conf, at, *span
             elif (
                 _TAKE.search(window)

@@ -177,6 +177,18 @@ def hedged(text: str) -> bool:
     return any_phrase(st, cues().hedges)
 
 
+#: a drug a plan would start or change later ("review in 3 months and start a statin")
+_DEFERRED_DRUG = re.compile(
+    r"\b(start\w*|begin|add\w*|increas\w*|try\w*|switch\w*|put (?:you|him|her) on)\b", re.I
+)
+
+
+def _until_condition(text: str) -> str:
+    """A plan's words up to a condition after it ("if", "whether", "unless", "in case")."""
+    m = re.search(r",?\s+\b(?:if|whether|unless|in case|should)\b", text, re.I)
+    return text[: m.start()] if m and m.start() > 8 else text
+
+
 #: a medicine the patient takes, said by them ("I take", "I'm on", "I bought"), by whoever
 #: speaks for them ("she's on", "Mum takes") or by the clinician deciding ("you're on", "I'll
 #: start you on", "keep taking")
@@ -462,6 +474,10 @@ def _each(
             if blocked:
                 break
             said = s.text[a:].strip() if plan else text  # a plan's details follow it
+            if plan:
+                said = _until_condition(said)  # "..., to talk through what happens if ...": cut
+                if _drug(said) and _DEFERRED_DRUG.search(said):
+                    break  # a treatment deferred or considered is no plan made today
             body = third_person(said, s.speaker, s.relation)
             if len(body) < 8:
                 break
