@@ -114,6 +114,7 @@ class Sentence:
     turn: int = 0
     relation: str = ""  # who speaks for the patient ("daughter", "interpreter"); "" otherwise
     sent: str = ""  # the message's send date (a portal thread's "[2026-10-14 09:12]"), ISO
+    label: str = ""  # the speaker's label as written ("Maria", "Dr Osei", "Daughter")
 
     @property
     def low(self) -> str:
@@ -143,23 +144,23 @@ def split(transcript: str) -> tuple[str, list[Sentence]]:
             if _titled(m.group("who")) == patient:
                 role = ("patient", "")
         labels.append((m, role))
-    turns: list[tuple[str, str, int, int, str]] = []
+    turns: list[tuple[str, str, int, int, str, str]] = []
     if not labels:
-        turns.append(("unknown", "", 0, len(transcript), ""))
+        turns.append(("unknown", "", 0, len(transcript), "", ""))
         header = ""
     else:
         header = transcript[: labels[0][0].start()]
     for i, (m, (who, rel)) in enumerate(labels):
         end = labels[i + 1][0].start() if i + 1 < len(labels) else len(transcript)
-        turns.append((who, rel, m.end(), end, m.group("stamp") or ""))
+        turns.append((who, rel, m.end(), end, m.group("stamp") or "", m.group("who")))
     out: list[Sentence] = []
-    for t, (who, rel, start, end, stamp) in enumerate(turns):
+    for t, (who, rel, start, end, stamp, label) in enumerate(turns):
         for m in _SENTENCE.finditer(transcript, start, end):
             raw = m.group(0)
             s = m.start() + (len(raw) - len(raw.lstrip()))
             e = m.start() + len(raw.rstrip())
             if e > s and any(ch.isalnum() for ch in transcript[s:e]):
-                out.append(Sentence(transcript[s:e], s, e, who, t, rel, stamp))
+                out.append(Sentence(transcript[s:e], s, e, who, t, rel, stamp, label))
     return header, out
 
 
@@ -251,6 +252,12 @@ class State:
     pending: list[tuple[Drug, Sentence]] = field(default_factory=list)  # allergens, no reaction
     other_turn: int = -1  # the turn in which someone other than the patient was named last
     addressed_other: bool = False  # the clinician asked a relative of their own health
+    given_name: str | None = None  # the patient's given name, as the clinician calls them
+    proxy_names: frozenset[str] = frozenset()  # the given names of relatives who speak
+
+    def names(self) -> tuple[str, ...]:
+        """The names the patient goes by in this conversation."""
+        return tuple(n for n in (self.patient_name, self.given_name) if n)
     #: the tests' date, its turn and where it was said (start, end)
     test_date: tuple[DateSpan, int, int, int] | None = None
 

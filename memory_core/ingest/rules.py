@@ -170,6 +170,8 @@ _SO_STOPPED = re.compile(r"\b(?:so|and so|which is why)\b[^.;]{0,25}\b(?:stop\w*
 MAX_REASON_WORDS = 12
 #: a clause that compares values over time: its dates are the values', not the clause's
 _COMPARED_CLAUSE = re.compile(r"\b(?:from \S+ (?:in|on|last)\b|than|compared|used to be)\b", re.I)
+#: a name the clinician opens a sentence with: whom they speak to
+_VOCATIVE = re.compile(r"^(?:(?:and|so|now|right|okay|ok),?\s+)?([A-Z][a-z]{2,}),\s")
 #: a clinician turning to the relative who came with the patient, about their own health
 _TO_RELATIVE = re.compile(
     r"\b(your own|you yourself|and how are you|how about you|what about you|and you,|"
@@ -299,13 +301,16 @@ class RuleExtractor:
                 s,
                 done_types=frozenset(done),
                 drugs_done="medication" in done,
-                patient_name=st.patient_name,
+                patient_name=st.names(),
             ):
                 at = clause_date(r, x.start, x.end)
                 conf = 0.7 if x.type == "care_plan" else 0.65
                 items.append((x.type, x.content, conf, at, s.start, s.end))
             emit(iter(items), s.speaker, default_at=default_at)
 
+        st.proxy_names = frozenset(
+            x.label.split()[0] for x in sents if x.relation and x.label[:1].isupper()
+        )
         prev: Sentence | None = None
         for s in sents:
             r = Named(s, moment(s, session))
@@ -321,6 +326,11 @@ class RuleExtractor:
                     st.addressed_other = False
                 if _TO_RELATIVE.search(s.low):
                     st.addressed_other = True
+                called = _VOCATIVE.match(s.text)
+                if called and called.group(1) in st.proxy_names:
+                    st.addressed_other = True  # "Maria, are you still on your inhaler?"
+                elif called and st.given_name is None:
+                    st.given_name = called.group(1)  # "Ernest, I'd like you to ..."
             elif s.relation and st.addressed_other:
                 prev = s
                 continue  # a relative answering of their own health ("How is your own ...?")
@@ -337,7 +347,7 @@ class RuleExtractor:
                 emit(iter(fh), s.speaker, FAMILY)
                 continue
             if proxy_self(s.text, s.relation) or third_party(
-                s.text, s.speaker, s.relation, st.patient_name
+                s.text, s.speaker, s.relation, st.names()
             ):
                 continue  # a relative speaking of themself, or of another person
             if s.question and s.speaker != "clinician" and not REQUEST.match(s.text):

@@ -290,25 +290,47 @@ _NOT_NAMES = frozenset(
 )  # fmt: skip
 
 
-def names_other(text: str, patient_name: str | None) -> bool:
+def names_other(text: str, patient_name: str | tuple[str, ...] | None) -> bool:
     """A person named by a given name as a clause's actor ("Kwame's on the Mounjaro",
     "Jamie who lives next door"), not the patient."""
     from .. import drugs
 
     drug_words = {m.text for m in drugs.resolve(text)}
+    own = (patient_name,) if isinstance(patient_name, str) else (patient_name or ())
     for m in _NAME.finditer(text):
         w = m.group(1)
-        if w in _NOT_NAMES or w == patient_name or w in drug_words:
+        if w in _NOT_NAMES or w in own or w in drug_words:
             continue
         return True
     return False
 
 
-def third_party(text: str, speaker: str, relation: str, patient_name: str | None) -> bool:
+_OTHERS = (
+    r"wife|husband|partner|boyfriend|girlfriend|mother|mum|mom|father|dad|son|daughter|sister|"
+    r"brother|grandson|granddaughter|grandmother|grandfather|neighbou?r|friend|flatmate|"
+    r"mother-in-law|father-in-law|child|kids|children|baby"
+)
+#: a relative's own thing, or something for them
+_RELATIVES_OWN = re.compile(
+    rf"(?<!\bat )(?<!\bto )(?<!\bfrom )(?<!\bin )\b(?:my|his|her|your|our) (?:{_OTHERS})"
+    rf"(?:'s|’s)\s(?!(?:house|home|place|flat)\b)|\bfor (?:my|his|her|your|our) "
+    rf"(?:{_OTHERS})\b",
+    re.I,
+)
+#: the patient named by whoever speaks for them
+_PATIENT_REF = re.compile(r"\b(?:she|he|she's|he's|her|him|his)\b", re.I)
+
+
+def third_party(
+    text: str, speaker: str, relation: str, patient_name: str | tuple[str, ...] | None
+) -> bool:
     """Whether a clause is about someone other than the patient: in the patient's own mouth a
     "he"/"she" or a given name with no "I" before it; in anyone's, a given name that is not
-    the patient's as its actor."""
+    the patient's as its actor, or a relative's possession ("my wife's tablets", "the ones I
+    collect for my husband")."""
     if names_other(text, patient_name):
+        return True
+    if _RELATIVES_OWN.search(text) and not (relation and _PATIENT_REF.search(text)):
         return True
     if speaker == "patient" and not relation:
         if _THIRD_SUBJECT.search(text):
