@@ -258,6 +258,7 @@ class State:
     def names(self) -> tuple[str, ...]:
         """The names the patient goes by in this conversation."""
         return tuple(n for n in (self.patient_name, self.given_name) if n)
+
     #: the tests' date, its turn and where it was said (start, end)
     test_date: tuple[DateSpan, int, int, int] | None = None
 

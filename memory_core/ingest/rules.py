@@ -117,7 +117,7 @@ _LATER = re.compile(
 _STOP = re.compile(
     r"\b(stopped|stopping|stop taking|discontinued|discontinuing|quit|came off|come off|"
     r"taken off|stopped taking|took (?:you |me |him |her |them )?off|take (?:you |me |him |her )?"
-    r"off)\b"
+    r"off|(?<!don't )(?<!do not )(?<!never )stop(?: the| your| his| her| all)?)\b"
 )
 _START = re.compile(
     r"\b(started|starting|start|begin|began|initiat\w+|put (?:you |him |her |me |them )?on|"
@@ -652,6 +652,8 @@ class RuleExtractor:
                     text += f" to {target}"
                     f2 = freq_after(r, d.end + to.end())
                     text += f" {f2}" if f2 else ""
+                elif dose and _UP.search(window):  # "you go up to the Ozempic 0.5 mg dose"
+                    text += f" to {dose}{' ' + freq if freq else ''}"
                 done.add(d.name)
                 yield "medication", text, conf, at, *span
             elif _START.search(window):
@@ -663,7 +665,11 @@ class RuleExtractor:
                 _TAKE.search(window)
                 or re.match(r"\s*(stays|remains|continues) at", after)
                 or answered_take
-                or (dose and freq and len(low.split()) <= 10)
+                or (
+                    (dose or freq)
+                    and len(_window(low, d.start, 60).split()) <= 3
+                    and len(low[d.end :].split()) <= 12
+                )  # a list read out: "Atorvastatin, 80 mg now"
             ) and (dose or freq or (confirmed and _TAKE.search(window))):
                 since = when if when is not None and when.phrase.startswith("since") else None
                 text = f"Patient takes {d.phrase}{details}" + (
