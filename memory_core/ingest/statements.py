@@ -506,7 +506,8 @@ def _each(
             yield Stated(k.type, f"{k.label}: {body}", a, b if not plan else len(s.text))
             break
         else:
-            if not drugs_done and not is_hedged and _drug(text):
+            negated = bool(set(words_of(text)) & (cues().negations - {"without"}))
+            if not drugs_done and not is_hedged and not negated and _drug(text):
                 _found, blocked = _kinds_found(text, "medication")
                 if not blocked and _OWN_MEDICINE.search(text):
                     body = third_person(text, s.speaker, s.relation)
