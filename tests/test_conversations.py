@@ -218,3 +218,54 @@ def test_the_circuit_breaker_stops_calling_a_failing_model() -> None:
     with pytest.raises(mc.ingest.ExtractionError):
         ext.extract(PID, TRANSCRIPT, now=NOW)
     assert len(calls) == 4  # after the cool-down one call tries again
+
+
+def test_deferred_and_declined_treatments_are_no_medicine() -> None:
+    got = said(
+        "Doctor: I'm not going to start a statin yet.\n"
+        "Doctor: Next month we'll start you on bisoprolol 2.5 mg once a day.\n"
+        "Doctor: We'll review you in 3 months and start ramipril if the pressure stays up.\n"
+        "Patient: I was thinking of buying some St John's wort for my mood."
+    )
+    words = " ".join(c for _t, _w, c in got).lower()
+    for drug in ("statin", "bisoprolol", "ramipril", "wort"):
+        assert drug not in words, got
+
+
+def test_a_relative_answering_of_their_own_health_is_theirs() -> None:
+    got = said(
+        "Doctor: Hello Mr Lee. How is your own blood pressure, Mrs Lee?\n"
+        "Wife: Much better on the amlodipine 5 mg, thank you.\n"
+        "Doctor: Maria, are you still on your inhaler?\n"
+        "Daughter (Maria): Yes, the salbutamol, two puffs.\n"
+        "Doctor: And Mr Lee, are you still taking the metformin 500 mg twice a day?\n"
+        "Patient: Yes."
+    )
+    words = " ".join(c for _t, _w, c in got).lower()
+    assert "amlodipine" not in words and "salbutamol" not in words
+    assert "metformin" in words
+
+
+def test_a_relatives_possession_is_theirs() -> None:
+    got = said("Patient: I collect the alendronate for my wife, and my husband's inhaler.")
+    assert got == []
+
+
+def test_a_value_said_alone_after_its_measurement_and_a_decided_stop() -> None:
+    got = said(
+        "Doctor: Now your blood pressure. ... 148 over 90.\n"
+        "Doctor: I'm going to stop the tamsulosin as of tonight."
+    )
+    assert ("vital_sign", "patient", "Patient's blood pressure was 148/90") in got
+    assert any(t == "medication" and "stopped tamsulosin" in c for t, _w, c in got)
+
+
+def test_a_test_date_dates_the_results_said_later() -> None:
+    got = propose(
+        "Doctor: Your blood tests from the 12th of November came back.\n"
+        "Patient: Okay.\n"
+        "Doctor: Your potassium was 5.9, which is high.",
+    )
+    k = next(p for p in got if "potassium" in p.content)
+    assert k.created_at.date().isoformat() == "2026-11-12"
+    assert "12th of November" in k.dated_by and "12th" not in k.evidence
