@@ -179,7 +179,8 @@ _TO_RELATIVE = re.compile(
 )
 #: a sentence about tests taken (its date dates the results said next)
 _TESTS = re.compile(
-    r"\b(bloods?|blood tests?|tests?|results?|labs?|laborator\w*|sample|taken|done|checked)\b"
+    r"\b(bloods|blood (?:tests?|work|results?|samples?)|tests?|results?|labs?|laborator\w*|sample|"
+    r"taken|done|checked)\b"
 )
 _CLAUSE = re.compile(r"[,;]|\b(?:and|but|so|then|when|while|after|because|as)\b")
 _PATIENT_SUBJECT = re.compile(r"\b(i|she|he|patient|they)\b(?:\s+\w+){0,2}\s*$")
