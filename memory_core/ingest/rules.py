@@ -65,6 +65,7 @@ from .sentence import (
     results,
 )
 from .statements import (
+    as_statement,
     FAMILY,
     PATIENT,
     as_request,
@@ -338,7 +339,12 @@ class RuleExtractor:
             elif switched and st.question is not None and new_turn:
                 q, qr = st.question
                 if AFFIRM.match(s.text.strip()):
-                    emit(self._confirmed(q, qr, s, r, st), "patient")
+                    done = emit(self._confirmed(q, qr, s, r, st), "patient")
+                    told = as_statement(q.text)
+                    if told:  # "Have you had your flu jab?" -- "Yes, on the 2nd of October."
+                        both = f"{told} {s.text}"
+                        said = Sentence(both, q.start, s.end, "clinician", q.turn, sent=q.sent)
+                        general(said, Named(said, moment(q, session)), {*done, "care_plan"})
             st.drugs_age += 1
             st.analyte_age += 1
             prev = s
@@ -415,10 +421,10 @@ class RuleExtractor:
         """A clinician's question the patient confirmed, read as the patient's statement."""
         stmt = Sentence(q.text.rstrip(" ?") + ".", q.start, q.end, "patient", q.turn, sent=q.sent)
         read = Named(stmt, ar.session)
-        for mtype, content, conf, created, _s, _e in self._sentence(
+        for mtype, content, conf, created, _s, _e, *rest in self._sentence(
             stmt, read, st, extra_dates=ar.dates, confirmed=True
         ):
-            yield mtype, content, conf - 0.05, created, q.start, answer.end
+            yield mtype, content, conf - 0.05, created, q.start, answer.end, *rest
 
     def _sentence(
         self,

@@ -154,6 +154,23 @@ def first_at(seq: Sequence[str], phrases: tuple[tuple[str, ...], ...]) -> int | 
     return None
 
 
+_ASKED = re.compile(
+    r"^(?:(?:and|so|now|okay|right),?\s+)?(?:have|has|had|did|do|does|are|is|were|was)\s+"
+    r"(you|he|she)\s+(?:(?:ever|already|still|also)\s+)?",
+    re.I,
+)
+
+
+def as_statement(question: str) -> str | None:
+    """A yes/no question as the statement a "yes" confirms ("Have you had your flu jab this
+    year?" -> "You had your flu jab this year."); None for another question."""
+    m = _ASKED.match(question.strip())
+    if m is None:
+        return None
+    rest = question.strip()[m.end() :].rstrip(" ?")
+    return f"{m.group(1).capitalize()} {rest}." if rest else None
+
+
 def as_request(text: str) -> str | None:
     """A clinician's question that asks for something done ("Can you keep checking lying and
     standing pressures each morning?"), as the instruction it is; None for another question."""
