@@ -254,6 +254,7 @@ class State:
     addressed_other: bool = False  # the clinician asked a relative of their own health
     given_name: str | None = None  # the patient's given name, as the clinician calls them
     proxy_names: frozenset[str] = frozenset()  # the given names of relatives who speak
+    others_drugs: set[str] = field(default_factory=set)  # drugs said to be someone else's
 
     def names(self) -> tuple[str, ...]:
         """The names the patient goes by in this conversation."""

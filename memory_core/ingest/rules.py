@@ -173,6 +173,11 @@ MAX_REASON_WORDS = 12
 _COMPARED_CLAUSE = re.compile(r"\b(?:from \S+ (?:in|on|last)\b|than|compared|used to be)\b", re.I)
 #: a name the clinician opens a sentence with: whom they speak to
 _VOCATIVE = re.compile(r"^(?:(?:and|so|now|right|okay|ok),?\s+)?([A-Z][a-z]{2,}),\s")
+#: the patient's own, said outright ("I'm on it too", "you're also on", "I take")
+_OWN_SAID = re.compile(
+    r"\b(i'm on|i am on|i take|i've been taking|i use|you're on|you are on|you take|you're "
+    r"taking|(?:i'm|you're) also on|too|as well)\b"
+)
 #: a clinician turning to the relative who came with the patient, about their own health
 _TO_RELATIVE = re.compile(
     r"\b(your own|you yourself|and how are you|how about you|what about you|and you,|"
@@ -299,6 +304,8 @@ class RuleExtractor:
         ) -> None:
             """What the specific rules did not read: plans, conditions, observations, ..."""
             items = []
+            if st.others_drugs & {d.name for d in r.drugs}:
+                return  # a drug this conversation gave another person stays theirs
             for x in stated(
                 s,
                 done_types=frozenset(done),
@@ -348,15 +355,19 @@ class RuleExtractor:
             st.drugs_age += 1
             st.analyte_age += 1
             prev = s
-            if about_other(patient_id, s, st) or st.refers_to_other(s):
+            if (
+                about_other(patient_id, s, st)
+                or st.refers_to_other(s)
+                or third_party(s.text, s.speaker, s.relation, st.names())
+            ):
+                st.others_drugs |= {d.name for d in r.drugs}  # theirs, for the conversation
                 emit(self._family(s), s.speaker)  # "my son stays with me": the patient's support
                 fh = [(x.type, x.content, 0.7, None, s.start, s.end) for x in family_history(s)]
                 emit(iter(fh), s.speaker, FAMILY)
                 continue
-            if proxy_self(s.text, s.relation) or third_party(
-                s.text, s.speaker, s.relation, st.names()
-            ):
-                continue  # a relative speaking of themself, or of another person
+            if proxy_self(s.text, s.relation):
+                st.others_drugs |= {d.name for d in r.drugs}
+                continue  # a relative speaking of themself
             if s.question and s.speaker != "clinician" and not REQUEST.match(s.text):
                 told = DECLARED.match(s.text)
                 if told:  # "I'm still on lansoprazole 15 mg, is that okay?"
@@ -377,6 +388,10 @@ class RuleExtractor:
                 continue
             sent_day = day(moment(s, session))
             default_at = sent_day if sent_day < day(session) else None
+            theirs = st.others_drugs & {d.name for d in r.drugs}
+            if theirs and not _OWN_SAID.search(s.low):
+                self._note_topics(r, st)
+                continue  # a drug this conversation gave another person, not said to be hers
             done = emit(
                 self._sentence(s, r, st),
                 s.speaker,

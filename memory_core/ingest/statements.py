@@ -51,6 +51,13 @@ PATIENT = "patient"
 #: Kinds a sentence the specific rules read may still state (a plan beside a dose change);
 #: its findings, conditions and habits are the rules' items' setting, not facts of their own.
 DISTINCT = frozenset({"care_plan", "immunization", "procedure", "condition"})
+#: a finding said to be over (the sentence's words): no current observation
+_RESOLVED = re.compile(
+    r"\b(settled|went away|gone away|resolved|cleared up|passed|wore off|stopped now|no longer)\b",
+    re.I,
+)
+#: Kinds a negation word in the clause undoes (a finding or condition said not to be there).
+NOT_NEGATED = frozenset({"observation", "condition", "immunization", "procedure"})
 #: The longest clause read as one statement, in characters.
 MAX_CLAUSE = 400
 
@@ -512,6 +519,12 @@ def _each(
             _found, blocked = _kinds_found(text, k.type)
             if blocked:
                 break
+            if k.type in NOT_NEGATED and set(words_of(text)) & (c.negations - {"without"}):
+                break  # "I haven't fallen since": a negated finding is no observation
+            if k.type == "social" and set(words_of(text)) & {"nothing", "none", "never", "no"}:
+                break  # "Cannabis, nothing": a habit denied is the rules' ("does not smoke")
+            if k.type == "observation" and _RESOLVED.search(s.text):
+                break  # "It made me feel sick for the first week but that settled": over
             said = s.text[a:].strip() if plan else text  # a plan's details follow it
             if plan:
                 said = _until_condition(said)  # "..., to talk through what happens if ...": cut
