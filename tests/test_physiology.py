@@ -32,7 +32,13 @@ def test_the_api_refuses_a_result_outside_physiology(
 
 @pytest.mark.parametrize(
     "text",
-    ["Weight 82 kg", "Weight 12 st 6 lb", "Temperature 101.3 °F", "Fasting glucose 6.1"],
+    [
+        "Weight 82 kg",
+        "Weight 12 st 6 lb",
+        "Weight 12 st 0 lb",
+        "Temperature 101.3 °F",
+        "Fasting glucose 6.1",
+    ],
 )
 def test_a_possible_value_is_kept(engine: mc.MemoryEngine, text: str) -> None:
     assert engine.add_memory("NW-1", text, "vital_sign").memory.content == text

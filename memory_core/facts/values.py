@@ -271,15 +271,18 @@ def implausible(t: Text, spans: Sequence[Span]) -> str:
         if analyte is None or not analyte.bounds:
             continue
         a, b = window(t, span, labs)
-        for i in (i for i in range(a, b) if _is_result_number(t, i, lex)):
-            unit = _unit_of(t, i, analyte)
-            canon = (
-                None if unit is None else units.to_canonical(lex, analyte, float(t.tokens[i]), unit)
-            )
+        tails: set[int] = set()  # the pounds of "12 st 0 lb": part of the stones' value
+        for i in (i for i in range(a, b) if _is_result_number(t, i, lex) and i not in tails):
+            x, unit = float(t.tokens[i]), _unit_of(t, i, analyte)
+            compound = _compound(t, i, analyte)
+            if compound is not None:
+                x, unit, _spelt_as, tail = compound
+                tails.add(tail)
+            canon = None if unit is None else units.to_canonical(lex, analyte, x, unit)
             if unit is not None and canon is not None and not units.plausible(analyte, canon):
                 lo, hi = analyte.bounds
                 return (
-                    f"{analyte.display} {t.tokens[i]} {unit.code} is outside physiology "
+                    f"{analyte.display} {x:g} {unit.code} is outside physiology "
                     f"({lo:g}-{hi:g} {analyte.unit})"
                 )
     return ""
@@ -303,7 +306,7 @@ def result_at(t: Text, i: int, analyte: Analyte | None) -> str:
     unit, spelt = _unit_of(t, i, analyte), _spelt(t, t.ends[i])
     compound = _compound(t, i, analyte)
     if compound is not None:
-        x, unit, spelt = compound
+        x, unit, spelt, _tail = compound
     if analyte is None:
         return _reading(x, unit, spelt)
     if unit is None and _foreign_unit(t, i):
@@ -339,8 +342,11 @@ def _foreign_unit(t: Text, i: int) -> bool:
     return not (written.isalpha() and (len(written) <= 2 or written in lex.function_words))
 
 
-def _compound(t: Text, i: int, analyte: Analyte | None) -> tuple[float, units.Unit, str] | None:
-    """ "12 st 6 lb", "5 ft 10 in": one value in the smaller unit (174 lb, 70 in)."""
+def _compound(
+    t: Text, i: int, analyte: Analyte | None
+) -> tuple[float, units.Unit, str, int] | None:
+    """ "12 st 6 lb", "5 ft 10 in": one value in the smaller unit (174 lb, 70 in), as spelt,
+    and the index of the smaller unit's number."""
     lex = lexicon()
     found = units.unit_after(lex, t.text, t.ends[i])
     if found is None or analyte is None:
@@ -355,7 +361,7 @@ def _compound(t: Text, i: int, analyte: Analyte | None) -> tuple[float, units.Un
     if not {big.code, small[0].code} <= set(analyte.units):
         return None
     whole = small[0].from_base(big.to_base(float(t.tokens[i])))
-    return round(whole + float(t.tokens[j]), 4), small[0], _spelt(t, t.ends[j])
+    return round(whole + float(t.tokens[j]), 4), small[0], _spelt(t, t.ends[j]), j
 
 
 def _possible(analyte: Analyte, x: float, unit: units.Unit | None) -> bool:
