@@ -215,3 +215,28 @@ def test_a_switch_named_in_a_reaction_puts_the_old_order_to_a_reviewer(
     # a reaction that names the drug without saying it stopped raises nothing
     other = engine.add_memory(PID, "Dry cough again on lisinopril", "adverse_reaction")
     assert not [s for s in other.supersessions if s.old_id == old.id]
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "To taper off the omeprazole over six weeks, starting after her cruise.",  # a note's plan
+        "Plan to come off omeprazole once the ulcer has healed.",  # a phrasal verb's infinitive
+    ],
+)
+def test_an_infinitive_that_opens_a_note_or_leads_a_phrasal_verb_is_a_plan(newer: str) -> None:
+    d = decide_texts("Omeprazole 40 mg once daily", newer, "medication")
+    assert not d.supersedes and d.rule == "context.future"
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "Had to come off omeprazole in May because of diarrhoea.",  # a past verb leads it
+        "Omeprazole weaned to 20 mg this month.",
+        "Omeprazole down to 20 mg since the endoscopy.",
+    ],
+)
+def test_a_change_made_is_still_a_change(newer: str) -> None:
+    d = decide_texts("Omeprazole 40 mg once daily", newer, "medication")
+    assert d.supersedes and d.strong, d

@@ -87,15 +87,22 @@ def change_contexts(t: Text, spans: Sequence[Span], at: Sequence[int]) -> list[f
     return out
 
 
+#: A change word that ends a phrasal verb ("taper off", "cut down"): its verb comes before it.
+_PARTICLES = frozenset({"off", "down", "up", "out"})
+
+
 def _infinitive(t: Text, i: int) -> bool:
     """A change said as an infinitive -- "plan to stop", "needs to reduce", "to be increased"
-    -- is not made yet; one a past verb leads ("had to stop", "decided to reduce") was."""
+    -- is not made yet, nor one a note opens with ("To taper off omeprazole over 4 weeks");
+    one a past verb leads ("had to stop", "decided to reduce") was."""
     j = i - 1
+    if t.tokens[i] in _PARTICLES and j >= 1:
+        j -= 1  # the verb of "to taper off", "to come off", "to cut down"
     if j >= 1 and t.tokens[j] == "be" and t.tokens[j - 1] == "to":
         j -= 1
-    if j < 1 or t.tokens[j] != "to":
+    if j < 0 or t.tokens[j] != "to":
         return False
-    return not _past(t.tokens[j - 1])
+    return j == 0 or not _past(t.tokens[j - 1])
 
 
 def _past(word: str) -> bool:
