@@ -28,7 +28,8 @@ from ..contradictions import (
 )
 from ..errors import StateError
 from ..facts import Decision, Strength, Verdict, index_keys
-from ..facts.rules import decide_elsewhere, stopped_elsewhere
+from ..facts.classes import class_changes
+from ..facts.rules import decide_by_class, decide_elsewhere, stopped_elsewhere
 from ..importance import default_importance
 from ..ranking import cosine_to_all
 from ..status import holders, status_at
@@ -275,6 +276,7 @@ def detect(
             else:
                 pool.replace(row, demoted)
     found.extend(_named_elsewhere(core, new, pool, now, by, changes))
+    found.extend(_named_by_class(core, new, pool, now, by, changes))
     return new
 
 
@@ -300,6 +302,40 @@ def _named_elsewhere(
             d = decide_elsewhere(facts_of(older), f, new.memory_type, new.content)
             if d is None:
                 continue
+            sim = float(cosine_to_all(new.embedding, pool.arrays()[0][[row]])[0])
+            out.append(record(core, older, new, sim, d, False, by, now, changes))
+    return out
+
+
+def _named_by_class(
+    core: Core, new: Memory, pool: PatientPool, now: datetime, by: str, changes: ChangeSet
+) -> list[Supersession]:
+    """A statement that says a drug class was stopped or changed without naming the drug ("PPI
+    stopped", "steroids down to 10 mg") puts the patient's active medication memories about a
+    drug of that class to a reviewer (``drug.class-named``, weak)."""
+    if "medication" in core.policy.contradiction.exempt_types:
+        return []
+    found = class_changes(new.content, new.memory_type)
+    if not found:
+        return []
+    index = pool.snapshot.key_index().rows
+    added = _added_key_index(pool)
+    out = []
+    seen: set[int] = set()
+    for change in found:
+        rows = {
+            row
+            for key in change.keys
+            for row in (*index.get(("medication", key), ()), *added.get(("medication", key), ()))
+        }
+        for row in sorted(rows - seen):
+            older = pool.memories[row]
+            if older.status is not Status.ACTIVE or older.created_at > new.created_at:
+                continue
+            d = decide_by_class(facts_of(older), change, new.content)
+            if d is None:
+                continue
+            seen.add(row)
             sim = float(cosine_to_all(new.embedding, pool.arrays()[0][[row]])[0])
             out.append(record(core, older, new, sim, d, False, by, now, changes))
     return out

@@ -24,6 +24,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from ..assertion import hedges
+from ..classes import ClassChange
 from ..model import (
     ENDED,
     ClinicalFacts,
@@ -304,6 +305,30 @@ def decide_elsewhere(
     shown = f' ("{newer_text[:80]}")' if newer_text else ""
     why = f"{article} {what} note says {name_of(a)} was stopped{shown}: {said(a)} → stopped"
     return Decision(Verdict.UPDATES, ELSEWHERE, WEAK, why, a.key)
+
+
+#: A medicine named by its class with a stop or a change ("PPI stopped", "steroids down to
+#: 10 mg", "the water tablet was stopped on Monday"): evidence about the patient's drugs of
+#: that class, always for a reviewer (the statement does not say which drug).
+CLASS_NAMED = "drug.class-named"
+
+
+def decide_by_class(
+    older: ClinicalFacts, change: ClassChange, newer_text: str = ""
+) -> Decision | None:
+    """A medication memory (``older``) about a drug of a class a newer statement says was
+    stopped or changed: an update, weak evidence -- a reviewer decides whether it is this
+    drug's order that ended or changed."""
+    for a in older.facts:
+        if a.key in change.keys and a.role is Role.SUBJECT and a.state not in ENDED and a.asserted:
+            what = "stopped" if change.state is State.STOPPED else "changed"
+            shown = f' ("{newer_text[:80]}")' if newer_text else ""
+            why = (
+                f"a newer note says the patient's {change.words} was {what}{shown}; "
+                f"{name_of(a)} ({said(a)}) is one ({change.name})"
+            )
+            return Decision(Verdict.UPDATES, CLASS_NAMED, WEAK, why, a.key)
+    return None
 
 
 def _chat_noise(d: Decision, p: Pair) -> bool:

@@ -1,0 +1,84 @@
+"""A medicine named by its class, not its name ("PPI stopped - deprescribed", "steroids down to
+10 mg a day", "the water tablet was stopped on Monday", "blood thinner reduced to 2.5 mg"):
+what such a statement asserts about the patient's drugs of that class (pure).
+
+The classes and their members are the question vocabulary's (``questions.json``
+``drug_classes``, :mod:`memory_core.vocabulary`): one vocabulary for asking about a class and for
+reading a change said of it. What the statement does with the class is read by the reader
+itself: the class's words are read as one of its members (the stand-in), so every step that
+reads a named drug -- the assertion step (a question, a plan, another person, a condition), the
+change words, a dose -- reads the class the same way. A change read so is never more than weak
+evidence: the statement does not say which drug, and a reviewer decides
+(``drug.class-named``, :mod:`memory_core.facts.rules`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .. import vocabulary
+from .model import Fact, KeyKind, Role, State
+from .reader import read
+
+#: The changes of a class that may make an order of one of its drugs out of date (a class
+#: started names no order that ended).
+CHANGES = frozenset({State.STOPPED, State.CHANGED})
+
+
+@dataclass(frozen=True, slots=True)
+class ClassChange:
+    """A change a statement asserts of a drug class: ``words`` as the statement writes them
+    ("PPI"), the class's ``name``, the ``keys`` of its drugs (``drug:<name>``) and the
+    stand-in's ``fact`` (its state and value as the reader read them)."""
+
+    words: str
+    name: str
+    keys: frozenset[str]
+    fact: Fact
+
+    @property
+    def state(self) -> State | None:
+        return self.fact.state
+
+
+@lru_cache(maxsize=65_536)
+def class_changes(text: str, memory_type: str) -> tuple[ClassChange, ...]:
+    """The asserted stops and changes ``text`` says of a drug class it names without naming
+    one of its drugs ("PPI stopped", not "PPI (omeprazole) stopped": the drug itself is read as
+    usual)."""
+    named = {f.key for f in read(text, memory_type).facts if f.kind is KeyKind.DRUG}
+    out = []
+    for words, concept in vocabulary.find_concepts(text):
+        if concept.group != "drug_classes" or not concept.keys or concept.keys & named:
+            continue
+        got = _read_as_member(text, memory_type, words, concept.keys)
+        if got is not None:
+            out.append(ClassChange(got[0], concept.name, concept.keys, got[1]))
+    return tuple(out)
+
+
+def _read_as_member(
+    text: str, memory_type: str, words: str, keys: frozenset[str]
+) -> tuple[str, Fact] | None:
+    """The class's words read as its first member (by name): the words as written and that
+    member's fact, when the statement asserts it stopped or changed, of the patient, as its
+    subject."""
+    found = _words_pattern(words).search(text)
+    if found is None:
+        return None
+    stand_in = min(keys)
+    swapped = text[: found.start()] + stand_in.partition(":")[2] + text[found.end() :]
+    fact = read(swapped, memory_type).get(stand_in)
+    if fact is None or fact.role is not Role.SUBJECT or not fact.asserted:
+        return None
+    return (found.group(0), fact) if fact.state in CHANGES else None
+
+
+@lru_cache(maxsize=1024)
+def _words_pattern(words: str) -> re.Pattern[str]:
+    """The class's words as the text may write them: any case, any run of spaces or hyphens
+    between them, a plural 's' after the last ("steroids", "water-tablets")."""
+    body = r"[\s\-]+".join(re.escape(w) for w in words.split())
+    return re.compile(rf"\b{body}(?:e?s)?\b", re.IGNORECASE)
