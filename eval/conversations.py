@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +43,8 @@ from unittest.mock import patch
 import memory_core as mc
 
 HERE = Path(__file__).resolve().parent
+#: A portal message's send stamp ("[2026-10-12 08:47] Patient: ...").
+_STAMP = re.compile(r"^\[(\d{4}-\d{2}-\d{2})[ T]\d", re.MULTILINE)
 SETS = ("a", "b")
 #: Ten transcripts written later by a third author (issue 31's "ten fresh transcripts"), frozen
 #: before the reader changed again and reported apart from a + b.
@@ -78,8 +81,10 @@ class Conversation:
 
     @property
     def now(self) -> datetime:
-        """The extraction's moment: the session's evening."""
-        return datetime.fromisoformat(self.date).replace(hour=18, tzinfo=UTC)
+        """The extraction's moment: the evening of the session or of its last message, whichever
+        is later (a portal thread whose header gives the day it began is read once it ends)."""
+        days = [self.date, *_STAMP.findall(self.text)]
+        return datetime.fromisoformat(max(days)).replace(hour=18, tzinfo=UTC)
 
 
 @dataclass(frozen=True)

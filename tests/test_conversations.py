@@ -35,6 +35,16 @@ def test_the_held_out_test_half_holds_its_floor() -> None:
     assert s["superseded"] >= FLOOR["superseded"], s
 
 
+def test_the_fresh_tens_test_half_holds_its_first_run() -> None:
+    """Set c (ten transcripts by a third author, frozen on main 43e60c2) -- its test half's first
+    run, before any change made with its dev half: 19 / 47 facts, 8 wrong dates, 0 forbidden,
+    8 / 14 superseded (the issue's target of 75 % is not met)."""
+    s = conv.summary(conv.run_all(conv.load(conv.FRESH, "test"), "hashing"))
+    assert s["transcripts"] == 5 and s["facts"] == 47 and s["links"] == 14
+    assert s["found"] >= 19 and s["forbidden"] == 0 and s["wrong_dates"] <= 8, s
+    assert s["superseded"] >= 8, s
+
+
 def test_the_projects_own_twenty_stay_read() -> None:
     s = conv.summary(conv.run_all(conv.load(["dialogue"]), "hashing"))
     assert s["found"] >= 99 and s["forbidden"] == 0 and s["wrong_dates"] == 0, s
@@ -101,6 +111,23 @@ def test_a_portal_message_dates_relative_words_by_its_own_send_date() -> None:
     dated = {p.content: p.created_at.date().isoformat() for p in got}
     k = next(c for c in dated if "potassium" in c)
     assert dated[k] == "2026-11-11"
+
+
+def test_a_thread_whose_header_gives_its_first_day_dates_later_messages_by_theirs() -> None:
+    """A thread exported with the day it began as its date and read once it ended: a later
+    message's fact takes that message's send date, not the header's."""
+    text = (
+        "Session: HX-9001 portal thread\nDate: 2026-11-10\n"
+        "[2026-11-10 08:00] Patient: Morning, quick question about my inhaler.\n"
+        "[2026-11-14 19:30] Patient: Update: my peak flow was 410 this evening.\n"
+    )
+    eng = mc.open_engine("sqlite:///:memory:", HashingEmbedder(), clock=lambda: NOW)
+    try:
+        got = eng.extract_memories(PID, text, now=NOW)
+    finally:
+        eng.store.close()
+    pf = [p for p in got if "peak flow" in p.content]
+    assert pf and pf[0].created_at.date().isoformat() == "2026-11-14"
 
 
 def test_european_dates_and_decimal_commas() -> None:

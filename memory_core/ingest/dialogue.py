@@ -164,15 +164,17 @@ def split(transcript: str) -> tuple[str, list[Sentence]]:
     return header, out
 
 
-def moment(s: Sentence, session: datetime) -> datetime:
+def moment(s: Sentence, session: datetime, latest: datetime | None = None) -> datetime:
     """The moment a sentence's relative dates are read against: its message's send date (a
-    portal thread's stamp, on or before the session), else the session's."""
+    portal thread's stamp, on or before ``latest``: the extraction's moment -- a thread whose
+    header gives the day it began has later messages -- else the session's), else the
+    session's."""
     if s.sent:
         try:
             at = datetime.fromisoformat(s.sent).replace(hour=12, tzinfo=UTC)
         except ValueError:
             return session
-        if at.date() <= session.date():
+        if at.date() <= (latest or session).date():
             return at
     return session
 

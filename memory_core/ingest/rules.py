@@ -322,7 +322,7 @@ class RuleExtractor:
         )
         prev: Sentence | None = None
         for s in sents:
-            r = Named(s, moment(s, session))
+            r = Named(s, moment(s, session, now))
             new_turn = prev is None or s.turn != prev.turn
             switched = prev is None or s.speaker != prev.speaker
             if switched and s.speaker == "clinician":
@@ -351,7 +351,7 @@ class RuleExtractor:
                     if told:  # "Have you had your flu jab?" -- "Yes, on the 2nd of October."
                         both = f"{told} {s.text}"
                         said = Sentence(both, q.start, s.end, "clinician", q.turn, sent=q.sent)
-                        general(said, Named(said, moment(q, session)), {*done, "care_plan"})
+                        general(said, Named(said, moment(q, session, now)), {*done, "care_plan"})
             st.drugs_age += 1
             st.analyte_age += 1
             prev = s
@@ -379,15 +379,15 @@ class RuleExtractor:
                         s.turn,
                         s.relation,
                     )
-                    r = Named(s, moment(s, session))
+                    r = Named(s, moment(s, session, now))
             if s.question and not (s.speaker != "clinician" and REQUEST.match(s.text)):
                 asked = as_request(s.text) if s.speaker == "clinician" else None
                 if asked:  # "Can you keep a note of his mood?": an instruction, a plan
                     general(replace(s, text=asked), Named(replace(s, text=asked), session), set())
                 self._note_topics(r, st)
                 continue
-            sent_day = day(moment(s, session))
-            default_at = sent_day if sent_day < day(session) else None
+            sent_day = day(moment(s, session, now))
+            default_at = sent_day if sent_day != day(session) else None
             theirs = st.others_drugs & {d.name for d in r.drugs}
             if theirs and not _OWN_SAID.search(s.low):
                 self._note_topics(r, st)

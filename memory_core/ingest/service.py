@@ -233,7 +233,7 @@ def extract_memories(
             continue
         try:
             sent = [
-                moment(x, session)
+                moment(x, session, at)
                 for x in sents
                 if x.start <= c.start < x.end or (c.start < x.start and x.end <= c.end)
             ]
