@@ -240,3 +240,12 @@ def test_an_infinitive_that_opens_a_note_or_leads_a_phrasal_verb_is_a_plan(newer
 def test_a_change_made_is_still_a_change(newer: str) -> None:
     d = decide_texts("Omeprazole 40 mg once daily", newer, "medication")
     assert d.supersedes and d.strong, d
+
+
+def test_a_time_that_begins_with_an_addition_word_adds_nothing() -> None:
+    """'New Year' is a time, not a new habit beside the old one (two authors' dev halves wrote
+    'teetotal since New Year'); 'also' still adds."""
+    old = "Drinks about 25 units of alcohol a week."
+    d = decide_texts(old, "Completely teetotal since New Year.", "social")
+    assert d.supersedes and d.rule == "slot.single-valued"
+    assert not decide_texts(old, "Also has the odd glass of wine.", "social").strong

@@ -699,6 +699,14 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
         c.phrases(m, c.strs(data.get(field), field), field, field)
         return m
 
+    def additions() -> PhraseMatcher[str]:
+        """The addition words, and the phrases that begin with one but add nothing ("since New
+        Year", "every other day"), valued "": the longest match where both start."""
+        m = listed("additions")
+        skip = c.strs(data.get("not_additions", []), "not_additions", empty=True)
+        c.phrases(m, skip, "", "not_additions")
+        return m
+
     numbers = c.obj(data.get("number_words"), "number_words")
     if not all(isinstance(v, int | float) for v in numbers.values()):
         raise c.fail("number_words", "values must be numbers")
@@ -717,7 +725,7 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
         "qualitative": grouped("qualitative"),
         "number_words": {str(k): float(v) for k, v in numbers.items()},
         "reporting": frozenset(c.strs(data.get("reporting"), "reporting")),
-        "additions": listed("additions"),
+        "additions": additions(),
         "contrast": listed("contrast"),
         "spread": listed("spread"),
         "durations": {

@@ -179,7 +179,7 @@ def _additions(text: str) -> bool:
     from ..text import parse
 
     t = parse(text)
-    return bool(lexicon().additions.find(t.tokens, t.raw))
+    return any(m.value for m in lexicon().additions.find(t.tokens, t.raw))
 
 
 def _words_apart(p: Pair) -> bool:
