@@ -296,3 +296,13 @@ def test_a_test_date_dates_the_results_said_later() -> None:
     k = next(p for p in got if "potassium" in p.content)
     assert k.created_at.date().isoformat() == "2026-11-12"
     assert "12th of November" in k.dated_by and "12th" not in k.evidence
+
+
+def test_a_prescription_sent_is_a_medicine_started() -> None:
+    """'I've sent a prescription for X' starts X (a plan was all it proposed); a repeat
+    prescription starts nothing and a question about one proposes nothing."""
+    got = said("Doctor: I've sent a prescription for nitrofurantoin 100 mg twice a day.")
+    assert ("medication", "patient", "Patient started nitrofurantoin 100 mg twice a day") in got
+    got = said("Doctor: Your repeat prescription for atorvastatin is ready to collect.")
+    assert not any(t == "medication" and "started" in c for t, _w, c in got)
+    assert said("Doctor: Shall I send a prescription for nitrofurantoin?") == []

@@ -122,7 +122,7 @@ _STOP = re.compile(
 )
 _START = re.compile(
     r"\b(started|starting|start|begin|began|initiat\w+|put (?:you |him |her |me |them )?on|"
-    r"prescrib\w+|adding|add)\b"
+    r"prescrib\w+|(?<!repeat )prescription for|adding|add)\b"
 )
 _SWITCH = re.compile(
     r"\b(switch\w*|chang\w+|mov\w+)\b[^.]*?\bfrom\b"
