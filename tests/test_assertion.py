@@ -249,3 +249,22 @@ def test_a_time_that_begins_with_an_addition_word_adds_nothing() -> None:
     d = decide_texts(old, "Completely teetotal since New Year.", "social")
     assert d.supersedes and d.rule == "slot.single-valued"
     assert not decide_texts(old, "Also has the odd glass of wine.", "social").strong
+
+
+@pytest.mark.parametrize(
+    ("newer", "value"),
+    [
+        ("Weight down 3 kg to 81 kg.", "81 kg"),  # the amount it changed by is no weight
+        ("HbA1c improved from 8.1 % to 7.2 %.", "7.2 %"),  # the value it changed from is past
+        ("HbA1c 7.2 %, down from 8.1 %.", "7.2 %"),
+    ],
+)
+def test_a_change_amount_or_the_value_changed_from_is_no_result(newer: str, value: str) -> None:
+    (f,) = [f for f in read(newer, "lab_result").facts if f.key.startswith("loinc")]
+    assert f.value == f"value={value}"
+
+
+def test_a_change_amount_alone_gives_no_value() -> None:
+    """'lost 3 kg' says how much, not what the patient weighs: nothing to compare."""
+    d = decide_texts("Weight 84 kg", "Weight: lost 3 kg since the summer.", "vital_sign")
+    assert not d.supersedes

@@ -196,7 +196,7 @@ def _is_result_number(t: Text, i: int, lex: Lexicon) -> bool:
         return False
     if _is_date_number(t, i, lex.months) or _is_period(t, i):
         return False
-    return not (_threshold(t, i) or _in_range(t, i))
+    return not (_threshold(t, i) or _in_range(t, i) or _change_amount(t, i))
 
 
 def _part_of_another(t: Text, i: int) -> bool:
@@ -212,6 +212,13 @@ def _part_of_another(t: Text, i: int) -> bool:
 _BOUND_BEFORE = re.compile(
     r"(?:>=?|<=?|≥|≤|\b(?:over|above|below|under|greater than|less than|more than|fewer than|"
     r"at least|at most|exceeds|exceeding|beyond|between))\s*$",
+    re.IGNORECASE,
+)
+#: Words before a number that make it an amount of change or the value it changed from, not
+#: the result now ("down 3 kg to 81 kg", "lost 3 kg", "from 8.1 % to 7.2 %", "up by 10").
+_CHANGE_BEFORE = re.compile(
+    r"\b(?:from|by|down|up|lost|lose|losing|gained|gain|gaining|put on|dropped|dropping|fell|"
+    r"rose|risen|fallen|minus|plus)\s*$",
     re.IGNORECASE,
 )
 #: Words after a number (and its unit) that make it a bound ("48 or more", "30+").
@@ -231,6 +238,11 @@ def _threshold(t: Text, i: int) -> bool:
     if found is not None:
         end = found[1]
     return bool(_BOUND_AFTER.match(t.text[end : end + 16]))
+
+
+def _change_amount(t: Text, i: int) -> bool:
+    """A number said as the amount a result changed by, or the value it changed from."""
+    return bool(_CHANGE_BEFORE.search(t.text[max(0, t.starts[i] - 12) : t.starts[i]]))
 
 
 _RANGE_LINK = re.compile(r"^\s*(?:[-–—]|to)\s*$")
