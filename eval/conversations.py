@@ -334,12 +334,13 @@ def tables(outs: Sequence[Outcome]) -> list[list[str]]:
     return rows
 
 
-def by_setting(outs: Sequence[Outcome], split: str) -> list[list[str]]:
-    settings = dict.fromkeys(o.conv.setting for o in outs if o.conv.set in SETS)
+def by_setting(outs: Sequence[Outcome], split: str, sets: Sequence[str] = SETS) -> list[list[str]]:
+    mine_sets = [o for o in outs if o.conv.set in sets]
+    settings = dict.fromkeys(o.conv.setting for o in mine_sets)
     return [
         row(f"{st} ({split})", summary(mine))
         for st in settings
-        if (mine := [o for o in outs if o.conv.setting == st and o.conv.split == split])
+        if (mine := [o for o in mine_sets if o.conv.setting == st and o.conv.split == split])
     ]
 
 
@@ -361,6 +362,8 @@ def run(ctx: Any) -> Any:
         *table(HEADER, tables(outs)),
         "",
         *table(HEADER, by_setting(outs, "test")),
+        "",
+        *table(HEADER, by_setting(outs, "test", FRESH)),
     )
     test = summary([o for o in outs if o.conv.set in SETS and o.conv.split == "test"])
     sec.numbers.update({f"test_{k}": v for k, v in test.items()})
@@ -407,7 +410,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("\n".join(table(HEADER, tables(outs))))
     print()
     for split in ("dev", "test"):
-        rows = by_setting(outs, split)
+        rows = by_setting(outs, split) + by_setting(outs, split, FRESH)
         if rows:
             print("\n".join(table(HEADER, rows)))
             print()
