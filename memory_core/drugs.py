@@ -82,6 +82,9 @@ class DrugMention:
 _lock = threading.Lock()
 _names: dict[str, str] | None = None
 _mesh: dict[str, tuple[str, ...]] = {}  # canonical name -> MeSH tree numbers, filled by _load
+#: Canonical names of the medicines MedlinePlus writes a drug page for (the dictionary's
+#: ``medline_plus_id``): what a patient may take, the only names a misspelling is matched to.
+_medicines: set[str] = set()
 
 #: The package whose dictionary file is read, and the file's name inside it.
 _PACKAGE = "drug_named_entity_recognition"
@@ -121,6 +124,8 @@ def _read_dictionary() -> dict[str, str]:
         tree, name = info.get("mesh_tree"), info.get("name")
         if tree and name:
             _mesh[_canonical(str(name).lower())] = tuple(tree)
+        if name and info.get("medline_plus_id"):
+            _medicines.add(_canonical(str(name).lower()))
     for spelling, names in variants.items():
         if names:
             first = names[0]
@@ -225,8 +230,92 @@ def _resolve(text: str) -> tuple[DrugMention, ...]:
                         )
                     )
                 offset += len(piece) + 1
+    found += _misspelt(text, toks, taken | {i for d in found for i in _covered(toks, d)})
     found.sort(key=lambda d: d.start)
     return tuple(found)
+
+
+def _covered(toks: list[tuple[str, int, int]], d: DrugMention) -> range:
+    """The token indices a mention covers."""
+    idx = [i for i, (_w, s, e) in enumerate(toks) if s < d.end and d.start < e]
+    return range(idx[0], idx[-1] + 1) if idx else range(0)
+
+
+#: A misspelt drug name is matched only in words this long or longer (four- and five-letter
+#: words sit within one edit of too many others).
+MISSPELT_MIN = 6
+#: How many edits (insertion, deletion, substitution, two letters swapped) a misspelling may be
+#: from a dictionary spelling.
+MISSPELT_EDITS = 1
+
+
+def _misspelt(text: str, toks: list[tuple[str, int, int]], taken: set[int]) -> list[DrugMention]:
+    """Words no dictionary spelling names that are one edit from exactly one drug's one-word
+    spelling ("rampiril": ramipril; "metformen": metformin) and are no English word
+    (lemminflect's lexicon knows "aspiring", so it never becomes aspirin). Written in lower case
+    (a capitalised word may be a person's or a place's name)."""
+    out = []
+    for i, (word, start, end) in enumerate(toks):
+        if i in taken or len(word) < MISSPELT_MIN or not word.isalpha() or not word.islower():
+            continue
+        name = _misspelling_of(word)
+        if name is not None:
+            out.append(DrugMention(name, start, end, text[start:end], "misspelt"))
+    return out
+
+
+@lru_cache(maxsize=65_536)
+def _misspelling_of(word: str) -> str | None:
+    names = _load()
+    lex = _lex()
+    if word in names or word in lex["supplement"] or word in _clinical_words() or _english(word):
+        return None
+    from rapidfuzz import process
+    from rapidfuzz.distance import OSA
+
+    near = [
+        w
+        for n in range(len(word) - MISSPELT_EDITS, len(word) + MISSPELT_EDITS + 1)
+        for w in _one_word_spellings().get((word[0], n), ())
+    ]
+    hits = process.extract(word, near, scorer=OSA.distance, score_cutoff=MISSPELT_EDITS, limit=8)
+    found = {_canonical(names[h[0]].lower()) for h in hits} - set(lex["not_drugs"])
+    return found.pop() if len(found) == 1 else None
+
+
+@lru_cache(maxsize=1)
+def _clinical_words() -> frozenset[str]:
+    """Every word of the clinical lexicon's analytes, conditions and chart slots, and the words
+    that name no drug ("creatinine" is a test, never a misspelt drug)."""
+    from .facts.lexicon import lexicon
+
+    lex = lexicon()
+    out = {w for p in _lex()["not_drugs"] for w in p.split()}
+    for matcher in (lex.analyte_phrases, lex.condition_phrases, lex.slot_triggers):
+        out |= matcher.words()
+    return frozenset(out)
+
+
+@lru_cache(maxsize=1)
+def _one_word_spellings() -> dict[tuple[str, int], tuple[str, ...]]:
+    """The dictionary's one-word generic names of medicines (MedlinePlus pages) long enough to
+    be matched with an edit, by first letter and length (a misspelling keeps its first letter:
+    "rampiril", "metformen"); brands are left out (one edit from a brand is too often another
+    word: "pylori")."""
+    out: dict[tuple[str, int], list[str]] = {}
+    for w, name in _load().items():
+        generic = name.lower() == w  # a brand's spelling is no generic name ("pylorid")
+        medicine = _canonical(w) in _medicines  # no chemical class ("mucins", "sulfates")
+        if generic and medicine and " " not in w and len(w) >= MISSPELT_MIN - MISSPELT_EDITS:
+            out.setdefault((w[0], len(w)), []).append(w)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _english(word: str) -> bool:
+    """A word of English (lemminflect's lexicon of lemmas and their forms)."""
+    from lemminflect import getAllLemmas
+
+    return bool(getAllLemmas(word))
 
 
 #: The four-letter suffix of a biologic's name (erenumab-aooe is erenumab).

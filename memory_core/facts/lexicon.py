@@ -174,6 +174,10 @@ class PhraseMatcher(Generic[_V]):
             return Match(i, i + n, value)
         return None
 
+    def words(self) -> set[str]:
+        """Every word of its phrases."""
+        return {w for entries in self._by_first.values() for toks, _c, _v in entries for w in toks}
+
     def find(self, tokens: Sequence[str], raw: Sequence[str]) -> list[Match[_V]]:
         """Every non-overlapping longest match, left to right."""
         out: list[Match[_V]] = []
