@@ -268,7 +268,7 @@ def _misspelt(text: str, toks: list[tuple[str, int, int]], taken: set[int]) -> l
 def _misspelling_of(word: str) -> str | None:
     names = _load()
     lex = _lex()
-    if word in names or word in lex["supplement"] or word in _clinical_words() or _english(word):
+    if word in names or word in lex["supplement"] or word in _clinical_words():
         return None
     from rapidfuzz import process
     from rapidfuzz.distance import OSA
@@ -280,7 +280,8 @@ def _misspelling_of(word: str) -> str | None:
     ]
     hits = process.extract(word, near, scorer=OSA.distance, score_cutoff=MISSPELT_EDITS, limit=8)
     found = {_canonical(names[h[0]].lower()) for h in hits} - set(lex["not_drugs"])
-    return found.pop() if len(found) == 1 else None
+    # the English lexicon is read last: only a word near one medicine loads it
+    return found.pop() if len(found) == 1 and not _english(word) else None
 
 
 @lru_cache(maxsize=1)
@@ -302,11 +303,11 @@ def _one_word_spellings() -> dict[tuple[str, int], tuple[str, ...]]:
     be matched with an edit, by first letter and length (a misspelling keeps its first letter:
     "rampiril", "metformen"); brands are left out (one edit from a brand is too often another
     word: "pylori")."""
+    names = _load()
     out: dict[tuple[str, int], list[str]] = {}
-    for w, name in _load().items():
-        generic = name.lower() == w  # a brand's spelling is no generic name ("pylorid")
-        medicine = _canonical(w) in _medicines  # no chemical class ("mucins", "sulfates")
-        if generic and medicine and " " not in w and len(w) >= MISSPELT_MIN - MISSPELT_EDITS:
+    for w in sorted(_medicines):  # no chemical class ("mucins", "sulfates")
+        generic = names.get(w, "").lower() == w  # a brand's spelling is no generic name
+        if generic and " " not in w and len(w) >= MISSPELT_MIN - MISSPELT_EDITS:
             out.setdefault((w[0], len(w)), []).append(w)
     return {k: tuple(v) for k, v in out.items()}
 
