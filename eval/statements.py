@@ -190,7 +190,7 @@ def _same_unit(ours: str, theirs: str) -> bool:
 def run(ctx: Context) -> Section:
     sec = Section("Held-out statements (issue 30): asserted changes only")
     sec.add(
-        "260 pairs and 90 value statements written by three authors who had not read the "
+        "400 pairs and 90 value statements written by four authors who had not read the "
         "reader, frozen in `eval/statements/` before it changed (see its README). Each pair a "
         "patient of its own: the older added, the newer 30 days later with `add_memory`. "
         "`keep`: the newer asserts no change of the patient's own fact (a question, an "
