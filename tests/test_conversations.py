@@ -20,9 +20,9 @@ PID = "HX-9001"
 
 
 # --- the held-out gate -----------------------------------------------------------------------
-#: Measured on the test half (21 transcripts, 160 facts, 59 supersedes links) when the reader
-#: was committed; the issue's targets are in docs/ingest.md beside them.
-FLOOR = {"found": 58, "forbidden": 10, "wrong_dates": 21, "superseded": 33}
+#: Measured on the test half (21 transcripts, 160 facts, 59 supersedes links) on main 1199ed2;
+#: the issue's targets (75 %, 0, 0, 80 %) are in docs/ingest.md beside them, not met.
+FLOOR = {"found": 86, "forbidden": 6, "wrong_dates": 12, "superseded": 42}
 
 
 def test_the_held_out_test_half_holds_its_floor() -> None:
