@@ -116,7 +116,16 @@ Runner = Callable[[Context], Section]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from . import clinical, dialogue, realtalk, section, situatedqa, statements, synthea
+    from . import (
+        clinical,
+        conversations,
+        dialogue,
+        realtalk,
+        section,
+        situatedqa,
+        statements,
+        synthea,
+    )
 
     p = argparse.ArgumentParser(prog="python -m eval", description=__doc__)
     p.add_argument(
@@ -135,6 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "statements",
             "synthea",
             "dialogue",
+            "conversations",
             "section",
         ],
         default=None,
@@ -154,6 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "statements": statements.run,
         "synthea": synthea.run,
         "dialogue": dialogue.run,
+        "conversations": conversations.run,
         "section": section.run,
     }
     chosen = args.only or list(runners)

@@ -27,6 +27,7 @@ import memory_core as mc
 from memory_core.facts import read
 from memory_core.facts.lexicon import lexicon
 from memory_core.facts.values import parts
+from memory_core.normalize import fold
 
 from .runner import Context, Section, table
 
@@ -172,7 +173,17 @@ def value_right(case: dict[str, Any], got: tuple[str, str] | None) -> bool:
             same = abs(float(number) - float(want)) <= 1e-6 * max(1.0, abs(float(want)))
         except ValueError:
             same = False
-    return same and (not unit or _unit_key(unit) == _unit_key(case["unit"] or ""))
+    return same and (not unit or _same_unit(unit, case["unit"] or ""))
+
+
+def _same_unit(ours: str, theirs: str) -> bool:
+    """One unit, however spelt ("micromol/L" and "umol/L"; "°C" and UCUM's "Cel")."""
+    from memory_core.facts.units import unit_named
+
+    a, b = unit_named(lexicon(), ours), unit_named(lexicon(), theirs)
+    if a is not None and b is not None:
+        return a == b
+    return _unit_key(ours) == _unit_key(theirs)
 
 
 # --- the report -----------------------------------------------------------------------------------
@@ -221,7 +232,7 @@ def run(ctx: Context) -> Section:
     for split in ("dev", "test"):
         vals = load_values(split)
         right = sum(value_right(v, value_read(v)) for v in vals)
-        wrong_unit = sum(_unit_invented(v, value_read(v)) for v in vals)
+        wrong_unit = sum(unit_invented(v, value_read(v)) for v in vals)
         vrows.append([split, len(vals), right, wrong_unit])
     sec.add(
         "Values: the number and unit the reader gives the statement's test (or none), against "
@@ -256,11 +267,11 @@ def _by_category(cases: list[Case], got: list[tuple[str, str]]) -> list[str]:
     ]
 
 
-def _unit_invented(case: dict[str, Any], got: tuple[str, str] | None) -> bool:
+def unit_invented(case: dict[str, Any], got: tuple[str, str] | None) -> bool:
     """The reader gave a unit the statement does not write."""
     if got is None or not got[1]:
         return False
-    folded = case["text"].lower().replace("µ", "u").replace(" ", "")
+    folded = fold(case["text"]).lower().replace(" ", "")  # "m²" is "m2", "µ" is "u"
     unit = got[1].lower().replace(" ", "")
     return unit not in folded and not (unit == "umol/l" and "micromol" in folded)
 
@@ -307,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
         "/",
         len(vals),
         "unit not written:",
-        sum(_unit_invented(v, g) for v, g in zip(vals, read_vals, strict=True)),
+        sum(unit_invented(v, g) for v, g in zip(vals, read_vals, strict=True)),
     )
     if args.show and args.split == "dev":
         _show(cases, got, vals, read_vals)

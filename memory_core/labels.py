@@ -100,6 +100,15 @@ def type_label(memory_type: str) -> str:
     return TYPE_LABELS.get(memory_type) or memory_type.replace("_", " ").strip().capitalize()
 
 
+#: Whose fact a proposal is (memory_core.ingest.Proposal.whose).
+WHOSE_LABELS = {"patient": "Patient", "family history": "Family history"}
+
+
+def whose_label(whose: str) -> str:
+    """ "Patient" for the patient's own fact, "Family history" for a relative's condition."""
+    return WHOSE_LABELS.get(whose, whose.capitalize())
+
+
 def status_label(status: str) -> str:
     return STATUS_LABELS.get(status, status.replace("_", " ").capitalize())
 

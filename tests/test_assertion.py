@@ -192,3 +192,26 @@ def test_a_uk_record_gets_no_unit_it_did_not_write() -> None:
     fg = read("Fasting glucose readings 6-8 over the last fortnight on her meter", "lab_result")
     f = fg.get("loinc:1558-6")
     assert f is not None and "value=" not in f.value
+
+
+def test_a_switch_named_in_a_reaction_puts_the_old_order_to_a_reviewer(
+    engine: mc.MemoryEngine,
+) -> None:
+    """Issue 35 item 2: 'dry cough on lisinopril resolved after switching to losartan' left
+    'blood pressure medicine is lisinopril 10mg daily' current, unflagged: the note is evidence
+    about the order -- a pending review, never the order hidden at once."""
+    old = engine.add_memory(
+        PID, "Patient's blood pressure medicine is lisinopril 10mg daily", "medication",
+        created_at=NOW - timedelta(days=90),
+    ).memory  # fmt: skip
+    res = engine.add_memory(
+        PID, "Patient's dry cough on lisinopril resolved after switching to losartan",
+        "adverse_reaction", created_at=NOW - timedelta(days=30),
+    )  # fmt: skip
+    (sup,) = [s for s in res.supersessions if s.old_id == old.id]
+    assert (sup.state.value, sup.rule) == ("pending", "drug.stop-named-elsewhere")
+    assert "lisinopril was stopped" in sup.evidence
+    assert engine.get(old.id).status is mc.Status.ACTIVE
+    # a reaction that names the drug without saying it stopped raises nothing
+    other = engine.add_memory(PID, "Dry cough again on lisinopril", "adverse_reaction")
+    assert not [s for s in other.supersessions if s.old_id == old.id]

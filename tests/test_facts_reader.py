@@ -63,7 +63,7 @@ def test_a_drug_class_an_allergy_names_comes_from_the_dictionary() -> None:
         ("Hb 98 g/L", "lab_result", "loinc:718-7", {"value": "98 g/L"}),
         ("HbA1c 53 mmol/mol", "lab_result", "loinc:4548-4", {"value": "53 mmol/mol"}),
         ("HbA1c fue 7,4 %", "lab_result", "loinc:4548-4", {"value": "7.4 %"}),
-        ("Weighed 180 lbs", "observation", "loinc:29463-7", {"value": "180 lb"}),
+        ("Weighed 180 lbs", "observation", "loinc:29463-7", {"value": "180 lbs"}),
         ("INR target range 2.0-3.0", "lab_result", "loinc:6301-6", {"target": "2"}),
         ("CKD stage 3a", "condition", "condition:chronic kidney disease", {"stage": "3a"}),
         ("Prefers appointments after 3pm", "preference", "slot:visit time",

@@ -44,3 +44,28 @@ def test_a_transcripts_result_outside_physiology_is_not_proposed(engine: mc.Memo
     props = engine.extract_memories("NW-1", t, now=NOW)
     assert [p.content for p in props] == ["Patient's blood pressure was 128/74"]
     assert any("outside physiology" in r.reason for r in props.rejected)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Urine sodium 15 mEq/L", "24 hour urine sodium 80 mmol/L", "CSF glucose 3.1 mmol/L"],
+)
+def test_another_specimens_result_is_no_result_of_the_blood_test(
+    engine: mc.MemoryEngine, text: str
+) -> None:
+    """A urine sodium of 15 is no serum sodium (90-200 mmol/L): it is written, keyed to no
+    blood test, and never replaces the patient's serum sodium (the CI run of 2026-12-04 refused
+    a calibration pair's 'Urine sodium 15 mEq/L' as a serum sodium outside physiology)."""
+    serum = engine.add_memory("NW-1", "Sodium 138 mmol/L", "lab_result", now=NOW).memory
+    engine.add_memory("NW-1", text, "lab_result", now=NOW)
+    kept = {m.id: m for m in engine.list_memories("NW-1")}
+    assert kept[serum.id].superseded_by is None
+    facts = mc.facts.read(text, "lab_result").facts
+    labs = [f for f in facts if f.key.startswith("loinc")]
+    assert labs and all(f.role is mc.facts.Role.MENTION for f in labs)
+
+
+def test_a_specimen_said_elsewhere_in_the_sentence_leaves_the_result() -> None:
+    """'urine output' beside a sodium names no specimen of it: the sodium is a result."""
+    (f,) = mc.facts.read("Sodium 138 mmol/L, urine output fine", "lab_result").facts
+    assert f.role is mc.facts.Role.SUBJECT and "value=138 mmol/L" in f.value

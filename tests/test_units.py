@@ -149,7 +149,7 @@ def _value(text: str, key: str, mtype: str = "lab_result") -> str:
         ("HbA1c 1e308 %", "loinc:4548-4", ""),
         ("HbA1c 64 mmol/mol", "loinc:4548-4", "64 mmol/mol"),
         ("Creatinine 124 umol/L", "loinc:2160-0", "124 umol/L"),
-        ("Creat 98 \u00b5mol/l", "loinc:2160-0", "98 umol/L"),
+        ("Creat 98 \u00b5mol/l", "loinc:2160-0", "98 umol/l"),  # as written (µ read as u)
         ("K+ 5.9 (H) mmol/L", "loinc:2823-3", "5.9"),  # a flag between: the unit not read
         ("Weight 82kg", "loinc:29463-7", "82 kg"),
         ("Weight 12 st 6 lb", "loinc:29463-7", "174 lb"),

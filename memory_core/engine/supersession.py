@@ -28,6 +28,7 @@ from ..contradictions import (
 )
 from ..errors import StateError
 from ..facts import Decision, Strength, Verdict, index_keys
+from ..facts.rules import decide_elsewhere, stopped_elsewhere
 from ..importance import default_importance
 from ..ranking import cosine_to_all
 from ..status import holders, status_at
@@ -273,7 +274,35 @@ def detect(
                 new = demoted
             else:
                 pool.replace(row, demoted)
+    found.extend(_named_elsewhere(core, new, pool, now, by, changes))
     return new
+
+
+def _named_elsewhere(
+    core: Core, new: Memory, pool: PatientPool, now: datetime, by: str, changes: ChangeSet
+) -> list[Supersession]:
+    """A note of another type that says a drug was stopped or switched away from ("dry cough
+    on lisinopril resolved after switching to losartan") puts the patient's active medication
+    memories about that drug to a reviewer (``drug.stop-named-elsewhere``, weak): the note is
+    evidence about the order, the order is not hidden until a person agrees."""
+    stopped = stopped_elsewhere(facts_of(new), new.memory_type)
+    if not stopped or "medication" in core.policy.contradiction.exempt_types:
+        return []
+    index = pool.snapshot.key_index().rows
+    added = _added_key_index(pool)
+    out = []
+    for f in stopped:
+        rows = {*index.get(("medication", f.key), ()), *added.get(("medication", f.key), ())}
+        for row in sorted(rows):
+            older = pool.memories[row]
+            if older.status is not Status.ACTIVE or older.created_at > new.created_at:
+                continue
+            d = decide_elsewhere(facts_of(older), f, new.memory_type, new.content)
+            if d is None:
+                continue
+            sim = float(cosine_to_all(new.embedding, pool.arrays()[0][[row]])[0])
+            out.append(record(core, older, new, sim, d, False, by, now, changes))
+    return out
 
 
 class Preview(NamedTuple):

@@ -284,6 +284,7 @@ class Lexicon:
     units: Mapping[str, Unit]  # a unit by each of its spellings (units.key)
     unit_pattern: re.Pattern[str]  # the longest unit spelling at a position
     derived_words: frozenset[str]  # "ratio": the analytes named before it are in passing
+    own_specimens: frozenset[str]  # blood: an analyte said after another specimen is in passing
     slots: Mapping[str, Slot]
     slot_triggers: PhraseMatcher[str]
     slot_values: Mapping[str, PhraseMatcher[str]]
@@ -598,6 +599,17 @@ def _slots(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _own_specimens(labs: dict[str, Any], words: dict[str, Any]) -> frozenset[str]:
+    """The specimens the analytes are measured in: each a value of words.json's specimen
+    qualifier (the one vocabulary of specimens)."""
+    own = _Check("labs").strs(labs.get("specimens"), "specimens")
+    known = set(words.get("qualifiers", {}).get("specimen", {}))
+    unknown = [s for s in own if s not in known]
+    if unknown:
+        raise ValueError(f"labs.json specimens: not a words.json specimen qualifier: {unknown}")
+    return frozenset(own)
+
+
 def _states(data: dict[str, Any]) -> dict[str, Any]:
     c = _Check("states")
     states: PhraseMatcher[StateRule] = PhraseMatcher()
@@ -801,6 +813,7 @@ def load() -> Lexicon:
         units=units,
         unit_pattern=unit_pattern,
         derived_words=frozenset(_Check("labs").strs(data["labs"].get("derived"), "derived")),
+        own_specimens=_own_specimens(data["labs"], data["words"]),
         **_slots(data["slots"]),
         **_states(data["states"]),
         **_context(data["context"], data["assertion"]),

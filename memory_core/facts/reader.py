@@ -436,8 +436,8 @@ def _roles(t: Text, spans: Sequence[Span], lex: Lexicon) -> list[Role]:
     """A thing named after a mention phrase ("added to metformin", "while on furosemide",
     "carries an EpiPen", "foods that interact with warfarin") is named in passing; so is a
     drug or a condition qualifying a noun ("not on methotrexate day", "warfarin clinic", "the
-    coeliac support group", "aspirin-containing remedies") and a rescue medicine beside an
-    allergy's agent."""
+    coeliac support group", "aspirin-containing remedies"), an analyte said after another
+    specimen ("urine sodium") and a rescue medicine beside an allergy's agent."""
     out = [Role.SUBJECT] * len(spans)
     for k, s in enumerate(spans):
         kind = KeyKind.of(s.key)
@@ -445,7 +445,9 @@ def _roles(t: Text, spans: Sequence[Span], lex: Lexicon) -> list[Role]:
             head = lex.modified_heads.at(t.tokens, t.raw, s.end)
             if head is not None and (head.value == "any" or kind is KeyKind.DRUG):
                 out[k] = Role.MENTION
-        elif KeyKind.of(s.key) is KeyKind.LOINC and _before_derived(t, s, spans, lex):
+        elif KeyKind.of(s.key) is KeyKind.LOINC and (
+            _before_derived(t, s, spans, lex) or values.other_specimen(t, s)
+        ):
             out[k] = Role.MENTION
     for m in lex.mentions.find(t.tokens, t.raw):
         for k, s in enumerate(spans):

@@ -250,6 +250,15 @@ def _in_range(t: Text, i: int) -> bool:
     return prev >= 1 and t.tokens[prev] == "to" and t.tokens[prev - 1][:1].isdigit()
 
 
+def other_specimen(t: Text, span: Span) -> bool:
+    """An analyte named right after a specimen that is not its own ("urine sodium", "CSF
+    glucose"): a measurement the lexicon keys no code for, whose numbers are no result of it."""
+    lex = lexicon()
+    lo = max(0, span.start - 4)
+    found = lex.qualifiers["specimen"].find(t.tokens[lo : span.start], t.raw[lo : span.start])
+    return any(m.end + lo == span.start and m.value not in lex.own_specimens for m in found)
+
+
 def implausible(t: Text, spans: Sequence[Span]) -> str:
     """Why a result the statement writes with its unit cannot be its test's ("weight 0 kg",
     "HbA1c 1e308 %"): a number followed by a unit of the test that converts outside its
@@ -257,7 +266,7 @@ def implausible(t: Text, spans: Sequence[Span]) -> str:
     value)."""
     lex = lexicon()
     labs = [s for s in spans if s.how == "lab"]
-    for span in labs:
+    for span in (s for s in labs if not other_specimen(t, s)):
         analyte = lex.analyte_for_code(span.key.partition(":")[2])
         if analyte is None or not analyte.bounds:
             continue
@@ -288,18 +297,25 @@ def result_at(t: Text, i: int, analyte: Analyte | None) -> str:
     slash = nxt < len(t.tokens) and t.text[t.ends[i] : t.starts[nxt]] == "/"
     if slash and t.tokens[nxt][:1].isdigit():
         if analyte is not None and analyte.unit == "{score}":
-            return _reading(x, None) if _possible(analyte, x, None) else ""
+            return _reading(x, None) if _possible(analyte, x, None) else ""  # a score
         # two numbers are a blood pressure's; of another test a date ("on 2/10") or a ratio
         return _pair(t, i, nxt, analyte) if analyte is None or analyte.pair else ""
-    unit = _unit_of(t, i, analyte)
+    unit, spelt = _unit_of(t, i, analyte), _spelt(t, t.ends[i])
     compound = _compound(t, i, analyte)
     if compound is not None:
-        x, unit = compound
+        x, unit, spelt = compound
     if analyte is None:
-        return _reading(x, unit)
+        return _reading(x, unit, spelt)
     if unit is None and _foreign_unit(t, i):
         return ""
-    return _reading(x, unit) if _possible(analyte, x, unit) else ""
+    return _reading(x, unit, spelt) if _possible(analyte, x, unit) else ""
+
+
+def _spelt(t: Text, at: int) -> str:
+    """The unit as the statement writes it at character ``at`` ("mU/L", "bpm", "F", "kgs"):
+    what a value shows (the unit's own code is what it compares in)."""
+    m = lexicon().unit_pattern.match(t.text, at)
+    return " ".join(m.group(0).split()) if m is not None else ""
 
 
 def _unit_of(t: Text, i: int, analyte: Analyte | None) -> units.Unit | None:
@@ -323,7 +339,7 @@ def _foreign_unit(t: Text, i: int) -> bool:
     return not (written.isalpha() and (len(written) <= 2 or written in lex.function_words))
 
 
-def _compound(t: Text, i: int, analyte: Analyte | None) -> tuple[float, units.Unit] | None:
+def _compound(t: Text, i: int, analyte: Analyte | None) -> tuple[float, units.Unit, str] | None:
     """ "12 st 6 lb", "5 ft 10 in": one value in the smaller unit (174 lb, 70 in)."""
     lex = lexicon()
     found = units.unit_after(lex, t.text, t.ends[i])
@@ -339,7 +355,7 @@ def _compound(t: Text, i: int, analyte: Analyte | None) -> tuple[float, units.Un
     if not {big.code, small[0].code} <= set(analyte.units):
         return None
     whole = small[0].from_base(big.to_base(float(t.tokens[i])))
-    return round(whole + float(t.tokens[j]), 4), small[0]
+    return round(whole + float(t.tokens[j]), 4), small[0], _spelt(t, t.ends[j])
 
 
 def _possible(analyte: Analyte, x: float, unit: units.Unit | None) -> bool:
@@ -355,9 +371,11 @@ def _possible(analyte: Analyte, x: float, unit: units.Unit | None) -> bool:
     return canon is not None and units.plausible(analyte, canon)
 
 
-def _reading(x: float, unit: units.Unit | None) -> str:
+def _reading(x: float, unit: units.Unit | None, spelt: str = "") -> str:
+    """A value as the statement writes it: the number, and the unit as spelt when there is
+    one (a bare number keeps none)."""
     number = _num(str(x))
-    return f"{number} {unit.code}" if unit is not None else number
+    return f"{number} {spelt or unit.code}" if unit is not None else number
 
 
 def _pair(t: Text, i: int, j: int, analyte: Analyte | None) -> str:
@@ -370,7 +388,7 @@ def _pair(t: Text, i: int, j: int, analyte: Analyte | None) -> str:
     found = units.unit_after(lexicon(), t.text, t.ends[j])
     shown = f"{_num(t.tokens[i])}/{_num(t.tokens[j])}"
     if found is not None and (analyte is None or found[0].code in analyte.units):
-        return f"{shown} {found[0].code}"
+        return f"{shown} {_spelt(t, t.ends[j])}"
     return shown
 
 

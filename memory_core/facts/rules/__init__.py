@@ -24,7 +24,19 @@ from dataclasses import replace
 from functools import lru_cache
 
 from ..assertion import hedges
-from ..model import ClinicalFacts, Context, Decision, Fact, Origin, Role, Verdict, subject_kinds
+from ..model import (
+    ENDED,
+    ClinicalFacts,
+    Context,
+    Decision,
+    Fact,
+    KeyKind,
+    Origin,
+    Role,
+    State,
+    Verdict,
+    subject_kinds,
+)
 from .allergies import (
     _allergy_list,
     _allergy_lists_same,
@@ -33,7 +45,7 @@ from .allergies import (
     _same_agent,
     _second_reaction,
 )
-from .base import _LIST, SAFETY_TYPES, STRONG, WEAK, Pair, Rule, _compatible
+from .base import _LIST, SAFETY_TYPES, STRONG, WEAK, Pair, Rule, _compatible, name_of, said
 from .conditions import (
     _condition_ended,
     _condition_episode,
@@ -224,8 +236,10 @@ DEFAULT = Rule(
 
 
 def rule_ids() -> tuple[str, ...]:
-    """Every rule id a decision can carry, in table order (and the chat filter's)."""
-    return tuple(dict.fromkeys(i for r in (*TABLE, CHAT, DEFAULT) for i in r.decides))
+    """Every rule id a decision can carry, in table order (and the chat filter's, and a
+    change named in a note of another type)."""
+    ids = [i for r in (*TABLE, CHAT, DEFAULT) for i in r.decides]
+    return tuple(dict.fromkeys([*ids, ELSEWHERE]))
 
 
 def decide(
@@ -259,6 +273,37 @@ def decide_row(
                 d = _capped(d, pair)
                 return (CHAT, _chat(d)) if _chat_noise(d, pair) else (rule, d)
     return DEFAULT, _compatible(DEFAULT.id, "no rule found one thing whose state changed")
+
+
+#: A note of another type (an adverse reaction, a response, an observation) that says a drug
+#: was stopped or switched away from ("cough resolved after switching to losartan"): evidence
+#: about the medication, always for a reviewer.
+ELSEWHERE = "drug.stop-named-elsewhere"
+
+
+def stopped_elsewhere(newer: ClinicalFacts, memory_type: str) -> tuple[Fact, ...]:
+    """The drugs a statement of a type other than medication asserts were stopped (a switch
+    away from one included) -- what may make a medication memory out of date."""
+    if memory_type == "medication":
+        return ()
+    return tuple(
+        f for f in newer.facts if f.kind is KeyKind.DRUG and f.state is State.STOPPED and f.asserted
+    )
+
+
+def decide_elsewhere(
+    older: ClinicalFacts, stopped: Fact, newer_type: str, newer_text: str = ""
+) -> Decision | None:
+    """A medication memory (``older``) about a drug a note of another type says was stopped:
+    an update, weak evidence -- a reviewer decides whether the order ended."""
+    a = older.get(stopped.key)
+    if a is None or a.role is not Role.SUBJECT or a.state in ENDED or not a.asserted:
+        return None
+    what = newer_type.replace("_", " ")
+    article = "an" if what[:1] in "aeiou" else "a"
+    shown = f' ("{newer_text[:80]}")' if newer_text else ""
+    why = f"{article} {what} note says {name_of(a)} was stopped{shown}: {said(a)} → stopped"
+    return Decision(Verdict.UPDATES, ELSEWHERE, WEAK, why, a.key)
 
 
 def _chat_noise(d: Decision, p: Pair) -> bool:
