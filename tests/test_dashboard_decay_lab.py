@@ -22,7 +22,8 @@ PID = "NW-1001"
 METFORMIN = (
     "Patient reports persistent GI distress on metformin; switched to extended-release formulation"
 )
-LATE = "Patient developed a dry nagging cough on lisinopril"
+#: a statement of NW-1001 written late in the demo (June of the demo's second year), still active
+LATE = "Patient's dry cough on lisinopril resolved after switching to losartan"
 
 
 @pytest.fixture

@@ -85,8 +85,6 @@ def check_invariants(ds: DemoDataset, now: datetime) -> None:
 
 def test_deterministic(data: DemoDataset) -> None:
     assert northwind_demo(NOW) == data
-    assert northwind_demo(NOW, seed=7) == data
-    assert northwind_demo(NOW, seed=8) != data
 
 
 def test_same_instant_in_another_zone_gives_same_data(data: DemoDataset) -> None:
@@ -106,7 +104,7 @@ def test_counts_per_patient(data: DemoDataset) -> None:
     assert set(counts) == {p.patient_id for p in data.patients}
     assert all(30 <= c <= 150 for c in counts.values()), counts
     assert len(set(counts.values())) >= 6, counts  # sizes vary
-    assert 600 <= len(data.memories) <= 700
+    assert 450 <= len(data.memories) <= 700  # 498 since issue 35 made each patient one person
     assert sum(counts.values()) == len(data.memories)
 
 
@@ -248,7 +246,7 @@ def test_naive_now_rejected() -> None:
 
 def test_only_standard_library_imports() -> None:
     """Every module of the package imports the standard library and, relatively, only its
-    own sibling modules (templates, generator): nothing else of memory_core."""
+    own sibling modules (templates, generator, northwind): nothing else of memory_core."""
     package = Path(demo.__file__).parent
     modules = sorted(package.glob("*.py"))
     siblings = {f.stem for f in modules} - {"__init__"}
@@ -263,7 +261,11 @@ def test_only_standard_library_imports() -> None:
                     assert node.level == 1 and node.module in siblings, (path.name, node.module)
                     continue
                 imported.add((node.module or "").split(".")[0])
-    assert imported <= {"datetime", "random", "dataclasses", "math", "__future__"}
+    assert imported <= {"datetime", "random", "dataclasses", "math", "__future__"} | {
+        "json",
+        "importlib",
+        "typing",
+    }
 
 
 # --- scale_dataset -------------------------------------------------------------------------

@@ -25,9 +25,11 @@ TARGET = 0.95
 QUESTIONS = Path(__file__).resolve().parents[1] / "eval" / "demo_questions_third.json"
 
 
-def cases(split: str) -> list[dict[str, Any]]:
+def cases(split: str, retired: bool = False) -> list[dict[str, Any]]:
+    """The cases of one half still answerable in the demo (``retired=True``: those that are
+    not, each saying why: issue 35 removed two facts that contradicted a patient's story)."""
     found: list[dict[str, Any]] = json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
-    return [c for c in found if c["split"] == split]
+    return [c for c in found if c["split"] == split and ("retired" in c) == retired]
 
 
 @pytest.fixture(scope="module")
@@ -38,9 +40,12 @@ def demo(demo_db: str, tmp_path_factory: pytest.TempPathFactory) -> mc.MemoryEng
 
 
 def test_the_set_is_frozen_and_split() -> None:
-    dev, test = cases("dev"), cases("test")
+    dev, test = cases("dev") + cases("dev", True), cases("test") + cases("test", True)
     assert (len(dev), len(test)) == (42, 48)
     assert len({c["id"] for c in dev + test}) == 90
+    retired = cases("dev", True) + cases("test", True)
+    assert [c["id"] for c in retired] == ["q-049", "q-032"]
+    assert all(str(c["retired"]).startswith("issue 35: ") for c in retired)
 
 
 def test_the_test_half_is_answered_in_the_default_section(

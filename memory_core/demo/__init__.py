@@ -20,15 +20,8 @@ Shape of the data:
   from the domain reference, which are meant to be detected as updates.
 """
 
-from .generator import (
-    DEMO_EPOCH,
-    DemoDataset,
-    DemoMemory,
-    DemoPatient,
-    demo_labels,
-    northwind_demo,
-    scale_dataset,
-)
+from .generator import DemoDataset, DemoMemory, DemoPatient, scale_dataset
+from .northwind import DEMO_EPOCH, demo_labels, northwind_demo
 from .templates import MEMORY_TYPES
 
 __all__ = [

@@ -1,16 +1,13 @@
-"""The synthetic demo generator: builds the patients, their sessions and memories from
-the templates in :mod:`memory_core.demo.templates`. Pure: no clock, no global random state.
-
-The Northwind demo is the same demo whatever the day it is seeded: it is built once as of
-:data:`DEMO_EPOCH`, and seeding at ``now`` moves every date by ``now - DEMO_EPOCH``. The
-statements, types, ages and access patterns relative to ``now`` never change, so the README's
-walkthrough and the screenshots hold on every day. (Statements therefore name no calendar
-month: a lab result's date is the memory's own date.)
+"""The synthetic scale generator: builds patients, their sessions and memories from the
+templates in :mod:`memory_core.demo.templates` for benchmarks and load tests
+(:func:`scale_dataset`). Pure: no clock, no global random state. Its patients are assembled
+from shared sentences, so two of them may say the same thing: the Northwind demo patients are
+written out as people instead (:mod:`memory_core.demo.northwind`).
 """
 
 import math
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from .templates import (
@@ -23,7 +20,6 @@ from .templates import (
     LABS,
     LATE_TYPES,
     MAX_ACCESSES,
-    NORTHWIND,
     OBS_SERIES,
     POOLS,
     SCALE_CONDITIONS,
@@ -31,11 +27,6 @@ from .templates import (
     SHORT_TERM_MAX_ACCESSES,
     SHORT_TERM_SHARE,
     TYPE_WEIGHTS,
-    WORKED,
-    WORKED_EXCLUDED,
-    WORKED_HBA1C_AFTER,
-    WORKED_HBA1C_BEFORE,
-    WORKED_HBA1C_TEXTS,
     PatientSpec,
     Series,
     Template,
@@ -79,7 +70,7 @@ def _ri(rng: random.Random, lo: int, hi: int) -> int:
     return lo + int(rng.random() * (hi - lo + 1))
 
 
-def _require_aware(now: datetime) -> datetime:
+def require_aware(now: datetime) -> datetime:
     if now.tzinfo is None or now.utcoffset() is None:
         raise ValueError("now must be a timezone-aware datetime (e.g. datetime.now(UTC))")
     return now.astimezone(UTC)
@@ -113,22 +104,19 @@ def _fmt(value: float, decimals: int) -> str:
 
 
 class _PatientBuilder:
-    """Builds one patient's memories; ``strict`` forbids duplicate contents."""
+    """Builds one patient's memories (a content may repeat when the pools run out)."""
 
-    def __init__(self, rng: random.Random, spec: PatientSpec, now: datetime, strict: bool) -> None:
+    def __init__(self, rng: random.Random, spec: PatientSpec, now: datetime) -> None:
         self.rng = rng
         self.spec = spec
         self.now = now
-        self.strict = strict
         self.visits = _make_visits(rng, now, spec.history_days)
         self.memories: list[DemoMemory] = []
         self.seen: set[str] = set()
         # Conditions named in labels come only from the profile, so labels stay complete.
         self.used_gids: set[str] = {f"condition:{key}" for key in CONDITION_LABELS}
-        if spec.worked:
-            self.used_gids |= WORKED_EXCLUDED
         self.facts: set[str] = set()
-        self.tries = 40 if strict else 3  # attempts at a content not yet used by the patient
+        self.tries = 3  # attempts at a content not yet used by the patient
 
     # -- primitives -------------------------------------------------------------------
 
@@ -205,12 +193,6 @@ class _PatientBuilder:
             pinned=pinned,
         )
 
-    def _first_visit_after(self, t: datetime) -> int:
-        for i, v in enumerate(self.visits):
-            if v > t:
-                return i
-        return len(self.visits)
-
     def _render(self, tpl: Template) -> str:
         return tpl.text.format(v=self.rng.choice(tpl.values)) if tpl.values else tpl.text
 
@@ -230,42 +212,11 @@ class _PatientBuilder:
     # -- phases -----------------------------------------------------------------------
 
     def build(self) -> tuple[DemoPatient, list[DemoMemory]]:
-        anchors: list[tuple[datetime, float]] = []
-        if self.spec.worked:
-            anchors = self._worked_examples()
         self._fixed_facts()
         if self.room > 0:
-            self._free_facts(anchors)
+            self._free_facts()
         patient = DemoPatient(self.spec.patient_id, _label(self.spec), tuple(self.visits))
         return patient, self.memories
-
-    def _worked_examples(self) -> list[tuple[datetime, float]]:
-        last = len(self.visits) - 1
-        for mtype, text, frac in WORKED:
-            if self.room > 0:
-                self._emit_at_visit(mtype, text, round(frac * last))
-        self.facts.update({"metformin", "metformin_er"})
-        # HbA1c anchors (8.2 % then 7.1 %): the most recent January and March before `now`.
-        now = self.now
-        year = now.year if (now.month, now.day) >= (3, 8) else now.year - 1
-        jan_lo = min(now.day + 1, 28) if (year < now.year and now.month == 1) else 3
-        if year < now.year and now.month > 1:
-            jan_lo = 20  # February / early March: keep January as recent as possible
-        jan_day = self.rng.randint(jan_lo, max(jan_lo, 28))
-        mar_hi = min(25, now.day - 2) if (year == now.year and now.month == 3) else 25
-        mar_day = self.rng.randint(2, mar_hi)
-        anchors: list[tuple[datetime, float]] = []
-        for month, day, value, text in (
-            (1, jan_day, 8.2, WORKED_HBA1C_TEXTS[0]),
-            (3, mar_day, 7.1, WORKED_HBA1C_TEXTS[1]),
-        ):
-            created = datetime(
-                year, month, day, self.rng.randint(7, 10), self.rng.randint(0, 59), tzinfo=UTC
-            )
-            if self.room > 0:
-                self._emit("lab_result", text, created, self._first_visit_after(created))
-            anchors.append((created, value))
-        return anchors
 
     def _fixed_facts(self) -> None:
         spec = self.spec
@@ -282,7 +233,7 @@ class _PatientBuilder:
                 if self.room > 0 and (mtype == "condition" or tpl.gid not in self.used_gids):
                     self._use(mtype, tpl, min(_ri(self.rng, 0, spread - 1), len(self.visits) - 1))
 
-    def _free_facts(self, anchors: list[tuple[datetime, float]]) -> None:
+    def _free_facts(self) -> None:
         rng = self.rng
         remaining = self.room
         jittered = [(mtype, w * rng.uniform(0.75, 1.25)) for mtype, w in TYPE_WEIGHTS]
@@ -305,7 +256,7 @@ class _PatientBuilder:
                 quota -= 1
         left = self.room
         n_labs = round(left * LAB_SHARE)
-        self._labs(n_labs, anchors)
+        self._labs(n_labs)
         self._home_readings(self.room)
 
     def _next_value(self, series: Series, last: float | None, lo: float, hi: float) -> float:
@@ -316,7 +267,7 @@ class _PatientBuilder:
         value = min(max(value, lo), hi)
         return round(value, series.decimals)
 
-    def _labs(self, count: int, anchors: list[tuple[datetime, float]]) -> None:
+    def _labs(self, count: int) -> None:
         if count <= 0:
             return
         rng = self.rng
@@ -326,18 +277,10 @@ class _PatientBuilder:
         counts = [math.floor(count * s.weight / total_w) for s in LABS]
         for i in range(count - sum(counts)):
             counts[i % len(counts)] += 1
-        window = timedelta(days=75)
         for series, c in zip(LABS, counts, strict=True):
             if c <= 0:
                 continue
             cands = candidates
-            use_anchors = series.key == "hba1c" and bool(anchors)
-            if use_anchors:
-                cands = [
-                    i
-                    for i in candidates
-                    if all(abs(self.visits[i] - a) >= window for a, _ in anchors)
-                ] or candidates
             points: list[tuple[datetime, int]] = []
             for j in range(c):
                 idx = cands[min(len(cands) - 1, int((j + rng.random()) / c * len(cands)))]
@@ -353,26 +296,12 @@ class _PatientBuilder:
                     created = self.now - timedelta(minutes=rng.randint(1, 59))
                 points.append((created, first))
             points.sort()
-            self._lab_series(series, points, anchors if use_anchors else [])
+            self._lab_series(series, points)
 
-    def _lab_series(
-        self,
-        series: Series,
-        points: list[tuple[datetime, int]],
-        anchors: list[tuple[datetime, float]],
-    ) -> None:
+    def _lab_series(self, series: Series, points: list[tuple[datetime, int]]) -> None:
         last: float | None = None
-        anchor_iter = iter(sorted(anchors))
-        pending = next(anchor_iter, None)
+        lo, hi = series.floor, series.ceil
         for created, first in points:
-            while pending is not None and pending[0] <= created:
-                last = pending[1]
-                pending = next(anchor_iter, None)
-            lo, hi = series.floor, series.ceil
-            if anchors:
-                lo, hi = WORKED_HBA1C_BEFORE if created < anchors[0][0] else WORKED_HBA1C_AFTER
-                if last is not None and not lo <= last <= hi:
-                    last = None
             text = ""
             value = 0.0
             for _ in range(self.tries):
@@ -390,9 +319,6 @@ class _PatientBuilder:
                 text = series.text.format(verb=verb, v=_fmt(value, series.decimals))
                 if text not in self.seen:
                     break
-            else:
-                if self.strict:
-                    raise RuntimeError(f"could not make a unique {series.key} lab text")
             last = value
             self._emit("lab_result", text, created, first)
 
@@ -409,9 +335,6 @@ class _PatientBuilder:
                 text = series.text.format(v=_fmt(value, series.decimals))
                 if text not in self.seen:
                     break
-            else:
-                if self.strict:
-                    raise RuntimeError("could not make a unique home-reading text")
             last[series.key] = value
             self._emit_at_visit(
                 "observation",
@@ -426,66 +349,13 @@ def _dataset(patients: list[DemoPatient], memories: list[DemoMemory]) -> DemoDat
     return DemoDataset(tuple(patients), tuple(memories))
 
 
-#: The moment the Northwind demo is built as of. Seeding at another moment moves every date by
-#: the difference, never a statement.
-DEMO_EPOCH = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
-_BUILT: dict[int, DemoDataset] = {}  # seed -> the demo as of DEMO_EPOCH (built once)
-
-
-def _build_northwind(seed: int) -> DemoDataset:
-    if seed not in _BUILT:
-        rng = random.Random(seed)
-        patients: list[DemoPatient] = []
-        memories: list[DemoMemory] = []
-        for spec in NORTHWIND:
-            patient, mems = _PatientBuilder(rng, spec, DEMO_EPOCH, strict=True).build()
-            patients.append(patient)
-            memories.extend(mems)
-        _BUILT[seed] = _dataset(patients, memories)
-    return _BUILT[seed]
-
-
-def _shift(data: DemoDataset, delta: timedelta) -> DemoDataset:
-    """The same dataset with every moment moved by ``delta``."""
-    return DemoDataset(
-        tuple(replace(p, visits=tuple(v + delta for v in p.visits)) for p in data.patients),
-        tuple(
-            replace(
-                m,
-                created_at=m.created_at + delta,
-                access_times=tuple(t + delta for t in m.access_times),
-            )
-            for m in data.memories
-        ),
-    )
-
-
-def northwind_demo(now: datetime, seed: int = 7) -> DemoDataset:
-    """The Northwind Health demo: 8 synthetic patients ``NW-1001`` ... ``NW-1008``.
-
-    Each has 12-24 months of sessions before ``now`` and 34-147 memories (633 in all).
-    NW-1001 carries the worked examples of the domain reference. ``now`` must be
-    timezone-aware; all returned datetimes are UTC and every ``created_at`` is before it.
-    The statements are the same for every ``now``: the demo built as of :data:`DEMO_EPOCH`,
-    every date moved by ``now - DEMO_EPOCH``.
-    """
-    now = _require_aware(now)
-    return _shift(_build_northwind(seed), now - DEMO_EPOCH)
-
-
-def demo_labels() -> dict[str, str]:
-    """The invented label of each Northwind demo patient (id -> label), without building the
-    dataset: what the dashboard's patient search matches besides the id."""
-    return {spec.patient_id: _label(spec) for spec in NORTHWIND}
-
-
 def scale_dataset(
     n_patients: int, memories_per_patient: int, now: datetime, seed: int = 11
 ) -> DemoDataset:
     """The same generator at scale: patients ``SC-000001`` ... with exactly
     ``memories_per_patient`` memories each. Contents may repeat within a patient when the
     count is far beyond what the template pools can vary (thousands per patient)."""
-    now = _require_aware(now)
+    now = require_aware(now)
     if n_patients < 0:
         raise ValueError("n_patients must be >= 0")
     if memories_per_patient < 0:
@@ -509,7 +379,7 @@ def scale_dataset(
             meds,
             allergies,
         )
-        patient, mems = _PatientBuilder(rng, spec, now, strict=False).build()
+        patient, mems = _PatientBuilder(rng, spec, now).build()
         patients.append(patient)
         memories.extend(mems)
     return _dataset(patients, memories)

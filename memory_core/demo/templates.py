@@ -1,6 +1,6 @@
-"""The data of the synthetic demo generator (:mod:`memory_core.demo.generator`): memory
-types, statement templates per type, lab and home-reading series, the Northwind patients and
-the NW-1001 worked examples of the domain reference, and the mix of types and accesses.
+"""The data of the synthetic scale generator (:mod:`memory_core.demo.generator`): memory
+types, statement templates per type, lab and home-reading series, and the mix of types and
+accesses. (The Northwind demo patients are written out in ``data/demo_northwind.jsonl``.)
 
 Everything here is invented; no real person is named or described. Data only: no code reads
 it except the generator.
@@ -597,88 +597,7 @@ class PatientSpec:
     conditions: tuple[str, ...]
     medications: tuple[str, ...]
     allergies: tuple[str, ...] = ()
-    worked: bool = False
 
-
-NORTHWIND: tuple[PatientSpec, ...] = (
-    PatientSpec("NW-1001", 58, 610, 58, ("t2d", "htn"), ("lisinopril", "atorvastatin"), (), True),
-    PatientSpec(
-        "NW-1002",
-        67,
-        400,
-        34,
-        ("t2d", "ckd2", "htn"),
-        ("glargine", "lisinopril"),
-        (ALLERGIES[1],),
-    ),
-    PatientSpec("NW-1003", 49, 715, 90, ("t2d", "neuropathy"), ("metformin_er", "gabapentin")),
-    PatientSpec(
-        "NW-1004",
-        72,
-        520,
-        120,
-        ("t2d", "ckd2", "neuropathy", "htn"),
-        ("glargine", "empagliflozin", "metoprolol", "atorvastatin"),
-        (ALLERGIES[2], ALLERGIES[0]),
-    ),
-    PatientSpec(
-        "NW-1005",
-        61,
-        670,
-        147,
-        ("t2d", "htn", "hyperlipid"),
-        ("metformin", "empagliflozin", "lisinopril", "atorvastatin"),
-        (ALLERGIES[0],),
-    ),
-    PatientSpec("NW-1006", 44, 455, 64, ("t2d", "osa"), ("metformin_er", "semaglutide")),
-    PatientSpec(
-        "NW-1007",
-        55,
-        545,
-        75,
-        ("t2d", "htn", "retinopathy"),
-        ("metformin", "metoprolol", "glargine"),
-        (ALLERGIES[3],),
-    ),
-    PatientSpec("NW-1008", 38, 380, 45, ("t2d", "obesity"), ("metformin", "sitagliptin")),
-)
-
-# NW-1001 worked examples (domain reference), placed at a fraction of the patient's history.
-WORKED: tuple[tuple[str, str, float], ...] = (
-    ("allergy", "Patient has documented penicillin allergy with anaphylactic reaction", 0.0),
-    ("social", "Patient lives alone", 0.0),
-    ("medication", "Patient tolerates metformin 500mg well", 0.06),
-    ("preference", "Patient prefers morning appointments", 0.12),
-    ("allergy", "Patient has a sulfa drug allergy causing rash", 0.45),
-    (
-        "medication",
-        "Patient reports persistent GI distress on metformin; "
-        "switched to extended-release formulation",
-        0.62,
-    ),
-    ("preference", "Patient now prefers afternoon appointments", 0.85),
-    # safety updates that wait for a reviewer (allergy / adverse reaction: review mode)
-    ("adverse_reaction", "Patient developed a dry cough on lisinopril", 0.30),
-    (
-        "adverse_reaction",
-        "Patient's dry cough on lisinopril resolved after switching to losartan",
-        0.80,
-    ),
-    (
-        "allergy",
-        "Patient's penicillin allergy re-tested: reaction was a mild rash, not anaphylaxis",
-        0.93,
-    ),
-)
-# Pool groups that would blur the worked examples for NW-1001.
-WORKED_EXCLUDED = frozenset(
-    {"medication:metformin", "adverse_reaction:ar_metformin", "preference:appt", "social:household"}
-)
-#: NW-1001's two HbA1c results of domain.md's worked pair (8.2 % in January, 7.1 % in March),
-#: without the month: the demo's dates move with the seeding day, its statements do not.
-WORKED_HBA1C_TEXTS = ("Patient's HbA1c was 8.2%", "Patient's HbA1c improved to 7.1%")
-WORKED_HBA1C_BEFORE = (8.3, 9.5)  # NW-1001 HbA1c range before the first (8.2 %) anchor
-WORKED_HBA1C_AFTER = (6.6, 7.4)  # ... and after the second (7.1 %) anchor
 
 SCALE_CONDITIONS: tuple[str, ...] = (
     "htn",

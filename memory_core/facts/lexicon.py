@@ -251,6 +251,9 @@ class Slot:
     people: bool
     measure: bool
     types: frozenset[str]
+    #: keyed only by a statement that names one of its values: its trigger alone is a thing
+    #: named in passing ("handed over after every visit" is no visit time)
+    by_value: bool = False
 
     @property
     def key(self) -> str:
@@ -558,6 +561,7 @@ def _slots(data: dict[str, Any]) -> dict[str, Any]:
             people=bool(e.get("people", False)),
             measure=bool(e.get("measure", False)),
             types=frozenset(c.strs(e.get("types"), f"{where}.types")),
+            by_value=bool(e.get("keyed_by_value", False)),
         )
         c.phrases(triggers, c.strs(e.get("triggers"), f"{where}.triggers"), sid, where)
         vm: PhraseMatcher[str] = PhraseMatcher()

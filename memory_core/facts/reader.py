@@ -60,6 +60,8 @@ def read(text: str, memory_type: str = "") -> ClinicalFacts:
     for k, span in enumerate(anchors):
         outcome = memory_type == "treatment_response"
         value = _value(t, span, anchors, lex, memory_type)
+        if _in_passing(span, value, lex):
+            continue
         span = _specific(span, value, lex)
         for key, role in _keys(span, spans, roles[k], lex, outcome):
             facts.append(
@@ -106,6 +108,16 @@ def _asserted(
 #: change"): the thing stays as it was. (A negated start -- "never started insulin" -- says
 #: the thing is not taken: the negation stays the thing's.)
 _UNDONE_BY_NEGATION = frozenset({State.STOPPED, State.CHANGED, State.RESOLVED})
+
+
+def _in_passing(span: Span, value: str, lex: Lexicon) -> bool:
+    """A slot keyed only by its values, named without one: the statement is about something
+    else ("written instructions handed over after every visit" says nothing of the visit
+    time; "prefers afternoon appointments" does)."""
+    if KeyKind.of(span.key) is not KeyKind.SLOT:
+        return False
+    slot = lex.slots.get(span.key.partition(":")[2])
+    return slot is not None and slot.by_value and not values.parts(value).get("value")
 
 
 def _specific(span: Span, value: str, lex: Lexicon) -> Span:
