@@ -116,7 +116,16 @@ Runner = Callable[[Context], Section]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from . import clinical, dialogue, realtalk, section, situatedqa, synthea
+    from . import (
+        clinical,
+        conversations,
+        dialogue,
+        realtalk,
+        section,
+        situatedqa,
+        statements,
+        synthea,
+    )
 
     p = argparse.ArgumentParser(prog="python -m eval", description=__doc__)
     p.add_argument(
@@ -128,7 +137,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--only",
         action="append",
-        choices=["realtalk", "situatedqa", "clinical", "synthea", "dialogue", "section"],
+        choices=[
+            "realtalk",
+            "situatedqa",
+            "clinical",
+            "statements",
+            "synthea",
+            "dialogue",
+            "conversations",
+            "section",
+        ],
         default=None,
     )
     p.add_argument("--embedder", default="minilm", help="minilm (the default) | hashing")
@@ -143,8 +161,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "realtalk": realtalk.run,
         "situatedqa": situatedqa.run,
         "clinical": clinical.run,
+        "statements": statements.run,
         "synthea": synthea.run,
         "dialogue": dialogue.run,
+        "conversations": conversations.run,
         "section": section.run,
     }
     chosen = args.only or list(runners)

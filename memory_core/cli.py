@@ -566,7 +566,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="store URL (default: MEMORY_CORE_STORE, else Cosmos DB from COSMOS_ENDPOINT, "
         "else the SQLite file data/memory.db)",
     )
-    p.add_argument("--embedder", default="minilm", help="minilm | hashing | openai:<model>")
+    p.add_argument(
+        "--embedder",
+        default=os.environ.get("MEMORY_CORE_EMBEDDER", "minilm"),
+        help="minilm | hashing | openai:<model> (default: MEMORY_CORE_EMBEDDER, else minilm)",
+    )
     sub = p.add_subparsers(dest="command", required=True)
 
     s = sub.add_parser("seed-demo", help="load the Northwind Health synthetic patients")
@@ -677,12 +681,90 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_import_fhir)
 
     s = sub.add_parser(
+        "mcp",
+        help="an MCP server for one agent, over stdio (or Streamable HTTP with --http PORT)",
+    )
+    _agent_arguments(s)
+    s.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on PORT")
+    s.set_defaults(func=cmd_mcp)
+
+    s = sub.add_parser("serve", help="the HTTP API for one agent (/v1/patients/{id}/...)")
+    _agent_arguments(s)
+    s.add_argument("--port", type=int, default=8766)
+    s.set_defaults(func=cmd_serve)
+
+    s = sub.add_parser("token", help="make a bearer token granting patients (printed once)")
+    s.add_argument("--tokens", required=True, help="the token file (created when missing)")
+    s.add_argument("--patient", action="append", required=True, help="a patient it grants")
+    s.add_argument("--label", help="a note for the operator (e.g. ward 3 launch)")
+    s.set_defaults(func=cmd_token)
+
+    s = sub.add_parser(
         "cosmos-init",
         help="create the Cosmos DB database and container (needs COSMOS_KEY: Entra-ID "
         "data-plane roles cannot create containers)",
     )
     s.set_defaults(func=cmd_cosmos_init)
     return p
+
+
+def _door(args: argparse.Namespace) -> Any:
+    """The agent principal the servers act as, over the store (issue 33)."""
+    from .server.door import Door
+
+    return Door(_engine(args), args.agent, args.patient)
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from .server import grants, mcpserver
+
+    if args.http is None:
+        mcpserver.run_stdio(_door(args))  # stdout is the protocol's: nothing else is printed
+        return 0
+    tokens = grants.resolve(args.tokens)  # before the store is opened: no default token
+    door = _door(args)
+    where = f"http://{args.host}:{args.http}/mcp"
+    print(f"MCP (Streamable HTTP) on {where} as {door.actor}", file=sys.stderr)
+    mcpserver.run_http(door, tokens, host=args.host, port=args.http)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .server import grants, httpapi
+
+    tokens = grants.resolve(args.tokens)
+    door = _door(args)
+    print(f"HTTP API on http://{args.host}:{args.port}/v1 as {door.actor}", file=sys.stderr)
+    httpapi.run(door, tokens, host=args.host, port=args.port)
+    return 0
+
+
+def cmd_token(args: argparse.Namespace) -> int:
+    from .server.grants import add_token
+
+    token = add_token(args.tokens, args.patient, args.label or "")
+    print(token)
+    print(
+        f"added to {args.tokens}: it grants {', '.join(sorted(set(args.patient)))} "
+        "(shown once; the file keeps only its SHA-256)",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _agent_arguments(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--agent", required=True, help="the agent's name (audited as agent:NAME)")
+    s.add_argument(
+        "--patient",
+        action="append",
+        help="a patient the agent may reach (repeat; default: every patient its token allows)",
+    )
+    s.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
+    s.add_argument(
+        "--tokens",
+        help="the bearer-token file over HTTP (default: MEMORY_CORE_TOKENS; there is no "
+        "default token)",
+    )
 
 
 def cmd_cosmos_init(args: argparse.Namespace) -> int:

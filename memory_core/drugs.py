@@ -293,6 +293,22 @@ def _class_roots() -> dict[str, tuple[str, ...]]:
     return {c: _mesh[c] for c in wanted if c in _mesh}
 
 
+@lru_cache(maxsize=256)
+def mesh_members(mesh_class: str) -> frozenset[str]:
+    """The canonical names the dictionary files under a MeSH class by its tree numbers ("Insulin,
+    Long-Acting": insulin glargine, insulin detemir, ...); empty when the dictionary has no
+    such class or files none under it (a class MeSH groups by action, such as anticoagulants,
+    has no structural members)."""
+    _load()
+    cls = mesh_class.lower()
+    roots = _mesh.get(cls, ())
+    return frozenset(
+        name
+        for name, tree in _mesh.items()
+        if name != cls and any(t.startswith(r + ".") for t in tree for r in roots)
+    )
+
+
 def canonical_names(text: str) -> frozenset[str]:
     """The canonical names of the drugs in ``text``."""
     return frozenset(d.name for d in _resolve(text))

@@ -152,7 +152,35 @@ class PermissionDeniedError(MemoryCoreError):
         self.action = action
         self.actor = actor
         self.role = role
+        only = (
+            "an agent may only read, search, propose and add memories; a reviewer decides"
+            if role == "agent"
+            else "only reviewers change memories"
+        )
         super().__init__(
-            f"{actor or 'this user'} is a {role} and may not {action.replace('_', ' ')}: "
-            "only reviewers change memories"
+            f"{actor or 'this user'} is {'an' if role[:1] in 'aeiou' else 'a'} {role} and may "
+            f"not {action.replace('_', ' ')}: {only}"
+        )
+
+
+class OutOfScopeError(PermissionDeniedError):
+    """A principal held to some patients (an agent started with ``--patient``, a bearer
+    token's launch context) asked about another one. Nothing was read, written or recorded.
+    ``patient_id`` names the patient asked for, ``allowed`` the ones the principal may reach."""
+
+    def __init__(self, actor: str, patient_id: str, allowed: list[str]) -> None:
+        self.action = "reach_patient"
+        self.actor = actor
+        self.role = "agent"
+        self.patient_id = patient_id
+        self.allowed = allowed
+        where = ", ".join(allowed) if allowed else "no patient"
+        who = actor or "this principal"
+        what = (
+            f"patient {patient_id!r} is outside the scope of {who}"
+            if patient_id
+            else f"a call by {who} must name its patient"
+        )
+        MemoryCoreError.__init__(
+            self, f"{what} (it may reach {where}); nothing was read or written"
         )

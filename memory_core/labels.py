@@ -9,8 +9,16 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from .access import agent_name
 from .importance import CLINICAL, GENERAL
-from .values import AuditAction, AuditEntry, Confirmation, ConfirmationKind, Memory
+from .values import (
+    AuditAction,
+    AuditEntry,
+    Confirmation,
+    ConfirmationKind,
+    InjectionRecord,
+    Memory,
+)
 
 TYPE_LABELS: dict[str, str] = {
     "allergy": "Allergy",
@@ -90,6 +98,15 @@ def type_label(memory_type: str) -> str:
     """``"adverse_reaction"`` -> ``"Adverse reaction"``; an unknown snake_case type reads as
     words too."""
     return TYPE_LABELS.get(memory_type) or memory_type.replace("_", " ").strip().capitalize()
+
+
+#: Whose fact a proposal is (memory_core.ingest.Proposal.whose).
+WHOSE_LABELS = {"patient": "Patient", "family history": "Family history"}
+
+
+def whose_label(whose: str) -> str:
+    """ "Patient" for the patient's own fact, "Family history" for a relative's condition."""
+    return WHOSE_LABELS.get(whose, whose.capitalize())
 
 
 def status_label(status: str) -> str:
@@ -210,7 +227,8 @@ FIELD_LABELS: dict[str, str] = {
 }
 
 #: The engine's own actors (engine.core.SYSTEM and AGENT, seed.DEMO_ACTOR) as a person reads
-#: them; a person's name or e-mail is shown as it is.
+#: them; a person's name or e-mail is shown as it is, an agent principal (``agent:<name>``,
+#: memory_core.access) as "agent <name>".
 ACTOR_LABELS: dict[str, str] = {
     "system": "The system",
     "agent": "The care assistant",
@@ -242,7 +260,19 @@ def field_label(name: str) -> str:
 
 
 def actor_label(actor: str) -> str:
+    name = agent_name(actor)
+    if name is not None:
+        return f"agent {name}"
     return ACTOR_LABELS.get(actor, actor)
+
+
+def injection_sentence(injection: InjectionRecord) -> str:
+    """Who was given what, for the ledger: "agent ward-assistant was given 4 memories (212
+    tokens)"; a record that names no agent (an in-process call) says "The care assistant"."""
+    who = actor_label(injection.agent) if injection.agent else ACTOR_LABELS["agent"]
+    n = len(injection.items)
+    what = "1 memory" if n == 1 else f"{n} memories"
+    return f"{who} was given {what} ({injection.tokens} tokens)"
 
 
 def quoted(text: str | None, limit: int = QUOTE_CHARS) -> str:
@@ -338,7 +368,7 @@ def audit_sentence(entry: AuditEntry, content_of: Mapping[str, str]) -> str:
     after = entry.after or {}
     if a == AuditAction.ADD:
         kind = type_label(str(rec.get("memory_type", "memory"))).lower()
-        return f"{who} added {text} ({kind})"
+        return f"{who} {'wrote' if agent_name(entry.actor) else 'added'} {text} ({kind})"
     if a == AuditAction.PIN:
         return f"{who} pinned {text}: it no longer fades"
     if a == AuditAction.UNPIN:

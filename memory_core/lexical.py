@@ -1,18 +1,26 @@
-"""The keyword half of retrieval: BM25 over one patient's memory contents, held in memory.
+"""The keyword half of retrieval: BM25 over one patient's memory contents, held in memory,
+and the analyser that turns a text into the word forms it searches.
 
 Pure (no I/O). The engine keeps one :class:`LexicalIndex` per cached patient snapshot, built
 once per content version and extended in place of a rebuild when the engine appends its own
 new memories, so a keyword query costs a few dictionary look-ups and array additions whatever
 the store (SQLite or Cosmos DB) and however many other patients the store holds.
 
-Tokens follow SQLite FTS5's ``unicode61 remove_diacritics 2`` tokenizer: runs of letters and
-digits, lower case, accents removed. Scores follow FTS5's ``bm25()`` (k1 = 1.2, b = 0.75, idf
-floored at 1e-6), with the collection statistics (document count, average length, document
-frequency) taken over the patient's own memories, every status included. A query is an OR of
-its words, less one-letter words and the lexicon's function words (they match nearly every
-memory and carry no clinical meaning). A weighted query (:meth:`LexicalIndex.search_weighted`)
-groups terms: each group counts once per memory, as its weight times the BM25 of its best term
-there; the engine uses it to add a clinical vocabulary's expansions to the query's own words
+**Tokens** follow SQLite FTS5's ``unicode61 remove_diacritics 2`` tokenizer: runs of letters and
+digits, lower case, accents removed. **Word forms** (:func:`form`): each token through the
+Snowball English stemmer (PyStemmer, the Porter2 algorithm), so "lives", "living" and "live"
+are one term, as are "drives"/"driving", "doses"/"dose", "fasts"/"fasting" (why this stemmer and
+not a lemmatiser: docs/section.md, "Word forms"). A memory is analysed once, when the index
+is built or extended; a question once, by :mod:`memory_core.question`. Scores follow FTS5's
+``bm25()`` formula (idf floored at 1e-6) over the word forms, with Anserini's parameters
+k1 = 0.9, b = 0.4 in place of FTS5's 1.2 and 0.75 (a memory is one short statement: less length
+normalisation; measured in docs/section.md, "The keyword half"). The collection statistics
+(document count, average length, document frequency) are taken over the patient's own
+memories, every status included. A query is an OR of its words' forms, less one-letter words
+and the lexicon's function words (they match nearly every memory and carry no clinical
+meaning). A weighted query (:meth:`LexicalIndex.search_weighted`) groups terms: each group
+counts once per memory, as its weight times the BM25 of its best term there; the engine uses it
+to add a clinical vocabulary's expansions to the query's own words
 (:mod:`memory_core.vocabulary`).
 """
 
@@ -20,8 +28,10 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import unicodedata
 from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -34,8 +44,10 @@ I64 = npt.NDArray[np.int64]
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
 
-K1 = 1.2
-B = 0.75
+#: BM25's term-frequency saturation and length normalisation (Anserini's defaults; FTS5's
+#: ``bm25()`` uses 1.2 and 0.75).
+K1 = 0.9
+B = 0.4
 MAX_QUERY_TERMS = 32
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
@@ -55,11 +67,51 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(low)
 
 
-def query_terms(query: str) -> list[str]:
-    """The distinct words of a query that are searched, in order (at most 32)."""
+class _Stemmer(Protocol):
+    def stemWord(self, word: str) -> str: ...
+    def stemWords(self, words: Sequence[str]) -> list[str]: ...
+
+
+#: The Snowball algorithm of the word forms (PyStemmer's name for Porter2).
+STEMMER = "english"
+_local = threading.local()  # a PyStemmer object is not safe to share between threads
+
+
+def _stemmer() -> _Stemmer:
+    got: _Stemmer | None = getattr(_local, "stemmer", None)
+    if got is None:
+        import Stemmer  # PyStemmer: C Snowball stemmers, with a cache of recent words
+
+        got = _local.stemmer = Stemmer.Stemmer(STEMMER)
+    return got
+
+
+def form(token: str) -> str:
+    """A token's word form: its Snowball stem ("living" -> "live", "doses" -> "dose")."""
+    return _stemmer().stemWord(token)
+
+
+def forms(toks: Sequence[str]) -> list[str]:
+    """The word forms of these tokens, in order."""
+    return _stemmer().stemWords(toks)
+
+
+def analyse(text: str) -> list[str]:
+    """The word forms of a text: what the index holds for a memory and searches for a query."""
+    return forms(tokens(text))
+
+
+def searched(toks: Sequence[str]) -> list[str]:
+    """The distinct word forms searched for these tokens, in order (at most 32): one-letter
+    words and function words left out."""
     stop = stopwords()
-    out = [t for t in tokens(query) if len(t) > 1 and t not in stop]
-    return list(dict.fromkeys(out))[:MAX_QUERY_TERMS]
+    kept = [t for t in toks if len(t) > 1 and t not in stop]
+    return list(dict.fromkeys(forms(kept)))[:MAX_QUERY_TERMS]
+
+
+def query_terms(query: str) -> list[str]:
+    """The distinct word forms of a query that are searched, in order (at most 32)."""
+    return searched(tokens(query))
 
 
 def _postings(texts: Iterable[str], first_row: int) -> tuple[dict[str, tuple[I32, F32]], list[int]]:
@@ -69,7 +121,7 @@ def _postings(texts: Iterable[str], first_row: int) -> tuple[dict[str, tuple[I32
     tfs: dict[str, list[int]] = {}
     lengths: list[int] = []
     for row, text in enumerate(texts, start=first_row):
-        toks = tokens(text)
+        toks = analyse(text)
         lengths.append(len(toks))
         counts: dict[str, int] = {}
         for t in toks:
@@ -97,19 +149,22 @@ class LexicalIndex:
     Immutable: :meth:`extended` returns a new index that shares every posting list the new
     documents do not touch."""
 
-    __slots__ = ("_avgdl", "_postings", "_scored", "lengths")
+    __slots__ = ("_avgdl", "_postings", "_scored", "b", "k1", "lengths")
 
-    def __init__(self, postings: dict[str, tuple[I32, F32]], lengths: F64) -> None:
+    def __init__(
+        self, postings: dict[str, tuple[I32, F32]], lengths: F64, k1: float = K1, b: float = B
+    ) -> None:
         self._postings = postings
         self.lengths = lengths
+        self.k1, self.b = k1, b
         self._avgdl = max(float(lengths.mean()), 1e-9) if lengths.size else 1.0
         # each searched term's rows and BM25 there, kept (they depend on the index only)
         self._scored: dict[str, tuple[I32, F64]] = {}
 
     @classmethod
-    def build(cls, texts: Sequence[str]) -> LexicalIndex:
+    def build(cls, texts: Sequence[str], k1: float = K1, b: float = B) -> LexicalIndex:
         postings, lengths = _postings(texts, 0)
-        return cls(postings, np.array(lengths, dtype=np.float64))
+        return cls(postings, np.array(lengths, dtype=np.float64), k1, b)
 
     def __len__(self) -> int:
         return int(self.lengths.size)
@@ -123,7 +178,8 @@ class LexicalIndex:
         for t, (r, tf) in added.items():
             old = postings.get(t)
             postings[t] = (r, tf) if old is None else (np.append(old[0], r), np.append(old[1], tf))
-        return LexicalIndex(postings, np.append(self.lengths, np.array(lengths, np.float64)))
+        more = np.append(self.lengths, np.array(lengths, np.float64))
+        return LexicalIndex(postings, more, self.k1, self.b)
 
     def _term(self, term: str) -> tuple[I32, F64] | None:
         """The rows holding ``term`` and the term's BM25 in each (None: no row holds it),
@@ -147,9 +203,10 @@ class LexicalIndex:
         df = rows.size
         idf = math.log((n - df + 0.5) / (df + 0.5))
         idf = idf if idf > 0 else 1e-6
-        norm = K1 * (1 - B + B * self.lengths[rows] / self._avgdl)
+        k1, b = self.k1, self.b
+        norm = k1 * (1 - b + b * self.lengths[rows] / self._avgdl)
         f = tf.astype(np.float64)
-        return rows, idf * (f * (K1 + 1)) / (f + norm)
+        return rows, idf * (f * (k1 + 1)) / (f + norm)
 
     def scores(self, terms: Sequence[str]) -> F64:
         """BM25 of every row for these query terms (0 where no term occurs); higher = better."""

@@ -62,7 +62,7 @@ _IMITATES: dict[str, str] = {
     "u": "μυս",  # the micro sign reads as NFKD's mu: "µg" -> "ug", "µmol/L" -> "umol/L"
     "v": "ν",
     "w": "ԝ",
-    "x": "хχ",
+    "x": "хχ×",  # and the multiplication sign ("×10⁹/L")
     "y": "уү",
     "-": "\u2212\u2010\u2011",  # minus sign, hyphen, non-breaking hyphen
     "/": "\u2044\u2215",  # fraction slash, division slash

@@ -272,7 +272,9 @@ class ContextPolicy:
     for a kind ("what medications") gets every current one on one line; ``history_last`` --
     what ended goes after the current memories of its type (two or more on one line);
     ``allergy_pairs`` -- an allergy and the newer statement pending review against it are one
-    line. Switching the last three off gives the seed's line-per-memory section."""
+    line; ``answer_places`` -- the best memory about each thing the question names (a slot, a
+    key, a drug class; issue 32) holds a place. Switching the last four off gives the seed's
+    line-per-memory section."""
 
     annotate_pending: bool = True
     annotate_stale: bool = True
@@ -281,6 +283,7 @@ class ContextPolicy:
     lists: bool = True
     history_last: bool = True
     allergy_pairs: bool = True
+    answer_places: bool = True
 
     def __post_init__(self) -> None:
         for name in (
@@ -290,6 +293,7 @@ class ContextPolicy:
             "lists",
             "history_last",
             "allergy_pairs",
+            "answer_places",
         ):
             if not isinstance(getattr(self, name), bool):
                 raise ValidationError(name, f"must be true or false, got {getattr(self, name)!r}")

@@ -369,6 +369,24 @@ _FACT_FIELDS = frozenset({"codes", "status", "value", "date"})
 _DATE = re.compile(r"^\d{4}(?:-\d{2}(?:-\d{2})?)?$")
 
 
+#: Types whose statements write results: a result outside physiology is refused.
+_RESULT_TYPES = frozenset({"lab_result", "vital_sign", "observation"})
+
+
+def _plausible(text: str, mtype: str) -> None:
+    """A statement of a result type that writes a value with its unit outside physiology
+    ("body weight was 0 kg", "HbA1c 1e308 %") is refused, naming the value (issue 34)."""
+    if mtype not in _RESULT_TYPES:
+        return
+    from .facts.text import parse, things
+    from .facts.values import implausible
+
+    t = parse(text)
+    why = implausible(t, things(t, mtype))
+    if why:
+        raise ValidationError("content", why)
+
+
 def facts(value: Any, text: str, mtype: str, field: str = "facts") -> ClinicalFacts:
     """A memory's clinical facts: read from its text when ``value`` is None; a coded record's
     ``{"codes": [...], "status": ..., "value": ..., "date": ...}`` (codes ``snomed:<id>``,
@@ -378,6 +396,7 @@ def facts(value: Any, text: str, mtype: str, field: str = "facts") -> ClinicalFa
     from .facts.coded import CODE
 
     if value is None:
+        _plausible(text, mtype)
         return read(text, mtype)
     if isinstance(value, ClinicalFacts):
         return value

@@ -290,7 +290,8 @@ class AuditEntry:
 
 @dataclass(frozen=True)
 class InjectionRecord:
-    """What an agent was told: one per agent-side build_context call."""
+    """What an agent was told: one per agent-side build_context call (and per search an agent
+    principal makes through the server, :mod:`memory_core.server`)."""
 
     id: str
     at: datetime
@@ -299,6 +300,9 @@ class InjectionRecord:
     items: tuple[tuple[str, float], ...]  # (memory id, score) in injected order
     tokens: int
     text: str
+    #: the agent principal's name (``memory_core.access.agent_principal``) when a named agent
+    #: was told; None on records of in-process calls and of versions before issue 33
+    agent: str | None = None
 
 
 @dataclass(frozen=True)
@@ -317,8 +321,11 @@ class ScoredMemory:
     # the keyword matches made through the clinical vocabulary ("kidney function → egfr"),
     # beside the query's own words (memory_core.vocabulary)
     keyword_via: tuple[str, ...] = ()
+    # the question's own words the memory holds, by word form ("live → lives": the question's
+    # word, then the memory's where the two differ only in form; memory_core.question)
+    keyword_words: tuple[str, ...] = ()
     # the clinical keys the memory shares with the question ("loinc:4548-4": a question about
-    # blood sugar control names HbA1c through its body system; memory_core.vocabulary.question)
+    # blood sugar control names HbA1c through its body system; memory_core.question)
     keys: tuple[str, ...] = ()
     # a safety-critical type: an allergy, or (in a context section) an adverse reaction naming a
     # drug the query or an active medication names; never "current importance >= 8"

@@ -1,35 +1,41 @@
-"""A small clinical vocabulary for the keyword half of retrieval: the words a clinician asks
-with, mapped to the words a record is written with.
+"""The clinical vocabulary of questions: the words a clinician asks with, mapped to the words
+and keys a record is written with.
 
 A clinician asks "is the kidney function getting worse?" and means the eGFR, creatinine and
 albumin-to-creatinine results; asks about "the diabetes medication" and means metformin, an
-insulin, an SGLT2 inhibitor or a GLP-1 agonist. BM25 sees literal words only, so a query's
-*concept* words (:data:`CONCEPTS`) add the terms a record uses for them to the keyword query,
-each concept as one extra query term at :data:`EXPANSION_WEIGHT` of a literal word (a memory
-matches a concept through its best-scoring term, never once per term). A brand name in the
-query (Ozempic, Glucophage) adds its generic name through :mod:`memory_core.drugs` at
-:data:`SYNONYM_WEIGHT`. Expansion only adds: the query's own words are searched as before, so
-a memory with the exact word beats one that matches through an expansion.
+insulin, an SGLT2 inhibitor or a GLP-1 agonist; asks "who does she live with?" and means the
+household line of the social history. A question's **concepts** (:data:`GROUPS`) say so:
 
-The groups are data in the clinical lexicon (``memory_core/data/lexicon/questions.json``, one
-place with every other phrase the product reads) and name their source (a drug class as the WHO
-ATC classification and the BNF group it; a body system by the laboratory tests of its standard
-panel), not the demo's sentences. Limits: the words are matched as tokens (no stemming, so
-plural spellings are listed), only the query is expanded (a record that writes a brand name is
-not found by its generic name), and the lists cover cardiometabolic primary care, not all of
-medicine.
+- **drug classes**: a qualifier with every medication head ("diabetes medication", "blood
+  pressure pills") and the class's own names ("blood thinner", "water pill", "basal insulin");
+  its members are the drugs it lists (INN names, as the WHO ATC classification and the BNF
+  group them) and the drugs the drug dictionary files under the MeSH classes it names
+  (``mesh``: "Insulin, Long-Acting" -> insulin glargine, insulin detemir);
+- **body systems**: the tests of their standard panels and their analytes (labs.json ids: a
+  question about kidney function is about the memories keyed by eGFR, creatinine, ACR);
+- **slots** of the social history and of the patient's preferences (job and working hours,
+  household, travel, religious fasting, transport, caregiver, language, ...): the facts
+  reader's chart slot (slots.json ``slot:<id>``), when it has one, and the words a record
+  uses for it.
 
-**Questions by meaning** (:func:`question`): besides words, a question names clinical keys --
-what the facts reader (:mod:`memory_core.facts`) reads in it ("HbA1c" is ``loinc:4548-4``,
-co-codamol ``drug:acetaminophen/codeine`` and its ingredients) and the analytes of its body
-systems ("blood sugar control": HbA1c, glucose, fasting glucose, time in range; "kidney
-function": eGFR, creatinine, ACR; "weight": body weight, BMI -- ``analytes`` in the lexicon, by
-labs.json id). Retrieval matches those keys against each memory's keys, so a result is found by
-its code whatever words it is written with. A question may also ask for a whole **kind** of
-fact ("what medications", "active problems", "allergies", "latest labs": the lexicon's
-``kinds``), which the section answers with every current one (:mod:`memory_core.context`).
+Each concept adds its terms to the keyword query, as one extra query term at
+:data:`EXPANSION_WEIGHT` of a literal word per word that names it (a memory matches a concept
+through its best-scoring term, never once per term); a brand name's generic name is added at
+:data:`SYNONYM_WEIGHT`. Expansion only adds: the question's own words are searched as before,
+so a memory with the exact word beats one that matches through an expansion. A concept's keys
+(a body system's analytes, a class's drugs, a slot) are matched against each memory's keys.
 
-Pure: text in, terms out (the drug dictionary is read lazily by :mod:`memory_core.drugs`).
+A question may also ask for a whole **kind** of fact ("what medications", "active problems",
+"allergies", "latest labs": the lexicon's ``kinds``), which the section answers with every
+current one (:mod:`memory_core.engine.section`).
+
+Phrases are matched on word forms (:func:`memory_core.lexical.form`: "lives with", "living
+with" and "live with" are one phrase), the longest first, up to :data:`MAX_PHRASE_WORDS`
+words; a kind's phrases on the words as written (its lists are exact: "what medications" must
+not fire on "what medical problems", whose first words share a stem). Everything is data in
+the clinical lexicon (``memory_core/data/lexicon/questions.json``); the question itself is read
+once by :mod:`memory_core.question`. Pure: words in, concepts out (the drug dictionary is read
+lazily by :mod:`memory_core.drugs`).
 """
 
 from __future__ import annotations
@@ -41,50 +47,64 @@ from typing import Any
 
 from . import drugs
 from .errors import ConfigurationError
-from .lexical import query_terms, stopwords, tokens
+from .lexical import form, forms, stopwords, tokens
 
 #: A concept's weight in the keyword query, as a share of one literal query word.
 EXPANSION_WEIGHT = 0.5
 #: A brand name's generic name (the same drug): a literal word's weight.
 SYNONYM_WEIGHT = 1.0
-#: The longest concept phrase, in words.
-MAX_PHRASE_WORDS = 3
+#: The longest phrase, in words.
+MAX_PHRASE_WORDS = 4
+#: The lexicon's concept groups, in the order a phrase is claimed (a drug class first: "sugar
+#: pills" is a medication, not the body system of its qualifier).
+GROUPS = ("drug_classes", "body_systems", "slots")
 
 
 @dataclass(frozen=True, slots=True)
 class Concept:
-    """``name``: how an explanation names it; ``phrases``: how a query says it (lexical
-    tokens, space-separated); ``terms``: the words a record uses for it (lexical tokens);
-    ``keys``: the clinical keys it is about (a body system's analytes, ``loinc:<code>``)."""
+    """``name``: how an explanation names it; ``phrases``: how a question says it;
+    ``terms``: the words a record uses for it (lexical tokens) and ``forms`` their word forms;
+    ``keys``: the clinical keys it is about (a body system's analytes, ``loinc:<code>``; a drug
+    class's drugs, ``drug:<name>``; a slot, ``slot:<id>``); ``members``: a drug class's drugs
+    (canonical names and the words listed); ``group``: the lexicon's group."""
 
     name: str
     phrases: tuple[str, ...]
     terms: tuple[str, ...]
     keys: frozenset[str] = frozenset()
-    group: str = "drug_classes"  # the lexicon's group: drug_classes, body_systems, contact
+    group: str = "drug_classes"
+    members: frozenset[str] = frozenset()
+    forms: tuple[str, ...] = ()
+
+    def shown(self, term_form: str) -> str:
+        """The record word of one of its term forms (for an explanation)."""
+        for t, f in zip(self.terms, self.forms, strict=True):
+            if f == term_form:
+                return t
+        return term_form
 
 
 @dataclass(frozen=True, slots=True)
 class Expansion:
-    """One concept (or brand name) found in a query: ``via`` the query's words as tokens,
-    ``concept`` what they mean, ``terms`` the words searched for it (none of the query's own
-    searched words), ``weight`` its share of a literal word."""
+    """One concept (or brand name) found in a question: ``via`` the question's words,
+    ``concept`` what they mean, ``terms`` the word forms searched for it (none of the question's
+    own searched forms), ``weight`` its share of a literal word; ``shown``: the record word of
+    each term, for an explanation."""
 
     via: str
     concept: str
     terms: tuple[str, ...]
     weight: float
+    shown: tuple[str, ...] = ()
 
     def label(self, term: str) -> str:
         """How an explanation says a memory matched: "kidney function → egfr"."""
-        return f"{self.via} → {term}"
+        word = dict(zip(self.terms, self.shown, strict=False)).get(term, term)
+        return f"{self.via} → {word}"
 
 
 def concepts() -> tuple[Concept, ...]:
-    """The query concepts of the clinical lexicon (``memory_core/data/lexicon/questions.json``):
-    drug classes (a qualifier with every medication head -- "diabetes medication", "blood
-    pressure pills" -- and the class's own names; its member drugs as terms), then body systems
-    (the tests of their standard panels), then contact. Read from the lexicon on first use."""
+    """The question concepts of the clinical lexicon, group by group (:data:`GROUPS`)."""
     return _concepts()
 
 
@@ -95,22 +115,59 @@ def _concepts() -> tuple[Concept, ...]:
     lex = lexicon()
     data = lex.questions
     heads = tuple(data["medication_heads"])
-    out = [
-        Concept(
-            c["name"],
-            (*(f"{q} {h}" for q in c["qualifiers"] for h in heads), *c["names"]),
-            tuple(c["members"]),
+    out = [_drug_class(c, heads, i) for i, c in enumerate(data["drug_classes"])]
+    for i, c in enumerate(data["body_systems"]):
+        keys = frozenset(
+            _analyte_key(lex.analytes, a, f"body_systems[{i}].analytes")
+            for a in c.get("analytes", ())
         )
-        for c in data["drug_classes"]
-    ]
-    for group in ("body_systems", "contact"):
-        for i, c in enumerate(data[group]):
-            keys = frozenset(
-                _analyte_key(lex.analytes, a, f"{group}[{i}].analytes")
-                for a in c.get("analytes", ())
-            )
-            out.append(Concept(c["name"], tuple(c["phrases"]), tuple(c["terms"]), keys, group))
+        out.append(_concept(c["name"], c["phrases"], c["terms"], keys, "body_systems"))
+    for i, c in enumerate(data.get("slots", ())):
+        keys = frozenset(_slot_key(lex.slots, s, f"slots[{i}].slots") for s in c.get("slots", ()))
+        out.append(_concept(c["name"], c["phrases"], c["terms"], keys, "slots"))
     return tuple(out)
+
+
+def _concept(
+    name: str,
+    phrases: Sequence[str],
+    terms: Sequence[str],
+    keys: frozenset[str],
+    group: str,
+    members: frozenset[str] = frozenset(),
+) -> Concept:
+    stop = stopwords()
+    kept = tuple(dict.fromkeys(t for t in terms if t not in stop))
+    return Concept(name, tuple(phrases), kept, keys, group, members, tuple(forms(kept)))
+
+
+def _drug_class(entry: Mapping[str, Any], heads: Sequence[str], i: int) -> Concept:
+    """A drug class: its phrases (qualifier x head, its names), its members (listed, each
+    resolved to the dictionary's canonical names where it can be; and the drugs the dictionary
+    files under its MeSH classes) and its terms (the listed members, and each MeSH member's
+    words that name it alone in the dictionary: "detemir" for insulin detemir)."""
+    phrases = (*(f"{q} {h}" for q in entry["qualifiers"] for h in heads), *entry["names"])
+    listed = [str(m).lower() for m in entry["members"]]
+    canonical: set[str] = set()
+    for m in listed:
+        canonical |= drugs.canonical_names(m)
+    terms = list(listed)
+    for j, cls in enumerate(entry.get("mesh", ())):
+        found = drugs.mesh_members(cls)
+        if not found:
+            raise ConfigurationError(
+                f"lexicon questions.json, drug_classes[{i}].mesh[{j}]: the drug dictionary files "
+                f"no drug under {cls!r}"
+            )
+        canonical |= found
+        for name in sorted(found):
+            terms += [w for w in tokens(name) if name in drugs.canonical_names(w)]
+    own = {w for p in phrases for w in tokens(p)}
+    terms = [t for t in terms if len(tokens(t)) == 1 and t not in own]
+    keys = frozenset(f"drug:{n}" for n in canonical)
+    return _concept(
+        entry["name"], phrases, terms, keys, "drug_classes", frozenset(listed) | canonical
+    )
 
 
 def _analyte_key(analytes: Mapping[str, Any], aid: str, where: str) -> str:
@@ -124,15 +181,34 @@ def _analyte_key(analytes: Mapping[str, Any], aid: str, where: str) -> str:
     return key
 
 
-def _phrase_index(concepts: Sequence[Concept]) -> dict[tuple[str, ...], Concept]:
-    """Phrase (as tokens) -> its concept. A phrase names one concept; the first listed wins
+def _slot_key(slots: Mapping[str, Any], sid: str, where: str) -> str:
+    """``slot:<id>`` of a slots.json slot named by id in questions.json."""
+    found = slots.get(sid)
+    if found is None:
+        raise ConfigurationError(
+            f"lexicon questions.json, {where}: {sid!r} is no slot of slots.json"
+        )
+    key: str = found.key
+    return key
+
+
+def phrase_key(phrase: str) -> tuple[str, ...]:
+    """A phrase as the question index matches it: its words' forms."""
+    return tuple(forms(tokens(phrase)))
+
+
+def _phrase_index(found: Sequence[Concept]) -> dict[tuple[str, ...], Concept]:
+    """Phrase (as word forms) -> its concept. A phrase names one concept; the first listed wins
     (drug classes come first: "sugar pills" is a medication)."""
     out: dict[tuple[str, ...], Concept] = {}
-    for c in concepts:
+    for c in found:
         for p in c.phrases:
-            key = tuple(tokens(p))
+            key = phrase_key(p)
             if not 0 < len(key) <= MAX_PHRASE_WORDS:
-                raise ValueError(f"phrase {p!r} of {c.name!r}: 1 to {MAX_PHRASE_WORDS} words")
+                raise ConfigurationError(
+                    f"lexicon questions.json: phrase {p!r} of {c.name!r}: 1 to "
+                    f"{MAX_PHRASE_WORDS} words"
+                )
             out.setdefault(key, c)
     return out
 
@@ -142,21 +218,21 @@ def _phrases() -> dict[tuple[str, ...], Concept]:
     return _phrase_index(concepts())
 
 
-def find_concepts(query: str) -> list[tuple[str, Concept]]:
-    """The concepts a query names, in order, as (the query's words, concept): the longest
-    phrase first at each position, each word in at most one phrase, each concept once."""
+def concepts_in(words: Sequence[str], word_forms: Sequence[str]) -> list[tuple[str, Concept]]:
+    """The concepts these words (tokens, and their forms) name, in order, as (the words,
+    concept): the longest phrase first at each position, each word in at most one phrase, each
+    concept once."""
     phrases = _phrases()
-    toks = tokens(query)
     found: list[tuple[str, Concept]] = []
     seen: set[str] = set()
-    i = 0
-    while i < len(toks):
-        for n in range(min(MAX_PHRASE_WORDS, len(toks) - i), 0, -1):
-            c = phrases.get(tuple(toks[i : i + n]))
+    i, n_words = 0, len(word_forms)
+    while i < n_words:
+        for n in range(min(MAX_PHRASE_WORDS, n_words - i), 0, -1):
+            c = phrases.get(tuple(word_forms[i : i + n]))
             if c is not None:
                 if c.name not in seen:
                     seen.add(c.name)
-                    found.append((" ".join(toks[i : i + n]), c))
+                    found.append((" ".join(words[i : i + n]), c))
                 i += n
                 break
         else:
@@ -164,62 +240,46 @@ def find_concepts(query: str) -> list[tuple[str, Concept]]:
     return found
 
 
-def _brand_generics(query: str, literal: frozenset[str]) -> list[Expansion]:
-    """Brand names in the query resolved to their generic names by the drug dictionary."""
+def find_concepts(text: str) -> list[tuple[str, Concept]]:
+    """:func:`concepts_in` of a text."""
+    words = tokens(text)
+    return concepts_in(words, forms(words))
+
+
+def expansions(found: Sequence[tuple[str, Concept]], literal: frozenset[str]) -> list[Expansion]:
+    """What the concepts found add to a keyword query whose own searched forms are
+    ``literal``: each concept's term forms less those, at half the weight of the question's
+    searched words that name it ("kidney function": 2 words, weight 1)."""
+    stop = stopwords()
     out: list[Expansion] = []
-    for m in drugs.resolve(query):
-        if m.origin != "dictionary":
-            continue
-        terms = tuple(t for t in dict.fromkeys(tokens(m.name)) if t not in literal)
-        if not terms or set(tokens(m.name)) <= literal:
-            continue  # the generic name itself is in the query
-        out.append(Expansion(" ".join(tokens(m.text)), m.name, terms, SYNONYM_WEIGHT))
+    for via, c in found:
+        pairs = [(f, t) for f, t in zip(c.forms, c.terms, strict=True) if f not in literal]
+        pairs = list(dict.fromkeys(pairs))
+        terms = tuple(dict.fromkeys(f for f, _ in pairs))
+        shown = tuple(next(t for f2, t in pairs if f2 == f) for f in terms)
+        words = sum(1 for w in via.split() if w not in stop and len(w) > 1 and form(w) in literal)
+        if terms and words:
+            out.append(Expansion(via, c.name, terms, EXPANSION_WEIGHT * words, shown))
     return out
 
 
-@lru_cache(maxsize=4096)
-def expand(query: str) -> tuple[Expansion, ...]:
-    """What the query's concept words and brand names add to its keyword query; the query's
-    own searched words (:func:`lexical.query_terms`) are never among the added terms."""
-    literal = frozenset(query_terms(query))
-    stop = stopwords()
+def brand_generics(mentions: Sequence[tuple[str, str]], literal: frozenset[str]) -> list[Expansion]:
+    """Brand names resolved to their generic names: ``mentions`` are (the words as written,
+    the canonical name) of the drugs a question names; a generic name already searched adds
+    nothing."""
     out: list[Expansion] = []
-    for via, c in find_concepts(query):
-        terms = tuple(t for t in dict.fromkeys(c.terms) if t not in literal and t not in stop)
-        # half the weight of the query's words that name the concept ("kidney function": 2)
-        words = sum(1 for t in via.split() if t in literal)
-        if terms and words:
-            out.append(Expansion(via, c.name, terms, EXPANSION_WEIGHT * words))
-    out.extend(_brand_generics(query, literal))
-    return tuple(out)
+    for text, name in mentions:
+        words = tokens(name)
+        if not words or set(forms(words)) <= literal:
+            continue  # the generic name itself is in the question
+        pairs = [(f, w) for f, w in zip(forms(words), words, strict=True) if f not in literal]
+        terms = tuple(dict.fromkeys(f for f, _ in pairs))
+        shown = tuple(next(w for f2, w in pairs if f2 == f) for f in terms)
+        out.append(Expansion(" ".join(tokens(text)), name, terms, SYNONYM_WEIGHT, shown))
+    return out
 
 
-def weighted_terms(
-    query: str, expansions: Sequence[Expansion] | None = None
-) -> tuple[tuple[float, tuple[str, ...]], ...]:
-    """The keyword query as (weight, terms) groups: each searched word of the query alone at
-    weight 1, then each expansion (a memory matches a group through its best term).
-    ``expansions``: the query's :func:`expand`, if the caller has it already."""
-    literal = tuple((1.0, (t,)) for t in query_terms(query))
-    found = expand(query) if expansions is None else expansions
-    return literal + tuple((e.weight, e.terms) for e in found)
-
-
-def matched(expansions: Sequence[Expansion], content: str) -> tuple[str, ...]:
-    """How ``content`` matches the expansions: "kidney function → egfr", one per expansion
-    (its first term the content uses)."""
-    if not expansions:
-        return ()
-    words = set(tokens(content))
-    out: list[str] = []
-    for e in expansions:
-        term = next((t for t in e.terms if t in words), None)
-        if term is not None:
-            out.append(e.label(term))
-    return tuple(out)
-
-
-# --- kinds of fact and what a question names --------------------------------------------------
+# --- kinds of fact ---------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Kind:
     """A question asking for a whole kind of fact ("what medications", "active problems",
@@ -230,34 +290,6 @@ class Kind:
     types: tuple[str, ...]
     phrases: tuple[str, ...]
     ended: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Question:
-    """What a question is about beyond its words: ``keys`` it names (read by the facts reader
-    from its words, plus its concepts' keys), ``kinds`` of fact it asks for, and ``drugs``: the
-    drugs it names with every ingredient and allergy class of each (co-codamol: acetaminophen,
-    codeine, and codeine's class), to find the reactions that concern them; ``members``: the
-    drugs of the drug classes it names ("the diabetes medication")."""
-
-    keys: frozenset[str] = frozenset()
-    kinds: tuple[Kind, ...] = ()
-    drugs: frozenset[str] = frozenset()
-    members: frozenset[str] = frozenset()  # the drugs of the drug classes it names
-
-    def about_drug(self, name: str) -> bool:
-        """The question names this drug (a canonical name) or a class it belongs to, by the
-        lexicon's drug classes ("the diabetes medication": metformin, insulin glargine)."""
-        return bool(self.members) and (
-            name in self.members or any(w in self.members for w in name.split())
-        )
-
-    def asks_for(self, memory_type: str) -> Kind | None:
-        """The first kind the question asks for that ``memory_type`` answers."""
-        return next((k for k in self.kinds if memory_type in k.types), None)
-
-    def asks_for_ended(self, memory_type: str) -> bool:
-        return any(k.ended and memory_type in k.types for k in self.kinds)
 
 
 #: The memory types a kind may name (validated when the lexicon's questions are read).
@@ -293,17 +325,21 @@ def _kinds() -> tuple[tuple[Kind, ...], dict[tuple[str, ...], tuple[Kind, ...]]]
     return tuple(out), {k: tuple(v) for k, v in index.items()}
 
 
-def find_kinds(query: str) -> tuple[Kind, ...]:
-    """The kinds a question asks for, in order of first mention (phrases may overlap: "what
-    medications were stopped" asks for the current list and for what ended)."""
+def kinds_in(words: Sequence[str]) -> tuple[Kind, ...]:
+    """The kinds these words (tokens, as written) ask for, in order of first mention (phrases
+    may overlap: "what medications were stopped" asks for the current list and what ended)."""
     index = _kinds()[1]
-    toks = tokens(query)
     found: dict[str, Kind] = {}
-    for i in range(len(toks)):
+    for i in range(len(words)):
         for n in range(1, MAX_PHRASE_WORDS + 1):
-            for k in index.get(tuple(toks[i : i + n]), ()):
+            for k in index.get(tuple(words[i : i + n]), ()):
                 found.setdefault(k.name, k)
     return tuple(found.values())
+
+
+def find_kinds(text: str) -> tuple[Kind, ...]:
+    """:func:`kinds_in` of a text."""
+    return kinds_in(tokens(text))
 
 
 def line_title(memory_type: str, which: str) -> str:
@@ -324,20 +360,3 @@ def drug_family(names: Sequence[str]) -> frozenset[str]:
             out.add(part)
             out |= drugs.classes(part)
     return frozenset(out)
-
-
-@lru_cache(maxsize=4096)
-def question(query: str) -> Question:
-    """What ``query`` names and asks for (see the module docstring)."""
-    from .facts import read
-    from .facts.model import KeyKind
-
-    facts = read(query)
-    keys = set(facts.keys)
-    members: set[str] = set()
-    for _via, c in find_concepts(query):
-        keys |= c.keys
-        if c.group == "drug_classes":
-            members.update(c.terms)
-    names = [f.name for f in facts.facts if f.kind is KeyKind.DRUG]
-    return Question(frozenset(keys), find_kinds(query), drug_family(names), frozenset(members))

@@ -23,7 +23,7 @@ import memory_core as mc
 from memory_core.ingest import FhirImportReport, Proposal
 from memory_core.ingest.fhir import bundle_patients
 from memory_core.ingest.service import MAX_TRANSCRIPT_CHARS
-from memory_core.labels import offered_types, state_label, type_label
+from memory_core.labels import offered_types, state_label, type_label, whose_label
 from pages import common
 
 STATE = "ingest_state"  # {"patient", "transcript", "proposals", "rejected"}
@@ -31,7 +31,7 @@ FHIR_STATE = "fhir_state"  # {"target", "bundle", "report"}
 FLASH = "ingest_flash"  # transcript tab: (kind, text)
 FHIR_FLASH = "fhir_flash"  # FHIR tab: (kind, text)
 NONE = "(paste or upload below)"
-EDITOR_COLUMNS = ["accept", "type", "statement", "importance"]
+EDITOR_COLUMNS = ["accept", "type", "whose", "statement", "importance"]
 
 
 def demo_files(suffix: str) -> list[str]:
@@ -147,6 +147,7 @@ def proposal_frame(proposals: list[Proposal]) -> pd.DataFrame:
         {
             "accept": [True] * len(proposals),
             "type": [p.memory_type for p in proposals],
+            "whose": [whose_label(p.whose) for p in proposals],
             "statement": [p.content for p in proposals],
             "importance": [float(p.importance) for p in proposals],
         },
@@ -178,8 +179,17 @@ def _details(proposals: list[Proposal]) -> None:
     did not fit a laptop's table)."""
     with st.expander("Evidence and what each would replace", expanded=True):
         for i, p in enumerate(proposals, start=1):
-            st.markdown(f"**{i}.** {type_label(p.memory_type)} · confidence {p.confidence:.0%}")
-            st.text(f"Evidence: “{p.evidence}”")
+            whose = (
+                "the patient's own fact"
+                if p.whose == "patient"
+                else f"{whose_label(p.whose).lower()}: a relative's, not the patient's condition"
+            )
+            st.markdown(
+                f"**{i}.** {type_label(p.memory_type)} · {whose} · confidence {p.confidence:.0%}"
+            )
+            st.text(f"From the words: “{p.evidence}”")
+            if p.dated_by:
+                st.text(f"Dated by: “{p.dated_by}”")
             if p.supersedes:
                 st.text(f"Would replace: {supersede_words(p)}")
 
@@ -252,7 +262,10 @@ def transcript_tab(pid: str) -> None:
             "type": st.column_config.SelectboxColumn(
                 "Type", options=types, format_func=type_label, width=115, required=True
             ),
-            "statement": st.column_config.TextColumn("Statement", width=265),
+            "whose": st.column_config.TextColumn(
+                "Whose", width=75, disabled=True, help="The patient's own fact, or family history"
+            ),
+            "statement": st.column_config.TextColumn("Statement", width=225),
             "importance": st.column_config.NumberColumn(
                 "Importance", min_value=1, max_value=10, width=85, help="Base importance, 1–10"
             ),

@@ -9,7 +9,7 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
-from memory_core.labels import type_label
+from memory_core.labels import injection_sentence, type_label
 from memory_core.values import Status
 from pages import charts, common
 
@@ -111,6 +111,6 @@ else:
     for inj in injections:
         with st.container(border=True):
             st.text(f"{_fmt(inj.at)} UTC · query: {inj.query}")
-            st.caption(f"{len(inj.items)} memories given to the agent · {inj.tokens} tokens")
+            st.caption(injection_sentence(inj))
             with st.expander("Injected text"):
                 st.code(inj.text or "(empty section)", language=None, wrap_lines=True)

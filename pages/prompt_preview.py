@@ -14,6 +14,7 @@ import streamlit as st
 import memory_core as mc
 from memory_core import context as ctx
 from memory_core.labels import age_label, type_label
+from memory_core.question import analyse, described, key_label
 from memory_core.validation import MAX_QUERY_CHARS
 from pages import charts, common, flag_review
 
@@ -85,19 +86,35 @@ def _scores_frame(items: list[mc.ContextItem], now: datetime) -> pd.DataFrame:
     )
 
 
+def _matches(s: mc.ScoredMemory) -> list[str]:
+    """What the memory matched of the question: its words (by word form: "live → lives"), the
+    question's concepts ("kidney function → egfr") and the clinical keys they share."""
+    out = []
+    if s.keyword_words:
+        out.append("words: " + ", ".join(s.keyword_words))
+    if s.keyword_via:
+        out.append("through: " + ", ".join(s.keyword_via))
+    if s.keys:
+        out.append("about: " + ", ".join(dict.fromkeys(key_label(k) for k in s.keys)))
+    return out
+
+
 def _why_line(i: mc.ContextItem) -> str:
     """One candidate in words: its line (or not in the section), type, statement, annotations,
-    then the rule and its numbers in grey (the memory's text is escaped: plain text)."""
+    what it matched of the question, then the rule and its numbers in grey (the memory's text
+    is escaped: plain text)."""
     m = i.scored.memory
     where = f"**Line {i.position}**" if i.position is not None else "**Not in the section**"
     rule = i.rule.removeprefix("in the section: ").removeprefix("not in the section: ")
     notes = f" {_plain(' '.join(i.annotations))}" if i.annotations else ""
+    matched = _matches(i.scored)
+    said = f"  \n  :blue[Matched {_plain(' · '.join(matched))}]" if matched else ""
     numbers = (
         f"relevance {i.scored.relevance:.2f} · importance now "
         f"{i.scored.current_importance:.1f} · score {i.scored.score:.2f}"
     )
     return (
-        f"- {where} · {type_label(m.memory_type)} · “{_plain(m.content)}”{notes}  \n"
+        f"- {where} · {type_label(m.memory_type)} · “{_plain(m.content)}”{notes}{said}  \n"
         f"  :gray[{_plain(rule)} · {numbers}]"
     )
 
@@ -352,6 +369,12 @@ def main() -> None:
     st.plotly_chart(charts.token_gauge(res.tokens, budget), key="token_gauge")
 
     st.subheader("Why each memory is in or out")
+    read = described(analyse(session_context))
+    if read:
+        st.markdown(
+            "**How the question was read:** "
+            + " · ".join(f"{what}: {_plain(said)}" for what, said in read)
+        )
     st.caption(
         "The section's lines in order, then every other candidate by score (relevance × "
         "importance now / 10). Every active allergy is in the section, first, and uses no "
@@ -359,7 +382,10 @@ def main() -> None:
         "it does not move a memory up. A safety-critical memory that does not fit the budget "
         "is reported above, and nothing else takes its place. A line may stand for several "
         "memories: a list of the current ones the question asks for, what ended of a type, an "
-        "allergy with a statement pending review against it."
+        "allergy with a statement pending review against it. The best memory about each thing "
+        "the question names (a slot of the social history, a result, a drug or its class) holds "
+        "a place. “Matched” names the question's words a memory holds (in any form: “live → "
+        "lives”), the concepts it matched through and the clinical keys it is about."
     )
     in_section, nearest, others = _why(items)
     if in_section:
@@ -390,8 +416,8 @@ def main() -> None:
                     "Words",
                     format="%.1f",
                     width=60,
-                    help="How well the memory's words match the question's (a BM25 score: "
-                    "rare shared words count most).",
+                    help="How well the memory's words match the question's (a BM25 score over "
+                    "word forms: rare shared words count most).",
                 ),
                 "relevance": st.column_config.NumberColumn(
                     "Relevance",

@@ -192,7 +192,12 @@ scope = f1.selectbox(
     format_func=lambda s: "All patients" if s == "all" else f"Current patient ({pid or '—'})",
     key="audit_patient_scope",
 )
-actor = f2.text_input("Who (exact name)", key="audit_actor", placeholder="e.g. Dr. Rivera")
+actor = f2.text_input(
+    "Who (exact name)",
+    key="audit_actor",
+    placeholder="e.g. Dr. Rivera, or agent:ward-assistant",
+    help="A person as they signed in; an agent as agent:<its name> (the server's --agent).",
+)
 # every audited action, from the core's one list of them
 action = f3.selectbox(
     "Action",

@@ -29,6 +29,7 @@ class ChatHandler(BaseHTTPRequestHandler):
     seen: ClassVar[list[dict[str, Any]]] = []
     answer: ClassVar[str] = "{}"
     delay: ClassVar[float] = 0.0
+    raw_body: ClassVar[bytes | None] = None  # a 200 reply's body as is (not a completion)
 
     def log_message(self, *args: object) -> None:
         pass
@@ -52,7 +53,7 @@ class ChatHandler(BaseHTTPRequestHandler):
                 }
             ],
         }
-        raw = json.dumps(out).encode()
+        raw = json.dumps(out).encode() if cls.raw_body is None else cls.raw_body
         try:
             self.send_response(200)
             self.send_header("Content-Type", "application/json")

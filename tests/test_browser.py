@@ -368,7 +368,7 @@ def test_readme_demo_step_1_worklist(demo: dict[str, Any]) -> None:
     _settle(p)
     _no_exception(p)
     assert p.get_by_role("heading", name="Worklist").count() == 1  # the first page
-    assert _metric(p, "Review") == "6"
+    assert _metric(p, "Review") == "7"
     _grid_ready(p, ".st-key-worklist_table")
     links = p.locator('.st-key-worklist_table [data-testid^="glide-cell-1-"]')
     items = p.locator('.st-key-worklist_table [data-testid^="glide-cell-2-"]')
@@ -382,14 +382,17 @@ def test_readme_demo_step_1_worklist(demo: dict[str, Any]) -> None:
     # the reviews, safety facts first, then NW-1005's cleanup preview (four short-term notes
     # that faded: nobody asked about them since, issue 23's replayed injections)
     assert [link for link, _ in rows] == [
-        f"/contradictions?patient={p}" for p in [PID] * 4 + ["NW-1005"] * 2
+        f"/contradictions?patient={p}" for p in [PID] * 4 + ["NW-1005", PID, "NW-1005"]
     ] + ["/memories?patient=NW-1005"]
     # safety facts first, the longest waiting first (a review waits from its newer statement:
-    # the cough "resolved after switching" of June before the re-test of August)
-    assert [str(item).split(":")[0] for _, item in rows][:6] == (
-        ["Adverse reaction", "Allergy"] + ["Adverse reaction"] * 2 + ["Preference"] * 2
-    )
-    assert "cleanup would archive 4 faded memories" in str(rows[6][1])
+    # the cough "resolved after switching" of June before the re-test of August); then the
+    # rest: NW-1005's preferences and the lisinopril order the June cough note says was
+    # switched to losartan (issue 35 item 2)
+    assert [str(item).split(":")[0] for _, item in rows][:7] == (
+        ["Adverse reaction", "Allergy"] + ["Adverse reaction"] * 2
+        + ["Preference", "Medication", "Preference"]
+    )  # fmt: skip
+    assert "cleanup would archive 4 faded memories" in str(rows[7][1])
     assert "penicillin allergy re-tested" in str(rows[1][1])
     seen = _text(p)
     _sign(p)
@@ -412,13 +415,13 @@ def test_readme_demo_step_2_contradictions(demo: dict[str, Any]) -> None:
     p = demo["page"]
     seen = []
     queue = p.get_by_role("tab", name=re.compile("Review queue"))
-    assert queue.inner_text().endswith("(4)")
+    assert queue.inner_text().endswith("(5)")
     card = _card(p, "penicillin allergy re-tested")
     sup_id = re.search(r"st-key-card_(sup_\w+)", card.get_attribute("class") or "").group(1)  # type: ignore[union-attr]
     card.get_by_role("button", name="Confirm").click()
     _settle(p)
     _no_exception(p)
-    assert queue.inner_text().endswith("(3)")
+    assert queue.inner_text().endswith("(4)")
     p.get_by_role("tab", name=re.compile("History")).click()
     card = p.locator(f".st-key-card_{sup_id}")
     expect(card).to_be_visible(timeout=30_000)
@@ -428,7 +431,7 @@ def test_readme_demo_step_2_contradictions(demo: dict[str, Any]) -> None:
     _settle(p)
     _no_exception(p)
     seen.append(_text(p))
-    assert p.get_by_role("tab", name=re.compile("Review queue")).inner_text().endswith("(4)")
+    assert p.get_by_role("tab", name=re.compile("Review queue")).inner_text().endswith("(5)")
     p.get_by_role("tab", name=re.compile("Review queue")).click()
     again = str(p.locator(f".st-key-card_{sup_id}").text_content())
     assert f"Waiting for review again: {NAME} undid the earlier decision" in again
@@ -516,7 +519,7 @@ def test_readme_demo_step_4_overview(demo: dict[str, Any]) -> None:
     months = (datetime.now(UTC) - first).days / 30.44
     assert round(months) == 20  # "written over 20 months"
     seen = _text(p)
-    assert seen.count("memories given to the agent") >= 3  # the recent sessions, each listed
+    assert seen.count("was given") >= 3  # the recent sessions, each listed (labels.py)
     # hover an orange dot: the label says what replaced it
     replaced = p.locator(".js-plotly-plot .scatterlayer .trace").nth(1)
     dot = replaced.locator("path.point").first

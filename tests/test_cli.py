@@ -110,3 +110,15 @@ def test_bad_store_url_exits_cleanly() -> None:
     )
     assert proc.returncode == 2
     assert "unknown store URL" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_the_embedder_comes_from_the_environment_as_the_readme_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """MEMORY_CORE_EMBEDDER sets the CLI's embedder (it was ignored: always minilm)."""
+    from memory_core.cli import build_parser
+
+    monkeypatch.setenv("MEMORY_CORE_EMBEDDER", "hashing")
+    assert build_parser().parse_args(["show", "NW-1"]).embedder == "hashing"
+    monkeypatch.delenv("MEMORY_CORE_EMBEDDER")
+    assert build_parser().parse_args(["show", "NW-1"]).embedder == "minilm"

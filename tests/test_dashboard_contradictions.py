@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 import memory_core as mc
+from memory_core.labels import type_label
 
 PAGE = "pages/contradictions.py"
 PID = "NW-1001"
@@ -160,7 +161,11 @@ def test_signed_in_viewer_cannot_review(demo_store: str, eng: mc.MemoryEngine) -
 def _same(caption: Any, mem: mc.Memory, at: Any) -> bool:
     """The caption under ``mem``'s text on a card (the text element right before it)."""
     texts = [t.value for t in at.text]
-    return mem.content in texts and f"written {mem.created_at:%d %b %Y}" in caption.value
+    return (
+        mem.content in texts
+        and f"written {mem.created_at:%d %b %Y}" in caption.value
+        and caption.value.startswith(type_label(mem.memory_type))
+    )
 
 
 def test_undo_of_a_confirmed_review_reopens_it(

@@ -60,7 +60,7 @@ def test_demo_transcript_proposes_and_writes_nothing(
     # what each would replace, its evidence and confidence: listed under the table by number
     texts = [t.value for t in at.text]
     for p in expected:
-        assert f"Evidence: “{p.evidence}”" in texts
+        assert f"From the words: “{p.evidence}”" in texts
         for s in p.supersedes:
             assert any(t.startswith("Would replace:") and s.content in t for t in texts)
     # the evidence is highlighted in the transcript, numbered like the rows

@@ -46,7 +46,8 @@ def test_kpis_equal_the_engine_counts(app: Callable[..., Any], eng: mc.MemoryEng
     assert any(PID in c.value for c in at.caption)
     shown = _metrics(at)
     assert shown == _expected(eng, PID)
-    assert shown["Pending reviews"] == 4  # the demo's allergy re-test and lisinopril cough
+    # the allergy re-test, the lisinopril cough and the switch to losartan named in a note
+    assert shown["Pending reviews"] == 5
     assert shown["Memories"] == shown["Active"] + shown["Replaced"] + shown["Archived"]
     # the cleanup KPI is a dry run: nothing was archived or audited by rendering
     assert eng.audit_log(action="cleanup_archive") == []

@@ -59,11 +59,11 @@ def test_a_drug_class_an_allergy_names_comes_from_the_dictionary() -> None:
          {"dose": "500 mg", "freq": "twice daily"}),
         ("Metformin XR 1000 mg nightly", "medication", "drug:metformin",
          {"dose": "1000 mg", "freq": "once daily", "form": "extended release"}),
-        # "~": converted from another unit (compared within rounding)
-        ("Hb 98 g/L", "lab_result", "loinc:718-7", {"value": "~9.8 g/dl"}),
-        ("HbA1c 53 mmol/mol", "lab_result", "loinc:4548-4", {"value": "~7 %"}),
+        # a value keeps the unit it was written in (issue 30); units convert when compared
+        ("Hb 98 g/L", "lab_result", "loinc:718-7", {"value": "98 g/L"}),
+        ("HbA1c 53 mmol/mol", "lab_result", "loinc:4548-4", {"value": "53 mmol/mol"}),
         ("HbA1c fue 7,4 %", "lab_result", "loinc:4548-4", {"value": "7.4 %"}),
-        ("Weighed 180 lbs", "observation", "loinc:29463-7", {"value": "~81.65 kg"}),
+        ("Weighed 180 lbs", "observation", "loinc:29463-7", {"value": "180 lbs"}),
         ("INR target range 2.0-3.0", "lab_result", "loinc:6301-6", {"target": "2"}),
         ("CKD stage 3a", "condition", "condition:chronic kidney disease", {"stage": "3a"}),
         ("Prefers appointments after 3pm", "preference", "slot:visit time",

@@ -326,7 +326,7 @@ def test_every_coded_observation_with_a_value_and_the_skips(engine: mc.MemoryEng
         observation("hba1c", "4548-4", 7.6, "%", "2026-05-20"),
         observation("hr", "8867-4", 72, "/min", "2026-05-20"),
         observation("eie", "4548-4", 9.9, "%", "2026-05-20", status="entered-in-error"),
-        {**observation("snomed", "4548-4", 1, "%", "2026-05-20"), "code": concept("HbA1c")},
+        {**observation("snomed", "4548-4", 6.1, "%", "2026-05-20"), "code": concept("HbA1c")},
         no_value,
         no_code,
     )
@@ -335,7 +335,7 @@ def test_every_coded_observation_with_a_value_and_the_skips(engine: mc.MemoryEng
         # a vital sign the old hand list did not know
         "fhir:Observation/hr": "vital_sign: Patient's heart rate was 72/min on 2026-05-20",
         # coded in another system, named by a spelling the lexicon knows
-        "fhir:Observation/snomed": "lab_result: Patient's HbA1c was 1% on 2026-05-20",
+        "fhir:Observation/snomed": "lab_result: Patient's HbA1c was 6.1% on 2026-05-20",
     }
     s = skipped(report)
     assert s["fhir:Observation/eie"] == "status is entered-in-error"

@@ -229,6 +229,32 @@ def test_what_is_skipped_names_its_kind_and_code() -> None:
     assert claim.reason == "Claim is not imported as a memory"
 
 
+@pytest.mark.parametrize(
+    ("code", "display", "quantity"),
+    [
+        # issue 34 finding 7: accepted before, each a memory the agent would have been told
+        ("29463-7", "Body Weight", {"value": -70, "unit": "kg"}),
+        ("29463-7", "Body Weight", {"value": -5, "unit": "kg", "code": "kg"}),
+        ("4548-4", "Hemoglobin A1c", {"value": 1e308, "unit": "%"}),
+        ("8310-5", "Body temperature", {"value": 380, "unit": "Cel"}),
+        ("8867-4", "Heart rate", {"value": 0, "unit": "/min"}),
+    ],
+)
+def test_a_value_outside_physiology_is_skipped_with_the_reason(
+    code: str, display: str, quantity: dict[str, Any]
+) -> None:
+    it = one(obs(code, display, valueQuantity=quantity))
+    assert it.content is None and "outside physiology" in (it.reason or "")
+    assert it.code == f"loinc:{code}"
+
+
+def test_a_value_in_a_unit_the_product_does_not_know_keeps_the_records_unit() -> None:
+    """The record's own unit is written as given (never another); bounds are checked only in
+    the units the product can convert."""
+    it = one(obs("29463-7", "Body Weight", valueQuantity={"value": 12, "unit": "furlongs"}))
+    assert it.content is not None and "12 furlongs" in it.content
+
+
 # --- names -------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("raw", "want"),

@@ -237,6 +237,7 @@ def test_context_policy_is_validated_and_serialised() -> None:
         "lists": True,
         "history_last": True,
         "allergy_pairs": True,
+        "answer_places": True,
     }
     assert mc.EnginePolicy.from_dict(pol.to_dict()) == pol
     off = mc.EnginePolicy.from_dict({"context": {"lists": False, "allergy_pairs": False}})
@@ -246,6 +247,8 @@ def test_context_policy_is_validated_and_serialised() -> None:
         mc.ContextPolicy(annotate_stale=not_a_bool)
     with pytest.raises(mc.ValidationError, match="history_last"):
         mc.ContextPolicy(history_last=not_a_bool)
+    with pytest.raises(mc.ValidationError, match="answer_places"):
+        mc.ContextPolicy(answer_places=not_a_bool)
     with pytest.raises(mc.ValidationError):
         mc.ContextPolicy(lab_history_max=0)
     with pytest.raises(mc.ValidationError):

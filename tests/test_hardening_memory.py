@@ -97,7 +97,7 @@ def _scan_engine(clock: Clock, n: int) -> mc.MemoryEngine:
     recs = [
         {
             "patient_id": "NW-3",
-            "content": f"Home systolic reading {k}",
+            "content": f"Home systolic reading {100 + k % 200} mmHg",
             "memory_type": "observation",
             "created_at": NOW - timedelta(hours=n - k),
             "embedding": matrix[k].tolist(),

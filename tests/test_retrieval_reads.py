@@ -11,7 +11,7 @@ import pytest
 import memory_core as mc
 from memory_core.embedding import HashingEmbedder
 from memory_core.embedding.base import F32
-from memory_core.engine import retrieval
+from memory_core.engine import retrieval, section
 
 
 def counting(fn: Callable[..., Any], calls: list[str]) -> Callable[..., Any]:
@@ -61,13 +61,13 @@ def test_section_uses_the_snapshot_it_ranked(
 
     monkeypatch.setattr(retrieval, "rank", rank_then_write)
     seen: list[int] = []
-    real_tiers = retrieval.section_tiers
+    real_tiers = section.section_tiers
 
     def tiers(snap: Any, *args: Any) -> list[int]:
         seen.append(snap.version)
         return real_tiers(snap, *args)
 
-    monkeypatch.setattr(retrieval, "section_tiers", tiers)
+    monkeypatch.setattr(section, "section_tiers", tiers)
     engine.build_context("NW-1", "metformin side effects", record_access=False)
     assert seen == ranked_on
     assert engine.store.versions("NW-1")[0] > ranked_on[0]  # the write did land in between

@@ -16,6 +16,7 @@ from memory_core import context as ctx
 from memory_core import standing as st
 from memory_core import vocabulary as voc
 from memory_core.facts import read
+from memory_core.question import analyse
 from memory_core.tokens import count_tokens
 from memory_core.values import Memory
 from tests.conftest import NOW
@@ -86,14 +87,14 @@ def test_labels_come_from_the_keys_and_values() -> None:
 
 # --- what a question asks for ------------------------------------------------------------------
 def test_kind_questions_come_from_the_lexicon() -> None:
-    assert [k.name for k in voc.question(MEDS_Q).kinds] == ["current medications"]
-    assert [k.name for k in voc.question(PROBLEMS_Q).kinds] == ["active problems"]
-    assert [k.name for k in voc.question("Any allergies?").kinds] == ["allergies"]
-    both = voc.question("What medications were stopped?").kinds
+    assert [k.name for k in analyse(MEDS_Q).kinds] == ["current medications"]
+    assert [k.name for k in analyse(PROBLEMS_Q).kinds] == ["active problems"]
+    assert [k.name for k in analyse("Any allergies?").kinds] == ["allergies"]
+    both = analyse("What medications were stopped?").kinds
     assert [k.name for k in both] == ["current medications", "past medications"]
     assert both[1].ended
-    assert voc.question("What are they taking for reflux?").kinds == ()
-    assert voc.question("Any problems with the new diabetes medication?").kinds == ()
+    assert analyse("What are they taking for reflux?").kinds == ()
+    assert analyse("Any problems with the new diabetes medication?").kinds == ()
     assert voc.line_title("medication", "current") == "Current medications"
     assert voc.line_title("social", "current") == ""
 
@@ -102,14 +103,14 @@ def test_a_question_names_lab_analytes_by_meaning() -> None:
     hba1c, glucose, egfr, creat, acr = (
         "loinc:4548-4", "loinc:2345-7", "loinc:33914-3", "loinc:2160-0", "loinc:9318-7"
     )  # fmt: skip
-    assert {hba1c, glucose} <= voc.question("How is the blood sugar control lately?").keys
-    assert {egfr, creat, acr} <= voc.question("How is the kidney function?").keys
-    assert {"loinc:29463-7", "loinc:39156-5"} <= voc.question("How is the weight?").keys
+    assert {hba1c, glucose} <= analyse("How is the blood sugar control lately?").keys
+    assert {egfr, creat, acr} <= analyse("How is the kidney function?").keys
+    assert {"loinc:29463-7", "loinc:39156-5"} <= analyse("How is the weight?").keys
 
 
 def test_a_question_names_a_drugs_ingredients_and_classes() -> None:
-    assert {"codeine", "acetaminophen"} <= voc.question("Can I take co-codamol?").drugs
-    assert "penicillins" in voc.question("Can we prescribe amoxicillin?").drugs
+    assert {"codeine", "acetaminophen"} <= analyse("Can I take co-codamol?").drugs
+    assert "penicillins" in analyse("Can we prescribe amoxicillin?").drugs
 
 
 # --- what ended is history ---------------------------------------------------------------------

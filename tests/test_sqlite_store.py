@@ -18,7 +18,7 @@ def test_migrations_upgrade_an_old_file_in_place(tmp_path: Path) -> None:
     db.execute("INSERT INTO patients (patient_id, version) VALUES ('NW-1', 7)")
     db.close()
     store = sq.SQLiteStore(str(path))
-    assert store._read("PRAGMA user_version")[0][0] == sq.SCHEMA_VERSION == 8
+    assert store._read("PRAGMA user_version")[0][0] == sq.SCHEMA_VERSION == 9
     assert store.versions("NW-1") == (7, 0)  # the new column, old data kept
     tables = {r[0] for r in store._read("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert "memories_fts" not in tables and "memories" in tables  # 3: keyword index in memory
@@ -101,6 +101,30 @@ def test_memories_stored_before_confirmations_read_as_never_confirmed(tmp_path: 
     (row,) = store.list_audit(AuditQuery(patient_id="NW-1"))  # written by the store
     assert row.action == "confirm_memory" and row.actor == "t"
     assert row.after is not None and row.after["confirmation"]["ref"] == "fhir:x"
+    store.close()
+
+
+def test_injections_recorded_before_agents_were_named_read_as_no_agent(tmp_path: Path) -> None:
+    """Schema 9 added the agent an injection was given to (issue 33): a file of schema 8
+    upgrades in place and its injections name no agent."""
+    path = tmp_path / "old.db"
+    db = sqlite3.connect(path)
+    script = "".join(m() for m in sq.MIGRATIONS[:8])
+    db.executescript(f"BEGIN;{script}PRAGMA user_version = 8;COMMIT;")
+    db.execute(
+        "INSERT INTO injections (id, patient_id, at_us, query, items, tokens, text) VALUES "
+        "('inj_1', 'NW-1', 0, 'allergies?', '[[\"m1\", 0.5]]', 3, '1. x')"
+    )
+    db.commit()
+    db.close()
+    store = sq.SQLiteStore(str(path))
+    (inj,) = store.list_injections("NW-1")
+    assert (inj.id, inj.query, inj.items, inj.agent) == (
+        "inj_1",
+        "allergies?",
+        (("m1", 0.5),),
+        None,
+    )
     store.close()
 
 

@@ -341,6 +341,30 @@ class TestStoreContract:
         with pytest.raises(mc.NotFoundError):
             access(s, "P-1", ["mem_missing"], t2, 3, None, "agent")
 
+    def test_an_injection_names_the_agent_that_was_told(self, backend: Backend) -> None:
+        """Issue 33: the ledger records which agent principal was given the section; a record
+        without one (an in-process call) reads back as None, newest first."""
+        s = backend.store()
+        m = memory("P-1", "Patient walks every morning")
+        add(s, m)
+        told, plain = (
+            InjectionRecord(
+                id=f"inj_{uuid.uuid4().hex}",
+                at=NOW + timedelta(hours=h),
+                patient_id="P-1",
+                query="walking",
+                items=((m.id, 0.5),),
+                tokens=7,
+                text="1. walks",
+                agent=agent,
+            )
+            for h, agent in ((2, "agent:ward-assistant"), (1, None))
+        )
+        access(s, "P-1", [m.id], plain.at, 3, plain, "agent")
+        access(s, "P-1", [m.id], told.at, 3, told, "agent:ward-assistant")
+        assert s.list_injections("P-1") == [told, plain]
+        assert [i.agent for i in s.list_injections("P-1")] == ["agent:ward-assistant", None]
+
     def test_concurrent_access_increments_are_exact(self, backend: Backend) -> None:
         s = backend.store()
         hot = memory("P-1", "Patient checks glucose daily")

@@ -43,7 +43,44 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
         ("Creatinine 1.1 (baseline)", "Possible creatinine 1.8 - lab query, sample haemolysed",
          "lab_result", "compatible", N),
     ],
+    "context.question": [
+        # issue 30's examples: a question asserts nothing
+        ("Metformin 500 mg twice daily", "Patient asked whether to stop metformin",
+         "medication", "compatible", N),
+        ("Lisinopril 10 mg daily", "Can I stop the lisinopril now my BP is better?",
+         "medication", "compatible", N),
+    ],
+    "context.instruction": [
+        ("Metformin 500 mg twice daily", "Sick day rules: stop metformin when vomiting",
+         "medication", "compatible", N),
+        ("Insulin glargine 20 units at night", "Hold glargine the night before surgery",
+         "medication", "compatible", N),
+    ],
+    "context.definition": [
+        ("HbA1c 7.1%", "HbA1c of 6.5% or more is diagnostic of diabetes", "lab_result",
+         "compatible", N),
+    ],
+    "context.reported": [
+        ("Sertraline 50 mg daily", "Read that sertraline can be stopped after six months",
+         "medication", "compatible", N),
+    ],
+    "context.future": [
+        ("Prednisolone 10 mg daily", "Will reduce prednisolone to 5 mg next month",
+         "medication", "compatible", N),
+    ],
+    "chat.weak-evidence": [
+        # one speaker's chat turns: a paraphrase of a finding is weak, not raised for review
+        ("Paola: Hi! I am pretty tired today, school finished at 4 pm",
+         "Paola: I haven't slept well, maybe that's why I feel so tired", "observation",
+         "compatible", N),
+    ],
+    "speaker.another": [
+        # chat turns stored as memories: each speaker's own statement is that speaker's
+        ("Paola: I am pretty tired today after school", "Kevin: I am so tired after the match",
+         "observation", "compatible", N),
+    ],
     "context.other-person": [
+        ("Weight 82 kg", "Patient's baby weighed 3.4 kg", "vital_sign", "compatible", N),
         ("Type 2 diabetes", "Mother has type 2 diabetes", "condition", "compatible", N),
         ("Quit smoking 2019", "Pt's husband still smokes inside the house", "social",
          "compatible", N),
@@ -313,10 +350,10 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
          "contradicts", W),
     ],
     "words.same-subject": [
-        # nothing the lexicon keys: the words alone, weak
+        # nothing the lexicon keys: the words alone, weak (never of a free-text type: below)
         ("Uses the rollator indoors only", "Now uses the rollator outdoors as well",
-         "observation", "updates", W),
-        ("Patient reports feeling fine", "Says she feels fine most days", "observation",
+         "treatment_response", "updates", W),
+        ("Patient reports feeling fine", "Says she feels fine most days", "preference",
          "duplicate", W),
     ],
     "episode.dated-apart": [
@@ -361,6 +398,8 @@ def test_every_rule_id_has_a_case_and_each_row_returns_only_its_own() -> None:
         "plan.restated", "condition.recurred", "condition.changed", "slot.same-amount",
         "slot.scoped-value", "slot.plan-restated", "response.treatment-changed",
         "response.added", "response.restated", "question.same-answer",
+        # across types, not a row of the table: tests/test_assertion.py
+        "drug.stop-named-elsewhere",
     }, missing  # fmt: skip
     for cases in CASES.values():
         for older, newer, mtype, _v, _s in cases:
@@ -625,12 +664,17 @@ def test_a_statement_dated_before_the_older_was_recorded_is_for_a_reviewer() -> 
     evidence says so. Dated on or after the older's own date, it stays strong."""
     from memory_core.facts import read
 
-    older, newer = "Omeprazole 20 mg OD", "2019: omeprazole 40 mg BD for 8 weeks, then stepped down"
+    older, newer = "Omeprazole 20 mg daily", "2019: omeprazole 40 mg BD"
     fo, fn = read(older, "medication"), read(newer, "medication")
     assert rules.decide(fo, fn, "medication", older, newer).strong  # no recording date known
     d = rules.decide(fo, fn, "medication", older, newer, older_on="2026-01-05")
     assert d.supersedes and d.strength is W
     assert "dated 2019, before the older's 2026-01-05" in d.evidence
+    # a sentence that only mentions another dose, without saying it changed, is for a reviewer
+    # whatever its date (issue 30: an automatic change needs a statement that asserts it)
+    narrative = "2019: omeprazole 40 mg BD for 8 weeks, then stepped down"
+    d = rules.decide(fo, read(narrative, "medication"), "medication", older, narrative)
+    assert d.supersedes and d.strength is W
     older, newer = "LDL 118 mg/dL on 2025-11-20", "LDL cholesterol 132 mg/dL on 2026-02-02"
     fo, fn = read(older, "lab_result"), read(newer, "lab_result")
     assert rules.decide(fo, fn, "lab_result", older, newer, older_on="2026-01-05").strong
@@ -641,3 +685,15 @@ def test_a_qualified_reading_is_keyed_as_the_analyte_it_makes() -> None:
     126 mg/dL" and "Fasting glucose 5.8 mmol/L" are two values of one test."""
     d = decide_texts("Glucose, fasting: 126 mg/dL", "Fasting glucose 5.8 mmol/L", "lab_result")
     assert (d.rule, d.verdict.value) == ("lab.new-value", "updates"), d.evidence
+
+
+@pytest.mark.parametrize("mtype", ["observation", "care_plan", "social"])
+def test_free_text_notes_are_not_read_by_their_words(mtype: str) -> None:
+    """Two notes of a free-text type that share words: neither replaces the other (chat
+    turns are stored as observations: the words-only reading made 22 reviews per 100 turns);
+    the same words again still restate."""
+    d = decide_texts("Uses the rollator indoors only", "Now uses the rollator outdoors as well",
+                     mtype)  # fmt: skip
+    assert d.rule == "key.none-shared" and not d.supersedes
+    same = decide_texts("Emi: See you at the game", "Emi: see you at the game!", mtype)
+    assert same.rule == "statement.restated"

@@ -1,6 +1,7 @@
-"""The clinical vocabulary (memory_core.vocabulary) and the weighted keyword query it feeds:
-a clinician's concept words add the terms a record uses, at a lower weight, never in place of
-the query's own words; the explanations say which expansion a memory matched through."""
+"""The clinical vocabulary (memory_core.vocabulary) and the weighted keyword query it feeds
+(through the analysed question, memory_core.question): a clinician's concept words add the
+terms a record uses, at a lower weight, never in place of the query's own words; the
+explanations say which expansion a memory matched through."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import pytest
 
 import memory_core as mc
 from memory_core import vocabulary as voc
-from memory_core.lexical import LexicalIndex, query_terms, stopwords, tokens
+from memory_core.lexical import LexicalIndex, form, query_terms, stopwords, tokens
+from memory_core.question import analyse
 
 KIDNEY = "Is the patient's kidney function getting worse?"
 DIABETES_MEDS = "Any problems with the diabetes medication?"
@@ -18,6 +20,14 @@ DIABETES_MEDS = "Any problems with the diabetes medication?"
 def _only(expansions: tuple[voc.Expansion, ...]) -> voc.Expansion:
     assert len(expansions) == 1, expansions
     return expansions[0]
+
+
+def expand(query: str) -> tuple[voc.Expansion, ...]:
+    return analyse(query).expansions
+
+
+def weighted_terms(query: str) -> tuple[tuple[float, tuple[str, ...]], ...]:
+    return analyse(query).groups
 
 
 # --- the vocabulary itself ---------------------------------------------------------------------
@@ -61,6 +71,16 @@ def test_the_groups_the_brief_names_are_there() -> None:
     assert bp <= by_name["blood pressure medication"]
     assert {"atorvastatin", "rosuvastatin", "simvastatin"} <= by_name["cholesterol medication"]
     assert {"phone", "email", "text", "message", "portal"} <= by_name["contact"]
+    # issue 32: the social history's slots, and drug classes by their lay names
+    for slot in ("household", "job and working hours", "travel", "transport", "caregiver"):
+        assert slot in by_name, slot
+    assert {"ramadan", "fasting"} <= by_name["religious practice and fasting"]
+    assert "language" in by_name and "alcohol" in by_name
+    assert {"glargine", "detemir", "degludec"} <= by_name["basal insulin"]
+    assert "lispro" not in by_name["basal insulin"]
+    assert {"warfarin", "apixaban"} <= by_name["blood thinner"]
+    assert {"furosemide", "hydrochlorothiazide"} <= by_name["diuretic"]
+    assert "donepezil" in by_name["dementia medication"]
 
 
 def test_a_two_word_concept_is_found_before_its_first_word() -> None:
@@ -79,26 +99,35 @@ def test_a_two_word_concept_is_found_before_its_first_word() -> None:
     assert names == ["kidney disease", "liver"]  # each concept once
 
 
+def test_a_phrase_is_found_whatever_the_form_of_its_words() -> None:
+    # "lives with", "living with" and "live with" are one phrase: their words' forms
+    for q in ("Who does she live with?", "Who is he living with?", "Anyone who lives with her?"):
+        assert [c.name for _, c in voc.find_concepts(q)] == ["household"], q
+    assert [c.name for _, c in voc.find_concepts("Is she on blood thinners?")] == ["blood thinner"]
+
+
 def test_words_outside_the_vocabulary_add_nothing() -> None:
-    assert voc.expand("When did Sarah go to the beach with her dog?") == ()
-    assert voc.weighted_terms("beach dog") == ((1.0, ("beach",)), (1.0, ("dog",)))
-    assert voc.expand("") == ()
+    assert expand("When did Sarah go to the beach with her dog?") == ()
+    assert weighted_terms("beach dog") == ((1.0, ("beach",)), (1.0, ("dog",)))
+    assert expand("") == ()
 
 
 def test_the_expansion_weight_is_half_of_the_words_that_name_it() -> None:
-    one = _only(voc.expand("How are the kidneys?"))
+    one = _only(expand("How are the kidneys?"))
     assert one.weight == voc.EXPANSION_WEIGHT == 0.5
-    two = _only(voc.expand(KIDNEY))
+    two = _only(expand(KIDNEY))
     assert (two.via, two.concept, two.weight) == ("kidney function", "kidney function", 1.0)
-    assert two.terms == ("egfr", "gfr", "creatinine", "cystatin", "urea", "bun")
-    meds = _only(voc.expand(DIABETES_MEDS))
+    # word forms, shown as the record writes them
+    assert two.terms == ("egfr", "gfr", "creatinin", "cystatin", "urea", "bun")
+    assert two.shown == ("egfr", "gfr", "creatinine", "cystatin", "urea", "bun")
+    meds = _only(expand(DIABETES_MEDS))
     assert meds.weight == 1.0 and "metformin" in meds.terms
     assert meds.label("metformin") == "diabetes medication → metformin"
 
 
 def test_expansion_adds_to_the_query_and_never_repeats_its_words() -> None:
     q = "Is the metformin or another diabetes medication upsetting the kidney function?"
-    groups = voc.weighted_terms(q)
+    groups = weighted_terms(q)
     literal = [(1.0, (t,)) for t in query_terms(q)]
     assert list(groups[: len(literal)]) == literal  # the query's own words, as before
     added = groups[len(literal) :]
@@ -106,28 +135,41 @@ def test_expansion_adds_to_the_query_and_never_repeats_its_words() -> None:
     own = set(query_terms(q))
     for _, terms in added:
         assert not own & set(terms)
-    meds = next(e for e in voc.expand(q) if e.concept == "diabetes medication")
+    meds = next(e for e in expand(q) if e.concept == "diabetes medication")
     assert "metformin" not in meds.terms and "insulin" in meds.terms
 
 
 def test_a_brand_name_adds_its_generic_name() -> None:
-    e = _only(voc.expand("Is the Ozempic working?"))
+    e = _only(expand("Is the Ozempic working?"))
     assert (e.via, e.concept, e.terms, e.weight) == (
         "ozempic",
         "semaglutide",
-        ("semaglutide",),
+        ("semaglutid",),
         1.0,
     )
-    assert voc.expand("Is the semaglutide working?") == ()  # a generic name is itself
+    assert e.label("semaglutid") == "ozempic → semaglutide"
+    assert expand("Is the semaglutide working?") == ()  # a generic name is itself
 
 
 def test_matched_names_the_expansion_and_the_term() -> None:
-    exp = voc.expand(KIDNEY)
-    assert voc.matched(exp, "Patient's eGFR was 89 mL/min in November") == (
-        "kidney function → egfr",
+    q = analyse(KIDNEY)
+    assert q.via("Patient's eGFR was 89 mL/min in November") == ("kidney function → egfr",)
+    assert q.via("Creatinine 1.1") == ("kidney function → creatinine",)
+    assert q.via("Patient walks a large dog") == ()
+    assert analyse("beach dog").via("Patient's eGFR was 89") == ()
+
+
+def test_the_question_names_the_words_a_memory_holds_in_another_form() -> None:
+    q = analyse("Does the patient's job involve driving?")
+    assert q.words_in("Patient drives a long-haul truck for work") == ("driving → drives",)
+    assert analyse("Who does the patient live with?").words_in(
+        "Patient lives with a spouse who cooks most meals"
+    ) == ("live → lives",)
+    assert analyse("insulin dose").words_in("Insulin doses were cut") == (
+        "insulin",
+        "dose → doses",
     )
-    assert voc.matched(exp, "Patient walks a large dog") == ()
-    assert voc.matched((), "Patient's eGFR was 89") == ()
+    assert form("fasts") == form("fasting") == "fast"
 
 
 # --- the weighted keyword query ----------------------------------------------------------------
@@ -153,9 +195,9 @@ def test_weight_one_single_term_groups_are_the_plain_query() -> None:
 
 
 def test_a_group_counts_once_through_its_best_term() -> None:
-    idx = LexicalIndex.build(DOCS)
-    egfr, creat = idx.scores(["egfr"]), idx.scores(["creatinine"])
-    got = idx.weighted_scores([(0.5, ("egfr", "creatinine", "absent"))])
+    idx = LexicalIndex.build(DOCS)  # the index holds word forms: "creatinine" is "creatinin"
+    egfr, creat = idx.scores(["egfr"]), idx.scores([form("creatinine")])
+    got = idx.weighted_scores([(0.5, ("egfr", form("creatinine"), "absent"))])
     assert got.tolist() == pytest.approx((0.5 * np.maximum(egfr, creat)).tolist(), abs=1e-15)
     assert got[4] < 0.5 * (egfr[4] + creat[4])  # both terms in row 4: the best one, not the sum
     assert idx.weighted_scores([(0.0, ("egfr",))]).tolist() == [0.0] * len(DOCS)
@@ -166,7 +208,7 @@ def test_an_exact_word_beats_the_same_match_through_an_expansion() -> None:
     # "kidney" and "egfr" each in one document of the same length: a literal word counts
     # whole, the expansion of a one-word concept half
     idx = LexicalIndex.build(["kidney results", "egfr results", "dog walks", "cat naps"])
-    rows, scores = idx.search_weighted(voc.weighted_terms("kidney"), 10)
+    rows, scores = idx.search_weighted(weighted_terms("kidney"), 10)
     assert rows.tolist() == [0, 1]
     assert scores[1] == pytest.approx(0.5 * scores[0])
 

@@ -35,6 +35,7 @@ from . import (
     memory,
     scaling,
     section,
+    server,
     worklist,
     writes,
 )
@@ -78,11 +79,12 @@ class Bench(Setup):
         "cleanup",
         "fhir",
         "extract",
+        "server",
     )
     #: steps that build their own data in subprocesses: a run of only these skips the shared
     #: data set (embedding and loading every size) and the agreement checks on it; each checks
     #: the engine against the reference on its own data where it has a reference
-    OWN_DATA = frozenset({"scale", "section", "caches", "liveness", "cleanup"})
+    OWN_DATA = frozenset({"scale", "section", "caches", "liveness", "cleanup", "server"})
 
     def run(self) -> Results:
         t0 = time.perf_counter()
@@ -103,7 +105,7 @@ class Bench(Setup):
             log(f"only {', '.join(sorted(self.only or ()))}: the shared data set is not built")
         steps: dict[str, Callable[[], None]] = {
             "decay": lambda: decay.run(self),
-            "context": lambda: context.run(self, qv),
+            "context": lambda: (context.run(self, qv), context.run_question(self))[-1],
             "e2e": lambda: (self.build_peers(), e2e.run(self))[-1],
             "scaling": lambda: scaling.run(self),
             "check": lambda: contradictions.run(self),
@@ -127,6 +129,7 @@ class Bench(Setup):
             "cleanup": lambda: liveness.run_cleanup(self),
             "fhir": lambda: fhir.run(self),
             "extract": lambda: extract.run(self),
+            "server": lambda: server.run(self),
         }
         assert tuple(steps) == self.STEPS
         for name, step in steps.items():

@@ -1,14 +1,15 @@
 """``build_context`` with the query already embedded (all memories active, and a patient
 loaded with supersession detection), the agreement check it rests on (same top-5 ids,
-identical section text, current importances within 1e-9), and the agent call that records
-its accesses (no target)."""
+identical section text, current importances within 1e-9), the agent call that records
+its accesses (no target), and the analysis of a question read for the first time (issue 32:
+``memory_core.question.analyse`` with every cache it reads through emptied)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from .. import reference as ref
-from ..harness import interleaved
+from ..harness import interleaved, measure
 from .common import (
     F32,
     QUERIES,
@@ -24,6 +25,9 @@ from .common import (
 )
 
 TARGET = Target("≤ 10 ms; ≥ 20× ref", max_s=0.010, min_speedup=20)
+#: A question read for the first time: words, word forms, the facts reader's keys, concepts,
+#: kinds, slots and targets (issue 32).
+QUESTION = Target("≤ 0.3 ms", max_s=0.0003)
 
 
 def check(bench: Setup, n: int, qv: dict[str, F32], detected: bool = False) -> None:
@@ -111,5 +115,35 @@ def run_agent(bench: Setup, qv: dict[str, F32]) -> None:
             s,
             reference=ref_row.reference,
             note="no target; shows what an agent turn costs with its writes",
+        )
+    )
+
+
+def run_question(bench: Setup) -> None:
+    """The analysis of a question never seen before: the analysed-question, facts-reader and
+    drug-name caches are emptied before each call (untimed), over the rotation of queries."""
+    from memory_core import drugs
+    from memory_core.facts import read
+    from memory_core.question import analyse
+
+    at = [0]
+
+    def fresh() -> None:
+        analyse.cache_clear()
+        read.cache_clear()
+        drugs._resolve.cache_clear()
+        at[0] += 1
+
+    sample = measure(lambda: analyse(query_at(at[0])), bench.cfg.repeat * 20, setup=fresh)
+    bench.res.rows.append(
+        Row(
+            "question",
+            "question analysis (memory_core.question.analyse), first reading",
+            f"{len(QUERIES)} questions in rotation",
+            "engine",
+            sample,
+            target=QUESTION,
+            passed=QUESTION.met(sample),
+            note="words, word forms, the facts reader's keys, concepts, kinds, slots, targets",
         )
     )

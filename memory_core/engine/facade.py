@@ -49,6 +49,7 @@ from . import (
     lifecycle,
     reads,
     retrieval,
+    section,
     supersession,
 )
 from . import worklist as worklist_reads
@@ -119,10 +120,13 @@ class MemoryEngine:
         """Make ``policy`` the engine's policy and store it (audited, before and after)."""
         core.save_policy(self._core, policy, by)
 
-    def acting_as(self, actor: str, role: Role | str) -> Acting:
-        """The one guarded path for a person's changes: each write checks ``role`` (a viewer is
-        refused with ``PermissionDeniedError``) and is audited under ``actor``."""
-        return Acting(self, actor, role)
+    def acting_as(
+        self, actor: str, role: Role | str, *, patients: Iterable[str] | None = None
+    ) -> Acting:
+        """The one guarded path for a person's (or an agent's) changes: each write checks
+        ``role`` (a viewer is refused with ``PermissionDeniedError``) and is audited under
+        ``actor``; with ``patients``, a call about any other patient is ``OutOfScopeError``."""
+        return Acting(self, actor, role, patients=patients)
 
     # --- reading the store -----------------------------------------------------------------------
     def get(self, memory_id: str, *, patient_id: str | None = None) -> Memory:
@@ -193,9 +197,11 @@ class MemoryEngine:
         now: datetime | None = None,
         record_access: bool = True,
         query_vector: F32 | None = None,
+        agent: str | None = None,
     ) -> list[ScoredMemory]:
-        """The ``k`` best active memories for ``query`` (``record_access``: an agent's use)."""
-        args = (patient_id, query, k, now, record_access, query_vector)
+        """The ``k`` best active memories for ``query`` (``record_access``: an agent's use;
+        ``agent``: the agent principal given them, recorded in the injection ledger)."""
+        args = (patient_id, query, k, now, record_access, query_vector, agent)
         return retrieval.retrieve(self._core, *args)
 
     def build_context(
@@ -209,11 +215,13 @@ class MemoryEngine:
         record_access: bool = True,
         query_vector: F32 | None = None,
         policy: EnginePolicy | None = None,
+        agent: str | None = None,
     ) -> ContextResult:
         """The exact "Patient Context from Previous Interactions" section, every candidate
-        explained; ``record_access`` (an agent call) records the accesses and the injection."""
-        args = (now, max_memories, max_tokens, record_access, query_vector, policy)
-        return retrieval.build_context(self._core, patient_id, query, *args)
+        explained; ``record_access`` (an agent call) records the accesses and the injection
+        (naming ``agent``, the agent principal told, when given)."""
+        args = (now, max_memories, max_tokens, record_access, query_vector, policy, agent)
+        return section.build_context(self._core, patient_id, query, *args)
 
     def build_system_prompt(
         self,
@@ -228,7 +236,7 @@ class MemoryEngine:
     ) -> str:
         """Role line, the memory section, the Current Session part and the guidance line."""
         args = (patient_id, session_context, query, now, max_memories, max_tokens, record_access)
-        return retrieval.build_system_prompt(self._core, *args)
+        return section.build_system_prompt(self._core, *args)
 
     # --- possibly-stale flags --------------------------------------------------------------------
     def stale_flags(self, patient_id: str, *, now: datetime | None = None) -> list[StaleFlag]:

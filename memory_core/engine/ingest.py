@@ -332,8 +332,8 @@ def write_batch(
     while True:
         try:
             if attempt < LOCK_AFTER or dry_run:
-                return _write_once(core, memories, accesses, by, now, detect, dry_run)
-            return _write_locked(core, memories, accesses, by, now, detect)
+                return _write_once(core, memories, accesses, by, now, detect, dry_run, given)
+            return _write_locked(core, memories, accesses, by, now, detect, given)
         except StaleSnapshotError:
             attempt += 1
             if attempt >= WRITE_ATTEMPTS and time.monotonic() - start >= WRITE_BUDGET_S:
@@ -350,6 +350,7 @@ def _write_locked(
     by: str,
     now: datetime,
     detect: bool,
+    given: bool = True,
 ) -> list[AddResult]:
     """:func:`_write_once` holding the store's write lock (lost too often: no other writer
     moves the patient now). The lock's transaction commits when the block ends, after the
@@ -358,7 +359,7 @@ def _write_locked(
     written = False
     try:
         with core.store.write_lock():
-            out = _write_once(core, memories, accesses, by, now, detect)
+            out = _write_once(core, memories, accesses, by, now, detect, given=given)
             written = True
     except BaseException:
         if written:
@@ -397,9 +398,13 @@ def _write_once(
     now: datetime,
     detect: bool,
     dry_run: bool = False,
+    given: bool = True,
 ) -> list[AddResult]:
     """Detect and write one batch (``apply=False``: detect only; the results are what the
-    write would return, nothing is written)."""
+    write would return, nothing is written). Where the caller gave no ``now`` (``given``), the
+    detection is dated at the clock's moment once the patients' snapshots are read: a snapshot
+    may hold another writer's memory written while this attempt began (a loaded machine: 5.5 s
+    in one run), and a detection dated before it is refused by the store."""
     changes = ChangeSet()
     sups_by_new: dict[str, list[Supersession]]
     pools: list[PatientPool]
@@ -408,6 +413,8 @@ def _write_once(
         # write in between makes the store refuse rather than commit an unseen contradiction
         for pid in dict.fromkeys(m.patient_id for m in memories):
             changes.expected_patient_versions[pid] = core.snapshots.snapshot(pid).version
+        if not given:
+            now = max(now, core.action_time(None))
         sups_by_new, pools, added = detect_batch(core, memories, by, now, changes)
     else:  # nothing to compare: the patients' snapshots are not even loaded
         sups_by_new, pools, added = {}, [], memories

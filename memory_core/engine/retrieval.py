@@ -1,11 +1,12 @@
-"""Retrieval: keyword and vector ranks, the candidate pool (by hybrid relevance, or by their
-reciprocal-rank fusion), the ranking of the pool, the context section and system prompt built
-from it, and the access recording."""
+"""Retrieval: the question analysed once (:func:`memory_core.question.analyse`), its keyword
+and vector ranks, the memories about what it names, the candidate pool (by hybrid relevance, or
+by reciprocal-rank fusion), the ranking of the pool (:class:`Ranked`), and the access recording.
+The context section built from a ranking: :mod:`.section`."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
@@ -14,28 +15,22 @@ from typing import overload
 import numpy as np
 import numpy.typing as npt
 
-from .. import context as ctx
-from .. import decay, flags, ranking, standing, vocabulary
+from .. import decay, ranking
 from .. import validation as v
+from ..context import sanitize_line
 from ..contradictions import facts_of
-from ..errors import ValidationError
 from ..facts import index_keys
 from ..facts.model import KeyKind, subject_kinds
-from ..lexical import LexicalIndex
-from ..policy import ContextPolicy, EnginePolicy
+from ..policy import EnginePolicy
 from ..promotion import promotions
+from ..question import EMPTY, Question
+from ..question import analyse as analyse_question
 from ..store.codec import seconds, to_us
-from ..values import (
-    ContextResult,
-    InjectionRecord,
-    Memory,
-    ScoredMemory,
-    StaleFlag,
-    SupersessionState,
-)
-from . import flagging
+from ..tokens import count_tokens
+from ..values import InjectionRecord, Memory, ScoredMemory
 from .asof import active_indices, decay_inputs, with_usage
 from .core import AGENT, Core, new_id
+from .derived import always_mask, analysed, inverse_norms, lexical, reading_of, type_tiers
 from .snapshot import Snapshot
 
 F32 = npt.NDArray[np.float32]
@@ -54,6 +49,11 @@ KEYED_TYPES = frozenset(
     {"lab_result", "vital_sign", "observation", "medication", "condition", "allergy",
      "adverse_reaction", "immunization", "procedure"}
 )  # fmt: skip
+#: The types whose statement about a chart slot is the slot's fact (the social history, the
+#: patient's preferences, a plan, a home observation: "lives with a spouse", "drives a truck
+#: for work", "prefers morning appointments"): a memory of these types about a slot the
+#: question names is a keyword match too.
+SLOT_TYPES = frozenset({"social", "preference", "care_plan", "observation"})
 
 
 class Ranked(Sequence[ScoredMemory]):
@@ -77,19 +77,17 @@ class Ranked(Sequence[ScoredMemory]):
         last: F64,
         warn: float,
         type_tiers: npt.NDArray[np.int8],
-        expansions: Sequence[vocabulary.Expansion] = (),
-        question: vocabulary.Question | None = None,
+        question: Question = EMPTY,
         keyed: npt.NDArray[np.bool_] | None = None,
     ) -> None:
         """``snapshot``: the patient's snapshot the pool was ranked on (the section's tiers and
         annotations read the same one); ``type_tiers``: each candidate's tier by type (see
-        :func:`type_tiers`); ``expansions``: what the clinical vocabulary added to the keyword
-        query; ``question``: what it names and asks for (:func:`vocabulary.question`);
-        ``keyed``: which candidates are about a key it names."""
+        :func:`type_tiers`); ``question``: the analysed question (its words, what its
+        vocabulary added to the keyword query, what it names and asks for); ``keyed``: which
+        candidates are about a key it names."""
         self.snapshot = snapshot
         self._memories = snapshot.memories
-        self._expansions = tuple(expansions)
-        self.question = question or vocabulary.Question()
+        self.question = question
         self.rows = rows
         self._keyed = keyed
         self._cols = (rows, cur, sims, score, krank, vrank, fused, bm25, relevance, count, last)
@@ -111,9 +109,6 @@ class Ranked(Sequence[ScoredMemory]):
         if got is None:
             rows, cur, sims, score, krank, vrank, fused, bm25, rel, count, last = self._cols
             memory = self._memories[int(rows[i])]
-            via: tuple[str, ...] = ()
-            if self._expansions and bm25[i] > 0:
-                via = vocabulary.matched(self._expansions, memory.content)
             keys: tuple[str, ...] = ()
             if self._keyed is not None and self._keyed[i]:
                 named = index_keys(facts_of(memory), memory.memory_type) & self.question.keys
@@ -129,7 +124,6 @@ class Ranked(Sequence[ScoredMemory]):
                 bm25=float(bm25[i]),
                 relevance=float(rel[i]),
                 safety=bool(self._safety[i]),
-                keyword_via=via,
                 keys=keys,
             )
             self._made[i] = got
@@ -149,52 +143,37 @@ class Ranked(Sequence[ScoredMemory]):
         return self._make(i)
 
     def top(self, k: int) -> list[ScoredMemory]:
-        return [self._make(j) for j in range(min(k, len(self)))]
+        """The ``k`` best, each with what it matched (:meth:`matched`)."""
+        return [self.matched(self._make(j)) for j in range(min(k, len(self)))]
 
-
-# --- per-snapshot derived values (made on first use, kept with the snapshot) --------------------
-def lexical(snap: Snapshot) -> LexicalIndex:
-    index = snap.lexical.index
-    if index is None:  # two threads may both build it: the same index either way
-        index = LexicalIndex.build([m.content for m in snap.memories])
-        snap.lexical.index = index
-    return index
-
-
-def inverse_norms(snap: Snapshot) -> npt.NDArray[np.float32]:
-    """1 / each row's L2 norm, 0 for a zero row."""
-    return snap.memoized("inverse_norms", lambda: ranking.inverse_norms(snap.norms))
-
-
-def type_tiers(snap: Snapshot) -> npt.NDArray[np.int8]:
-    """Each row's context tier by type alone (:func:`context.type_tiers`)."""
-    return snap.memoized("type_tiers", lambda: ctx.type_tiers(snap.types_arr))
-
-
-def always_mask(snap: Snapshot, types: Sequence[str]) -> npt.NDArray[np.bool_]:
-    """Rows of the always-included types."""
-    return snap.memoized(("always", tuple(types)), lambda: np.isin(snap.types_arr, list(types)))
+    def matched(self, s: ScoredMemory) -> ScoredMemory:
+        """``s`` with what its keyword evidence is: the question's words it holds ("driving →
+        drives") and the expansions it matched ("kidney function → egfr"). Made for what is
+        explained or returned, never for the candidates a selection only reads (a chat-derived
+        patient's section reads ~1,300 of them)."""
+        row = self.snapshot.index.get(s.memory.id)
+        if s.bm25 <= 0 or row is None:
+            return s
+        toks, word_forms, held = analysed(self.snapshot, row)
+        return replace(
+            s,
+            keyword_words=self.question.words_in(s.memory.content, (toks, word_forms)),
+            keyword_via=self.question.via(s.memory.content, held),
+        )
 
 
 # --- the two ranks ---------------------------------------------------------------------------
-def keyword_hits(
-    snap: Snapshot,
-    query: str,
-    active: I64,
-    limit: int,
-    expansions: Sequence[vocabulary.Expansion] | None = None,
-) -> tuple[I64, F64]:
+def keyword_hits(snap: Snapshot, question: Question, active: I64, limit: int) -> tuple[I64, F64]:
     """Snapshot rows and BM25 of the ``limit`` best keyword matches among ``active``: the
-    query's own words, plus what its clinical concept words and brand names add at a lower
-    weight (:func:`vocabulary.weighted_terms`; ``expansions``: the query's, if known)."""
-    if not query.strip() or active.size == 0:
+    question's own word forms, plus what its concepts and brand names add at a lower weight
+    (``Question.groups``)."""
+    if not question.groups or active.size == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
     allowed = None
     if active.size < len(snap.memories):
         allowed = np.zeros(len(snap.memories), dtype=np.bool_)
         allowed[active] = True
-    groups = vocabulary.weighted_terms(query, expansions)
-    return lexical(snap).search_weighted(groups, limit, allowed)
+    return lexical(snap).search_weighted(question.groups, limit, allowed)
 
 
 def keyword_search(
@@ -207,7 +186,7 @@ def keyword_search(
     limit = v.positive_int(limit, "limit")
     now = core.now(now)
     snap = core.snapshots.snapshot(patient_id)
-    rows, scores = keyword_hits(snap, query, active_indices(snap, now), limit)
+    rows, scores = keyword_hits(snap, analyse_question(query), active_indices(snap, now), limit)
     return [(snap.memories[r], s) for r, s in zip(rows.tolist(), scores.tolist(), strict=True)]
 
 
@@ -249,10 +228,18 @@ def _best(pos: I64, sims: F32, limit: int) -> I64:
     return np.sort(pos[np.argsort(-sims[pos], kind="stable")[:limit]])
 
 
-@lru_cache(maxsize=256)
-def _types_about(kinds: frozenset[KeyKind]) -> tuple[str, ...]:
-    """The :data:`KEYED_TYPES` whose statements are about keys of these kinds."""
-    return tuple(t for t in sorted(KEYED_TYPES) if subject_kinds(t) & kinds)
+@lru_cache(maxsize=64)
+def keyed_types(kind: KeyKind) -> frozenset[str]:
+    """The types whose statement about a key of this kind is a key match: the
+    :data:`KEYED_TYPES` about that kind, and for a chart slot the :data:`SLOT_TYPES` too."""
+    types = KEYED_TYPES | SLOT_TYPES if kind is KeyKind.SLOT else KEYED_TYPES
+    return frozenset(t for t in types if kind in subject_kinds(t))
+
+
+def keyed(memory_type: str, keys: frozenset[str]) -> bool:
+    """A memory of this type about these keys (those it shares with the question) is a key
+    match (:func:`keyed_types`)."""
+    return any(memory_type in keyed_types(KeyKind.of(k)) for k in keys)
 
 
 #: The memo key (with the question's keys) of the snapshot rows about those keys.
@@ -260,7 +247,7 @@ KEY_ROWS = "rows-about-keys"
 
 
 def key_matches(snap: Snapshot, rows: I64, keys: frozenset[str]) -> npt.NDArray[np.bool_]:
-    """Which of these snapshot rows hold a memory (of :data:`KEYED_TYPES`) about a key the
+    """Which of these snapshot rows hold a memory (of :func:`keyed_types`) about a key the
     question names: the rows the snapshot's key index files under such a key whose standing
     names one (what a memory stands on is among the keys it is indexed by), found once per
     snapshot and key set -- not every row of those types read per call (all 4,566 lab results
@@ -273,13 +260,12 @@ def key_matches(snap: Snapshot, rows: I64, keys: frozenset[str]) -> npt.NDArray[
 def _rows_about(snap: Snapshot, keys: frozenset[str]) -> I64:
     """The snapshot rows whose memory stands on one of ``keys`` (see :func:`key_matches`)."""
     index = snap.key_index().rows
-    types = _types_about(frozenset(KeyKind.of(k) for k in keys))
-    filed = {r for t in types for k in keys for r in index.get((t, k), ())}
-    about = [r for r in sorted(filed) if reading_of(snap, r).keys & keys]
+    filed = {r for k in keys for t in keyed_types(KeyKind.of(k)) for r in index.get((t, k), ())}
+    about = [r for r in sorted(filed) if keyed(snap.types[r], reading_of(snap, r).keys & keys)]
     return np.array(about, dtype=np.int64)
 
 
-def kind_positions(snap: Snapshot, active: I64, question: vocabulary.Question, sims: F32) -> I64:
+def kind_positions(snap: Snapshot, active: I64, question: Question, sims: F32) -> I64:
     """Active positions of the memories of the kinds the question asks for (at most
     :data:`KIND_LIMIT` per kind, the most similar)."""
     out = [np.zeros(0, dtype=np.int64)]
@@ -308,10 +294,9 @@ def rank(
     active = active_indices(snap, now)
     if active.size == 0:
         return Ranked.empty(snap)
-    expansions = vocabulary.expand(query)
-    question = vocabulary.question(query)
+    question = analyse_question(query)  # read once; every stage reads this object
     limit = max(rp.candidate_pool * 4, 50)
-    kw_rows, kw_bm25 = keyword_hits(snap, query, active, limit, expansions)
+    kw_rows, kw_bm25 = keyword_hits(snap, question, active, limit)
     kw_pos = active.searchsorted(kw_rows)  # snapshot row -> active position
     always = np.flatnonzero(always_mask(snap, rp.always_include_types)[active])
     q = core.embedder.embed(query) if query_vector is None else query_vector
@@ -413,7 +398,6 @@ def rank(
         inputs.last_access_s[ordering],
         pol.decay.warn_threshold,
         type_tiers(snap)[rows[ordering]],
-        expansions if kw_bm25.size else (),
         question,
         keyed[chosen[ordering]],
     )
@@ -428,13 +412,15 @@ def record_access(
 ) -> None:
     """The one place an agent's use of memories is written (accesses, promotion, injection).
     The engine's cached usage of the patient follows in memory (no reload of the patient's
-    whole usage) unless another writer moved it in between."""
+    whole usage) unless another writer moved it in between. A promotion is audited under the
+    agent the injection names (else the engine's own ``agent``)."""
     accessed = core.store.record_access(patient_id, ids, now, injection)
     at_s = float(seconds([to_us(now)])[0])  # the moment as the store reports it
     core.snapshots.accessed(patient_id, [(a.memory_id, a.access_count) for a in accessed], at_s)
     due = promotions(accessed, core.policy.decay)
     if due:
-        core.store.promote(patient_id, due, AGENT, now)
+        actor = injection.agent if injection is not None and injection.agent else AGENT
+        core.store.promote(patient_id, due, actor, now)
 
 
 def query_vec(core: Core, value: F32 | None) -> F32 | None:
@@ -459,375 +445,35 @@ def retrieve(
     now: datetime | None,
     record: bool,
     query_vector: F32 | None,
+    agent: str | None = None,
 ) -> list[ScoredMemory]:
     """The ``k`` best active memories for ``query``. With ``record`` (an agent is being given
     them) each returned memory's access count and last access are refreshed atomically;
-    previews pass ``record=False`` and change nothing."""
+    previews pass ``record=False`` and change nothing. ``agent`` (an agent principal being
+    given them) also appends an injection record naming it, its text the memories' lines."""
     v.patient_id(patient_id)
     v.query(query)
     k = v.positive_int(k, "k")
     query_vector = query_vec(core, query_vector)
+    agent = None if agent is None else v.actor(agent, "agent")
     present = now is None
     now = core.now(now)
     if record:
         now = access_moment(core, now)
     found = rank(core, patient_id, query, now, query_vector, present=present).top(k)
     if record and found:
-        record_access(core, patient_id, [s.memory.id for s in found], now, None)
+        injection = None
+        if agent is not None:
+            text = "\n".join(f"- {sanitize_line(s.memory.content)}" for s in found)
+            injection = InjectionRecord(
+                id=new_id("inj"),
+                at=now,
+                patient_id=patient_id,
+                query=query,
+                items=tuple((s.memory.id, s.score) for s in found),
+                tokens=count_tokens(text, core.encoding),
+                text=text,
+                agent=agent,
+            )
+        record_access(core, patient_id, [s.memory.id for s in found], now, injection)
     return found
-
-
-def build_context(
-    core: Core,
-    patient_id: str,
-    query: str,
-    now: datetime | None,
-    max_memories: int,
-    max_tokens: int | None,
-    record: bool,
-    query_vector: F32 | None,
-    policy: EnginePolicy | None,
-) -> ContextResult:
-    """The exact "Patient Context from Previous Interactions" section for this query, with
-    every candidate explained (``policy``: default the engine's). ``record`` (an agent call)
-    refreshes the included memories and appends an injection record."""
-    v.patient_id(patient_id)
-    v.query(query)
-    max_memories = v.positive_int(max_memories, "max_memories")
-    if max_tokens is not None:
-        max_tokens = v.positive_int(max_tokens, "max_tokens")
-    query_vector = query_vec(core, query_vector)
-    present = now is None
-    now = core.now(now)
-    if record:
-        now = access_moment(core, now)
-    pol = policy or core.policy
-    ranked = rank(core, patient_id, query, now, query_vector, pol, present=present)
-    snap = ranked.snapshot
-    layout = section_layout(snap, ranked, now, pol.context)
-    sel = ctx.select_and_render(
-        ranked,
-        max_memories=max_memories,
-        max_tokens=max_tokens,
-        warn_threshold=pol.decay.warn_threshold,
-        encoding=core.encoding,
-        tiers=section_tiers(snap, ranked, now),
-        annotate=annotator(core, snap, patient_id, ranked, now, pol.context),
-        shared=layout.shared,
-        order=layout.order,
-        allergy_entries=lambda i: standing.allergy_label(ranked[i].memory),
-    )
-    injection_id = None
-    if record:
-        included = [ranked[i] for i in sel.chosen]  # in section order
-        injection = InjectionRecord(
-            id=new_id("inj"),
-            at=now,
-            patient_id=patient_id,
-            query=query,
-            items=tuple((s.memory.id, s.score) for s in included),
-            tokens=sel.tokens,
-            text=sel.text,
-        )
-        record_access(core, patient_id, [s.memory.id for s in included], now, injection)
-        injection_id = injection.id
-    return ContextResult(
-        text=sel.text,
-        tokens=sel.tokens,
-        encoding=core.encoding,
-        injection_id=injection_id,
-        explain=lambda: sel.items,
-        places=sel.places,
-    )
-
-
-# --- the section's tiers and shared lines ------------------------------------------------------
-def readings(snap: Snapshot) -> dict[int, standing.Reading]:
-    """Snapshot row -> where its memory stands (:func:`standing.reading`), filled on use and
-    kept with the snapshot (a memory's facts never change within one)."""
-    return snap.memoized("readings", dict)
-
-
-def reading_of(snap: Snapshot, row: int) -> standing.Reading:
-    memo = readings(snap)
-    got = memo.get(row)
-    if got is None:
-        got = memo[row] = standing.reading(snap.memories[row])
-    return got
-
-
-def current_drugs(snap: Snapshot, now: datetime) -> frozenset[str]:
-    """The drugs the patient's current medications name at ``now``, with their ingredients
-    and allergy classes (:func:`vocabulary.drug_family`)."""
-    active = active_indices(snap, now)
-    names: list[str] = []
-    for row in active[snap.types_arr[active] == "medication"].tolist():  # numpy picks the few
-        r = reading_of(snap, row)
-        if r.standing is standing.Standing.CURRENT:
-            names += [f.name for f in r.facts if f.kind.value == "drug"]
-    return vocabulary.drug_family(names)
-
-
-def section_tiers(snap: Snapshot, ranked: Ranked, now: datetime) -> list[int]:
-    """The context tiers of the candidates: 0 allergy; 1 an adverse reaction concerning a drug
-    the question or one of the patient's current medications names -- the same drug, one of
-    its ingredients or a class it belongs to, by the drug dictionary (co-codamol: codeine;
-    amoxicillin: penicillins) -- or any adverse reaction when the question asks about
-    allergies and reactions; 2 the rest (never by importance)."""
-    tiers = list(ranked.tiers)
-    if 1 not in tiers:
-        return tiers
-    question = ranked.question
-    if question.asks_for("adverse_reaction") is not None:
-        return tiers
-    drugs = set(question.drugs) | current_drugs(snap, now)
-    for j, t in enumerate(tiers):
-        if t != 1:
-            continue
-        facts = facts_of(ranked[j].memory)
-        names = [f.name for f in facts.facts if f.kind.value == "drug"]
-        if not (vocabulary.drug_family(names) & drugs):
-            tiers[j] = 2
-    return tiers
-
-
-class Layout:
-    """The shared lines of a section (:class:`context.Shared`) and the candidates whose own
-    line moves (``order``: what ended, after the current memories of its type; a memory of a
-    kind the question asks for that no list can say, right after the lists)."""
-
-    def __init__(self) -> None:
-        self.shared: list[ctx.Shared] = []
-        self.order: dict[int, float] = {}
-
-
-def _about_drug(question: vocabulary.Question, r: standing.Reading) -> bool:
-    """The question names a class this memory's drug belongs to ("the diabetes medication")."""
-    return any(question.about_drug(f.name) for f in r.facts if f.kind.value == "drug")
-
-
-def section_layout(
-    snap: Snapshot, ranked: Ranked, now: datetime, policy: ContextPolicy | None = None
-) -> Layout:
-    """What the section says on shared lines (domain.md, "Injected context format"):
-
-    - **lists**: when the question asks for a kind ("what medications", "active problems",
-      "latest labs"), every current candidate of its types on one line from its facts, one
-      entry per label (a result: the newest of its analyte);
-    - **history**: what ended (a drug stopped, a condition resolved, an order completed), unless
-      the question is about it, goes after the current memories of its type; two or more of a
-      type share one line, newest first;
-    - **pairs**: an allergy and the newer allergy statements pending review against it, on one
-      line (the documented one in force, the newer one unconfirmed).
-
-    Each is switched by the ``policy`` (``lists``, ``history_last``, ``allergy_pairs``)."""
-    pol = policy or ContextPolicy()
-    out = Layout()
-    question = ranked.question if pol.lists else replace(ranked.question, kinds=())
-    # the types that can have a history line, and those of a kind asked for with a list line
-    wanted = standing.ENDING_TYPES | {
-        t for k in question.kinds for t in k.types if vocabulary.line_title(t, "current")
-    }
-    by_type: dict[str, list[int]] = {}
-    types = snap.types
-    for j, row in enumerate(ranked.rows.tolist()):
-        if types[row] in wanted:
-            by_type.setdefault(types[row], []).append(j)
-    for t, js in by_type.items():
-        _type_lines(snap, ranked, question, t, js, out, pol.history_last)
-    if pol.allergy_pairs:
-        _pairs(snap, ranked, now, out)
-    return out
-
-
-def _type_lines(
-    snap: Snapshot,
-    ranked: Ranked,
-    question: vocabulary.Question,
-    t: str,
-    js: list[int],
-    out: Layout,
-    history: bool,
-) -> None:
-    """The list line of type ``t`` (when the question asks for it) and its history (``history``:
-    what ended goes last)."""
-    rows = ranked.rows.tolist()
-    n = len(ranked)
-    read = {j: reading_of(snap, rows[j]) for j in js}
-    wanted = question.asks_for_ended(t)  # "past medications": what ended, in score order
-    ended = [
-        j
-        for j in js
-        if read[j].standing is standing.Standing.ENDED
-        and (wanted or not (read[j].keys & question.keys or _about_drug(question, read[j])))
-    ]
-    kind = question.asks_for(t)
-    title = vocabulary.line_title(t, "current")
-    if kind is not None and title:
-        current = [j for j in js if read[j].standing is standing.Standing.CURRENT]
-        entries = _entries(ranked, current, read, t)
-        listed = {i for e in entries for i in e.members}
-        if entries:
-            # the question asks for it: the list leads the other lines
-            lead = -1.0 + question.kinds.index(kind) / 100
-            why = f"the question asks for the {kind.name}"
-            out.shared.append(ctx.Shared(ctx.LineKind.LIST, entries, title, why, lead))
-        for j in js:  # what no list can say follows the lists, in score order
-            if j not in listed and read[j].standing is not standing.Standing.ENDED:
-                out.order[j] = -0.5 + j / (2 * n)
-    last = max((j for j in js if read[j].standing is not standing.Standing.ENDED), default=None)
-    if not history:
-        return
-    if len(ended) >= 2 or (wanted and ended):
-        ended.sort(key=lambda j: -ranked[j].memory.created_at.timestamp())
-        entries = tuple(
-            ctx.Entry(standing.ended_label(ranked[j].memory, read[j].facts), (j,)) for j in ended
-        )
-        title = vocabulary.line_title(t, "ended") or f"Ended ({t.replace('_', ' ')})"
-        if wanted:
-            why, after = "the question asks for what ended", None
-        else:
-            why = "what ended is history"
-            after = None if last is None else max(last, min(ended)) + 0.5
-        out.shared.append(ctx.Shared(ctx.LineKind.HISTORY, entries, title, why, after))
-    elif ended and last is not None and last > ended[0]:
-        out.order[ended[0]] = last + 0.5
-
-
-def _entries(
-    ranked: Ranked, current: list[int], read: dict[int, standing.Reading], t: str
-) -> tuple[ctx.Entry, ...]:
-    """One entry per label, in score order; a result or vital sign only the newest of its
-    analyte (the older ones keep their own lines)."""
-    if t in ("lab_result", "vital_sign"):
-        newest: dict[frozenset[str], int] = {}
-        for j in current:
-            k = read[j].keys
-            if k not in newest or ranked[j].memory.created_at > ranked[newest[k]].memory.created_at:
-                newest[k] = j
-        current = [j for j in current if newest.get(read[j].keys) == j]
-    groups: dict[str, list[int]] = {}
-    for j in current:
-        groups.setdefault(standing.label(ranked[j].memory, read[j].facts), []).append(j)
-    return tuple(ctx.Entry(text, tuple(js)) for text, js in groups.items() if text)
-
-
-def _pairs(snap: Snapshot, ranked: Ranked, now: datetime, out: Layout) -> None:
-    """An allergy and the newer allergies pending review against it, as one line. Only the
-    allergies with a supersession record as the older memory are looked at (every active
-    allergy is a candidate)."""
-    index = snap.flag_index()
-    by_old = index.by_old
-    mems = snap.memories
-    rows = ranked.rows.tolist()
-    allergies = {mems[rows[j]].id: j for j, t in enumerate(ranked.tiers) if t == 0}
-    if len(allergies) < 2 or not any(mid in by_old for mid in allergies):
-        return
-    taken: set[int] = set()
-    for mid, j in sorted(allergies.items(), key=lambda kv: kv[1]):
-        sups = index.by_old.get(mid, ())
-        if j in taken or not sups:
-            continue
-        newer = [
-            allergies[s.new_id]
-            for s in sups
-            if s.state is SupersessionState.PENDING and s.new_id in allergies
-        ]
-        newer = [n for n in dict.fromkeys(newer) if n not in taken and n != j]
-        older = mems[rows[j]]
-        if not newer or index.pending_annotation(older, now, snap.memory_of) is None:
-            continue  # nothing pending against it at ``now`` (the flags' clock)
-        newer.sort(key=lambda n: -mems[rows[n]].created_at.timestamp())
-        taken.update((j, *newer))
-        entries = (
-            ctx.Entry(ctx.sanitize_line(older.content), (j,)),
-            *(ctx.Entry(ctx.sanitize_line(mems[rows[n]].content), (n,)) for n in newer),
-        )
-        out.shared.append(ctx.Shared(ctx.LineKind.PAIR, entries, why="pending review"))
-
-
-#: The memo key of the lab results' history lines kept with a snapshot (see :func:`annotator`).
-LAB_HISTORY = "lab-history"
-
-
-def annotator(
-    core: Core,
-    snap: Snapshot,
-    patient_id: str,
-    ranked: Ranked,
-    now: datetime,
-    policy: ContextPolicy,
-) -> Callable[[int], tuple[ctx.Note, ...]]:
-    """Candidate index -> the annotations of its line, as the policy switches them on
-    (:mod:`memory_core.flags`): pending review, possibly stale, lab history -- each with the
-    short form a safety line may use under the token budget (a pending review and a possible
-    staleness are shortened, never dropped; a lab history may go). Each is looked up for the
-    line's own memory in the snapshot's flag index (never every flag of the patient); the
-    reviewers' keep decisions are read once, and only when a line has a flag."""
-    index = snap.flag_index()
-    kept: dict[tuple[str, str], datetime] | None = None
-    # once every record's moments are past, a lab's history is the same at any later moment:
-    # kept with the snapshot (it walks the analyte's whole chain: 1,700 links at 10,000)
-    settled = bool(snap.memories) and now.timestamp() >= max(
-        snap.settled_s, float(snap.created_s.max())
-    )
-
-    def lab_history(m: Memory) -> str | None:
-        limit = policy.lab_history_max
-        if not settled:
-            return index.lab_history(m, now, snap.memory_of, limit=limit)
-        lines: dict[tuple[str, int], str | None] = snap.memoized(LAB_HISTORY, dict)
-        key = (m.id, limit)
-        if key not in lines:
-            lines[key] = index.lab_history(m, now, snap.memory_of, limit=limit)
-        return lines[key]
-
-    def flag_of(m: Memory) -> StaleFlag | None:
-        nonlocal kept
-        if not flags.flagged_by(m.memory_type) or not index.flags_of(m, now, newest=True):
-            return None
-        if kept is None:
-            kept = flagging.kept(core, patient_id)
-        found = index.flags_of(m, now, kept, newest=True)
-        return found[0] if found else None
-
-    def annotate(i: int) -> tuple[ctx.Note, ...]:
-        m = ranked[i].memory
-        out: list[ctx.Note] = []
-        if policy.annotate_pending:
-            pending = index.pending_annotation(m, now, snap.memory_of)
-            if pending:
-                out.append(ctx.Note(pending, "(pending review)", "pending"))
-        if policy.annotate_stale:
-            f = flag_of(m)
-            if f is not None:
-                out.append(ctx.Note(f.annotation, f"(may be outdated: {f.subject})", "stale"))
-        if policy.annotate_lab_history and m.memory_type == "lab_result":
-            hist = lab_history(m)
-            if hist:
-                out.append(ctx.Note(hist, "", "history"))
-        return tuple(out)
-
-    return annotate
-
-
-def build_system_prompt(
-    core: Core,
-    patient_id: str,
-    session_context: str,
-    query: str | None,
-    now: datetime | None,
-    max_memories: int,
-    max_tokens: int | None,
-    record: bool,
-) -> str:
-    """The memory section for ``query`` in the system prompt. Without a query the session
-    context is the query: its first :data:`validation.MAX_QUERY_CHARS` characters (a longer
-    session context is not refused -- the prompt shows it cut at its cap, README)."""
-    if not isinstance(session_context, str):
-        raise ValidationError(
-            "session_context", f"must be a string, got {type(session_context).__name__}"
-        )
-    q = v.session_query(session_context) if query is None else query
-    result = build_context(core, patient_id, q, now, max_memories, max_tokens, record, None, None)
-    return ctx.build_system_prompt(result.text, session_context, core.role)

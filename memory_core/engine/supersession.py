@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import validation as v
+from ..access import AGENT_PREFIX
 from ..contradictions import (
     CANDIDATE_LIMIT,
     SimilarityValues,
@@ -27,6 +28,7 @@ from ..contradictions import (
 )
 from ..errors import StateError
 from ..facts import Decision, Strength, Verdict, index_keys
+from ..facts.rules import decide_elsewhere, stopped_elsewhere
 from ..importance import default_importance
 from ..ranking import cosine_to_all
 from ..status import holders, status_at
@@ -105,21 +107,32 @@ def demote(older: Memory, newer_id: str) -> Memory:
 
 # --- detection on insert -----------------------------------------------------------------------
 def applies_at_once(
-    core: Core, memory_type: str, decision: Decision, older: str = "", newer: str = ""
+    core: Core,
+    memory_type: str,
+    decision: Decision,
+    older: str = "",
+    newer: str = "",
+    by: str = "",
 ) -> bool:
     """A decision is applied at once only on strong evidence and an automatic type; anything
-    weaker waits for a reviewer (domain.md). On a review-gated type, a newer statement saying
-    word for word what the older says (``older``/``newer``: their contents) restates it at
-    once: a memory is never put to review against its own copy, and superseding a copy drops
+    weaker waits for a reviewer (domain.md) -- and so does whatever an agent's write would
+    replace (``by`` an agent principal): an agent's reading of a conversation never hides a
+    clinician's record without a person's look. On a review-gated type, a newer statement
+    saying word for word what the older says (``older``/``newer``: their contents) restates it
+    at once: a memory is never put to review against its own copy, and superseding a copy drops
     no fact (audited, undoable) -- as the back-scan chains such restatements."""
     if not decision.strong:
         return False
-    if core.policy.contradiction.mode_for(memory_type) == "auto":
-        return True
-    return (
+    copy = (
         decision.verdict is Verdict.DUPLICATE
         and bool(older)
         and restatement_key(older) == restatement_key(newer)
+    )
+    if copy:  # the same words again, whoever writes them
+        return True
+    return (
+        not by.startswith(AGENT_PREFIX)
+        and core.policy.contradiction.mode_for(memory_type) == "auto"
     )
 
 
@@ -245,7 +258,7 @@ def detect(
             continue
         if (new if new_is_older else older).status is not Status.ACTIVE:
             continue  # already demoted by an earlier hit
-        auto = applies_at_once(core, new.memory_type, decision, older.content, newer.content)
+        auto = applies_at_once(core, new.memory_type, decision, older.content, newer.content, by)
         sup = record(core, older, newer, sim, decision, auto, by, now, changes)
         found.append(sup)
         confirmed = confirm_restated(older, newer, decision)
@@ -261,7 +274,35 @@ def detect(
                 new = demoted
             else:
                 pool.replace(row, demoted)
+    found.extend(_named_elsewhere(core, new, pool, now, by, changes))
     return new
+
+
+def _named_elsewhere(
+    core: Core, new: Memory, pool: PatientPool, now: datetime, by: str, changes: ChangeSet
+) -> list[Supersession]:
+    """A note of another type that says a drug was stopped or switched away from ("dry cough
+    on lisinopril resolved after switching to losartan") puts the patient's active medication
+    memories about that drug to a reviewer (``drug.stop-named-elsewhere``, weak): the note is
+    evidence about the order, the order is not hidden until a person agrees."""
+    stopped = stopped_elsewhere(facts_of(new), new.memory_type)
+    if not stopped or "medication" in core.policy.contradiction.exempt_types:
+        return []
+    index = pool.snapshot.key_index().rows
+    added = _added_key_index(pool)
+    out = []
+    for f in stopped:
+        rows = {*index.get(("medication", f.key), ()), *added.get(("medication", f.key), ())}
+        for row in sorted(rows):
+            older = pool.memories[row]
+            if older.status is not Status.ACTIVE or older.created_at > new.created_at:
+                continue
+            d = decide_elsewhere(facts_of(older), f, new.memory_type, new.content)
+            if d is None:
+                continue
+            sim = float(cosine_to_all(new.embedding, pool.arrays()[0][[row]])[0])
+            out.append(record(core, older, new, sim, d, False, by, now, changes))
+    return out
 
 
 class Preview(NamedTuple):

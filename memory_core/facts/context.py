@@ -8,6 +8,7 @@ is a phrase that contains a trigger word but is none). The rules are data
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from .lexicon import ContextRule, Lexicon, Match, lexicon
 from .model import Context
@@ -19,6 +20,11 @@ CATEGORY = {
     "HYPOTHETICAL": Context.HYPOTHETICAL,
     "HISTORICAL": Context.HISTORICAL,
     "FAMILY": Context.OTHER_PERSON,
+    "QUESTION": Context.QUESTION,
+    "INSTRUCTION": Context.INSTRUCTION,
+    "DEFINITION": Context.DEFINITION,
+    "FUTURE": Context.FUTURE,
+    "REPORTED": Context.REPORTED,
 }
 #: How far a negation reaches forward, in tokens, when nothing ends it sooner ("no fever,
 #: chills or rash" reaches three things; "no car, depends on the bus" stops at the comma).
@@ -27,13 +33,41 @@ NEGATION_REACH = 8
 _LIST_WORDS = frozenset({"or", "and", "nor", "any", "other"})
 
 
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """One modifier of a statement: its trigger (tokens ``start``..``end``), its rule and
+    category, and the tokens ``lo``..``hi`` it applies to."""
+
+    start: int
+    end: int
+    rule: ContextRule
+    category: Context
+    lo: int
+    hi: int
+
+    def covers(self, s: Span) -> bool:
+        return self.lo <= s.start and s.end <= self.hi and not (self.start <= s.start < self.end)
+
+
 def contexts(t: Text, spans: Sequence[Span]) -> list[frozenset[Context]]:
     """The contexts of each span of ``spans`` (aligned)."""
+    lex = lexicon()
+    out: list[set[Context]] = [set() for _ in spans]
+    for sc in scopes(t, spans):
+        for k, s in enumerate(spans):
+            if sc.covers(s) and _applies(sc.rule, sc.category, s, lex):
+                out[k].add(sc.category)
+    return [frozenset(c) for c in out]
+
+
+def scopes(t: Text, spans: Sequence[Span]) -> list[Scope]:
+    """Every modifier of ``t`` with the tokens it applies to (``spans``: the things named,
+    whose names hold no trigger and reach a negation across a list)."""
     lex = lexicon()
     matches = lex.context.find(t.tokens, t.raw)
     pseudo = [m for m in matches if m.value.direction == "PSEUDO"]
     stops = {m.start for m in matches if m.value.direction == "TERMINATE"}
-    out: list[set[Context]] = [set() for _ in spans]
+    out: list[Scope] = []
     for m in matches:
         if m.value.direction in ("PSEUDO", "TERMINATE") or _inside(m, pseudo):
             continue
@@ -42,14 +76,14 @@ def contexts(t: Text, spans: Sequence[Span]) -> list[frozenset[Context]]:
         category = CATEGORY[m.value.category]
         if category is Context.OTHER_PERSON and _reports(t, m, lex.reporting):
             continue
+        subject = _is_subject(t, m)
+        if m.value.direction == "SUBJECT" and not subject:
+            continue
         lo, hi = _scope(t, m, stops, spans)
-        if category is Context.OTHER_PERSON and _is_subject(t, m):
+        if category is Context.OTHER_PERSON and subject:
             lo, hi = sentence_bounds(t, m.start)
-        for k, s in enumerate(spans):
-            inside = lo <= s.start and s.end <= hi and not (m.start <= s.start < m.end)
-            if inside and _applies(m.value, category, s, lex):
-                out[k].add(category)
-    return [frozenset(c) for c in out]
+        out.append(Scope(m.start, m.end, m.value, category, lo, hi))
+    return out
 
 
 def _applies(rule: ContextRule, category: Context, s: Span, lex: Lexicon) -> bool:
@@ -93,6 +127,12 @@ def _scope(
     """The token range a modifier applies to."""
     s_lo, s_hi = sentence_bounds(t, m.start)
     direction = m.value.direction
+    if direction in ("SENTENCE", "SUBJECT"):
+        return s_lo, s_hi
+    if direction == "STATEMENT":
+        return m.start, len(t.tokens)
+    if direction == "CLAUSE":  # "reduce X if Y" and "if Y, reduce X": the clause to the end
+        return clause_bounds(t, m.start)[0], s_hi
     if m.value.category == "POSSIBLE_EXISTENCE" and t.tokens[m.start] == "?":
         # "?gout" reaches forward; "lip swelling after ibuprofen?" back to the clause start
         direction = "FORWARD" if _thing_at(spans, m.end) else "BACKWARD"

@@ -26,15 +26,44 @@ from importlib import resources
 from typing import Any, Generic, TypeVar
 
 from ..errors import ConfigurationError
+from .units import Unit, compile_units
+from .units import key as unit_key
 
 _V = TypeVar("_V")
 
-FILES = ("conditions", "labs", "slots", "states", "context", "words", "drugs", "questions")
+FILES = (
+    "conditions",
+    "labs",
+    "slots",
+    "states",
+    "context",
+    "assertion",
+    "units",
+    "words",
+    "drugs",
+    "questions",
+)
 #: Bumped when the reader's own logic changes how a text is read (the files' digest covers
 #: the data): part of the version every memory's facts carry.
 READER_VERSION = "4"
 
-DIRECTIONS = frozenset({"FORWARD", "BACKWARD", "BIDIRECTIONAL", "TERMINATE", "PSEUDO"})
+#: A modifier's scope (context.json, assertion.json): ConText's three, then the assertion
+#: step's -- its whole sentence, from it to the end of the statement (a heading), the whole
+#: sentence when it is the sentence's subject, from the start of its clause to the end of its
+#: sentence (a condition: "reduce X if Y", "if Y, reduce X").
+DIRECTIONS = frozenset(
+    {
+        "FORWARD",
+        "BACKWARD",
+        "BIDIRECTIONAL",
+        "TERMINATE",
+        "PSEUDO",
+        "SENTENCE",
+        "STATEMENT",
+        "SUBJECT",
+        "CLAUSE",
+    }
+)
 CATEGORIES = frozenset(
     {
         "NEGATED_EXISTENCE",
@@ -44,8 +73,16 @@ CATEGORIES = frozenset(
         "FAMILY",
         "TERMINATE",
         "PSEUDO",
+        "QUESTION",
+        "INSTRUCTION",
+        "DEFINITION",
+        "FUTURE",
+        "REPORTED",
     }
 )
+#: The analytes a result of which is two numbers, systolic/diastolic (LOINC blood-pressure
+#: panels).
+PAIRED = frozenset({"85354-9", "55284-4", "35094-2"})
 STATES = frozenset(
     {
         "active",
@@ -183,6 +220,15 @@ class Analyte:
     # taken fasting): (dimension, value) pairs of the reader's qualifiers
     when: tuple[tuple[str, str], ...] = ()
     label: str = ""  # how a clinician writes its name where the id is not ("HbA1c")
+    units: tuple[str, ...] = ()  # every unit a result may be written in (units.json codes)
+    mw: float = 0.0  # molar mass, g/mol: mass <-> substance concentrations
+    valence: float = 1.0  # equivalents <-> substance
+    bounds: tuple[float, ...] = ()  # (low, high): physiologically possible, canonical unit
+
+    @property
+    def pair(self) -> bool:
+        """A result of two numbers ("142/88"): a blood pressure."""
+        return self.loinc in PAIRED
 
     @property
     def key(self) -> str:
@@ -232,7 +278,10 @@ class Lexicon:
     analyte_phrases: PhraseMatcher[str]
     analyte_by_code: Mapping[str, str]
     symbols: Mapping[str, str]
+    units: Mapping[str, Unit]  # a unit by each of its spellings (units.key)
+    unit_pattern: re.Pattern[str]  # the longest unit spelling at a position
     derived_words: frozenset[str]  # "ratio": the analytes named before it are in passing
+    own_specimens: frozenset[str]  # blood: an analyte said after another specimen is in passing
     slots: Mapping[str, Slot]
     slot_triggers: PhraseMatcher[str]
     slot_values: Mapping[str, PhraseMatcher[str]]
@@ -244,9 +293,15 @@ class Lexicon:
     evening_from: int
     states: PhraseMatcher[StateRule]
     mentions: PhraseMatcher[str]
-    modified_heads: PhraseMatcher[str]  # nouns a drug's name qualifies ("methotrexate day")
+    # nouns a thing's name qualifies: "drug" (a drug's only: "methotrexate day") or "any"
+    modified_heads: PhraseMatcher[str]
     switch_phrases: PhraseMatcher[str]
-    context: PhraseMatcher[ContextRule]
+    context: PhraseMatcher[ContextRule]  # context.json's ConText rules and assertion.json's
+    # what a plan is timed by ("before the operation"): a change before one is a plan
+    before_events: PhraseMatcher[str]
+    events: frozenset[str]
+    past_forms: frozenset[str]  # "when I was ...": a time in the past, not a condition
+    take_verbs: frozenset[str]  # "stopped taking X": a way of taking a thing, not another act
     dose_units: frozenset[str]
     frequencies: PhraseMatcher[str]
     formulations: PhraseMatcher[str]
@@ -262,6 +317,7 @@ class Lexicon:
     months: Mapping[str, int]
     stopwords: frozenset[str]  # the function words and the clinical filler
     function_words: frozenset[str]  # stop words of a keyword query too
+    chart_headings: frozenset[str]  # "Plan:", "Allergy:": a heading, never a chat speaker
     drugs: Mapping[str, Any]
     questions: Mapping[str, Any]
     allergic_reactions: frozenset[str] = frozenset()  # findings that make a report an allergy
@@ -406,8 +462,41 @@ def _analyte(c: _Check, e: Any, where: str) -> tuple[Analyte, list[str]]:
             (str(k), c.str_(v, f"{where}.when.{k}"))
             for k, v in c.obj(e.get("when", {}), f"{where}.when").items()
         ),
+        units=tuple(
+            c.strs(
+                e.get("units", [e["unit"]] if e.get("unit") else []), f"{where}.units", empty=True
+            )
+        ),
+        mw=_number(c, e.get("mw", 0), f"{where}.mw"),
+        valence=_number(c, e.get("valence", 1), f"{where}.valence"),
+        bounds=_bounds(c, e.get("bounds"), f"{where}.bounds"),
     )
     return a, c.strs(e.get("names"), f"{where}.names")
+
+
+def _number(c: _Check, v: Any, where: str) -> float:
+    if not isinstance(v, int | float) or isinstance(v, bool):
+        raise c.fail(where, "must be a number")
+    return float(v)
+
+
+def _bounds(c: _Check, v: Any, where: str) -> tuple[float, ...]:
+    if v is None:
+        return ()
+    if not (isinstance(v, list) and len(v) == 2 and v[0] < v[1]):
+        raise c.fail(where, "must be [low, high] with low < high")
+    return (_number(c, v[0], where), _number(c, v[1], where))
+
+
+def _units_of(analytes: Mapping[str, Analyte], units: Mapping[str, Unit]) -> None:
+    """Every unit an analyte names is a unit of units.json, its canonical one among them."""
+    c = _Check("labs")
+    for a in analytes.values():
+        for code in (a.unit, *a.units, *(u for u, _s, _o in a.conversions)):
+            if code and unit_key(code) not in units:
+                raise c.fail(f"analyte {a.id!r}", f"unit {code!r} is no unit of units.json")
+        if a.unit and a.unit not in a.units:
+            raise c.fail(f"analyte {a.id!r}.units", f"must list its unit {a.unit!r}")
 
 
 def _analytes(
@@ -506,6 +595,17 @@ def _slots(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _own_specimens(labs: dict[str, Any], words: dict[str, Any]) -> frozenset[str]:
+    """The specimens the analytes are measured in: each a value of words.json's specimen
+    qualifier (the one vocabulary of specimens)."""
+    own = _Check("labs").strs(labs.get("specimens"), "specimens")
+    known = set(words.get("qualifiers", {}).get("specimen", {}))
+    unknown = [s for s in own if s not in known]
+    if unknown:
+        raise ValueError(f"labs.json specimens: not a words.json specimen qualifier: {unknown}")
+    return frozenset(own)
+
+
 def _states(data: dict[str, Any]) -> dict[str, Any]:
     c = _Check("states")
     states: PhraseMatcher[StateRule] = PhraseMatcher()
@@ -523,7 +623,9 @@ def _states(data: dict[str, Any]) -> dict[str, Any]:
     mentions: PhraseMatcher[str] = PhraseMatcher()
     c.phrases(mentions, c.strs(data.get("mentions"), "mentions"), "mention", "mentions")
     heads: PhraseMatcher[str] = PhraseMatcher()
-    c.phrases(heads, c.strs(data.get("modified_heads"), "modified_heads"), "head", "modified_heads")
+    for kinds, words in c.obj(data.get("modified_heads"), "modified_heads").items():
+        where = f"modified_heads.{c.one_of(kinds, ('drug', 'any'), 'modified_heads')}"
+        c.phrases(heads, c.strs(words, where), kinds, where)
     switches: PhraseMatcher[str] = PhraseMatcher()
     for i, e in enumerate(data.get("switches") or []):
         e = c.obj(e, f"switches[{i}]")
@@ -539,19 +641,42 @@ def _states(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _context(data: dict[str, Any]) -> PhraseMatcher[ContextRule]:
-    c = _Check("context")
+def _context(context: dict[str, Any], assertion: dict[str, Any]) -> dict[str, Any]:
+    """context.json's ConText rules and assertion.json's, in one matcher (a literal listed in
+    both files is an error: only one of its rules could ever match)."""
     matcher: PhraseMatcher[ContextRule] = PhraseMatcher()
-    for i, e in enumerate(data.get("context_rules") or []):
-        where = f"context_rules[{i}]"
-        e = c.obj(e, where)
-        rule = ContextRule(
-            category=c.one_of(e.get("category"), CATEGORIES, f"{where}.category"),
-            direction=c.one_of(e.get("direction"), DIRECTIONS, f"{where}.direction"),
-            kinds=frozenset(c.one_of(k, KEY_KINDS, f"{where}.kinds") for k in e.get("kinds", [])),
-        )
-        c.phrases(matcher, [c.str_(e.get("literal"), f"{where}.literal")], rule, where)
-    return matcher
+    seen: dict[tuple[str, ...], str] = {}
+    for file, data, field in (
+        ("context", context, "context_rules"),
+        ("assertion", assertion, "rules"),
+    ):
+        c = _Check(file)
+        for i, e in enumerate(data.get(field) or []):
+            where = f"{field}[{i}]"
+            e = c.obj(e, where)
+            rule = ContextRule(
+                category=c.one_of(e.get("category"), CATEGORIES, f"{where}.category"),
+                direction=c.one_of(e.get("direction"), DIRECTIONS, f"{where}.direction"),
+                kinds=frozenset(
+                    c.one_of(k, KEY_KINDS, f"{where}.kinds") for k in e.get("kinds", [])
+                ),
+            )
+            literal = c.str_(e.get("literal"), f"{where}.literal")
+            toks = phrase_tokens(literal)
+            if toks in seen:
+                raise c.fail(f"{where}.literal", f"{literal!r} is also a rule of {seen[toks]}")
+            seen[toks] = f"{file}.json"
+            c.phrases(matcher, [literal], rule, where)
+    c = _Check("assertion")
+    before: PhraseMatcher[str] = PhraseMatcher()
+    c.phrases(before, c.strs(assertion.get("before_events"), "before_events"), "before", "before")
+    return {
+        "context": matcher,
+        "before_events": before,
+        "events": frozenset(c.strs(assertion.get("events"), "events")),
+        "past_forms": frozenset(c.strs(assertion.get("past_forms"), "past_forms")),
+        "take_verbs": frozenset(c.strs(assertion.get("take_verbs"), "take_verbs")),
+    }
 
 
 def _words(data: dict[str, Any]) -> dict[str, Any]:
@@ -605,6 +730,7 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
         "now_words": listed("now_words"),
         "months": {str(k): int(v) for k, v in months.items()},
         "function_words": frozenset(function),
+        "chart_headings": frozenset(c.strs(data.get("chart_headings"), "chart_headings")),
         "stopwords": frozenset(function) | frozenset(clinical),
     }
 
@@ -660,6 +786,11 @@ def load() -> Lexicon:
         digest.update(hashlib.sha256(raw).digest())
     concepts, condition_phrases = _concepts(data["conditions"])
     analytes, analyte_phrases, by_code, symbols = _analytes(data["labs"])
+    try:
+        units, unit_pattern = compile_units(data["units"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigurationError(f"lexicon units.json: {exc}") from exc
+    _units_of(analytes, units)
     for concept in concepts.values():
         for aid in concept.measured_by:
             if aid not in analytes:
@@ -675,10 +806,13 @@ def load() -> Lexicon:
         analyte_phrases=analyte_phrases,
         analyte_by_code=by_code,
         symbols=symbols,
+        units=units,
+        unit_pattern=unit_pattern,
         derived_words=frozenset(_Check("labs").strs(data["labs"].get("derived"), "derived")),
+        own_specimens=_own_specimens(data["labs"], data["words"]),
         **_slots(data["slots"]),
         **_states(data["states"]),
-        context=_context(data["context"]),
+        **_context(data["context"], data["assertion"]),
         **_words(data["words"]),
         drugs=_drugs(data["drugs"]),
         questions=_questions(data["questions"]),

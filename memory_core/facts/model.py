@@ -93,18 +93,36 @@ ENDED = frozenset({State.STOPPED, State.RESOLVED, State.REFUTED, State.CANCELLED
 
 
 class Context(enum.StrEnum):
-    """What a statement says about a fact besides asserting it now, in medspaCy ConText's
-    categories."""
+    """What a statement says about a fact besides asserting it now: medspaCy ConText's
+    categories, and the assertion step's (:mod:`.assertion`): what the statement does with
+    the thing or with its change when it does not assert it as the patient's state now."""
 
     NEGATED = "negated"  # "no chest pain", "denies smoking"
     UNCERTAIN = "uncertain"  # "possible sulfa allergy", "?gout", "thinks she has"
     HYPOTHETICAL = "hypothetical"  # "if cough develops ...", "consider stopping ..."
     HISTORICAL = "historical"  # "history of", "as a child", "quit 20 years ago"
-    OTHER_PERSON = "other_person"  # "mother has diabetes", another patient
+    OTHER_PERSON = "other_person"  # "mother has diabetes", a baby, a pet, another patient
+    QUESTION = "question"  # "asked whether to stop metformin", "can I stop ...?"
+    INSTRUCTION = "instruction"  # "sick day rules: stop metformin when vomiting"
+    DEFINITION = "definition"  # "an HbA1c of 48 or more is diagnostic", reference ranges
+    FUTURE = "future"  # a plan for a later date: "will reduce ... next month"
+    REPORTED = "reported"  # "read that sertraline can be stopped", "was told ..."
 
 
-#: Contexts under which a statement never supersedes anything (domain.md).
-NEVER_SUPERSEDES = frozenset({Context.UNCERTAIN, Context.HYPOTHETICAL, Context.OTHER_PERSON})
+#: Contexts under which a statement never supersedes anything (domain.md: "asserted, or not
+#: evidence at all").
+NEVER_SUPERSEDES = frozenset(
+    {
+        Context.UNCERTAIN,
+        Context.HYPOTHETICAL,
+        Context.OTHER_PERSON,
+        Context.QUESTION,
+        Context.INSTRUCTION,
+        Context.DEFINITION,
+        Context.FUTURE,
+        Context.REPORTED,
+    }
+)
 
 
 class Role(enum.StrEnum):

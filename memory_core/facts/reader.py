@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from .. import drugs
-from . import values
+from . import assertion, values
 from .context import contexts as context_of
 from .lexicon import Lexicon, StateRule, lexicon
 from .model import (
@@ -53,8 +53,8 @@ def read(text: str, memory_type: str = "") -> ClinicalFacts:
         return ClinicalFacts(origin=Origin.TEXT, lexicon=lex.version)
     anchors = [s for s in spans if s.how not in ("ingredient", "class")]
     roles = _roles(t, anchors, lex)
-    states = _states(t, anchors, roles, subject_kinds(memory_type), lex)
-    ctx = context_of(t, anchors)
+    states, said_at = _states(t, anchors, roles, subject_kinds(memory_type), lex)
+    ctx, states = _asserted(t, anchors, states, said_at, memory_type)
     date = values.statement_date(t)
     facts: list[Fact] = []
     for k, span in enumerate(anchors):
@@ -76,6 +76,36 @@ def read(text: str, memory_type: str = "") -> ClinicalFacts:
     if memory_type == "allergy":
         facts += _list_entry(facts, lex)
     return ClinicalFacts(facts=merge(facts), origin=Origin.TEXT, lexicon=lex.version)
+
+
+def _asserted(
+    t: Text,
+    anchors: Sequence[Span],
+    states: Sequence[State | None],
+    said_at: Sequence[int],
+    memory_type: str,
+) -> tuple[list[frozenset[Context]], list[State | None]]:
+    """The contexts of each thing -- ConText's and the assertion step's on the thing, and
+    those of the change word that gave it its state (:mod:`.assertion`), but for what a
+    statement of ``memory_type`` asserts by its nature -- and its state: a change said not
+    to have happened ("not ready to quit") is none."""
+    own = context_of(t, anchors)
+    shape = assertion.thing_contexts(t, anchors)
+    change = assertion.change_contexts(t, anchors, said_at)
+    contexts, out = [], []
+    for a, b, c, state in zip(own, shape, change, states, strict=True):
+        negated = Context.NEGATED in c and state in _UNDONE_BY_NEGATION
+        # what a type asserts by its nature is asserted of its things, not of a change for
+        # later: a care plan is a plan, a plan's item "to be reduced at the next review" is not
+        contexts.append(assertion.own(memory_type, a | b) | (c - {Context.NEGATED}))
+        out.append(State.ACTIVE if negated else state)
+    return contexts, out
+
+
+#: Changes a negation says did not happen ("hasn't stopped", "not ready to quit", "no dose
+#: change"): the thing stays as it was. (A negated start -- "never started insulin" -- says
+#: the thing is not taken: the negation stays the thing's.)
+_UNDONE_BY_NEGATION = frozenset({State.STOPPED, State.CHANGED, State.RESOLVED})
 
 
 def _specific(span: Span, value: str, lex: Lexicon) -> Span:
@@ -138,9 +168,9 @@ def _value(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon, memory_type
     if kind in (KeyKind.DRUG, KeyKind.ALLERGEN) and span.how != "allergen":
         value = values.drug_value(t, span, spans)
         if memory_type in _SITED_DRUG_TYPES:
-            value = values.join([*values.parts(value).items(), *values.qualifiers(t, span)])
+            value = values.join([*values.parts(value).items(), *values.qualifiers(t, span, spans)])
         elif memory_type == "medication":
-            places = [q for q in values.qualifiers(t, span) if q[0] in _ORDER_PLACES]
+            places = [q for q in values.qualifiers(t, span, spans) if q[0] in _ORDER_PLACES]
             if any(dim == "side" for dim, _v in places):
                 value = values.join([*values.parts(value).items(), *places])
         return value
@@ -159,7 +189,7 @@ def _value(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon, memory_type
             entry = [("entry", "chart"), ("text", values.entry_text(t, span, lex))]
             value = values.join([*values.parts(value).items(), *entry])
         if span.key.startswith(("slot:procedure", "slot:referral")):
-            value = values.join([*values.parts(value).items(), *values.qualifiers(t, span)])
+            value = values.join([*values.parts(value).items(), *values.qualifiers(t, span, spans)])
         return value
     return ""
 
@@ -217,17 +247,19 @@ def _states(
     roles: Sequence[Role],
     prefer: frozenset[KeyKind],
     lex: Lexicon,
-) -> list[State | None]:
-    """The state each thing is given: by a switch first (the thing switched from is stopped,
-    the one switched to started), then by the nearest state word in its direction -- a thing
-    of the kinds the statement's type is about first ("lisinopril stopped due to cough": the
-    drug stopped, not the cough). A thing named in passing keeps no state word's state, and a
-    state word inside a passing phrase ("added to metformin") gives none."""
+) -> tuple[list[State | None], list[int]]:
+    """The state each thing is given, and the token of the word that gave it (-1: none): by
+    a switch first (the thing switched from is stopped, the one switched to started), then by
+    the nearest state word in its direction -- a thing of the kinds the statement's type is
+    about first ("lisinopril stopped due to cough": the drug stopped, not the cough). A thing
+    named in passing keeps no state word's state, and a state word inside a passing phrase
+    ("added to metformin") gives none."""
     out: list[State | None] = [None] * len(spans)
+    at = [-1] * len(spans)
     switched = _switches(t, spans, lex)
     passing = lex.mentions.find(t.tokens, t.raw)
     eligible = [k for k, r in enumerate(roles) if r is not Role.MENTION and k not in switched]
-    best: dict[int, tuple[int, State]] = {}
+    best: dict[int, tuple[int, State, int]] = {}
     for m in lex.states.find(t.tokens, t.raw):
         inside = any(s.start <= m.start < s.end for s in spans)
         if inside or any(p.start <= m.start < p.end for p in passing):
@@ -243,12 +275,12 @@ def _states(
             best[k][0],
             _STATE_RANK[best[k][1]],
         ):
-            best[k] = (gap, state)
-    for k, (_gap, state) in best.items():
-        out[k] = state
-    for k, state in switched.items():
-        out[k] = state
-    return out
+            best[k] = (gap, state, m.start)
+    for k, (_gap, state, start) in best.items():
+        out[k], at[k] = state, start
+    for k, (state, start) in switched.items():
+        out[k], at[k] = state, start
+    return out, at
 
 
 def _outranks(state: State, gap: int, other_gap: int, other: State) -> bool:
@@ -298,6 +330,8 @@ def _nearest(
             continue
         gap = s.start - end if ahead else start - s.end
         same = t.sentence[s.start] == t.sentence[start]
+        if ahead and _another_act(t, end, s.start):
+            continue  # "stopped crushing the metformin": the act stopped, not the drug
         if same and gap <= STATE_REACH:
             rank = (0 if kind in prefer else 1, gap, k)
             best = rank if best is None or rank < best else best
@@ -315,14 +349,23 @@ def _nearest(
     return None
 
 
+def _another_act(t: Text, a: int, b: int) -> bool:
+    """A verb of another act right after a change word, before the thing ("stopped crushing
+    the tablets", "stopped eating foods ...", "quit buying ..."): a word ending in -ing that is
+    not a way of taking the thing (assertion.json's ``take_verbs``: "stopped taking it")."""
+    verbs = lexicon().take_verbs
+    w = t.tokens[a] if a < b else ""  # the word right after the change word
+    return w.endswith("ing") and len(w) > 4 and w not in verbs
+
+
 def _sentence_names_any(t: Text, spans: Sequence[Span], i: int) -> bool:
     return any(t.sentence[s.start] == t.sentence[i] for s in spans)
 
 
-def _switches(t: Text, spans: Sequence[Span], lex: Lexicon) -> dict[int, State]:
+def _switches(t: Text, spans: Sequence[Span], lex: Lexicon) -> dict[int, tuple[State, int]]:
     """A switch from one thing to another ("switched from X to Y", "X changed to Y", "X -> Y"):
-    X stopped, Y started."""
-    out: dict[int, State] = {}
+    X stopped, Y started (each with the switch's first token)."""
+    out: dict[int, tuple[State, int]] = {}
     for m in lex.switch_phrases.find(t.tokens, t.raw):
         pair = _switch_pair(t, spans, m.start, m.end)
         if pair is None:
@@ -330,7 +373,7 @@ def _switches(t: Text, spans: Sequence[Span], lex: Lexicon) -> dict[int, State]:
         a, b = pair
         if spans[a].key == spans[b].key or KeyKind.of(spans[a].key) != KeyKind.of(spans[b].key):
             continue
-        out[a], out[b] = State.STOPPED, State.STARTED
+        out[a], out[b] = (State.STOPPED, m.start), (State.STARTED, m.start)
     return out
 
 
@@ -372,16 +415,27 @@ def _before_derived(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon) ->
         end = nxt.end
 
 
+#: Kinds of things whose name may qualify a noun (a drug, a condition: "warfarin clinic", "the
+#: coeliac support group"): a thing named before a modified head is named in passing.
+_QUALIFY_HEADS = frozenset({KeyKind.DRUG, KeyKind.CONDITION})
+
+
 def _roles(t: Text, spans: Sequence[Span], lex: Lexicon) -> list[Role]:
     """A thing named after a mention phrase ("added to metformin", "while on furosemide",
-    "carries an EpiPen") is named in passing; so is a drug qualifying a noun ("not on
-    methotrexate day", "warfarin clinic") and a rescue medicine beside an allergy's agent."""
+    "carries an EpiPen", "foods that interact with warfarin") is named in passing; so is a
+    drug or a condition qualifying a noun ("not on methotrexate day", "warfarin clinic", "the
+    coeliac support group", "aspirin-containing remedies"), an analyte said after another
+    specimen ("urine sodium") and a rescue medicine beside an allergy's agent."""
     out = [Role.SUBJECT] * len(spans)
     for k, s in enumerate(spans):
-        if s.end < len(t.tokens) and KeyKind.of(s.key) is KeyKind.DRUG:
-            if lex.modified_heads.at(t.tokens, t.raw, s.end) is not None:
+        kind = KeyKind.of(s.key)
+        if s.end < len(t.tokens) and kind in _QUALIFY_HEADS:
+            head = lex.modified_heads.at(t.tokens, t.raw, s.end)
+            if head is not None and (head.value == "any" or kind is KeyKind.DRUG):
                 out[k] = Role.MENTION
-        elif KeyKind.of(s.key) is KeyKind.LOINC and _before_derived(t, s, spans, lex):
+        elif KeyKind.of(s.key) is KeyKind.LOINC and (
+            _before_derived(t, s, spans, lex) or values.other_specimen(t, s)
+        ):
             out[k] = Role.MENTION
     for m in lex.mentions.find(t.tokens, t.raw):
         for k, s in enumerate(spans):

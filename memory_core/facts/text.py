@@ -17,7 +17,7 @@ from .model import KeyKind, subject_kinds
 
 #: What ends a sentence between two tokens; what ends a clause (for a state word's reach).
 _SENTENCE_END = re.compile(r"[.;!\n]|\?\s")
-_CLAUSE_END = re.compile(r"[,(){}\[\]]|\s[-–—]\s|:\s")
+_CLAUSE_END = re.compile(r"[,(){}\[\]]|\s(?:--?|[–—])\s|:\s")
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from . import units
 from .lexicon import Analyte, Lexicon, lexicon
 from .text import Span, Text, numbers
 
@@ -102,8 +103,16 @@ def _dose(t: Text, a: int, b: int, lex: Lexicon) -> str:
     return ""
 
 
+#: One spelling of a dose unit written several ways.
+_DOSE_UNITS = {
+    "u": "units", "unit": "units", "iu": "units", "ug": "mcg", "microgram": "mcg",
+    "micrograms": "mcg", "milligram": "mg", "milligrams": "mg", "gram": "g", "grams": "g",
+    "gm": "g",
+}  # fmt: skip
+
+
 def _unit(unit: str) -> str:
-    return {"u": "units", "unit": "units", "iu": "units", "mcg": "mcg", "ug": "mcg"}.get(unit, unit)
+    return _DOSE_UNITS.get(unit, unit)
 
 
 def _num(s: str) -> str:
@@ -125,7 +134,7 @@ def lab_value(
     a, b = window(t, span, [s for s in spans if s.how == "lab"])
     before = max(0, span.start - 4)
     outside = (*t.tokens[before : span.start], *t.tokens[span.end : b])
-    where = qualifiers(t, span)
+    where = qualifiers(t, span, spans)
     if any(w in TARGET_WORDS for w in outside) and _target_first(t, span, a, b):
         # a target is set for where and when it is read, as a result is ("home BP target")
         return join([("target", _first_number(t, a, b) or "yes"), *where])
@@ -161,45 +170,226 @@ def _first_number(t: Text, a: int, b: int) -> str:
 def _result_number(
     t: Text, a: int, b: int, analyte: Analyte | None, drugs_at: Sequence[int] = ()
 ) -> str:
-    """The first number of the window that is no date, in the analyte's unit; a blood
-    pressure's two numbers ("132/84"). A dose after a drug named in the window is the drug's
+    """The result the window gives (:func:`result_at`): the number after the window's last
+    word of now ("HbA1c was 58 last year, now down to 52") or else its first, that is no date,
+    period, threshold or range bound; a dose after a drug named in the window is the drug's
     ("creatinine, since starting spironolactone 25 mg, up to 1.6")."""
     lex = lexicon()
-    months = lex.months
-    for i in range(a, b):
-        tok = t.tokens[i]
-        if not tok[:1].isdigit() or _is_date_number(t, i, months) or _is_period(t, i):
-            continue
-        unit = _unit_after(t, i + 1, b)
+    now = [m.end for m in lex.now_words.find(t.tokens[a:b], t.raw[a:b])]
+    candidates = [i for i in range(a, b) if _is_result_number(t, i, lex)]
+    latest = [i for i in candidates if now and i >= a + now[-1]]
+    for i in (*latest[:1], *candidates):
         after_drug = any(d < i for d in drugs_at)
-        if after_drug and t.tokens[i + 1 : i + 2] and t.tokens[i + 1] in lex.dose_units:
-            known = {analyte.unit, *(u for u, _s, _o in analyte.conversions)} if analyte else set()
-            if unit not in known:
-                continue
-        nxt = i + 1
-        if nxt < b and t.text[t.ends[i] : t.starts[nxt]] == "/" and t.tokens[nxt][:1].isdigit():
-            return f"{_num(tok)}/{_num(t.tokens[nxt])}"
-        value = float(tok)
-        unit = _unit_after(t, nxt, b)
-        return _converted(value, unit, analyte)
+        nxt = t.tokens[i + 1 : i + 2]
+        if after_drug and nxt and nxt[0] in lex.dose_units and not _unit_of(t, i, analyte):
+            continue
+        got = result_at(t, i, analyte)
+        if got:
+            return got
     return ""
 
 
-def _unit_after(t: Text, i: int, b: int) -> str:
-    toks = t.tokens[i : min(b, i + 3)]
-    if toks[:1] == ("%",):
-        return "%"
-    return "/".join(toks[:2]) if len(toks) >= 2 else "/".join(toks)
+def _is_result_number(t: Text, i: int, lex: Lexicon) -> bool:
+    """A number of the window that may be a result: no date, no period of time, no threshold
+    and no range ("6-8 on my meter", "an HbA1c of 48 or over", "eGFR 45-59")."""
+    if not t.tokens[i][:1].isdigit() or _part_of_another(t, i):
+        return False
+    if _is_date_number(t, i, lex.months) or _is_period(t, i):
+        return False
+    return not (_threshold(t, i) or _in_range(t, i))
 
 
-def _converted(value: float, unit: str, analyte: Analyte | None) -> str:
-    if analyte is not None:
-        for u, scale, offset in analyte.conversions:
-            if unit.startswith(u.replace(" ", "/")) or unit.split("/")[0] == u:
-                # "~": converted from another unit, compared within rounding
-                return f"~{round(value * scale + offset, 2):g} {analyte.unit}"
-        return f"{value:g} {analyte.unit}".strip()
-    return f"{value:g}"
+def _part_of_another(t: Text, i: int) -> bool:
+    """A number that is part of something else: a unit's ("mL/min/1.73 m2"), the second of a
+    pair ("142/88"), a decade ("the 130s")."""
+    if t.starts[i] and t.text[t.starts[i] - 1] == "/":
+        return True
+    nxt = i + 1
+    return nxt < len(t.tokens) and t.tokens[nxt] == "s" and t.starts[nxt] == t.ends[i]
+
+
+#: Words before a number that make it a bound, not a result ("over 30", "at least 5").
+_BOUND_BEFORE = re.compile(
+    r"(?:>=?|<=?|≥|≤|\b(?:over|above|below|under|greater than|less than|more than|fewer than|"
+    r"at least|at most|exceeds|exceeding|beyond|between))\s*$",
+    re.IGNORECASE,
+)
+#: Words after a number (and its unit) that make it a bound ("48 or more", "30+").
+_BOUND_AFTER = re.compile(
+    r"^\s*(?:\+|or (?:more|above|over|higher|greater|less|below|under|lower)|and (?:above|over|"
+    r"below|under|higher|lower)|plus\b)",
+    re.IGNORECASE,
+)
+
+
+def _threshold(t: Text, i: int) -> bool:
+    before = t.text[max(0, t.starts[i] - 16) : t.starts[i]]
+    if _BOUND_BEFORE.search(before):
+        return True
+    end = t.ends[i]
+    found = units.unit_after(lexicon(), t.text, end)
+    if found is not None:
+        end = found[1]
+    return bool(_BOUND_AFTER.match(t.text[end : end + 16]))
+
+
+_RANGE_LINK = re.compile(r"^\s*(?:[-–—]|to)\s*$")
+
+
+def _in_range(t: Text, i: int) -> bool:
+    """Either bound of a range: "6-8", "42 to 47", "30.0-34.9" (a blood pressure's "/" is
+    no range)."""
+    nxt, prev = i + 1, i - 1
+    link = t.text[t.ends[i] : t.starts[nxt]] if nxt < len(t.tokens) else ""
+    if nxt < len(t.tokens) and t.tokens[nxt][:1].isdigit() and _RANGE_LINK.match(link):
+        return True
+    if nxt + 1 < len(t.tokens) and t.tokens[nxt] == "to" and t.tokens[nxt + 1][:1].isdigit():
+        return True
+    if prev >= 0 and t.tokens[prev][:1].isdigit():
+        return bool(_RANGE_LINK.match(t.text[t.ends[prev] : t.starts[i]]))
+    return prev >= 1 and t.tokens[prev] == "to" and t.tokens[prev - 1][:1].isdigit()
+
+
+def other_specimen(t: Text, span: Span) -> bool:
+    """An analyte named right after a specimen that is not its own ("urine sodium", "CSF
+    glucose"): a measurement the lexicon keys no code for, whose numbers are no result of it."""
+    lex = lexicon()
+    lo = max(0, span.start - 4)
+    found = lex.qualifiers["specimen"].find(t.tokens[lo : span.start], t.raw[lo : span.start])
+    return any(m.end + lo == span.start and m.value not in lex.own_specimens for m in found)
+
+
+def implausible(t: Text, spans: Sequence[Span]) -> str:
+    """Why a result the statement writes with its unit cannot be its test's ("weight 0 kg",
+    "HbA1c 1e308 %"): a number followed by a unit of the test that converts outside its
+    physiological bounds; "" when none does (a bare number is never refused: it only gets no
+    value)."""
+    lex = lexicon()
+    labs = [s for s in spans if s.how == "lab"]
+    for span in (s for s in labs if not other_specimen(t, s)):
+        analyte = lex.analyte_for_code(span.key.partition(":")[2])
+        if analyte is None or not analyte.bounds:
+            continue
+        a, b = window(t, span, labs)
+        for i in (i for i in range(a, b) if _is_result_number(t, i, lex)):
+            unit = _unit_of(t, i, analyte)
+            canon = (
+                None if unit is None else units.to_canonical(lex, analyte, float(t.tokens[i]), unit)
+            )
+            if unit is not None and canon is not None and not units.plausible(analyte, canon):
+                lo, hi = analyte.bounds
+                return (
+                    f"{analyte.display} {t.tokens[i]} {unit.code} is outside physiology "
+                    f"({lo:g}-{hi:g} {analyte.unit})"
+                )
+    return ""
+
+
+def result_at(t: Text, i: int, analyte: Analyte | None) -> str:
+    """The result written at number token ``i``: the number with the unit written after it
+    ("64 mmol/mol", "124 umol/L"), a blood pressure's two numbers ("142/88 mmHg"), a score out
+    of its scale's maximum ("21/30": 21), or a number written without a unit where one unit of
+    the analyte makes it possible ("HbA1c 69": "69", compared as mmol/mol). "" when the number
+    is no result: a unit that is not the analyte's ("glucose 6.1 %", "weight 70 g" of an
+    adult), a value outside physiology, a bare number of two possible units."""
+    x = float(t.tokens[i])
+    nxt = i + 1
+    slash = nxt < len(t.tokens) and t.text[t.ends[i] : t.starts[nxt]] == "/"
+    if slash and t.tokens[nxt][:1].isdigit():
+        if analyte is not None and analyte.unit == "{score}":
+            return _reading(x, None) if _possible(analyte, x, None) else ""  # a score
+        # two numbers are a blood pressure's; of another test a date ("on 2/10") or a ratio
+        return _pair(t, i, nxt, analyte) if analyte is None or analyte.pair else ""
+    unit, spelt = _unit_of(t, i, analyte), _spelt(t, t.ends[i])
+    compound = _compound(t, i, analyte)
+    if compound is not None:
+        x, unit, spelt = compound
+    if analyte is None:
+        return _reading(x, unit, spelt)
+    if unit is None and _foreign_unit(t, i):
+        return ""
+    return _reading(x, unit, spelt) if _possible(analyte, x, unit) else ""
+
+
+def _spelt(t: Text, at: int) -> str:
+    """The unit as the statement writes it at character ``at`` ("mU/L", "bpm", "F", "kgs"):
+    what a value shows (the unit's own code is what it compares in)."""
+    m = lexicon().unit_pattern.match(t.text, at)
+    return " ".join(m.group(0).split()) if m is not None else ""
+
+
+def _unit_of(t: Text, i: int, analyte: Analyte | None) -> units.Unit | None:
+    """The unit written after number ``i`` that is one of ``analyte``'s (any unit when no
+    analyte is known)."""
+    found = units.unit_after(lexicon(), t.text, t.ends[i])
+    if found is None:
+        return None
+    unit = found[0]
+    return unit if analyte is None or unit.code in analyte.units else None
+
+
+def _foreign_unit(t: Text, i: int) -> bool:
+    """A unit after the number that is not the analyte's -- but not an ordinary word a unit
+    is also spelt as ("7.1 in March", "6 m ago"), which says no unit at all."""
+    lex = lexicon()
+    m = lex.unit_pattern.match(t.text, t.ends[i])
+    if m is None:
+        return False
+    written = m.group(0).strip()
+    return not (written.isalpha() and (len(written) <= 2 or written in lex.function_words))
+
+
+def _compound(t: Text, i: int, analyte: Analyte | None) -> tuple[float, units.Unit, str] | None:
+    """ "12 st 6 lb", "5 ft 10 in": one value in the smaller unit (174 lb, 70 in)."""
+    lex = lexicon()
+    found = units.unit_after(lex, t.text, t.ends[i])
+    if found is None or analyte is None:
+        return None
+    big, end = found
+    j = t.token_at(end)
+    if j >= len(t.tokens) or not t.tokens[j][:1].isdigit():
+        return None
+    small = units.unit_after(lex, t.text, t.ends[j])
+    if small is None or small[0].dimension != big.dimension or small[0].factor >= big.factor:
+        return None
+    if not {big.code, small[0].code} <= set(analyte.units):
+        return None
+    whole = small[0].from_base(big.to_base(float(t.tokens[i])))
+    return round(whole + float(t.tokens[j]), 4), small[0], _spelt(t, t.ends[j])
+
+
+def _possible(analyte: Analyte, x: float, unit: units.Unit | None) -> bool:
+    """A reading the analyte can have: in one of its units (a bare number: the one unit that
+    makes it possible) and within its physiological bounds."""
+    lex = lexicon()
+    if unit is None:
+        code = units.bare_unit(analyte, x)
+        unit = units.unit_named(lex, code) if code else None
+        if unit is None:
+            return not analyte.units  # an analyte with no unit: a count, a titre
+    canon = units.to_canonical(lex, analyte, x, unit)
+    return canon is not None and units.plausible(analyte, canon)
+
+
+def _reading(x: float, unit: units.Unit | None, spelt: str = "") -> str:
+    """A value as the statement writes it: the number, and the unit as spelt when there is
+    one (a bare number keeps none)."""
+    number = _num(str(x))
+    return f"{number} {spelt or unit.code}" if unit is not None else number
+
+
+def _pair(t: Text, i: int, j: int, analyte: Analyte | None) -> str:
+    """A blood pressure's systolic/diastolic ("142/88"), with its unit when written."""
+    a, b = float(t.tokens[i]), float(t.tokens[j])
+    if analyte is not None and analyte.bounds:
+        lo, hi = analyte.bounds
+        if not (lo <= b < a <= hi):
+            return ""
+    found = units.unit_after(lexicon(), t.text, t.ends[j])
+    shown = f"{_num(t.tokens[i])}/{_num(t.tokens[j])}"
+    if found is not None and (analyte is None or found[0].code in analyte.units):
+        return f"{shown} {_spelt(t, t.ends[j])}"
+    return shown
 
 
 def _is_period(t: Text, i: int) -> bool:
@@ -229,7 +419,7 @@ def condition_value(t: Text, span: Span, spans: Sequence[Span]) -> str:
             pairs.append((toks[i], _joined(t, i + 1)))
         elif toks[i] in _SEVERITY:
             pairs.append(("severity", _SEVERITY[toks[i]]))
-    return join(_unique(pairs) + qualifiers(t, span))
+    return join(_unique(pairs) + qualifiers(t, span, spans))
 
 
 def _joined(t: Text, i: int) -> str:
@@ -239,18 +429,20 @@ def _joined(t: Text, i: int) -> str:
     return t.tokens[i]
 
 
-def qualifiers(t: Text, span: Span) -> list[tuple[str, str]]:
+def qualifiers(t: Text, span: Span, spans: Sequence[Span] = ()) -> list[tuple[str, str]]:
     """Where and when, in the thing's sentence: its side and body site, the time of day, at
     rest or on exertion, at home or in clinic, before or after meals ("side=left;
-    site=knee")."""
+    site=knee") -- but not a word of another thing's name ("urine" of "urine ACR" is no
+    specimen of the HbA1c beside it)."""
     lo, hi = _sentence(t, span.start)
+    others = {i for s in spans if s != span for i in range(s.start, s.end)}
     out = []
     for dim, matcher in lexicon().qualifiers.items():
         found = sorted(
             {
                 m.value
                 for m in matcher.find(t.tokens[lo:hi], t.raw[lo:hi])
-                if not _in_unit(t, m.start + lo)
+                if not _in_unit(t, m.start + lo) and m.start + lo not in others
             }
         )
         if found:

@@ -63,6 +63,10 @@ def _patterns() -> dict[str, re.Pattern[str]]:
     wd = "|".join(WEEKDAYS)
     return {
         "iso": re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"),
+        # day-month-year as Europe writes it: "20.08.2026", "20/08/2026" (a slash read so only
+        # where the day cannot be a month: "20/08"), "3.4.26"
+        "dotted": re.compile(r"(?<![\d.,])(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})(?![\d.,]\d)"),
+        "slashed": re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])"),
         "dmy": re.compile(
             rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({m})\.?(?:,?\s+(\d{{4}}))?\b"
         ),
@@ -79,10 +83,21 @@ def _patterns() -> dict[str, re.Pattern[str]]:
             r"\b(today|this morning|this afternoon|this evening|tonight|earlier today)\b"
         ),
         "yesterday": re.compile(r"\b(yesterday|last night)\b"),
-        "week": re.compile(r"\b(last|this|previous|past) week\b"),
+        "week": re.compile(
+            r"(?<!over the )(?<!in the )(?<!for the )\b(last|this|previous|past) week\b"
+        ),
+        # "the 16th", "Wednesday the 2nd", "the 2nd of this month": a day of this month (or
+        # the last one not after the session)
+        "nth": re.compile(
+            r"\bthe (\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|"
+            r"sep|oct|nov|dec)[a-z]*\b)(?: of (this|last) month)?"
+        ),
         "month": re.compile(r"\b(last|this|previous|past) month\b"),
         "ago": re.compile(rf"\b{num}\s+(day|days|week|weeks|month|months|year|years)\s+ago\b"),
-        "weekday": re.compile(rf"\b(?:(on|last|this past)\s+)?({wd})\b"),
+        "weekday": re.compile(rf"\b(?:(on|last|this past)\s+)?({wd})\b(?!,?\s+the\s+\d)"),
+        "weekday_short": re.compile(
+            r"\b(on|last|this past)\s+(mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)\b\.?"
+        ),
     }
 
 
@@ -157,6 +172,14 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
         y, mo, d = (int(x) for x in mt.groups())
         with contextlib.suppress(ValueError):  # not a calendar date ("2026-02-30")
             add(mt.start(), mt.end(), datetime(y, mo, d, tzinfo=UTC), "day", relative=False)
+    for key in ("dotted", "slashed"):
+        for mt in p[key].finditer(low):
+            d, mo, y = (int(x) for x in mt.groups())
+            y = y + 2000 if y < 100 else y
+            if key == "slashed" and d <= 12:
+                continue  # "04/02/2026" may be April or February: not read
+            with contextlib.suppress(ValueError):
+                add(mt.start(), mt.end(), datetime(y, mo, d, tzinfo=UTC), "day", relative=False)
     for mt in p["dmy"].finditer(low):
         year = int(mt.group(3)) if mt.group(3) else None
         add(
@@ -203,6 +226,16 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
         if mt.group(1) != "this":
             monday -= timedelta(days=7)
         add(mt.start(), mt.end(), monday, "week")
+    for mt in p["nth"].finditer(low):
+        dom = int(mt.group(1))
+        back = 1 if mt.group(2) == "last" else 0
+        first = _month_back(session, back)
+        with contextlib.suppress(ValueError):
+            at = datetime(first.year, first.month, dom, tzinfo=UTC)
+            if at > day(session) and mt.group(2) is None:
+                prev = _month_back(session, 1)
+                at = datetime(prev.year, prev.month, dom, tzinfo=UTC)
+            add(mt.start(), mt.end(), at, "day")
     for mt in p["month"].finditer(low):
         add(mt.start(), mt.end(), _month_back(session, 0 if mt.group(1) == "this" else 1), "month")
     for mt in p["ago"].finditer(low):
@@ -218,6 +251,11 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
             add(mt.start(), mt.end(), datetime(session.year - n, 1, 1, tzinfo=UTC), "year")
     for mt in p["weekday"].finditer(low):
         back = (session.weekday() - WEEKDAYS.index(mt.group(2))) % 7 or 7
+        add(mt.start(), mt.end(), day(session) - timedelta(days=back), "day")
+    short = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "weds": 2, "thu": 3, "thur": 3, "thurs": 3,
+             "fri": 4, "sat": 5, "sun": 6}  # fmt: skip
+    for mt in p["weekday_short"].finditer(low):
+        back = (session.weekday() - short[mt.group(2)]) % 7 or 7
         add(mt.start(), mt.end(), day(session) - timedelta(days=back), "day")
     found.sort(key=lambda d: d.start)
     return found

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..facts.lexicon import Analyte
+    from .dates import DateSpan
     from .sentence import Drug, Named
 
 # --- speakers ----------------------------------------------------------------------------------
@@ -34,7 +36,8 @@ PATIENT_WORDS = frozenset(
 PROXY_WORDS = frozenset(
     {
         "mum", "mom", "mother", "dad", "father", "daughter", "son", "wife", "husband", "partner",
-        "carer", "caregiver", "parent", "guardian", "interpreter", "relative", "sister",
+        "carer", "caregiver", "worker", "aide", "keyworker", "parent", "guardian", "interpreter",
+        "relative", "sister",
         "brother", "grandson", "granddaughter", "niece", "nephew", "friend", "family", "spouse",
     }
 )  # fmt: skip
@@ -48,7 +51,8 @@ CLINICIAN_WORDS = frozenset(
     }
 )  # fmt: skip
 _LABEL = re.compile(
-    r"^[ \t]*(?P<who>[A-Za-z][\w.'’-]*(?:[ \t]+[A-Za-z][\w.'’-]*){0,2})"
+    r"^[ \t]*(?:\[(?P<stamp>\d{4}-\d{2}-\d{2})(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?\][ \t]*)?"
+    r"(?P<who>[A-Za-z][\w.'’-]*(?:[ \t]+[A-Za-z][\w.'’-]*){0,2})"
     r"(?:[ \t]*\((?P<role>[^()\n:]{1,30})\))?[ \t]*:(?=[ \t]|$)",
     re.M,
 )
@@ -56,8 +60,13 @@ _LABEL = re.compile(
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|$)", re.M)
 
 
+_TITLE = re.compile(r"^(?:mr|mrs|ms|miss|mx)\.?\s+[A-Z]", re.I)
+
+
 def _role(who: str, role: str | None) -> tuple[str, str] | None:
-    """``("patient" | "clinician", relation)`` of a label, or None when it names no speaker."""
+    """``("patient" | "clinician", relation)`` of a label, or None when it names no speaker.
+    A label that is a name with a title other than a doctor's ("Mr Osei") is the patient's
+    side (a clinician is labelled by role or as Dr)."""
     for text in (role or "", who):
         words = re.findall(r"[a-z]+", text.lower())
         rel = next((w for w in words if w in PROXY_WORDS), "")
@@ -67,7 +76,33 @@ def _role(who: str, role: str | None) -> tuple[str, str] | None:
             return "clinician", ""
         if any(w in PATIENT_WORDS for w in words):
             return "patient", ""
+    if _TITLE.match(who.strip()) and not role:
+        return "patient", "relative"  # split() tells the patient from a relative by name
     return None
+
+
+_NOT_SPEAKERS = frozenset(
+    {"Date", "Session", "Note", "Notes", "Time", "Re", "Subject", "Plan", "Summary", "Setting",
+     "Context", "Location", "Duration", "Reason", "Attendees", "Present", "Topic", "Transcript"}
+)  # fmt: skip
+
+
+def _name_labels(transcript: str) -> dict[str, int]:
+    """Labels that are a capitalised name and start two lines or more ("Callum:"), in order
+    of their first line."""
+    seen: dict[str, int] = {}
+    for m in _LABEL.finditer(transcript):
+        who = m.group("who")
+        if m.group("role") or _role(who, None) is not None or who in _NOT_SPEAKERS:
+            continue
+        if re.fullmatch(r"[A-Z][a-z'’-]+(?: [A-Z][a-z'’-]+)?", who):
+            seen[who] = seen.get(who, 0) + 1
+    return {w: n for w, n in seen.items() if n >= 2}
+
+
+def _titled(text: str) -> str:
+    m = TITLED.search(text)
+    return f"{m.group(1).lower().rstrip('.')} {m.group(2)}" if m else ""
 
 
 @dataclass(frozen=True)
@@ -78,6 +113,8 @@ class Sentence:
     speaker: str  # "clinician" | "patient" | "unknown" (the patient's side includes proxies)
     turn: int = 0
     relation: str = ""  # who speaks for the patient ("daughter", "interpreter"); "" otherwise
+    sent: str = ""  # the message's send date (a portal thread's "[2026-10-14 09:12]"), ISO
+    label: str = ""  # the speaker's label as written ("Maria", "Dr Osei", "Daughter")
 
     @property
     def low(self) -> str:
@@ -91,28 +128,53 @@ class Sentence:
 def split(transcript: str) -> tuple[str, list[Sentence]]:
     """The header (text before the first speaker) and the speaker-attributed sentences."""
     labels = []
+    patient = ""  # the patient as titled: the first titled name said (a greeting) or labelled
+    named = _name_labels(transcript)
+    first_name = next(iter(named), "")
     for m in _LABEL.finditer(transcript):
         role = _role(m.group("who"), m.group("role"))
-        if role is not None:
-            labels.append((m, role))
-    turns: list[tuple[str, str, int, int]] = []
+        if role is None and m.group("who") in named:
+            # a speaker labelled by a given name only: the first such is the patient
+            role = ("patient", "" if m.group("who") == first_name else "relative")
+        if role is None:
+            continue
+        if role == ("patient", "relative"):
+            said = _titled(transcript[: m.start()]) or _titled(m.group("who"))
+            patient = patient or said
+            if _titled(m.group("who")) == patient:
+                role = ("patient", "")
+        labels.append((m, role))
+    turns: list[tuple[str, str, int, int, str, str]] = []
     if not labels:
-        turns.append(("unknown", "", 0, len(transcript)))
+        turns.append(("unknown", "", 0, len(transcript), "", ""))
         header = ""
     else:
         header = transcript[: labels[0][0].start()]
     for i, (m, (who, rel)) in enumerate(labels):
         end = labels[i + 1][0].start() if i + 1 < len(labels) else len(transcript)
-        turns.append((who, rel, m.end(), end))
+        turns.append((who, rel, m.end(), end, m.group("stamp") or "", m.group("who")))
     out: list[Sentence] = []
-    for t, (who, rel, start, end) in enumerate(turns):
+    for t, (who, rel, start, end, stamp, label) in enumerate(turns):
         for m in _SENTENCE.finditer(transcript, start, end):
             raw = m.group(0)
             s = m.start() + (len(raw) - len(raw.lstrip()))
             e = m.start() + len(raw.rstrip())
             if e > s and any(ch.isalnum() for ch in transcript[s:e]):
-                out.append(Sentence(transcript[s:e], s, e, who, t, rel))
+                out.append(Sentence(transcript[s:e], s, e, who, t, rel, stamp, label))
     return header, out
+
+
+def moment(s: Sentence, session: datetime) -> datetime:
+    """The moment a sentence's relative dates are read against: its message's send date (a
+    portal thread's stamp, on or before the session), else the session's."""
+    if s.sent:
+        try:
+            at = datetime.fromisoformat(s.sent).replace(hour=12, tzinfo=UTC)
+        except ValueError:
+            return session
+        if at.date() <= session.date():
+            return at
+    return session
 
 
 def sentences(transcript: str) -> list[Sentence]:
@@ -129,7 +191,10 @@ AFFIRM = re.compile(
     re.I,
 )
 #: a patient's question that asks for something ("Could you email me the letter?")
-REQUEST = re.compile(r"^(?:could|can|would|will) you\b|^please\b", re.I)
+REQUEST = re.compile(
+    r"^(?:[\w']+\s+){0,3}?(?:could|can|would|will) (?:you|u)\b|^please\b|\b(?:please|pls|plz)\b",
+    re.I,
+)
 #: a statement with a question tagged on ("I'm still on X, is that okay?")
 DECLARED = re.compile(
     r"^((?:i|i'm|i am|i've|i have|my|she|he|she's|he's|we)\b.*),\s*[^,]*\?\s*$", re.I
@@ -163,6 +228,12 @@ _RELATIVE_SUBJECT = re.compile(
 )
 
 
+_PRONOUN_SUBJECT = re.compile(
+    r"^(?:(?:and|but|so|also|well|oh|now|then)[, ]+)*(?:she|he|she's|he's|her|his)\b"
+    r"(?! (?:own|mum|mom|dad|mother|father)\b)"
+)
+
+
 # --- the conversation's state -------------------------------------------------------------------
 @dataclass
 class State:
@@ -179,6 +250,27 @@ class State:
     contact: bool = False
     patient_name: str | None = None
     pending: list[tuple[Drug, Sentence]] = field(default_factory=list)  # allergens, no reaction
+    other_turn: int = -1  # the turn in which someone other than the patient was named last
+    addressed_other: bool = False  # the clinician asked a relative of their own health
+    given_name: str | None = None  # the patient's given name, as the clinician calls them
+    proxy_names: frozenset[str] = frozenset()  # the given names of relatives who speak
+    others_drugs: set[str] = field(default_factory=set)  # drugs said to be someone else's
+
+    def names(self) -> tuple[str, ...]:
+        """The names the patient goes by in this conversation."""
+        return tuple(n for n in (self.patient_name, self.given_name) if n)
+
+    #: the tests' date, its turn and where it was said (start, end)
+    test_date: tuple[DateSpan, int, int, int] | None = None
+
+    def refers_to_other(self, s: Sentence) -> bool:
+        """Whether "she" or "he", as the sentence's subject, is someone other than the patient:
+        always in the patient's own mouth (they say "I"), and in the turn that just named
+        another person ("My wife, ... She takes bisoprolol")."""
+        if not _PRONOUN_SUBJECT.match(s.low):
+            return False
+        own = s.speaker == "patient" and not s.relation
+        return own or s.turn == self.other_turn
 
     def topic_drugs(self) -> list[Drug]:
         return self.drugs if self.drugs_age <= 4 else []
@@ -202,6 +294,8 @@ def about_other(patient_id: str, s: Sentence, st: State) -> bool:
     rel = m.group(1)
     if s.relation and rel in _PATIENT_AS.get(s.relation, ()):
         return False  # a daughter's "my mum" is the patient
-    if s.speaker == "clinician" and s.low.lstrip().startswith(("your", "his", "her")):
-        return rel not in ("mum", "mom", "mother", "dad", "father", "son", "daughter")
+    clinician_asks = s.speaker == "clinician" and s.low.lstrip().startswith(("your", "his", "her"))
+    if clinician_asks and rel in ("mum", "mom", "mother", "dad", "father", "son", "daughter"):
+        return False
+    st.other_turn = s.turn
     return True

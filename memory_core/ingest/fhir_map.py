@@ -36,6 +36,7 @@ from typing import Any
 from ..errors import ValidationError
 from ..facts.coded import CODE, STATUSES
 from ..facts.lexicon import Analyte, lexicon, tokenize
+from ..facts.units import outside_physiology
 from . import names
 
 #: Code systems kept in a record's facts, by the namespace of their keys.
@@ -635,6 +636,9 @@ def _observation(res: Mapping[str, Any], source: str, resolve: Resolver) -> list
         return x.skip(reason, first)
     if analyte is not None:
         mtype = _KIND_TYPES[analyte.kind]
+        implausible = outside_physiology(lexicon(), analyte, value.fact)
+        if implausible:  # "weight -70 kg", "HbA1c 1e308 %": skipped and counted, never kept
+            return x.skip(implausible, first)
     else:
         mtype = _CATEGORY_TYPES.get(_category(res)) or _by_slot(name)
     at = x.dated("effectiveDateTime", "effectivePeriod.start", "effectiveInstant", "issued")

@@ -18,12 +18,18 @@ from __future__ import annotations
 
 import json
 import re
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from ..embedding.openai import make_client, schema_request
+from ..facts_llm import BREAK_AFTER, COOL_DOWN_S, MAX_FACTS, _tokens, _words_of
 from ..importance import CLINICAL_TYPES
+from ..normalize import fold, fold_with_map, source_span
+from .dialogue import PATIENT_ID
 from .proposals import Candidate, Extraction, ExtractionError, Rejected
+from .statements import asserted_in, relative_subject
 
 MEMORY_TYPES = CLINICAL_TYPES
 
@@ -42,6 +48,7 @@ SCHEMA: dict[str, Any] = {
                     "evidence": {"type": "string"},
                     "date": {"type": ["string", "null"]},
                     "confidence": {"type": "number"},
+                    "whose": {"type": "string", "enum": ["patient", "family history"]},
                 },
                 "required": [
                     "patient_id",
@@ -51,6 +58,7 @@ SCHEMA: dict[str, Any] = {
                     "evidence",
                     "date",
                     "confidence",
+                    "whose",
                 ],
                 "additionalProperties": False,
             },
@@ -90,13 +98,39 @@ def _delimit(transcript: str) -> str:
 class LLMExtractor:
     """Extraction by a chat model under a JSON schema (``response_format`` json_schema,
     strict). ``client``: an ``openai`` client (default: from the environment, as for the
-    embeddings); ``timeout`` in seconds; no retries (a reviewer is waiting)."""
+    embeddings); ``timeout`` in seconds, one deadline a call; no retries (a reviewer is
+    waiting). After :data:`~memory_core.facts_llm.BREAK_AFTER` failures in a row it stops
+    calling for :data:`~memory_core.facts_llm.COOL_DOWN_S` seconds (the statement reader's
+    circuit breaker): each extraction then fails at once with :class:`ExtractionError`."""
 
-    def __init__(self, model: str, client: Any = None, *, timeout: float = 60.0) -> None:
+    def __init__(
+        self,
+        model: str,
+        client: Any = None,
+        *,
+        timeout: float = 60.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.model = model
         self.method = f"llm:{model}"
         self.timeout = timeout
         self._client = client if client is not None else make_client()
+        self._clock = clock
+        self.failures = 0  # failures in a row
+        self._opened_at: float | None = None
+
+    def _breaker_open(self) -> bool:
+        if self._opened_at is None:
+            return False
+        if self._clock() - self._opened_at >= COOL_DOWN_S:
+            self._opened_at = None  # one call tries again
+            return False
+        return True
+
+    def _failed(self) -> None:
+        self.failures += 1
+        if self.failures >= BREAK_AFTER:
+            self._opened_at = self._clock()
 
     def request(self, patient_id: str, transcript: str, now: datetime) -> dict[str, Any]:
         """The chat-completions request body (kwargs of ``chat.completions.create``)."""
@@ -104,6 +138,21 @@ class LLMExtractor:
         return schema_request(self.model, "memory_proposals", SCHEMA, SYSTEM_PROMPT, user)
 
     def extract(self, patient_id: str, transcript: str, *, now: datetime) -> Extraction:
+        if self._breaker_open():
+            raise ExtractionError(
+                f"the model {self.model!r} failed {self.failures} times in a row; not called "
+                f"again for {COOL_DOWN_S:g} s -- nothing was proposed (the offline reader still "
+                "proposes)"
+            )
+        try:
+            items = self._answer(patient_id, transcript, now)
+        except ExtractionError:
+            self._failed()
+            raise
+        self.failures = 0
+        return self.parse(items, patient_id, transcript)
+
+    def _answer(self, patient_id: str, transcript: str, now: datetime) -> list[Any]:
         import openai
 
         client = self._client.with_options(timeout=self.timeout, max_retries=0)
@@ -128,13 +177,19 @@ class LLMExtractor:
                 'the model\'s answer does not follow the schema (no "memories" list); '
                 "nothing was proposed"
             )
-        return self.parse(data["memories"], patient_id, transcript)
+        return list(data["memories"])
 
     def parse(self, items: list[Any], patient_id: str, transcript: str) -> Extraction:
         """The answer's items as candidates; malformed ones rejected with their reason."""
         out = Extraction(method=self.method)
+        folded, origin = fold_with_map(transcript)
         for i, item in enumerate(items):
             shown = json.dumps(item, ensure_ascii=False)[:200]
+            if i >= MAX_FACTS:
+                out.rejected.append(
+                    Rejected(i, f"more than {MAX_FACTS} items in one answer: not read", shown)
+                )
+                continue
             if not isinstance(item, dict):
                 out.rejected.append(Rejected(i, "item is not a JSON object", shown))
                 continue
@@ -148,10 +203,45 @@ class LLMExtractor:
                 )
                 continue
             evidence = item["evidence"]
-            start = transcript.find(evidence) if isinstance(evidence, str) and evidence else -1
-            if start < 0:
+            span = _quote_span(evidence, transcript, folded, origin)
+            if span is None:
                 out.rejected.append(
-                    Rejected(i, "evidence is not a quote from the transcript", shown)
+                    Rejected(i, "evidence is not a quote from the transcript (whole words)", shown)
+                )
+                continue
+            start, end = span
+            quote = transcript[start:end]
+            content = item["content"]
+            if not isinstance(content, str):
+                out.rejected.append(Rejected(i, "content is not a string", shown))
+                continue
+            invented = _numbers_not_said(content, quote)
+            if invented:
+                out.rejected.append(
+                    Rejected(
+                        i,
+                        f"content gives {', '.join(invented)}, which the evidence does not say",
+                        shown,
+                    )
+                )
+                continue
+            whose = item.get("whose") or "patient"
+            if whose not in ("patient", "family history"):
+                out.rejected.append(Rejected(i, f"whose {whose!r} is not allowed", shown))
+                continue
+            if whose == "patient" and not asserted_in(quote, content, item["memory_type"]):
+                out.rejected.append(
+                    Rejected(
+                        i,
+                        "the evidence says it of another person, or as a hypothesis or "
+                        "something reported -- not the patient's fact",
+                        shown,
+                    )
+                )
+                continue
+            if whose == "family history" and relative_subject(quote, "") is None:
+                out.rejected.append(
+                    Rejected(i, "family history whose evidence names no relative", shown)
                 )
                 continue
             confidence = item.get("confidence", 0.5)
@@ -163,17 +253,49 @@ class LLMExtractor:
                 continue
             out.candidates.append(
                 Candidate(
-                    content=item["content"],
+                    content=content,
                     memory_type=item["memory_type"],
                     start=start,
-                    end=start + len(evidence),
+                    end=end,
                     confidence=confidence,
                     importance=item.get("importance"),
                     patient_id=pid if pid not in (None, "") else None,
                     created_at=created,
+                    whose=whose,
                 )
             )
         return out
+
+
+def _quote_span(
+    quote: Any, transcript: str, folded: str, origin: tuple[int, ...]
+) -> tuple[int, int] | None:
+    """Where a quote of whole words is in the transcript as written (found through the
+    normaliser: look-alike and invisible characters do not hide or fake a quote); None when
+    it is not one (the statement reader's quote check)."""
+    if not isinstance(quote, str) or not quote.strip() or not _words_of(quote, transcript):
+        return None
+    q = fold(quote).strip()
+    at = folded.find(q)
+    if at < 0:
+        return None
+    return source_span(origin, at, at + len(q))
+
+
+def _numbers_not_said(content: str, evidence: str) -> list[str]:
+    """The numbers of a statement that its evidence does not say ("HbA1c 9.1 %" from "7.1
+    %"): a value is the evidence's own (the statement reader's value check)."""
+    said = {_num(t) for t in _tokens(evidence) if t[:1].isdigit()}
+    content = PATIENT_ID.sub(" ", content)  # a patient id is the patient checks' (service)
+    content = _DATES.sub(" ", content)  # a date is the date check's (against the evidence)
+    return [t for t in _tokens(content) if t[:1].isdigit() and _num(t) not in said]
+
+
+_DATES = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b|\b(?:19|20)\d{2}\b")
+
+
+def _num(token: str) -> str:
+    return token.replace(",", ".")
 
 
 def _date(raw: Any) -> datetime | None:

@@ -49,6 +49,11 @@ class Proposal:
     #: from both, so saving the batch again (a double click) writes nothing new
     batch_id: str = ""
     number: int = 0
+    #: whose fact it is: "patient", or "family history" (a relative's condition, kept in the
+    #: patient's record as their family history -- never the patient's own condition)
+    whose: str = "patient"
+    #: the words that date it, when they are not in its evidence ("" when they are)
+    dated_by: str = ""
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,10 @@ class Candidate:
     importance: float | None = None
     patient_id: str | None = None
     created_at: datetime | None = None
+    whose: str = "patient"
+    #: where the transcript says the date, when not in the evidence ("Your blood tests from the
+    #: 12th of May" dates the potassium said three turns later)
+    dated_by: tuple[int, int] | None = None
 
 
 @dataclass

@@ -34,11 +34,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from datetime import datetime
+from typing import Any
 
 from ..facts.lexicon import lexicon
 from . import names
-from .dates import DateSpan, session_date
+from .dates import DateSpan, day, session_date
 from .dialogue import (
     AFFIRM,
     DECLARED,
@@ -47,6 +49,7 @@ from .dialogue import (
     Sentence,
     State,
     about_other,
+    moment,
     sentences,
     split,
 )
@@ -60,6 +63,17 @@ from .sentence import (
     dose_after,
     freq_after,
     results,
+)
+from .statements import (
+    FAMILY,
+    PATIENT,
+    as_request,
+    as_statement,
+    asserted_in,
+    family_history,
+    proxy_self,
+    stated,
+    third_party,
 )
 
 __all__ = ["RuleExtractor", "Sentence", "sentences"]
@@ -88,16 +102,32 @@ _HEDGE = re.compile(
     r"taking|changing))\b"
 )
 _MED_NEG = re.compile(r"\b(not taking|never took|never taken|didn't start|did not start|not on)\b")
+#: a decision not to act on the drug, said before it in its clause ("I'm not going to start a
+#: statin yet", "we'll hold off on the ramipril")
+_NOT_NOW = re.compile(
+    r"\b(not going to|won't|will not|hold off|holding off|no need|(?:don't|do not|doesn't|does "
+    r"not) need|decided against|against starting|not starting|not start)\b"
+)
+#: a start deferred to a later time: a plan, not a medicine taken ("Next month we'll start you
+#: on bisoprolol")
+_LATER = re.compile(
+    r"\b(next (?:week|month|time|visit|appointment|review|year)|in (?:a|one|two|three|four|six|"
+    r"\d+) (?:weeks?|months?)(?! time ago)|at (?:the|your) (?:next )?(?:review|appointment|visit)|"
+    r"after (?:the|your)|once (?:the|your|you)|later on|in the future|down the line)\b"
+)
 _STOP = re.compile(
     r"\b(stopped|stopping|stop taking|discontinued|discontinuing|quit|came off|come off|"
     r"taken off|stopped taking|took (?:you |me |him |her |them )?off|take (?:you |me |him |her )?"
-    r"off)\b"
+    r"off|(?<!don't )(?<!do not )(?<!never )stop(?: the| your| his| her| all)?)\b"
 )
 _START = re.compile(
     r"\b(started|starting|start|begin|began|initiat\w+|put (?:you |him |her |me |them )?on|"
     r"prescrib\w+|adding|add)\b"
 )
-_SWITCH = re.compile(r"\b(switch\w*|chang\w+|mov\w+)\b[^.]*?\bfrom\b")
+_SWITCH = re.compile(
+    r"\b(switch\w*|chang\w+|mov\w+)\b[^.]*?\bfrom\b"
+    r"|\bstop\w*\b[^.]*?\band (?:switch|change|move)\w* (?:you |him |her |them )?(?:over )?to\b"
+)
 _UP = re.compile(r"\b(increas\w+|rais\w+|upp\w+|titrat\w+ up|bump\w* up|went up|go up)\b")
 _DOWN = re.compile(
     r"\b(decreas\w+|reduc\w+|lower\w*|cut\w* (?:it |them |that )?(?:back|down)|went down|"
@@ -134,9 +164,30 @@ _WORK = re.compile(
 )
 _FAMILY = re.compile(
     r"\bmy (daughter|son|wife|husband|partner|carer|caregiver|neighbou?r|sister|brother) "
-    r"((?:helps|visits|manages|drives|checks|cooks|sorts|stays|comes)\b[^.,;!?]*)"
+    r"((?:helps|visits|manages|drives|checks|cooks|sorts|stays|comes)\b[^.,;!?]{0,60})"
 )
 _SO_STOPPED = re.compile(r"\b(?:so|and so|which is why)\b[^.;]{0,25}\b(?:stop\w*|came off|quit)\b")
+#: the most words a stated reason keeps ("because of the cough", "as it upset my stomach")
+MAX_REASON_WORDS = 12
+#: a clause that compares values over time: its dates are the values', not the clause's
+_COMPARED_CLAUSE = re.compile(r"\b(?:from \S+ (?:in|on|last)\b|than|compared|used to be)\b", re.I)
+#: a name the clinician opens a sentence with: whom they speak to
+_VOCATIVE = re.compile(r"^(?:(?:and|so|now|right|okay|ok),?\s+)?([A-Z][a-z]{2,}),\s")
+#: the patient's own, said outright ("I'm on it too", "you're also on", "I take")
+_OWN_SAID = re.compile(
+    r"\b(i'm on|i am on|i take|i've been taking|i use|you're on|you are on|you take|you're "
+    r"taking|(?:i'm|you're) also on|too|as well)\b"
+)
+#: a clinician turning to the relative who came with the patient, about their own health
+_TO_RELATIVE = re.compile(
+    r"\b(your own|you yourself|and how are you|how about you|what about you|and you,|"
+    r"for yourself)\b"
+)
+#: a sentence about tests taken (its date dates the results said next)
+_TESTS = re.compile(
+    r"\b(bloods|blood (?:tests?|work|results?|samples?)|tests?|results?|labs?|laborator\w*|sample|"
+    r"taken|done|checked)\b"
+)
 _CLAUSE = re.compile(r"[,;]|\b(?:and|but|so|then|when|while|after|because|as)\b")
 _PATIENT_SUBJECT = re.compile(r"\b(i|she|he|patient|they)\b(?:\s+\w+){0,2}\s*$")
 _FIRST_TO_THIRD = (
@@ -180,7 +231,9 @@ def _clean(text: str) -> str:
     return re.sub(r"^(the|my|your|his|her|their|a|an|some)\s+", "", text, flags=re.I)
 
 
-Item = tuple[str, str, float, "datetime | None", int, int]  # type, content, conf, date, span
+#: type, content, confidence, date, evidence span (and, where the date is said elsewhere, the
+#: span of the words that say it)
+Item = tuple[Any, ...]
 
 
 class RuleExtractor:
@@ -195,14 +248,31 @@ class RuleExtractor:
         seen: set[tuple[str, str]] = set()
         st = State()
 
-        def emit(items: Iterator[Item], speaker: str) -> None:
-            for mtype, content, conf, created, start, end in items:
+        def emit(
+            items: Iterator[Item],
+            speaker: str,
+            whose: str = PATIENT,
+            check: bool = False,
+            relation: str = "",
+            default_at: datetime | None = None,
+        ) -> set[str]:
+            """Add the items; ``check``: drop an item whose thing the evidence does not assert
+            of the patient (another person's, hypothetical, negated, asked -- the assertion
+            step). The types added."""
+            added: set[str] = set()
+            for mtype, content, conf, created, start, end, *more in items:
+                dated_by = more[0] if more else None
                 key = (mtype, content.lower())
                 if key in seen:
+                    continue
+                if check and not asserted_in(transcript[start:end], content, mtype, relation):
                     continue
                 seen.add(key)
                 if speaker == "unknown":
                     conf -= 0.1
+                if created is None:
+                    created = default_at  # a message's fact: its send date, if not the session's
+                added.add(mtype)
                 out.candidates.append(
                     Candidate(
                         content=content,
@@ -211,12 +281,48 @@ class RuleExtractor:
                         end=end,
                         confidence=round(max(0.1, min(conf, 0.99)), 2),
                         created_at=created,
+                        whose=whose,
+                        dated_by=dated_by,
                     )
                 )
+            return added
 
+        def clause_date(r: Named, a: int, b: int) -> datetime | None:
+            """A clause's date: the one date said in it, else the one date of its sentence
+            said before it ("you came in on July 13th with chest pain, and it turned out you'd
+            had an NSTEMI"); none where a value is compared ("from 44 in August to 38")."""
+            if _COMPARED_CLAUSE.search(r.text[a:b]):
+                return None
+            inside = [d for d in r.dates if a <= d.start < b]
+            if len(inside) == 1:
+                return inside[0].at
+            before = [d for d in r.dates if d.end <= a]
+            return before[0].at if not inside and len(r.dates) == 1 and before else None
+
+        def general(
+            s: Sentence, r: Named, done: set[str], default_at: datetime | None = None
+        ) -> None:
+            """What the specific rules did not read: plans, conditions, observations, ..."""
+            items = []
+            if st.others_drugs & {d.name for d in r.drugs}:
+                return  # a drug this conversation gave another person stays theirs
+            for x in stated(
+                s,
+                done_types=frozenset(done),
+                drugs_done="medication" in done,
+                patient_name=st.names(),
+            ):
+                at = clause_date(r, x.start, x.end)
+                conf = 0.7 if x.type == "care_plan" else 0.65
+                items.append((x.type, x.content, conf, at, s.start, s.end))
+            emit(iter(items), s.speaker, default_at=default_at)
+
+        st.proxy_names = frozenset(
+            x.label.split()[0] for x in sents if x.relation and x.label[:1].isupper()
+        )
         prev: Sentence | None = None
         for s in sents:
-            r = Named(s, session)
+            r = Named(s, moment(s, session))
             new_turn = prev is None or s.turn != prev.turn
             switched = prev is None or s.speaker != prev.speaker
             if switched and s.speaker == "clinician":
@@ -225,32 +331,75 @@ class RuleExtractor:
                 st.question = None
             if s.speaker == "clinician":
                 self._clinician_topics(s, r, st)
+                if new_turn:  # whom the clinician turns to: the patient, or a relative
+                    st.addressed_other = False
+                if _TO_RELATIVE.search(s.low):
+                    st.addressed_other = True
+                called = _VOCATIVE.match(s.text)
+                if called and called.group(1) in st.proxy_names:
+                    st.addressed_other = True  # "Maria, are you still on your inhaler?"
+                elif called and st.given_name is None:
+                    st.given_name = called.group(1)  # "Ernest, I'd like you to ..."
+            elif s.relation and st.addressed_other:
+                prev = s
+                continue  # a relative answering of their own health ("How is your own ...?")
             elif switched and st.question is not None and new_turn:
                 q, qr = st.question
                 if AFFIRM.match(s.text.strip()):
-                    emit(self._confirmed(q, qr, s, r, st), "patient")
+                    done = emit(self._confirmed(q, qr, s, r, st), "patient")
+                    told = as_statement(q.text)
+                    if told:  # "Have you had your flu jab?" -- "Yes, on the 2nd of October."
+                        both = f"{told} {s.text}"
+                        said = Sentence(both, q.start, s.end, "clinician", q.turn, sent=q.sent)
+                        general(said, Named(said, moment(q, session)), {*done, "care_plan"})
             st.drugs_age += 1
             st.analyte_age += 1
             prev = s
-            if about_other(patient_id, s, st):
+            if (
+                about_other(patient_id, s, st)
+                or st.refers_to_other(s)
+                or third_party(s.text, s.speaker, s.relation, st.names())
+            ):
+                st.others_drugs |= {d.name for d in r.drugs}  # theirs, for the conversation
                 emit(self._family(s), s.speaker)  # "my son stays with me": the patient's support
+                fh = [(x.type, x.content, 0.7, None, s.start, s.end) for x in family_history(s)]
+                emit(iter(fh), s.speaker, FAMILY)
                 continue
+            if proxy_self(s.text, s.relation):
+                st.others_drugs |= {d.name for d in r.drugs}
+                continue  # a relative speaking of themself
             if s.question and s.speaker != "clinician" and not REQUEST.match(s.text):
-                told = DECLARED.match(s.text)
-                if told:  # "I'm still on lansoprazole 15 mg, is that okay?"
+                declared = DECLARED.match(s.text)
+                if declared:  # "I'm still on lansoprazole 15 mg, is that okay?"
                     s = Sentence(
-                        told.group(1) + ".",
+                        declared.group(1) + ".",
                         s.start,
-                        s.start + len(told.group(1)),
+                        s.start + len(declared.group(1)),
                         s.speaker,
                         s.turn,
                         s.relation,
                     )
-                    r = Named(s, session)
+                    r = Named(s, moment(s, session))
             if s.question and not (s.speaker != "clinician" and REQUEST.match(s.text)):
+                asked = as_request(s.text) if s.speaker == "clinician" else None
+                if asked:  # "Can you keep a note of his mood?": an instruction, a plan
+                    general(replace(s, text=asked), Named(replace(s, text=asked), session), set())
                 self._note_topics(r, st)
                 continue
-            emit(self._sentence(s, r, st), s.speaker)
+            sent_day = day(moment(s, session))
+            default_at = sent_day if sent_day < day(session) else None
+            theirs = st.others_drugs & {d.name for d in r.drugs}
+            if theirs and not _OWN_SAID.search(s.low):
+                self._note_topics(r, st)
+                continue  # a drug this conversation gave another person, not said to be hers
+            done = emit(
+                self._sentence(s, r, st),
+                s.speaker,
+                check=True,
+                relation=s.relation,
+                default_at=default_at,
+            )
+            general(s, r, done, default_at)
             self._note_topics(r, st)
         emit(self._flush_allergy(st), "patient")
         return out
@@ -285,12 +434,12 @@ class RuleExtractor:
         self, q: Sentence, qr: Named, answer: Sentence, ar: Named, st: State
     ) -> Iterator[Item]:
         """A clinician's question the patient confirmed, read as the patient's statement."""
-        stmt = Sentence(q.text.rstrip(" ?") + ".", q.start, q.end, "patient", q.turn)
+        stmt = Sentence(q.text.rstrip(" ?") + ".", q.start, q.end, "patient", q.turn, sent=q.sent)
         read = Named(stmt, ar.session)
-        for mtype, content, conf, created, _s, _e in self._sentence(
+        for mtype, content, conf, created, _s, _e, *rest in self._sentence(
             stmt, read, st, extra_dates=ar.dates, confirmed=True
         ):
-            yield mtype, content, conf - 0.05, created, q.start, answer.end
+            yield mtype, content, conf - 0.05, created, q.start, answer.end, *rest
 
     def _sentence(
         self,
@@ -498,11 +647,14 @@ class RuleExtractor:
             when = date_for(r, d.start, d.end, extra_dates)
             on = f" {when.phrase}" if when else ""
             at = when.at if when else None
+            if _NOT_NOW.search(window):
+                continue  # a decision not to act on it now
             if _STOP.search(window):
                 text = f"Patient stopped {d.phrase}{on}"
                 why = REASON.search(s.text, d.end)
                 if why:
-                    reason = _clean(why.group("why"))
+                    # a reason is a few words (unpunctuated speech runs on to the turn's end)
+                    reason = " ".join(_clean(why.group("why")).split()[:MAX_REASON_WORDS])
                     text += f" because {'of ' if why.group('of') else ''}{_third_person(reason)}"
                 elif adverse:
                     text += " because of " + adverse[0][1].split(" reports ", 1)[1].split(" on ")[0]
@@ -510,7 +662,10 @@ class RuleExtractor:
                 yield "medication", text, conf, at, *span
             elif _UP.search(window) or _UP.search(after) or _DOWN.search(window + " " + later):
                 to = re.search(
-                    r"\bto\s+(\d+(?:[.,]\d+)?\s?(?:mg|mcg|units?|g|ml)\b)", s.text[d.end :]
+                    r"\bto\s+(\d+(?:[.,]\d+)?\s?(?:mg|mcg|units?|g|ml|milligrams?|micrograms?|"
+                    r"grams?)\b)",
+                    s.text[d.end :],
+                    re.I,
                 )
                 verb = "increased" if (_UP.search(window) or _UP.search(after)) else "decreased"
                 text = f"Patient's {d.phrase} dose {verb}"
@@ -519,16 +674,24 @@ class RuleExtractor:
                     text += f" to {target}"
                     f2 = freq_after(r, d.end + to.end())
                     text += f" {f2}" if f2 else ""
+                elif dose and _UP.search(window):  # "you go up to the Ozempic 0.5 mg dose"
+                    text += f" to {dose}{' ' + freq if freq else ''}"
                 done.add(d.name)
                 yield "medication", text, conf, at, *span
             elif _START.search(window):
                 done.add(d.name)
+                if _LATER.search(low) and not confirmed:
+                    continue  # deferred: not a medicine the patient takes
                 yield "medication", f"Patient started {d.phrase}{details}{on}", conf, at, *span
             elif (
                 _TAKE.search(window)
                 or re.match(r"\s*(stays|remains|continues) at", after)
                 or answered_take
-                or (dose and freq and len(low.split()) <= 10)
+                or (
+                    (dose or freq)
+                    and len(_window(low, d.start, 60).split()) <= 3
+                    and len(low[d.end :].split()) <= 12
+                )  # a list read out: "Atorvastatin, 80 mg now"
             ) and (dose or freq or (confirmed and _TAKE.search(window))):
                 since = when if when is not None and when.phrase.startswith("since") else None
                 text = f"Patient takes {d.phrase}{details}" + (
@@ -540,15 +703,28 @@ class RuleExtractor:
     # --- results and vital signs ----------------------------------------------------------------
     def _readings(self, s: Sentence, r: Named, st: State) -> Iterator[Item]:
         conf = 0.9 if s.speaker == "clinician" else 0.8
-        for x in results(s, r, st):
+        found = results(s, r, st)
+        only_date = len(r.dates) == 1 and not re.search(
+            r"\w", s.text[: r.dates[0].start] + s.text[r.dates[0].end :]
+        )
+        if r.dates and (_TESTS.search(s.low) or (only_date and st.test_date is not None)):
+            # "I had my kidney bloods done yesterday." / "Your blood tests from the 12th of May":
+            # the date of the results said next, in this conversation, until another is said
+            st.test_date = (r.dates[-1], s.turn, s.start, s.end)
+        carried = st.test_date
+        for x in found:
             shown = names.quantity(x.value, x.unit)
             text = f"Patient's {x.analyte.display} was {shown}"
             created = None
+            dated_by = None
             if x.date is not None:
                 text += f" {x.date.phrase}"
                 created = x.date.at
+            elif carried is not None and x.analyte.kind != "vital":
+                text += f" {carried[0].phrase}"  # the date's own words are its evidence
+                created, dated_by = carried[0].at, (carried[2], carried[3])
             mtype = "vital_sign" if x.analyte.kind == "vital" else "lab_result"
-            yield mtype, text, conf, created, s.start, s.end
+            yield mtype, text, conf, created, s.start, s.end, dated_by
 
     # --- preferences and social history ---------------------------------------------------------
     def _preference(self, s: Sentence, r: Named, st: State) -> Iterator[Item]:
@@ -607,8 +783,10 @@ class RuleExtractor:
         yield from self._household(s, r)
         if m := _SMOKE.search(low):
             if m.group(1):
-                year = f" in {m.group(2)}" if m.group(2) else ""
-                yield "social", f"Patient quit smoking{year}", 0.85, None, *span
+                when = None if m.group(2) else date_for(r, m.start(), m.end())
+                year = f" in {m.group(2)}" if m.group(2) else (f" {when.phrase}" if when else "")
+                at = when.at if when else None
+                yield "social", f"Patient quit smoking{year}", 0.85, at, *span
             elif m.group(3):
                 yield "social", "Patient does not smoke", 0.85, None, *span
             else:

@@ -27,6 +27,13 @@ REASON = re.compile(
     r"\b(?:(?P<of>because of|due to)|because|since|as it|as they)\b\s*"
     r"(?P<why>(?:(?!,\s*(?:and|but|so)\b)[^.;!?,])+)"
 )
+#: a sentence that is a value, said just after its measurement was named ("Now your blood
+#: pressure. ... 148 over 90."; "84.5 kilos."; "Best was 360")
+_BARE_VALUE = re.compile(
+    r"^\W*(?:(?:about|around|roughly|nearly|just over|just under|best was|worst was|it's|it is|"
+    r"that's|that is|so)\s+)?\d+(?:[.,]\d+)?(?:\s*(?:/|over)\s*\d+)?\b(?:\s*\S+){0,4}\W*$",
+    re.I,
+)
 #: a pronoun standing for a measurement ("it was 2.6")
 _LAB_PRONOUN = re.compile(r"\b(it|that)\s+(?:was|is|came back|were|went|had gone)\b", re.I)
 
@@ -203,17 +210,39 @@ def dose_after(text: str, pos: int, limit: int = 45) -> str:
         text, pos, min(len(text), pos + limit)
     )
     if not m:
-        return ""
+        # a strength said right after the drug's name ("Aspirin 81, once a day", "gliclazide
+        # 80 twice a day"): the number is its dose in the unit the name implies (none written)
+        bare = _BARE_STRENGTH.match(text, pos)
+        return bare.group(1).replace(",", ".") if bare else ""
     unit = m.group(2).lower()
-    unit = {
-        "unit": "units",
-        "micrograms": "mcg",
-        "microgram": "mcg",
-        "iu": "units",
-        "ug": "mcg",
-    }.get(unit, unit)
+    unit = DOSE_UNIT_SPELLINGS.get(unit, unit)
     value = m.group(1).replace(",", ".")
-    return f"{value} {unit}" if unit == "units" else f"{value}{unit}"
+    return f"{value} {unit}"
+
+
+#: Dose units as said, written as the chart writes them ("10 milligrams" -> "10 mg").
+DOSE_UNIT_SPELLINGS = {
+    "unit": "units",
+    "micrograms": "mcg",
+    "microgram": "mcg",
+    "iu": "units",
+    "ug": "mcg",
+    "milligrams": "mg",
+    "milligram": "mg",
+    "mgs": "mg",
+    "grams": "g",
+    "gram": "g",
+    "millilitres": "ml",
+    "milliliters": "ml",
+    "millilitre": "ml",
+    "milliliter": "ml",
+}
+#: a number right after a drug's name, before a frequency, a comma or the end (no unit)
+_BARE_STRENGTH = re.compile(
+    r"\s*(?:succinate|tartrate|er|xr|sr|mr)?\s*(\d+(?:[.,]\d+)?)(?=\s*(?:,|\.|$|once|twice|"
+    r"three|four|daily|a day|every|each|at|in the|one|two|bd|od|tds|qds|mg|mcg))",
+    re.I,
+)
 
 
 def freq_after(r: Named, pos: int, limit: int = 60) -> str:
@@ -255,7 +284,8 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
             and st.question is not None
             and any(a is topic for _x, _y, a in st.question[1].analytes)
         )
-        if not lab_pronoun and not asked:
+        bare = _BARE_VALUE.match(s.text)  # "148 over 90.", "84.5 kilos.", "Best was 360"
+        if not lab_pronoun and not asked and not bare:
             return []
         pos = lab_pronoun.end() if lab_pronoun else 0
         mentions = [(pos, pos, topic)]
@@ -272,8 +302,10 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
                 if not m or m.start() - last > 60:
                     break
                 pair = f"{m.group(1)}/{m.group(2)}"
-                raw.append((analyte, pair, names.unit(analyte.unit), m.start(), m.end()))
-                pos = last = m.end()
+                u = unit_re.match(s.text, m.end())  # a value keeps only a unit it was said with
+                end = u.end() if u else m.end()
+                raw.append((analyte, pair, unit_shown(u.group(1)) if u else "", m.start(), end))
+                pos = last = end
                 continue
             m = _NUMBER.search(s.text, pos, stop)
             if not m or m.start() - last > 60:
@@ -282,15 +314,30 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
             if any(a <= m.start() < e for a, e in taken):
                 continue
             u = unit_re.match(s.text, m.end())
-            if u is None and _NOT_A_VALUE.match(s.text, m.end()):
+            spelled = None if u else _analyte_unit_after(analyte, s.text, m.end())
+            if u is None and spelled is None and _NOT_A_VALUE.match(s.text, m.end()):
                 if dose_unit_re(dose_units).match(s.text, m.end()):
                     break  # a dose: the results are over
                 continue
-            unit = unit_shown(u.group(1)) if u else names.unit(analyte.unit)
-            end = u.end() if u else m.end()
+            # never the analyte's default unit: the unit said, as units.json spells it
+            unit = unit_shown(u.group(1)) if u else (spelled[0] if spelled else "")
+            end = u.end() if u else (spelled[1] if spelled else m.end())
             raw.append((analyte, m.group(1).replace(",", "."), unit, m.start(), end))
             pos = last = end
-    return _one_date_for_all(pair_dates(raw, r.dates, len(s.text), s.text), r.dates)
+    return _one_date_for_all(pair_dates(raw, r.dates, len(s.text), s.text), r.dates, s.text)
+
+
+def _analyte_unit_after(analyte: Analyte, text: str, pos: int) -> tuple[str, int] | None:
+    """A unit of the analyte's written after ``pos`` in any spelling units.json knows ("84.5
+    kilos": kg), as its code; None when none is."""
+    from ..facts import units as facts_units
+
+    found = facts_units.unit_after(lexicon(), text, pos)
+    if found is None:
+        return None
+    unit, end = found
+    codes = {facts_units.key(c) for c in analyte.units}
+    return (unit.code, end) if facts_units.key(unit.code) in codes else None
 
 
 @cache
@@ -310,7 +357,13 @@ def with_date(x: Result, d: DateSpan) -> Result:
     return Result(x.analyte, x.value, x.unit, x.start, x.end, d)
 
 
-def _one_date_for_all(found: list[Result], dates: list[DateSpan]) -> list[Result]:
+_COMPARED = re.compile(
+    r"\b(than|from|compared|previous|previously|before|down|up|last time|was|were|used to)\b",
+    re.I,
+)
+
+
+def _one_date_for_all(found: list[Result], dates: list[DateSpan], text: str) -> list[Result]:
     """A sentence with one date and results it did not pair: the date is theirs too when it
     is said after them all ("LDL 3.1 and total cholesterol 5.4, taken on 20 November") or is
     the only date any result took ("heart rate today is 68 and weight 91 kg")."""
@@ -321,7 +374,8 @@ def _one_date_for_all(found: list[Result], dates: list[DateSpan]) -> list[Result
         x.end for x in found
     )
     dated = [x for x in found if x.date is not None]
-    if after_all or (len(dated) == 1 and dated[0].date is only):
+    compared = _COMPARED.search(text)  # "52, lower than the 56 in November": one value's date
+    if after_all or (len(dated) == 1 and dated[0].date is only and not compared):
         return [x if x.date else with_date(x, only) for x in found]
     return found
 

@@ -15,8 +15,8 @@ from .. import validation as v
 from ..errors import ConflictError, ValidationError
 from ..importance import default_importance
 from ..values import AddResult
-from .dates import dates_in, future_session_date, session_date
-from .dialogue import PATIENT_ID, split
+from .dates import dates_in, day, future_session_date, session_date
+from .dialogue import PATIENT_ID, moment, split
 from .fhir import FhirImportReport
 from .fhir import import_fhir as _import_fhir
 from .fhir_bulk import BulkImportReport
@@ -58,11 +58,14 @@ def _check(
     c: Candidate,
     now: datetime,
     session: datetime,
+    anchors: Sequence[datetime] = (),
 ) -> tuple[str, str, float, datetime]:
     """The candidate through the record validators and the checks every extractor's items
     pass (the evidence is in the transcript and about this patient, a date is one the evidence
-    says, a clinical statement names something known); raises ValidationError naming the
-    field."""
+    says -- read against the session's date, or against the send date of the message the
+    evidence begins in --, a clinical statement names something known); raises
+    ValidationError naming the field."""
+    anchors = (session, *anchors)
     if c.patient_id is not None and c.patient_id != patient_id:
         raise ValidationError(
             "patient_id", f"is {c.patient_id!r}; this transcript is for {patient_id!r}"
@@ -72,6 +75,7 @@ def _check(
     if others:
         raise ValidationError("content", f"names another patient ({', '.join(sorted(others))})")
     mtype = v.memory_type(c.memory_type)
+    v.facts(None, content, mtype)  # a result outside physiology ("weight 0 kg") is refused
     imp = v.importance(c.importance)
     if imp is None:
         imp = default_importance(mtype, content, engine.policy.importance_rules)
@@ -88,7 +92,12 @@ def _check(
     if not 0.0 <= float(c.confidence) <= 1.0:
         raise ValidationError("confidence", f"must be between 0 and 1, got {c.confidence!r}")
     created = now if c.created_at is None else v.timestamp(c.created_at, "created_at", now)
-    if c.created_at is not None and not any(d.at == created for d in dates_in(evidence, session)):
+    said = [d.at for at in dict.fromkeys(anchors) for d in dates_in(evidence, at)]
+    said += [day(at) for at in anchors[1:]]  # the send date of the message it is said in
+    if c.dated_by is not None and 0 <= c.dated_by[0] < c.dated_by[1] <= len(transcript):
+        dating = transcript[c.dated_by[0] : c.dated_by[1]]
+        said += [d.at for at in dict.fromkeys(anchors) for d in dates_in(dating, at)]
+    if c.created_at is not None and created not in said:
         raise ValidationError(
             "created_at", f"{created:%Y-%m-%d} is no date the evidence says ({evidence[:80]!r})"
         )
@@ -97,7 +106,68 @@ def _check(
             "content",
             f"names no drug, allergen, analyte or condition the lexicon knows: {content!r}",
         )
+    implausible = _outside_physiology(content, mtype)
+    if implausible:
+        raise ValidationError("content", f"{implausible} -- not proposed")
     return content, mtype, imp, created
+
+
+def _outside_physiology(content: str, mtype: str) -> str:
+    """Why a result the statement gives cannot be its analyte's ("body weight was 0 kg"), ""
+    when it can (the bounds of ``labs.json``, converted from the unit said)."""
+    if mtype not in ("lab_result", "vital_sign", "observation"):
+        return ""
+    from ..facts.lexicon import lexicon
+    from ..facts.model import KeyKind
+    from ..facts.reader import read
+    from ..facts.units import outside_physiology
+    from ..facts.values import parts
+
+    lex = lexicon()
+    low = content.lower()
+    for f in read(content, mtype).facts:
+        if f.kind is not KeyKind.LOINC:
+            continue
+        analyte = lex.analyte_for_code(f.name)
+        if analyte is None:
+            continue
+        # the value as the statement writes it (the reader drops one outside physiology)
+        at = low.find(f.text.lower()) if f.text else -1
+        m = _VALUE.search(content, at + len(f.text)) if at >= 0 else None
+        value = f"{m.group(1)} {m.group(2) or ''}".strip() if m else ""
+        value = value or parts(f.value).get("value", "")
+        if not value:
+            continue
+        number, _, written = value.partition(" ")
+        if not written and _bare_possible(lex, analyte, number):
+            continue  # "haemoglobin was 98": g/L, written without its unit
+        why = outside_physiology(lex, analyte, value)
+        if why:
+            return f"{analyte.display}: {why}"
+    return ""
+
+
+def _bare_possible(lex: Any, analyte: Any, number: str) -> bool:
+    """Whether a number written without a unit is within physiology in any unit the analyte
+    is written in."""
+    from ..facts.units import plausible, to_canonical, unit_named
+
+    try:
+        xs = [float(x) for x in number.split("/")]
+    except ValueError:
+        return False
+    for code in analyte.units or (analyte.unit,):
+        unit = unit_named(lex, code)
+        if unit is None:
+            continue
+        cs = [to_canonical(lex, analyte, x, unit) for x in xs]
+        if all(c is not None and plausible(analyte, c) for c in cs):
+            return True
+    return False
+
+
+#: a number (or a pair), and the unit written after it, as a statement gives a result
+_VALUE = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?(?:/\d+)?)\s*([A-Za-z%°µ/][\w/%°µ.\[\]{}]*)?")
 
 
 def _relative_date(transcript: str, c: Candidate, now: datetime) -> str | None:
@@ -141,7 +211,7 @@ def extract_memories(
             "transcript", f"is {len(transcript)} characters; the limit is {MAX_TRANSCRIPT_CHARS}"
         )
     at = v.now_value(now) if now is not None else engine.clock()
-    header = split(transcript)[0]
+    header, sents = split(transcript)
     session = session_date(header, at) or at
     future = future_session_date(header, at)
     ext: Extractor = extractor if extractor is not None else RuleExtractor()
@@ -162,7 +232,12 @@ def extract_memories(
             )
             continue
         try:
-            content, mtype, imp, created = _check(engine, pid, transcript, c, at, session)
+            sent = [
+                moment(x, session)
+                for x in sents
+                if x.start <= c.start < x.end or (c.start < x.start and x.end <= c.end)
+            ]
+            content, mtype, imp, created = _check(engine, pid, transcript, c, at, session, sent)
         except ValidationError as exc:
             out.rejected.append(Rejected(i, str(exc), c.content[:200]))
             continue
@@ -218,6 +293,12 @@ def extract_memories(
                 extractor=result.method,
                 batch_id=out.batch_id,
                 number=len(out) + 1,
+                whose=c.whose,
+                dated_by=(
+                    transcript[c.dated_by[0] : c.dated_by[1]]
+                    if c.dated_by is not None and c.created_at is not None
+                    else ""
+                ),
             )
         )
     return out

@@ -342,7 +342,7 @@ def injection_items(inj: InjectionRecord) -> list[list[Any]]:
 
 
 def injection_from_record(r: Mapping[str, Any]) -> InjectionRecord:
-    """``r``: id, at_us, patient_id, query, items (decoded), tokens, text."""
+    """``r``: id, at_us, patient_id, query, items (decoded), tokens, text, agent (optional)."""
     return InjectionRecord(
         id=str(r["id"]),
         at=from_us(r["at_us"]),
@@ -351,6 +351,7 @@ def injection_from_record(r: Mapping[str, Any]) -> InjectionRecord:
         items=tuple((str(a), float(b)) for a, b in r["items"]),
         tokens=int(r["tokens"]),
         text=str(r["text"]),
+        agent=None if r.get("agent") is None else str(r["agent"]),
     )
 
 

@@ -64,7 +64,7 @@ _LARGE_WRITE_CACHE = -65_536  # KiB (64 MiB), released when the write is done
 _MEM_COLS = ", ".join((*MEMORY_FIELDS, "embedding"))
 _SUP_COLS = ", ".join(SUPERSESSION_FIELDS)
 _AUDIT_COLS = ("at_us", "actor", "action", "entity", "entity_id", "patient_id", "before", "after")
-_INJECTION_COLS = ("id", "patient_id", "at_us", "query", "items", "tokens", "text")
+_INJECTION_COLS = ("id", "patient_id", "at_us", "query", "items", "tokens", "text", "agent")
 
 
 def _memory(row: Sequence[Any]) -> Memory:
@@ -736,6 +736,7 @@ class SQLiteStore(MemoryStore):
                         json.dumps(injection_items(injection)),
                         injection.tokens,
                         injection.text,
+                        injection.agent,
                     ),
                 )
             self._bump(db, {patient_id}, content=False)

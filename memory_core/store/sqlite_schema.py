@@ -175,6 +175,12 @@ def _m008_audit_by_record() -> str:
     return "CREATE INDEX audit_entity ON audit (entity_id, at_us);"
 
 
+def _m009_injection_agent() -> str:
+    """Each injection names the agent principal that was told (issue 33: the MCP server and
+    the HTTP API act as one named agent); NULL on the records made before."""
+    return "ALTER TABLE injections ADD COLUMN agent TEXT;"
+
+
 #: Migration N (1-based) is MIGRATIONS[N - 1]: a function returning the SQL that takes the
 #: schema from version N - 1 to N. Append new ones; never edit a released one.
 MIGRATIONS: list[Callable[[], str]] = [
@@ -186,6 +192,7 @@ MIGRATIONS: list[Callable[[], str]] = [
     _m006_facts_and_rules,
     _m007_confirmations,
     _m008_audit_by_record,
+    _m009_injection_agent,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -227,6 +227,7 @@ def injection_doc(inj: InjectionRecord, at: datetime) -> dict[str, Any]:
         "items": injection_items(inj),
         "tokens": int(inj.tokens),
         "text": inj.text,
+        "agent": inj.agent,  # absent on documents written before issue 33: read as None
     }
 
 

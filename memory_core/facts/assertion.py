@@ -1,0 +1,225 @@
+"""The assertion step (issue 30): before any rule sees a fact, what the statement does with
+the thing it names and with the change it says of it. Pure; rules as data
+(``memory_core/data/lexicon/assertion.json`` beside ConText's ``context.json``).
+
+A fact can be strong evidence only when the statement **asserts** it: the patient's own thing,
+their state now, said as a fact. Otherwise its contexts say what the statement does instead --
+ConText's (negated, uncertain, hypothetical or conditional, historical, another person) and
+the assertion step's: a **question** ("asked whether to stop metformin", a sentence that ends
+with "?"), an **instruction** or rule ("sick day rules: stop metformin when vomiting", "hold
+apixaban 48 h before the operation"), a **definition**, threshold or reference range ("an HbA1c
+of 48 or more is diagnostic"), a **future** plan ("will reduce it next month"), **reported**
+speech ("read that sertraline can be stopped", "was told ..."). :mod:`.model` lists which never
+supersede (``NEVER_SUPERSEDES``).
+
+Two things make this more than ConText on the things named:
+
+* a modifier's scope covers the **change words** in it, not only the things: "stop" in
+  "Reduce rivaroxaban to 15 mg if CrCl falls below 50" or in "Metformin 500 mg bd. Will stop
+  it next month" gives its thing a change that is hypothetical or future, not asserted
+  (:func:`change_contexts`);
+* structure the phrase rules cannot see: a sentence that ends with a question mark is a
+  question; "when" opening a condition ("when vomiting", "when your sugars are high") is one,
+  "when" opening a time in the past ("when I was in hospital") is not; a change timed before an
+  event ("before the hip replacement", "prior to surgery") is a plan (:func:`structural`).
+
+What a change applies to -- the thing itself, or something that only names it ("foods that
+interact with warfarin", "the coeliac support group", "aspirin-containing remedies") -- is the
+reader's role ``mention`` (states.json's ``mentions`` and ``modified_heads``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from .context import Scope, scopes
+from .lexicon import ContextRule, lexicon
+from .model import NEVER_SUPERSEDES, ClinicalFacts, Context
+from .text import Span, Text, clause_bounds, sentence_bounds
+
+#: What a change word's scope can make of the change: never asserted (a change that is only
+#: history is no current change either).
+NOT_ASSERTED = NEVER_SUPERSEDES | {Context.HISTORICAL}
+_OF_CHANGES = NOT_ASSERTED | {Context.NEGATED}
+#: What a statement of a type asserts by its nature: a care plan is a plan for later.
+ASSERTED_BY_TYPE: dict[str, frozenset[Context]] = {"care_plan": frozenset({Context.FUTURE})}
+#: How far after "before" an event may be named ("before her planned hip replacement").
+EVENT_REACH = 3
+#: How far after "when" a past form marks a time in the past ("when she was admitted").
+WHEN_REACH = 3
+_STRUCTURE = ContextRule("STRUCTURE", "SENTENCE")
+
+
+def own(memory_type: str, contexts: frozenset[Context]) -> frozenset[Context]:
+    """``contexts`` without those a statement of ``memory_type`` asserts by its nature."""
+    return contexts - ASSERTED_BY_TYPE.get(memory_type, frozenset())
+
+
+def change_contexts(t: Text, spans: Sequence[Span], at: Sequence[int]) -> list[frozenset[Context]]:
+    """The contexts of the change word that gave each thing of ``spans`` its state, at tokens
+    ``at`` (aligned; -1 for none): those that keep a change from being asserted
+    (:data:`NOT_ASSERTED`), and negation (a change said not to have happened: "not ready to
+    quit", "didn't stop it"). A rule limited to some kinds of things reaches the change of a
+    thing of those kinds only ("former" is a habit's value, not the history of its change)."""
+    found = [*scopes(t, spans), *structural(t)]
+    events = conditions(t)
+    out: list[frozenset[Context]] = []
+    for s, i in zip(spans, at, strict=True):
+        if i < 0:
+            out.append(frozenset())
+            continue
+        kind = s.key.partition(":")[0]
+        got = {
+            sc.category
+            for sc in found
+            if sc.category in _OF_CHANGES
+            and sc.lo <= i < sc.hi
+            and not sc.start <= i < sc.end
+            and not (sc.rule.kinds and kind not in sc.rule.kinds)
+        }
+        if not _past(t.tokens[i]):
+            got |= {sc.category for sc in events if sc.lo <= i < sc.hi}
+        if _infinitive(t, i):
+            got.add(Context.FUTURE)
+        out.append(frozenset(got))
+    return out
+
+
+def _infinitive(t: Text, i: int) -> bool:
+    """A change said as an infinitive -- "plan to stop", "needs to reduce", "to be increased"
+    -- is not made yet; one a past verb leads ("had to stop", "decided to reduce") was."""
+    j = i - 1
+    if j >= 1 and t.tokens[j] == "be" and t.tokens[j - 1] == "to":
+        j -= 1
+    if j < 1 or t.tokens[j] != "to":
+        return False
+    return not _past(t.tokens[j - 1])
+
+
+def _past(word: str) -> bool:
+    """A change word in the past tense ("held", "stopped"): a change made, which a condition
+    or an event does not make a rule ("Eliquis held for 3 days prior to colonoscopy")."""
+    return word.endswith("ed") or word in lexicon().past_forms
+
+
+def hedges(facts: ClinicalFacts) -> frozenset[Context]:
+    """What a statement says of any thing it names that keeps it from being asserted (a
+    question, a condition, a plan, reported speech, another person ...): the caution on an
+    automatic change -- where a statement hedges what it says of anything, a change read from
+    it waits for a reviewer rather than being applied at once."""
+    out: frozenset[Context] = frozenset()
+    for f in facts.facts:
+        out |= f.contexts
+    return out & NOT_ASSERTED
+
+
+def thing_contexts(t: Text, spans: Sequence[Span]) -> list[frozenset[Context]]:
+    """The structural contexts (:func:`structural`) of each thing of ``spans`` (aligned);
+    ConText's and the phrase rules' come from :func:`.context.contexts`."""
+    found = structural(t)
+    return [
+        frozenset(sc.category for sc in found if sc.covers(s) and s.how != "question")
+        for s in spans
+    ]
+
+
+@lru_cache(maxsize=65_536)
+def structural(t: Text) -> tuple[Scope, ...]:
+    """The scopes read from a statement's structure rather than a trigger phrase, of things
+    and changes alike: a sentence that ends with "?"."""
+    return (*_questions(t), *_their_own(t))
+
+
+@lru_cache(maxsize=65_536)
+def conditions(t: Text) -> tuple[Scope, ...]:
+    """The scopes of changes only: a change made "when" something happens, or timed before an
+    event, is a rule or a plan ("stop metformin when vomiting"); a finding "when" something
+    happens is still a finding ("vivid dreams when donepezil is taken at night")."""
+    return (*_when_conditions(t), *_before_events(t), *_will_contractions(t))
+
+
+_WILL = re.compile(r"\b\w+['’]ll\b", re.IGNORECASE)
+
+
+def _will_contractions(t: Text) -> list[Scope]:
+    """ "I'll", "we'll", "she'll" (read as one word without the apostrophe: "ill", "well"): a
+    change from there to the end of the sentence is for later."""
+    out = []
+    for m in _WILL.finditer(t.text):
+        i = t.token_at(m.start())
+        _lo, hi = sentence_bounds(t, i)
+        out.append(Scope(i, i + 1, _STRUCTURE, Context.FUTURE, i, hi))
+    return out
+
+
+def _questions(t: Text) -> list[Scope]:
+    """A sentence whose last token is followed by a question mark asks; it asserts nothing."""
+    out = []
+    i = 0
+    while i < len(t.tokens):
+        lo, hi = sentence_bounds(t, i)
+        tail = t.text[t.ends[hi - 1] : t.starts[hi] if hi < len(t.tokens) else len(t.text)]
+        if "?" in tail or (t.tokens[hi - 1] == "?" and hi - 1 > lo):
+            out.append(Scope(lo, lo, _STRUCTURE, Context.QUESTION, lo, hi))
+        i = hi
+    return out
+
+
+def _their_own(t: Text) -> list[Scope]:
+    """ "Mum says her own asthma has gone": a relative named in the sentence -- even one who
+    only reports -- and "her own", "his own", "their own" after it make what follows that
+    person's."""
+    lex = lexicon()
+    family = [m.start for m in lex.context.find(t.tokens, t.raw) if m.value.category == "FAMILY"]
+    out = []
+    for i in range(1, len(t.tokens)):
+        if t.tokens[i] != "own" or t.tokens[i - 1] not in ("her", "his", "their"):
+            continue
+        lo, hi = sentence_bounds(t, i)
+        if any(lo <= f < i for f in family):
+            out.append(Scope(i, i + 1, _STRUCTURE, Context.OTHER_PERSON, i, hi))
+    return out
+
+
+def _when_conditions(t: Text) -> list[Scope]:
+    """ "When" (or "whenever") opening a condition -- nothing in the past tense after it --
+    makes its clause to the end of the sentence a condition ("stop metformin when vomiting")."""
+    lex = lexicon()
+    out = []
+    for i, tok in enumerate(t.tokens):
+        if tok not in ("when", "whenever"):
+            continue
+        after = t.tokens[i + 1 : i + 1 + WHEN_REACH]
+        if any(w in lex.past_forms or (w.endswith("ed") and len(w) > 4) for w in after):
+            continue
+        lo, _ = clause_bounds(t, i)
+        _s_lo, s_hi = sentence_bounds(t, i)
+        out.append(Scope(i, i + 1, _STRUCTURE, Context.HYPOTHETICAL, lo, s_hi))
+    return out
+
+
+def _before_events(t: Text) -> list[Scope]:
+    """A change timed before an event ("hold apixaban for 48 h before the hip replacement",
+    "stop empagliflozin 3 days prior to surgery") is an instruction for then: its sentence."""
+    lex = lexicon()
+    out = []
+    for m in lex.before_events.find(t.tokens, t.raw):
+        after = t.tokens[m.end : m.end + EVENT_REACH]
+        if any(w in lex.events for w in after):
+            lo, hi = sentence_bounds(t, m.start)
+            out.append(Scope(m.start, m.end, _STRUCTURE, Context.INSTRUCTION, lo, hi))
+    return out
+
+
+__all__ = [
+    "ASSERTED_BY_TYPE",
+    "NOT_ASSERTED",
+    "change_contexts",
+    "conditions",
+    "hedges",
+    "own",
+    "structural",
+    "thing_contexts",
+]

@@ -1,0 +1,386 @@
+"""The decision table: what a newer statement does to an older one of the same type, decided
+from their clinical facts by an ordered table of small named rules (pure).
+
+Each rule declares the memory types it applies to and returns a :class:`~.model.Decision` --
+a verdict, its own id, the strength of its evidence and the evidence in plain words -- or None
+to pass the pair on. The first rule that decides wins; the table ends with ``default.compatible``.
+Principles (domain.md, "Clinical facts and keys"):
+
+- no key in common -> ``compatible``, whatever the similarity; two different codes of one
+  terminology are two things, whatever their texts share;
+- a hypothetical, conditional, uncertain or other person's statement never supersedes;
+- strong evidence -- the same key and an explicit change of its value or state -- may apply
+  at once on an automatic type; weak evidence (a key shared only as an ingredient, a change
+  word without a changed value, a paraphrase, an older statement that was itself uncertain)
+  always goes to a reviewer.
+
+:data:`TABLE` is the table; ``docs/verdicts.md`` says it in words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from functools import lru_cache
+
+from ..assertion import hedges
+from ..model import (
+    ENDED,
+    ClinicalFacts,
+    Context,
+    Decision,
+    Fact,
+    KeyKind,
+    Origin,
+    Role,
+    State,
+    Verdict,
+    subject_kinds,
+)
+from .allergies import (
+    _allergy_list,
+    _allergy_lists_same,
+    _allergy_refuted,
+    _reaction_change,
+    _same_agent,
+    _second_reaction,
+)
+from .base import _LIST, SAFETY_TYPES, STRONG, WEAK, Pair, Rule, _compatible, name_of, said
+from .conditions import (
+    _condition_ended,
+    _condition_episode,
+    _condition_presence,
+    _condition_restated,
+    _condition_stage,
+    _dated_episodes,
+)
+from .drugs import (
+    _drug_change_word,
+    _drug_refuted,
+    _drug_regimen,
+    _drug_restart,
+    _drug_same,
+    _drug_stop,
+    _orders,
+    _two_orders,
+)
+from .gates import (
+    CONTEXT_RULES,
+    _codes_differ,
+    _newer_not_asserted,
+    _nothing_shared,
+    _other_person_statement,
+    _passing_only,
+    _question,
+    _restated,
+    _siblings,
+    _two_places,
+    _two_speakers,
+    chat_label,
+    conversational,
+)
+from .labs import (
+    _lab_newer_value,
+    _lab_other_measure,
+    _lab_result,
+    _lab_target,
+    _lab_value,
+    _plan_item,
+)
+from .responses import _response
+from .slots import (
+    _slot_addition,
+    _slot_kinds,
+    _slot_plan_restated,
+    _slot_presence,
+    _slot_state,
+    _slot_value,
+)
+
+# --- the table ------------------------------------------------------------------------------------
+ALL: frozenset[str] = frozenset()
+MEDS = frozenset({"medication", "care_plan", "preference"})
+LABS = frozenset({"lab_result", "vital_sign", "observation", "social"})
+TARGETS = LABS | {"care_plan"}
+CONDITIONS = frozenset({"condition", "observation"})
+SAFETY = SAFETY_TYPES
+SLOTS = frozenset({"social", "preference", "care_plan", "observation"})
+
+#: The rule ids a row's decisions carry, where the row decides more than one thing.
+DECIDES: dict[str, tuple[str, ...]] = {
+    "context.not-asserted": tuple(f"context.{c.value.replace('_', '-')}" for c in CONTEXT_RULES),
+    "allergy.empty-list": ("allergy.empty-list", "allergy.list-scope"),
+    "allergy.list-restated": ("allergy.list-restated", "allergy.list-scope"),
+    "question.answer": ("question.new-answer", "question.same-answer"),
+    "allergy.refuted": ("allergy.refuted", "allergy.reinstated"),
+    "reaction.another": ("reaction.another", "reaction.added"),
+    "reaction.changed": ("reaction.resolved", "reaction.recurred", "reaction.changed"),
+    "allergy.same-agent": ("allergy.reaction-change", "allergy.same-agent"),
+    "drug.regimen": ("drug.dose-change", "drug.frequency-change", "drug.formulation-change"),
+    "plan.item": ("plan.done-or-cancelled", "plan.new-timing"),
+    "lab.target": ("lab.target", "lab.new-target", "lab.same-target"),
+    "lab.value": ("lab.new-value", "lab.new-date", "lab.same-value"),
+    "lab.result": ("lab.result-flip", "lab.same-result"),
+    "lab.first-value": ("lab.first-value", "plan.restated"),
+    "condition.ended": ("condition.refuted", "condition.resolved"),
+    "condition.presence": ("condition.presence", "condition.recurred"),
+    "condition.stage": ("condition.spread", "condition.new-stage", "condition.changed"),
+    "slot.value": (
+        "slot.single-valued", "slot.new-amount", "slot.scoped-value", "slot.another-value",
+        "slot.new-entry", "slot.same-value", "slot.same-amount",
+    ),
+    "slot.plan-restated": ("slot.two-items", "slot.plan-restated"),
+    "response": (
+        "response.refuted", "response.treatment-changed", "response.two-treatments",
+        "response.outcome-changed", "response.two-outcomes", "response.added",
+        "response.restated",
+    ),
+    "key.none-shared": ("key.none-shared", "words.same-subject", "statement.restated"),
+}  # fmt: skip
+
+_ROWS: tuple[Rule, ...] = (
+    Rule("code.different", ALL, "two coded records with different codes are two things",
+         _codes_differ),
+    Rule("key.none-shared", ALL, "no key in common: compatible, whatever the similarity",
+         _nothing_shared),
+    Rule("context.not-asserted", ALL,
+         "a hypothetical, conditional, uncertain or other person's statement supersedes nothing",
+         _newer_not_asserted),
+    Rule("allergy.empty-list", frozenset({"allergy"}),
+         "an empty allergy list and an allergy it covers", _allergy_list),
+    Rule("allergy.list-restated", frozenset({"allergy"}), "the same empty list restated",
+         _allergy_lists_same),
+    Rule("key.in-passing", ALL, "a key named only in passing says nothing of that thing",
+         _passing_only),
+    Rule("context.other-person", ALL, "one statement is another person's fact",
+         _other_person_statement),
+    Rule("speaker.another", ALL, "two chat turns of two speakers, each about its own speaker",
+         _two_speakers),
+    Rule("statement.restated", ALL, "the same statement word for word", _restated),
+    Rule("key.siblings", ALL, "two specific things that share only a broader one", _siblings),
+    Rule("episode.dated-apart", ALL,
+         "the same thing ended in both, each on its own date: two episodes of history",
+         _dated_episodes),
+    Rule("question.answer", ALL, "the same question with another answer (or the same one)",
+         _question),
+    Rule("qualifier.two-places", ALL,
+         "two sites or sides of a finding, two times or settings of a reading: two facts",
+         _two_places),
+    Rule("allergy.refuted", SAFETY,
+         "the same agent said not to cause it (delabelled, tolerated, entered in error)",
+         _allergy_refuted),
+    Rule("reaction.another", SAFETY, "the same agent, another reaction: two facts",
+         _second_reaction),
+    Rule("reaction.changed", SAFETY, "the same agent and reaction, resolved or changed",
+         _reaction_change),
+    Rule("allergy.same-agent", SAFETY, "the same agent restated", _same_agent),
+    Rule("drug.combination-and-part", MEDS, "a combination and one of its ingredients: two orders",
+         _orders),
+    Rule("drug.refuted", MEDS, "the same drug said never taken or charted in error",
+         _drug_refuted),
+    Rule("drug.stop", MEDS, "the same drug stopped", _drug_stop),
+    Rule("drug.restart", MEDS, "the same drug started again", _drug_restart),
+    Rule("drug.two-orders", MEDS, "an as-needed order beside a scheduled one in another form",
+         _two_orders),
+    Rule("drug.regimen", MEDS, "a new dose, frequency or formulation of the same drug",
+         _drug_regimen),
+    Rule("drug.change-word", MEDS, "the same drug said to change, with no changed value",
+         _drug_change_word),
+    Rule("drug.same", MEDS, "the same drug restated", _drug_same),
+    Rule("plan.item", frozenset({"care_plan"}),
+         "a plan item done, cancelled, or due at another time", _plan_item),
+    Rule("lab.other-measure", LABS, "a test and a broader one it belongs to: two measurements",
+         _lab_other_measure),
+    Rule("lab.target", TARGETS, "a target range is no result; a new target updates", _lab_target),
+    Rule("lab.value", LABS, "a new value (or date) of the same test; the same value: duplicate",
+         _lab_value),
+    Rule("lab.result", LABS, "a qualitative result of the same test flipped or restated",
+         _lab_result),
+    Rule("lab.first-value", LABS, "a value where the older had none", _lab_newer_value),
+    Rule("condition.ended", CONDITIONS, "the same condition resolved or refuted",
+         _condition_ended),
+    Rule("condition.presence", CONDITIONS, "the same condition denied / asserted",
+         _condition_presence),
+    Rule("condition.stage", CONDITIONS, "a new stage or severity of the same condition",
+         _condition_stage),
+    Rule("condition.another", CONDITIONS, "another episode of the condition (new, second)",
+         _condition_episode),
+    Rule("condition.restated", CONDITIONS, "the same condition restated", _condition_restated),
+    Rule("slot.two-kinds", SLOTS, "two kinds of one slot are two facts", _slot_kinds),
+    Rule("slot.addition", SLOTS, "an addition to a slot (also, another)", _slot_addition),
+    Rule("slot.presence", SLOTS, "a slot denied in one statement and admitted in the other",
+         _slot_presence),
+    Rule("slot.value", SLOTS, "a single-valued slot restated with another value", _slot_value),
+    Rule("slot.state-change", SLOTS, "a plan item's or habit's state changed", _slot_state),
+    Rule("slot.plan-restated", SLOTS, "the same plan item restated", _slot_plan_restated),
+    Rule("response", frozenset({"treatment_response"}),
+         "the same treatment and outcome with another state", _response),
+)  # fmt: skip
+#: The table: the rows in order, each with the rule ids its decisions carry.
+TABLE: tuple[Rule, ...] = tuple(replace(r, ids=DECIDES.get(r.id, ())) for r in _ROWS)
+
+#: What a pair of chat turns takes where the table's evidence was weak (after the table).
+CHAT = Rule(
+    "chat.weak-evidence",
+    ALL,
+    "two chat turns (each labelled with a speaker's name): weak evidence is not raised",
+    lambda p: None,
+)
+
+DEFAULT = Rule(
+    "default.compatible",
+    ALL,
+    "no rule found one thing whose state changed: both stay",
+    lambda p: None,
+)
+
+
+def rule_ids() -> tuple[str, ...]:
+    """Every rule id a decision can carry, in table order (and the chat filter's, and a
+    change named in a note of another type)."""
+    ids = [i for r in (*TABLE, CHAT, DEFAULT) for i in r.decides]
+    return tuple(dict.fromkeys([*ids, ELSEWHERE]))
+
+
+def decide(
+    older: ClinicalFacts,
+    newer: ClinicalFacts,
+    memory_type: str,
+    older_text: str = "",
+    newer_text: str = "",
+    older_on: str = "",
+) -> Decision:
+    """The first decision of the table on the pair, capped to weak where the older statement
+    was itself uncertain, the newer is history or the newer is dated before ``older_on`` (the
+    day the older was recorded); ``default.compatible`` when no rule decides."""
+    return decide_row(older, newer, memory_type, older_text, newer_text, older_on)[1]
+
+
+def decide_row(
+    older: ClinicalFacts,
+    newer: ClinicalFacts,
+    memory_type: str,
+    older_text: str = "",
+    newer_text: str = "",
+    older_on: str = "",
+) -> tuple[Rule, Decision]:
+    """:func:`decide`, with the row of the table that decided."""
+    pair = Pair(older, newer, memory_type, older_text, newer_text, older_on)
+    for rule in TABLE:
+        if rule.applies(memory_type):
+            d = rule.check(pair)
+            if d is not None:
+                d = _capped(d, pair)
+                return (CHAT, _chat(d)) if _chat_noise(d, pair) else (rule, d)
+    return DEFAULT, _compatible(DEFAULT.id, "no rule found one thing whose state changed")
+
+
+#: A note of another type (an adverse reaction, a response, an observation) that says a drug
+#: was stopped or switched away from ("cough resolved after switching to losartan"): evidence
+#: about the medication, always for a reviewer.
+ELSEWHERE = "drug.stop-named-elsewhere"
+
+
+def stopped_elsewhere(newer: ClinicalFacts, memory_type: str) -> tuple[Fact, ...]:
+    """The drugs a statement of a type other than medication asserts were stopped (a switch
+    away from one included) -- what may make a medication memory out of date."""
+    if memory_type == "medication":
+        return ()
+    return tuple(
+        f for f in newer.facts if f.kind is KeyKind.DRUG and f.state is State.STOPPED and f.asserted
+    )
+
+
+def decide_elsewhere(
+    older: ClinicalFacts, stopped: Fact, newer_type: str, newer_text: str = ""
+) -> Decision | None:
+    """A medication memory (``older``) about a drug a note of another type says was stopped:
+    an update, weak evidence -- a reviewer decides whether the order ended."""
+    a = older.get(stopped.key)
+    if a is None or a.role is not Role.SUBJECT or a.state in ENDED or not a.asserted:
+        return None
+    what = newer_type.replace("_", " ")
+    article = "an" if what[:1] in "aeiou" else "a"
+    shown = f' ("{newer_text[:80]}")' if newer_text else ""
+    why = f"{article} {what} note says {name_of(a)} was stopped{shown}: {said(a)} → stopped"
+    return Decision(Verdict.UPDATES, ELSEWHERE, WEAK, why, a.key)
+
+
+def _chat_noise(d: Decision, p: Pair) -> bool:
+    """Between two chat turns (each labelled with a speaker's name: a conversation stored as
+    memories) only strong evidence counts: weak evidence read from chat -- a paraphrase, a
+    presence, a habit named again -- is not raised for a reviewer (REALTALK: 4.3 reviews per
+    100 turns, nearly all of them small talk)."""
+    return (
+        d.supersedes
+        and not d.strong
+        and bool(chat_label(p.older_text))
+        and bool(chat_label(p.newer_text))
+        and (conversational(p.older_text) or conversational(p.newer_text))
+    )
+
+
+def _chat(d: Decision) -> Decision:
+    return _compatible(CHAT.id, f"two chat turns; the evidence is weak ({d.evidence})", d.key)
+
+
+def _capped(d: Decision, p: Pair) -> Decision:
+    """Strong evidence becomes weak when either statement was read by a configured model only
+    (what the offline reader did not read is for a reviewer), the older statement about the
+    key was not asserted (an uncertain allergy confirmed is for a reviewer), the newer is
+    history, the newer says anywhere something it does not assert -- a question, a condition,
+    a plan, reported speech, another person (:func:`..assertion.hedges`: an automatic change
+    needs a statement that only asserts) --, or the newer is dated before the older was
+    recorded ("2019: omeprazole 40 mg BD for 8 weeks" read after "omeprazole 20 mg OD" was
+    charted: an earlier course, not a change)."""
+    if d.strength is not STRONG or not d.key:
+        return d
+    if Origin.MODEL in (p.older.origin, p.newer.origin):  # what only a model read: a reviewer
+        return Decision(d.verdict, d.rule, WEAK, f"{d.evidence}; read by a model only", d.key)
+    a, b = p.older.get(d.key), p.newer.get(d.key)
+    if (a is not None and not a.asserted) or (b is not None and Context.HISTORICAL in b.contexts):
+        return Decision(d.verdict, d.rule, WEAK, d.evidence, d.key)
+    hedged = hedges(p.newer)
+    if hedged and d.verdict is not Verdict.DUPLICATE:  # safe before clever: a reviewer decides
+        said = ", ".join(sorted(c.value.replace("_", " ") for c in hedged))
+        why = f"{d.evidence}; the newer statement also says what it does not assert ({said})"
+        return Decision(d.verdict, d.rule, WEAK, why, d.key)
+    # before the older's own date, or else the day it was recorded
+    since = (a.date if a is not None else "") or p.older_on
+    if b is not None and _dated_before(b.date, since):
+        why = f"{d.evidence}; the newer is dated {b.date}, before the older's {since}"
+        return Decision(d.verdict, d.rule, WEAK, why, d.key)
+    return d
+
+
+def _dated_before(date: str, day: str) -> bool:
+    """``date`` (``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``; a month without its year is never
+    before anything) is wholly before ``day`` (a date of the same forms)."""
+    if not (date and day) or date.startswith("-") or day.startswith("-"):
+        return False
+    n = min(len(date), len(day))
+    return date[:n] < day[:n]
+
+
+def index_keys(facts: ClinicalFacts, memory_type: str) -> frozenset[str]:
+    """The keys a memory is found by as a candidate: what it is about, of its type's kinds
+    (not what it names in passing)."""
+    kinds = subject_kinds(memory_type)
+    return frozenset(
+        f.key
+        for f in facts.facts
+        if f.kind in kinds and (f.role is not Role.MENTION or f.key == _LIST)
+    )
+
+
+def _keys_of(facts: Iterable[Fact]) -> frozenset[str]:
+    return frozenset(f.key for f in facts)
+
+
+@lru_cache(maxsize=1)
+def table_rows() -> tuple[tuple[str, str, str], ...]:
+    """``(rule id, types, what it checks)`` for docs and the dashboard."""
+    rows = [
+        (r.id, ", ".join(sorted(r.types)) or "every type", r.doc) for r in (*TABLE, CHAT, DEFAULT)
+    ]
+    return tuple(rows)

@@ -1,0 +1,113 @@
+"""The rows about allergies and adverse reactions (always for a reviewer): an empty list and
+an allergy it covers, the same agent refuted or reinstated, another reaction, a reaction
+changed or resolved, the same agent restated. Pure."""
+
+from __future__ import annotations
+
+from ..model import ENDED, ClinicalFacts, Decision, Fact, KeyKind, Role, State, Verdict
+from ..values import parts
+from .base import (
+    _LIST,
+    QUALIFIER_DIMENSIONS,
+    STRONG,
+    WEAK,
+    Pair,
+    _additions,
+    _changed,
+    _compatible,
+    _d,
+    _negated,
+    _words_apart,
+    evidence,
+)
+
+
+def _allergy_list(p: Pair) -> Decision | None:
+    """An empty allergy list ("NKDA") and an allergy it covers: the list changed, or the
+    allergy is said not to be there."""
+    a, b = p.older.get(_LIST), p.newer.get(_LIST)
+    if a is None or b is None or Role.MENTION not in (a.role, b.role) or a.role == b.role:
+        return None
+    empty, entry = (a, b) if a.role is Role.SUBJECT else (b, a)
+    scope = set(parts(empty.value).get("value", "").split("+")) or {"drug"}
+    covered = set(parts(entry.value).get("entry", "drug").split("+"))
+    if not (covered & (scope - {""}) or scope == {""}):
+        return _compatible("allergy.list-scope", "the empty list does not cover this allergy")
+    verdict = Verdict.UPDATES if empty is a else Verdict.CONTRADICTS
+    words = "no known allergies → an allergy" if empty is a else "an allergy → no known allergies"
+    return _d(verdict, "allergy.empty-list", STRONG, f"allergy list: {words}", _LIST)
+
+
+def _allergy_lists_same(p: Pair) -> Decision | None:
+    a, b = p.older.get(_LIST), p.newer.get(_LIST)
+    if a is None or b is None or a.role is not Role.SUBJECT or b.role is not Role.SUBJECT:
+        return None
+    if parts(a.value).get("value") == parts(b.value).get("value"):
+        return _d(Verdict.DUPLICATE, "allergy.list-restated", STRONG, evidence(a, b), _LIST)
+    return _compatible("allergy.list-scope", "two empty lists of different scope")
+
+
+def _agents(p: Pair) -> list[tuple[Fact, Fact]]:
+    return p.of_kind(KeyKind.ALLERGEN, KeyKind.DRUG, KeyKind.RXNORM, KeyKind.SNOMED)
+
+
+def _allergy_refuted(p: Pair) -> Decision | None:
+    for a, b in _agents(p):
+        if b.state is State.REFUTED or (_negated(b) and not _negated(a)):
+            return _d(Verdict.CONTRADICTS, "allergy.refuted", STRONG, evidence(a, b), a.key)
+        if a.state is State.REFUTED:
+            return _d(Verdict.UPDATES, "allergy.reinstated", WEAK, evidence(a, b), a.key)
+    return None
+
+
+def _reactions(f: ClinicalFacts) -> dict[str, Fact]:
+    return {x.key: x for x in f.facts if x.kind is KeyKind.CONDITION and x.role is Role.SUBJECT}
+
+
+def _second_reaction(p: Pair) -> Decision | None:
+    """The same agent with reactions that share none, or a newer one said to be another ("also",
+    "new"): two facts."""
+    agents = _agents(p)
+    if not agents:
+        return None
+    ra, rb = _reactions(p.older), _reactions(p.newer)
+    a, b = agents[0]
+    if p.memory_type == "allergy" and not _additions(p.newer_text):
+        return None  # an allergy is its agent's: another reaction restates or changes it
+    if ra and rb and not ra.keys() & rb.keys():
+        return _compatible("reaction.another", evidence(a, b, "a second reaction"), a.key)
+    if not ra.keys() & rb.keys() and _words_apart(p):
+        return _compatible("reaction.another", evidence(a, b, "another reaction, by its words"))
+    if rb.keys() - ra.keys() and _additions(p.newer_text) and not _changed(b):
+        return _compatible("reaction.added", evidence(a, b, "a reaction added"), a.key)
+    return None
+
+
+def _own_parts(f: Fact) -> dict[str, str]:
+    """A fact's value without where and when (a severity, a stage)."""
+    return {k: v for k, v in parts(f.value).items() if k not in QUALIFIER_DIMENSIONS}
+
+
+def _reaction_change(p: Pair) -> Decision | None:
+    agents = _agents(p)
+    if not agents:
+        return None
+    ra, rb = _reactions(p.older), _reactions(p.newer)
+    for key in ra.keys() & rb.keys():
+        x, y = ra[key], rb[key]
+        if y.state in ENDED and x.state not in ENDED:
+            return _d(Verdict.UPDATES, "reaction.resolved", STRONG, evidence(x, y), key)
+        if x.state in ENDED and y.state not in ENDED:
+            return _d(Verdict.UPDATES, "reaction.recurred", WEAK, evidence(x, y), key)
+        if _own_parts(x) != _own_parts(y) or y.state is State.CHANGED:
+            return _d(Verdict.UPDATES, "reaction.changed", WEAK, evidence(x, y), key)
+    return None
+
+
+def _same_agent(p: Pair) -> Decision | None:
+    ra, rb = _reactions(p.older), _reactions(p.newer)
+    for a, b in _agents(p):
+        if p.memory_type == "allergy" and ra.keys() != rb.keys() and rb:
+            return _d(Verdict.UPDATES, "allergy.reaction-change", WEAK, evidence(a, b), a.key)
+        return _d(Verdict.DUPLICATE, "allergy.same-agent", WEAK, evidence(a, b), a.key)
+    return None

@@ -1,0 +1,199 @@
+"""What every row of the decision table shares: the candidate pair as the rules read it
+(:class:`Pair`), a row (:class:`Rule`), decisions and how facts are said in evidence, and the
+small readings several subjects' rules use (a negation, an addition, a change, a place). Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+
+from ..lexicon import lexicon
+from ..model import (
+    ClinicalFacts,
+    Context,
+    Decision,
+    Fact,
+    KeyKind,
+    Role,
+    State,
+    Strength,
+    Verdict,
+    subject_kinds,
+)
+from ..values import parts
+
+STRONG, WEAK = Strength.STRONG, Strength.WEAK
+SAFETY_TYPES = frozenset({"allergy", "adverse_reaction"})
+PLAN_SLOTS = ("referral ", "procedure ", "follow up")
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A candidate pair as the rules read it: both statements' facts and texts, the memory
+    type, and the facts they share (of the kinds the type is about), older side first."""
+
+    older: ClinicalFacts
+    newer: ClinicalFacts
+    memory_type: str
+    older_text: str = ""
+    newer_text: str = ""
+    older_on: str = ""  # the day the older statement was recorded (YYYY-MM-DD), if known
+
+    @property
+    def kinds(self) -> frozenset[KeyKind]:
+        return subject_kinds(self.memory_type)
+
+    def shared(self) -> list[tuple[Fact, Fact]]:
+        """``(older fact, newer fact)`` for every key both name, of the type's kinds."""
+        return list(self._shared)
+
+    def about(self) -> list[tuple[Fact, Fact]]:
+        """The shared facts neither statement names only in passing."""
+        return list(self._about)
+
+    # read once per pair (every row of the table asks): a back-scan decides thousands of pairs
+    @cached_property
+    def _shared(self) -> tuple[tuple[Fact, Fact], ...]:
+        return tuple(_shared(self.older, self.newer, self.kinds))
+
+    @cached_property
+    def _about(self) -> tuple[tuple[Fact, Fact], ...]:
+        return tuple((a, b) for a, b in self._shared if Role.MENTION not in (a.role, b.role))
+
+    def of_kind(self, *kinds: KeyKind) -> list[tuple[Fact, Fact]]:
+        return [(a, b) for a, b in self._about if a.kind in kinds]
+
+
+def _shared(
+    older: ClinicalFacts, newer: ClinicalFacts, kinds: frozenset[KeyKind]
+) -> list[tuple[Fact, Fact]]:
+    mine = {f.key: f for f in older.facts if f.kind in kinds}
+    return [(mine[f.key], f) for f in newer.facts if f.key in mine]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One row of the table: ``id``, the memory types it applies to (empty: every type), what
+    it checks (``doc``, one line for docs/verdicts.md), the check, and the rule ids its
+    decisions carry (``ids``; its own id when it names no others)."""
+
+    id: str
+    types: frozenset[str]
+    doc: str
+    check: Callable[[Pair], Decision | None]
+    ids: tuple[str, ...] = ()
+
+    def applies(self, memory_type: str) -> bool:
+        return not self.types or memory_type in self.types
+
+    @property
+    def decides(self) -> tuple[str, ...]:
+        return self.ids or (self.id,)
+
+
+def _d(verdict: Verdict, rule: str, strength: Strength, evidence: str, key: str = "") -> Decision:
+    return Decision(verdict, rule, strength, evidence, key)
+
+
+def _compatible(rule: str, evidence: str, key: str = "") -> Decision:
+    return Decision(Verdict.COMPATIBLE, rule, Strength.NONE, evidence, key)
+
+
+# --- how facts are said in evidence ---------------------------------------------------------------
+_NOUN = {
+    KeyKind.DRUG: "drug",
+    KeyKind.LOINC: "test",
+    KeyKind.CONDITION: "condition",
+    KeyKind.ALLERGEN: "allergen",
+    KeyKind.SLOT: "",
+    KeyKind.SNOMED: "SNOMED code",
+    KeyKind.RXNORM: "RxNorm code",
+    KeyKind.CVX: "vaccine code",
+    KeyKind.QUESTION: "question",
+}
+
+
+def name_of(f: Fact) -> str:
+    """A key as a clinician reads it: "metformin", "HbA1c (LOINC 4548-4)", "household"."""
+    if f.kind is KeyKind.LOINC:
+        analyte = lexicon().analyte_for_code(f.name)
+        return f"{analyte.id if analyte else 'test'} (LOINC {f.name})"
+    return f.name
+
+
+def said(f: Fact) -> str:
+    """What a statement says of a thing: its value's parts and its state."""
+    bits = [v for k, v in parts(f.value).items() if v and k != "entry"]
+    if f.state is not None and f.state is not State.ACTIVE:
+        bits.append(f.state.value)
+    for c in sorted(f.contexts):
+        bits.append(c.value.replace("_", " "))
+    return ", ".join(bits) or "named"
+
+
+def evidence(a: Fact, b: Fact, what: str = "") -> str:
+    noun = _NOUN.get(a.kind, "")
+    head = f"same {noun} {name_of(a)}".replace("  ", " ") if noun else f"same {name_of(a)}"
+    tail = f" ({what})" if what else ""
+    return f"{head}: {said(a)} → {said(b)}{tail}"
+
+
+def _alike(small: frozenset[str], large: frozenset[str]) -> set[str]:
+    """The words of ``small`` found in ``large``, as they are or by their first five letters
+    (word stems, :func:`.text.rest_words`); empty when the two share no word."""
+    heads = {w[:5] for w in large if len(w) >= 5}
+    return {w for w in small if w in large or (len(w) >= 5 and w[:5] in heads)}
+
+
+QUALIFIER_DIMENSIONS = ("side", "site", "when", "exertion", "setting", "meal", "specimen", "sample")
+
+
+@lru_cache(maxsize=65_536)
+def _spread(text: str) -> bool:
+    """The newer says the finding spread ("the hives have spread to his legs"): its new sites
+    update it rather than name another finding."""
+    from ..text import parse
+
+    t = parse(text)
+    return bool(lexicon().spread.find(t.tokens, t.raw))
+
+
+def _changed(f: Fact) -> bool:
+    return f.state in (State.CHANGED, State.STARTED, State.STOPPED)
+
+
+def _ingredient(a: Fact, b: Fact) -> bool:
+    return Role.INGREDIENT in (a.role, b.role)
+
+
+def _negated(f: Fact) -> bool:
+    return Context.NEGATED in f.contexts
+
+
+# --- allergies and reactions ----------------------------------------------------------------------
+_LIST = "slot:allergy list"
+
+
+def _additions(text: str) -> bool:
+    from ..text import parse
+
+    t = parse(text)
+    return bool(lexicon().additions.find(t.tokens, t.raw))
+
+
+def _words_apart(p: Pair) -> bool:
+    """What the two say besides their shared thing -- the conditions they name that the other
+    does not share, and their other words -- has nothing in common, and both say something:
+    "sleepwalking" / "next-morning grogginess", "hypothyroidism" / "skin discoloration",
+    "cashew" / "walnut"."""
+    from ..text import rest_words
+
+    shared = {a.key for a, _b in p.shared()}
+    ka = {f.key for f in p.older.facts if f.kind is KeyKind.CONDITION} - shared
+    kb = {f.key for f in p.newer.facts if f.kind is KeyKind.CONDITION} - shared
+    wa = rest_words(p.older_text, p.memory_type)
+    wb = rest_words(p.newer_text, p.memory_type)
+    if ka and kb:
+        return not (ka & kb) and not _alike(wa, wb)
+    return bool(wa and wb) and not (ka & kb) and not _alike(wa, wb)

@@ -1,0 +1,154 @@
+"""The rows about drugs (medication, care plan, preference): a combination and its part, a
+drug refuted, stopped, started again, two orders, a new dose, frequency or formulation, a change
+word without a changed value, the same drug restated. Pure."""
+
+from __future__ import annotations
+
+from .. import units
+from ..lexicon import lexicon
+from ..model import Decision, Fact, KeyKind, State, Strength, Verdict
+from ..text import parse
+from ..values import parts
+from .base import STRONG, WEAK, Pair, _changed, _compatible, _d, _ingredient, _negated, evidence
+
+
+# --- drugs ----------------------------------------------------------------------------------------
+def _drugs(p: Pair) -> list[tuple[Fact, Fact]]:
+    return p.of_kind(KeyKind.DRUG, KeyKind.RXNORM)
+
+
+def _orders(p: Pair) -> Decision | None:
+    """A combination and one of its ingredients on a medication list are two orders
+    ("buprenorphine/naloxone" and a naloxone kit)."""
+    drugs = _drugs(p)
+    combos = any("/" in f.name for f in (*p.older.facts, *p.newer.facts) if f.kind is KeyKind.DRUG)
+    parts_only = combos and drugs and all(_ingredient(a, b) for a, b in drugs)
+    if p.memory_type == "medication" and parts_only and not any(_changed(b) for _a, b in drugs):
+        a, b = drugs[0]
+        return _compatible("drug.combination-and-part", evidence(a, b, "two products"), a.key)
+    return None
+
+
+def _strong_for(p: Pair, ok: bool = True) -> Strength:
+    """Drug evidence is strong on a medication list only: in a plan, "hold warfarin" and
+    "resume warfarin after surgery" are two steps, for a reviewer to join."""
+    return STRONG if ok and p.memory_type == "medication" else WEAK
+
+
+def _drug_stop(p: Pair) -> Decision | None:
+    for a, b in _drugs(p):
+        if b.state is State.STOPPED and a.state is not State.STOPPED:
+            strength = _strong_for(p, _same_order(a, b))
+            why = "" if strength is STRONG else "the stop names another dose: maybe another order"
+            return _d(Verdict.UPDATES, "drug.stop", strength, evidence(a, b, why), a.key)
+    return None
+
+
+def _same_order(a: Fact, b: Fact) -> bool:
+    """The stop is of the order the older names: no dose or form on the newer side, or the
+    same ones."""
+    pa, pb = parts(a.value), parts(b.value)
+    return all(not pb.get(k) or not pa.get(k) or pa[k] == pb[k] for k in ("dose", "form"))
+
+
+def _drug_refuted(p: Pair) -> Decision | None:
+    """The newer says the drug was never taken or was charted in error: a correction, for a
+    reviewer."""
+    for a, b in _drugs(p):
+        if (b.state is State.REFUTED or _negated(b)) and not (
+            a.state is State.REFUTED or _negated(a)
+        ):
+            return _d(Verdict.CONTRADICTS, "drug.refuted", WEAK, evidence(a, b), a.key)
+    return None
+
+
+def _drug_restart(p: Pair) -> Decision | None:
+    for a, b in _drugs(p):
+        if a.state is State.STOPPED and b.state in (State.STARTED, State.ACTIVE, State.CHANGED):
+            return _d(Verdict.UPDATES, "drug.restart", _strong_for(p), evidence(a, b), a.key)
+    return None
+
+
+def _two_orders(p: Pair) -> Decision | None:
+    """An as-needed order beside a scheduled one in another form ("nitroglycerin SL PRN" and a
+    nitroglycerin patch) are two orders of one drug."""
+    for a, b in _drugs(p):
+        pa, pb = parts(a.value), parts(b.value)
+        prn = (pa.get("freq") == "as needed") != (pb.get("freq") == "as needed")
+        forms = pa.get("form") and pb.get("form") and pa["form"] != pb["form"]
+        if prn and forms and not _changed(b):
+            return _compatible("drug.two-orders", evidence(a, b, "two orders"), a.key)
+    return None
+
+
+def _drug_regimen(p: Pair) -> Decision | None:
+    """A new dose, frequency or formulation of the same drug."""
+    for a, b in _drugs(p):
+        pa, pb = parts(a.value), parts(b.value)
+        for part, rule in (("dose", "drug.dose-change"), ("freq", "drug.frequency-change")):
+            if pa.get(part) and pb.get(part) and pa[part] != pb[part]:
+                if part == "dose" and _same_dose(pa[part], pb[part]):
+                    continue  # 0.1 mg and 100 mcg: one dose, written two ways
+                comparable = part != "dose" or _unit_of(pa[part]) == _unit_of(pb[part])
+                ok = comparable and not _ingredient(a, b) and _said_to_change(p, b)
+                return _d(Verdict.UPDATES, rule, _strong_for(p, ok), evidence(a, b), a.key)
+        if pb.get("form") and pa.get("form") != pb["form"] and (pa.get("form") or _changed(b)):
+            strength = _strong_for(p, _changed(b) and not _ingredient(a, b))
+            return _d(Verdict.UPDATES, "drug.formulation-change", strength, evidence(a, b), a.key)
+    return None
+
+
+#: A chart line: the drug named among its first words, and few words in all ("Lisinopril 20 mg
+#: daily", "Patient takes metformin 1 g BID"): an order as it stands now.
+CHART_LINE_WORDS = 10
+
+
+def _said_to_change(p: Pair, b: Fact) -> bool:
+    """The newer statement asserts the new regimen as the one now: it says the drug changed
+    (a change word), says now ("now", "currently", "down to"), or is a chart line -- not a
+    sentence that only mentions another dose (an earlier course, a second order, a plan)."""
+    if _changed(b):
+        return True
+    t = parse(p.newer_text)
+    if lexicon().now_words.find(t.tokens, t.raw):
+        return True
+    first = next((i for i, w in enumerate(t.tokens) if w in b.text.lower().split()), 99)
+    return len(t.tokens) <= CHART_LINE_WORDS and first <= 2
+
+
+def _same_dose(a: str, b: str) -> bool:
+    """Two doses of one mass in two units ("0.1 mg" / "100 mcg"); a dose in another unit than
+    its number says (50 mg / 50 mcg) is another dose -- for a reviewer, never a restatement."""
+    lex = lexicon()
+    (na, _, ua), (nb, _, ub) = a.partition(" "), b.partition(" ")
+    x, y = units.unit_named(lex, ua), units.unit_named(lex, ub)
+    if x is None or y is None or x.dimension != y.dimension or x == y:
+        return False
+    try:
+        fa, fb = x.to_base(float(na)), y.to_base(float(nb))
+    except ValueError:
+        return False
+    return abs(fa - fb) <= units.SAME_VALUE_TOLERANCE * max(abs(fa), abs(fb))
+
+
+def _unit_of(dose: str) -> str:
+    """A dose's unit ("500 mg" -> "mg"; "2 tabs" -> "tabs"): a strength and a count of tablets
+    are no two values of one thing."""
+    return dose.partition(" ")[2]
+
+
+def _drug_change_word(p: Pair) -> Decision | None:
+    """The newer says the drug changed (started, increased, switched) with no changed value."""
+    for a, b in _drugs(p):
+        if _changed(b) and b.state != a.state:
+            return _d(Verdict.UPDATES, "drug.change-word", WEAK, evidence(a, b), a.key)
+    return None
+
+
+def _drug_same(p: Pair) -> Decision | None:
+    for a, b in _drugs(p):
+        if a.state == b.state:
+            explicit = bool(parts(a.value).get("dose")) and a.value == b.value
+            strength = _strong_for(p, explicit and not _ingredient(a, b))
+            return _d(Verdict.DUPLICATE, "drug.same", strength, evidence(a, b), a.key)
+    return None

@@ -1,0 +1,140 @@
+"""The rows about results (lab results, vital signs, observations, social measures) and a
+plan's items: another measure, a target, a new value in whatever unit (:mod:`..units`), a
+qualitative result flipped, a first value; a plan's test done, cancelled or retimed. Pure."""
+
+from __future__ import annotations
+
+from .. import units
+from ..lexicon import lexicon
+from ..model import Decision, Fact, KeyKind, State, Verdict
+from ..values import parts
+from .base import (
+    _LIST,
+    QUALIFIER_DIMENSIONS,
+    STRONG,
+    WEAK,
+    Pair,
+    _compatible,
+    _d,
+    _ingredient,
+    evidence,
+    name_of,
+    said,
+)
+
+
+# --- lab results and vitals -----------------------------------------------------------------------
+def _labs(p: Pair) -> list[tuple[Fact, Fact]]:
+    return [(a, b) for a, b in p.of_kind(KeyKind.LOINC) if not _ingredient(a, b)]
+
+
+def _lab_other_measure(p: Pair) -> Decision | None:
+    """A test and a broader one it belongs to (a fasting glucose and a glucose, an OGTT's
+    glucose) are two measurements."""
+    labs = p.shared()
+    labs = [(a, b) for a, b in labs if a.kind is KeyKind.LOINC]
+    if labs and all(_ingredient(a, b) for a, b in labs) and not _labs_exact(p):
+        a, b = labs[0]
+        return _compatible("lab.other-measure", evidence(a, b, "two measurements"), a.key)
+    return None
+
+
+def _labs_exact(p: Pair) -> list[tuple[Fact, Fact]]:
+    return [(a, b) for a, b in _labs(p) if not _ingredient(a, b)]
+
+
+def _lab_target(p: Pair) -> Decision | None:
+    """A target is no result; two targets of one test: a new one updates, the same one is a
+    duplicate."""
+    for a, b in _labs(p):
+        ta, tb = parts(a.value).get("target"), parts(b.value).get("target")
+        if bool(ta) != bool(tb):
+            return _compatible("lab.target", evidence(a, b, "a target is no result"), a.key)
+        if ta and tb:
+            if _same_number(ta, tb):
+                return _d(Verdict.DUPLICATE, "lab.same-target", STRONG, evidence(a, b), a.key)
+            return _d(Verdict.UPDATES, "lab.new-target", STRONG, evidence(a, b), a.key)
+    return None
+
+
+def _lab_value(p: Pair) -> Decision | None:
+    """A new value of the same test updates, whatever units the two were written in (strong
+    where both convert to the test's unit, or are written alike, and say the same of where and
+    when); the same value on another date is a new measurement; the same value and date a
+    duplicate."""
+    for a, b in _labs(p):
+        pa, pb = parts(a.value), parts(b.value)
+        if pa.get("value") and pb.get("value"):
+            same = _same_value(a, pa["value"], pb["value"])
+            if not same:
+                ok = same is not None and _same_places(pa, pb)
+                why = "" if same is not None else "the two values' units cannot be compared"
+                strength = STRONG if ok else WEAK
+                return _d(Verdict.UPDATES, "lab.new-value", strength, evidence(a, b, why), a.key)
+            if a.date and b.date and a.date != b.date:
+                return _d(Verdict.UPDATES, "lab.new-date", STRONG, _dated(a, b), a.key)
+            return _d(Verdict.DUPLICATE, "lab.same-value", STRONG, evidence(a, b), a.key)
+    return None
+
+
+def _same_places(pa: dict[str, str], pb: dict[str, str]) -> bool:
+    """Both readings say the same of where and when (or neither says): one said "after her
+    run" and the other nothing may be two readings."""
+    return all(pa.get(d) == pb.get(d) for d in QUALIFIER_DIMENSIONS)
+
+
+def _same_value(f: Fact, x: str, y: str) -> bool | None:
+    """Whether two values of ``f``'s test are one (:func:`.units.same_value`: converted to the
+    test's unit, within rounding); None when their units cannot be compared."""
+    lex = lexicon()
+    analyte = lex.analyte_for_code(f.name) if f.kind is KeyKind.LOINC else None
+    return units.same_value(lex, analyte, x, y)
+
+
+def _same_number(x: str, y: str) -> bool:
+    """Two targets are one number (a target's unit is its test's)."""
+    try:
+        return float(x.split(" ")[0]) == float(y.split(" ")[0])
+    except ValueError:
+        return x == y
+
+
+def _dated(a: Fact, b: Fact) -> str:
+    return f"same test {name_of(a)}: {said(a)} on {a.date} → {said(b)} on {b.date}"
+
+
+def _lab_result(p: Pair) -> Decision | None:
+    for a, b in _labs(p):
+        ra, rb = parts(a.value).get("result"), parts(b.value).get("result")
+        if ra and rb:
+            if ra != rb:
+                return _d(Verdict.UPDATES, "lab.result-flip", STRONG, evidence(a, b), a.key)
+            return _d(Verdict.DUPLICATE, "lab.same-result", STRONG, evidence(a, b), a.key)
+    return None
+
+
+def _lab_newer_value(p: Pair) -> Decision | None:
+    for a, b in _labs(p):
+        pa, pb = parts(a.value), parts(b.value)
+        if (pb.get("value") or pb.get("result")) and not (pa.get("value") or pa.get("result")):
+            return _d(Verdict.UPDATES, "lab.first-value", WEAK, evidence(a, b), a.key)
+        if p.memory_type == "care_plan" and a.state == b.state and not (pa or pb):
+            return _d(Verdict.DUPLICATE, "plan.restated", WEAK, evidence(a, b), a.key)
+    return None
+
+
+def _plan_item(p: Pair) -> Decision | None:
+    """A plan's test, procedure or follow-up: done or cancelled, due at another time, or the
+    same item restated."""
+    if p.memory_type != "care_plan":
+        return None
+    for a, b in p.of_kind(KeyKind.LOINC, KeyKind.SLOT, KeyKind.DRUG):
+        if a.key == _LIST:
+            continue
+        ta, tb = parts(a.value).get("timing"), parts(b.value).get("timing")
+        if b.state in (State.DONE, State.CANCELLED, State.REFUTED) and b.state != a.state:
+            return _d(Verdict.UPDATES, "plan.done-or-cancelled", STRONG, evidence(a, b), a.key)
+        if ta and tb and ta != tb:
+            strength = STRONG if b.state is State.CHANGED else WEAK
+            return _d(Verdict.UPDATES, "plan.new-timing", strength, evidence(a, b), a.key)
+    return None

@@ -1,0 +1,169 @@
+"""The rows about chart slots (social history, preferences, plans, observations): two kinds
+of one slot, an addition, a slot denied, a single-valued slot's new value or amount, a habit's
+or plan item's state changed, the same plan item restated. Pure."""
+
+from __future__ import annotations
+
+from ..lexicon import lexicon
+from ..model import Context, Decision, Fact, KeyKind, State, Verdict
+from ..values import parts
+from .base import (
+    _LIST,
+    PLAN_SLOTS,
+    STRONG,
+    WEAK,
+    Pair,
+    _additions,
+    _changed,
+    _compatible,
+    _d,
+    _negated,
+    _words_apart,
+    evidence,
+)
+
+
+# --- chart slots ----------------------------------------------------------------------------------
+def _slots(p: Pair) -> list[tuple[Fact, Fact]]:
+    return [(a, b) for a, b in p.of_kind(KeyKind.SLOT) if a.key != _LIST]
+
+
+def _slot_kinds(p: Pair) -> Decision | None:
+    """Two kinds of one slot are two facts (cigars / cigarettes, cannabis / cocaine)."""
+    for a, b in _slots(p):
+        ka, kb = _set(parts(a.value).get("kind")), _set(parts(b.value).get("kind"))
+        if ka and kb and not ka & kb:
+            return _compatible("slot.two-kinds", evidence(a, b, "two kinds"), a.key)
+    return None
+
+
+def _set(v: str | None) -> frozenset[str]:
+    return frozenset(x for x in (v or "").split("+") if x)
+
+
+def _slot_addition(p: Pair) -> Decision | None:
+    for a, b in _slots(p):
+        if _additions(p.newer_text) and not _changed(b):
+            return _compatible("slot.addition", evidence(a, b, "an addition"), a.key)
+    return None
+
+
+def _plan(a: Fact) -> bool:
+    return a.name.startswith(PLAN_SLOTS)
+
+
+def _slot_presence(p: Pair) -> Decision | None:
+    """One statement denies what the other admits ("denies alcohol use" / "admits a pint of
+    vodka daily"): a correction, for a reviewer."""
+    for a, b in _slots(p):
+        if _negated(a) != _negated(b) and a.text.lower() == b.text.lower():
+            verdict = Verdict.CONTRADICTS if _negated(a) else Verdict.UPDATES
+            return _d(verdict, "slot.presence", WEAK, evidence(a, b), a.key)
+    return None
+
+
+def _slot_state(p: Pair) -> Decision | None:
+    """A plan item or a habit whose state changed (referred -> attended; smokes -> quit)."""
+    lex = lexicon()
+    for a, b in _slots(p):
+        if b.state in (None, State.ACTIVE) or b.state == a.state:
+            continue
+        if b.state is State.PLANNED and not _plan(a):
+            continue  # "on a waiting list for a flat" plans a change of housing, makes none
+        slot_ = lex.slots.get(a.name)
+        several = not _plan(a) and not (slot_ is not None and slot_.single_valued)
+        if several and b.state in (State.STARTED, State.DONE):
+            # "started swimming" beside "walks 5,000 steps": another value; "had my first yoga
+            # class" beside "goes out for a walk": an event, no change of the habit
+            continue
+        slot = lex.slots.get(a.name)
+        single = _plan(a) or (slot is not None and slot.single_valued)
+        strength = STRONG if single and Context.HISTORICAL not in b.contexts else WEAK
+        return _d(Verdict.UPDATES, "slot.state-change", strength, evidence(a, b), a.key)
+    return None
+
+
+def _slot_value(p: Pair) -> Decision | None:
+    """A single-valued slot restated with another value updates (the newest value wins); a
+    slot of several values needs a change word; the same values are a duplicate."""
+    lex = lexicon()
+    for a, b in _slots(p):
+        va, vb = _set(parts(a.value).get("value")), _set(parts(b.value).get("value"))
+        amount = _amounts_differ(a, b)
+        slot = lex.slots.get(a.name)
+        single = _plan(a) or (slot is not None and slot.single_valued)
+        if single and bool(va) != bool(vb) and vb and _words_apart(p):
+            return _d(Verdict.UPDATES, "slot.single-valued", WEAK, evidence(a, b), a.key)
+        if (va and vb and va != vb) or amount:
+            if single and _one_sided_kind(a, b) and not amount and "none" not in va:
+                # "likes reminders by text" beside "prefers phone calls": a scoped preference
+                return _compatible("slot.scoped-value", evidence(a, b, "for another purpose"))
+            if single or amount or b.state is State.CHANGED:
+                # a new amount is an explicit new value, as a new lab value is; another value
+                # of a single-valued slot needs the newer to say it changed
+                explicit = amount or _said_changed(p, b) or _entries(a, b)
+                strength = STRONG if (single or amount) and explicit else WEAK
+                if Context.HISTORICAL in b.contexts or _one_sided_kind(a, b):
+                    strength = WEAK
+                rule = "slot.new-amount" if amount else "slot.single-valued"
+                return _d(Verdict.UPDATES, rule, strength, evidence(a, b), a.key)
+            return _compatible("slot.another-value", evidence(a, b, "another value"), a.key)
+        if single and _entries(a, b) and _entry_changed(a, b) and not (va and vb and va != vb):
+            # a chart field restated with other words ("Address: 14 Elm Road" / "Address:
+            # Flat 3, 22 Birch Court") may replace it; free words are no value: a reviewer
+            return _d(Verdict.UPDATES, "slot.new-entry", WEAK, evidence(a, b), a.key)
+        if va and va == vb and a.state == b.state:
+            # a slot's values are coarse (medicare, housed): the details said beside them may
+            # differ ("Medicare Part A" / "Part D"), so a restated value is for a reviewer
+            return _d(Verdict.DUPLICATE, "slot.same-value", WEAK, evidence(a, b), a.key)
+        x, y = parts(a.value).get("amount"), parts(b.value).get("amount")
+        if x and x == y:
+            return _d(Verdict.DUPLICATE, "slot.same-amount", WEAK, evidence(a, b), a.key)
+    return None
+
+
+def _said_changed(p: Pair, b: Fact) -> bool:
+    """The newer says its value is a change: a change state, or a word of now ("now prefers
+    afternoons", "currently", "moved in")."""
+    from ..text import parse
+
+    if b.state in (State.CHANGED, State.STARTED, State.STOPPED, State.DONE):
+        return True
+    t = parse(p.newer_text)
+    return bool(lexicon().now_words.find(t.tokens, t.raw))
+
+
+def _entries(a: Fact, b: Fact) -> bool:
+    """Both are chart entries headed by the slot ("Insurance: ..."): the newer entry replaces
+    the older, as on a single-valued slot."""
+    return parts(a.value).get("entry") == parts(b.value).get("entry") == "chart"
+
+
+def _entry_changed(a: Fact, b: Fact) -> bool:
+    """Two chart entries of a slot whose words differ (the heading set aside)."""
+    x, y = parts(a.value).get("text", ""), parts(b.value).get("text", "")
+    return bool(x and y and x != y)
+
+
+def _one_sided_kind(a: Fact, b: Fact) -> bool:
+    """The newer scopes the slot where the older did not ("phone calls for results", "mail
+    order for Eliquis"): maybe a second fact beside it, for a reviewer. (A newer statement of
+    the whole slot -- "quit smoking" after "smokes 10 cigarettes" -- covers the older's.)"""
+    return bool(parts(b.value).get("kind")) and not parts(a.value).get("kind")
+
+
+def _amounts_differ(a: Fact, b: Fact) -> bool:
+    x, y = parts(a.value).get("amount", ""), parts(b.value).get("amount", "")
+    if not (x and y):
+        return False
+    ux, uy = x.partition(" ")[2], y.partition(" ")[2]
+    return ux == uy and x != y
+
+
+def _slot_plan_restated(p: Pair) -> Decision | None:
+    for a, b in _slots(p):
+        if _plan(a) and _words_apart(p):
+            return _compatible("slot.two-items", evidence(a, b, "two items, by their words"))
+        if _plan(a) and a.state == b.state:
+            return _d(Verdict.DUPLICATE, "slot.plan-restated", WEAK, evidence(a, b), a.key)
+    return None

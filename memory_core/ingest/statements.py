@@ -1,0 +1,586 @@
+"""What a clause of a conversation states, by kind, when no specific rule of :mod:`.rules`
+read it: plans, immunisations, procedures, diagnoses, responses to treatment, observations,
+social facts, preferences, medicines named without a dose (over-the-counter and herbal ones
+among them) and family history (pure).
+
+Each kind is a mechanism over data (``lexicon/dialogue.json``): cue words matched by their
+Snowball stems (so "refer", "referral" and "referring" are one cue), who may say it, and what
+the facts reader must find in the clause besides the cue (a disorder, a finding, a drug). The
+statement is the clause as said, turned to the third person, after the kind's label ("Plan:
+refer the patient for diabetic eye screening"); its evidence is the sentence.
+
+Whether a clause asserts anything of the patient is the assertion step's
+(:func:`memory_core.facts.reader.read`): a clause in which anything named is negated,
+hypothetical, uncertain, a question, reported speech, a definition or another person's is
+not the patient's fact -- and neither is one with a hedge ("we might", "think about", "if"):
+a suggestion or something to consider is not a decision. A clause whose subject is a relative
+and that names a disorder is family history (``whose`` "family history"), never the patient's
+condition.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from importlib import resources
+
+from ..facts.model import Context, KeyKind
+from ..facts.reader import read
+from ..lexical import forms
+from .dialogue import Sentence
+
+#: Contexts under which a clause states nothing of the patient now.
+NOT_ASSERTED = frozenset(
+    {
+        Context.NEGATED,
+        Context.HYPOTHETICAL,
+        Context.UNCERTAIN,
+        Context.OTHER_PERSON,
+        Context.QUESTION,
+        Context.REPORTED,
+        Context.DEFINITION,
+    }
+)
+#: A plan is a future by nature; an instruction to the patient may be one ("come back in 2
+#: weeks"). Other kinds must be asserted now.
+PLAN_ALLOWS = frozenset({Context.FUTURE, Context.INSTRUCTION})
+FAMILY = "family history"
+PATIENT = "patient"
+#: Kinds a sentence the specific rules read may still state (a plan beside a dose change);
+#: its findings, conditions and habits are the rules' items' setting, not facts of their own.
+DISTINCT = frozenset({"care_plan", "immunization", "procedure", "condition"})
+#: a finding said to be over (the sentence's words): no current observation
+_RESOLVED = re.compile(
+    r"\b(settled|went away|gone away|resolved|cleared up|passed|wore off|stopped now|no longer)\b",
+    re.I,
+)
+#: Kinds a negation word in the clause undoes (a finding or condition said not to be there).
+NOT_NEGATED = frozenset({"observation", "condition", "immunization", "procedure"})
+#: The longest clause read as one statement, in characters.
+MAX_CLAUSE = 400
+
+
+@dataclass(frozen=True)
+class Kind:
+    type: str
+    label: str
+    speakers: frozenset[str]
+    needs: str
+    cues: tuple[tuple[str, ...], ...]  # each cue as its words' stems
+
+    @property
+    def first(self) -> frozenset[str]:
+        return _firsts(self.cues)
+
+
+@dataclass(frozen=True)
+class Cues:
+    kinds: tuple[Kind, ...]
+    hedges: tuple[tuple[str, ...], ...]
+    negations: frozenset[str]
+    relatives: frozenset[str]
+    others: frozenset[str]
+    conditions: tuple[tuple[str, ...], ...] = ()
+    plan_markers: tuple[tuple[str, ...], ...] = ()
+    requests: tuple[str, ...] = ()
+
+
+_WORD = re.compile(r"[a-z0-9]+(?:['’-][a-z0-9]+)*")
+
+
+def stems(words: Sequence[str]) -> list[str]:
+    """The words' Snowball forms (the one stemmer of :mod:`memory_core.lexical`)."""
+    return forms([w.replace("’", "'") for w in words])
+
+
+def words_of(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+@cache
+def cues() -> Cues:
+    raw = json.loads(
+        resources.files("memory_core")
+        .joinpath("data", "lexicon", "dialogue.json")
+        .read_text(encoding="utf-8")
+    )
+
+    def phrases(items: Sequence[str]) -> tuple[tuple[str, ...], ...]:
+        return tuple(tuple(stems(words_of(p))) for p in items if words_of(p))
+
+    kinds = tuple(
+        Kind(k["type"], k["label"], frozenset(k["speakers"]), k["needs"], phrases(k["cues"]))
+        for k in raw["kinds"]
+    )
+    return Cues(
+        kinds,
+        phrases(raw["hedges"]),
+        frozenset(raw["negations"]),
+        frozenset(raw["relatives"]),
+        frozenset(raw["others"]),
+        phrases(raw["conditions"]),
+        phrases(raw["plan_markers"]),
+        tuple(raw["requests"]),
+    )
+
+
+@cache
+def _firsts(phrases: tuple[tuple[str, ...], ...]) -> frozenset[str]:
+    return frozenset(p[0] for p in phrases)
+
+
+@cache
+def _by_first(phrases: tuple[tuple[str, ...], ...]) -> dict[str, tuple[tuple[str, ...], ...]]:
+    out: dict[str, list[tuple[str, ...]]] = {}
+    for p in phrases:
+        out.setdefault(p[0], []).append(p)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def any_phrase(seq: Sequence[str], phrases: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether any phrase (stems) occurs in ``seq``: linear in the clause's words."""
+    return first_at(seq, phrases) is not None
+
+
+def first_at(seq: Sequence[str], phrases: tuple[tuple[str, ...], ...]) -> int | None:
+    """Where the first phrase (stems) of ``phrases`` begins in ``seq``, or None."""
+    index = _by_first(phrases)
+    for i, w in enumerate(seq):
+        for p in index.get(w, ()):
+            if tuple(seq[i : i + len(p)]) == p:
+                return i
+    return None
+
+
+_ASKED = re.compile(
+    r"^(?:(?:and|so|now|okay|right),?\s+)?(?:have|has|had|did|do|does|are|is|were|was)\s+"
+    r"(you|he|she)\s+(?:(?:ever|already|still|also)\s+)?",
+    re.I,
+)
+
+
+def as_statement(question: str) -> str | None:
+    """A yes/no question as the statement a "yes" confirms ("Have you had your flu jab this
+    year?" -> "You had your flu jab this year."); None for another question."""
+    m = _ASKED.match(question.strip())
+    if m is None:
+        return None
+    rest = question.strip()[m.end() :].rstrip(" ?")
+    return f"{m.group(1).capitalize()} {rest}." if rest else None
+
+
+def as_request(text: str) -> str | None:
+    """A clinician's question that asks for something done ("Can you keep checking lying and
+    standing pressures each morning?"), as the instruction it is; None for another question."""
+    low = text.lower().strip()
+    for r in cues().requests:
+        m = re.match(rf"^(?:[\w']+,\s*)?(?:\w+\s+){{0,2}}?{re.escape(r)}\s+(?:please\s+)?", low)
+        if m:
+            rest = text.strip()[m.end() :].rstrip(" ?")
+            return rest[:1].upper() + rest[1:] + "." if rest else None
+    return None
+
+
+def has_phrase(seq: Sequence[str], phrase: Sequence[str]) -> bool:
+    n = len(phrase)
+    return any(tuple(seq[i : i + n]) == tuple(phrase) for i in range(len(seq) - n + 1))
+
+
+def hedged(text: str) -> bool:
+    """A suggestion, something to consider or a condition: no decision."""
+    st = stems(words_of(text))
+    return any_phrase(st, cues().hedges)
+
+
+#: a drug a plan would start or change later ("review in 3 months and start a statin")
+_DEFERRED_DRUG = re.compile(
+    r"\b(start\w*|begin|add\w*|increas\w*|try\w*|switch\w*|put (?:you|him|her) on)\b", re.I
+)
+
+
+def _until_condition(text: str) -> str:
+    """A plan's words up to a condition after it ("if", "whether", "unless", "in case")."""
+    m = re.search(r",?\s+\b(?:if|whether|unless|in case|should)\b", text, re.I)
+    return text[: m.start()] if m and m.start() > 8 else text
+
+
+#: a medicine the patient takes, said by them ("I take", "I'm on", "I bought"), by whoever
+#: speaks for them ("she's on", "Mum takes") or by the clinician deciding ("you're on", "I'll
+#: start you on", "keep taking")
+_OWN_MEDICINE = re.compile(
+    r"\b(?:i|i'm|i've|i've been|we|she|he|she's|he's|mum|dad|you|you're|you've|the patient|"
+    r"they|they're|they've)\b(?:\s+\w+){0,3}?\s+(?:take|takes|taking|took|use|uses|using|on|"
+    r"bought|buy|started|start|stopped|stop|prescrib\w*|continue|keep)\b|\b(?:keep|carry on)"
+    r" taking\b|\bi'll (?:start|prescribe|stop|add)\b",
+    re.I,
+)
+
+
+# --- clauses -----------------------------------------------------------------------------------
+_CLAUSE_CUT = re.compile(r";|\s[-–—]\s|,?\s+but\s+|,\s+and\s+(?=(?:i|you|we|she|he|they|it)\b)")
+
+
+def clauses(s: Sentence) -> list[tuple[int, int]]:
+    """The clauses of a sentence as offsets into ``s.text``."""
+    out, at = [], 0
+    for m in _CLAUSE_CUT.finditer(s.text):
+        out.append((at, m.start()))
+        at = m.end()
+    out.append((at, len(s.text)))
+    return [(a, b) for a, b in out if re.search(r"[A-Za-z]{3}", s.text[a:b])]
+
+
+_THIRD = (
+    (r"\bI'm\b", "they are"),
+    (r"\bI am\b", "they are"),
+    (r"\bI've\b", "they have"),
+    (r"\bI'd\b", "they would"),
+    (r"\bI'll\b", "they will"),
+    (r"\bI\b", "they"),
+    (r"\bme\b", "them"),
+    (r"\bmy\b", "their"),
+    (r"\bmine\b", "theirs"),
+    (r"\bmyself\b", "themself"),
+)
+_CLINICIAN = (
+    (r"\byou're\b", "the patient is"),
+    (r"\byou've\b", "the patient has"),
+    (r"\byou'll\b", "the patient will"),
+    (r"\byour\b", "the patient's"),
+    (r"\byourself\b", "themself"),
+    (r"\byou\b", "the patient"),
+)
+
+
+def third_person(text: str, speaker: str, relation: str) -> str:
+    """The clause as a statement about the patient: a patient's "I" is the patient; a
+    clinician's "you" is the patient (their own "I" stays theirs)."""
+    text = re.sub(r"\s+", " ", text.replace("’", "'")).strip(" ,;:-—.")
+    text = re.sub(r"^(?:(?:yes|yeah|no|ok|okay|so|and|but|well|oh|right|um|er|exactly)\b[,.]?\s*)+",
+                  "", text, flags=re.I)  # fmt: skip
+    if speaker == "clinician":
+        for pat, rep in _CLINICIAN:
+            text = re.sub(pat, rep, text, flags=re.I)
+    elif not relation:
+        for pat, rep in _THIRD:
+            text = re.sub(pat, rep, text, flags=re.I)
+    return text[:1].upper() + text[1:] if text else text
+
+
+# --- about whom ---------------------------------------------------------------------------------
+_FIRST_SUBJECT = re.compile(
+    r"^(?:\W*(?:and|but|so|well|oh|also|yes|no)\b)*\W*(i|i'm|i've|i'd|my|me)\b", re.I
+)
+
+
+def relative_subject(text: str, relation: str) -> str | None:
+    """The relative a clause is about as its subject ("my mother had diabetes", "his brother
+    is on dialysis", "Mum's sister"), or None. A proxy's "my mum" is the patient."""
+    from .dialogue import _PATIENT_AS
+
+    c = cues()
+    ws = words_of(text)
+    for i, w in enumerate(ws[:8]):
+        if w in c.relatives and (
+            i == 0 or ws[i - 1] in ("my", "his", "her", "their", "your", "our", "the", "a")
+        ):
+            if relation and w in _PATIENT_AS.get(relation, ()):  # the proxy's "my mum": the patient
+                continue
+            return w
+    return None
+
+
+_THIRD_PERSON = re.compile(r"\b(?:he|she|he's|she's|his|her|him|hers)\b", re.I)
+_THIRD_SUBJECT = re.compile(r"\b(?:he|she|he's|she's)\b", re.I)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|we're|our)\b", re.I)
+_NAME = re.compile(
+    r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,})(?:'s|’s|\s+(?:who|is|has|takes|was|had|gets|uses)\b)"
+)
+_NOT_NAMES = frozenset(
+    {"The", "This", "That", "Then", "And", "But", "Yes", "Hello", "Thanks", "Okay", "Doctor",
+     "Nurse", "Patient", "Mum", "Dad", "Sorry", "Please", "Well", "Just", "Also", "Monday",
+     "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February",
+     "March", "April", "June", "July", "August", "September", "October", "November",
+     "December", "Christmas", "Easter", "There", "Here", "What", "When", "It's", "That's"}
+)  # fmt: skip
+
+
+def names_other(text: str, patient_name: str | tuple[str, ...] | None) -> bool:
+    """A person named by a given name as a clause's actor ("Kwame's on the Mounjaro",
+    "Jamie who lives next door"), not the patient."""
+    from .. import drugs
+
+    drug_words = {m.text for m in drugs.resolve(text)}
+    own = (patient_name,) if isinstance(patient_name, str) else (patient_name or ())
+    for m in _NAME.finditer(text):
+        w = m.group(1)
+        if w in _NOT_NAMES or w in own or w in drug_words:
+            continue
+        return True
+    return False
+
+
+_OTHERS = (
+    r"wife|husband|partner|boyfriend|girlfriend|mother|mum|mom|father|dad|son|daughter|sister|"
+    r"brother|grandson|granddaughter|grandmother|grandfather|neighbou?r|friend|flatmate|"
+    r"mother-in-law|father-in-law|child|kids|children|baby"
+)
+#: a relative's own thing, or something for them
+_RELATIVES_OWN = re.compile(
+    rf"(?<!\bat )(?<!\bto )(?<!\bfrom )(?<!\bin )\b(?:my|his|her|your|our) (?:{_OTHERS})"
+    rf"(?:'s|’s)\s(?!(?:house|home|place|flat)\b)|\bfor (?:my|his|her|your|our) "
+    rf"(?:{_OTHERS})\b",
+    re.I,
+)
+#: the patient named by whoever speaks for them
+_PATIENT_REF = re.compile(r"\b(?:she|he|she's|he's|her|him|his)\b", re.I)
+
+
+def third_party(
+    text: str, speaker: str, relation: str, patient_name: str | tuple[str, ...] | None
+) -> bool:
+    """Whether a clause is about someone other than the patient: in the patient's own mouth a
+    "he"/"she" or a given name with no "I" before it; in anyone's, a given name that is not
+    the patient's as its actor, or a relative's possession ("my wife's tablets", "the ones I
+    collect for my husband")."""
+    if names_other(text, patient_name):
+        return True
+    if _RELATIVES_OWN.search(text) and not (relation and _PATIENT_REF.search(text)):
+        return True
+    if speaker == "patient" and not relation:
+        if _THIRD_SUBJECT.search(text):
+            return True  # "she's on the alendronate", said by her husband
+        third = _THIRD_PERSON.search(text)
+        first = _FIRST_PERSON.search(text)
+        if third is None:
+            return False
+        return first is None or third.start() < first.start()
+    return False
+
+
+def proxy_self(text: str, relation: str) -> bool:
+    """A relative speaking of themself ("I'm allergic to penicillin", said by the daughter),
+    not of the patient ("I give her the donepezil at night")."""
+    from .dialogue import _PATIENT_AS
+
+    if not relation or _FIRST_SUBJECT.match(text.strip()) is None:
+        return False
+    ws = set(words_of(text))
+    patient_words = {
+        "she",
+        "he",
+        "her",
+        "him",
+        "his",
+        "she's",
+        "he's",
+        *_PATIENT_AS.get(relation, ()),
+    }
+    return not (ws & patient_words)
+
+
+# --- reading one clause -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Stated:
+    type: str
+    content: str
+    start: int  # offsets into the sentence
+    end: int
+    whose: str = PATIENT
+
+
+def _blocked(contexts: frozenset[Context], mtype: str) -> bool:
+    bad = NOT_ASSERTED if mtype != "care_plan" else NOT_ASSERTED - {Context.REPORTED}
+    if mtype != "care_plan":
+        bad = bad | {Context.FUTURE}
+    return bool(contexts & bad)
+
+
+def _kinds_found(text: str, mtype: str) -> tuple[set[KeyKind], bool]:
+    """The kinds of things the reader finds in the clause, and whether anything named is not
+    asserted of the patient now."""
+    facts = read(text, mtype).facts
+    found = {f.kind for f in facts}
+    blocked = any(_blocked(f.contexts, mtype) for f in facts)
+    return found, blocked
+
+
+def _disorder(text: str) -> bool:
+    from ..facts.lexicon import lexicon
+
+    lex = lexicon()
+    for f in read(text, "condition").facts:
+        if f.kind is KeyKind.CONDITION:
+            c = lex.concepts.get(f.name)
+            if c is not None and c.kind != "finding":
+                return True
+    return False
+
+
+def _finding(text: str) -> bool:
+    return any(f.kind is KeyKind.CONDITION for f in read(text, "observation").facts)
+
+
+def _drug(text: str) -> bool:
+    return any(f.kind is KeyKind.DRUG for f in read(text, "medication").facts)
+
+
+def _needs(need: str, text: str, kind_cue: bool) -> bool:
+    if need == "any":
+        return kind_cue
+    if need == "condition":
+        return _disorder(text)
+    if need == "drug_or_finding":
+        return kind_cue and (_drug(text) or _finding(text))
+    if need == "finding_or_cue":
+        return kind_cue or _finding(text)
+    return kind_cue
+
+
+def family_history(s: Sentence) -> Iterator[Stated]:
+    """A relative's disorder, as family history (the relative named)."""
+    for a, b in clauses(s) or [(0, len(s.text))]:
+        text = s.text[a:b]
+        rel = relative_subject(text, s.relation)
+        if rel is None or not _disorder(text) or hedged(text):
+            continue
+        body = third_person(text, s.speaker, s.relation)
+        yield Stated("condition", f"Family history ({rel}): {body}", a, b, FAMILY)
+
+
+def stated(
+    s: Sentence,
+    *,
+    done_types: frozenset[str],
+    drugs_done: bool,
+    patient_name: str | tuple[str, ...] | None = None,
+) -> Iterator[Stated]:
+    """The kinds of statement a sentence's clauses make of the patient (first kind whose cues
+    and needs a clause carries), skipping types the specific rules already read from it."""
+    return iter(_stated(s.text, s.speaker, s.relation, done_types, drugs_done, patient_name))
+
+
+@lru_cache(maxsize=4096)
+def _stated(
+    text_: str,
+    speaker: str,
+    relation: str,
+    done_types: frozenset[str],
+    drugs_done: bool,
+    patient_name: str | tuple[str, ...] | None,
+) -> tuple[Stated, ...]:
+    """:func:`stated` of one sentence's words (pure, so a sentence said again is read once)."""
+    s = Sentence(text_, 0, len(text_), speaker, relation=relation)
+    return tuple(_each(s, done_types, drugs_done, patient_name))
+
+
+def _each(
+    s: Sentence,
+    done_types: frozenset[str],
+    drugs_done: bool,
+    patient_name: str | tuple[str, ...] | None,
+) -> Iterator[Stated]:
+    who = "clinician" if s.speaker == "clinician" else "patient"
+    for a, b in clauses(s):
+        text = s.text[a:b]
+        if b - a > MAX_CLAUSE:
+            continue  # no clause of one statement is this long (an unpunctuated turn)
+        if proxy_self(text, s.relation) or relative_subject(text, s.relation):
+            continue
+        if third_party(text, s.speaker, s.relation, patient_name):
+            continue  # someone else's
+        st = stems(words_of(text))
+        if not st:
+            continue
+        present = set(st)
+        c = cues()
+        is_hedged = hedged(text)
+        cond_at = first_at(st, c.conditions)
+        for k in c.kinds:
+            if who not in k.speakers or k.type in done_types:
+                continue
+            if done_types and k.type not in DISTINCT:
+                continue  # the rules read this sentence: its findings are theirs
+            cue_at = first_at(st, k.cues) if k.first & present else None
+            cue = cue_at is not None
+            if not cue and k.needs in ("any",):
+                continue
+            if not _needs(k.needs, text, cue):
+                continue
+            plan = k.type == "care_plan"
+            if plan and not any_phrase(st, c.plan_markers):
+                continue  # a test or a service named, not a plan made
+            decided = not is_hedged or (who == "patient" and not plan)  # "maybe twice a week"
+            conditional = cond_at is not None and (not plan or cond_at < (cue_at or 0))
+            if not decided or conditional:
+                break  # a suggestion, a condition, something to consider: no fact
+            _found, blocked = _kinds_found(text, k.type)
+            if blocked:
+                break
+            if k.type in NOT_NEGATED and set(words_of(text)) & (c.negations - {"without"}):
+                break  # "I haven't fallen since": a negated finding is no observation
+            if k.type == "social" and set(words_of(text)) & {"nothing", "none", "never", "no"}:
+                break  # "Cannabis, nothing": a habit denied is the rules' ("does not smoke")
+            if k.type == "observation" and _RESOLVED.search(s.text):
+                break  # "It made me feel sick for the first week but that settled": over
+            said = s.text[a:].strip() if plan else text  # a plan's details follow it
+            if plan:
+                said = _until_condition(said)  # "..., to talk through what happens if ...": cut
+                if _drug(said) and _DEFERRED_DRUG.search(said):
+                    break  # a treatment deferred or considered is no plan made today
+            body = third_person(said, s.speaker, s.relation)
+            if len(body) < 8:
+                break
+            yield Stated(k.type, f"{k.label}: {body}", a, b if not plan else len(s.text))
+            break
+        else:
+            negated = bool(set(words_of(text)) & (cues().negations - {"without"}))
+            if not drugs_done and not is_hedged and not negated and _drug(text):
+                _found, blocked = _kinds_found(text, "medication")
+                if not blocked and _OWN_MEDICINE.search(text):
+                    body = third_person(text, s.speaker, s.relation)
+                    yield Stated("medication", f"Medication: {body}", a, b)
+
+
+#: What a rule's item must not rest on: the evidence says its thing of another person; of a
+#: medicine, an allergy or a reaction also as a hypothesis, uncertain or reported (a result's
+#: own words are the results reader's: "your blood tests from the 12th of May - your kidney
+#: function ..." is read as hypothetical by ConText's "tests for").
+_NOT_THE_PATIENTS = frozenset({Context.OTHER_PERSON})
+_NOT_DECIDED = frozenset({Context.HYPOTHETICAL, Context.UNCERTAIN, Context.REPORTED})
+_DECIDED_TYPES = frozenset({"medication", "allergy", "adverse_reaction"})
+
+
+def asserted_in(evidence: str, content: str, mtype: str, relation: str = "") -> bool:
+    """Whether the evidence asserts, of the patient, the things the statement is about (the
+    assertion step on the evidence, for each key of the statement's subject). ``relation``:
+    who speaks for the patient (a daughter's "my mum" is the patient)."""
+    from .dialogue import _PATIENT_AS
+
+    wanted = [f for f in read(content, mtype).facts if f.kind is not KeyKind.QUESTION]
+    if not wanted:
+        return True
+    names = _PATIENT_AS.get(relation, ())
+    if names:
+        alts = "|".join(names)
+        evidence = re.sub(rf"\b(?:(?:my|our) )?(?:{alts})\b", "the patient", evidence, flags=re.I)
+    return all(_asserted_near(evidence, f.text, f.key, mtype) for f in wanted)
+
+
+#: How far either side of a thing the assertion step reads a long evidence (a sentence of an
+#: unpunctuated speech-to-text turn can be the whole turn): reading stays linear.
+NEAR = 240
+
+
+def _asserted_near(evidence: str, words: str, key: str, mtype: str) -> bool:
+    if len(evidence) > 2 * NEAR:
+        at = evidence.lower().find(words.lower()) if words else -1
+        if at < 0:
+            return True  # named otherwise in the evidence (a pronoun, a brand): not checked
+        evidence = evidence[max(0, at - NEAR) : at + len(words) + NEAR]
+    said = read(evidence, mtype)
+    bad = _NOT_THE_PATIENTS | (_NOT_DECIDED if mtype in _DECIDED_TYPES else frozenset())
+    return not any(f.key == key and f.contexts & bad for f in said.facts)

@@ -1,0 +1,271 @@
+"""Issue 31: conversations read for the right person. The held-out gate (the test half of
+``eval/conversations``, run, never read: the floor is what the reader reaches, so a change that
+loses facts or proposes another person's fact fails here), then each mechanism on sentences
+written for these tests (none from the held-out transcripts)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+import memory_core as mc
+from eval import conversations as conv
+from memory_core.embedding import HashingEmbedder
+from memory_core.ingest.llm import LLMExtractor
+
+NOW = datetime(2026, 11, 20, 18, tzinfo=UTC)
+PID = "HX-9001"
+
+
+# --- the held-out gate -----------------------------------------------------------------------
+#: Measured on the test half (21 transcripts, 160 facts, 59 supersedes links) when the reader
+#: was committed; the issue's targets are in docs/ingest.md beside them.
+FLOOR = {"found": 58, "forbidden": 10, "wrong_dates": 21, "superseded": 33}
+
+
+def test_the_held_out_test_half_holds_its_floor() -> None:
+    outs = conv.run_all(conv.load(conv.SETS, "test"), "hashing")
+    s = conv.summary(outs)
+    assert s["transcripts"] == 21 and s["facts"] == 160 and s["links"] == 59
+    assert s["found"] >= FLOOR["found"], s
+    assert s["forbidden"] <= FLOOR["forbidden"], s
+    assert s["wrong_dates"] <= FLOOR["wrong_dates"], s
+    assert s["superseded"] >= FLOOR["superseded"], s
+
+
+def test_the_projects_own_twenty_stay_read() -> None:
+    s = conv.summary(conv.run_all(conv.load(["dialogue"]), "hashing"))
+    assert s["found"] >= 99 and s["forbidden"] == 0 and s["wrong_dates"] == 0, s
+
+
+# --- the mechanisms ----------------------------------------------------------------------------
+def propose(text: str, now: datetime = NOW) -> mc.ingest.Proposals:
+    eng = mc.open_engine("sqlite:///:memory:", HashingEmbedder(), clock=lambda: now)
+    try:
+        return eng.extract_memories(PID, f"Date: {now:%Y-%m-%d}\n{text}", now=now)
+    finally:
+        eng.store.close()
+
+
+def said(text: str, now: datetime = NOW) -> list[tuple[str, str, str]]:
+    return [(p.memory_type, p.whose, p.content) for p in propose(text, now)]
+
+
+def test_a_relatives_condition_is_family_history_never_the_patients() -> None:
+    got = said("Nurse: Any illness in the family?\nPatient: My father had a stroke at 66.")
+    assert [(t, w) for t, w, _c in got] == [("condition", "family history")]
+    assert "father" in got[0][2] and "stroke" in got[0][2]
+
+
+def test_another_persons_medicine_is_not_proposed() -> None:
+    got = said(
+        "GP: How are you getting on?\n"
+        "Patient: Fine. My wife takes bisoprolol for her heart. She's on warfarin too.\n"
+        "Patient: I take paracetamol when my back is bad."
+    )
+    contents = " ".join(c for _t, _w, c in got).lower()
+    assert "bisoprolol" not in contents and "warfarin" not in contents
+    assert any(t == "medication" and "paracetamol" in c for t, _w, c in got)
+
+
+def test_a_relative_speaking_of_themself_proposes_nothing_for_the_patient() -> None:
+    got = said(
+        "GP: Hello Mr Dale.\nDaughter: I'm allergic to penicillin myself, and I work nights.\n"
+        "Daughter: Dad takes donepezil 10 mg at night."
+    )
+    contents = " ".join(c for _t, _w, c in got).lower()
+    assert "penicillin" not in contents and "nights" not in contents
+    assert any("donepezil" in c for _t, _w, c in got)
+
+
+def test_a_decided_plan_is_a_care_plan_a_suggestion_is_not() -> None:
+    got = said(
+        "Doctor: I'll refer you to the podiatry clinic and we'll repeat the kidney bloods in "
+        "three months.\n"
+        "Doctor: If the sugars stay high we might think about insulin one day."
+    )
+    plans = [c for t, _w, c in got if t == "care_plan"]
+    assert plans and "podiatry" in plans[0]
+    assert not any("insulin" in c.lower() for _t, _w, c in got)
+
+
+def test_a_portal_message_dates_relative_words_by_its_own_send_date() -> None:
+    got = propose(
+        "[2026-11-12 09:10] Patient: I had my bloods done at the surgery yesterday. "
+        "The potassium was 5.1 and the sodium 139.\n"
+        "[2026-11-19 16:00] Nurse: Thanks, noted.",
+        NOW,
+    )
+    dated = {p.content: p.created_at.date().isoformat() for p in got}
+    k = next(c for c in dated if "potassium" in c)
+    assert dated[k] == "2026-11-11"
+
+
+def test_european_dates_and_decimal_commas() -> None:
+    got = propose("Patient: The HbA1c on 03.11.2026 was 7,4 %.")
+    hba1c = [p for p in got if "HbA1c" in p.content]
+    assert hba1c and "7.4" in hba1c[0].content
+    assert hba1c[0].created_at.date().isoformat() == "2026-11-03"
+
+
+def test_a_result_outside_physiology_is_rejected_with_the_reason() -> None:
+    got = propose("Nurse: What did the scales say?\nPatient: My body weight was 0 kg today.")
+    assert not any("0 kg" in p.content for p in got)
+    assert any("outside physiology" in r.reason for r in got.rejected)
+
+
+# --- the model extractor's checks (issue 30's, on a transcript) --------------------------------
+TRANSCRIPT = (
+    "Clinician: How is the blood pressure?\n"
+    "Patient: My home readings are 138/84. My mother had a stroke.\n"
+    "Patient: My husband takes atenolol.\n"
+)
+
+
+def item(content: str, evidence: str, mtype: str = "vital_sign", **kw: Any) -> dict[str, Any]:
+    return {
+        "patient_id": PID,
+        "memory_type": mtype,
+        "content": content,
+        "importance": None,
+        "evidence": evidence,
+        "date": None,
+        "confidence": 0.9,
+        "whose": kw.get("whose", "patient"),
+    }
+
+
+def parse(items: list[Any]) -> Any:
+    return LLMExtractor("stub", client=object()).parse(items, PID, TRANSCRIPT)
+
+
+def test_model_items_pass_the_quote_value_and_people_checks() -> None:
+    out = parse(
+        [
+            item("Patient's blood pressure was 138/84", "home readings are 138/84"),
+            item("Patient's blood pressure was 150/90", "home readings are 138/84"),
+            item("Patient's blood pressure was 138/84", "readings are 138/8"),
+            item("Patient takes atenolol", "My husband takes atenolol.", "medication"),
+            item(
+                "Family history: mother had a stroke",
+                "My mother had a stroke.",
+                "condition",
+                whose="family history",
+            ),
+            item(
+                "Family history: stroke",
+                "home readings are 138/84",
+                "condition",
+                whose="family history",
+            ),
+        ]
+    )
+    assert [c.content for c in out.candidates] == [
+        "Patient's blood pressure was 138/84",
+        "Family history: mother had a stroke",
+    ]
+    assert out.candidates[1].whose == "family history"
+    reasons = [r.reason for r in out.rejected]
+    assert "150" in reasons[0] and "does not say" in reasons[0]
+    assert "whole words" in reasons[1]
+    assert "another person" in reasons[2]
+    assert "names no relative" in reasons[3]
+
+
+def test_a_quote_with_look_alike_characters_maps_back_to_the_transcript() -> None:
+    spoofed = "home r\u0435adings are 138/84"  # a Cyrillic e
+    out = parse([item("Patient's blood pressure was 138/84", spoofed)])
+    assert len(out.candidates) == 1
+    c = out.candidates[0]
+    assert TRANSCRIPT[c.start : c.end] == "home readings are 138/84"
+
+
+def test_at_most_twenty_items_are_read() -> None:
+    out = parse([item("Patient's blood pressure was 138/84", "readings are 138/84")] * 25)
+    assert len(out.candidates) == 20
+    assert len(out.rejected) == 5 and "more than 20" in out.rejected[0].reason
+
+
+def test_the_circuit_breaker_stops_calling_a_failing_model() -> None:
+    calls = []
+
+    class Failing:
+        def with_options(self, **_kw: Any) -> Failing:
+            return self
+
+        @property
+        def chat(self) -> Any:
+            import openai
+
+            class C:
+                class completions:
+                    @staticmethod
+                    def create(**_kw: Any) -> Any:
+                        calls.append(1)
+                        raise openai.APIConnectionError(request=None)  # type: ignore[arg-type]
+
+            return C
+
+    t = [0.0]
+    ext = LLMExtractor("stub", client=Failing(), clock=lambda: t[0])
+    for _ in range(5):
+        with pytest.raises(mc.ingest.ExtractionError):
+            ext.extract(PID, TRANSCRIPT, now=NOW)
+    assert len(calls) == 3  # the breaker opened after three failures in a row
+    t[0] = 61.0
+    with pytest.raises(mc.ingest.ExtractionError):
+        ext.extract(PID, TRANSCRIPT, now=NOW)
+    assert len(calls) == 4  # after the cool-down one call tries again
+
+
+def test_deferred_and_declined_treatments_are_no_medicine() -> None:
+    got = said(
+        "Doctor: I'm not going to start a statin yet.\n"
+        "Doctor: Next month we'll start you on bisoprolol 2.5 mg once a day.\n"
+        "Doctor: We'll review you in 3 months and start ramipril if the pressure stays up.\n"
+        "Patient: I was thinking of buying some St John's wort for my mood."
+    )
+    words = " ".join(c for _t, _w, c in got).lower()
+    for drug in ("statin", "bisoprolol", "ramipril", "wort"):
+        assert drug not in words, got
+
+
+def test_a_relative_answering_of_their_own_health_is_theirs() -> None:
+    got = said(
+        "Doctor: Hello Mr Lee. How is your own blood pressure, Mrs Lee?\n"
+        "Wife: Much better on the amlodipine 5 mg, thank you.\n"
+        "Doctor: Maria, are you still on your inhaler?\n"
+        "Daughter (Maria): Yes, the salbutamol, two puffs.\n"
+        "Doctor: And Mr Lee, are you still taking the metformin 500 mg twice a day?\n"
+        "Patient: Yes."
+    )
+    words = " ".join(c for _t, _w, c in got).lower()
+    assert "amlodipine" not in words and "salbutamol" not in words
+    assert "metformin" in words
+
+
+def test_a_relatives_possession_is_theirs() -> None:
+    got = said("Patient: I collect the alendronate for my wife, and my husband's inhaler.")
+    assert got == []
+
+
+def test_a_value_said_alone_after_its_measurement_and_a_decided_stop() -> None:
+    got = said(
+        "Doctor: Now your blood pressure. ... 148 over 90.\n"
+        "Doctor: I'm going to stop the tamsulosin as of tonight."
+    )
+    assert ("vital_sign", "patient", "Patient's blood pressure was 148/90") in got
+    assert any(t == "medication" and "stopped tamsulosin" in c for t, _w, c in got)
+
+
+def test_a_test_date_dates_the_results_said_later() -> None:
+    got = propose(
+        "Doctor: Your blood tests from the 12th of November came back.\n"
+        "Patient: Okay.\n"
+        "Doctor: Your potassium was 5.9, which is high.",
+    )
+    k = next(p for p in got if "potassium" in p.content)
+    assert k.created_at.date().isoformat() == "2026-11-12"
+    assert "12th of November" in k.dated_by and "12th" not in k.evidence

@@ -1,0 +1,57 @@
+"""The held-out statements of issue 30 (``eval/statements/``, frozen before the reader changed,
+written by authors who had not read it): the test half is run, never read. The figures it
+reached are held here so that no change loses them; the issue's target for kept facts
+superseded at once is 0 -- where this test allows more, the closing note says how many and that
+the target is not met."""
+
+from __future__ import annotations
+
+import tempfile
+from datetime import timedelta
+
+import pytest
+
+import memory_core as mc
+from eval.statements import (
+    T0,
+    load_pairs,
+    load_values,
+    measures,
+    outcomes,
+    unit_invented,
+    value_read,
+    value_right,
+)
+
+
+@pytest.fixture(scope="module")
+def test_half() -> dict[str, int]:
+    cases = load_pairs("test")
+    with tempfile.TemporaryDirectory() as tmp:
+        eng = mc.open_engine(
+            f"sqlite:///{tmp}/st.db", "hashing", clock=lambda: T0 + timedelta(days=60)
+        )
+        got = list(outcomes(eng, cases))
+        eng.store.close()
+    return measures(cases, got)
+
+
+def test_the_test_half_hides_few_true_facts_at_once(test_half: dict[str, int]) -> None:
+    """Measured on main e76c5f1: 3 of 84 kept facts superseded at once by a statement that is
+    not the same fact again (8 before the assertion step's first round, 21 of 30 in the issue's
+    independent check); 2 more replaced by the same fact restated (the newer carries it)."""
+    assert test_half["keep"] == 84
+    assert test_half.get("keep_auto", 0) <= 3
+
+
+def test_the_test_half_still_finds_the_changes(test_half: dict[str, int]) -> None:
+    assert test_half["replace"] == 31
+    assert test_half["replace_found"] >= 26  # 26 of 31 on main e76c5f1
+
+
+def test_the_test_halfs_values_keep_their_units() -> None:
+    vals = load_values("test")
+    got = [value_read(v) for v in vals]
+    assert sum(unit_invented(v, g) for v, g in zip(vals, got, strict=True)) == 0
+    right = sum(value_right(v, g) for v, g in zip(vals, got, strict=True))
+    assert right >= 34  # of 42 on main e76c5f1: the rest are bare numbers read in their one unit
