@@ -180,7 +180,7 @@ class Fact:
 
     @property
     def kind(self) -> KeyKind:
-        return KeyKind.of(self.key)
+        return _kind_of(self.key)
 
     @property
     def name(self) -> str:

@@ -267,13 +267,20 @@ def decide_row(
 ) -> tuple[Rule, Decision]:
     """:func:`decide`, with the row of the table that decided."""
     pair = Pair(older, newer, memory_type, older_text, newer_text, older_on)
-    for rule in TABLE:
-        if rule.applies(memory_type):
-            d = rule.check(pair)
-            if d is not None:
-                d = _capped(d, pair)
-                return (CHAT, _chat(d)) if _chat_noise(d, pair) else (rule, d)
+    for rule in rows_for(memory_type):
+        d = rule.check(pair)
+        if d is not None:
+            d = _capped(d, pair)
+            return (CHAT, _chat(d)) if _chat_noise(d, pair) else (rule, d)
     return DEFAULT, _compatible(DEFAULT.id, "no rule found one thing whose state changed")
+
+
+@lru_cache(maxsize=1024)
+def rows_for(memory_type: str) -> tuple[Rule, ...]:
+    """The rows of :data:`TABLE` that apply to ``memory_type``, in table order: picked once per
+    type (a back-scan decides tens of thousands of pairs; a pair that passes the whole table
+    asked each of the 45 rows whether it applies)."""
+    return tuple(rule for rule in TABLE if rule.applies(memory_type))
 
 
 #: A note of another type (an adverse reaction, a response, an observation) that says a drug
