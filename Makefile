@@ -21,8 +21,8 @@ run: seed
 	$(PY) -m streamlit run app.py --server.port $(PORT)
 
 lint: $(STAMP)
-	$(PY) -m ruff check memory_core app.py pages tests bench eval
-	$(PY) -m ruff format --check memory_core app.py pages tests bench eval
+	$(PY) -m ruff check memory_core app.py views tests bench eval
+	$(PY) -m ruff format --check memory_core app.py views tests bench eval
 	$(PY) -m mypy memory_core
 	# the clinical-facts package keeps every function small (issue 22: cyclomatic complexity <= 15)
 	$(PY) -m ruff check --select C901 --config 'lint.mccabe.max-complexity=15' memory_core/facts memory_core/facts_llm.py

@@ -109,7 +109,7 @@ APP = Path(__file__).resolve().parents[1] / "app.py"
 @pytest.fixture
 def app(demo_store: str) -> Callable[..., object]:
     """``app(page=None)`` -> a run AppTest of the dashboard on the demo store copy.
-    ``page`` is a path relative to app.py such as ``"pages/memories.py"``; ``state`` presets
+    ``page`` is a path relative to app.py such as ``"views/memories.py"``; ``state`` presets
     session state (the sidebar's reviewer name is "reviewer" unless given)."""
     from streamlit.testing.v1 import AppTest
 

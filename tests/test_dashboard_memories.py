@@ -1,4 +1,4 @@
-"""AppTest of the Memories page (pages/memories.py) on the seeded demo store."""
+"""AppTest of the Memories page (views/memories.py) on the seeded demo store."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import memory_core as mc
 from memory_core.store import AuditQuery
 from memory_core.values import Status
 
-PAGE = "pages/memories.py"
+PAGE = "views/memories.py"
 PID = "NW-1001"
 AFTERNOON = "Patient now prefers afternoon appointments"
 EVENING = "Patient now prefers evening appointments"

@@ -16,7 +16,7 @@ import memory_core as mc
 from memory_core import context as ctx
 from memory_core.labels import age_label
 
-PAGE = "pages/prompt_preview.py"
+PAGE = "views/prompt_preview.py"
 PID = "NW-1001"
 DEFAULT_QUERY = "Patient asks whether the new diabetes medication could upset their stomach again."
 ENDPOINT_VARS = (

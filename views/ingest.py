@@ -24,7 +24,7 @@ from memory_core.ingest import FhirImportReport, Proposal
 from memory_core.ingest.fhir import bundle_patients
 from memory_core.ingest.service import MAX_TRANSCRIPT_CHARS
 from memory_core.labels import offered_types, state_label, type_label, whose_label
-from pages import common
+from views import common
 
 STATE = "ingest_state"  # {"patient", "transcript", "proposals", "rejected"}
 FHIR_STATE = "fhir_state"  # {"target", "bundle", "report"}

@@ -16,7 +16,7 @@ from memory_core import context as ctx
 from memory_core.labels import age_label, type_label
 from memory_core.question import analyse, described, key_label
 from memory_core.validation import MAX_QUERY_CHARS
-from pages import charts, common, flag_review
+from views import charts, common, flag_review
 
 DEFAULT_CONTEXT = (
     "Patient asks whether the new diabetes medication could upset their stomach again."
@@ -156,7 +156,7 @@ def _flags_summary(engine: mc.MemoryEngine, pid: str, items: list[mc.ContextItem
         st.text(f"{'line ' + str(at) if at else 'not in the section'}: {content}")
         st.caption(flag_review.reason(engine, f))
     st.page_link(
-        "pages/contradictions.py",
+        "views/contradictions.py",
         label="Keep or archive them on Contradictions → Possibly out of date",
         icon=":material/open_in_new:",
         query_params={"patient": pid, "review": "flags"},
