@@ -5,7 +5,21 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8501
 
-.PHONY: run test lint seed bench clean browser eval
+.PHONY: help run test lint seed bench clean browser eval
+
+# `make help`: the targets and the variables a newcomer may set.
+help:
+	@echo "make run      seed the demo patients if the store is empty, start the dashboard"
+	@echo "              on http://localhost:$(PORT) (PORT=8502 make run, or make run PORT=8502)"
+	@echo "make test     lint, install Debian's chromium if missing, then the whole pytest suite"
+	@echo "              (needs node/npm for the Cosmos-protocol test server)"
+	@echo "make lint     ruff check, ruff format --check, mypy memory_core"
+	@echo "make seed     seed the demo patients if the store is empty"
+	@echo "make eval     the evaluation on public data in EVAL_DATA (default data/eval;"
+	@echo "              docs/running-the-evaluation.md), writes docs/evaluation.md"
+	@echo "make bench    the benchmarks in their own venv (.venv-bench; docs/performance.md)"
+	@echo "make clean    remove .venv and the tools' caches"
+	@echo "make help     this list"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -76,7 +90,7 @@ bench:
 	.venv-bench/bin/python -m bench
 
 # Evaluation on public data (issue 12; not part of `make test`): REALTALK chats and SituatedQA's
-# temporal dev split in EVAL_DATA (git-ignored; see the README's Evaluation section), plus the
+# temporal dev split in EVAL_DATA (git-ignored; see docs/running-the-evaluation.md), plus the
 # clinical pair set's test half and the section's current state on Synthea bundles in
 # EVAL_DATA/synthea (issue 23, eval/section.py; docs/section.md). Writes docs/evaluation.md.
 EVAL_DATA ?= data/eval
