@@ -21,8 +21,8 @@ from memory_core.access import AccessRule, Role
 from memory_core.embedding import HashingEmbedder
 from memory_core.engine.acting import AGENT_CALLS, WRITES, Acting
 from memory_core.store import AuditQuery
-from views import common
 from tests.conftest import DEMO_NOW, Clock
+from views import common
 
 ROOT = Path(__file__).resolve().parents[1]
 REVIEWER = "dr.lee@northwind.example"
