@@ -17,7 +17,8 @@ help:
 	@echo "make seed     seed the demo patients if the store is empty"
 	@echo "make eval     the evaluation on public data in EVAL_DATA (default data/eval;"
 	@echo "              docs/running-the-evaluation.md), writes docs/evaluation.md"
-	@echo "make bench    the benchmarks in their own venv (.venv-bench; docs/performance.md)"
+	@echo "make bench    the benchmarks in their own venv (.venv-bench; docs/performance.md);"
+	@echo "              BENCH_ARGS=--only=section,caches runs some of them"
 	@echo "make clean    remove .venv and the tools' caches"
 	@echo "make help     this list"
 
@@ -79,7 +80,7 @@ browser:
 test: lint browser
 	$(PY) -m pytest -q
 
-# Benchmarks (issue 5): a separate venv with the app's requirements plus the peers (Mem0,
+# Benchmarks (issue 5; BENCH_ARGS passes options, e.g. --only=section): a separate venv with the app's requirements plus the peers (Mem0,
 # FAISS, Qdrant, LangGraph) and profilers, which never go into the app's .venv.
 bench:
 	@test -x .venv-bench/bin/python || $(PYTHON) -m venv .venv-bench
@@ -87,7 +88,7 @@ bench:
 	    [ bench/requirements.txt -nt .venv-bench/.installed ]; then \
 	  .venv-bench/bin/python -m pip install --quiet --disable-pip-version-check \
 	    -r requirements.txt -r bench/requirements.txt && touch .venv-bench/.installed; fi
-	.venv-bench/bin/python -m bench
+	.venv-bench/bin/python -m bench $(BENCH_ARGS)
 
 # Evaluation on public data (issue 12; not part of `make test`): REALTALK chats and SituatedQA's
 # temporal dev split in EVAL_DATA (git-ignored; see docs/running-the-evaluation.md), plus the
