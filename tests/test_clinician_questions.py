@@ -10,6 +10,7 @@ Northwind demo (real MiniLM) as of the demo's moment; the README reports the fig
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -118,7 +119,7 @@ def test_the_cases_are_many_and_name_real_memories(demo_engine: mc.MemoryEngine)
 
 
 def test_clinician_questions_at_default_settings(
-    demo_engine: mc.MemoryEngine, capsys: pytest.CaptureFixture[str]
+    demo_engine: mc.MemoryEngine, eval_report: Callable[[str], None]
 ) -> None:
     hits = 0
     rows = []
@@ -143,10 +144,10 @@ def test_clinician_questions_at_default_settings(
             f"{'ok  ' if ok else 'MISS'} {c.patient} {c.question} -> {' | '.join(c.expect)}"
         )
     rate = hits / len(CASES)
-    with capsys.disabled():
-        print(f"\nclinician questions: {hits}/{len(CASES)} answered ({rate:.0%})")
-        for r in rows:
-            print("  " + r)
+    eval_report(
+        f"\nclinician questions: {hits}/{len(CASES)} answered ({rate:.0%})\n"
+        + "\n".join("  " + r for r in rows)
+    )
     assert rate >= TARGET
 
 
