@@ -454,7 +454,13 @@ def fhir_tab(pid: str) -> None:
         )
         chosen = st.selectbox("Patient in the bundle", found, key="fhir_patient")
     c1, c2 = st.columns(2)
-    c1.button("Preview import", key="fhir_preview", on_click=_import, args=(target, True, chosen))
+    c1.button(
+        "Preview import",
+        key="fhir_preview",
+        on_click=_import,
+        args=(target, True, chosen),
+        disabled=peek is None,  # no bundle chosen or uploaded yet: nothing to preview
+    )
     state = st.session_state.get(FHIR_STATE)
     report: FhirImportReport | None = state["report"] if state else None
     shown = (
@@ -465,14 +471,18 @@ def fhir_tab(pid: str) -> None:
     )
     if shown and report is not None and report.dry_run:
         common.read_only_note()
+        named = common.reviewer_ok()
         c2.button(
             f"Import {len(report.created)} memories",
             key="fhir_apply",
             type="primary",
-            disabled=not report.created or not common.can_edit(),
+            # disabled until it can work: something to write, a reviewer, a name to record
+            disabled=not report.created or not common.can_edit() or not named,
             on_click=_import,
             args=(target, False, chosen),
         )
+        if common.can_edit() and not named:
+            c2.caption("Type your name in the sidebar to import: the import is recorded under it.")
     flash = st.session_state.pop(FHIR_FLASH, None)
     if flash:
         (st.error if flash[0] == "error" else st.success)(flash[1])
