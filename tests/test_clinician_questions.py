@@ -207,9 +207,14 @@ def test_nw1004_egfr_history_is_its_superseded_series(demo_engine: mc.MemoryEngi
     assert egfr.annotations == (f"(was {', '.join(parts)})",)
 
 
-def test_nw1001_no_safety_warning_at_the_page_defaults(demo_engine: mc.MemoryEngine) -> None:
+def test_nw1001_at_the_page_defaults(demo_engine: mc.MemoryEngine) -> None:
     res = demo_engine.build_context("NW-1001", STOMACH, max_tokens=400, record_access=False)
-    assert res.safety_omitted == ()
+    # issue 35: a safety memory the places leave out is reported as one the budget leaves out
+    # (the dry cough on lisinopril); every allergy is in, and nothing else is reported
+    assert all(
+        i.scored.memory.memory_type == "adverse_reaction" and "(limit 5)" in i.rule
+        for i in res.safety_omitted
+    )
     walking = [i for i in res.items if "walk 30 minutes" in i.scored.memory.content]
     assert walking and not walking[0].scored.safety  # a care plan is never safety-critical
     allergies = [i for i in _included(res) if i.scored.memory.memory_type == "allergy"]
