@@ -459,7 +459,9 @@ def fhir_tab(pid: str) -> None:
         key="fhir_preview",
         on_click=_import,
         args=(target, True, chosen),
-        disabled=peek is None,  # no bundle chosen or uploaded yet: nothing to preview
+        # no file uploaded yet: nothing to preview (an invalid file is previewed: the click
+        # says what is wrong with it)
+        disabled=source == "Upload" and st.session_state.get("fhir_upload") is None,
     )
     state = st.session_state.get(FHIR_STATE)
     report: FhirImportReport | None = state["report"] if state else None
