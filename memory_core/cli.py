@@ -155,16 +155,19 @@ def cmd_context(args: argparse.Namespace) -> int:
         record_access=args.record,
     )
     omitted = res.safety_omitted
-    if omitted:  # at the top: a safety fact the agent will not see is the first thing to know
+    if omitted:  # at the top: a safety fact the agent will not see is the first thing to know;
+        # on stderr, so stdout stays the exact section (what a script pipes to an agent)
         k = len(omitted)
+        because = "; ".join(dict.fromkeys(_left_out_because(i.rule) for i in omitted))
         print(
             f"WARNING: {k} safety {'memory' if k == 1 else 'memories'} (allergy / adverse "
-            f"reaction) left out of the section would NOT reach the agent "
-            f"({_left_out_because(omitted[0].rule)}):"
+            f"reaction) left out of the section would NOT reach the agent ({because}):",
+            file=sys.stderr,
         )
         for item in omitted:
-            print(f"  not injected: {_shown(item.line)}")
-        print()
+            print(f"  not injected: {_shown(item.line)}", file=sys.stderr)
+        print(file=sys.stderr, flush=True)
+    sys.stderr.flush()
     print(res.text or "(no memories for this patient)")
     print(f"\n-- {res.tokens} tokens ({res.encoding}); candidates:", file=sys.stderr)
     for item in res.items:

@@ -109,9 +109,12 @@ def test_context_headlines_a_safety_memory_left_out(
     capsys.readouterr()
     assert _cli(url, "context", "P-1", "any allergies?", "--max-tokens", "20") == 0
     got = capsys.readouterr()
-    first = got.out.splitlines()[0]
-    assert first.startswith("WARNING:") and "safety" in first and "left out" in first, got.out
-    assert "would NOT reach the agent" in first
+    # the first line on the terminal (stderr, printed before the section): stdout stays the
+    # exact section a script may pipe to an agent
+    first = got.err.splitlines()[0]
+    assert first.startswith("WARNING:") and "safety" in first and "left out" in first, got.err
+    assert "would NOT reach the agent" in first and "raise --max-tokens" in first
+    assert "WARNING" not in got.out
 
 
 def test_make_help_lists_the_targets() -> None:
