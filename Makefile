@@ -5,7 +5,22 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8501
 
-.PHONY: run test lint seed bench clean browser eval
+.PHONY: help run test lint seed bench clean browser eval
+
+# `make help`: the targets and the variables a newcomer may set.
+help:
+	@echo "make run      seed the demo patients if the store is empty, start the dashboard"
+	@echo "              on http://localhost:$(PORT) (PORT=8502 make run, or make run PORT=8502)"
+	@echo "make test     lint, install Debian's chromium if missing, then the whole pytest suite"
+	@echo "              (needs node/npm for the Cosmos-protocol test server)"
+	@echo "make lint     ruff check, ruff format --check, mypy memory_core"
+	@echo "make seed     seed the demo patients if the store is empty"
+	@echo "make eval     the evaluation on public data in EVAL_DATA (default data/eval;"
+	@echo "              docs/running-the-evaluation.md), writes docs/evaluation.md"
+	@echo "make bench    the benchmarks in their own venv (.venv-bench; docs/performance.md);"
+	@echo "              BENCH_ARGS=--only=section,caches runs some of them"
+	@echo "make clean    remove .venv and the tools' caches"
+	@echo "make help     this list"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +36,8 @@ run: seed
 	$(PY) -m streamlit run app.py --server.port $(PORT)
 
 lint: $(STAMP)
-	$(PY) -m ruff check memory_core app.py pages tests bench eval
-	$(PY) -m ruff format --check memory_core app.py pages tests bench eval
+	$(PY) -m ruff check memory_core app.py views tests bench eval
+	$(PY) -m ruff format --check memory_core app.py views tests bench eval
 	$(PY) -m mypy memory_core
 	# the clinical-facts package keeps every function small (issue 22: cyclomatic complexity <= 15)
 	$(PY) -m ruff check --select C901 --config 'lint.mccabe.max-complexity=15' memory_core/facts memory_core/facts_llm.py
@@ -65,7 +80,7 @@ browser:
 test: lint browser
 	$(PY) -m pytest -q
 
-# Benchmarks (issue 5): a separate venv with the app's requirements plus the peers (Mem0,
+# Benchmarks (issue 5; BENCH_ARGS passes options, e.g. --only=section): a separate venv with the app's requirements plus the peers (Mem0,
 # FAISS, Qdrant, LangGraph) and profilers, which never go into the app's .venv.
 bench:
 	@test -x .venv-bench/bin/python || $(PYTHON) -m venv .venv-bench
@@ -73,10 +88,10 @@ bench:
 	    [ bench/requirements.txt -nt .venv-bench/.installed ]; then \
 	  .venv-bench/bin/python -m pip install --quiet --disable-pip-version-check \
 	    -r requirements.txt -r bench/requirements.txt && touch .venv-bench/.installed; fi
-	.venv-bench/bin/python -m bench
+	.venv-bench/bin/python -m bench $(BENCH_ARGS)
 
 # Evaluation on public data (issue 12; not part of `make test`): REALTALK chats and SituatedQA's
-# temporal dev split in EVAL_DATA (git-ignored; see the README's Evaluation section), plus the
+# temporal dev split in EVAL_DATA (git-ignored; see docs/running-the-evaluation.md), plus the
 # clinical pair set's test half and the section's current state on Synthea bundles in
 # EVAL_DATA/synthea (issue 23, eval/section.py; docs/section.md). Writes docs/evaluation.md.
 EVAL_DATA ?= data/eval

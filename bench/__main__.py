@@ -76,7 +76,7 @@ def run(argv: list[str] | None = None, *, guard: bool = True) -> Results:
             profile_misses(res)
         res.code = {"start": code_start, "end": source_state(REPO)}
         if res.code["start"]["digest"] != res.code["end"]["digest"]:
-            log("WARNING: memory_core/, pages/ or app.py changed during the run")
+            log("WARNING: memory_core/, views/ or app.py changed during the run")
         written = write(res, Path(args.out), PLANS)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -240,7 +240,7 @@ def interleaved(
 
 def sample_threads(fn: Callable[[], Any], interval: float = 0.002, top: int = 30) -> str:
     """Run ``fn`` while sampling the stacks of every other thread that runs project code
-    (``memory_core/``, ``pages/``, ``app.py``); returns the functions seen most often
+    (``memory_core/``, ``views/``, ``app.py``); returns the functions seen most often
     (inclusive: anywhere on the stack; self: the frame executing)."""
     import threading
     from collections import Counter
@@ -254,7 +254,7 @@ def sample_threads(fn: Callable[[], Any], interval: float = 0.002, top: int = 30
     def where(frame: Any) -> str:
         code = frame.f_code
         path = code.co_filename
-        for marker in ("/memory_core/", "/pages/", "/site-packages/"):
+        for marker in ("/memory_core/", "/views/", "/site-packages/"):
             if marker in path:
                 path = path.split(marker, 1)[1]
                 break
@@ -272,7 +272,7 @@ def sample_threads(fn: Callable[[], Any], interval: float = 0.002, top: int = 30
                     stack.append(f)
                     f = f.f_back
                 if not any(
-                    "/pages/" in x.f_code.co_filename or x.f_code.co_filename.endswith("app.py")
+                    "/views/" in x.f_code.co_filename or x.f_code.co_filename.endswith("app.py")
                     for x in stack
                 ):
                     continue
@@ -306,7 +306,7 @@ def sample_threads(fn: Callable[[], Any], interval: float = 0.002, top: int = 30
 
 
 def source_state(repo: Any) -> dict[str, Any]:
-    """The commit, whether the measured code (memory_core/, pages/, app.py) has uncommitted
+    """The commit, whether the measured code (memory_core/, views/, app.py) has uncommitted
     changes, and a digest of that code: recorded at the start and the end of a run, so a
     report says which engine it measured and warns when the code changed during the run."""
     import hashlib
@@ -314,7 +314,7 @@ def source_state(repo: Any) -> dict[str, Any]:
     from pathlib import Path
 
     root = Path(repo)
-    files = sorted([*root.glob("memory_core/**/*.py"), *root.glob("pages/*.py"), root / "app.py"])
+    files = sorted([*root.glob("memory_core/**/*.py"), *root.glob("views/*.py"), root / "app.py"])
     digest = hashlib.sha256()
     for f in files:
         if f.is_file():
@@ -332,6 +332,6 @@ def source_state(repo: Any) -> dict[str, Any]:
 
     return {
         "commit": git("rev-parse", "--short", "HEAD") or "unknown",
-        "dirty": bool(git("status", "--porcelain", "--", "memory_core", "pages", "app.py")),
+        "dirty": bool(git("status", "--porcelain", "--", "memory_core", "views", "app.py")),
         "digest": digest.hexdigest()[:12],
     }

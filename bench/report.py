@@ -327,7 +327,7 @@ def code_line(res: Results) -> str:
     line = (
         f"- Engine measured: commit {start['commit']}"
         + (" with uncommitted changes" if start["dirty"] else "")
-        + f" (memory_core/, pages/, app.py digest {start['digest']})"
+        + f" (memory_core/, views/, app.py digest {start['digest']})"
     )
     if end and end.get("digest") != start.get("digest"):
         line += (

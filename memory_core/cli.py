@@ -20,7 +20,8 @@ from . import open_engine
 from .engine import MemoryEngine
 from .engine.ingest import RECORD_FIELDS, unknown_field
 from .errors import MemoryCoreError, NotFoundError, StoreNotFoundError, ValidationError
-from .labels import status_word, type_label
+from .ingest.fhir import FhirImportReport, FhirSupersession
+from .labels import evidence_words, rule_words, status_word, type_label
 from .validation import memory_type, now_value, positive_int, record_id
 from .values import Memory, MemoryType
 
@@ -125,9 +126,15 @@ def cmd_show(args: argparse.Namespace) -> int:
     now = _when(args.now)  # the options first: a bad one opens nothing
     engine = _reader(args, args.patient)
     view = engine.view(args.patient, now=now)
-    print(f"{'status':<11} {'type':<18} {'base':>4} {'now':>5} {'uses':>4}  statement")
-    for i, m in enumerate(view.memories):
+    # newest first: the date a statement was made (its creation), the latest at the top
+    order = sorted(
+        range(len(view.memories)), key=lambda i: view.memories[i].created_at, reverse=True
+    )
+    print(f"{'date':<10} {'status':<11} {'type':<18} {'base':>4} {'now':>5} {'uses':>4}  statement")
+    for i in order:
+        m = view.memories[i]
         print(  # the words of labels.py, as the dashboard shows them
+            f"{m.created_at.date().isoformat():<10} "
             f"{status_word(view.status[i].value):<11} {type_label(m.memory_type):<18} "
             f"{m.importance:>4g} "
             f"{view.current_importance[i]:>5.2f} {int(view.access_count[i]):>4}  "
@@ -147,6 +154,20 @@ def cmd_context(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         record_access=args.record,
     )
+    omitted = res.safety_omitted
+    if omitted:  # at the top: a safety fact the agent will not see is the first thing to know;
+        # on stderr, so stdout stays the exact section (what a script pipes to an agent)
+        k = len(omitted)
+        because = "; ".join(dict.fromkeys(_left_out_because(i.rule) for i in omitted))
+        print(
+            f"WARNING: {k} safety {'memory' if k == 1 else 'memories'} (allergy / adverse "
+            f"reaction) left out of the section would NOT reach the agent ({because}):",
+            file=sys.stderr,
+        )
+        for item in omitted:
+            print(f"  not injected: {_shown(item.line)}", file=sys.stderr)
+        print(file=sys.stderr, flush=True)
+    sys.stderr.flush()
     print(res.text or "(no memories for this patient)")
     print(f"\n-- {res.tokens} tokens ({res.encoding}); candidates:", file=sys.stderr)
     for item in res.items:
@@ -157,6 +178,16 @@ def cmd_context(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _left_out_because(rule: str) -> str:
+    """Why a safety memory was left out, from its rule ("not in the section: the token budget
+    (80) would be exceeded ...; safety-critical ..."): raise the budget or the places."""
+    if "token budget" in rule:
+        return "the token budget is too small: raise --max-tokens"
+    if "limit" in rule or "places" in rule:
+        return "the places are taken: raise --max-memories"
+    return rule.removeprefix("not in the section: ").split(";")[0]
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
@@ -521,16 +552,38 @@ def cmd_import_fhir(args: argparse.Namespace) -> int:
         for rtype, reason, code, n in report.skipped_counts():
             print(f"skipped {n:>6} {rtype}{f' {code}' if code else ''}: {_shown(reason)}")
     for s in report.superseded if every else report.superseded[:20]:
-        print(
-            f"supersedes ({s.state}, sim {s.similarity:.2f}) {_shown(s.old_content[:70])} "
-            f"<- {s.source}"
-        )
+        print(_supersession_sentence(s, report))
     if not every and len(report.superseded) > 20:
         print(f"... and {len(report.superseded) - 20} more supersessions (--verbose lists all)")
     print(report.summary())
     if report.dry_run and report.created:
         print("add --apply to write them")
     return 0
+
+
+def _supersession_sentence(s: FhirSupersession, report: FhirImportReport) -> str:
+    """One supersession of a FHIR import in a full sentence: what replaces what (the imported
+    statement or the stored one: an import older than what the store says is the one replaced),
+    at once or after review, by which rule and why."""
+    source = {it.memory_id: it.source for it in report.created if it.memory_id}
+    would = "would replace" if report.dry_run else "replaces"
+
+    def side(mid: str, text: str) -> str:
+        where = f" ({source[mid]})" if mid in source else ""
+        return f'the {"imported" if mid in source else "stored"} statement "{_shown(text)}"{where}'
+
+    how = (
+        "at once (the older one is kept, at the lowest importance, and can be undone)"
+        if s.state == "auto"
+        else "once a reviewer confirms it (it waits in the review queue)"
+    )
+    rule = f"by the rule '{rule_words(s.rule)}'" if s.rule else "by similarity"
+    why = evidence_words(s.evidence) if s.evidence else "the two statements are alike"
+    new = side(s.new_id, s.new_content)
+    return (
+        f"{new[0].upper()}{new[1:]} {would} {side(s.old_id, s.old_content)} {how}, {rule}, "
+        f"because {why} (similarity {s.similarity:.2f})."
+    )
 
 
 def _import_bulk(engine: MemoryEngine, args: argparse.Namespace) -> int:

@@ -426,3 +426,65 @@ def audit_sentence(entry: AuditEntry, content_of: Mapping[str, str]) -> str:
             why = f"{why} {ref}"
         return f"{text} was confirmed again by {who}{f' ({why})' if why else ''}: its age restarts"
     return f"{who}: {action_label(a).lower()} {text}".strip()
+
+
+# --- a decision's rule and evidence in sentences (the CLI's FHIR dry run) ------------------
+#: The decision table's rule ids (memory_core.facts.rules) in a clinician's words; an id not
+#: listed is said from its own words ("lab.new-date" -> "lab: new date").
+RULE_WORDS: dict[str, str] = {
+    "drug.stop": "the same drug stopped",
+    "drug.restart": "the same drug started again",
+    "drug.dose-change": "the same drug at a new dose",
+    "drug.frequency-change": "the same drug at a new frequency",
+    "drug.formulation-change": "the same drug in a new formulation",
+    "drug.same": "the same drug restated",
+    "drug.refuted": "the same drug said not to be taken",
+    "drug.change-word": "a change of the same drug said in words",
+    "drug.stop-named-elsewhere": "the drug said stopped in another note",
+    "lab.new-value": "a new value of the same test",
+    "lab.new-date": "the same test on a new date",
+    "lab.same-value": "the same test with the same value",
+    "lab.new-target": "a new target for the same test",
+    "lab.result-flip": "the same test with the opposite result",
+    "reaction.changed": "the same reaction described differently",
+    "reaction.resolved": "the same reaction resolved",
+    "reaction.recurred": "the same reaction back again",
+    "allergy.reaction-change": "the same allergy with a different reaction",
+    "allergy.same-agent": "the same allergy restated",
+    "allergy.refuted": "the same allergy ruled out",
+    "allergy.reinstated": "the same allergy confirmed again",
+    "condition.restated": "the same condition restated",
+    "condition.resolved": "the same condition resolved",
+    "condition.refuted": "the same condition ruled out",
+    "condition.recurred": "the same condition back again",
+    "condition.new-stage": "the same condition at a new stage",
+    "condition.changed": "the same condition changed",
+    "statement.restated": "the same statement made again",
+    "slot.single-valued": "a new answer to the same question (one answer at a time)",
+    "slot.state-change": "the same item in a new state",
+    "words.same-subject": "the same subject read from the words only",
+    "response.outcome-changed": "the same treatment with a new outcome",
+    "response.treatment-changed": "a change of treatment",
+    "plan.done-or-cancelled": "the same plan done or cancelled",
+    "plan.new-timing": "the same plan at a new time",
+}
+
+
+def rule_words(rule: str) -> str:
+    """A decision's rule in words: "drug.dose-change" -> "the same drug at a new dose"."""
+    if rule in RULE_WORDS:
+        return RULE_WORDS[rule]
+    head, _, tail = rule.partition(".")
+    return f"{head}: {tail.replace('-', ' ')}" if tail else rule.replace("-", " ")
+
+
+def evidence_words(evidence: str) -> str:
+    """A decision's evidence as a clause, its arrow said in words: "same drug lisinopril: 20 mg
+    → 10 mg" -> "same drug lisinopril: the older says 20 mg, the newer says 10 mg"."""
+    subject, sep, change = evidence.partition(": ")
+    if "→" not in change:
+        return evidence.replace(" → ", ", then ").replace("→", "then")
+    before, _, after = change.partition("→")
+    before, after = before.strip(" ,"), after.strip(" ,")
+    said = f"the older says {before or 'nothing'}, the newer says {after or 'nothing'}"
+    return f"{subject}{sep}{said}" if sep else said

@@ -130,6 +130,9 @@ _BLOCKED = (
     "not in the section: a safety-critical memory did not fit the token budget, so nothing "
     "less important takes its place"
 )
+#: the reason of a candidate whose statement is a line of the section already (or one left out
+#: above, reported there): never reported again
+_SAME_PREFIX = "not in the section: the same statement"
 _SAME_LEFT_OUT = (
     "not in the section: the same statement as a memory left out above (its reason and report "
     "stand for this one)"
@@ -417,6 +420,16 @@ class Selector:
                     line_text, warn = form, plan.warn((i,))
                     line = (WARN if warn else "") + line_text
                     notes, part = plan.note(i), ""
+                why, reported = rule(i), i in self.reported
+                if (
+                    safety
+                    and where is None
+                    and not reported
+                    and i not in self.dups
+                    and not why.startswith(_SAME_PREFIX)
+                ):  # left out by the places (or held places): reported as the budget's are
+                    why += "; safety-critical, reported to the reviewer"
+                    reported = True
                 items.append(
                     ContextItem(
                         scored=c if c.safety == safety else replace(c, safety=safety),
@@ -424,9 +437,9 @@ class Selector:
                         position=where[0] if where is not None else None,
                         line=line,
                         tokens=count_tokens(line_text, self.encoding),
-                        rule=rule(i),
+                        rule=why,
                         annotations=tuple(n.text for n in notes),
-                        reported=i in self.reported,
+                        reported=reported,
                         part_of=part,
                     )
                 )

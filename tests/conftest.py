@@ -10,6 +10,34 @@ import memory_core as mc
 from memory_core.embedding import HashingEmbedder
 from tests.cosmos_server import CosmosServer, CosmosServerUnavailable
 
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--eval-report",
+        action="store_true",
+        help="print the evaluation tests' tallies (clinician questions, held-out demo "
+        "questions) as they run; without it a tally stays in the test's captured output "
+        "(shown when the test fails, or with -rP), never in the middle of the progress dots",
+    )
+
+
+@pytest.fixture
+def eval_report(
+    request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]
+) -> Callable[[str], None]:
+    """``eval_report(text)``: an evaluation test's tally, on the terminal only with
+    ``--eval-report`` (issue 35: `pytest -q` printed them among the dots)."""
+
+    def report(text: str) -> None:
+        if request.config.getoption("--eval-report"):
+            with capsys.disabled():
+                print(text)
+        else:
+            print(text)
+
+    return report
+
+
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
 
@@ -109,7 +137,7 @@ APP = Path(__file__).resolve().parents[1] / "app.py"
 @pytest.fixture
 def app(demo_store: str) -> Callable[..., object]:
     """``app(page=None)`` -> a run AppTest of the dashboard on the demo store copy.
-    ``page`` is a path relative to app.py such as ``"pages/memories.py"``; ``state`` presets
+    ``page`` is a path relative to app.py such as ``"views/memories.py"``; ``state`` presets
     session state (the sidebar's reviewer name is "reviewer" unless given)."""
     from streamlit.testing.v1 import AppTest
 

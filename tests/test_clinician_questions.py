@@ -10,6 +10,7 @@ Northwind demo (real MiniLM) as of the demo's moment; the README reports the fig
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -118,7 +119,7 @@ def test_the_cases_are_many_and_name_real_memories(demo_engine: mc.MemoryEngine)
 
 
 def test_clinician_questions_at_default_settings(
-    demo_engine: mc.MemoryEngine, capsys: pytest.CaptureFixture[str]
+    demo_engine: mc.MemoryEngine, eval_report: Callable[[str], None]
 ) -> None:
     hits = 0
     rows = []
@@ -143,10 +144,10 @@ def test_clinician_questions_at_default_settings(
             f"{'ok  ' if ok else 'MISS'} {c.patient} {c.question} -> {' | '.join(c.expect)}"
         )
     rate = hits / len(CASES)
-    with capsys.disabled():
-        print(f"\nclinician questions: {hits}/{len(CASES)} answered ({rate:.0%})")
-        for r in rows:
-            print("  " + r)
+    eval_report(
+        f"\nclinician questions: {hits}/{len(CASES)} answered ({rate:.0%})\n"
+        + "\n".join("  " + r for r in rows)
+    )
     assert rate >= TARGET
 
 
@@ -206,9 +207,14 @@ def test_nw1004_egfr_history_is_its_superseded_series(demo_engine: mc.MemoryEngi
     assert egfr.annotations == (f"(was {', '.join(parts)})",)
 
 
-def test_nw1001_no_safety_warning_at_the_page_defaults(demo_engine: mc.MemoryEngine) -> None:
+def test_nw1001_at_the_page_defaults(demo_engine: mc.MemoryEngine) -> None:
     res = demo_engine.build_context("NW-1001", STOMACH, max_tokens=400, record_access=False)
-    assert res.safety_omitted == ()
+    # issue 35: a safety memory the places leave out is reported as one the budget leaves out
+    # (the dry cough on lisinopril); every allergy is in, and nothing else is reported
+    assert all(
+        i.scored.memory.memory_type == "adverse_reaction" and "(limit 5)" in i.rule
+        for i in res.safety_omitted
+    )
     walking = [i for i in res.items if "walk 30 minutes" in i.scored.memory.content]
     assert walking and not walking[0].scored.safety  # a care plan is never safety-critical
     allergies = [i for i in _included(res) if i.scored.memory.memory_type == "allergy"]

@@ -33,7 +33,7 @@ def test_logged_out_sees_only_the_login(demo_store: str) -> None:
 
 
 def test_a_page_file_run_directly_still_needs_a_login(demo_store: str) -> None:
-    for page in ("pages/memories.py", "pages/decay_lab.py", "pages/prompt_preview.py"):
+    for page in ("views/memories.py", "views/decay_lab.py", "views/prompt_preview.py"):
         at = _app({"is_logged_in": False}, page)
         assert not at.exception
         assert not at.dataframe and not at.metric
@@ -43,7 +43,7 @@ def test_a_page_file_run_directly_still_needs_a_login(demo_store: str) -> None:
 def test_viewer_can_look_but_not_change(demo_store: str) -> None:
     at = _app({"is_logged_in": True, "email": "nurse@northwind.example", "name": "Nurse"})
     assert any("viewer" in c.value for c in at.sidebar.caption)
-    at.switch_page("pages/contradictions.py").run()
+    at.switch_page("views/contradictions.py").run()
     assert not at.exception
     confirm = [b for b in at.button if b.key and b.key.startswith("confirm_")]
     assert confirm and all(b.disabled for b in confirm)
@@ -52,7 +52,7 @@ def test_viewer_can_look_but_not_change(demo_store: str) -> None:
 def test_reviewer_acts_as_their_signed_in_identity(demo_store: str) -> None:
     at = _app({"is_logged_in": True, "email": REVIEWER, "name": "Dr Lee"})
     assert any("reviewer" in c.value for c in at.sidebar.caption)
-    at.switch_page("pages/contradictions.py").run()
+    at.switch_page("views/contradictions.py").run()
     confirm = [b for b in at.button if b.key and b.key.startswith("confirm_")]
     assert confirm and not confirm[0].disabled
     sup_id = confirm[0].key.removeprefix("confirm_")

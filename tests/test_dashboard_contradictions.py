@@ -16,7 +16,7 @@ import pytest
 import memory_core as mc
 from memory_core.labels import type_label
 
-PAGE = "pages/contradictions.py"
+PAGE = "views/contradictions.py"
 PID = "NW-1001"
 
 
@@ -198,7 +198,7 @@ def test_undo_of_a_confirmed_review_reopens_it(
     assert eng.get(old.id).status is mc.Status.ACTIVE
     assert "again: reviewer undid the earlier decision on" in card_text(at)
     # the worklist counts it again
-    at.switch_page("pages/worklist.py").run()
+    at.switch_page("views/worklist.py").run()
     assert {m.label: m.value for m in at.metric}["Review"] == str(
         len(eng.supersessions(state="pending"))
     )  # every patient's reviews

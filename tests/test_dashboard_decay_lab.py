@@ -17,7 +17,7 @@ import pytest
 
 import memory_core as mc
 
-PAGE = "pages/decay_lab.py"
+PAGE = "views/decay_lab.py"
 PID = "NW-1001"
 METFORMIN = (
     "Patient reports persistent GI distress on metformin; switched to extended-release formulation"
@@ -304,6 +304,6 @@ def test_as_of_keeps_its_value_across_edits(app: Callable[..., Any], eng: mc.Mem
     assert len(table(at)) == active_then
     assert any(f"As of {day:%Y-%m-%d} 23:59" in c.value for c in at.caption)
     # and after visiting another page and coming back
-    at.switch_page("pages/overview.py").run()
+    at.switch_page("views/overview.py").run()
     at.switch_page(PAGE).run()
     assert at.slider(key="lab_as_of").value == day

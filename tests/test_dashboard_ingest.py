@@ -12,7 +12,7 @@ import pytest
 
 import memory_core as mc
 
-PAGE = "pages/ingest.py"
+PAGE = "views/ingest.py"
 PID = "NW-1001"
 DEMO = "transcript_nw1001_followup.txt"
 

@@ -1,4 +1,4 @@
-"""AppTest of the Overview page (pages/overview.py) on the seeded demo store."""
+"""AppTest of the Overview page (views/overview.py) on the seeded demo store."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def eng(demo_store: str) -> Any:
 
 
 def test_kpis_equal_the_engine_counts(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
-    at = app("pages/overview.py")
+    at = app("views/overview.py")
     assert not at.exception
     assert at.title[0].value == "Overview"
     assert any(PID in c.value for c in at.caption)
@@ -58,7 +58,7 @@ def test_kpis_equal_the_engine_counts(app: Callable[..., Any], eng: mc.MemoryEng
 def test_at_risk_is_the_cleanup_rule(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
     """At risk = active, not pinned, not review-gated, strength below the cleanup threshold."""
     pid = "NW-1004"
-    at = app("pages/overview.py", patient=pid)
+    at = app("views/overview.py", patient=pid)
     view = eng.view(pid)
     pol = eng.policy
     by_rule = [
@@ -76,7 +76,7 @@ def test_at_risk_is_the_cleanup_rule(app: Callable[..., Any], eng: mc.MemoryEngi
 def test_timeline_has_a_marker_for_every_visible_memory(
     app: Callable[..., Any], eng: mc.MemoryEngine
 ) -> None:
-    at = app("pages/overview.py")
+    at = app("views/overview.py")
     fig = json.loads(at.get("plotly_chart")[0].proto.spec)
     view = eng.view(PID)
     traces = {t["name"]: t for t in fig["data"]}
@@ -93,7 +93,7 @@ def test_timeline_has_a_marker_for_every_visible_memory(
 def test_patient_picker_changes_kpis_and_query_param(
     app: Callable[..., Any], eng: mc.MemoryEngine
 ) -> None:
-    at = app("pages/overview.py")
+    at = app("views/overview.py")
     before = _metrics(at)
     at.sidebar.selectbox(key="patient_select").select("NW-1005").run()
     assert not at.exception
@@ -107,7 +107,7 @@ def test_patient_picker_changes_kpis_and_query_param(
 
 
 def test_recent_injections_are_listed(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
-    at = app("pages/overview.py")
+    at = app("views/overview.py")
     # issue 16: the demo's accesses come with the injection records that produced them
     assert not any("No agent has been given" in i.value for i in at.info)
     used = {e for times in eng.access_times(PID).values() for e in times}
@@ -121,7 +121,7 @@ def test_recent_injections_are_listed(app: Callable[..., Any], eng: mc.MemoryEng
     query = "What appointment times suit the patient?"
     res = eng.build_context(PID, query, record_access=True)  # an agent-side call
     assert res.injection_id
-    at = app("pages/overview.py")
+    at = app("views/overview.py")
     texts = [t.value for t in at.text]
     assert any(query in t for t in texts)
     assert any(res.text.splitlines()[0] in c.value for c in at.code)
@@ -131,7 +131,7 @@ def test_empty_store_offers_the_demo_data(
     app: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MEMORY_CORE_STORE", f"sqlite:///{tmp_path / 'empty.db'}")
-    at = app("pages/overview.py")
+    at = app("views/overview.py")
     assert not at.exception
     assert at.button(key="seed_demo").label == "Load demo data"
     assert not at.metric
@@ -141,7 +141,7 @@ def test_empty_store_offers_the_demo_data(
 def test_a_superseded_memory_says_what_replaced_it(
     app: Callable[..., Any], eng: mc.MemoryEngine
 ) -> None:
-    at = app("pages/overview.py")
+    at = app("views/overview.py")
     fig = json.loads(at.get("plotly_chart")[0].proto.spec)
     sup = next(t for t in fig["data"] if t["name"] == "Replaced by a newer memory")
     old = next(m for m in eng.list_memories(PID) if m.status is mc.Status.SUPERSEDED)

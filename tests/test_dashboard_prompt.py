@@ -16,7 +16,7 @@ import memory_core as mc
 from memory_core import context as ctx
 from memory_core.labels import age_label
 
-PAGE = "pages/prompt_preview.py"
+PAGE = "views/prompt_preview.py"
 PID = "NW-1001"
 DEFAULT_QUERY = "Patient asks whether the new diabetes medication could upset their stomach again."
 ENDPOINT_VARS = (
@@ -160,7 +160,8 @@ def test_send_without_endpoint_explains_configuration(app: Callable[..., Any]) -
     assert not at.exception
     hints = [i.value for i in at.info if "OPENAI_API_KEY" in i.value]
     assert hints and "secrets.toml" in hints[0] and "AZURE_OPENAI_ENDPOINT" in hints[0]
-    assert not at.error
+    # no error but the report of a safety memory the places leave out (issue 35)
+    assert not [e for e in at.error if "would NOT reach the agent" not in e.value]
 
 
 # --- issue 14: the explanation table, annotations and possibly-stale flags ---------------------
@@ -210,8 +211,14 @@ def test_explanation_is_a_readable_list_in_section_order_with_the_numbers(
         assert row["keywords"] == pytest.approx(item.scored.bm25)
         assert row["score"] == pytest.approx(item.scored.score)
         assert row["importance now"] == pytest.approx(item.scored.current_importance)
-    # the default question warns about nothing (no care plan counts as safety-critical)
-    assert not [e for e in at.error if "safety-critical" in e.value]
+    # the default question warns only about safety types left out (issue 35: by the places
+    # as by the budget); no care plan counts as safety-critical
+    assert {i.scored.memory.memory_type for i in res.safety_omitted} <= {
+        "allergy",
+        "adverse_reaction",
+    }
+    warned = [e.value for e in at.error if "safety-critical" in e.value]
+    assert len(warned) == (1 if res.safety_omitted else 0)
 
 
 def test_memory_text_in_the_list_is_plain_text(

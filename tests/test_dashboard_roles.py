@@ -21,8 +21,8 @@ from memory_core.access import AccessRule, Role
 from memory_core.embedding import HashingEmbedder
 from memory_core.engine.acting import AGENT_CALLS, WRITES, Acting
 from memory_core.store import AuditQuery
-from pages import common
 from tests.conftest import DEMO_NOW, Clock
+from views import common
 
 ROOT = Path(__file__).resolve().parents[1]
 REVIEWER = "dr.lee@northwind.example"
@@ -204,26 +204,26 @@ def _visit(demo_store: str) -> Iterator[tuple[str, Any]]:
     at.query_params["patient"] = PID
     at.run()
     for page in (
-        "pages/worklist.py",
-        "pages/overview.py",
-        "pages/memories.py",
-        "pages/contradictions.py",
-        "pages/prompt_preview.py",
-        "pages/settings.py",
+        "views/worklist.py",
+        "views/overview.py",
+        "views/memories.py",
+        "views/contradictions.py",
+        "views/prompt_preview.py",
+        "views/settings.py",
     ):
         at.switch_page(page).run()
-        if page == "pages/memories.py":  # a statement to save: the check reaches the engine
+        if page == "views/memories.py":  # a statement to save: the check reaches the engine
             at.text_area(key="new_content").input("Patient walks every morning").run()
         yield page, at
-    at.switch_page("pages/decay_lab.py").run()
+    at.switch_page("views/decay_lab.py").run()
     at.radio(key="lab_rate_form").set_value("% per period").run()
     at.slider(key="lab_loss_pct").set_value(50.0).run()
-    yield "pages/decay_lab.py", at
-    at.switch_page("pages/ingest.py").run()
+    yield "views/decay_lab.py", at
+    at.switch_page("views/ingest.py").run()
     at.selectbox(key="ingest_demo").select("transcript_nw1001_followup.txt").run()
     at.button(key="ingest_propose").click().run()
     at.button(key="fhir_preview").click().run()
-    yield "pages/ingest.py", at
+    yield "views/ingest.py", at
 
 
 def _buttons(at: Any) -> list[Any]:
@@ -246,7 +246,7 @@ def test_every_write_widget_is_disabled_for_a_viewer(demo_store: str) -> None:
         for inp in at.number_input:  # the importance editor is locked too
             if inp.key == "edit_importance":
                 assert inp.disabled
-        if page == "pages/worklist.py":
+        if page == "views/worklist.py":
             before = _store_state(demo_store)  # after _visit added the flagged memories
         assert _store_state(demo_store) == before, page  # viewing and previewing wrote nothing
     # the pages offer every guarded write (the demo loader: the empty store's test below)
@@ -263,7 +263,7 @@ def test_every_write_widget_is_refused_for_a_viewer_by_the_engine(
     before = _store_state(demo_store)
     clicked: set[str] = set()
     for page, at in _visit(demo_store):
-        if page == "pages/worklist.py":
+        if page == "views/worklist.py":
             before = _store_state(demo_store)  # after _visit added the flagged memories
         for b in [b for b in _buttons(at) if b.key not in READS]:
             clicked |= _writes_of(b.key)

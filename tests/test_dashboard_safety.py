@@ -18,7 +18,7 @@ def test_hostile_content_is_shown_as_text_everywhere(
 ) -> None:
     eng = mc.open_engine(demo_store)
     eng.add_memory("NW-1001", PAYLOAD, "observation", importance=9, by="test")
-    for page in (None, "pages/memories.py", "pages/decay_lab.py", "pages/prompt_preview.py"):
+    for page in (None, "views/memories.py", "views/decay_lab.py", "views/prompt_preview.py"):
         at = app(page)
         assert not at.exception
         for md in at.markdown:  # markdown elements never carry the content
@@ -26,7 +26,7 @@ def test_hostile_content_is_shown_as_text_everywhere(
         for chart in at.get("plotly_chart"):
             spec = json.dumps(json.loads(chart.proto.spec))
             assert "<script>" not in spec and "<b>x</b>" not in spec
-    overview = app("pages/overview.py")
+    overview = app("views/overview.py")
     spec = json.loads(overview.get("plotly_chart")[0].proto.spec)
     custom = [c[0] for trace in spec["data"] for c in trace.get("customdata", [])]
     assert any("&lt;script&gt;" in c for c in custom)

@@ -1,4 +1,4 @@
-"""AppTest of the Settings & audit page (pages/settings.py) on the seeded demo store."""
+"""AppTest of the Settings & audit page (views/settings.py) on the seeded demo store."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import memory_core as mc
 from memory_core.labels import action_label
 from memory_core.values import AuditAction
 
-PAGE = "pages/settings.py"
+PAGE = "views/settings.py"
 PID = "NW-1001"
 
 

@@ -9,6 +9,7 @@ section. Also NW-1001's documented anaphylaxis under every token budget."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,7 @@ def test_the_set_is_large_and_names_real_memories(demo: mc.MemoryEngine) -> None
 
 
 def test_held_out_questions_are_answered_in_the_default_section(
-    demo: mc.MemoryEngine, capsys: pytest.CaptureFixture[str]
+    demo: mc.MemoryEngine, eval_report: Callable[[str], None]
 ) -> None:
     cases = load_questions()
     rows, hits = [], 0
@@ -58,10 +59,10 @@ def test_held_out_questions_are_answered_in_the_default_section(
         ok = answers(c, (i.scored.memory for i in res.included))
         hits += ok
         rows.append(f"{'ok  ' if ok else 'MISS'} {c['patient']} {c['question']}")
-    with capsys.disabled():
-        print(f"\nheld-out demo questions: {hits}/{len(cases)} answered")
-        for r in rows:
-            print("  " + r)
+    eval_report(
+        f"\nheld-out demo questions: {hits}/{len(cases)} answered\n"
+        + "\n".join("  " + r for r in rows)
+    )
     assert hits / len(cases) >= TARGET
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,7 @@ def test_the_set_is_frozen_and_split() -> None:
 
 
 def test_the_test_half_is_answered_in_the_default_section(
-    demo: mc.MemoryEngine, capsys: pytest.CaptureFixture[str]
+    demo: mc.MemoryEngine, eval_report: Callable[[str], None]
 ) -> None:
     hits, misses, kinds, asked = 0, [], Counter[str](), Counter[str]()
     for c in cases("test"):
@@ -67,9 +68,10 @@ def test_the_test_half_is_answered_in_the_default_section(
         if not ok:
             misses.append(f"{c['id']} ({c['kind']})")
     n = len(cases("test"))
-    with capsys.disabled():
-        print(f"\nthird held-out set, test half: {hits}/{n} answered ({hits / n:.1%})")
-        print("  by kind: " + ", ".join(f"{k} {kinds[k]}/{v}" for k, v in sorted(asked.items())))
-        if misses:
-            print("  missed: " + ", ".join(misses))
+    eval_report(
+        f"\nthird held-out set, test half: {hits}/{n} answered ({hits / n:.1%})\n"
+        + "  by kind: "
+        + ", ".join(f"{k} {kinds[k]}/{v}" for k, v in sorted(asked.items()))
+        + ("\n  missed: " + ", ".join(misses) if misses else "")
+    )
     assert hits / n >= TARGET

@@ -221,7 +221,7 @@ def test_medication_statement_and_request_status_rules(engine: mc.MemoryEngine) 
     )
     c = created(report)
     assert c["fhir:MedicationStatement/active"] == (
-        "medication: Patient takes metformin ER 500 mg tablet 500mg twice per day"
+        "medication: Patient takes metformin ER 500 mg tablet twice per day"  # the dose once
     )
     assert c["fhir:MedicationStatement/stopped"] == (
         "medication: Patient stopped metformin ER 500 mg tablet because of persistent diarrhoea; "

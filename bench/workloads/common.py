@@ -49,12 +49,12 @@ def query_at(i: int) -> str:
 
 
 PAGES = (
-    "pages/overview.py",
-    "pages/memories.py",
-    "pages/decay_lab.py",
-    "pages/contradictions.py",
-    "pages/prompt_preview.py",
-    "pages/settings.py",
+    "views/overview.py",
+    "views/memories.py",
+    "views/decay_lab.py",
+    "views/contradictions.py",
+    "views/prompt_preview.py",
+    "views/settings.py",
 )
 
 BENCH_NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
@@ -170,7 +170,7 @@ TINY = Config(
     embed_sentences=16,
     cold_loads=1,
     app_n=60,
-    app_pages=("pages/overview.py",),
+    app_pages=("views/overview.py",),
     app_reruns=1,
     rss_n=2_000,
     rss_patients=4,

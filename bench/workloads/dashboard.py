@@ -50,7 +50,7 @@ def run(bench: Setup) -> None:
             start = time.perf_counter() - t
             t = time.perf_counter()
             at.switch_page(page).run()
-            first = start if k == 0 and page == "pages/overview.py" else time.perf_counter() - t
+            first = start if k == 0 and page == "views/overview.py" else time.perf_counter() - t
             if at.exception:
                 raise RuntimeError(f"{page}: {at.exception[0].value}")
             reruns = measure(at.run, cfg.app_reruns, warmup=0)
@@ -72,7 +72,7 @@ def run(bench: Setup) -> None:
             "app",
             "dashboard page rerun after the first (AppTest), slowest page",
             f"{n:,} memories",
-            worst_page.removeprefix("pages/"),
+            worst_page.removeprefix("views/"),
             worst,
             target=TARGET,
             passed=TARGET.met(worst),

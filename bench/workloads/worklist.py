@@ -142,7 +142,7 @@ def run(bench: Setup) -> None:
             "worklist_page",
             "Worklist page rerun (AppTest), picker included",
             size,
-            "pages/worklist.py",
+            "views/worklist.py",
             page,
             target=PAGE_TARGET,
             passed=PAGE_TARGET.met(page),

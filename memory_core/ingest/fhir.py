@@ -84,6 +84,7 @@ class FhirSupersession:
     state: str  # auto | pending: the same for the preview (dry run) and the import
     rule: str = ""  # the decision table's rule that took it
     evidence: str = ""  # why, in plain words
+    new_id: str = ""  # the memory that replaces it (an imported one, or one already stored)
 
 
 @dataclass
@@ -501,6 +502,7 @@ def _report_results(
                     s.state.value,
                     s.rule,
                     s.evidence,
+                    s.new_id,
                 )
             )
 

@@ -216,6 +216,19 @@ def _first_date(res: Mapping[str, Any], *keys: str) -> tuple[str, Any] | None:
     return None
 
 
+def _dose_beyond_name(dose: str, name: str) -> str:
+    """The dose as the statement shows it after the medication's name: a strength the name
+    already says ("lisinopril 20 mg tablet") is not said again ("... 20mg once daily" ->
+    "... once daily"); the facts keep the whole dose."""
+    m = re.match(r"(\d+(?:\.\d+)?)\s?([a-zA-Zµ]+)\b\s*", dose)
+    if m is None:
+        return dose
+    said = re.search(
+        rf"(?<![\d.]){re.escape(m.group(1))}\s?{re.escape(m.group(2))}\b", name, re.IGNORECASE
+    )
+    return dose[m.end() :] if said else dose
+
+
 def _dose(dosages: Any) -> str:
     """``dosage`` / ``dosageInstruction``: dose quantity and frequency, else the first
     sentence of its text in parentheses ("(take as needed)")."""
@@ -546,7 +559,8 @@ def _medication(res: Mapping[str, Any], source: str, resolve: Resolver) -> list[
     dose = _dose(
         res.get("dosage") if rtype == "MedicationStatement" else res.get("dosageInstruction")
     )
-    dose_s = f" {dose}" if dose else ""
+    shown = _dose_beyond_name(dose, name)
+    dose_s = f" {shown}" if shown else ""
     if rtype == "MedicationStatement":
         at = x.dated("effectiveDateTime", "effectivePeriod.start", "dateAsserted")
     else:

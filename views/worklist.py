@@ -13,7 +13,7 @@ import streamlit as st
 
 from memory_core.labels import type_label
 from memory_core.worklist import KIND_LABELS, WorkItem, WorkList
-from pages import common
+from views import common
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,10 +30,10 @@ SHORT = {
 #: possibly-out-of-date flag on Contradictions' queue and flags tabs; a demoted safety fact and
 #: the cleanup preview on Memories, where Restore and Pin are)
 TARGET = {
-    "review": ("contradictions", "pages/contradictions.py", ""),
-    "stale_flag": ("contradictions", "pages/contradictions.py", "flags"),
-    "safety_change": ("memories", "pages/memories.py", ""),
-    "cleanup": ("memories", "pages/memories.py", ""),
+    "review": ("contradictions", "views/contradictions.py", ""),
+    "stale_flag": ("contradictions", "views/contradictions.py", "flags"),
+    "safety_change": ("memories", "views/memories.py", ""),
+    "cleanup": ("memories", "views/memories.py", ""),
 }
 PLACE = {"contradictions": "Contradictions", "memories": "Memories"}
 HELP = {

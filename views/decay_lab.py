@@ -21,7 +21,7 @@ from memory_core.policy import (
     loss_from_hourly_lambda,
     loss_from_monthly_rate,
 )
-from pages import charts, common
+from views import charts, common
 
 MODELS = ("exponential", "linear", "strength")
 CLOCKS = ("wall", "interactions", "hybrid")

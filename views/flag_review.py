@@ -9,7 +9,7 @@ import streamlit as st
 
 import memory_core as mc
 from memory_core.labels import type_label
-from pages import common
+from views import common
 
 
 def reason(engine: mc.MemoryEngine, flag: mc.StaleFlag) -> str:

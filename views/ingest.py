@@ -24,7 +24,7 @@ from memory_core.ingest import FhirImportReport, Proposal
 from memory_core.ingest.fhir import bundle_patients
 from memory_core.ingest.service import MAX_TRANSCRIPT_CHARS
 from memory_core.labels import offered_types, state_label, type_label, whose_label
-from pages import common
+from views import common
 
 STATE = "ingest_state"  # {"patient", "transcript", "proposals", "rejected"}
 FHIR_STATE = "fhir_state"  # {"target", "bundle", "report"}
@@ -454,7 +454,15 @@ def fhir_tab(pid: str) -> None:
         )
         chosen = st.selectbox("Patient in the bundle", found, key="fhir_patient")
     c1, c2 = st.columns(2)
-    c1.button("Preview import", key="fhir_preview", on_click=_import, args=(target, True, chosen))
+    c1.button(
+        "Preview import",
+        key="fhir_preview",
+        on_click=_import,
+        args=(target, True, chosen),
+        # no file uploaded yet: nothing to preview (an invalid file is previewed: the click
+        # says what is wrong with it)
+        disabled=source == "Upload" and st.session_state.get("fhir_upload") is None,
+    )
     state = st.session_state.get(FHIR_STATE)
     report: FhirImportReport | None = state["report"] if state else None
     shown = (
@@ -465,14 +473,18 @@ def fhir_tab(pid: str) -> None:
     )
     if shown and report is not None and report.dry_run:
         common.read_only_note()
+        named = common.reviewer_ok()
         c2.button(
             f"Import {len(report.created)} memories",
             key="fhir_apply",
             type="primary",
-            disabled=not report.created or not common.can_edit(),
+            # disabled until it can work: something to write, a reviewer, a name to record
+            disabled=not report.created or not common.can_edit() or not named,
             on_click=_import,
             args=(target, False, chosen),
         )
+        if common.can_edit() and not named:
+            c2.caption("Type your name in the sidebar to import: the import is recorded under it.")
     flash = st.session_state.pop(FHIR_FLASH, None)
     if flash:
         (st.error if flash[0] == "error" else st.success)(flash[1])

@@ -22,7 +22,7 @@ from memory_core.labels import (
 )
 from memory_core.validation import MAX_CONTENT_CHARS
 from memory_core.values import Status, SupersessionState
-from pages import common
+from views import common
 
 STATUSES = [s.value for s in Status]
 TIERS = [t.value for t in mc.Tier]

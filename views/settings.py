@@ -22,7 +22,7 @@ from memory_core.labels import (
     visible_types,
 )
 from memory_core.values import AuditAction
-from pages import common
+from views import common
 
 ALL = "(all actions)"
 AUDIT_COLUMNS = [

@@ -361,20 +361,39 @@ def name_problem(name: str) -> str | None:
 
 
 def _keep_name() -> None:
-    st.session_state["_reviewer_name"] = st.session_state.get("reviewer", "")
+    name = str(st.session_state.get("reviewer", ""))
+    st.session_state["_reviewer_name"] = name
+    st.session_state["_reviewer_touched"] = True
+    _name_to_url(name)
+
+
+def _name_to_url(name: str) -> None:
+    """The name rides in the URL (``?reviewer=``), as the patient does: a reload starts a new
+    Streamlit session, and the browser session keeps its URL."""
+    if name.strip() and name_problem(name) is None:
+        if st.query_params.get("reviewer") != name.strip():
+            st.query_params["reviewer"] = name.strip()
+    elif "reviewer" in st.query_params:
+        del st.query_params["reviewer"]
 
 
 def reviewer() -> str:
     """Who is acting, recorded as the actor in the audit log: the signed-in identity with
-    [auth], otherwise the name typed in the sidebar. An invalid or empty name shows what is
-    wrong under the field and returns "" (every engine action then refuses, nothing is written);
-    :func:`reviewer_ok` says whether it is usable."""
+    [auth], otherwise the name typed in the sidebar. An invalid or empty name returns "" (every
+    engine action then refuses, nothing is written); what is wrong shows under the field once
+    the reviewer has typed in it (the first paint says only what the name is for);
+    :func:`reviewer_ok` says whether it is usable. The name is kept for the browser session:
+    in session state across pages, and in the URL across a reload."""
     if auth_configured():
         return identity()
     # a widget's value does not survive a page switch: keep a copy outside the widget (updated
     # by the change callback) and give it back to the widget on every run
     if "_reviewer_name" not in st.session_state:
-        st.session_state["_reviewer_name"] = st.session_state.get("reviewer", "")
+        typed = str(st.session_state.get("reviewer", "") or "")
+        from_url = str(st.query_params.get("reviewer", "") or "")
+        if not typed.strip() and from_url and name_problem(from_url) is None:
+            typed = from_url  # a reload: the same browser session, a new Streamlit one
+        st.session_state["_reviewer_name"] = typed
     st.session_state["reviewer"] = st.session_state["_reviewer_name"]
     name = st.sidebar.text_input(
         "Your name (for the audit log)",
@@ -383,9 +402,13 @@ def reviewer() -> str:
         # no max_chars: a longer name is kept and refused with a message, never cut silently
         placeholder="e.g. Dr. Rivera",
     )
+    _name_to_url(name)
     problem = name_problem(name)
     if problem:
-        st.sidebar.error(problem)
+        if name.strip() or st.session_state.get("_reviewer_touched"):
+            st.sidebar.error(problem)
+        else:  # the first paint: what the name is for, not an error yet
+            st.sidebar.caption("Type your name to make changes: they are recorded under it.")
         return ""
     return name.strip()
 

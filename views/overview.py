@@ -11,7 +11,7 @@ import streamlit as st
 
 from memory_core.labels import injection_sentence, type_label
 from memory_core.values import Status
-from pages import charts, common
+from views import charts, common
 
 RECENT_INJECTIONS = 5
 

@@ -14,7 +14,7 @@ import streamlit as st
 
 import memory_core as mc
 from memory_core.labels import state_label, status_label, type_label, verdict_label
-from pages import charts, common, flag_review
+from views import charts, common, flag_review
 
 READ_ONLY = common.READ_ONLY
 HISTORY_STATES = ("auto", "confirmed", "rejected", "undone")

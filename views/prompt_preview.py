@@ -16,7 +16,7 @@ from memory_core import context as ctx
 from memory_core.labels import age_label, type_label
 from memory_core.question import analyse, described, key_label
 from memory_core.validation import MAX_QUERY_CHARS
-from pages import charts, common, flag_review
+from views import charts, common, flag_review
 
 DEFAULT_CONTEXT = (
     "Patient asks whether the new diabetes medication could upset their stomach again."
@@ -156,7 +156,7 @@ def _flags_summary(engine: mc.MemoryEngine, pid: str, items: list[mc.ContextItem
         st.text(f"{'line ' + str(at) if at else 'not in the section'}: {content}")
         st.caption(flag_review.reason(engine, f))
     st.page_link(
-        "pages/contradictions.py",
+        "views/contradictions.py",
         label="Keep or archive them on Contradictions → Possibly out of date",
         icon=":material/open_in_new:",
         query_params={"patient": pid, "review": "flags"},
@@ -302,17 +302,21 @@ def main() -> None:
             help="The most tokens (word pieces) the section may take in the agent's prompt.",
         )
     )
-    n = int(
-        right.number_input(
-            "Max memories",
-            min_value=1,
-            max_value=50,
-            value=5,
-            step=1,
-            key="max_memories",
-            help="Places for memories other than allergies (every allergy is always included).",
-        )
+    # no min/max on the field: the browser kept 0, -2 or 51 typed with no message and no
+    # effect; a value out of range is refused here, saying the range (issue 35)
+    raw_n = right.number_input(
+        "Max memories",
+        value=5,
+        step=1,
+        key="max_memories",
+        help="Places for memories other than allergies (every allergy is always included), "
+        "1 to 50.",
     )
+    n_problem = common.count_problem(raw_n, 1, 50)
+    if n_problem:
+        right.error(f"Max memories: {n_problem} Nothing is previewed until it is.")
+        st.stop()
+    n = int(raw_n)
     if not session_context.strip():
         st.info("Type a session context above to preview the memory section for it.")
         st.stop()
@@ -336,9 +340,27 @@ def main() -> None:
     st.subheader("Injected section")
     if res.safety_omitted:
         k = len(res.safety_omitted)
+        rules = " ".join(i.rule for i in res.safety_omitted)
+        why = " and ".join(
+            w
+            for w, hit in (
+                (f"the token budget of {budget}", "token budget" in rules),
+                (f"the limit of {n} places", "limit" in rules or "places" in rules),
+            )
+            if hit
+        )
+        raise_ = " or ".join(
+            w
+            for w, hit in (
+                ("the budget", "token budget" in rules),
+                ("Max memories", "limit" in rules),
+            )
+            if hit
+        )
         st.error(
-            f"{k} safety-critical {'memory does' if k == 1 else 'memories do'} not fit the "
-            f"token budget of {budget} and would NOT reach the agent. Raise the budget:",
+            f"{k} safety-critical {'memory is' if k == 1 else 'memories are'} left out by "
+            f"{why or 'the section limits'} and would NOT reach the agent. "
+            f"Raise {raise_ or 'the limits'}:",
             icon=":material/warning:",
         )
         for item in res.safety_omitted:  # content is untrusted: plain text, never markdown
