@@ -275,13 +275,19 @@ def detect(
                 new = demoted
             else:
                 pool.replace(row, demoted)
-    found.extend(_named_elsewhere(core, new, pool, now, by, changes))
-    found.extend(_named_by_class(core, new, pool, now, by, changes))
+    found.extend(_named_elsewhere(core, new, pool, now, by, changes, {s.old_id for s in found}))
+    found.extend(_named_by_class(core, new, pool, now, by, changes, {s.old_id for s in found}))
     return new
 
 
 def _named_elsewhere(
-    core: Core, new: Memory, pool: PatientPool, now: datetime, by: str, changes: ChangeSet
+    core: Core,
+    new: Memory,
+    pool: PatientPool,
+    now: datetime,
+    by: str,
+    changes: ChangeSet,
+    decided: set[str],
 ) -> list[Supersession]:
     """A note of another type that says a drug was stopped or switched away from ("dry cough
     on lisinopril resolved after switching to losartan") puts the patient's active medication
@@ -297,7 +303,9 @@ def _named_elsewhere(
         rows = {*index.get(("medication", f.key), ()), *added.get(("medication", f.key), ())}
         for row in sorted(rows):
             older = pool.memories[row]
-            if older.status is not Status.ACTIVE or older.created_at > new.created_at:
+            if older.id in decided or older.status is not Status.ACTIVE:
+                continue  # decided already (a model read the drug the words name)
+            if older.created_at > new.created_at:
                 continue
             d = decide_elsewhere(facts_of(older), f, new.memory_type, new.content)
             if d is None:
@@ -308,7 +316,13 @@ def _named_elsewhere(
 
 
 def _named_by_class(
-    core: Core, new: Memory, pool: PatientPool, now: datetime, by: str, changes: ChangeSet
+    core: Core,
+    new: Memory,
+    pool: PatientPool,
+    now: datetime,
+    by: str,
+    changes: ChangeSet,
+    decided: set[str],
 ) -> list[Supersession]:
     """A statement that says a drug class was stopped or changed without naming the drug ("PPI
     stopped", "steroids down to 10 mg") puts the patient's active medication memories about a
@@ -330,7 +344,9 @@ def _named_by_class(
         }
         for row in sorted(rows - seen):
             older = pool.memories[row]
-            if older.status is not Status.ACTIVE or older.created_at > new.created_at:
+            if older.id in decided or older.status is not Status.ACTIVE:
+                continue  # decided already ("the blood sugar tablets" a model read as metformin)
+            if older.created_at > new.created_at:
                 continue
             d = decide_by_class(facts_of(older), change, new.content)
             if d is None:
