@@ -27,8 +27,8 @@ from ..contradictions import (
     same_type_similarities,
 )
 from ..errors import StateError
-from ..facts import Decision, Strength, Verdict, index_keys
-from ..facts.classes import class_changes
+from ..facts import ClinicalFacts, Decision, Fact, Strength, Verdict, index_keys
+from ..facts.classes import ClassChange, class_changes
 from ..facts.rules import decide_by_class, decide_elsewhere, stopped_elsewhere
 from ..importance import default_importance
 from ..ranking import cosine_to_all
@@ -275,86 +275,65 @@ def detect(
                 new = demoted
             else:
                 pool.replace(row, demoted)
-    found.extend(_named_elsewhere(core, new, pool, now, by, changes, {s.old_id for s in found}))
-    found.extend(_named_by_class(core, new, pool, now, by, changes, {s.old_id for s in found}))
+    found.extend(_medication_reviews(core, new, pool, now, by, changes, found))
     return new
 
 
-def _named_elsewhere(
+def _medication_reviews(
     core: Core,
     new: Memory,
     pool: PatientPool,
     now: datetime,
     by: str,
     changes: ChangeSet,
-    decided: set[str],
+    found: Sequence[Supersession],
 ) -> list[Supersession]:
-    """A note of another type that says a drug was stopped or switched away from ("dry cough
-    on lisinopril resolved after switching to losartan") puts the patient's active medication
-    memories about that drug to a reviewer (``drug.stop-named-elsewhere``, weak): the note is
-    evidence about the order, the order is not hidden until a person agrees."""
-    stopped = stopped_elsewhere(facts_of(new), new.memory_type)
-    if not stopped or "medication" in core.policy.contradiction.exempt_types:
+    """What a statement says of the patient's medications beyond its own type's candidates,
+    always for a reviewer (weak): a note of another type that says a drug was stopped or
+    switched away from ("dry cough on lisinopril resolved after switching to losartan":
+    ``drug.stop-named-elsewhere``), and a stop or change said of a drug class without its drug
+    ("PPI stopped", "steroids down to 10 mg": ``drug.class-named``). A medication memory
+    decided already with this statement (a model read "the blood sugar tablets" as metformin)
+    is not decided again."""
+    if "medication" in core.policy.contradiction.exempt_types:
+        return []
+    asks: list[tuple[frozenset[str], Fact | ClassChange]] = [
+        (frozenset({f.key}), f) for f in stopped_elsewhere(facts_of(new), new.memory_type)
+    ]
+    asks += [(c.keys, c) for c in class_changes(new.content, new.memory_type)]
+    if not asks:
         return []
     index = pool.snapshot.key_index().rows
     added = _added_key_index(pool)
+    decided = {s.old_id for s in found}
     out = []
-    for f in stopped:
-        rows = {*index.get(("medication", f.key), ()), *added.get(("medication", f.key), ())}
+    for keys, said in asks:
+        rows = {
+            row
+            for key in keys
+            for row in (*index.get(("medication", key), ()), *added.get(("medication", key), ()))
+        }
         for row in sorted(rows):
             older = pool.memories[row]
             if older.id in decided or older.status is not Status.ACTIVE:
-                continue  # decided already (a model read the drug the words name)
+                continue
             if older.created_at > new.created_at:
                 continue
-            d = decide_elsewhere(facts_of(older), f, new.memory_type, new.content)
+            d = _decide_named(facts_of(older), said, new)
             if d is None:
                 continue
+            decided.add(older.id)
             sim = float(cosine_to_all(new.embedding, pool.arrays()[0][[row]])[0])
             out.append(record(core, older, new, sim, d, False, by, now, changes))
     return out
 
 
-def _named_by_class(
-    core: Core,
-    new: Memory,
-    pool: PatientPool,
-    now: datetime,
-    by: str,
-    changes: ChangeSet,
-    decided: set[str],
-) -> list[Supersession]:
-    """A statement that says a drug class was stopped or changed without naming the drug ("PPI
-    stopped", "steroids down to 10 mg") puts the patient's active medication memories about a
-    drug of that class to a reviewer (``drug.class-named``, weak)."""
-    if "medication" in core.policy.contradiction.exempt_types:
-        return []
-    found = class_changes(new.content, new.memory_type)
-    if not found:
-        return []
-    index = pool.snapshot.key_index().rows
-    added = _added_key_index(pool)
-    out = []
-    seen: set[int] = set()
-    for change in found:
-        rows = {
-            row
-            for key in change.keys
-            for row in (*index.get(("medication", key), ()), *added.get(("medication", key), ()))
-        }
-        for row in sorted(rows - seen):
-            older = pool.memories[row]
-            if older.id in decided or older.status is not Status.ACTIVE:
-                continue  # decided already ("the blood sugar tablets" a model read as metformin)
-            if older.created_at > new.created_at:
-                continue
-            d = decide_by_class(facts_of(older), change, new.content)
-            if d is None:
-                continue
-            seen.add(row)
-            sim = float(cosine_to_all(new.embedding, pool.arrays()[0][[row]])[0])
-            out.append(record(core, older, new, sim, d, False, by, now, changes))
-    return out
+def _decide_named(older: ClinicalFacts, said: Fact | ClassChange, new: Memory) -> Decision | None:
+    """The decision on one medication memory: of a drug a note of another type says stopped,
+    or of a drug of a class a statement says stopped or changed."""
+    if isinstance(said, ClassChange):
+        return decide_by_class(older, said, new.content)
+    return decide_elsewhere(older, said, new.memory_type, new.content)
 
 
 class Preview(NamedTuple):
