@@ -431,6 +431,9 @@ def test_readme_demo_step_2_contradictions(demo: dict[str, Any]) -> None:
     card = p.locator(f".st-key-card_{sup_id}")
     expect(card).to_be_visible(timeout=30_000)
     assert "Replaced by a newer memory" in str(card.text_content())
+    # the history's older cards render after the newest (a loaded machine is slower)
+    switch = p.get_by_text("Patient switched from lisinopril", exact=False).first
+    expect(switch).to_be_attached(timeout=30_000)
     seen.append(_text(p))
     card.get_by_role("button", name="Undo").click()
     _settle(p)
