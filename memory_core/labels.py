@@ -441,6 +441,7 @@ RULE_WORDS: dict[str, str] = {
     "drug.refuted": "the same drug said not to be taken",
     "drug.change-word": "a change of the same drug said in words",
     "drug.stop-named-elsewhere": "the drug said stopped in another note",
+    "drug.class-named": "a drug of the class said stopped or changed",
     "lab.new-value": "a new value of the same test",
     "lab.new-date": "the same test on a new date",
     "lab.same-value": "the same test with the same value",

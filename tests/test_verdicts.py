@@ -398,8 +398,9 @@ def test_every_rule_id_has_a_case_and_each_row_returns_only_its_own() -> None:
         "plan.restated", "condition.recurred", "condition.changed", "slot.same-amount",
         "slot.scoped-value", "slot.plan-restated", "response.treatment-changed",
         "response.added", "response.restated", "question.same-answer",
-        # across types, not a row of the table: tests/test_assertion.py
-        "drug.stop-named-elsewhere",
+        # across types, not rows of the table: tests/test_assertion.py and
+        # tests/test_drug_class_named.py
+        "drug.stop-named-elsewhere", "drug.class-named",
     }, missing  # fmt: skip
     for cases in CASES.values():
         for older, newer, mtype, _v, _s in cases:

@@ -237,10 +237,10 @@ DEFAULT = Rule(
 
 
 def rule_ids() -> tuple[str, ...]:
-    """Every rule id a decision can carry, in table order (and the chat filter's, and a
-    change named in a note of another type)."""
+    """Every rule id a decision can carry, in table order (and the chat filter's, a change
+    named in a note of another type and a change said of a drug class)."""
     ids = [i for r in (*TABLE, CHAT, DEFAULT) for i in r.decides]
-    return tuple(dict.fromkeys([*ids, ELSEWHERE]))
+    return tuple(dict.fromkeys([*ids, ELSEWHERE, CLASS_NAMED]))
 
 
 def decide(
