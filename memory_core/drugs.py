@@ -230,15 +230,9 @@ def _resolve(text: str) -> tuple[DrugMention, ...]:
                         )
                     )
                 offset += len(piece) + 1
-    found += _misspelt(text, toks, taken | {i for d in found for i in _covered(toks, d)})
+    found += _misspelt(text, toks, taken)  # a joined word ("losartan/HCTZ") is no candidate
     found.sort(key=lambda d: d.start)
     return tuple(found)
-
-
-def _covered(toks: list[tuple[str, int, int]], d: DrugMention) -> range:
-    """The token indices a mention covers."""
-    idx = [i for i, (_w, s, e) in enumerate(toks) if s < d.end and d.start < e]
-    return range(idx[0], idx[-1] + 1) if idx else range(0)
 
 
 #: A misspelt drug name is matched only in words this long or longer (four- and five-letter
