@@ -131,7 +131,9 @@ ALLERGIES_TITLE = "Allergies"
 class Selection:
     """What :func:`select_and_render` chose: the section, its token count, the chosen
     candidates (indices, in section order), the places used and -- built on first access,
-    since an agent call needs only the section -- one explained item per candidate."""
+    since an agent call needs only the section -- one explained item per candidate
+    (``items``), or only the safety-critical ones left out (``omitted``: what an agent's call
+    must surface, without explaining every other candidate)."""
 
     def __init__(
         self,
@@ -140,16 +142,24 @@ class Selection:
         chosen: tuple[int, ...],
         build: Callable[[], tuple[ContextItem, ...]],
         places: int = 0,
+        omitted: Callable[[], tuple[ContextItem, ...]] | None = None,
     ) -> None:
         self.text = text
         self.tokens = tokens
         self.chosen = chosen
         self.places = places
         self._build = build
+        self._omitted = omitted
 
     @cached_property
     def items(self) -> tuple[ContextItem, ...]:
         return self._build()
+
+    def omitted(self) -> tuple[ContextItem, ...]:
+        """The safety-critical candidates left out and reported (``ContextItem.reported``)."""
+        if self._omitted is None or "items" in self.__dict__:
+            return tuple(i for i in self.items if i.reported)
+        return self._omitted()
 
 
 def tiers_of(candidates: Sequence[ScoredMemory]) -> list[int]:

@@ -403,47 +403,51 @@ class Selector:
                 return f"not in the section: the same statement as line {pos} (collapsed into it)"
             return _limit_reason(self.higher.get(i, 0), self.max_memories)
 
+        def item(i: int) -> ContextItem:
+            c = plan.candidates[i]
+            safety = plan.tier[i] < 2
+            where = at.get(i)
+            if where is not None:
+                pos, u, level = where
+                line_text, warn = u.line(level)
+                line = render_line(pos, line_text, warn)
+                own = u.kind in (LineKind.MEMORY, LineKind.SAME)
+                notes = plan.note(i) if own or i == u.members[0] else ()
+                part = u.kind.value
+            else:
+                form = plan.memory_forms(i)[0][0]
+                line_text, warn = form, plan.warn((i,))
+                line = (WARN if warn else "") + line_text
+                notes, part = plan.note(i), ""
+            why, reported = rule(i), i in self.reported
+            if (
+                safety
+                and where is None
+                and not reported
+                and i not in self.dups
+                and not why.startswith(_SAME_PREFIX)
+            ):  # left out by the places (or held places): reported as the budget's are
+                why += "; safety-critical, reported to the reviewer"
+                reported = True
+            return ContextItem(
+                scored=c if c.safety == safety else replace(c, safety=safety),
+                included=where is not None,
+                position=where[0] if where is not None else None,
+                line=line,
+                tokens=count_tokens(line_text, self.encoding),
+                rule=why,
+                annotations=tuple(n.text for n in notes),
+                reported=reported,
+                part_of=part,
+            )
+
         def build() -> tuple[ContextItem, ...]:
-            items = []
-            for i, c in enumerate(plan.candidates):
-                safety = plan.tier[i] < 2
-                where = at.get(i)
-                if where is not None:
-                    pos, u, level = where
-                    line_text, warn = u.line(level)
-                    line = render_line(pos, line_text, warn)
-                    own = u.kind in (LineKind.MEMORY, LineKind.SAME)
-                    notes = plan.note(i) if own or i == u.members[0] else ()
-                    part = u.kind.value
-                else:
-                    form = plan.memory_forms(i)[0][0]
-                    line_text, warn = form, plan.warn((i,))
-                    line = (WARN if warn else "") + line_text
-                    notes, part = plan.note(i), ""
-                why, reported = rule(i), i in self.reported
-                if (
-                    safety
-                    and where is None
-                    and not reported
-                    and i not in self.dups
-                    and not why.startswith(_SAME_PREFIX)
-                ):  # left out by the places (or held places): reported as the budget's are
-                    why += "; safety-critical, reported to the reviewer"
-                    reported = True
-                items.append(
-                    ContextItem(
-                        scored=c if c.safety == safety else replace(c, safety=safety),
-                        included=where is not None,
-                        position=where[0] if where is not None else None,
-                        line=line,
-                        tokens=count_tokens(line_text, self.encoding),
-                        rule=why,
-                        annotations=tuple(n.text for n in notes),
-                        reported=reported,
-                        part_of=part,
-                    )
-                )
-            return tuple(items)
+            return tuple(item(i) for i in range(len(plan.candidates)))
+
+        def omitted() -> tuple[ContextItem, ...]:
+            # only the safety candidates are explained: an agent's call needs these, not all
+            safety = (item(i) for i, t in enumerate(plan.tier) if t < 2)
+            return tuple(it for it in safety if it.reported)
 
         tokens = count_tokens(text, self.encoding)
-        return Selection(text, tokens, tuple(chosen), build, self.places)
+        return Selection(text, tokens, tuple(chosen), build, self.places, omitted)

@@ -393,6 +393,11 @@ class ContextResult:
     injection_id: str | None = None
     explain: Callable[[], tuple[ContextItem, ...]] = field(default=tuple, repr=False, compare=False)
     places: int = 0  # lines that used one of the max_memories places (allergies use none)
+    #: the safety-critical candidates left out, explained without explaining every candidate
+    #: (None: read from ``items``)
+    omit: Callable[[], tuple[ContextItem, ...]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @cached_property
     def items(self) -> tuple[ContextItem, ...]:
@@ -404,9 +409,11 @@ class ContextResult:
 
     @property
     def safety_omitted(self) -> tuple[ContextItem, ...]:
-        """Safety-critical candidates (allergies first) that the token budget left out of the
-        section: callers must surface these, never drop them silently."""
-        return tuple(i for i in self.items if i.reported)
+        """Safety-critical candidates (allergies first) that the token budget or the places
+        left out of the section: callers must surface these, never drop them silently."""
+        if self.omit is None or "items" in self.__dict__:
+            return tuple(i for i in self.items if i.reported)
+        return self.omit()
 
 
 @dataclass(frozen=True, slots=True)

@@ -251,6 +251,23 @@ def test_allergies_share_one_line_before_any_is_dropped(contested: mc.MemoryEngi
     assert full.safety_omitted == ()
 
 
+def test_what_is_reported_is_the_same_without_explaining_every_candidate(
+    contested: mc.MemoryEngine,
+) -> None:
+    """An agent's call reads ``safety_omitted`` without the other candidates' explanations
+    (issue 33): it names the same memories, in the same words, as the full explanation."""
+    seen = 0
+    for budget, places in [(b, 5) for b in range(20, 120, 4)] + [(None, 1), (None, 2)]:
+        args = dict(max_tokens=budget, max_memories=places, record_access=False)
+        first = contested.build_context("P-1", "How is the patient doing?", **args)
+        alone = first.safety_omitted  # before any other candidate is explained
+        full = contested.build_context("P-1", "How is the patient doing?", **args)
+        explained = tuple(i for i in full.items if i.reported)
+        assert alone == explained == full.safety_omitted, (budget, places)
+        seen += bool(alone)
+    assert seen >= 3  # the budgets and places above do leave safety memories out
+
+
 # --- reactions by the drug dictionary ----------------------------------------------------------
 def test_co_codamol_brings_up_the_codeine_reaction(engine: mc.MemoryEngine) -> None:
     reaction = add(

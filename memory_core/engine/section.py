@@ -95,6 +95,7 @@ def build_context(
         injection_id=injection_id,
         explain=lambda: tuple(replace(i, scored=ranked.matched(i.scored)) for i in sel.items),
         places=sel.places,
+        omit=lambda: tuple(replace(i, scored=ranked.matched(i.scored)) for i in sel.omitted()),
     )
 
 
