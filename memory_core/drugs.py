@@ -15,17 +15,26 @@ text given, so callers can highlight or cut the span.
 from __future__ import annotations
 
 import bz2
+import hashlib
+import importlib.metadata
 import importlib.util
+import logging
+import marshal
+import os
 import pickle
 import re
 import sys
+import tempfile
 import threading
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from .errors import ConfigurationError
+
+log = logging.getLogger(__name__)
 
 
 def _lex() -> dict[str, Any]:
@@ -112,26 +121,113 @@ def _read_dictionary() -> dict[str, str]:
             f"the drug dictionary needs the package {_PACKAGE!r} (pip install "
             "drug-named-entity-recognition==2.0.9)"
         )
+    path = Path(spec.origin).parent / _FILE
+    raw = _cached(path)
+    if raw is None:
+        raw = _derive(path)
+        _keep(path, raw)
+    out, trees, medicines = raw
+    for name, tree in trees:
+        _mesh[_canonical(name)] = tuple(tree)
+    _medicines.update(_canonical(name) for name in medicines)
+    return out
+
+
+#: What :func:`_derive` reads from the package's file: spelling -> display name; the lower-case
+#: name and MeSH tree numbers of each entry that has them, in the file's order; the lower-case
+#: names with a MedlinePlus page (before this module's own canonical names, which the
+#: lexicon's aliases decide).
+_Raw = tuple[dict[str, str], list[tuple[str, tuple[str, ...]]], list[str]]
+
+
+def _derive(path: Path) -> _Raw:
+    """The maps this module needs, read from the package's file (bz2 of a pickle: 1-2 s)."""
     # The file is the package's own data (installed with it from the package index), read
     # with pickle as the package itself reads it.
-    with bz2.open(Path(spec.origin).parent / _FILE, "rb") as f:
+    with bz2.open(path, "rb") as f:
         data = pickle.load(f)
     variants: dict[str, list[str]] = data["drug_variant_to_canonical"]
     canonical: dict[str, dict[str, Any]] = data["drug_canonical_to_data"]
     variant_data: dict[str, dict[str, Any]] = data["drug_variant_to_variant_data"]
-    out: dict[str, str] = {}
+    trees: list[tuple[str, tuple[str, ...]]] = []
+    medicines: list[str] = []
     for info in canonical.values():
         tree, name = info.get("mesh_tree"), info.get("name")
         if tree and name:
-            _mesh[_canonical(str(name).lower())] = tuple(tree)
+            trees.append((str(name).lower(), tuple(str(t) for t in tree)))
         if name and info.get("medline_plus_id"):
-            _medicines.add(_canonical(str(name).lower()))
+            medicines.append(str(name).lower())
+    out: dict[str, str] = {}
     for spelling, names in variants.items():
         if names:
             first = names[0]
             info = dict(canonical.get(first, {})) | variant_data.get(spelling, {})
-            out[sys.intern(spelling)] = sys.intern(str(info.get("name") or first))
-    return out
+            # interned: marshal keeps them so, and each display name is stored once
+            out[sys.intern(str(spelling))] = sys.intern(str(info.get("name") or first))
+    return out, trees, medicines
+
+
+#: The derived maps are kept in the user's cache folder (``MEMORY_CORE_CACHE``, else
+#: ``$XDG_CACHE_HOME/memory-core``, else ``~/.cache/memory-core``) as a marshal file named by
+#: the package file's identity and this format: a process reads it in about 0.1 s instead of
+#: deriving it again (docs/performance.md, "Start-up"). Any failure to read or write it only
+#: means deriving again.
+CACHE_FORMAT = 1
+
+
+def cache_folder() -> Path:
+    """Where derived data is kept between processes."""
+    given = os.environ.get("MEMORY_CORE_CACHE")
+    if given:
+        return Path(given)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "memory-core"
+
+
+def _cache_file(path: Path) -> Path | None:
+    try:
+        st = path.stat()
+        version = importlib.metadata.version(_PACKAGE.replace("_", "-"))
+    except (OSError, importlib.metadata.PackageNotFoundError):
+        return None
+    ident = f"{CACHE_FORMAT}|{path}|{st.st_size}|{st.st_mtime_ns}|{version}"
+    return cache_folder() / f"drugs-{hashlib.sha256(ident.encode()).hexdigest()[:20]}.marshal"
+
+
+def _cached(path: Path) -> _Raw | None:
+    where = _cache_file(path)
+    if where is None:
+        return None
+    try:
+        got = marshal.loads(where.read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    ok = (
+        isinstance(got, tuple)
+        and len(got) == 3
+        and isinstance(got[0], dict)
+        and isinstance(got[1], list)
+        and isinstance(got[2], list)
+    )
+    return (got[0], got[1], got[2]) if ok else None
+
+
+def _keep(path: Path, raw: _Raw) -> None:
+    where = _cache_file(path)
+    if where is None:
+        return
+    try:
+        where.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=where.parent, prefix=".drugs-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(marshal.dumps(raw))
+            os.replace(tmp, where)  # whole or not at all: a reader never sees half a file
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        log.debug("the drug dictionary cache could not be written at %s", where, exc_info=True)
 
 
 def _find(words: list[str]) -> list[tuple[str, int, int]]:
@@ -322,8 +418,8 @@ def _canonical(name: str) -> str:
     alphabetical order and joined by "/" (the dictionary files Bactrim as
     "trimethoprim/sulfamethoxazole" and Advair as "fluticasone and salmeterol"; a chart writes
     "sulfamethoxazole/trimethoprim", "fluticasone/salmeterol")."""
-    parts = re.split(r"/| and ", name)
-    if len(parts) > 1:  # the dictionary writes some as "fluticasone and salmeterol"
+    if "/" in name or " and " in name:  # the dictionary writes some as "x and y"
+        parts = re.split(r"/| and ", name)
         return "/".join(sorted(_canonical(p.strip()) for p in parts))
     name = _BIOLOGIC_SUFFIX.sub("", name)
     aliases: dict[str, str] = _lex()["aliases"]
@@ -383,14 +479,22 @@ def mesh_members(mesh_class: str) -> frozenset[str]:
     Long-Acting": insulin glargine, insulin detemir, ...); empty when the dictionary has no
     such class or files none under it (a class MeSH groups by action, such as anticoagulants,
     has no structural members)."""
-    _load()
     cls = mesh_class.lower()
-    roots = _mesh.get(cls, ())
-    return frozenset(
-        name
-        for name, tree in _mesh.items()
-        if name != cls and any(t.startswith(r + ".") for t in tree for r in roots)
-    )
+    trees, names = _mesh_sorted()
+    out: set[str] = set()
+    for r in _mesh.get(cls, ()):
+        # the tree numbers that extend r ("r.…") sort together: from "r." up to "r/"
+        out.update(names[bisect_left(trees, r + ".") : bisect_left(trees, r + "/")])
+    return frozenset(out - {cls})
+
+
+@lru_cache(maxsize=1)
+def _mesh_sorted() -> tuple[list[str], list[str]]:
+    """Every (MeSH tree number, canonical name) of the dictionary, sorted by tree number (the
+    names filed below a tree number are then one run), built once."""
+    _load()
+    pairs = sorted((t, name) for name, tree in _mesh.items() for t in tree)
+    return [t for t, _ in pairs], [n for _, n in pairs]
 
 
 def canonical_names(text: str) -> frozenset[str]:
