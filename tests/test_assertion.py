@@ -242,6 +242,26 @@ def test_a_change_made_is_still_a_change(newer: str) -> None:
     assert d.supersedes and d.strong, d
 
 
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "Courier dropped off the furosemide and a sharps bin this afternoon.",
+        "Her son picked up the furosemide from the chemist on Friday.",
+        "Furosemide delivered by the community pharmacy, 28 tablets.",
+        "Running low on furosemide, reordered via the app.",
+    ],
+)
+def test_a_medicine_handed_over_is_named_in_passing(newer: str) -> None:
+    """Delivering, collecting or ordering a medicine says nothing of whether it is taken: "off"
+    in "dropped off the furosemide" is no stop."""
+    d = decide_texts("Furosemide 40 mg each morning", newer, "medication")
+    assert not d.strong, d
+    stopped = decide_texts(
+        "Furosemide 40 mg each morning", "Came off the furosemide in May.", "medication"
+    )
+    assert stopped.supersedes and stopped.strong, stopped
+
+
 def test_a_time_that_begins_with_an_addition_word_adds_nothing() -> None:
     """'New Year' is a time, not a new habit beside the old one (two authors' dev halves wrote
     'teetotal since New Year'); 'also' still adds."""
