@@ -52,11 +52,12 @@ class Unauthorized(Exception):
     """No bearer token, or one the token file does not know."""
 
 
-def _grant(
+async def _grant(
     request: Request,
     creds: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)],
 ) -> Grant:
-    """The grant of the request's bearer token (the app's ``state.grants``), else 401."""
+    """The grant of the request's bearer token (the app's ``state.grants``), else 401 (a
+    digest and a lookup: answered on the event loop, no thread hop)."""
     grants: Grants = request.app.state.grants
     found = grants.verify(creds.credentials if creds is not None else None)
     if found is None:
@@ -142,7 +143,12 @@ def create_app(door: Door, grants: Grants) -> FastAPI:
         summary="Patient context",
         description=DESCRIPTIONS["get_patient_context"],
     )
-    def get_patient_context(patient_id: str, body: ContextRequest, g: Granted) -> dict[str, Any]:
+    # the context and a search are answered on the event loop, as over MCP (a millisecond or
+    # two, no thread hop: docs/agent.md's speed); proposals, writes and histories in FastAPI's
+    # worker threads
+    async def get_patient_context(
+        patient_id: str, body: ContextRequest, g: Granted
+    ) -> dict[str, Any]:
         return door.get_patient_context(
             patient_id, body.question, body.max_tokens, grant=g.patients
         )
@@ -152,7 +158,7 @@ def create_app(door: Door, grants: Grants) -> FastAPI:
         summary="Search memories",
         description=DESCRIPTIONS["search_memories"],
     )
-    def search_memories(patient_id: str, body: SearchRequest, g: Granted) -> dict[str, Any]:
+    async def search_memories(patient_id: str, body: SearchRequest, g: Granted) -> dict[str, Any]:
         return door.search_memories(patient_id, body.query, body.k, grant=g.patients)
 
     @app.post(
