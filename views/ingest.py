@@ -23,7 +23,13 @@ import memory_core as mc
 from memory_core.ingest import FhirImportReport, Proposal
 from memory_core.ingest.fhir import bundle_patients
 from memory_core.ingest.service import MAX_TRANSCRIPT_CHARS
-from memory_core.labels import offered_types, state_label, type_label, whose_label
+from memory_core.labels import (
+    decision_words,
+    offered_types,
+    state_label,
+    type_label,
+    whose_label,
+)
 from views import common
 
 STATE = "ingest_state"  # {"patient", "transcript", "proposals", "rejected"}
@@ -133,10 +139,11 @@ def highlighted(text: str, proposals: list[Proposal]) -> str:
 
 
 def supersede_words(p: Proposal) -> str:
-    """What a proposal would replace, when and why ("... (at once: same drug metformin: ...)")."""
+    """What a proposal would replace, when and why, in words ("“…” (at once. Why: the same drug
+    stopped — same drug metformin: the older note says 500 mg; the newer note says stopped)")."""
     return "; ".join(
         f"“{s.content}” ({'at once' if s.mode == 'auto' else 'after review'}"
-        f"{': ' + s.evidence if s.evidence else ''})"
+        f"{'. ' + decision_words(s.rule, s.evidence) if s.rule or s.evidence else ''})"
         for s in p.supersedes
     )
 
