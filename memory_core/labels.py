@@ -5,6 +5,7 @@ dashboard and the CLI take them from. Pure: no I/O.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -428,10 +429,28 @@ def audit_sentence(entry: AuditEntry, content_of: Mapping[str, str]) -> str:
     return f"{who}: {action_label(a).lower()} {text}".strip()
 
 
-# --- a decision's rule and evidence in sentences (the CLI's FHIR dry run) ------------------
-#: The decision table's rule ids (memory_core.facts.rules) in a clinician's words; an id not
-#: listed is said from its own words ("lab.new-date" -> "lab: new date").
+# --- a decision's rule and evidence in sentences (the dashboard's "Why" lines, the CLI) -----
+#: The decision table's rule ids (memory_core.facts.rules.rule_ids(), every one of them) in a
+#: clinician's words; an id not listed is said from its own words ("lab.new-date" -> "lab: new
+#: date").
 RULE_WORDS: dict[str, str] = {
+    "code.different": "two coded records with no code in common",
+    "key.none-shared": "nothing in common",
+    "key.in-passing": "the only thing in common is named in passing",
+    "key.siblings": "two kinds of one broader thing",
+    "context.other-person": "the newer statement is about someone else",
+    "context.question": "the newer statement only asks",
+    "context.definition": "the newer statement only defines a term or a range",
+    "context.instruction": "the newer statement is an instruction, not the patient's state",
+    "context.reported": "the newer statement only reports what was read or told",
+    "context.hypothetical": "the newer statement says it only as a possibility",
+    "context.future": "the newer statement plans it for later",
+    "context.uncertain": "the newer statement is unsure",
+    "speaker.another": "two people each speaking of themselves",
+    "episode.dated-apart": "two episodes, each ended on its own date",
+    "question.new-answer": "a new answer to the same question",
+    "question.same-answer": "the same answer to the same question",
+    "qualifier.two-places": "the same thing at two sites, sides, times or settings",
     "drug.stop": "the same drug stopped",
     "drug.restart": "the same drug started again",
     "drug.dose-change": "the same drug at a new dose",
@@ -442,32 +461,91 @@ RULE_WORDS: dict[str, str] = {
     "drug.change-word": "a change of the same drug said in words",
     "drug.stop-named-elsewhere": "the drug said stopped in another note",
     "drug.class-named": "a drug of the class said stopped or changed",
+    "drug.combination-and-part": "a combination and one of its ingredients",
+    "drug.two-orders": "an as-needed order beside a scheduled one",
     "lab.new-value": "a new value of the same test",
     "lab.new-date": "the same test on a new date",
     "lab.same-value": "the same test with the same value",
+    "lab.same-result": "the same test with the same result",
     "lab.new-target": "a new target for the same test",
+    "lab.same-target": "the same target for the same test",
+    "lab.target": "a target, not a result",
     "lab.result-flip": "the same test with the opposite result",
+    "lab.other-measure": "a test and a broader one it belongs to",
+    "lab.first-value": "a value where the older statement had none",
     "reaction.changed": "the same reaction described differently",
     "reaction.resolved": "the same reaction resolved",
     "reaction.recurred": "the same reaction back again",
+    "reaction.another": "another reaction to the same agent",
+    "reaction.added": "a reaction added to the same agent",
     "allergy.reaction-change": "the same allergy with a different reaction",
     "allergy.same-agent": "the same allergy restated",
     "allergy.refuted": "the same allergy ruled out",
     "allergy.reinstated": "the same allergy confirmed again",
+    "allergy.empty-list": "no known allergies and an allergy",
+    "allergy.list-scope": "no known allergies says nothing of this allergen",
+    "allergy.list-restated": "no known allergies restated",
     "condition.restated": "the same condition restated",
     "condition.resolved": "the same condition resolved",
     "condition.refuted": "the same condition ruled out",
     "condition.recurred": "the same condition back again",
     "condition.new-stage": "the same condition at a new stage",
     "condition.changed": "the same condition changed",
+    "condition.presence": "the same condition denied in one statement and present in the other",
+    "condition.spread": "the same condition spread to new sites",
+    "condition.another": "another episode of the condition",
     "statement.restated": "the same statement made again",
+    "plan.restated": "the same planned test restated",
+    "plan.done-or-cancelled": "the same plan done or cancelled",
+    "plan.new-timing": "the same plan at a new time",
     "slot.single-valued": "a new answer to the same question (one answer at a time)",
     "slot.state-change": "the same item in a new state",
+    "slot.new-amount": "a new amount of the same habit or measure",
+    "slot.same-amount": "the same amount restated",
+    "slot.same-value": "the same answer restated",
+    "slot.new-entry": "a new chart entry for the same question",
+    "slot.scoped-value": "a value for one setting beside a general one",
+    "slot.another-value": "another answer to a question with several",
+    "slot.two-kinds": "two kinds of the same habit",
+    "slot.addition": "an addition, not a replacement",
+    "slot.presence": "the same item denied in one statement and present in the other",
+    "slot.two-items": "two different plan items",
+    "slot.plan-restated": "the same plan item restated",
     "words.same-subject": "the same subject read from the words only",
     "response.outcome-changed": "the same treatment with a new outcome",
     "response.treatment-changed": "a change of treatment",
-    "plan.done-or-cancelled": "the same plan done or cancelled",
-    "plan.new-timing": "the same plan at a new time",
+    "response.refuted": "the treatment said never taken",
+    "response.two-treatments": "two different treatments",
+    "response.two-outcomes": "two outcomes of the same treatment",
+    "response.added": "an outcome added",
+    "response.restated": "the same response restated",
+    "chat.weak-evidence": "two chat turns: only strong evidence counts",
+    "default.compatible": "no change of one thing found",
+}
+
+#: What a statement says of a thing, as the decision's evidence records it (facts.rules.base.
+#: ``said``: a value's words, then the fact's state and contexts, "named" for none): the codes
+#: among them said as a clinician would; a value's own words (a dose, a site) are kept.
+SAID_WORDS: dict[str, str] = {
+    "named": "names it",
+    "started": "says started",
+    "stopped": "says stopped",
+    "changed": "says changed",
+    "resolved": "says resolved",
+    "refuted": "says it was ruled out",
+    "planned": "says planned",
+    "done": "says done",
+    "cancelled": "says cancelled",
+    "negated": "rules it out",
+    "uncertain": "is unsure of it",
+    "hypothetical": "says it only as a possibility",
+    "historical": "says it was in the past",
+    "other person": "says it of someone else",
+    "question": "asks about it",
+    "instruction": "gives it as an instruction",
+    "definition": "only defines it",
+    "future": "plans it for later",
+    "reported": "reports it second-hand",
 }
 
 
@@ -479,13 +557,98 @@ def rule_words(rule: str) -> str:
     return f"{head}: {tail.replace('-', ' ')}" if tail else rule.replace("-", " ")
 
 
+def said_words(said: str) -> str:
+    """One side of a decision's evidence as a clause: "10 mg, once daily" -> "says 10 mg, once
+    daily"; "mild, negated" -> "says mild and rules it out"; "named" -> "names it"."""
+    bits = [b.strip() for b in said.split(", ") if b.strip()]
+    values = [b for b in bits if b not in SAID_WORDS]
+    codes = [SAID_WORDS[b] for b in bits if b in SAID_WORDS]
+    says = [c.removeprefix("says ") for c in codes if c.startswith("says ")]
+    rest = [c for c in codes if not c.startswith("says ")]
+    said_ = [*values, *says]
+    clauses = [f"says {', '.join(said_)}"] if said_ else []
+    clauses += [c for c in rest if c != "names it" or not clauses]
+    return " and ".join(clauses) or "names it"
+
+
+_LOINC_NAMED = re.compile(r"([\w][\w /-]*?) \(LOINC ([0-9]+-[0-9])\)")
+
+
+def _analyte_as_written(text: str) -> str:
+    """A test named by its analyte's id in an older store's evidence ("egfr (LOINC 33914-3)")
+    said as a clinician writes it ("eGFR (LOINC 33914-3)"; the lexicon's label)."""
+    from .facts.lexicon import lexicon
+
+    def said(m: re.Match[str]) -> str:
+        analyte = lexicon().analyte_for_code(m.group(2))
+        name = m.group(1)
+        if analyte is not None and name.endswith(analyte.id):
+            name = name.removesuffix(analyte.id) + analyte.display
+        return f"{name} (LOINC {m.group(2)})"
+
+    return _LOINC_NAMED.sub(said, text)
+
+
 def evidence_words(evidence: str) -> str:
     """A decision's evidence as a clause, its arrow said in words: "same drug lisinopril: 20 mg
-    → 10 mg" -> "same drug lisinopril: the older says 20 mg, the newer says 10 mg"."""
+    → 10 mg" -> "same drug lisinopril: the older note says 20 mg; the newer note says 10 mg";
+    "same condition cough: named → resolved" -> "…: the older note names it; the newer note
+    says resolved"."""
+    evidence = _analyte_as_written(evidence)
     subject, sep, change = evidence.partition(": ")
     if "→" not in change:
-        return evidence.replace(" → ", ", then ").replace("→", "then")
+        if "→" not in subject:
+            return evidence
+        subject, sep, change = "", "", evidence
     before, _, after = change.partition("→")
     before, after = before.strip(" ,"), after.strip(" ,")
-    said = f"the older says {before or 'nothing'}, the newer says {after or 'nothing'}"
-    return f"{subject}{sep}{said}" if sep else said
+    tail = ""
+    for mark in ("; ", " ("):  # what follows the newer side: a note of the rule's own
+        head, found, rest = after.partition(mark)
+        if found and "→" not in rest:
+            after, tail = head, f"{found}{rest}"
+            break
+    said = (
+        f"the older note {said_words(before) if before else 'says nothing of it'}; "
+        f"the newer note {said_words(after) if after else 'says nothing of it'}{tail}"
+    )
+    return f"{subject}{sep}{said}"
+
+
+def decision_words(rule: str, evidence: str) -> str:
+    """Why a supersession was proposed or applied, for a card: its rule in words, then its
+    evidence in words ("Why: the same drug stopped — same drug lisinopril: the older note says
+    10 mg, once daily; the newer note says stopped"). Never the rule's id."""
+    parts = [p for p in (rule_words(rule) if rule else "", evidence_words(evidence)) if p]
+    return "Why: " + " — ".join(parts) if parts else ""
+
+
+# --- what a memory matched of a question (the Prompt preview's "Matched" line) ----------------
+def matched_words(
+    words: Iterable[str], via: Iterable[str], keys: Iterable[str], content: str
+) -> list[str]:
+    """What a memory matched of a question, in words (memory_core.values.ScoredMemory's
+    ``keyword_words``, ``keyword_via`` and ``keys``): "words: asks (as asked), HbA1c",
+    "through: kidney function (eGFR)", "about: eGFR". The memory's words are said as it writes
+    them; the search's own are lower case."""
+    from .lexical import as_written
+    from .question import key_label
+
+    out = []
+
+    def pair(item: str, joined: str) -> str:
+        asked, arrow, found = item.partition(" → ")
+        if not arrow:
+            return as_written(item, content)
+        return joined.format(asked, as_written(found, content))
+
+    w = [pair(x, "{} (as {})") for x in words]
+    if w:
+        out.append("words: " + ", ".join(w))
+    v = [pair(x, "{} ({})") for x in via]
+    if v:
+        out.append("through: " + ", ".join(v))
+    k = list(dict.fromkeys(key_label(x) for x in keys))
+    if k:
+        out.append("about: " + ", ".join(k))
+    return out

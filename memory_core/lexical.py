@@ -91,6 +91,13 @@ def form(token: str) -> str:
     return _stemmer().stemWord(token)
 
 
+def as_written(token: str, text: str) -> str:
+    """A lower-case token as ``text`` writes it ("egfr" in "Patient's eGFR was 89" -> "eGFR"),
+    for an explanation; the token itself when the text does not hold it as a word."""
+    m = re.search(rf"(?<!\w){re.escape(token)}(?!\w)", text, flags=re.IGNORECASE)
+    return m.group() if m else token
+
+
 def forms(toks: Sequence[str]) -> list[str]:
     """The word forms of these tokens, in order."""
     return _stemmer().stemWords(toks)

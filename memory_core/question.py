@@ -28,7 +28,7 @@ from functools import lru_cache
 
 from . import vocabulary
 from .facts.model import Fact, KeyKind
-from .lexical import MAX_QUERY_TERMS, forms, stopwords, tokens
+from .lexical import MAX_QUERY_TERMS, as_written, forms, stopwords, tokens
 
 #: How many analysed questions are kept (an agent asks many; a question is a few hundred bytes).
 CACHE_SIZE = 4096
@@ -228,7 +228,7 @@ def described(q: Question) -> tuple[tuple[str, str], ...]:
     out: list[tuple[str, str]] = []
     if q.terms:
         shown = {f: w for w, f in zip(q.words, q.forms, strict=True) if f in q.terms}
-        out.append(("words", ", ".join(shown.get(t, t) for t in q.terms)))
+        out.append(("words", ", ".join(as_written(shown.get(t, t), q.text) for t in q.terms)))
     if q.concepts:
         named = (f"{c.name} ({GROUP_NAMES.get(c.group, c.group)})" for c in q.concepts)
         out.append(("concepts", "; ".join(named)))

@@ -720,6 +720,38 @@ def test_ingest_proposes_from_a_demo_transcript(server: str, browser: object) ->
     p.wait_for_timeout(1500)
     assert p.evaluate(CLIPPED_JS) == []
     assert _full_page_shot(p, "ingest-proposals", 1400).stat().st_size > 10_000
+    # at 1,024 px the proposals fit too (issue 35: the table scrolled sideways there, its
+    # headers cut to "Acce" and "Import")
+    p.set_viewport_size({"width": 1024, "height": 1000})
+    p.wait_for_timeout(1500)
+    assert p.evaluate(CLIPPED_JS) == []
+    p.close()
+
+
+#: each chart's legend and x-axis title (page coordinates), by the chart's title
+LEGEND_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(g => {
+  const box = e => { if (!e) return null; const b = e.getBoundingClientRect();
+                     return {top: b.top, bottom: b.bottom}; };
+  return {title: ((g.layout || {}).title || {}).text || '',
+          legend: box(g.querySelector('.legend')), axis: box(g.querySelector('.g-xtitle'))}; })"""
+
+
+def test_the_rank_legend_clears_its_axis_title_at_1024(server: str, browser: object) -> None:
+    """The Decay lab's rank chart at 1,024 px, its five legend entries wrapped one a line: the
+    legend sits below "Rank (1 = most important now)", never over it (issue 35)."""
+    p = _open(browser, f"{server}/decay_lab?patient={PID}", width=1024)
+    p.locator(".st-key-lab_rate_form").get_by_text("% per period").click()
+    _settle(p)
+    track = p.locator(f".st-key-lab_loss_pct {TRACK}").first
+    box = track.bounding_box()
+    p.mouse.click(box["x"] + box["width"] * 0.6, box["y"] + box["height"] / 2)
+    _settle(p)
+    _no_exception(p)
+    _plot(p, "Rank under the saved")
+    p.wait_for_timeout(1000)
+    (rank,) = [c for c in p.evaluate(LEGEND_JS) if "Rank under" in c["title"]]
+    assert rank["legend"] and rank["axis"], rank
+    assert rank["legend"]["top"] >= rank["axis"]["bottom"], rank
     p.close()
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import memory_core as mc
-from memory_core.labels import type_label
+from memory_core.labels import decision_words, type_label
 
 PAGE = "views/contradictions.py"
 PID = "NW-1001"
@@ -309,12 +309,11 @@ def test_flags_are_decided_on_their_tab_and_the_link_opens_it(
 
 
 def test_each_card_says_why_in_plain_words(app: Callable[..., Any], eng: mc.MemoryEngine) -> None:
-    """The decision's evidence (and its rule's name) on every card that has them."""
+    """The decision's rule and evidence in words (labels.decision_words) on every card."""
     at = app(PAGE)
     captions = [c.value for c in at.caption]
     pending = eng.supersessions(PID, state="pending")
     with_words = [s for s in pending if getattr(s, "evidence", "")]
     assert with_words
     for s in with_words:
-        rule = getattr(s, "rule", "")
-        assert f"Why: {s.evidence}" + (f" (rule {rule})" if rule else "") in captions
+        assert decision_words(getattr(s, "rule", ""), s.evidence) in captions

@@ -400,7 +400,7 @@ def test_save_that_would_replace_several_asks_for_each_first(
     assert eng.get(morning.memory.id).status is Status.SUPERSEDED
     assert eng.get(early.memory.id).status is Status.ACTIVE  # kept, as chosen
     texts = [t.value for t in at.text]
-    assert any(t.startswith("Patient prefers early morning") and "kept" in t for t in texts)
+    assert any(t.startswith("“Patient prefers early morning") and "kept" in t for t in texts)
     undo = eng.audit_log(action="undo_supersession", patient_id=pid)
     assert [(a.actor, (a.before or {}).get("old_id")) for a in undo] == [
         ("Dr. Chen", early.memory.id)

@@ -181,6 +181,11 @@ def most_moved(rows: Sequence[Mapping[str, object]]) -> list[Mapping[str, object
     return sorted(rows, key=key)
 
 
+#: room under the rank chart's axis title for its legend (five entries, one line each where
+#: they wrap: the page's column at 1,024 px)
+LEGEND_ROOM = 110
+
+
 def rank_moves(rows: Sequence[Mapping[str, object]], top_n: int) -> go.Figure:
     """One labelled row per memory: its rank under the saved policy (open circle) and under the
     tuned one (filled), joined by a line in the colour of what the move means. ``rows`` carry
@@ -233,13 +238,21 @@ def rank_moves(rows: Sequence[Mapping[str, object]], top_n: int) -> go.Figure:
         )
     fig.update_xaxes(range=[0.5, worst + 0.5], dtick=max(1, worst // 10))
     fig.update_yaxes(autorange="reversed", automargin=True)
-    return _layout(
+    _layout(
         fig,
         "Rank under the saved (○) and the tuned (●) policy",
         "Rank (1 = most important now)",
         "",
-        height=max(260, 70 + 34 * len(rows)),
+        height=max(260, 70 + 34 * len(rows)) + LEGEND_ROOM,
     )
+    # the legend at the foot of the figure, below the axis title: placed under the plot area
+    # (the default), a short chart's legend covered "Rank (1 = most important now)" at 1,024 px
+    # (issue 35), where its five entries wrap onto five lines
+    fig.update_layout(
+        legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0},
+        margin={"b": LEGEND_ROOM},
+    )
+    return fig
 
 
 def similarity_histogram(similarities: Sequence[float] | np.ndarray, threshold: float) -> go.Figure:

@@ -439,13 +439,6 @@ def data_version(patient_id: str) -> str:
     return f"{store_url()}|{content}|{usage}"
 
 
-def decision_words(rule: str, evidence: str) -> str:
-    """A supersession's evidence in plain words first, its rule's name after it."""
-    if evidence and rule:
-        return f"Why: {evidence} (rule {rule})"
-    return f"Why: {evidence}" if evidence else f"Rule {rule}"
-
-
 def header(title: str, caption: str | None = None) -> None:
     st.title(title)
     if caption:

@@ -13,7 +13,13 @@ import pandas as pd
 import streamlit as st
 
 import memory_core as mc
-from memory_core.labels import state_label, status_label, type_label, verdict_label
+from memory_core.labels import (
+    decision_words,
+    state_label,
+    status_label,
+    type_label,
+    verdict_label,
+)
 from views import charts, common, flag_review
 
 READ_ONLY = common.READ_ONLY
@@ -141,7 +147,7 @@ def _card(
         )
         rule, evidence = getattr(sup, "rule", ""), getattr(sup, "evidence", "")
         if rule or evidence:  # the decision's rule and its evidence, in plain words
-            st.caption(common.decision_words(rule, evidence))
+            st.caption(decision_words(rule, evidence))
         older, newer = st.columns(2)
         with older:
             _memory_side("Older", mems.get(sup.old_id), current, sup.old_id)

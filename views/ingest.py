@@ -23,7 +23,13 @@ import memory_core as mc
 from memory_core.ingest import FhirImportReport, Proposal
 from memory_core.ingest.fhir import bundle_patients
 from memory_core.ingest.service import MAX_TRANSCRIPT_CHARS
-from memory_core.labels import offered_types, state_label, type_label, whose_label
+from memory_core.labels import (
+    decision_words,
+    offered_types,
+    state_label,
+    type_label,
+    whose_label,
+)
 from views import common
 
 STATE = "ingest_state"  # {"patient", "transcript", "proposals", "rejected"}
@@ -133,10 +139,11 @@ def highlighted(text: str, proposals: list[Proposal]) -> str:
 
 
 def supersede_words(p: Proposal) -> str:
-    """What a proposal would replace, when and why ("... (at once: same drug metformin: ...)")."""
+    """What a proposal would replace, when and why, in words ("“…” (at once. Why: the same drug
+    stopped — same drug metformin: the older note says 500 mg; the newer note says stopped)")."""
     return "; ".join(
         f"“{s.content}” ({'at once' if s.mode == 'auto' else 'after review'}"
-        f"{': ' + s.evidence if s.evidence else ''})"
+        f"{'. ' + decision_words(s.rule, s.evidence) if s.rule or s.evidence else ''})"
         for s in p.supersedes
     )
 
@@ -247,27 +254,34 @@ def transcript_tab(pid: str) -> None:
     st.markdown(highlighted(state["transcript"], proposals), unsafe_allow_html=True)
     types = list(dict.fromkeys([*offered_types(common.engine().policy.importance_rules)]))
     types += [p.memory_type for p in proposals if p.memory_type not in types]
+    # Fits 1,024 px (issue 35: the table scrolled sideways there, its headers cut to "Acce" and
+    # "Import"): the widths and the row numbers add up to less than the page's column, each
+    # header whole beside its edit mark. "Whose" is a column only when a proposal is a
+    # relative's (family history), and the statements then wrap onto four lines.
+    relatives = any(p.whose != "patient" for p in proposals)
+    row_height = common.WRAP_ROW_HEIGHT_4 if relatives else common.WRAP_ROW_HEIGHT
     edited = st.data_editor(
         proposal_frame(proposals),
         key="ingest_editor",
         hide_index=False,
         width="stretch",
         num_rows="fixed",
-        row_height=common.WRAP_ROW_HEIGHT,
-        height=38 + common.WRAP_ROW_HEIGHT * min(len(proposals), 12),  # every row, up to 12
+        row_height=row_height,
+        height=38 + row_height * min(len(proposals), 12),  # every row, up to 12
+        column_order=[c for c in EDITOR_COLUMNS if relatives or c != "whose"],
         column_config={
             "accept": st.column_config.CheckboxColumn(
-                "Accept", width=60, help="Untick to leave it out"
+                "Accept", width=80, help="Untick to leave it out"
             ),
             "type": st.column_config.SelectboxColumn(
-                "Type", options=types, format_func=type_label, width=115, required=True
+                "Type", options=types, format_func=type_label, width=112, required=True
             ),
             "whose": st.column_config.TextColumn(
-                "Whose", width=75, disabled=True, help="The patient's own fact, or family history"
+                "Whose", width=62, disabled=True, help="The patient's own fact, or family history"
             ),
-            "statement": st.column_config.TextColumn("Statement", width=225),
+            "statement": st.column_config.TextColumn("Statement", width=134 if relatives else 196),
             "importance": st.column_config.NumberColumn(
-                "Importance", min_value=1, max_value=10, width=85, help="Base importance, 1–10"
+                "Importance", min_value=1, max_value=10, width=112, help="Base importance, 1–10"
             ),
         },
     )

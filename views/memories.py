@@ -15,6 +15,7 @@ import memory_core as mc
 from memory_core.importance import default_importance
 from memory_core.labels import (
     TIER_LABELS,
+    decision_words,
     offered_types,
     state_label,
     status_label,
@@ -236,7 +237,7 @@ def _save_new(patient_id: str) -> None:
             SupersessionState.UNDONE.value: "kept: both stay (your choice)",
             SupersessionState.REJECTED.value: "kept: both stay (your choice)",
         }.get(sup.state.value, state_label(sup.state.value))
-        lines.append(f"{older.content}  →  {what}")
+        lines.append(f"“{older.content}”: {what}")
     text = (
         f"Memory added ({type_label(result.memory.memory_type)}, base importance "
         f"{result.memory.importance:g}). "
@@ -587,12 +588,11 @@ if preview and preview["patient_id"] == pid:
         for hit in preview["hits"]:
             with st.container(border=True):
                 st.text(hit["content"])
-                if hit.get("evidence"):
-                    st.text(f"Why: {hit['evidence']}")
+                if hit.get("evidence") or hit.get("rule"):
+                    st.text(decision_words(hit.get("rule", ""), hit.get("evidence", "")))
                 st.caption(
-                    f"{hit['outcome']}"
-                    + (f" · rule {hit['rule']}" if hit.get("rule") else "")
-                    + f" · similarity {hit['similarity']:.2f} · written {hit['created']} UTC"
+                    f"{hit['outcome']} · similarity {hit['similarity']:.2f} · "
+                    f"written {hit['created']} UTC"
                 )
                 st.radio(
                     "Choice",

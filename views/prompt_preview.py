@@ -13,8 +13,8 @@ import streamlit as st
 
 import memory_core as mc
 from memory_core import context as ctx
-from memory_core.labels import age_label, type_label
-from memory_core.question import analyse, described, key_label
+from memory_core.labels import age_label, matched_words, type_label
+from memory_core.question import analyse, described
 from memory_core.validation import MAX_QUERY_CHARS
 from views import charts, common, flag_review
 
@@ -87,16 +87,10 @@ def _scores_frame(items: list[mc.ContextItem], now: datetime) -> pd.DataFrame:
 
 
 def _matches(s: mc.ScoredMemory) -> list[str]:
-    """What the memory matched of the question: its words (by word form: "live → lives"), the
-    question's concepts ("kidney function → egfr") and the clinical keys they share."""
-    out = []
-    if s.keyword_words:
-        out.append("words: " + ", ".join(s.keyword_words))
-    if s.keyword_via:
-        out.append("through: " + ", ".join(s.keyword_via))
-    if s.keys:
-        out.append("about: " + ", ".join(dict.fromkeys(key_label(k) for k in s.keys)))
-    return out
+    """What the memory matched of the question, in words (memory_core.labels.matched_words):
+    its words ("asks (as asked)"), the question's concepts ("kidney function (eGFR)") and the
+    clinical keys they share."""
+    return matched_words(s.keyword_words, s.keyword_via, s.keys, s.memory.content)
 
 
 def _why_line(i: mc.ContextItem) -> str:
@@ -406,8 +400,8 @@ def main() -> None:
         "memories: a list of the current ones the question asks for, what ended of a type, an "
         "allergy with a statement pending review against it. The best memory about each thing "
         "the question names (a slot of the social history, a result, a drug or its class) holds "
-        "a place. “Matched” names the question's words a memory holds (in any form: “live → "
-        "lives”), the concepts it matched through and the clinical keys it is about."
+        "a place. “Matched” names the question's words a memory holds (in any form: “live” "
+        "as “lives”), the concepts it matched through and the clinical keys it is about."
     )
     in_section, nearest, others = _why(items)
     if in_section:

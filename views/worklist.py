@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from memory_core.labels import type_label
+from memory_core.labels import decision_words, type_label
 from memory_core.worklist import KIND_LABELS, WorkItem, WorkList
 from views import common
 
@@ -188,7 +188,7 @@ if rows:
         sup = engine.store.get_supersession(chosen.ref) if chosen.kind == "review" else None
         rule, evidence = getattr(sup, "rule", ""), getattr(sup, "evidence", "")
         if rule or evidence:  # the decision's rule and its evidence, in plain words
-            st.caption(common.decision_words(rule, evidence))
+            st.caption(decision_words(rule, evidence))
         st.caption(
             f"Since {chosen.since.astimezone(UTC):%d %b %Y %H:%M} UTC ({_ago(chosen.since, now)})"
         )

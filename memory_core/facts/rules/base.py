@@ -118,7 +118,7 @@ def name_of(f: Fact) -> str:
     """A key as a clinician reads it: "metformin", "HbA1c (LOINC 4548-4)", "household"."""
     if f.kind is KeyKind.LOINC:
         analyte = lexicon().analyte_for_code(f.name)
-        return f"{analyte.id if analyte else 'test'} (LOINC {f.name})"
+        return f"{analyte.display if analyte else 'test'} (LOINC {f.name})"
     return f.name
 
 
