@@ -221,3 +221,17 @@ def test_the_warm_up_writes_nothing_and_loads_the_patients(api: dict[str, Any]) 
     door.warm_in_background().join(timeout=60)
     assert ledger(api["url"]) == before
     assert PID in door.engine._core.snapshots.cache  # its snapshot is built
+
+
+def test_why_a_search_matched_is_said_in_words(api: dict[str, Any]) -> None:
+    """A search result's reasons name a test as a clinician writes it and say what the query
+    reached it through without an arrow or a code ("matched through kidney function (eGFR)",
+    never "kidney function → egfr" or "loinc:…")."""
+    door: Door = api["door"]
+    door.engine.add_memory(PID, "Patient's eGFR fell to 48 mL/min/1.73m2", "lab_result")
+    found = door.search_memories(PID, "How is her kidney function?", k=3)["memories"]
+    hit = next(m for m in found if "eGFR" in m["content"])
+    why = " | ".join(hit["why"])
+    assert "matched through kidney function (eGFR)" in why, why
+    assert "about what the query names: eGFR" in why, why
+    assert "→" not in why and "loinc:" not in why and "egfr" not in why, why

@@ -36,6 +36,7 @@ from ..labels import (
     actor_label,
     audit_ids,
     audit_sentence,
+    matched_words,
     state_label,
     status_label,
     type_label,
@@ -150,15 +151,20 @@ def memory_json(m: Memory) -> dict[str, Any]:
     }
 
 
+#: labels.matched_words's heads, as a search result's reasons begin
+_WHY_HEADS = {"through": "matched through", "about": "about what the query names:"}
+
+
 def why_matched(s: ScoredMemory) -> list[str]:
     """Why a search found a memory, in words."""
     out: list[str] = []
     if s.keyword_rank is not None:
         out.append(f"shares words with the query (keyword rank {s.keyword_rank})")
-    if s.keyword_via:
-        out.append("matched through " + ", ".join(s.keyword_via))
-    if s.keys:
-        out.append("about what the query names: " + ", ".join(s.keys))
+    # what the query reached the memory through and the keys it names, as the dashboard says
+    # them ("kidney function (eGFR)", "HbA1c"), not as code names
+    for line in matched_words((), s.keyword_via, s.keys, s.memory.content):
+        head, _, said = line.partition(": ")
+        out.append(f"{_WHY_HEADS[head]} {said}")
     out.append(f"similar in meaning (cosine {s.similarity:.2f})")
     if s.safety:
         out.append("safety-critical: always offered")
