@@ -72,9 +72,9 @@ def line_leads(result: Any) -> list[Any]:
 
 def plain_policy(policy: Any) -> Any:
     """``policy`` as the reference reads it: no annotations (pending review, possibly stale, lab
-    history, the date a medication was last confirmed: issue 35), one line per memory (no lists, history lines or allergy pairs; issue 23), no
-    place held for what the question names (issue 32) and keyword matches by words only (no
-    clinical keys)."""
+    history, the date a medication was last confirmed: issue 35), one line per memory (no
+    lists, history lines or allergy pairs; issue 23), no place held for what the question names
+    (issue 32) and keyword matches by words only (no clinical keys)."""
     from dataclasses import replace
 
     from memory_core.policy import ContextPolicy
