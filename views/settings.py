@@ -193,7 +193,6 @@ dated_pick = st.multiselect(
     format_func=type_label,
     key="dated_types",
     label_visibility="collapsed",
-    disabled=not common.can_edit(),
 )
 common.read_only_note()
 if st.button(
