@@ -1,6 +1,6 @@
 """What the injected section says about uncertainty, derived (never stored) from a patient's
-memories and supersessions as of a moment: "possibly stale" flags, pending supersessions and a
-lab result's history.
+memories and supersessions as of a moment: "possibly stale" flags, pending supersessions, a
+lab result's history, and when a fact was last asserted.
 
 Derived, so an as-of query sees the flags as they stood then and undoing a supersession
 clears the flags it raised; only a reviewer's "keep" decision is recorded (an audit entry,
@@ -350,6 +350,26 @@ def stale_flags(
             out += index.flags_of(m, now, kept)
     out.sort(key=_flag_order)
     return out
+
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def day_label(at: datetime) -> str:
+    """A day as a clinician writes it, in UTC and in any locale: "3 Mar 2026"."""
+    return f"{at.day} {_MONTHS[at.month - 1]} {at.year}"
+
+
+def dated_annotation(memory: Memory, now: datetime) -> str:
+    """When the memory's fact was last asserted as of ``now`` (issue 35): "(last confirmed
+    14 May 2026)" when a confirmation after its recording is in effect then (a restatement, a
+    reviewer's keep, its record asserting it: :class:`values.Confirmation`), else "(recorded
+    3 Mar 2026)" -- the moment age counts from (domain.md). Never the last access: an agent
+    being told a fact does not make it true again."""
+    c = memory.confirmation_at(now)
+    if c is not None and c.at > memory.created_at:
+        return f"(last confirmed {day_label(c.at)})"
+    return f"(recorded {day_label(memory.created_at)})"
 
 
 def lab_value(text: str) -> str | None:

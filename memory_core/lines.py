@@ -126,10 +126,13 @@ class Plan:
 
     def key(self, i: int) -> tuple[object, ...]:
         """Candidates with one key state the same fact: the same type and line (see
-        :func:`statement_key`: annotations and the ⚠️ marker included) and the same facts."""
+        :func:`statement_key`: annotations and the ⚠️ marker included, except the date it was
+        last asserted -- one statement recorded twice is still one line, dated by its lead)
+        and the same facts."""
         m = self.candidates[i].memory
         warn = self.candidates[i].current_importance >= self.warn_threshold
-        line = self.memory_forms(i)[0][0]
+        said = [n.text for n in self.note(i) if n.kind != "dated"]
+        line = with_annotations(self.text(i), said)
         return statement_key(m.memory_type, line, warn), facts_key(m)
 
     @staticmethod

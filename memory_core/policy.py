@@ -274,7 +274,13 @@ class ContextPolicy:
     ``allergy_pairs`` -- an allergy and the newer statement pending review against it are one
     line; ``answer_places`` -- the best memory about each thing the question names (a slot, a
     key, a drug class; issue 32) holds a place. Switching the last four off gives the seed's
-    line-per-memory section."""
+    line-per-memory section.
+
+    ``dated_types`` (issue 35, "Say when last confirmed"): the memory types whose lines carry
+    the date their fact was last asserted -- "(recorded 3 Mar 2026)", or "(last confirmed 14
+    May 2026)" when a confirmation after it is in effect (docs/section.md); on a memory's own
+    line and on a list's entries, counted in the token budget. Medications only by default:
+    "glargine 12 units at bedtime" is a different answer a year on."""
 
     annotate_pending: bool = True
     annotate_stale: bool = True
@@ -284,8 +290,11 @@ class ContextPolicy:
     history_last: bool = True
     allergy_pairs: bool = True
     answer_places: bool = True
+    dated_types: tuple[str, ...] = ("medication",)
 
     def __post_init__(self) -> None:
+        # a saved policy gives a list back (JSON): the same types, kept as a tuple
+        object.__setattr__(self, "dated_types", _type_names("dated_types", self.dated_types))
         for name in (
             "annotate_pending",
             "annotate_stale",
@@ -331,6 +340,17 @@ class EnginePolicy:
             raise ValidationError("importance_rules", f"unknown rule set {rules!r}")
         gated = tuple(data.get("review_gated_types", ("allergy", "adverse_reaction")))
         return cls(decay, contradiction, ranking, rules, gated, context)
+
+
+def _type_names(name: str, value: Any) -> tuple[str, ...]:
+    """A sequence of memory type names as a tuple (a bare string is one name spelt out letter
+    by letter, so it is refused, as is anything but non-empty strings)."""
+    if isinstance(value, str) or not isinstance(value, list | tuple):
+        raise ValidationError(name, f"must be a list of memory types, got {value!r}")
+    for t in value:
+        if not (isinstance(t, str) and t.strip()):
+            raise ValidationError(name, f"must name memory types, got {t!r}")
+    return tuple(dict.fromkeys(value))
 
 
 def _finite(v: Any) -> bool:

@@ -263,7 +263,8 @@ def test_identical_allergies_are_one_line_each(engine: mc.MemoryEngine) -> None:
     assert len(body) == 4 and res.tokens < 120  # 3 allergies + the medication
     keys = {ctx.statement_key("allergy", text, True) for text in body[:3]}
     assert keys == {ctx.statement_key("allergy", f, True) for f in facts}
-    assert body[3] == "Takes metformin 500 mg twice daily"
+    # a medication says when it was recorded (issue 35: the policy's dated_types)
+    assert body[3] == "Takes metformin 500 mg twice daily (recorded 1 Jun 2026)"
     allergies = [i for i in res.items if i.scored.memory.memory_type == "allergy"]
     # every one is on a line, as one shared by the memories stating it (like issue 23's lines)
     assert all(i.included and i.part_of == "same" and not i.reported for i in allergies)

@@ -44,6 +44,7 @@ WIDGET_WRITES = {
     "scan": {"scan_contradictions"},
     "keep_flagged_": {"keep_flagged"},
     "lab_save": {"save_policy"},
+    "dated_save": {"save_policy"},
     "ingest_save": {"accept_proposals"},
     "fhir_apply": {"import_fhir"},
     "seed_demo": {"seed_demo"},
@@ -193,8 +194,8 @@ def _viewer_app(script: str = "app.py") -> Any:
 
 def _visit(demo_store: str) -> Iterator[tuple[str, Any]]:
     """Each page as a viewer, driven into the states where its write widgets show: a flagged
-    memory and a decided review exist, the tuned policy differs from the saved one, a transcript
-    is proposed and a FHIR bundle previewed."""
+    memory and a decided review exist, the tuned policy differs from the saved one (and the
+    dated types picked on Settings), a transcript is proposed and a FHIR bundle previewed."""
     eng = mc.open_engine(demo_store)
     from tests.test_dashboard_prompt import flagged_memories
 
@@ -214,6 +215,8 @@ def _visit(demo_store: str) -> Iterator[tuple[str, Any]]:
         at.switch_page(page).run()
         if page == "views/memories.py":  # a statement to save: the check reaches the engine
             at.text_area(key="new_content").input("Patient walks every morning").run()
+        if page == "views/settings.py":  # another choice of dated types to save (issue 35)
+            at.multiselect(key="dated_types").set_value(["medication", "lab_result"]).run()
         yield page, at
     at.switch_page("views/decay_lab.py").run()
     at.radio(key="lab_rate_form").set_value("% per period").run()

@@ -12,6 +12,7 @@ import pytest
 
 import memory_core as mc
 from memory_core.labels import action_label
+from memory_core.store.base import AuditQuery
 from memory_core.values import AuditAction
 
 PAGE = "views/settings.py"
@@ -228,3 +229,24 @@ def test_every_audited_action_has_its_own_words_and_a_sentence() -> None:
         "review: waiting for review → confirmed by a reviewer; decided on: none → "
         "01 Dec 2026 20:23 UTC"
     )
+
+
+def test_say_when_last_confirmed_is_shown_and_saved(
+    app: Callable[..., Any], demo_store: str
+) -> None:
+    """Issue 35: the types whose lines say when they were last confirmed (medication by
+    default) are on the page, and a reviewer's choice is saved as the policy (audited)."""
+    at = app(PAGE)
+    pick = at.multiselect(key="dated_types")
+    assert pick.value == ["medication"]
+    assert at.button(key="dated_save").disabled  # nothing changed yet
+    pick.set_value(["medication", "lab_result"]).run()
+    at.button(key="dated_save").click().run()
+    assert not at.exception and not at.error
+    eng = mc.open_engine(demo_store)
+    try:
+        assert eng.policy.context.dated_types == ("medication", "lab_result")
+        (entry, *_) = eng.store.list_audit(AuditQuery(action="policy_change"))
+        assert entry.actor == "reviewer"
+    finally:
+        eng.store.close()

@@ -45,4 +45,55 @@ def test_every_seeded_injection_is_what_build_context_gave_at_its_time(
             assert allergies <= set(given), (pid, inj.at)
             allergies_seen += len(allergies)
             checked += 1
-    assert checked >= 1000 and allergies_seen > 0
+    # 1,190 when each statement was its own question; a session asks each clinician question
+    # once (issue 35: one "What medicines is the patient taking now?" for all its medications)
+    assert checked >= 900 and allergies_seen > 0
+
+
+def test_seeded_sessions_ask_clinician_questions_each_at_its_own_moment(
+    eng: mc.MemoryEngine,
+) -> None:
+    """Issue 35, item B: the Overview's "Recent agent injections" showed one minute and
+    statements as queries ("query: Patient's triglyceride level was 254 mg/dL"). Each replayed
+    injection now has its own moment -- a session's questions two minutes apart, the last at
+    the session's moment -- and its query is a clinician's question, never a memory's text."""
+    from memory_core.demo import northwind_demo
+    from memory_core.seed import QUESTION_GAP
+
+    visits = {p.patient_id: set(p.visits) for p in northwind_demo(DEMO_NOW).patients}
+    for pid in eng.list_patients():
+        injections = eng.injections(pid, limit=10_000)
+        times = [i.at for i in injections]
+        assert len(set(times)) == len(times), pid  # no two at one moment
+        recent = sorted(times)[-5:]  # what the Overview lists
+        assert recent[-1] - recent[0] >= 4 * QUESTION_GAP, (pid, recent)
+        # each session's last question is at one of the patient's visits
+        assert any(t in visits[pid] for t in times), pid
+        contents = {m.content.casefold() for m in eng.list_memories(pid)}
+        for inj in injections:
+            assert inj.query.casefold() not in contents, (pid, inj.query)
+            assert inj.query.endswith("?"), (pid, inj.query)
+
+
+def test_a_clinician_question_names_what_the_memory_is_about(eng: mc.MemoryEngine) -> None:
+    """The question is the memory type's, by what it is about in the order the type lists the
+    kinds (data: memory_core/data/demo_session_questions.json)."""
+    from memory_core.seed import question_about
+
+    by_content = {m.content: m for pid in eng.list_patients() for m in eng.list_memories(pid)}
+    asked = {
+        "Patient's HbA1c was 8.2%": "What was the most recent HbA1c result?",
+        # a medication or a condition: the list a clinician asks for (one line, every current one)
+        "Patient's blood pressure medicine is lisinopril 10mg daily": (
+            "What medicines is the patient taking now?"
+        ),
+        "Patient has chronic kidney disease stage 2": "What are the patient's active problems?",
+        # a reaction is asked about by its drug before its condition (the file's order)
+        "Patient developed a dry cough on lisinopril": (
+            "Has the patient had side effects from lisinopril?"
+        ),
+        "Patient has a sulfa drug allergy causing rash": "Is the patient allergic to sulfonamides?",
+        "Patient prefers morning appointments": "What does the patient prefer about visit time?",
+    }
+    for content, question in asked.items():
+        assert question_about(by_content[content]) == question, content

@@ -238,6 +238,7 @@ def test_context_policy_is_validated_and_serialised() -> None:
         "history_last": True,
         "allergy_pairs": True,
         "answer_places": True,
+        "dated_types": ("medication",),
     }
     assert mc.EnginePolicy.from_dict(pol.to_dict()) == pol
     off = mc.EnginePolicy.from_dict({"context": {"lists": False, "allergy_pairs": False}})

@@ -692,6 +692,19 @@ class TestStoreContract:
         s.apply(audited(ChangeSet(policy={"decay": {"rate": 0.2}, "ranking": {"mode": "score"}})))
         assert s.load_policy() == {"decay": {"rate": 0.2}, "ranking": {"mode": "score"}}
 
+    def test_the_dated_types_option_round_trips(self, backend: Backend) -> None:
+        """Issue 35: the types whose lines say when they were last confirmed are saved as a
+        list (JSON) and loaded back as the policy's tuple, on every backend."""
+        s = backend.store()
+        engine = engine_on(s)
+        context = mc.ContextPolicy(dated_types=("medication", "lab_result"))
+        tuned = mc.EnginePolicy(context=context)
+        engine.save_policy(tuned, "dr-a")
+        again = engine_on(backend.store()).policy
+        assert again == tuned and again.context.dated_types == ("medication", "lab_result")
+        engine.save_policy(mc.EnginePolicy(context=mc.ContextPolicy(dated_types=())), "dr-a")
+        assert engine_on(backend.store()).policy.context.dated_types == ()
+
     def test_another_embedding_model_is_refused(self, backend: Backend) -> None:
         s = backend.store()
         assert s.embedding_model() == MODEL

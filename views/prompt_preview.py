@@ -172,6 +172,8 @@ def _annotations_section(items: list[mc.ContextItem], engine: mc.MemoryEngine) -
         )
         if flag
     ]
+    if pol.dated_types:
+        on.append("when last confirmed (" + ", ".join(type_label(t) for t in pol.dated_types) + ")")
     st.caption(
         "Written on the memory's own line and counted in the token budget. On in the policy: "
         + ", ".join(on)
@@ -192,6 +194,11 @@ def _annotation_reason(note: str) -> str:
         return "a newer memory would replace this one; a reviewer has not decided yet"
     if note.startswith("(may be outdated:"):
         return "a drug or condition it names has changed since it was written"
+    if note.startswith(("(recorded ", "(last confirmed ")):
+        return (
+            "when its fact was last asserted: recorded, or confirmed since (stated again, kept "
+            "by a reviewer, asserted by its record)"
+        )
     return "earlier values of the same test, newest first, that this result replaced"
 
 

@@ -3,6 +3,7 @@ append-only audit log."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 from typing import Any
@@ -172,6 +173,48 @@ with tcol:
         },
         height=35 * (len(types) + 1) + 3,
     )
+
+# --- the injected section: which lines say when they were last confirmed (issue 35) ---------
+st.caption(
+    "Say when last confirmed",
+    help="The memory types whose lines in the injected context end with the date their fact "
+    "was last asserted: “(recorded 3 Mar 2026)”, or “(last confirmed 14 May 2026)” when it was "
+    "stated again, kept by a reviewer or asserted by its record since. The words count in the "
+    "token budget.",
+)
+dated_now = policy.context.dated_types
+dated_options = list(
+    dict.fromkeys([*visible_types(KNOWN_TYPES, policy.importance_rules), *dated_now])
+)
+dated_pick = st.multiselect(
+    "Say when last confirmed",
+    dated_options,
+    default=list(dated_now),
+    format_func=type_label,
+    key="dated_types",
+    label_visibility="collapsed",
+)
+common.read_only_note()
+if st.button(
+    "Save",
+    icon=":material/save:",
+    key="dated_save",
+    disabled=tuple(dated_pick) == dated_now or not common.can_edit(),
+):
+    if not common.can_edit():  # a disabled button can still be clicked by a crafted request
+        st.error("Read-only: your account is not on the reviewer list, so nothing was saved.")
+        st.stop()
+    dated_policy = dataclasses.replace(
+        policy, context=dataclasses.replace(policy.context, dated_types=tuple(dated_pick))
+    )
+
+    def _save_dated() -> bool:
+        common.acting().save_policy(dated_policy)  # the guarded path: reviewers only
+        return True
+
+    if common.run(_save_dated):
+        st.rerun()
+
 with pcol:
     st.caption(
         "Current policy, saved in the store (the Decay lab and Contradictions pages change "

@@ -72,9 +72,9 @@ def line_leads(result: Any) -> list[Any]:
 
 def plain_policy(policy: Any) -> Any:
     """``policy`` as the reference reads it: no annotations (pending review, possibly stale, lab
-    history), one line per memory (no lists, history lines or allergy pairs; issue 23), no
-    place held for what the question names (issue 32) and keyword matches by words only (no
-    clinical keys)."""
+    history, the date a medication was last confirmed: issue 35), one line per memory (no
+    lists, history lines or allergy pairs; issue 23), no place held for what the question names
+    (issue 32) and keyword matches by words only (no clinical keys)."""
     from dataclasses import replace
 
     from memory_core.policy import ContextPolicy
@@ -82,7 +82,7 @@ def plain_policy(policy: Any) -> Any:
     return replace(
         policy,
         context=ContextPolicy(False, False, False, lists=False, history_last=False,
-                              allergy_pairs=False, answer_places=False),
+                              allergy_pairs=False, answer_places=False, dated_types=()),
         ranking=replace(policy.ranking, key_matches=False),
     )  # fmt: skip
 

@@ -178,7 +178,8 @@ def section_layout(
         if types[row] in wanted:
             by_type.setdefault(types[row], []).append(j)
     for t, js in by_type.items():
-        _type_lines(snap, ranked, question, t, js, out, pol.history_last)
+        dated = now if t in pol.dated_types else None
+        _type_lines(snap, ranked, question, t, js, out, pol.history_last, dated)
     if pol.allergy_pairs:
         _pairs(snap, ranked, now, out)
     return out
@@ -192,9 +193,11 @@ def _type_lines(
     js: list[int],
     out: Layout,
     history: bool,
+    dated: datetime | None = None,
 ) -> None:
     """The list line of type ``t`` (when the question asks for it) and its history (``history``:
-    what ended goes last)."""
+    what ended goes last); ``dated``: the list's entries say when they were last asserted as of
+    this moment (the policy's ``dated_types``)."""
     rows = ranked.rows.tolist()
     n = len(ranked)
     read = {j: reading_of(snap, rows[j]) for j in js}
@@ -209,7 +212,7 @@ def _type_lines(
     title = vocabulary.line_title(t, "current")
     if kind is not None and title:
         current = [j for j in js if read[j].standing is standing.Standing.CURRENT]
-        entries = _entries(ranked, current, read, t)
+        entries = _entries(ranked, current, read, t, dated)
         listed = {i for e in entries for i in e.members}
         if entries:
             # the question asks for it: the list leads the other lines
@@ -239,10 +242,15 @@ def _type_lines(
 
 
 def _entries(
-    ranked: Ranked, current: list[int], read: dict[int, standing.Reading], t: str
+    ranked: Ranked,
+    current: list[int],
+    read: dict[int, standing.Reading],
+    t: str,
+    dated: datetime | None = None,
 ) -> tuple[ctx.Entry, ...]:
     """One entry per label, in score order; a result or vital sign only the newest of its
-    analyte (the older ones keep their own lines)."""
+    analyte (the older ones keep their own lines). ``dated``: each entry ends with when it was
+    last asserted as of that moment -- of the memories saying its label, the latest."""
     if t in ("lab_result", "vital_sign"):
         newest: dict[frozenset[str], int] = {}
         for j in current:
@@ -253,7 +261,19 @@ def _entries(
     groups: dict[str, list[int]] = {}
     for j in current:
         groups.setdefault(standing.label(ranked[j].memory, read[j].facts), []).append(j)
+    if dated is not None:
+        return tuple(
+            ctx.Entry(f"{text} {_latest_date(ranked, js, dated)}", tuple(js))
+            for text, js in groups.items()
+            if text
+        )
     return tuple(ctx.Entry(text, tuple(js)) for text, js in groups.items() if text)
+
+
+def _latest_date(ranked: Ranked, js: list[int], now: datetime) -> str:
+    """The date annotation of the memory among ``js`` last asserted as of ``now``."""
+    latest = max((ranked[j].memory for j in js), key=lambda m: m.age_start(now))
+    return flags.dated_annotation(latest, now)
 
 
 def _pairs(snap: Snapshot, ranked: Ranked, now: datetime, out: Layout) -> None:
@@ -303,11 +323,12 @@ def annotator(
     policy: ContextPolicy,
 ) -> Callable[[int], tuple[ctx.Note, ...]]:
     """Candidate index -> the annotations of its line, as the policy switches them on
-    (:mod:`memory_core.flags`): pending review, possibly stale, lab history -- each with the
-    short form a safety line may use under the token budget (a pending review and a possible
-    staleness are shortened, never dropped; a lab history may go). Each is looked up for the
-    line's own memory in the snapshot's flag index (never every flag of the patient); the
-    reviewers' keep decisions are read once, and only when a line has a flag."""
+    (:mod:`memory_core.flags`): when it was last asserted (a type the policy dates), pending
+    review, possibly stale, lab history -- each with the short form a safety line may use
+    under the token budget (a pending review and a possible staleness are shortened, never
+    dropped; a lab history and a date may go). Each is looked up for the line's own memory
+    in the snapshot's flag index (never every flag of the patient); the reviewers' keep
+    decisions are read once, and only when a line has a flag."""
     index = snap.flag_index()
     kept: dict[tuple[str, str], datetime] | None = None
     # once every record's moments are past, a lab's history is the same at any later moment:
@@ -338,6 +359,8 @@ def annotator(
     def annotate(i: int) -> tuple[ctx.Note, ...]:
         m = ranked[i].memory
         out: list[ctx.Note] = []
+        if m.memory_type in policy.dated_types:  # may go from a safety line to fit the budget
+            out.append(ctx.Note(flags.dated_annotation(m, now), "", "dated"))
         if policy.annotate_pending:
             pending = index.pending_annotation(m, now, snap.memory_of)
             if pending:
