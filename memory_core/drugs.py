@@ -15,16 +15,11 @@ text given, so callers can highlight or cut the span.
 from __future__ import annotations
 
 import bz2
-import hashlib
 import importlib.metadata
 import importlib.util
-import logging
-import marshal
-import os
 import pickle
 import re
 import sys
-import tempfile
 import threading
 from bisect import bisect_left
 from dataclasses import dataclass
@@ -32,9 +27,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from . import kept
 from .errors import ConfigurationError
-
-log = logging.getLogger(__name__)
 
 
 def _lex() -> dict[str, Any]:
@@ -122,10 +116,7 @@ def _read_dictionary() -> dict[str, str]:
             "drug-named-entity-recognition==2.0.9)"
         )
     path = Path(spec.origin).parent / _FILE
-    raw = _cached(path)
-    if raw is None:
-        raw = _derive(path)
-        _keep(path, raw)
+    raw = kept.kept("drugs", path, _version(), lambda: _derive(path), _is_raw)
     out, trees, medicines = raw
     for name, tree in trees:
         _mesh[_canonical(name)] = tuple(tree)
@@ -167,67 +158,22 @@ def _derive(path: Path) -> _Raw:
     return out, trees, medicines
 
 
-#: The derived maps are kept in the user's cache folder (``MEMORY_CORE_CACHE``, else
-#: ``$XDG_CACHE_HOME/memory-core``, else ``~/.cache/memory-core``) as a marshal file named by
-#: the package file's identity and this format: a process reads it in about 0.1 s instead of
-#: deriving it again (docs/performance.md, "Start-up"). Any failure to read or write it only
-#: means deriving again.
-CACHE_FORMAT = 1
-
-
-def cache_folder() -> Path:
-    """Where derived data is kept between processes."""
-    given = os.environ.get("MEMORY_CORE_CACHE")
-    if given:
-        return Path(given)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "memory-core"
-
-
-def _cache_file(path: Path) -> Path | None:
+def _version() -> str:
     try:
-        st = path.stat()
-        version = importlib.metadata.version(_PACKAGE.replace("_", "-"))
-    except (OSError, importlib.metadata.PackageNotFoundError):
-        return None
-    ident = f"{CACHE_FORMAT}|{path}|{st.st_size}|{st.st_mtime_ns}|{version}"
-    return cache_folder() / f"drugs-{hashlib.sha256(ident.encode()).hexdigest()[:20]}.marshal"
+        return importlib.metadata.version(_PACKAGE.replace("_", "-"))
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
-def _cached(path: Path) -> _Raw | None:
-    where = _cache_file(path)
-    if where is None:
-        return None
-    try:
-        got = marshal.loads(where.read_bytes())
-    except (OSError, EOFError, ValueError, TypeError):
-        return None
-    ok = (
+def _is_raw(got: Any) -> bool:
+    """A kept value has :data:`_Raw`'s shape."""
+    return (
         isinstance(got, tuple)
         and len(got) == 3
         and isinstance(got[0], dict)
         and isinstance(got[1], list)
         and isinstance(got[2], list)
     )
-    return (got[0], got[1], got[2]) if ok else None
-
-
-def _keep(path: Path, raw: _Raw) -> None:
-    where = _cache_file(path)
-    if where is None:
-        return
-    try:
-        where.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=where.parent, prefix=".drugs-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(marshal.dumps(raw))
-            os.replace(tmp, where)  # whole or not at all: a reader never sees half a file
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError:
-        log.debug("the drug dictionary cache could not be written at %s", where, exc_info=True)
 
 
 def _find(words: list[str]) -> list[tuple[str, int, int]]:

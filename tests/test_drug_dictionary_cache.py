@@ -1,7 +1,8 @@
-"""The drug dictionary's derived maps are kept between processes (issue 33: a server's start to
-its first answer): read back they are the maps derived from the package's file; a cache that
-is corrupt, unwritable or of another package file is never used; and the MeSH members found by
-the sorted index are those a scan of every entry finds."""
+"""Data derived from installed packages is kept between processes (issue 33: a server's start to
+its first answer; memory_core.kept): the drug dictionary's maps read back as derived from the
+package's file; a kept file that is corrupt, of another shape, unwritable or of another package
+file is never used; the MeSH members found by the sorted index are those a scan of every entry
+finds."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_core import drugs
+from memory_core import drugs, kept
 
 
 @pytest.fixture(scope="module")
@@ -26,6 +27,18 @@ def derived(source: Path) -> drugs._Raw:
     return drugs._derive(source)
 
 
+def _file(source: Path) -> Path | None:
+    return kept.file_for("drugs", source, drugs._version())
+
+
+def _cached(source: Path) -> object:
+    return kept.read(_file(source), drugs._is_raw)
+
+
+def _keep(source: Path, raw: object) -> None:
+    kept.write(_file(source), raw)
+
+
 @pytest.fixture
 def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("MEMORY_CORE_CACHE", str(tmp_path / "cache"))
@@ -37,19 +50,19 @@ def test_the_cache_folder_follows_the_environment(
 ) -> None:
     monkeypatch.delenv("MEMORY_CORE_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert drugs.cache_folder() == tmp_path / "xdg" / "memory-core"
+    assert kept.folder() == tmp_path / "xdg" / "memory-core"
     monkeypatch.setenv("MEMORY_CORE_CACHE", str(tmp_path / "mine"))
-    assert drugs.cache_folder() == tmp_path / "mine"
+    assert kept.folder() == tmp_path / "mine"
 
 
 def test_what_is_kept_reads_back_as_derived(
     folder: Path, source: Path, derived: drugs._Raw
 ) -> None:
-    assert drugs._cached(source) is None  # nothing kept yet
-    drugs._keep(source, derived)
+    assert _cached(source) is None  # nothing kept yet
+    _keep(source, derived)
     (kept,) = folder.iterdir()
     assert kept.name.startswith("drugs-") and kept.suffix == ".marshal"
-    back = drugs._cached(source)
+    back = _cached(source)
     assert back == derived
     names, trees, medicines = back
     assert names["lipitor"] == "Atorvastatin" and len(names) > 100_000
@@ -71,17 +84,17 @@ def test_a_second_read_takes_the_kept_maps(folder: Path, monkeypatch: pytest.Mon
 def test_a_corrupt_cache_is_not_used_and_is_replaced(
     folder: Path, source: Path, derived: drugs._Raw
 ) -> None:
-    drugs._keep(source, derived)
+    _keep(source, derived)
     (kept,) = folder.iterdir()
     for junk in (b"", b"\x00garbage", kept.read_bytes()[:1000]):
         kept.write_bytes(junk)
-        assert drugs._cached(source) is None
+        assert _cached(source) is None
     import marshal
 
     kept.write_bytes(marshal.dumps({"not": "the maps"}))  # well formed, wrong shape
-    assert drugs._cached(source) is None
-    drugs._keep(source, derived)
-    assert drugs._cached(source) == derived
+    assert _cached(source) is None
+    _keep(source, derived)
+    assert _cached(source) == derived
     assert not [p for p in folder.iterdir() if p.suffix == ".tmp"]  # no half-written file left
 
 
@@ -91,16 +104,16 @@ def test_an_unwritable_cache_costs_only_the_derivation(
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     monkeypatch.setenv("MEMORY_CORE_CACHE", str(blocker / "cache"))
-    drugs._keep(source, derived)  # no error
-    assert drugs._cached(source) is None
+    _keep(source, derived)  # no error
+    assert _cached(source) is None
 
 
 def test_another_package_file_has_another_cache(folder: Path, source: Path, tmp_path: Path) -> None:
     copy = tmp_path / drugs._FILE
     copy.write_bytes(source.read_bytes())
     os.utime(copy, ns=(1_000_000_000, 1_000_000_000))
-    assert drugs._cache_file(copy) != drugs._cache_file(source)
-    assert drugs._cache_file(tmp_path / "missing.pkl.bz2") is None
+    assert _file(copy) != _file(source)
+    assert _file(tmp_path / "missing.pkl.bz2") is None
 
 
 def test_mesh_members_are_what_a_scan_of_every_entry_finds() -> None:
