@@ -141,8 +141,8 @@ class Selection:
         tokens: int,
         chosen: tuple[int, ...],
         build: Callable[[], tuple[ContextItem, ...]],
-        places: int = 0,
-        omitted: Callable[[], tuple[ContextItem, ...]] | None = None,
+        places: int,
+        omitted: Callable[[], tuple[ContextItem, ...]],
     ) -> None:
         self.text = text
         self.tokens = tokens
@@ -157,8 +157,6 @@ class Selection:
 
     def omitted(self) -> tuple[ContextItem, ...]:
         """The safety-critical candidates left out and reported (``ContextItem.reported``)."""
-        if self._omitted is None or "items" in self.__dict__:
-            return tuple(i for i in self.items if i.reported)
         return self._omitted()
 
 

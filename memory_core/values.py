@@ -411,7 +411,7 @@ class ContextResult:
     def safety_omitted(self) -> tuple[ContextItem, ...]:
         """Safety-critical candidates (allergies first) that the token budget or the places
         left out of the section: callers must surface these, never drop them silently."""
-        if self.omit is None or "items" in self.__dict__:
+        if self.omit is None:
             return tuple(i for i in self.items if i.reported)
         return self.omit()
 
