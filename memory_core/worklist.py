@@ -247,6 +247,22 @@ def build(items: Iterable[WorkItem], limit: int) -> WorkList:
     return WorkList(ordered[: max(0, limit)], totals, patients)
 
 
+def newest_decisions_first(
+    decisions: Iterable[Supersession], memories: Mapping[str, Memory]
+) -> list[Supersession]:
+    """Decisions for a History list: the newest decision first. Decisions made at one moment (a
+    bulk import or the demo's seeding decides them all at once) follow the statements they are
+    about, the newest newer statement first (when it is not in ``memories``, the moment the
+    decision took effect), then the record's id, so the order is the same on every read."""
+
+    def key(s: Supersession) -> tuple[datetime, datetime, str]:
+        newer = memories.get(s.new_id)
+        about = newer.created_at if newer is not None else (s.effective_at or s.detected_at)
+        return (s.decided_at or s.detected_at, about, s.id)
+
+    return sorted(decisions, key=key, reverse=True)
+
+
 def first_patients(items: Sequence[WorkItem], n: int) -> list[str]:
     """The first ``n`` distinct patients in worklist order."""
     out: list[str] = []

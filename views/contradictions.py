@@ -20,6 +20,7 @@ from memory_core.labels import (
     type_label,
     verdict_label,
 )
+from memory_core.worklist import newest_decisions_first
 from views import charts, common, flag_review
 
 READ_ONLY = common.READ_ONLY
@@ -290,8 +291,7 @@ def _history(
         c2.error(problem)
         return
     limit = int(raw)
-    history = [s for s in history_all if s.state.value in states]
-    history.sort(key=lambda s: s.decided_at or s.detected_at, reverse=True)
+    history = newest_decisions_first([s for s in history_all if s.state.value in states], mems)
     if not history:
         st.info("No supersessions in the chosen states yet.")
         return
