@@ -32,6 +32,10 @@ def question_about(memory: Memory) -> str:
     facts = memory.facts.facts if memory.facts is not None else ()
     subjects = [f.key for f in facts if f.role is Role.SUBJECT]
     for kind, template in asked.items():  # the file's order is the order of preference
+        if ":" in kind:  # one particular subject ("slot:household"): its own question
+            if kind in subjects:
+                return template
+            continue
         key = next((k for k in subjects if kind and KeyKind.of(k).value == kind), None)
         if key is not None:
             return template.format(name=key_label(key))

@@ -93,7 +93,33 @@ def test_a_clinician_question_names_what_the_memory_is_about(eng: mc.MemoryEngin
             "Has the patient had side effects from lisinopril?"
         ),
         "Patient has a sulfa drug allergy causing rash": "Is the patient allergic to sulfonamides?",
-        "Patient prefers morning appointments": "What does the patient prefer about visit time?",
+        # a chart slot: its own question (a slot's name is no phrase a clinician asks with)
+        "Patient prefers morning appointments": "When does the patient prefer appointments?",
     }
     for content, question in asked.items():
         assert question_about(by_content[content]) == question, content
+
+
+def test_a_memory_about_a_chart_slot_is_asked_its_slots_own_question(
+    eng: mc.MemoryEngine,
+) -> None:
+    """No question is built from a slot's name ("What does the patient prefer about contact
+    channel?"): a memory about a slot is asked that slot's own question, else its type's
+    general one."""
+    from memory_core.demo.questions import questions_for
+    from memory_core.facts import Role
+    from memory_core.seed import question_about
+
+    slotted = 0
+    for pid in eng.list_patients():
+        for m in eng.list_memories(pid):
+            facts = m.facts.facts if m.facts is not None else ()
+            slots = [f.key for f in facts if f.role is Role.SUBJECT and f.key.startswith("slot:")]
+            if not slots:
+                continue
+            asked = questions_for(m.memory_type)
+            own = {q for k, q in asked.items() if k in slots}
+            q = question_about(m)
+            assert q in own | {asked[""]} or (not own and "{name}" not in q), (m.content, q)
+            slotted += bool(own)
+    assert slotted >= 60  # the demo's social history, preferences, plans and observations

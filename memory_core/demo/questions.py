@@ -1,7 +1,8 @@
 """The clinician questions of the Northwind demo's replayed sessions, read from
 ``memory_core/data/demo_session_questions.json`` (data, not code): per memory type, a
-question by the kind of thing a memory is about ("drug", "loinc", "condition", "allergen",
-"slot"; ``{name}`` is its name), else the type's general question (``""``); a type not listed
+question by the kind of thing a memory is about ("drug", "loinc", "condition", "allergen";
+``{name}`` is its name) or by one particular subject ("slot:household": its own question),
+else the type's general question (``""``); a type not listed
 asks the ``"*"`` question. Read once, when first asked for; checked as it is read (every type
 has its general question, every template names nothing but ``{name}``). Standard library
 only."""
@@ -26,10 +27,11 @@ def _checked(data: object) -> dict[str, dict[str, str]]:
         if not (isinstance(asked, dict) and isinstance(asked.get(""), str) and asked[""]):
             raise ValueError(f'{DATA_FILE}: {mtype!r} needs its general question ("")')
         for kind, text in asked.items():
-            # a subject's question names it ({name}, nothing else); the general one names none
+            # a kind's question names its subject ({name}, nothing else); the general one and
+            # one particular subject's own ("slot:household") name none
             named = isinstance(text, str) and "{name}" in text
             rest = text.replace("{name}", "") if isinstance(text, str) else "{"
-            if "{" in rest or "}" in rest or named == (kind == ""):
+            if "{" in rest or "}" in rest or named == (kind == "" or ":" in kind):
                 raise ValueError(f"{DATA_FILE}: {mtype!r} / {kind!r}: {text!r}")
         out[mtype] = dict(asked)
     if ANY_TYPE not in out:
