@@ -520,6 +520,7 @@ RULE_WORDS: dict[str, str] = {
     "response.added": "an outcome added",
     "response.restated": "the same response restated",
     "chat.weak-evidence": "two chat turns: only strong evidence counts",
+    "statement.corrects": "the newer note says an earlier record was wrong",
     "default.compatible": "no change of one thing found",
 }
 

@@ -363,6 +363,20 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
         ("Stopped prednisolone in 2021", "Stopped prednisolone in 2024", "medication",
          "compatible", N),
     ],
+    "statement.corrects": [
+        # a note that says an earlier record was wrong, naming nothing the table keys in common
+        ("Needs a Polish interpreter", "Interpreter need recorded in error - speaks English",
+         "preference", "updates", W),
+        ("Wears glasses for reading", "Correction: no glasses, that note belonged to her sister",
+         "observation", "updates", W),
+        ("Fever after the flu vaccine",
+         "Correction: the fever followed the shingles vaccine, not the flu one",
+         "adverse_reaction", "updates", W),
+        ("Hypothyroidism", "Diagnosis corrected: hyperthyroidism, TSH suppressed", "condition",
+         "updates", W),
+        ("Knee pain better with physio", "Pt never actually went to physio - waiting list",
+         "treatment_response", "updates", W),
+    ],
     "default.compatible": [
         ("HbA1c ordered", "HbA1c sample sent to the lab", "lab_result", "compatible", N),
         # a count of weeks is when a test is due, not its result
@@ -698,3 +712,38 @@ def test_free_text_notes_are_not_read_by_their_words(mtype: str) -> None:
     assert d.rule == "key.none-shared" and not d.supersedes
     same = decide_texts("Emi: See you at the game", "Emi: see you at the game!", mtype)
     assert same.rule == "statement.restated"
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype"),
+    [
+        # "correction" that is not in a heading names a thing ("correction scale")
+        ("Insulin glargine 20 units at night", "Insulin aspart with meals plus correction scale",
+         "medication"),
+        # a refutation with its own thing (kinds) is a fact about that thing
+        ("Allergic to penicillin", "Tolerated cefalexin last winter", "allergy"),
+        # a question, a condition: nothing corrected
+        ("Needs a Polish interpreter", "Was the interpreter need recorded in error?",
+         "preference"),
+        ("Needs a Polish interpreter", "If the interpreter flag is in error, remove it",
+         "preference"),
+        # a correction that refutes a thing of its own the older does not name
+        ("Asthma", "COPD entered in error", "condition"),
+    ],
+)  # fmt: skip
+def test_a_correction_reopens_nothing_it_does_not_correct(
+    older: str, newer: str, mtype: str
+) -> None:
+    d = decide_texts(older, newer, mtype)
+    assert d.rule != "statement.corrects", d.evidence
+    assert not d.supersedes or d.rule != "statement.corrects"
+
+
+def test_a_correction_is_never_applied_at_once_and_says_its_words() -> None:
+    d = decide_texts(
+        "Uses a wheelchair outdoors",
+        "Wheelchair entry incorrect; walks with a frame",
+        "observation",
+    )
+    assert (d.rule, d.strength) == ("statement.corrects", W)
+    assert '"incorrect"' in d.evidence

@@ -265,6 +265,7 @@ class StateRule:
     state: str
     direction: str
     kinds: frozenset[str]  # empty: every kind
+    record: bool = False  # says an earlier record was wrong ("entered in error", "incorrect")
 
 
 @dataclass(frozen=True, slots=True)
@@ -392,6 +393,11 @@ class _Check:
     def str_(self, v: Any, where: str) -> str:
         if not isinstance(v, str) or not v.strip():
             raise self.fail(where, "must be a non-empty string")
+        return v
+
+    def flag(self, v: Any, where: str) -> bool:
+        if not isinstance(v, bool):
+            raise self.fail(where, "must be true or false")
         return v
 
     def one_of(self, v: Any, allowed: Iterable[str], where: str) -> str:
@@ -626,6 +632,7 @@ def _states(data: dict[str, Any]) -> dict[str, Any]:
                 e.get("direction"), ("FORWARD", "BACKWARD", "BIDIRECTIONAL"), f"{where}.direction"
             ),
             kinds=frozenset(c.one_of(k, KEY_KINDS, f"{where}.kinds") for k in e.get("kinds", [])),
+            record=c.flag(e.get("record", False), f"{where}.record"),
         )
         c.phrases(states, [c.str_(e.get("literal"), f"{where}.literal")], rule, where)
     mentions: PhraseMatcher[str] = PhraseMatcher()

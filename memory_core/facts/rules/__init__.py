@@ -55,6 +55,9 @@ from .conditions import (
     _condition_stage,
     _dated_episodes,
 )
+from .corrections import DOC as CORRECTS_DOC
+from .corrections import RULE as CORRECTS_ID
+from .corrections import correction
 from .drugs import (
     _drug_change_word,
     _drug_refuted,
@@ -228,6 +231,10 @@ CHAT = Rule(
     lambda p: None,
 )
 
+#: After the table: a newer note that says an earlier record of its type was wrong, where the
+#: table found the two compatible (:mod:`.corrections`).
+CORRECTS = Rule(CORRECTS_ID, ALL, CORRECTS_DOC, lambda p: None)
+
 DEFAULT = Rule(
     "default.compatible",
     ALL,
@@ -239,7 +246,7 @@ DEFAULT = Rule(
 def rule_ids() -> tuple[str, ...]:
     """Every rule id a decision can carry, in table order (and the chat filter's, a change
     named in a note of another type and a change said of a drug class)."""
-    ids = [i for r in (*TABLE, CHAT, DEFAULT) for i in r.decides]
+    ids = [i for r in (*TABLE, CHAT, CORRECTS, DEFAULT) for i in r.decides]
     return tuple(dict.fromkeys([*ids, ELSEWHERE, CLASS_NAMED]))
 
 
@@ -271,8 +278,20 @@ def decide_row(
         d = rule.check(pair)
         if d is not None:
             d = _capped(d, pair)
-            return (CHAT, _chat(d)) if _chat_noise(d, pair) else (rule, d)
-    return DEFAULT, _compatible(DEFAULT.id, "no rule found one thing whose state changed")
+            return (CHAT, _chat(d)) if _chat_noise(d, pair) else _corrected(rule, d, pair)
+    d = _compatible(DEFAULT.id, "no rule found one thing whose state changed")
+    return _corrected(DEFAULT, d, pair)
+
+
+def _corrected(rule: Rule, d: Decision, pair: Pair) -> tuple[Rule, Decision]:
+    """The row's decision, or -- where it left the two compatible and the newer note says an
+    earlier record was wrong -- the correction's weak update (:mod:`.corrections`)."""
+    if d.verdict is not Verdict.COMPATIBLE:
+        return rule, d
+    c = correction(pair, rule.id)
+    if c is None or _chat_noise(c, pair):
+        return rule, d
+    return CORRECTS, c
 
 
 @lru_cache(maxsize=1024)
