@@ -17,7 +17,11 @@ colon, a few words at most), since elsewhere they name a change of a thing ("cor
 "corrected calcium"). It does not count where the newer statement
 
 - asks, supposes, instructs or defines (a question, a condition, a rule, a threshold: the
-  assertion step's contexts), or is a chat turn between two named speakers;
+  assertion step's contexts);
+- is one of two chat turns, each labelled with its speaker's name ("Vanessa: Opinions are not
+  correct though"): a conversation says "wrong" and "incorrect" of anything, and corrects no
+  record (REALTALK: 16 more reviews over 8,944 turns before this exception; a single heading
+  such as "Clarified:" is no conversation);
 - refutes a thing of its own the older does not name ("tolerated cefazolin" after "allergic to
   penicillin" is a fact about cefazolin; a refutation word with ``kinds`` is about a thing and
   never marks a correction of the record);
@@ -33,6 +37,7 @@ from ..lexicon import lexicon
 from ..model import Context, Decision, State, Verdict
 from ..text import parse
 from .base import WEAK, Pair
+from .gates import chat_label
 
 RULE = "statement.corrects"
 DOC = "a newer note that says an earlier record of its type was wrong: for a reviewer"
@@ -85,6 +90,8 @@ def correction(p: Pair, row: str) -> Decision | None:
     text = p.newer_text
     if not text or text.rstrip().endswith("?"):
         return None
+    if chat_label(text) and chat_label(p.older_text):
+        return None  # two chat turns
     words = record_words(text)
     if not words:
         return None
