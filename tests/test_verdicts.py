@@ -80,6 +80,9 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
          "observation", "compatible", N),
     ],
     "context.other-person": [
+        # an unborn baby's or a cord's readings are not the mother's (fetal: of a test only)
+        ("Pulse 84 bpm", "Fetal heart rate 150 bpm on the CTG", "vital_sign", "compatible", N),
+        ("Hb 118 g/L", "Cord blood haemoglobin 170 g/L", "lab_result", "compatible", N),
         ("Weight 82 kg", "Patient's baby weighed 3.4 kg", "vital_sign", "compatible", N),
         ("Type 2 diabetes", "Mother has type 2 diabetes", "condition", "compatible", N),
         ("Quit smoking 2019", "Pt's husband still smokes inside the house", "social",
@@ -301,6 +304,13 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
          "care_plan", "updates", S),
     ],
     "slot.single-valued": [
+        # two values of a slot of several that cannot hold together: drives / no car
+        ("Drives to work every day", "Gave up driving after the stroke", "social", "updates",
+         S),
+        ("Does not drive", "Now drives herself to clinic", "social", "updates", S),
+        # the UK's DNACPR is a do-not-resuscitate order
+        ("For CPR and full escalation", "DNACPR form signed today after discussion with his wife",
+         "care_plan", "updates", S),
         ("Patient prefers morning appointments", "Patient now prefers afternoon appointments",
          "preference", "updates", S),
         ("Smokes 10 cigarettes a day", "Quit smoking in March", "social", "updates", S),
@@ -729,6 +739,8 @@ def test_free_text_notes_are_not_read_by_their_words(mtype: str) -> None:
          "preference"),
         # a correction that refutes a thing of its own the older does not name
         ("Asthma", "COPD entered in error", "condition"),
+        # a chat turn says "incorrect" of anything; it corrects no record
+        ("Kim: The film was long", "Kim: The reviews are incorrect though", "observation"),
     ],
 )  # fmt: skip
 def test_a_correction_reopens_nothing_it_does_not_correct(
@@ -747,3 +759,21 @@ def test_a_correction_is_never_applied_at_once_and_says_its_words() -> None:
     )
     assert (d.rule, d.strength) == ("statement.corrects", W)
     assert '"incorrect"' in d.evidence
+
+
+def test_a_fetal_words_other_person_is_a_tests_not_a_conditions() -> None:
+    """ "Fetal" makes a test's reading the unborn baby's; a condition named with it (fetal
+    alcohol spectrum disorder) is the patient's own."""
+    d = decide_texts(
+        "Fetal alcohol spectrum disorder",
+        "Fetal alcohol spectrum disorder resolved",
+        "condition",
+    )
+    assert d.rule != "context.other-person", d.evidence
+
+
+def test_other_values_of_a_slot_of_several_stay_beside_each_other() -> None:
+    """Only the exclusive values of transport replace each other: a lift from family beside
+    driving is another way to clinic."""
+    d = decide_texts("Drives his own car", "His son drives him to appointments", "social")
+    assert not d.supersedes, d.evidence

@@ -254,6 +254,16 @@ class Slot:
     #: keyed only by a statement that names one of its values: its trigger alone is a thing
     #: named in passing ("handed over after every visit" is no visit time)
     by_value: bool = False
+    #: values of a slot of several that cannot hold together ("drives" and "no car"): one
+    #: replaces the other as on a single-valued slot
+    exclusive: tuple[frozenset[str], ...] = ()
+
+    def excludes(self, older: frozenset[str], newer: frozenset[str]) -> bool:
+        """Whether ``newer`` names a value that cannot hold beside one of ``older``."""
+        return any(
+            (older & group) and (newer & group) and not (older & newer & group)
+            for group in self.exclusive
+        )
 
     @property
     def key(self) -> str:
@@ -568,7 +578,14 @@ def _slots(data: dict[str, Any]) -> dict[str, Any]:
             measure=bool(e.get("measure", False)),
             types=frozenset(c.strs(e.get("types"), f"{where}.types")),
             by_value=bool(e.get("keyed_by_value", False)),
+            exclusive=tuple(
+                frozenset(c.strs(g, f"{where}.exclusive[{j}]"))
+                for j, g in enumerate(e.get("exclusive", []))
+            ),
         )
+        unknown = {v for g in slots[sid].exclusive for v in g} - set(e.get("values", {}))
+        if unknown:
+            raise c.fail(f"{where}.exclusive", f"not a value of the slot: {sorted(unknown)}")
         c.phrases(triggers, c.strs(e.get("triggers"), f"{where}.triggers"), sid, where)
         vm: PhraseMatcher[str] = PhraseMatcher()
         for value, phrases in c.obj(e.get("values", {}), f"{where}.values").items():

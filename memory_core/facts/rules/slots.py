@@ -98,11 +98,12 @@ def _slot_value(p: Pair) -> Decision | None:
             if single and _one_sided_kind(a, b) and not amount and "none" not in va:
                 # "likes reminders by text" beside "prefers phone calls": a scoped preference
                 return _compatible("slot.scoped-value", evidence(a, b, "for another purpose"))
-            if single or amount or b.state is State.CHANGED:
+            exclusive = slot is not None and slot.excludes(frozenset(va), frozenset(vb))
+            if single or amount or b.state is State.CHANGED or exclusive:
                 # a new amount is an explicit new value, as a new lab value is; another value
                 # of a single-valued slot needs the newer to say it changed
                 explicit = amount or _said_changed(p, b) or _entries(a, b)
-                strength = STRONG if (single or amount) and explicit else WEAK
+                strength = STRONG if (single or amount or exclusive) and explicit else WEAK
                 if Context.HISTORICAL in b.contexts or _one_sided_kind(a, b):
                     strength = WEAK
                 rule = "slot.new-amount" if amount else "slot.single-valued"
