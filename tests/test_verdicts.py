@@ -308,6 +308,9 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
         ("Drives to work every day", "Gave up driving after the stroke", "social", "updates",
          S),
         ("Does not drive", "Now drives herself to clinic", "social", "updates", S),
+        # a preferred place of death (PPD) is one place
+        ("Preferred place of death: hospital", "Now wishes to die at home with her family",
+         "preference", "updates", S),
         # the UK's DNACPR is a do-not-resuscitate order
         ("For CPR and full escalation", "DNACPR form signed today after discussion with his wife",
          "care_plan", "updates", S),
