@@ -189,10 +189,13 @@ def _same_unit(ours: str, theirs: str) -> bool:
 # --- the report -----------------------------------------------------------------------------------
 def run(ctx: Context) -> Section:
     sec = Section("Held-out statements (issue 30): asserted changes only")
+    n_pairs = len(load_pairs("dev")) + len(load_pairs("test"))
+    n_values = len(load_values("dev")) + len(load_values("test"))
     sec.add(
-        "400 pairs and 90 value statements written by four authors who had not read the "
-        "reader, frozen in `eval/statements/` before it changed (see its README). Each pair a "
-        "patient of its own: the older added, the newer 30 days later with `add_memory`. "
+        f"{n_pairs} pairs and {n_values} value statements written by {len(PAIR_FILES)} authors "
+        "who had not read the reader, frozen in `eval/statements/` before it changed (see its "
+        "README). Each pair a patient of its own: the older added, the newer 30 days later "
+        "with `add_memory`. "
         "`keep`: the newer asserts no change of the patient's own fact (a question, an "
         "instruction, a conditional, a definition or threshold, a plan, reported speech, "
         "history, another person, something that only names the thing, a unit that differs); "
