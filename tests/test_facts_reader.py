@@ -239,3 +239,18 @@ def test_a_malformed_lexicon_file_names_the_file_and_the_entry(
         mc.ConfigurationError, match=message.replace(".", r"\.").replace("[", r"\[")
     ):
         lexicon_module.load()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Lisinopril - lip swelling, seen in ED overnight",
+        "Amoxicillin caused wheeze, given adrenaline in the ED",
+        "ED attendance 03/2026 with chest pain",
+    ],
+)
+def test_ed_is_the_emergency_department_not_a_condition(text: str) -> None:
+    """ "ED" in a note is the emergency department far more often than erectile dysfunction:
+    no statement gets a condition the patient was never said to have from it."""
+    for mtype in ("adverse_reaction", "allergy", "condition", "observation"):
+        assert "condition:erectile dysfunction" not in {f.key for f in read(text, mtype).facts}
