@@ -254,3 +254,31 @@ def test_ed_is_the_emergency_department_not_a_condition(text: str) -> None:
     no statement gets a condition the patient was never said to have from it."""
     for mtype in ("adverse_reaction", "allergy", "condition", "observation"):
         assert "condition:erectile dysfunction" not in {f.key for f in read(text, mtype).facts}
+
+
+@pytest.mark.parametrize(
+    ("text", "mtype", "absent", "present"),
+    [
+        # a formulation's abbreviation after its drug: modified release, not a heart valve
+        ("Gliclazide MR 60 mg twice daily", "medication", "condition:mitral regurgitation", ""),
+        ("Nifedipine MR 30 mg - ankle swelling", "adverse_reaction",
+         "condition:mitral regurgitation", "drug:nifedipine"),
+        # an abbreviation before a word that makes it another one
+        ("Right SI joint pain, for injection", "condition", "condition:suicidal ideation",
+         "condition:joint pain"),
+        ("MR scan of the lumbar spine booked", "care_plan", "condition:mitral regurgitation", ""),
+        ("TAKE AS NEEDED FOR PAIN", "medication", "condition:aortic stenosis", ""),
+        # an indication after its drug stays the patient's condition
+        ("Apixaban 5 mg BD for AF", "medication", "", "condition:atrial fibrillation"),
+        ("Apixaban AF stroke prevention", "medication", "", "condition:atrial fibrillation"),
+        ("Known MR, moderate, on echo 2024", "condition", "", "condition:mitral regurgitation"),
+        ("SI - passive thoughts, no plan", "observation", "", "condition:suicidal ideation"),
+    ],
+)  # fmt: skip
+def test_an_abbreviation_in_capitals_is_read_in_its_sense(
+    text: str, mtype: str, absent: str, present: str
+) -> None:
+    keys = {f.key for f in read(text, mtype).facts}
+    assert absent not in keys
+    if present:
+        assert present in keys

@@ -188,6 +188,10 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
          "updates", W),
     ],
     "drug.two-orders": [
+        # a modified-release background dose and an as-needed breakthrough dose
+        ("Morphine sulfate MR 20 mg twice daily",
+         "Oramorph 5 mg every 4 hours as needed for breakthrough pain", "medication",
+         "compatible", N),
         ("Nitroglycerin 0.4 mg SL PRN chest pain", "Nitroglycerin patch 0.4 mg/hr daily",
          "medication", "compatible", N),
     ],

@@ -300,6 +300,8 @@ class Lexicon:
     unit_pattern: re.Pattern[str]  # the longest unit spelling at a position
     derived_words: frozenset[str]  # "ratio": the analytes named before it are in passing
     own_specimens: frozenset[str]  # blood: an analyte said after another specimen is in passing
+    #: words before which a condition's name in capitals is another abbreviation (SI joint)
+    abbreviation_not_before: frozenset[str]
     slots: Mapping[str, Slot]
     slot_triggers: PhraseMatcher[str]
     slot_values: Mapping[str, PhraseMatcher[str]]
@@ -850,6 +852,11 @@ def load() -> Lexicon:
         unit_pattern=unit_pattern,
         derived_words=frozenset(_Check("labs").strs(data["labs"].get("derived"), "derived")),
         own_specimens=_own_specimens(data["labs"], data["words"]),
+        abbreviation_not_before=frozenset(
+            _Check("conditions").strs(
+                data["conditions"].get("abbreviation_not_before"), "abbreviation_not_before"
+            )
+        ),
         **_slots(data["slots"]),
         **_states(data["states"]),
         **_context(data["context"], data["assertion"]),

@@ -107,7 +107,33 @@ def things(t: Text, memory_type: str) -> list[Span]:
         *_condition_spans(t, lex),
         *_slot_spans(t, memory_type, lex),
     ]
+    drug_ends = {s.end for s in found if s.how in _DRUG_SPANS}
+    found = [s for s in found if not _other_abbreviation(s, t, drug_ends, lex)]
     return _without_overlaps(found, memory_type)
+
+
+_DRUG_SPANS = frozenset({"drug", "combination", "ingredient", "class"})
+
+
+def _other_abbreviation(s: Span, t: Text, drug_ends: set[int], lex: Lexicon) -> bool:
+    """A condition named by an abbreviation in capitals ("MR", "SI", "AS") where it is another
+    word or abbreviation: a formulation's abbreviation right after a drug's name ("gliclazide MR
+    60 mg": modified release, not mitral regurgitation) or before a word of conditions.json's
+    ``abbreviation_not_before`` ("SI joint", "MR scan")."""
+    if s.how != "condition" or s.end - s.start != 1:
+        return False
+    raw = t.raw[s.start]
+    if not (raw.isupper() and raw.isalpha()):
+        return False
+    after = t.tokens[s.end] if s.end < len(t.tokens) else ""
+    if after in lex.abbreviation_not_before:
+        return True
+    # a formulation's abbreviation right after its drug, a space apart ("Apixaban AF" and
+    # "Lansoprazole - GERD" name a condition)
+    if s.start not in drug_ends or t.text[t.ends[s.start - 1] : t.starts[s.start]].strip():
+        return False
+    form = lex.formulations.at(t.tokens, t.raw, s.start)
+    return form is not None and form.end == s.end
 
 
 #: A question and its answer ("who won the championship this year? UCLA"): the question is the

@@ -69,14 +69,22 @@ def _drug_restart(p: Pair) -> Decision | None:
     return None
 
 
+#: A formulation that releases the drug slowly: a scheduled order of it and an as-needed order
+#: that is not are the background and the breakthrough doses of one treatment.
+_SLOW = "extended release"
+
+
 def _two_orders(p: Pair) -> Decision | None:
     """An as-needed order beside a scheduled one in another form ("nitroglycerin SL PRN" and a
-    nitroglycerin patch) are two orders of one drug."""
+    nitroglycerin patch; "morphine MR 30 mg BD" and "Oramorph 5 mg PRN", the as-needed one not
+    modified-release) are two orders of one drug."""
     for a, b in _drugs(p):
         pa, pb = parts(a.value), parts(b.value)
         prn = (pa.get("freq") == "as needed") != (pb.get("freq") == "as needed")
         forms = pa.get("form") and pb.get("form") and pa["form"] != pb["form"]
-        if prn and forms and not _changed(b):
+        scheduled, as_needed = (pb, pa) if pa.get("freq") == "as needed" else (pa, pb)
+        slow = scheduled.get("form") == _SLOW and as_needed.get("form") != _SLOW
+        if prn and (forms or slow) and not _changed(b):
             return _compatible("drug.two-orders", evidence(a, b, "two orders"), a.key)
     return None
 
