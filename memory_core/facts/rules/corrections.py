@@ -66,7 +66,7 @@ def record_words(text: str) -> tuple[str, ...]:
     """The words of ``text`` that say an earlier record was wrong (states.json's ``record``
     entries; a correction word only in the heading), as written, in order."""
     t = parse(text)
-    colon = text.find(":")
+    colon = t.text.find(":")  # in the folded text the token offsets are of
     heading_end = -1
     if colon > 0:
         before = [i for i, s in enumerate(t.starts) if s < colon]
