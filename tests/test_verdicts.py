@@ -784,3 +784,23 @@ def test_other_values_of_a_slot_of_several_stay_beside_each_other() -> None:
     driving is another way to clinic."""
     d = decide_texts("Drives his own car", "His son drives him to appointments", "social")
     assert not d.supersedes, d.evidence
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "strength"),
+    [
+        # a pharmacy named as where the medicine comes from: a change of supplier, for review
+        ("Levothyroxine 75 mcg daily",
+         "No longer collects his levothyroxine from the chemist on Main Street", W),
+        ("Insulin glargine 20 units at night",
+         "Stopped getting her insulin from Lloyds, uses the online pharmacy now", W),
+        # a pharmacy a prescription is sent to names no source: the change stands
+        ("Amlodipine 5 mg OD",
+         "Amlodipine increased to 10 mg OD, prescription sent to the pharmacy", S),
+    ],
+)  # fmt: skip
+def test_a_drug_change_beside_its_supplier_is_for_a_reviewer(
+    older: str, newer: str, strength: Strength
+) -> None:
+    d = decide_texts(older, newer, "medication")
+    assert d.supersedes and d.strength is strength, d.evidence

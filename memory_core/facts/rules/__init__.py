@@ -25,6 +25,7 @@ from functools import lru_cache
 
 from ..assertion import hedges
 from ..classes import ClassChange
+from ..lexicon import lexicon
 from ..model import (
     ENDED,
     ClinicalFacts,
@@ -401,7 +402,29 @@ def _capped(d: Decision, p: Pair) -> Decision:
     if b is not None and _dated_before(b.date, since):
         why = f"{d.evidence}; the newer is dated {b.date}, before the older's {since}"
         return Decision(d.verdict, d.rule, WEAK, why, d.key)
+    if KeyKind.of(d.key) is KeyKind.DRUG and _names_supplier(p.newer_text):
+        # "no longer gets her levothyroxine from Boots": a change of where it comes from
+        why = f"{d.evidence}; the newer statement names where the medicine comes from"
+        return Decision(d.verdict, d.rule, WEAK, why, d.key)
     return d
+
+
+#: The chart slot whose words name where a medicine is supplied from.
+_SUPPLIER = "pharmacy"
+
+
+def _names_supplier(text: str) -> bool:
+    """Whether ``text`` names a pharmacy as where a medicine comes from ("from Boots", "from
+    the chemist", "from that pharmacy"): a drug's change said beside it may be a change of
+    supplier, not of the drug. A pharmacy a prescription is sent to, or a pharmacy's own
+    message, names no source."""
+    from ..text import parse
+
+    t = parse(text)
+    return any(
+        m.value == _SUPPLIER and "from" in t.tokens[max(0, m.start - 2) : m.start]
+        for m in lexicon().slot_triggers.find(t.tokens, t.raw)
+    )
 
 
 def _dated_before(date: str, day: str) -> bool:
