@@ -282,3 +282,18 @@ def test_an_abbreviation_in_capitals_is_read_in_its_sense(
     assert absent not in keys
     if present:
         assert present in keys
+
+
+@pytest.mark.parametrize(
+    ("text", "side"),
+    [
+        ("Amlodipine 5 mg OD", None),  # after a dose: once daily
+        ("Ramipril 2.5mg OD", None),
+        ("Latanoprost 1 drop OD at night", "right"),  # an eye drop's eye
+    ],
+)
+def test_od_after_a_dose_is_once_daily_not_the_right_eye(text: str, side: str | None) -> None:
+    (f,) = [f for f in read(text, "medication").facts if f.key.startswith("drug:")]
+    assert parts(f.value).get("side") == side
+    if side is None:
+        assert parts(f.value).get("freq") == "once daily"

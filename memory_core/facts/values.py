@@ -455,12 +455,15 @@ def qualifiers(t: Text, span: Span, spans: Sequence[Span] = ()) -> list[tuple[st
     lo, hi = _sentence(t, span.start)
     others = {i for s in spans if s != span for i in range(s.start, s.end)}
     out = []
-    for dim, matcher in lexicon().qualifiers.items():
+    lex = lexicon()
+    for dim, matcher in lex.qualifiers.items():
         found = sorted(
             {
                 m.value
                 for m in matcher.find(t.tokens[lo:hi], t.raw[lo:hi])
-                if not _in_unit(t, m.start + lo) and m.start + lo not in others
+                if not _in_unit(t, m.start + lo)
+                and m.start + lo not in others
+                and not (dim == "side" and _once_daily(t, m.start + lo, lex))
             }
         )
         if found:
@@ -482,6 +485,14 @@ def _sides_with_sites(
 
 
 _SIDE_ABBREVIATIONS = frozenset({"r", "l", "rt", "lt", "re", "le", "od", "os", "ou"})
+
+
+def _once_daily(t: Text, i: int, lex: Lexicon) -> bool:
+    """"OD" after a dose ("amlodipine 5 mg OD") is once daily, not the right eye ("1 drop OD")."""
+    if t.tokens[i] != "od" or i == 0:
+        return False
+    before = t.tokens[i - 1]
+    return before[:1].isdigit() or before in lex.units
 
 
 def slot_value(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon) -> str:
