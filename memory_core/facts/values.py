@@ -488,7 +488,7 @@ _SIDE_ABBREVIATIONS = frozenset({"r", "l", "rt", "lt", "re", "le", "od", "os", "
 
 
 def _once_daily(t: Text, i: int, lex: Lexicon) -> bool:
-    """"OD" after a dose ("amlodipine 5 mg OD") is once daily, not the right eye ("1 drop OD")."""
+    """ "OD" after a dose ("amlodipine 5 mg OD") is once daily, not the right eye ("1 drop OD")."""
     if t.tokens[i] != "od" or i == 0:
         return False
     before = t.tokens[i - 1]
