@@ -297,3 +297,20 @@ def test_od_after_a_dose_is_once_daily_not_the_right_eye(text: str, side: str | 
     assert parts(f.value).get("side") == side
     if side is None:
         assert parts(f.value).get("freq") == "once daily"
+
+
+@pytest.mark.parametrize(
+    ("text", "mtype", "key", "others"),
+    [
+        # a carer or relative who measures the patient reports the patient's reading
+        ("Carer weighed him this morning: 79 kg", "vital_sign", "loinc:29463-7", False),
+        ("Daughter checked her BP at home, 150/92", "vital_sign", "loinc:85354-9", False),
+        # the person measured is the relative: their own reading
+        ("Her baby weighed 3.4 kg at birth", "vital_sign", "loinc:29463-7", True),
+        ("Son took his own blood pressure: 150/95", "vital_sign", "loinc:85354-9", True),
+    ],
+)
+def test_a_person_who_measures_the_patient_is_not_whose_reading_it_is(
+    text: str, mtype: str, key: str, others: bool
+) -> None:
+    assert (Context.OTHER_PERSON in fact(text, mtype, key).contexts) is others

@@ -74,7 +74,9 @@ def scopes(t: Text, spans: Sequence[Span]) -> list[Scope]:
         if any(s.start <= m.start < s.end for s in spans):
             continue  # a trigger word inside a thing's own name ("heart failure with reduced ...")
         category = CATEGORY[m.value.category]
-        if category is Context.OTHER_PERSON and _reports(t, m, lex.reporting):
+        if category is Context.OTHER_PERSON and (
+            _reports(t, m, lex.reporting) or _acts_on_patient(t, m, lex.measuring)
+        ):
             continue
         subject = _is_subject(t, m)
         if m.value.direction == "SUBJECT" and not subject:
@@ -119,6 +121,17 @@ def _reports(t: Text, m: Match[ContextRule], reporting: frozenset[str]) -> bool:
     after = t.tokens[m.end : m.end + 2]
     before = t.tokens[max(0, m.start - 2) : m.start]
     return any(w in reporting for w in after) or any(w in ("per", "by") for w in before)
+
+
+#: Who a measuring verb is done to when it is the patient ("weighed him", "checked her sugar").
+_PATIENT_OBJECTS = frozenset({"him", "her", "them", "mum", "dad", "mom"})
+
+
+def _acts_on_patient(t: Text, m: Match[ContextRule], measuring: frozenset[str]) -> bool:
+    """A relative or carer who measures the patient ("carer weighed him: 12 st 7 lb", "daughter
+    checked her sugar"), not the person the reading is about ("her baby weighed 3.4 kg")."""
+    after = t.tokens[m.end : m.end + 2]
+    return len(after) == 2 and after[0] in measuring and after[1] in _PATIENT_OBJECTS
 
 
 def _scope(

@@ -328,6 +328,7 @@ class Lexicon:
     qualitative: PhraseMatcher[str]
     number_words: Mapping[str, float]
     reporting: frozenset[str]
+    measuring: frozenset[str]  # "carer weighed him": a person acting on the patient
     additions: PhraseMatcher[str]
     qualifiers: Mapping[str, PhraseMatcher[str]]
     contrast: PhraseMatcher[str]
@@ -759,6 +760,7 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
         "qualitative": grouped("qualitative"),
         "number_words": {str(k): float(v) for k, v in numbers.items()},
         "reporting": frozenset(c.strs(data.get("reporting"), "reporting")),
+        "measuring": frozenset(c.strs(data.get("measuring"), "measuring")),
         "additions": additions(),
         "contrast": listed("contrast"),
         "spread": listed("spread"),
