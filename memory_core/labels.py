@@ -477,6 +477,7 @@ RULE_WORDS: dict[str, str] = {
     "reaction.resolved": "the same reaction resolved",
     "reaction.recurred": "the same reaction back again",
     "reaction.another": "another reaction to the same agent",
+    "reaction.first": "a reaction to an agent the older note said caused none",
     "reaction.added": "a reaction added to the same agent",
     "allergy.reaction-change": "the same allergy with a different reaction",
     "allergy.same-agent": "the same allergy restated",

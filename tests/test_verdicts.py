@@ -139,6 +139,13 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
          "Penicillin allergy delabelled: tolerated amoxicillin oral challenge", "allergy",
          "contradicts", S),
     ],
+    "reaction.first": [
+        # the older said the drug caused nothing; the newer names a reaction to it
+        ("No side effects from ramipril", "Ramipril - dry cough for a month", "adverse_reaction",
+         "updates", W),
+        ("Denies side effects from metformin", "Metformin upsets her stomach, diarrhoea most days",
+         "adverse_reaction", "updates", W),
+    ],
     "reaction.another": [
         ("Cough on lisinopril", "New rash on lisinopril", "adverse_reaction", "compatible", N),
         ("Nausea on donepezil", "Vivid dreams when donepezil taken at night",

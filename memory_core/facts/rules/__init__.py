@@ -118,7 +118,7 @@ DECIDES: dict[str, tuple[str, ...]] = {
     "allergy.list-restated": ("allergy.list-restated", "allergy.list-scope"),
     "question.answer": ("question.new-answer", "question.same-answer"),
     "allergy.refuted": ("allergy.refuted", "allergy.reinstated"),
-    "reaction.another": ("reaction.another", "reaction.added"),
+    "reaction.another": ("reaction.another", "reaction.first", "reaction.added"),
     "reaction.changed": ("reaction.resolved", "reaction.recurred", "reaction.changed"),
     "allergy.same-agent": ("allergy.reaction-change", "allergy.same-agent"),
     "drug.regimen": ("drug.dose-change", "drug.frequency-change", "drug.formulation-change"),

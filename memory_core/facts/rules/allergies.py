@@ -4,7 +4,7 @@ changed or resolved, the same agent restated. Pure."""
 
 from __future__ import annotations
 
-from ..model import ENDED, ClinicalFacts, Decision, Fact, KeyKind, Role, State, Verdict
+from ..model import ENDED, ClinicalFacts, Context, Decision, Fact, KeyKind, Role, State, Verdict
 from ..values import parts
 from .base import (
     _LIST,
@@ -74,6 +74,11 @@ def _second_reaction(p: Pair) -> Decision | None:
     a, b = agents[0]
     if p.memory_type == "allergy" and not _additions(p.newer_text):
         return None  # an allergy is its agent's: another reaction restates or changes it
+    if not ra and rb and p.memory_type == "adverse_reaction" and _said_none(a):
+        # "denies any side effects from sertraline" / "admits reduced libido on sertraline": the
+        # older said the agent caused nothing, the newer names a reaction to it
+        why = evidence(a, b, "a reaction where the older said none")
+        return _d(Verdict.UPDATES, "reaction.first", WEAK, why, a.key)
     if ra and rb and not ra.keys() & rb.keys():
         return _compatible("reaction.another", evidence(a, b, "a second reaction"), a.key)
     if not ra.keys() & rb.keys() and _words_apart(p):
@@ -81,6 +86,12 @@ def _second_reaction(p: Pair) -> Decision | None:
     if rb.keys() - ra.keys() and _additions(p.newer_text) and not _changed(b):
         return _compatible("reaction.added", evidence(a, b, "a reaction added"), a.key)
     return None
+
+
+def _said_none(a: Fact) -> bool:
+    """The older statement says its agent caused nothing: the agent negated ("no side effects
+    from", "denies any side effects from") or refuted."""
+    return Context.NEGATED in a.contexts or a.state is State.REFUTED
 
 
 def _own_parts(f: Fact) -> dict[str, str]:
