@@ -512,6 +512,7 @@ RULE_WORDS: dict[str, str] = {
     "slot.presence": "the same item denied in one statement and present in the other",
     "slot.two-items": "two different plan items",
     "slot.plan-restated": "the same plan item restated",
+    "slot.admitted": "something the older note said the patient does not do, now said to be done",
     "words.same-subject": "the same subject read from the words only",
     "response.outcome-changed": "the same treatment with a new outcome",
     "response.treatment-changed": "a change of treatment",

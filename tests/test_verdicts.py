@@ -302,6 +302,12 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
         ("Has a home health aide three times a week", "No home health aide since March",
          "social", "updates", W),
     ],
+    "slot.admitted": [
+        # denied by the value none, admitted in words the value rows cannot compare
+        ("Teetotal", "Admits to drinking vodka most evenings", "social", "contradicts", W),
+        ("Does not drink fizzy drinks", "Has three cans of cola a day", "observation",
+         "contradicts", W),
+    ],
     "slot.state-change": [
         ("Patient has a car", "Patient no longer has a car", "social", "updates", W),
     ],

@@ -95,6 +95,7 @@ from .labs import (
 from .responses import _response
 from .slots import (
     _slot_addition,
+    _slot_admitted,
     _slot_kinds,
     _slot_plan_restated,
     _slot_presence,
@@ -218,6 +219,8 @@ _ROWS: tuple[Rule, ...] = (
     Rule("slot.value", SLOTS, "a single-valued slot restated with another value", _slot_value),
     Rule("slot.state-change", SLOTS, "a plan item's or habit's state changed", _slot_state),
     Rule("slot.plan-restated", SLOTS, "the same plan item restated", _slot_plan_restated),
+    Rule("slot.admitted", SLOTS, "a slot denied by its value none, then said in other words",
+         _slot_admitted),
     Rule("response", frozenset({"treatment_response"}),
          "the same treatment and outcome with another state", _response),
 )  # fmt: skip

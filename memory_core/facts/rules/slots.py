@@ -62,6 +62,23 @@ def _slot_presence(p: Pair) -> Decision | None:
     return None
 
 
+def _slot_admitted(p: Pair) -> Decision | None:
+    """The older denies the slot by its value none ("denies alcohol use", "does not drink
+    soda") and the newer, in other words the value rows could not compare, says the patient
+    does it now ("admits a pint of vodka daily", "two cans of cola a day"): a correction or a
+    change, for a reviewer."""
+    for a, b in _slots(p):
+        now = b.state in (None, State.ACTIVE, State.STARTED)
+        if _denied(a) and not _denied(b) and now and Context.HISTORICAL not in b.contexts:
+            return _d(Verdict.CONTRADICTS, "slot.admitted", WEAK, evidence(a, b), a.key)
+    return None
+
+
+def _denied(f: Fact) -> bool:
+    """The slot denied: its words negated, or its value none."""
+    return _negated(f) or "none" in _set(parts(f.value).get("value"))
+
+
 def _slot_state(p: Pair) -> Decision | None:
     """A plan item or a habit whose state changed (referred -> attended; smokes -> quit)."""
     lex = lexicon()
