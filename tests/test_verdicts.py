@@ -369,6 +369,9 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
     "response.two-outcomes": [
         ("BP controlled on lisinopril", "Proteinuria reduced on lisinopril",
          "treatment_response", "compatible", N),
+        # how it did (helping, not helped) is no outcome: mood and sleep are two
+        ("Citalopram is helping his mood", "Citalopram has not helped his sleep, still up at 5am",
+         "treatment_response", "compatible", N),
     ],
     "response.outcome-changed": [
         ("A1c not at goal on metformin alone", "A1c at goal after adding semaglutide",

@@ -182,18 +182,18 @@ def _additions(text: str) -> bool:
     return any(m.value for m in lexicon().additions.find(t.tokens, t.raw))
 
 
-def _words_apart(p: Pair) -> bool:
+def _words_apart(p: Pair, set_aside: frozenset[str] = frozenset()) -> bool:
     """What the two say besides their shared thing -- the conditions they name that the other
-    does not share, and their other words -- has nothing in common, and both say something:
-    "sleepwalking" / "next-morning grogginess", "hypothyroidism" / "skin discoloration",
-    "cashew" / "walnut"."""
+    does not share, and their other words but the stems ``set_aside`` -- has nothing in
+    common, and both say something: "sleepwalking" / "next-morning grogginess",
+    "hypothyroidism" / "skin discoloration", "cashew" / "walnut"."""
     from ..text import rest_words
 
     shared = {a.key for a, _b in p.shared()}
     ka = {f.key for f in p.older.facts if f.kind is KeyKind.CONDITION} - shared
     kb = {f.key for f in p.newer.facts if f.kind is KeyKind.CONDITION} - shared
-    wa = rest_words(p.older_text, p.memory_type)
-    wb = rest_words(p.newer_text, p.memory_type)
+    wa = rest_words(p.older_text, p.memory_type) - set_aside
+    wb = rest_words(p.newer_text, p.memory_type) - set_aside
     if ka and kb:
         return not (ka & kb) and not _alike(wa, wb)
     return bool(wa and wb) and not (ka & kb) and not _alike(wa, wb)

@@ -4,6 +4,8 @@ reviewer. Pure."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..model import ENDED, ClinicalFacts, Decision, KeyKind, Role, State, Verdict
 from .base import WEAK, Pair, _additions, _compatible, _d, _negated, _words_apart, evidence
 
@@ -88,13 +90,22 @@ def _response_two(p: Pair) -> Decision | None:
         return _compatible("response.two-outcomes", "two outcomes of a treatment: two facts")
     if _additions(p.newer_text):
         return _compatible("response.added", "a further response said to be another")
-    if not outcomes and _words_apart(p):
+    if not outcomes and _words_apart(p, _sense_stems()):
+        # how the treatment did ("helping", "not helped") is no outcome: "helping mood" /
+        # "hasn't helped her sleep" are two outcomes
         return _compatible("response.two-outcomes", "two outcomes, by their words")
     pairs = outcomes or p.of_kind(KeyKind.DRUG)
     if not pairs:
         return None
     a, b = pairs[0]
     return _d(Verdict.DUPLICATE, "response.restated", WEAK, evidence(a, b), a.key)
+
+
+@lru_cache(maxsize=1)
+def _sense_stems() -> frozenset[str]:
+    from ..text import stem
+
+    return frozenset(stem(w) for w in _GOOD | _BAD)
 
 
 def _outcomes(f: ClinicalFacts) -> frozenset[str]:
