@@ -288,3 +288,59 @@ def test_a_change_amount_alone_gives_no_value() -> None:
     """'lost 3 kg' says how much, not what the patient weighs: nothing to compare."""
     d = decide_texts("Weight 84 kg", "Weight: lost 3 kg since the summer.", "vital_sign")
     assert not d.supersedes
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "Repeat Hb after 2 units of red cells tomorrow",
+        "Hb to be checked once 3 units of blood are in",
+    ],
+)
+def test_a_number_in_a_dose_unit_is_no_result_of_the_test(newer: str) -> None:
+    """'2 units of red cells' is what is given, not a haemoglobin of 2: the test gets no value
+    and so replaces no result."""
+    (f,) = [f for f in read(newer, "lab_result").facts if f.key == "loinc:718-7"]
+    assert "value=" not in f.value
+    assert not decide_texts("Hb 98 g/L", newer, "lab_result").supersedes
+
+
+def test_a_result_flagged_low_keeps_its_value() -> None:
+    """'(L)' after a result is its flag, not litres: the value stays."""
+    (f,) = [f for f in read("K 3.1 (L) on 9/2", "lab_result").facts if f.key == "loinc:2823-3"]
+    assert f.value.startswith("value=3.1")
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "Troponin I upper reference limit 34 ng/L",
+        "TSH reference interval 0.4-4.0 mU/L on the new analyser",
+        "Lab comment: ALT upper limit of normal is 40 U/L for this assay",
+    ],
+)
+def test_a_reference_limit_is_a_definition_not_a_result(newer: str) -> None:
+    facts = [f for f in read(newer, "lab_result").facts if f.key.startswith("loinc")]
+    assert facts and all(Context.DEFINITION in f.contexts for f in facts)
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "Now meets criteria for type 2 diabetes, problem list updated",
+        "Fulfils the criteria for type 2 diabetes on two fasting glucose results",
+    ],
+)
+def test_meeting_criteria_asserts_the_diagnosis(newer: str) -> None:
+    """'meets criteria for' says the patient has it; 'criteria' alone stays a definition."""
+    f = read(newer, "condition").get("condition:type 2 diabetes")
+    assert f is not None and f.asserted
+    g = read("Criteria for type 2 diabetes: HbA1c 48 or over", "condition").get(
+        "condition:type 2 diabetes"
+    )
+    assert g is not None and Context.DEFINITION in g.contexts
+
+
+def test_alcohol_in_units_a_week_written_with_a_slash_is_the_alcohol_slot() -> None:
+    d = decide_texts("Drinks 30 units/week", "Now abstinent from alcohol since June", "social")
+    assert d.supersedes and d.rule == "slot.single-valued"

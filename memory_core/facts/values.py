@@ -172,8 +172,10 @@ def _result_number(
 ) -> str:
     """The result the window gives (:func:`result_at`): the number after the window's last
     word of now ("HbA1c was 58 last year, now down to 52") or else its first, that is no date,
-    period, threshold or range bound; a dose after a drug named in the window is the drug's
-    ("creatinine, since starting spironolactone 25 mg, up to 1.6")."""
+    period, threshold or range bound; a number in a dose unit that is not the analyte's is a
+    dose, not its result: after a drug named in the window ("creatinine, since starting
+    spironolactone 25 mg, up to 1.6"), or in a unit spelt as a word ("repeat Hb after 2 units
+    of red cells"; not a letter or two: "K 3.1 (L)" is flagged low)."""
     lex = lexicon()
     now = [m.end for m in lex.now_words.find(t.tokens[a:b], t.raw[a:b])]
     candidates = [i for i in range(a, b) if _is_result_number(t, i, lex)]
@@ -181,7 +183,8 @@ def _result_number(
     for i in (*latest[:1], *candidates):
         after_drug = any(d < i for d in drugs_at)
         nxt = t.tokens[i + 1 : i + 2]
-        if after_drug and nxt and nxt[0] in lex.dose_units and not _unit_of(t, i, analyte):
+        dose = bool(nxt) and nxt[0] in lex.dose_units and (after_drug or len(nxt[0]) > 2)
+        if dose and not _unit_of(t, i, analyte):
             continue
         got = result_at(t, i, analyte)
         if got:
