@@ -344,3 +344,72 @@ def test_meeting_criteria_asserts_the_diagnosis(newer: str) -> None:
 def test_alcohol_in_units_a_week_written_with_a_slash_is_the_alcohol_slot() -> None:
     d = decide_texts("Drinks 30 units/week", "Now abstinent from alcohol since June", "social")
     assert d.supersedes and d.rule == "slot.single-valued"
+
+
+def test_a_result_said_to_be_in_error_is_no_new_value() -> None:
+    """'Hb 84 g/L filed in error' refutes a value: the true 128 g/L is not replaced at once."""
+    d = decide_texts(
+        "Haemoglobin 128 g/L",
+        "Lab notice: Hb 84 g/L filed in error, belongs to a patient with the same surname.",
+        "lab_result",
+    )
+    assert not d.strong and d.rule != "lab.new-value"
+
+
+@pytest.mark.parametrize(
+    ("newer", "made"),
+    [
+        ("Plan: step amlodipine down to 5 mg at the 3-month review.", False),
+        ("Reduce amlodipine to 5 mg at her next appointment", False),
+        ("Amlodipine stepped down to 5 mg at the 3-month review.", True),
+        ("Amlodipine reduced to 5 mg at the review today", True),
+    ],
+)
+def test_a_change_timed_at_a_later_visit_is_a_plan_unless_made(newer: str, made: bool) -> None:
+    d = decide_texts("Amlodipine 10 mg OD", newer, "medication")
+    assert d.strong is made
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype"),
+    [
+        ("Lives with daughter", "Neighbour phoned, says pt has moved into a care home. "
+         "Not confirmed with family.", "social"),
+        ("Never smoker", "Triage quotes a bystander: 'smokes like a chimney'; not confirmed "
+         "by patient or family.", "social"),
+    ],
+)  # fmt: skip
+def test_a_sentence_that_hedges_the_statement_makes_it_uncertain(
+    older: str, newer: str, mtype: str
+) -> None:
+    assert all(Context.UNCERTAIN in f.contexts for f in read(newer, mtype).facts)
+    assert not decide_texts(older, newer, mtype).strong
+
+
+def test_a_change_request_is_asked_not_made() -> None:
+    older = "Insulin glargine (Lantus) 18 units at bedtime"
+    newer = "Pharmacy eRx CHANGE REQUEST: 'Please change Lantus to Basaglar.' Status: pending."
+    assert not decide_texts(older, newer, "medication").strong
+    assert decide_texts(older, "Switched from Lantus to Basaglar", "medication").supersedes
+
+
+def test_back_to_baseline_is_no_body_site() -> None:
+    """'creatinine back to baseline' names no back: the AKI resolved is the same AKI."""
+    d = decide_texts(
+        "Acute kidney injury stage 1",
+        "Problem resolved: AKI, creatinine back to baseline 88 umol/L.",
+        "condition",
+    )
+    assert d.rule == "condition.resolved"
+    assert decide_texts("Rash on her back", "Rash came back on her arms", "condition").rule == (
+        "qualifier.two-places"
+    )
+
+
+def test_a_change_made_per_protocol_is_made() -> None:
+    d = decide_texts(
+        "Insulin glargine 18 units at bedtime",
+        "Titration per protocol complete: glargine now 24 units at bedtime",
+        "medication",
+    )
+    assert d.rule == "drug.dose-change" and d.strong

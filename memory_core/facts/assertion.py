@@ -79,7 +79,7 @@ def change_contexts(t: Text, spans: Sequence[Span], at: Sequence[int]) -> list[f
             and not sc.start <= i < sc.end
             and not (sc.rule.kinds and kind not in sc.rule.kinds)
         }
-        if not _past(t.tokens[i]):
+        if not _made(t, i):
             got |= {sc.category for sc in events if sc.lo <= i < sc.hi}
         if _infinitive(t, i):
             got.add(Context.FUTURE)
@@ -103,6 +103,14 @@ def _infinitive(t: Text, i: int) -> bool:
     if j < 0 or t.tokens[j] != "to":
         return False
     return j == 0 or not _past(t.tokens[j - 1])
+
+
+def _made(t: Text, i: int) -> bool:
+    """The change word at ``i`` says a change made: in the past tense, or the particle of a
+    phrasal verb that is ("stepped down", "cut back": the verb before it)."""
+    if _past(t.tokens[i]):
+        return True
+    return t.tokens[i] in _PARTICLES and i >= 1 and _past(t.tokens[i - 1])
 
 
 def _past(word: str) -> bool:
@@ -135,8 +143,9 @@ def thing_contexts(t: Text, spans: Sequence[Span]) -> list[frozenset[Context]]:
 @lru_cache(maxsize=65_536)
 def structural(t: Text) -> tuple[Scope, ...]:
     """The scopes read from a statement's structure rather than a trigger phrase, of things
-    and changes alike: a sentence that ends with "?"."""
-    return (*_questions(t), *_their_own(t))
+    and changes alike: a sentence that ends with "?"; a sentence that opens with a hedge of
+    the whole statement."""
+    return (*_questions(t), *_their_own(t), *_hedged_statement(t))
 
 
 @lru_cache(maxsize=65_536)
@@ -171,6 +180,18 @@ def _questions(t: Text) -> list[Scope]:
         if "?" in tail or (t.tokens[hi - 1] == "?" and hi - 1 > lo):
             out.append(Scope(lo, lo, _STRUCTURE, Context.QUESTION, lo, hi))
         i = hi
+    return out
+
+
+def _hedged_statement(t: Text) -> list[Scope]:
+    """A sentence that opens with a statement hedge ("Neighbour says pt has moved into a care
+    home. Not confirmed with family.") makes everything the statement says uncertain."""
+    lex = lexicon()
+    out = []
+    for m in lex.statement_hedges.find(t.tokens, t.raw):
+        lo, _hi = sentence_bounds(t, m.start)
+        if m.start == lo:
+            out.append(Scope(m.start, m.end, _STRUCTURE, Context.UNCERTAIN, 0, len(t.tokens)))
     return out
 
 

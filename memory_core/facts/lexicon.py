@@ -319,6 +319,8 @@ class Lexicon:
     context: PhraseMatcher[ContextRule]  # context.json's ConText rules and assertion.json's
     # what a plan is timed by ("before the operation"): a change before one is a plan
     before_events: PhraseMatcher[str]
+    # a sentence opening with one ("Not confirmed with family.") hedges the whole statement
+    statement_hedges: PhraseMatcher[str]
     events: frozenset[str]
     past_forms: frozenset[str]  # "when I was ...": a time in the past, not a condition
     take_verbs: frozenset[str]  # "stopped taking X": a way of taking a thing, not another act
@@ -705,9 +707,14 @@ def _context(context: dict[str, Any], assertion: dict[str, Any]) -> dict[str, An
     c = _Check("assertion")
     before: PhraseMatcher[str] = PhraseMatcher()
     c.phrases(before, c.strs(assertion.get("before_events"), "before_events"), "before", "before")
+    hedges: PhraseMatcher[str] = PhraseMatcher()
+    c.phrases(
+        hedges, c.strs(assertion.get("statement_hedges"), "statement_hedges"), "hedge", "hedge"
+    )
     return {
         "context": matcher,
         "before_events": before,
+        "statement_hedges": hedges,
         "events": frozenset(c.strs(assertion.get("events"), "events")),
         "past_forms": frozenset(c.strs(assertion.get("past_forms"), "past_forms")),
         "take_verbs": frozenset(c.strs(assertion.get("take_verbs"), "take_verbs")),
@@ -742,6 +749,14 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
         c.phrases(m, skip, "", "not_additions")
         return m
 
+    def qualifier(groups: dict[str, Any], where: str) -> PhraseMatcher[str]:
+        """A qualifier's phrases, and the phrases with its words in another sense ("back to
+        baseline", "came back"), valued "": the longest match where both start."""
+        m = grouped_of(groups, where)
+        skip = c.strs(data.get("not_qualifiers", []), "not_qualifiers", empty=True)
+        c.phrases(m, skip, "", "not_qualifiers")
+        return m
+
     numbers = c.obj(data.get("number_words"), "number_words")
     if not all(isinstance(v, int | float) for v in numbers.values()):
         raise c.fail("number_words", "values must be numbers")
@@ -768,7 +783,7 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
             str(k): float(v) for k, v in c.obj(data.get("durations"), "durations").items()
         },
         "qualifiers": {
-            dim: grouped_of(c.obj(groups, f"qualifiers.{dim}"), f"qualifiers.{dim}")
+            dim: qualifier(c.obj(groups, f"qualifiers.{dim}"), f"qualifiers.{dim}")
             for dim, groups in c.obj(data.get("qualifiers"), "qualifiers").items()
         },
         "now_words": listed("now_words"),

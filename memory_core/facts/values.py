@@ -271,7 +271,9 @@ def other_specimen(t: Text, span: Span) -> bool:
     lex = lexicon()
     lo = max(0, span.start - 4)
     found = lex.qualifiers["specimen"].find(t.tokens[lo : span.start], t.raw[lo : span.start])
-    return any(m.end + lo == span.start and m.value not in lex.own_specimens for m in found)
+    return any(
+        m.value and m.end + lo == span.start and m.value not in lex.own_specimens for m in found
+    )
 
 
 def implausible(t: Text, spans: Sequence[Span]) -> str:
@@ -464,7 +466,8 @@ def qualifiers(t: Text, span: Span, spans: Sequence[Span] = ()) -> list[tuple[st
             {
                 m.value
                 for m in matcher.find(t.tokens[lo:hi], t.raw[lo:hi])
-                if not _in_unit(t, m.start + lo)
+                if m.value
+                and not _in_unit(t, m.start + lo)
                 and m.start + lo not in others
                 and not (dim == "side" and _once_daily(t, m.start + lo, lex))
             }

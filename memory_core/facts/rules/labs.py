@@ -61,10 +61,11 @@ def _lab_value(p: Pair) -> Decision | None:
     """A new value of the same test updates, whatever units the two were written in (strong
     where both convert to the test's unit, or are written alike, and say the same of where and
     when); the same value on another date is a new measurement; the same value and date a
-    duplicate."""
+    duplicate. A value the newer says was in error ("Hb 84 filed in error") is no new value
+    (whether it refutes the older is the corrections' reading, for a reviewer)."""
     for a, b in _labs(p):
         pa, pb = parts(a.value), parts(b.value)
-        if pa.get("value") and pb.get("value"):
+        if pa.get("value") and pb.get("value") and b.state is not State.REFUTED:
             same = _same_value(a, pa["value"], pb["value"])
             if not same:
                 ok = same is not None and _same_places(pa, pb)
