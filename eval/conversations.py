@@ -46,9 +46,10 @@ HERE = Path(__file__).resolve().parent
 #: A portal message's send stamp ("[2026-10-12 08:47] Patient: ...").
 _STAMP = re.compile(r"^\[(\d{4}-\d{2}-\d{2})[ T]\d", re.MULTILINE)
 SETS = ("a", "b")
-#: Ten transcripts written later by a third author (issue 31's "ten fresh transcripts"), frozen
-#: before the reader changed again and reported apart from a + b.
-FRESH = ("c",)
+#: Transcripts written later by a third author (issue 31's "ten fresh transcripts") and a fourth
+#: (twelve in new settings), each frozen before the reader changed again and reported apart
+#: from a + b.
+FRESH = ("c", "d")
 #: The issue's check on main dfd818e (six held-out transcripts, then six more), for the report.
 BEFORE = {
     "first six": "19 / 53 (36 %), 3 wrong dates, 8 forbidden, 5 / 15 superseded",
@@ -351,9 +352,10 @@ def run(ctx: Any) -> Any:
     sec = Section("Held-out conversations (issue 31): facts proposed for the right person")
     outs = run_all(load((*SETS, *FRESH, "dialogue")), ctx.embedder)
     sec.add(
-        "Forty transcripts by two authors who had not read the reader (`eval/conversations/`, "
-        "frozen, split dev / test by a fixed rule; the test half was never read while the "
-        "reader was built) and the project's own twenty (`eval/dialogue/`, dev). Per "
+        "Sixty-two transcripts by four authors who had not read the reader "
+        "(`eval/conversations/` a-d, frozen, split dev / test by a fixed rule; the test halves "
+        "were never read while the reader was built; c and d are also tabled by setting) and "
+        "the project's own twenty (`eval/dialogue/`, dev). Per "
         "transcript a fresh store: prior memories, extraction at the session's date, every "
         "proposal accepted. Before (the issue, main dfd818e): "
         + "; ".join(f"{k}: {v}" for k, v in BEFORE.items())
@@ -367,8 +369,9 @@ def run(ctx: Any) -> Any:
     )
     test = summary([o for o in outs if o.conv.set in SETS and o.conv.split == "test"])
     sec.numbers.update({f"test_{k}": v for k, v in test.items()})
-    fresh = summary([o for o in outs if o.conv.set in FRESH and o.conv.split == "test"])
-    sec.numbers.update({f"fresh_test_{k}": v for k, v in fresh.items()})
+    for name in FRESH:
+        fresh = summary([o for o in outs if o.conv.set == name and o.conv.split == "test"])
+        sec.numbers.update({f"{name}_test_{k}": v for k, v in fresh.items()})
     return sec
 
 
