@@ -316,3 +316,29 @@ def test_a_prescription_sent_is_a_medicine_started() -> None:
     got = said("Doctor: Your repeat prescription for atorvastatin is ready to collect.")
     assert not any(t == "medication" and "started" in c for t, _w, c in got)
     assert said("Doctor: Shall I send a prescription for nitrofurantoin?") == []
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "Midwife: Your growth scan is booked for the 10th of August, and the clinic will ring.",
+        "Doctor: I'll see you Friday and we'll go through the results then.",
+        "Nurse: We'll repeat your kidney bloods in June.",
+    ],
+)
+def test_a_plans_date_said_without_a_year_is_the_next_not_the_last(turn: str) -> None:
+    """NOW is 20 November 2026: a plan's "10th of August", "Friday" or "June" is ahead, not
+    the one before the session -- the plan is dated the session, never months back."""
+    plans = [p for p in propose(turn) if p.memory_type == "care_plan"]
+    assert plans
+    assert all(p.created_at is None or p.created_at.date() == NOW.date() for p in plans)
+
+
+def test_a_plan_told_as_done_keeps_its_date() -> None:
+    plans = [
+        p
+        for p in propose("Doctor: I referred you to physiotherapy on the 3rd of November.")
+        if p.memory_type == "care_plan"
+    ]
+    assert plans and plans[0].created_at is not None
+    assert plans[0].created_at.date().isoformat() == "2026-11-03"

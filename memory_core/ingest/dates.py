@@ -40,6 +40,9 @@ class DateSpan:
     phrase: str
     precision: str
     relative: bool = False  # read against the session's date ("yesterday", "in June")
+    # said with no year and no direction ("on the 10th of August", "in June", "the 27th",
+    # "Friday") and read as the last one not after the session: a plan means the next one
+    guessed_past: bool = False
 
     @property
     def date(self) -> str:
@@ -145,6 +148,19 @@ def _fmt(at: datetime, precision: str, since: bool = False) -> str:
     return f"{'since' if since else 'in'} {text}"
 
 
+#: Past participles that set a date ahead rather than say something was done on it ("booked
+#: for the 10th of August").
+_SET_FOR = frozenset({"booked", "scheduled", "arranged", "planned", "pencilled", "penciled"})
+
+
+def told_as_done(text: str) -> bool:
+    """Whether ``text`` tells of something done: a verb in the past tense (the assertion
+    step's past forms, or a word ending in -ed that does not set a date ahead)."""
+    past = lexicon().past_forms
+    words = re.findall(r"[a-z]+", text.lower())
+    return any(w in past or (w.endswith("ed") and w not in _SET_FOR) for w in words)
+
+
 def dates_in(text: str, session: datetime) -> list[DateSpan]:
     """Every date said in ``text``, in order, none overlapping (the first reading of a place
     wins: "12 October 2026" is one date, not a day and a year)."""
@@ -160,13 +176,15 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
         precision: str,
         since: bool = False,
         relative: bool = True,
+        guessed: bool = False,
     ) -> None:
         if at is None or any(s < end and start < e for s, e in taken):
             return
         if at > day(session) + timedelta(days=1):
             return  # a date after the session is a plan, not when something happened
         taken.append((start, end))
-        found.append(DateSpan(start, end, at, _fmt(at, precision, since), precision, relative))
+        phrase = _fmt(at, precision, since)
+        found.append(DateSpan(start, end, at, phrase, precision, relative, guessed))
 
     for mt in p["iso"].finditer(low):
         y, mo, d = (int(x) for x in mt.groups())
@@ -188,6 +206,7 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
             _latest(year, _month(mt.group(2)), int(mt.group(1)), session),
             "day",
             relative=year is None,
+            guessed=year is None,
         )
     for mt in p["mdy"].finditer(low):
         year = int(mt.group(3)) if mt.group(3) else None
@@ -197,6 +216,7 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
             _latest(year, _month(mt.group(1)), int(mt.group(2)), session),
             "day",
             relative=year is None,
+            guessed=year is None,
         )
     for mt in p["my"].finditer(low):
         prep, name, year_s = mt.group(1), mt.group(2), mt.group(3)
@@ -210,7 +230,8 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
             if prep == "last" and mo == session.month:
                 y -= 1
             at = datetime(y, mo, 1, tzinfo=UTC)
-        add(mt.start(), mt.end(), at, "month", prep in ("since", "from"), relative=not year_s)
+        undirected = not year_s and prep in (None, "in", "of", "during", "early", "late", "mid")
+        add(mt.start(), mt.end(), at, "month", prep in ("since", "from"), not year_s, undirected)
     for mt in p["year"].finditer(low):
         add(mt.start(), mt.end(), datetime(int(mt.group(2)), 1, 1, tzinfo=UTC), "year",
             since=mt.group(1) in ("since", "from"), relative=False)  # fmt: skip
@@ -235,7 +256,7 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
             if at > day(session) and mt.group(2) is None:
                 prev = _month_back(session, 1)
                 at = datetime(prev.year, prev.month, dom, tzinfo=UTC)
-            add(mt.start(), mt.end(), at, "day")
+            add(mt.start(), mt.end(), at, "day", guessed=mt.group(2) is None)
     for mt in p["month"].finditer(low):
         add(mt.start(), mt.end(), _month_back(session, 0 if mt.group(1) == "this" else 1), "month")
     for mt in p["ago"].finditer(low):
@@ -251,12 +272,14 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
             add(mt.start(), mt.end(), datetime(session.year - n, 1, 1, tzinfo=UTC), "year")
     for mt in p["weekday"].finditer(low):
         back = (session.weekday() - WEEKDAYS.index(mt.group(2))) % 7 or 7
-        add(mt.start(), mt.end(), day(session) - timedelta(days=back), "day")
+        undirected = mt.group(1) in (None, "on")
+        add(mt.start(), mt.end(), day(session) - timedelta(days=back), "day", guessed=undirected)
     short = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "weds": 2, "thu": 3, "thur": 3, "thurs": 3,
              "fri": 4, "sat": 5, "sun": 6}  # fmt: skip
     for mt in p["weekday_short"].finditer(low):
         back = (session.weekday() - short[mt.group(2)]) % 7 or 7
-        add(mt.start(), mt.end(), day(session) - timedelta(days=back), "day")
+        undirected = mt.group(1) == "on"
+        add(mt.start(), mt.end(), day(session) - timedelta(days=back), "day", guessed=undirected)
     found.sort(key=lambda d: d.start)
     return found
 

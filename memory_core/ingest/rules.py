@@ -40,7 +40,7 @@ from typing import Any
 
 from ..facts.lexicon import lexicon
 from . import names
-from .dates import DateSpan, day, session_date
+from .dates import DateSpan, day, session_date, told_as_done
 from .dialogue import (
     AFFIRM,
     DECLARED,
@@ -287,7 +287,7 @@ class RuleExtractor:
                 )
             return added
 
-        def clause_date(r: Named, a: int, b: int) -> datetime | None:
+        def clause_date(r: Named, a: int, b: int) -> DateSpan | None:
             """A clause's date: the one date said in it, else the one date of its sentence
             said before it ("you came in on July 13th with chest pain, and it turned out you'd
             had an NSTEMI"); none where a value is compared ("from 44 in August to 38")."""
@@ -295,9 +295,9 @@ class RuleExtractor:
                 return None
             inside = [d for d in r.dates if a <= d.start < b]
             if len(inside) == 1:
-                return inside[0].at
+                return inside[0]
             before = [d for d in r.dates if d.end <= a]
-            return before[0].at if not inside and len(r.dates) == 1 and before else None
+            return before[0] if not inside and len(r.dates) == 1 and before else None
 
         def general(
             s: Sentence, r: Named, done: set[str], default_at: datetime | None = None
@@ -312,7 +312,11 @@ class RuleExtractor:
                 drugs_done="medication" in done,
                 patient_name=st.names(),
             ):
-                at = clause_date(r, x.start, x.end)
+                d = clause_date(r, x.start, x.end)
+                ahead = d is not None and x.type == "care_plan" and d.guessed_past
+                if ahead and not told_as_done(r.text[x.start : x.end]):
+                    d = None  # "see you Friday", "scan on the 10th of August": the next one
+                at = d.at if d is not None else None
                 conf = 0.7 if x.type == "care_plan" else 0.65
                 items.append((x.type, x.content, conf, at, s.start, s.end))
             emit(iter(items), s.speaker, default_at=default_at)
