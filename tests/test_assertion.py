@@ -141,6 +141,8 @@ def test_a_newer_score_replaces_the_older(engine: mc.MemoryEngine) -> None:
     [
         ("Patient asked whether to stop metformin", "drug:metformin", Context.QUESTION),
         ("Can I stop the metformin now?", "drug:metformin", Context.QUESTION),
+        ("People always ask about sleep apnoea", "condition:obstructive sleep apnea",
+         Context.QUESTION),
         ("Sick day rules: stop metformin when vomiting", "drug:metformin", Context.INSTRUCTION),
         ("HbA1c of 6.5% or more is diagnostic of diabetes", "loinc:4548-4", Context.DEFINITION),
         ("Will reduce prednisolone to 5 mg next month", "drug:prednisolone", Context.FUTURE),
