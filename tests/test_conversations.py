@@ -342,3 +342,14 @@ def test_a_plan_told_as_done_keeps_its_date() -> None:
     ]
     assert plans and plans[0].created_at is not None
     assert plans[0].created_at.date().isoformat() == "2026-11-03"
+
+
+def test_since_and_a_date_is_when_not_why() -> None:
+    """'since February' dates the dose; 'since it gave me cramps' is the reason."""
+    now = datetime(2026, 4, 14, 12, tzinfo=UTC)
+    (p,) = propose("Nurse: Metformin 1000 mg twice daily since February, thank you.", now)
+    assert p.created_at is not None and p.created_at.date().isoformat() == "2026-02-01"
+    turn = "Patient: I stopped the atorvastatin since March because it gave me cramps."
+    (q,) = propose(turn, now)
+    assert q.created_at is not None and q.created_at.date().isoformat() == "2026-03-01"
+    assert "because it gave them cramps" in q.content

@@ -55,13 +55,13 @@ from .dialogue import (
 )
 from .proposals import Candidate, Extraction
 from .sentence import (
-    REASON,
     Drug,
     Finding,
     Named,
     date_for,
     dose_after,
     freq_after,
+    reason_after,
     results,
 )
 from .statements import (
@@ -655,7 +655,7 @@ class RuleExtractor:
                 continue  # a decision not to act on it now
             if _STOP.search(window):
                 text = f"Patient stopped {d.phrase}{on}"
-                why = REASON.search(s.text, d.end)
+                why = reason_after(r, d.end)
                 if why:
                     # a reason is a few words (unpunctuated speech runs on to the turn's end)
                     reason = " ".join(_clean(why.group("why")).split()[:MAX_REASON_WORDS])

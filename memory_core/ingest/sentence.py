@@ -253,10 +253,20 @@ def freq_after(r: Named, pos: int, limit: int = 60) -> str:
     return ""
 
 
+def reason_after(r: Named, pos: int) -> re.Match[str] | None:
+    """The reason clause said after ``pos`` ("because it gave me a rash", "since it upset my
+    stomach") -- not a "since" that opens a date ("since February", "since the 3rd")."""
+    starts = {d.start for d in r.dates}
+    m = REASON.search(r.text, pos)
+    while m is not None and m.start() in starts:
+        m = REASON.search(r.text, m.start() + 1)
+    return m
+
+
 def date_for(r: Named, start: int, end: int, extra: Sequence[DateSpan] = ()) -> DateSpan | None:
     """The date said for what is at ``start``..``end``: the nearest in its sentence (a reason
     clause's dates excluded), else one said in the answer that confirmed it."""
-    reason = REASON.search(r.text, end)
+    reason = reason_after(r, end)
     limit = reason.start() if reason else len(r.text)
     best = None
     for d in r.dates:
