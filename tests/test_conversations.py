@@ -353,3 +353,6 @@ def test_since_and_a_date_is_when_not_why() -> None:
     (q,) = propose(turn, now)
     assert q.created_at is not None and q.created_at.date().isoformat() == "2026-03-01"
     assert "because it gave them cramps" in q.content
+    started = "Patient: They started me on metformin 500 mg twice a day"
+    (m,) = propose(started + " - I've been on it since the 6th.", now)
+    assert m.created_at is not None and m.created_at.date().isoformat() == "2026-04-06"

@@ -255,10 +255,10 @@ def freq_after(r: Named, pos: int, limit: int = 60) -> str:
 
 def reason_after(r: Named, pos: int) -> re.Match[str] | None:
     """The reason clause said after ``pos`` ("because it gave me a rash", "since it upset my
-    stomach") -- not a "since" that opens a date ("since February", "since the 3rd")."""
+    stomach") -- not a "since" that opens a date ("since February", "since the 6th")."""
     starts = {d.start for d in r.dates}
     m = REASON.search(r.text, pos)
-    while m is not None and m.start() in starts:
+    while m is not None and (m.start() in starts or m.start("why") in starts):
         m = REASON.search(r.text, m.start() + 1)
     return m
 
