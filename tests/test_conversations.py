@@ -356,3 +356,14 @@ def test_since_and_a_date_is_when_not_why() -> None:
     started = "Patient: They started me on metformin 500 mg twice a day"
     (m,) = propose(started + " - I've been on it since the 6th.", now)
     assert m.created_at is not None and m.created_at.date().isoformat() == "2026-04-06"
+
+
+def test_of_two_dates_said_together_the_one_inside_the_other_dates_the_fact() -> None:
+    """'this year ... on the 2nd of October': the day, which the year holds."""
+    got = propose(
+        "Nurse: Have you had your flu jab this year?\n"
+        "Patient: Yes, at Boots, on the 2nd of October."
+    )
+    jabs = [p for p in got if p.memory_type == "immunization"]
+    assert jabs and jabs[0].created_at is not None
+    assert jabs[0].created_at.date().isoformat() == "2026-10-02"

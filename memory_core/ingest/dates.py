@@ -148,6 +148,31 @@ def _fmt(at: datetime, precision: str, since: bool = False) -> str:
     return f"{'since' if since else 'in'} {text}"
 
 
+_NARROWER = {"year": 0, "month": 1, "week": 2, "about": 3, "day": 3}
+
+
+def _contains(wide: DateSpan, at: datetime) -> bool:
+    """Whether ``at`` falls in the period ``wide`` says ("this year" holds the 2nd of
+    October)."""
+    w = wide.at
+    if wide.precision == "year":
+        return at.year == w.year
+    if wide.precision == "month":
+        return (at.year, at.month) == (w.year, w.month)
+    if wide.precision == "week":
+        return w <= at < w + timedelta(days=7)
+    return day(at) == day(w)
+
+
+def narrowest(dates: list[DateSpan]) -> DateSpan | None:
+    """Of dates said together, the most precise when every other one holds it ("this year
+    ... on the 2nd of October": the 2nd of October); None when they disagree."""
+    if not dates:
+        return None
+    best = max(dates, key=lambda d: _NARROWER.get(d.precision, 0))
+    return best if all(_contains(d, best.at) for d in dates if d is not best) else None
+
+
 #: Past participles that set a date ahead rather than say something was done on it ("booked
 #: for the 10th of August").
 _SET_FOR = frozenset({"booked", "scheduled", "arranged", "planned", "pencilled", "penciled"})

@@ -40,7 +40,7 @@ from typing import Any
 
 from ..facts.lexicon import lexicon
 from . import names
-from .dates import DateSpan, day, session_date, told_as_done
+from .dates import DateSpan, day, narrowest, session_date, told_as_done
 from .dialogue import (
     AFFIRM,
     DECLARED,
@@ -294,8 +294,8 @@ class RuleExtractor:
             if _COMPARED_CLAUSE.search(r.text[a:b]):
                 return None
             inside = [d for d in r.dates if a <= d.start < b]
-            if len(inside) == 1:
-                return inside[0]
+            if inside:
+                return narrowest(inside)  # one date, or one inside the others' periods
             before = [d for d in r.dates if d.end <= a]
             return before[0] if not inside and len(r.dates) == 1 and before else None
 
