@@ -273,6 +273,7 @@ def _resolve(text: str) -> tuple[DrugMention, ...]:
                     )
                 offset += len(piece) + 1
     found += _misspelt(text, toks, taken)  # a joined word ("losartan/HCTZ") is no candidate
+    found += _split(text, toks, taken | {i for i, t in enumerate(toks) if _JOINED.search(t[0])})
     found.sort(key=lambda d: d.start)
     return tuple(found)
 
@@ -300,6 +301,44 @@ def _misspelt(text: str, toks: list[tuple[str, int, int]], taken: set[int]) -> l
     return out
 
 
+#: How many words a medicine's name may be split into by dictation ("sertra line": sertraline;
+#: "met for men": metformin), and how long the joined name must be.
+SPLIT_WORDS = 3
+SPLIT_MIN = 8
+
+
+def _split(text: str, toks: list[tuple[str, int, int]], taken: set[int]) -> list[DrugMention]:
+    """A generic name a speech recogniser wrote as two or three lower-case words: joined, it is
+    the name ("sertra line"), or -- where one of the words is no English word ("met formin") --
+    one edit from exactly one name and no English word itself (:func:`_misspelling_of`)."""
+    out: list[DrugMention] = []
+    used: set[int] = set(taken)
+    for i in range(len(toks)):
+        for n in range(SPLIT_WORDS, 1, -1):
+            span = range(i, i + n)
+            if i + n > len(toks) or used.intersection(span):
+                continue
+            words = [toks[k][0] for k in span]
+            if not all(w.isalpha() and w.islower() for w in words):
+                continue
+            joined = "".join(words)
+            if len(joined) < SPLIT_MIN:
+                continue
+            exact = joined in _one_word_spellings().get((joined[0], len(joined)), ())
+            if exact:
+                name: str | None = _canonical(_load()[joined].lower())
+            elif all(_english(w) or w in _function_words() for w in words):
+                continue  # words of English one edit from a name ("me that one"): no name
+            else:
+                name = _misspelling_of(joined)
+            if name is not None:
+                start, end = toks[i][1], toks[i + n - 1][2]
+                out.append(DrugMention(name, start, end, text[start:end], "misspelt"))
+                used.update(span)
+                break
+    return out
+
+
 @lru_cache(maxsize=65_536)
 def _misspelling_of(word: str) -> str | None:
     names = _load()
@@ -318,6 +357,14 @@ def _misspelling_of(word: str) -> str | None:
     found = {_canonical(names[h[0]].lower()) for h in hits} - set(lex["not_drugs"])
     # the English lexicon is read last: only a word near one medicine loads it
     return found.pop() if len(found) == 1 and not _english(word) else None
+
+
+@lru_cache(maxsize=1)
+def _function_words() -> frozenset[str]:
+    """The lexicon's function words ("for", "the"), which lemminflect has no lemma of."""
+    from .facts.lexicon import lexicon
+
+    return lexicon().function_words
 
 
 @lru_cache(maxsize=1)

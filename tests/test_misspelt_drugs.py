@@ -58,3 +58,41 @@ def test_a_transcripts_misspelt_drug_is_proposed_keyed_to_the_drug() -> None:
         eng.store.close()
     (p,) = [p for p in got if p.memory_type == "medication"]
     assert "drug:metformin" in {f.key for f in mc.facts.read(p.content, "medication").facts}
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("stopped the sertra line myself a fortnight ago", "sertraline"),  # split, joined exact
+        ("the war farin is 5 mg now", "warfarin"),
+        ("on met formin 1000 twice a day", "metformin"),  # split and one letter changed
+        ("the amlo dipine makes my ankles swell", "amlodipine"),
+    ],
+)
+def test_a_name_dictation_split_into_words_is_the_drug(text: str, name: str) -> None:
+    assert [d.name for d in drugs.resolve(text)] == [name]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "can you give me that one please",  # English words one edit from methadone
+        "I met for dinner with the men from work",  # English words one edit from metformin
+    ],
+)
+def test_english_words_that_join_near_a_name_are_no_drug(text: str) -> None:
+    assert not drugs.resolve(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Thyroxine 100 mcg daily", "levothyroxine"),
+        ("GTN spray as needed for chest pain", "glyceryl trinitrate"),
+        ("Movicol one sachet daily", "macrogol"),
+        ("OxyNorm 5 mg for breakthrough pain", "oxycodone"),
+        ("adrenaline auto-injector prescribed", "epinephrine"),
+    ],
+)
+def test_uk_names_the_dictionary_lacks_are_read(text: str, name: str) -> None:
+    assert name in [d.name for d in drugs.resolve(text)]
