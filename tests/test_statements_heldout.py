@@ -151,3 +151,19 @@ def test_the_ninth_test_half_hides_few_true_facts_at_once(ninth_half: dict[str, 
     assert ninth_half["keep"] == 52 and ninth_half["replace"] == 22
     assert ninth_half.get("keep_auto", 0) <= 2
     assert ninth_half["replace_found"] >= 18
+
+
+@pytest.fixture(scope="module")
+def tenth_half() -> dict[str, int]:
+    """The tenth author's test half (set_j, frozen on main 828dc24)."""
+    return _measured(("set_j",))
+
+
+def test_the_tenth_test_half_hides_few_true_facts_at_once(tenth_half: dict[str, int]) -> None:
+    """set_j's test half (what patients type or say to an AI care assistant), first run on main
+    828dc24 (before any change made with its dev half): 4 of 58 kept facts superseded at once
+    (target 0: not met; 3 replaced by the same fact restated), 10 of 19 changes found (1 at
+    once)."""
+    assert tenth_half["keep"] == 58 and tenth_half["replace"] == 19
+    assert tenth_half.get("keep_auto", 0) <= 4
+    assert tenth_half["replace_found"] >= 10
