@@ -319,6 +319,11 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
     "plan.new-timing": [
         ("Plan: recheck HbA1c in three months", "Plan changed: recheck HbA1c in six months",
          "care_plan", "updates", S),
+        # a period as the UK writes it: "3/12" three months, "6-monthly" every six months
+        ("Review in diabetes clinic in 6 months", "Diabetes clinic f/u 3/12", "care_plan",
+         "updates", W),
+        ("Diabetes review every 3 months", "Diabetes review 6-monthly from now on", "care_plan",
+         "updates", W),
     ],
     "slot.single-valued": [
         # two values of a slot of several that cannot hold together: drives / no car

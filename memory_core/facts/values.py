@@ -539,9 +539,13 @@ def _set_aside(t: Text, lo: int, hi: int, lex: Lexicon) -> set[int]:
 _TIMING_UNITS = {
     "day": "day", "days": "day", "d": "day",
     "week": "week", "weeks": "week", "wk": "week", "wks": "week", "w": "week",
+    "weekly": "week",
     "month": "month", "months": "month", "mo": "month", "mos": "month", "m": "month",
-    "year": "year", "years": "year", "yr": "year", "yrs": "year",
+    "monthly": "month",
+    "year": "year", "years": "year", "yr": "year", "yrs": "year", "yearly": "year",
 }  # fmt: skip
+#: The UK's fractions of a period: "6/12" six months, "2/52" two weeks, "5/7" five days.
+_PERIOD_FRACTIONS = {"12": "month", "52": "week", "7": "day"}
 
 
 #: Words of time and amount units (never a statement's subject).
@@ -549,12 +553,16 @@ UNIT_WORDS = frozenset(_TIMING_UNITS) | _TIME_UNITS
 
 
 def timing(t: Text, lo: int, hi: int, lex: Lexicon) -> str:
-    """When a plan item is due: "in 3 months", "every 6 weeks", "at 36 weeks" -> "3 month"."""
+    """When a plan item is due: "in 3 months", "every 6 weeks", "at 36 weeks", "3-monthly",
+    "F/U 3/12" -> "3 month"."""
     toks = t.tokens
     for i in range(lo, hi - 1):
         n = _number_at(toks, i, lex)
         if n is not None and toks[i + 1] in _TIMING_UNITS:
             return f"{n:g} {_TIMING_UNITS[toks[i + 1]]}"
+        slash = t.text[t.ends[i] : t.starts[i + 1]] == "/"
+        if n is not None and slash and toks[i + 1] in _PERIOD_FRACTIONS and n < float(toks[i + 1]):
+            return f"{n:g} {_PERIOD_FRACTIONS[toks[i + 1]]}"
     return ""
 
 
