@@ -20,9 +20,10 @@ PID = "HX-9001"
 
 
 # --- the held-out gate -----------------------------------------------------------------------
-#: Measured on the test half (21 transcripts, 160 facts, 59 supersedes links) on main 1199ed2;
+#: Measured on the test half (21 transcripts, 160 facts, 59 supersedes links) on main 1199ed2,
+#: found raised to what main 6cf13d6 reaches;
 #: the issue's targets (75 %, 0, 0, 80 %) are in docs/ingest.md beside them, not met.
-FLOOR = {"found": 86, "forbidden": 6, "wrong_dates": 12, "superseded": 42}
+FLOOR = {"found": 87, "forbidden": 6, "wrong_dates": 12, "superseded": 42}
 
 
 def test_the_held_out_test_half_holds_its_floor() -> None:
@@ -48,10 +49,11 @@ def test_the_fresh_tens_test_half_holds_its_first_run() -> None:
 def test_the_fourth_authors_test_half_holds_its_first_run() -> None:
     """Set d (twelve transcripts in new settings by a fourth author, frozen on main ba76e58)
     -- its test half's first run, before any change made with its dev half: 41 / 96 facts,
-    15 wrong dates, 1 forbidden, 14 / 31 superseded (the issue's targets are not met)."""
+    15 wrong dates, 1 forbidden, 14 / 31 superseded (the issue's targets are not met); found
+    raised to 42, what main 6cf13d6 reaches."""
     s = conv.summary(conv.run_all(conv.load(["d"], "test"), "hashing"))
     assert s["transcripts"] == 8 and s["facts"] == 96 and s["links"] == 31
-    assert s["found"] >= 41 and s["forbidden"] <= 1 and s["wrong_dates"] <= 15, s
+    assert s["found"] >= 42 and s["forbidden"] <= 1 and s["wrong_dates"] <= 15, s
     assert s["superseded"] >= 14, s
 
 
