@@ -102,20 +102,21 @@ def _infinitive(t: Text, i: int) -> bool:
         j -= 1
     if j < 0 or t.tokens[j] != "to":
         return False
-    return j == 0 or not _past(t.tokens[j - 1])
+    return j == 0 or not past_tense(t.tokens[j - 1])
 
 
 def _made(t: Text, i: int) -> bool:
     """The change word at ``i`` says a change made: in the past tense, or the particle of a
     phrasal verb that is ("stepped down", "cut back": the verb before it)."""
-    if _past(t.tokens[i]):
+    if past_tense(t.tokens[i]):
         return True
-    return t.tokens[i] in _PARTICLES and i >= 1 and _past(t.tokens[i - 1])
+    return t.tokens[i] in _PARTICLES and i >= 1 and past_tense(t.tokens[i - 1])
 
 
-def _past(word: str) -> bool:
-    """A change word in the past tense ("held", "stopped"): a change made, which a condition
-    or an event does not make a rule ("Eliquis held for 3 days prior to colonoscopy")."""
+def past_tense(word: str) -> bool:
+    """A word in the past tense ("held", "stopped", "saw"): of a change word, a change made,
+    which a condition or an event does not make a rule ("Eliquis held for 3 days prior to
+    colonoscopy")."""
     return word.endswith("ed") or word in lexicon().past_forms
 
 
@@ -248,6 +249,7 @@ __all__ = [
     "conditions",
     "hedges",
     "own",
+    "past_tense",
     "structural",
     "thing_contexts",
 ]

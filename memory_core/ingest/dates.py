@@ -179,11 +179,12 @@ _SET_FOR = frozenset({"booked", "scheduled", "arranged", "planned", "pencilled",
 
 
 def told_as_done(text: str) -> bool:
-    """Whether ``text`` tells of something done: a verb in the past tense (the assertion
-    step's past forms, or a word ending in -ed that does not set a date ahead)."""
-    past = lexicon().past_forms
+    """Whether ``text`` tells of something done: a word in the past tense (the assertion
+    step's reading) that does not set a date ahead."""
+    from ..facts.assertion import past_tense
+
     words = re.findall(r"[a-z]+", text.lower())
-    return any(w in past or (w.endswith("ed") and w not in _SET_FOR) for w in words)
+    return any(past_tense(w) and w not in _SET_FOR for w in words)
 
 
 def dates_in(text: str, session: datetime) -> list[DateSpan]:
