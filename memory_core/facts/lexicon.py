@@ -741,21 +741,22 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
         c.phrases(m, c.strs(data.get(field), field), field, field)
         return m
 
-    def additions() -> PhraseMatcher[str]:
-        """The addition words, and the phrases that begin with one but add nothing ("since New
-        Year", "every other day"), valued "": the longest match where both start."""
-        m = listed("additions")
-        skip = c.strs(data.get("not_additions", []), "not_additions", empty=True)
-        c.phrases(m, skip, "", "not_additions")
+    def but_not(m: PhraseMatcher[str], field: str) -> PhraseMatcher[str]:
+        """``m`` with the phrases of ``field`` that hold its words in another sense, valued "":
+        the longest match where both start ("since New Year" adds nothing; "back to baseline"
+        names no body site)."""
+        c.phrases(m, c.strs(data.get(field, []), field, empty=True), "", field)
         return m
 
+    def additions() -> PhraseMatcher[str]:
+        """The addition words, but not the phrases that begin with one and add nothing ("since
+        New Year", "every other day")."""
+        return but_not(listed("additions"), "not_additions")
+
     def qualifier(groups: dict[str, Any], where: str) -> PhraseMatcher[str]:
-        """A qualifier's phrases, and the phrases with its words in another sense ("back to
-        baseline", "came back"), valued "": the longest match where both start."""
-        m = grouped_of(groups, where)
-        skip = c.strs(data.get("not_qualifiers", []), "not_qualifiers", empty=True)
-        c.phrases(m, skip, "", "not_qualifiers")
-        return m
+        """A qualifier's phrases, but not the phrases with its words in another sense ("back to
+        baseline", "came back")."""
+        return but_not(grouped_of(groups, where), "not_qualifiers")
 
     numbers = c.obj(data.get("number_words"), "number_words")
     if not all(isinstance(v, int | float) for v in numbers.values()):
