@@ -74,6 +74,7 @@ FIRST_RUNS = (
     ("set_h", "bf15558", 49, 27, 2, 25),  # hospital, transitions, US ambulatory notes
     ("set_i", "f8f7bb2", 52, 22, 2, 18),  # machine-made text, Indian and Nigerian English
     ("set_j", "828dc24", 58, 19, 4, 10),  # what patients type to an AI care assistant
+    ("set_k", "bcbfb44", 45, 25, 1, 11),  # social history, doses in plans, dated results
 )
 
 
