@@ -123,6 +123,15 @@ def test_states(text: str, mtype: str, key: str, state: State) -> None:
         ("My husband's A1c came back 9.1", "lab_result", "loinc:4548-4", Context.OTHER_PERSON),
         ("Pt's husband still smokes inside the house", "social", "slot:tobacco",
          Context.OTHER_PERSON),
+        # a relative who is the subject of a household sentence that does not place the patient
+        # in it lives there, not the patient
+        ("Her mum lives alone now.", "social", "slot:household", Context.OTHER_PERSON),
+        ("Pt's mum lives alone now since her dad passed, pt pops round daily to check on her.",
+         "social", "slot:household", Context.OTHER_PERSON),
+        ("Her mum lives with her sister in Leeds.", "social", "slot:household",
+         Context.OTHER_PERSON),
+        ("My son is living with his girlfriend now.", "social", "slot:household",
+         Context.OTHER_PERSON),
     ],
 )  # fmt: skip
 def test_contexts(text: str, mtype: str, key: str, context: Context) -> None:
@@ -139,6 +148,10 @@ def test_contexts(text: str, mtype: str, key: str, context: Context) -> None:
         ),
         ("Wife says he stopped taking his metformin", "medication", "drug:metformin"),
         ("Daughter has moved in with her", "social", "slot:household"),
+        ("Her son lives with her now.", "social", "slot:household"),
+        ("Her daughter has moved in.", "social", "slot:household"),
+        ("My daughter is staying with me for a few weeks.", "social", "slot:household"),
+        ("Lives with her daughter since the fall.", "social", "slot:household"),
         ("Metformin 500 mg as needed", "medication", "drug:metformin"),
     ],
 )

@@ -44,6 +44,8 @@ class Scope:
     category: Context
     lo: int
     hi: int
+    #: a relative who is the subject of the sentence ("her mum lives alone"), not one named in it
+    subject: bool = False
 
     def covers(self, s: Span) -> bool:
         return self.lo <= s.start and s.end <= self.hi and not (self.start <= s.start < self.end)
@@ -55,7 +57,7 @@ def contexts(t: Text, spans: Sequence[Span]) -> list[frozenset[Context]]:
     out: list[set[Context]] = [set() for _ in spans]
     for sc in scopes(t, spans):
         for k, s in enumerate(spans):
-            if sc.covers(s) and _applies(sc.rule, sc.category, s, lex):
+            if sc.covers(s) and _applies(sc, s, lex, t):
                 out[k].add(sc.category)
     return [frozenset(c) for c in out]
 
@@ -84,21 +86,43 @@ def scopes(t: Text, spans: Sequence[Span]) -> list[Scope]:
         lo, hi = _scope(t, m, stops, spans)
         if category is Context.OTHER_PERSON and subject:
             lo, hi = sentence_bounds(t, m.start)
-        out.append(Scope(m.start, m.end, m.value, category, lo, hi))
+        out.append(Scope(m.start, m.end, m.value, category, lo, hi, subject))
     return out
 
 
-def _applies(rule: ContextRule, category: Context, s: Span, lex: Lexicon) -> bool:
-    """A rule limited to some kinds of things applies to those only; a relative named in a slot
-    whose value names people ("daughter has moved in") is the slot's value, not whose fact it
-    is."""
+def _applies(sc: Scope, s: Span, lex: Lexicon, t: Text) -> bool:
+    """A rule limited to some kinds of things applies to those only. A relative named in a slot
+    whose value names people is the slot's value ("lives with her daughter", "daughter has moved
+    in with her"), not whose fact it is -- unless the relative is the sentence's subject and the
+    sentence does not place the patient beside them ("her mum lives alone now", "her mum lives
+    with her sister"): then it is the relative's."""
     kind, _, name = s.key.partition(":")
-    if rule.kinds and kind not in rule.kinds:
+    if sc.rule.kinds and kind not in sc.rule.kinds:
         return False
-    if category is Context.OTHER_PERSON and kind == "slot":
+    if sc.category is Context.OTHER_PERSON and kind == "slot":
         slot = lex.slots.get(name)
-        return not (slot is not None and slot.people)
+        if slot is not None and slot.people:
+            return sc.subject and not _joins_patient(t, sc.end, lex.stopwords)
     return True
+
+
+#: The words that name the patient as the one a relative lives with, drives or cares for.
+_PATIENT_OBJECTS_AFTER = frozenset({"me", "us", "him", "her", "them", "pt", "patient"})
+
+
+def _joins_patient(t: Text, rel: int, function: frozenset[str]) -> bool:
+    """The relative's own clause places the patient beside them: the patient as an object
+    ("moved in with her", "drives her to appointments", "staying with me"; "her" not a
+    possessive -- nothing, or a function word, after it), or a move in said of nobody else
+    ("her daughter has moved in")."""
+    words = t.tokens[rel : clause_bounds(t, rel)[1]]
+    for i, w in enumerate(words):
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if w in _PATIENT_OBJECTS_AFTER and (w != "her" or not after.isalpha() or after in function):
+            return True
+        if w.startswith("mov") and after == "in" and "with" not in words[i + 2 : i + 3]:
+            return True
+    return False
 
 
 #: Words that may come before the subject of a sentence ("pt's husband", "my wife").
