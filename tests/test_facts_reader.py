@@ -161,6 +161,28 @@ def test_asserted(text: str, mtype: str, key: str) -> None:
     assert fact(text, mtype, key).asserted
 
 
+@pytest.mark.parametrize(
+    ("text", "mtype", "key"),
+    [
+        # a possessive names the thing itself ("daughter's" is the daughter, "AF's" is AF) ...
+        ("Her AF's well controlled on bisoprolol", "condition", "condition:atrial fibrillation"),
+        ("COPD's been worse this winter", "condition", "condition:copd"),
+        # ... and an eponym written with "'s" is still the lexicon's "alzheimers", "crohns"
+        ("Alzheimer's", "condition", "condition:dementia"),
+        ("Crohn's, in remission", "condition", "condition:crohns disease"),
+        ("Parkinson's since 2019", "condition", "condition:parkinsons disease"),
+    ],
+)
+def test_a_word_written_with_apostrophe_s_names_its_thing(text: str, mtype: str, key: str) -> None:
+    assert key in read(text, mtype).keys
+
+
+def test_a_possessive_relative_is_the_household_value() -> None:
+    """ "Moved into her daughter's place": the daughter is where the patient lives now."""
+    f = fact("Moved into her daughter's place last month", "social", "slot:household")
+    assert f.asserted and parts(f.value) == {"value": "children"}
+
+
 def test_coded_records_take_keys_and_state_from_codes_and_status() -> None:
     f = read_coded("Hypertension", "condition", ["snomed:38341003"], "resolved", date="2019")
     assert f.coded and f.codes == ("snomed:38341003",)

@@ -107,9 +107,11 @@ TOKEN = re.compile(
 
 
 def tokenize(text: str) -> list[tuple[str, int, int]]:
-    """``(token, start, end)`` of ``text``: lower-cased, apostrophes dropped (so "crohn's" is
-    "crohns"), hyphens and slashes separating words; a number's decimal comma read as a point
-    ("7,4" is 7.4) and its thousands separators dropped ("1,000")."""
+    """``(token, start, end)`` of ``text``: lower-cased, apostrophes dropped (so "doesn't" is
+    "doesnt"), a possessive's (or a contracted "is") "'s" dropped with its apostrophe ("AF's"
+    is "af", "daughter's" is "daughter", "she's" is "she"; the token's span keeps the "'s"),
+    hyphens and slashes separating words; a number's decimal comma read as a point ("7,4" is
+    7.4) and its thousands separators dropped ("1,000")."""
     low = _APOSTROPHE.sub("\x00", text.lower())
     out = []
     for m in TOKEN.finditer(low):
@@ -125,10 +127,33 @@ def tokenize(text: str) -> list[tuple[str, int, int]]:
     for tok, s, e in out:
         if merged and s >= 1 and low[s - 1] == "\x00" and merged[-1][2] == s - 1:
             prev, ps, _pe = merged.pop()
-            merged.append((prev + tok, ps, e))
+            merged.append((prev if tok == "s" else prev + tok, ps, e))
         else:
             merged.append((tok, s, e))
     return merged
+
+
+def _possessive(raw: str) -> bool:
+    """A token written with "'s" (its "s" dropped by :func:`tokenize`)."""
+    return len(raw) > 2 and raw[-1] in "sS" and raw[-2] in "'’‘`"
+
+
+def _bare(raw: str) -> str:
+    """A token as written without its "'s" ("AF's" is written in capitals)."""
+    return raw[:-2] if _possessive(raw) else raw
+
+
+def _same(toks: tuple[str, ...], tokens: Sequence[str], raw: Sequence[str], i: int) -> bool:
+    """The phrase ``toks`` is written at token ``i``, a word written with "'s" read either way."""
+    n = len(toks)
+    if tuple(tokens[i : i + n]) == toks:
+        return True
+    if i + n > len(tokens):
+        return False
+    return all(
+        t == w or (t == w + "s" and _possessive(r))
+        for t, w, r in zip(toks, tokens[i : i + n], raw[i : i + n], strict=True)
+    )
 
 
 def phrase_tokens(phrase: str) -> tuple[str, ...]:
@@ -164,15 +189,22 @@ class PhraseMatcher(Generic[_V]):
         self.size += 1
 
     def at(self, tokens: Sequence[str], raw: Sequence[str], i: int) -> Match[_V] | None:
-        """The longest phrase starting at token ``i``."""
-        for toks, caps, value in self._by_first.get(tokens[i], ()):
-            n = len(toks)
-            if tuple(tokens[i : i + n]) != toks:
-                continue
-            if caps and not all(r.isupper() for r in raw[i : i + n]):
-                continue
-            return Match(i, i + n, value)
-        return None
+        """The longest phrase starting at token ``i``. A token written with "'s" matches a
+        phrase's word with or without its "s" ("Alzheimer's" is "alzheimer" and "alzheimers")."""
+        best: Match[_V] | None = None
+        firsts = (tokens[i], tokens[i] + "s") if _possessive(raw[i]) else (tokens[i],)
+        for first in firsts:
+            for toks, caps, value in self._by_first.get(first, ()):
+                n = len(toks)
+                if best is not None and n <= best.end - best.start:
+                    break  # longest first: nothing longer follows
+                if not _same(toks, tokens, raw, i):
+                    continue
+                if caps and not all(_bare(r).isupper() for r in raw[i : i + n]):
+                    continue
+                best = Match(i, i + n, value)
+                break
+        return best
 
     def words(self) -> set[str]:
         """Every word of its phrases."""
