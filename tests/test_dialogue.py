@@ -206,6 +206,21 @@ def test_relative_dates_read_against_the_session() -> None:
     assert dates_in("since August", session)[0].phrase == "since August 2026"
 
 
+def test_a_slashed_date_either_way_round_is_read_the_way_its_month_agrees() -> None:
+    """ "12/05" is the 12th of May in Europe and the 5th of December in the US: read only where
+    a month said beside it settles which ("in May - on 12/05"), never on a guess."""
+    session = datetime(2026, 11, 11, 12, tzinfo=UTC)
+    days = [d.date for d in dates_in("At the review in May - on 12/05 - we switched you.", session)]
+    assert days == ["2026-05", "2026-05-12"]
+    assert [d.date for d in dates_in("Seen in December, on 12/05.", session)] == [
+        "2025-12",
+        "2025-12-05",
+    ]
+    assert [d.date for d in dates_in("Seen on 12/05.", session)] == []  # no month: unread
+    assert [d.date for d in dates_in("F/u 6/12 in March.", session)] == ["2026-03"]
+    assert [d.date for d in dates_in("BP 128/74 in May.", session)] == ["2026-05"]
+
+
 def test_extraction_reads_the_session_date_not_the_clock() -> None:
     t = "Date: 2026-11-02\nNurse: Her blood pressure today is 128 over 74."
     later = NOW + timedelta(days=30)

@@ -149,6 +149,9 @@ def test_contexts(text: str, mtype: str, key: str, context: Context) -> None:
         ("Wife says he stopped taking his metformin", "medication", "drug:metformin"),
         ("Daughter has moved in with her", "social", "slot:household"),
         ("Her son lives with her now.", "social", "slot:household"),
+        # the month May is no "may" of possibility
+        ("In May we switched her to apixaban 5 mg twice daily", "medication", "drug:apixaban"),
+        ("Since May she takes apixaban 5 mg", "medication", "drug:apixaban"),
         ("Her daughter has moved in.", "social", "slot:household"),
         ("My daughter is staying with me for a few weeks.", "social", "slot:household"),
         ("Lives with her daughter since the fall.", "social", "slot:household"),

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -70,6 +71,8 @@ def _patterns() -> dict[str, re.Pattern[str]]:
         # where the day cannot be a month: "20/08"), "3.4.26"
         "dotted": re.compile(r"(?<![\d.,])(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})(?![\d.,]\d)"),
         "slashed": re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])"),
+        # "12/05", "12/05/2026" with both numbers 12 or less: read only by a month said beside it
+        "either_way": re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})(?:/(\d{4}))?(?![\d/])"),
         "dmy": re.compile(
             rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({m})\.?(?:,?\s+(\d{{4}}))?\b"
         ),
@@ -306,8 +309,32 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
         back = (session.weekday() - short[mt.group(2)]) % 7 or 7
         undirected = mt.group(1) == "on"
         add(mt.start(), mt.end(), day(session) - timedelta(days=back), "day", guessed=undirected)
+    _either_way(p["either_way"], low, found, add)
     found.sort(key=lambda d: d.start)
     return found
+
+
+def _either_way(
+    pattern: re.Pattern[str], low: str, found: list[DateSpan], add: Callable[..., None]
+) -> None:
+    """A slashed day and month that read either way round ("12/05": the 12th of May as Europe
+    writes it, the 5th of December as the US does), read the one way a month said beside it
+    agrees with ("in May - on 12/05"); with no such month, or both agreeing, not read."""
+    months = [d for d in found if d.precision == "month"]
+    for mt in pattern.finditer(low):
+        a, b = int(mt.group(1)), int(mt.group(2))
+        if a == b or not (1 <= a <= 12 and 1 <= b <= 12):
+            continue
+        agree = [
+            (dom, m.at.replace(day=1) if not mt.group(3) else m.at.replace(year=int(mt.group(3))))
+            for dom, mo in ((a, b), (b, a))
+            for m in months
+            if m.at.month == mo
+        ]
+        if len(agree) == 1:
+            dom, first = agree[0]
+            with contextlib.suppress(ValueError):  # not a calendar date ("31/04")
+                add(mt.start(), mt.end(), first.replace(day=dom), "day", relative=False)
 
 
 _SESSION = re.compile(
