@@ -163,6 +163,39 @@ def test_medication_changes() -> None:
     assert ("medication", "Patient takes lisinopril 20 mg daily") in got
 
 
+def test_a_switch_to_a_drug_whose_old_drug_is_unnamed_or_unknown_is_a_change() -> None:
+    """ "Switched you to X" names the new drug only (the old one may be a brand the dictionary
+    lacks): the patient is on X now, with its dose (a combination inhaler's strength "100/6"
+    too), dated by "in May" -- the month, no "may" of possibility; a switch only weighed, or
+    planned for later, is no change."""
+    got = contents("Nurse: In May we switched you to Symbicort 100/6, two puffs twice a day.")
+    assert got == [
+        (
+            "medication",
+            "Patient switched to budesonide/formoterol (Symbicort) 100/6 twice a day in May 2026",
+        )
+    ]
+    # a switch from one drug to another is dated by what is said beside it
+    assert contents(
+        "Nurse: At the review in May - on 12/05 - we switched you from the blue salbutamol to "
+        "Symbicort 100/6."
+    ) == [
+        (
+            "medication",
+            "Patient switched from albuterol (salbutamol) to budesonide/formoterol (Symbicort) "
+            "100/6 on 2026-05-12",
+        )
+    ]
+    assert contents("Clinician: We'll change him over to apixaban 5 mg twice daily.") == [
+        ("medication", "Patient switched to apixaban 5 mg twice daily")
+    ]
+    assert contents("Clinician: We might switch you to apixaban next time.") == []
+    assert contents("Clinician: We will switch you to apixaban at the next review.") == []
+    assert [
+        c for c in contents("Patient: I moved to Leeds in March.") if c[0] == "medication"
+    ] == []
+
+
 def test_brand_names_resolve_to_the_generic_in_the_statement() -> None:
     assert contents("Patient: I stopped taking Glucophage.") == [
         ("medication", "Patient stopped metformin (Glucophage)")

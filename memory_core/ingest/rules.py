@@ -128,6 +128,12 @@ _SWITCH = re.compile(
     r"\b(switch\w*|chang\w+|mov\w+)\b[^.]*?\bfrom\b"
     r"|\bstop\w*\b[^.]*?\band (?:switch|change|move)\w* (?:you |him |her |them )?(?:over )?to\b"
 )
+#: a switch that names only the drug switched to ("we switched you to Symbicort", "change him
+#: over to apixaban"): the words before the drug in its clause
+_SWITCH_TO = re.compile(
+    r"\b(?:switch\w*|chang\w*|mov\w*) (?:(?:you|him|her|them|me|us) )?(?:over |across )?"
+    r"(?:on)?to (?:the |a |your |his |her |their )?$"
+)
 _UP = re.compile(r"\b(increas\w+|rais\w+|upp\w+|titrat\w+ up|bump\w* up|went up|go up)\b")
 _DOWN = re.compile(
     r"\b(decreas\w+|reduc\w+|lower\w*|cut\w* (?:it |them |that )?(?:back|down)|went down|"
@@ -631,7 +637,9 @@ class RuleExtractor:
             dose = dose_after(s.text, b.end)
             freq = freq_after(r, b.end)
             text += "".join(f" {x}" for x in (dose, freq) if x)
-            yield "medication", text, conf, None, *span
+            when = date_for(r, b.start, b.end, extra_dates)
+            text += f" {when.phrase}" if when else ""
+            yield "medication", text, conf, when.at if when else None, *span
             return
         answered_take = bool(
             st.question is not None
@@ -682,6 +690,11 @@ class RuleExtractor:
                     text += f" to {dose}{' ' + freq if freq else ''}"
                 done.add(d.name)
                 yield "medication", text, conf, at, *span
+            elif _SWITCH_TO.search(window):
+                done.add(d.name)
+                if _LATER.search(low) and not confirmed:
+                    continue  # a switch planned for later: not what the patient takes now
+                yield "medication", f"Patient switched to {d.phrase}{details}{on}", conf, at, *span
             elif _START.search(window):
                 done.add(d.name)
                 if _LATER.search(low) and not confirmed:

@@ -239,7 +239,7 @@ DOSE_UNIT_SPELLINGS = {
 }
 #: a number right after a drug's name, before a frequency, a comma or the end (no unit)
 _BARE_STRENGTH = re.compile(
-    r"\s*(?:succinate|tartrate|er|xr|sr|mr)?\s*(\d+(?:[.,]\d+)?)(?=\s*(?:,|\.|$|once|twice|"
+    r"\s*(?:succinate|tartrate|er|xr|sr|mr)?\s*(\d+(?:[.,]\d+)?(?:/\d+(?:\.\d+)?)?)(?=\s*(?:,|\.|$|once|twice|"
     r"three|four|daily|a day|every|each|at|in the|one|two|bd|od|tds|qds|mg|mcg))",
     re.I,
 )
