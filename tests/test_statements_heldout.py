@@ -75,6 +75,7 @@ FIRST_RUNS = (
     ("set_i", "f8f7bb2", 52, 22, 2, 18),  # machine-made text, Indian and Nigerian English
     ("set_j", "828dc24", 58, 19, 4, 10),  # what patients type to an AI care assistant
     ("set_k", "bcbfb44", 45, 25, 1, 11),  # social history, doses in plans, dated results
+    ("set_l", "bdc0d12", 60, 20, 3, 11),  # patients and relatives texting an AI assistant
 )
 
 
