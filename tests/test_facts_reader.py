@@ -123,6 +123,15 @@ def test_states(text: str, mtype: str, key: str, state: State) -> None:
         ("My husband's A1c came back 9.1", "lab_result", "loinc:4548-4", Context.OTHER_PERSON),
         ("Pt's husband still smokes inside the house", "social", "slot:tobacco",
          Context.OTHER_PERSON),
+        # people as patients and relatives name them in messages
+        ("hubby's just been put on ramipril 5mg lol", "medication", "drug:ramipril",
+         Context.OTHER_PERSON),
+        ("My OH takes warfarin 3 mg", "medication", "drug:warfarin", Context.OTHER_PERSON),
+        ("my other half stopped his statin", "medication", "drug:statins", Context.OTHER_PERSON),
+        ("my little one has been on amoxicillin since Monday", "medication", "drug:amoxicillin",
+         Context.OTHER_PERSON),
+        ("Nan's BP was 160/95 this morning", "vital_sign", "loinc:85354-9",
+         Context.OTHER_PERSON),
         # a relative who is the subject of a household sentence that does not place the patient
         # in it lives there, not the patient
         ("Her mum lives alone now.", "social", "slot:household", Context.OTHER_PERSON),
