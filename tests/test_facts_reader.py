@@ -123,6 +123,10 @@ def test_states(text: str, mtype: str, key: str, state: State) -> None:
         ("My husband's A1c came back 9.1", "lab_result", "loinc:4548-4", Context.OTHER_PERSON),
         ("Pt's husband still smokes inside the house", "social", "slot:tobacco",
          Context.OTHER_PERSON),
+        # a habit's amount said with "used to" is history when the slot has no value for a habit
+        # given up (an ex-smoker has one: "used to smoke" is that value now)
+        ("Used to drink 50 units a week in his 40s.", "social", "slot:alcohol",
+         Context.HISTORICAL),
         # people as patients and relatives name them in messages
         ("hubby's just been put on ramipril 5mg lol", "medication", "drug:ramipril",
          Context.OTHER_PERSON),
@@ -187,6 +191,11 @@ def test_asserted(text: str, mtype: str, key: str) -> None:
 )
 def test_a_word_written_with_apostrophe_s_names_its_thing(text: str, mtype: str, key: str) -> None:
     assert key in read(text, mtype).keys
+
+
+def test_used_to_smoke_is_an_ex_smoker_now_not_history() -> None:
+    f = fact("Used to smoke 20 a day.", "social", "slot:tobacco")
+    assert Context.HISTORICAL not in f.contexts and parts(f.value) == {"value": "former"}
 
 
 def test_a_possessive_relative_is_the_household_value() -> None:

@@ -91,19 +91,37 @@ def scopes(t: Text, spans: Sequence[Span]) -> list[Scope]:
 
 
 def _applies(sc: Scope, s: Span, lex: Lexicon, t: Text) -> bool:
-    """A rule limited to some kinds of things applies to those only. A relative named in a slot
+    """A rule limited to some kinds of things applies to those only (a past habit's words to a
+    slot without a value for it too: :func:`_past_only`). A relative named in a slot
     whose value names people is the slot's value ("lives with her daughter", "daughter has moved
     in with her"), not whose fact it is -- unless the relative is the sentence's subject and the
     sentence does not place the patient beside them ("her mum lives alone now", "her mum lives
     with her sister"): then it is the relative's."""
     kind, _, name = s.key.partition(":")
     if sc.rule.kinds and kind not in sc.rule.kinds:
-        return False
+        return (
+            sc.category is Context.HISTORICAL
+            and sc.rule.direction == "FORWARD"  # "used to drink 50 units", not "had previously"
+            and kind == "slot"
+            and _past_only(lex, name)
+        )
     if sc.category is Context.OTHER_PERSON and kind == "slot":
         slot = lex.slots.get(name)
         if slot is not None and slot.people:
             return sc.subject and not _joins_patient(t, sc.end, lex.stopwords)
     return True
+
+
+#: The value a chart slot gives a habit given up ("former": an ex-smoker).
+PAST_VALUE = "former"
+
+
+def _past_only(lex: Lexicon, slot: str) -> bool:
+    """ "used to", "previously", "formerly" of a slot with no value for a habit given up ("used
+    to drink 50 units a week"): the habit and its amount are history. Of one with such a value
+    ("used to smoke") they are that value now -- the rule's ``kinds`` leave slots out."""
+    values = lex.slot_values.get(slot)
+    return values is not None and PAST_VALUE not in values.values()
 
 
 #: The words that name the patient as the one a relative lives with, drives or cares for.

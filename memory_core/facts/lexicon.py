@@ -206,6 +206,10 @@ class PhraseMatcher(Generic[_V]):
                 break
         return best
 
+    def values(self) -> set[_V]:
+        """Every value its phrases name."""
+        return {v for entries in self._by_first.values() for _t, _c, v in entries}
+
     def words(self) -> set[str]:
         """Every word of its phrases."""
         return {w for entries in self._by_first.values() for toks, _c, _v in entries for w in toks}
