@@ -127,6 +127,15 @@ def test_states(text: str, mtype: str, key: str, state: State) -> None:
         # given up (an ex-smoker has one: "used to smoke" is that value now)
         ("Used to drink 50 units a week in his 40s.", "social", "slot:alcohol",
          Context.HISTORICAL),
+        # a change declined, another's words, people in general, advice
+        ("Pt declined increase of sertraline to 100 mg.", "medication", "drug:sertraline",
+         Context.NEGATED),
+        ("Someone said you can stop ramipril after a year.", "medication", "drug:ramipril",
+         Context.REPORTED),
+        ("Some people stop ramipril because of the cough.", "medication", "drug:ramipril",
+         Context.OTHER_PERSON),
+        ("Try to have two alcohol-free days a week.", "social", "slot:alcohol",
+         Context.INSTRUCTION),
         # people as patients and relatives name them in messages
         ("hubby's just been put on ramipril 5mg lol", "medication", "drug:ramipril",
          Context.OTHER_PERSON),
