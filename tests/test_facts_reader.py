@@ -202,6 +202,24 @@ def test_a_word_written_with_apostrophe_s_names_its_thing(text: str, mtype: str,
     assert key in read(text, mtype).keys
 
 
+@pytest.mark.parametrize(
+    ("text", "dose"),
+    [
+        # the dose a change goes to is the drug's dose now, not the one it came from
+        ("Sertraline went up from 50 mg to 100 mg.", "100 mg"),
+        ("Sertraline 50 mg was not enough so it went up to 100 mg in May.", "100 mg"),
+        ("Metformin was 500 mg, now 1 g twice daily.", "1 g"),
+        ("Ramipril 2.5 mg increased to 5 mg", "5 mg"),
+        # ... and a bare "up to" is a most, an earlier dose in brackets is history
+        ("Paracetamol 1 g, up to 4 g a day", "1 g"),
+        ("Ramipril 5 mg each morning (was 2.5 mg until March).", "5 mg"),
+    ],
+)
+def test_the_dose_a_change_goes_to(text: str, dose: str) -> None:
+    f = next(x for x in read(text, "medication").facts if x.key.startswith("drug:"))
+    assert parts(f.value)["dose"] == dose
+
+
 def test_used_to_smoke_is_an_ex_smoker_now_not_history() -> None:
     f = fact("Used to smoke 20 a day.", "social", "slot:tobacco")
     assert Context.HISTORICAL not in f.contexts and parts(f.value) == {"value": "former"}

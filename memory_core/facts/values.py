@@ -6,7 +6,7 @@ pairs joined by ``"; "`` (:func:`parts` reads them back). Pure."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from . import units
 from .lexicon import Analyte, Lexicon, lexicon
@@ -85,7 +85,37 @@ def drug_value(t: Text, span: Span, spans: Sequence[Span]) -> str:
 
 
 def _dose(t: Text, a: int, b: int, lex: Lexicon) -> str:
-    """The first number followed by a dose unit ("500 mg", "10 units", "30/500 mg")."""
+    """The dose a statement gives the drug now: of the numbers followed by a dose unit ("500
+    mg", "10 units", "30/500 mg"), the one a change goes to ("from 50 mg to 100 mg", "went up
+    to 100 mg", "was 500 mg, now 1 g"), else the first."""
+    doses = list(_doses(t, a, b, lex))
+    target = [d for i, d in doses if _is_target(t, i, a)]
+    return target[0] if target else (doses[0][1] if doses else "")
+
+
+#: Movement words before "up to" / "down to" that make its dose a target, not a maximum ("went
+#: up to 100 mg"; "up to 8 tablets a day" is a most).
+_MOVED = frozenset({
+    "went", "gone", "go", "goes", "going", "came", "come", "put", "moved", "bumped",
+    "titrated", "increased", "reduced", "cut", "dropped", "stepped",
+})  # fmt: skip
+
+
+def _is_target(t: Text, i: int, a: int) -> bool:
+    """The dose at token ``i`` is what a change in the clause goes to: "to 100 mg" (not a bare
+    "up to"), "now 1 g"."""
+    before = list(t.tokens[max(a, i - 3) : i])
+    if before[-1:] == ["now"]:
+        return True
+    if before[-1:] != ["to"]:
+        return False
+    if before[-2:-1] in (["up"], ["down"]):
+        return len(before) == 3 and before[0] in _MOVED
+    return True
+
+
+def _doses(t: Text, a: int, b: int, lex: Lexicon) -> Iterator[tuple[int, str]]:
+    """Each number in tokens ``a``..``b`` followed by a dose unit, with its token."""
     for i in range(a, b):
         if not t.tokens[i][:1].isdigit():
             continue
@@ -94,13 +124,18 @@ def _dose(t: Text, a: int, b: int, lex: Lexicon) -> str:
         while j + 1 < b and t.text[t.ends[j - 1] : t.starts[j]] == "/" and t.tokens[j][0].isdigit():
             strength += "/" + t.tokens[j]
             j += 1
-        for n in (2, 1):
-            unit = " ".join(t.tokens[j : j + n])
-            if j + n <= b and unit in lex.dose_units:
-                return f"{_num(strength)} {_unit(unit)}"
-        if "/" in strength:
-            return _num(strength)  # a combination's strengths ("co-codamol 30/500")
-    return ""
+        unit = next(
+            (
+                u
+                for n in (2, 1)
+                if j + n <= b and (u := " ".join(t.tokens[j : j + n])) in lex.dose_units
+            ),
+            "",
+        )
+        if unit:
+            yield i, f"{_num(strength)} {_unit(unit)}"
+        elif "/" in strength:
+            yield i, _num(strength)  # a combination's strengths ("co-codamol 30/500")
 
 
 #: One spelling of a dose unit written several ways.
