@@ -220,6 +220,27 @@ def test_the_dose_a_change_goes_to(text: str, dose: str) -> None:
     assert parts(f.value)["dose"] == dose
 
 
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # the result said now, whether the word of now comes before it or after it
+        ("Hb dropped to 98 after the bleed but back up to 125 now.", "125"),
+        ("HbA1c 52 today, 58 in March", "52"),
+        ("HbA1c was 58 last year, now down to 52", "52"),
+    ],
+)
+def test_the_result_said_now(text: str, value: str) -> None:
+    f = next(x for x in read(text, "lab_result").facts if x.key.startswith("loinc:"))
+    assert parts(f.value)["value"] == value
+
+
+def test_a_measure_derived_from_a_result_and_a_result_before_an_event_are_not_its_value() -> None:
+    assert fact("PSA velocity 0.5 per year.", "lab_result", "loinc:2857-1").role is Role.MENTION
+    f = fact("TSH was 8.4 before the dose increase; recheck in 6 weeks.", "lab_result",
+             "loinc:3016-3")  # fmt: skip
+    assert Context.HISTORICAL in f.contexts
+
+
 def test_used_to_smoke_is_an_ex_smoker_now_not_history() -> None:
     f = fact("Used to smoke 20 a day.", "social", "slot:tobacco")
     assert Context.HISTORICAL not in f.contexts and parts(f.value) == {"value": "former"}

@@ -251,6 +251,9 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
     "lab.same-value": [
         ("HbA1c 7.2% on 2026-03-14", "A1c 7.2% (2026-03-14)", "lab_result", "duplicate", S),
         ("Hb 98 g/L", "Haemoglobin 9.8 g/dL", "lab_result", "duplicate", S),
+        # a date that holds the other's is the same reading said again
+        ("BP 138/84 on 2026-01-05", "BP 138/84 (from the January clinic) copied into the letter",
+         "vital_sign", "duplicate", S),
     ],
     "lab.new-date": [
         ("HbA1c 7.2% in March 2026", "HbA1c 7.2% in June 2026", "lab_result", "updates", S),

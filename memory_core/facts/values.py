@@ -206,15 +206,23 @@ def _result_number(
     t: Text, a: int, b: int, analyte: Analyte | None, drugs_at: Sequence[int] = ()
 ) -> str:
     """The result the window gives (:func:`result_at`): the number after the window's last
-    word of now ("HbA1c was 58 last year, now down to 52") or else its first, that is no date,
+    word of now ("HbA1c was 58 last year, now down to 52"), or right before one ("dropped to
+    98 but back up to 125 now"), or else its first, that is no date,
     period, threshold or range bound; a number in a dose unit that is not the analyte's is a
     dose, not its result: after a drug named in the window ("creatinine, since starting
     spironolactone 25 mg, up to 1.6"), or in a unit spelt as a word ("repeat Hb after 2 units
     of red cells"; not a letter or two: "K 3.1 (L)" is flagged low)."""
     lex = lexicon()
-    now = [m.end for m in lex.now_words.find(t.tokens[a:b], t.raw[a:b])]
+    said = lex.now_words.find(t.tokens[a:b], t.raw[a:b])
+    now = [m.end for m in said]
     candidates = [i for i in range(a, b) if _is_result_number(t, i, lex)]
-    latest = [i for i in candidates if now and i >= a + now[-1]]
+    # with a word of now right after it in its clause ("back up to 125 now", "52 today, 58 in
+    # March"), or after the last word of now
+    latest = [
+        i
+        for i in candidates
+        if any(0 < a + m.start - i <= 3 and t.clause[a + m.start] == t.clause[i] for m in said)
+    ] + [i for i in candidates if now and i >= a + now[-1]]
     for i in (*latest[:1], *candidates):
         after_drug = any(d < i for d in drugs_at)
         nxt = t.tokens[i + 1 : i + 2]

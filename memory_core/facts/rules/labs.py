@@ -72,10 +72,19 @@ def _lab_value(p: Pair) -> Decision | None:
                 why = "" if same is not None else "the two values' units cannot be compared"
                 strength = STRONG if ok else WEAK
                 return _d(Verdict.UPDATES, "lab.new-value", strength, evidence(a, b, why), a.key)
-            if a.date and b.date and a.date != b.date:
+            if a.date and b.date and not _one_time(a.date, b.date):
                 return _d(Verdict.UPDATES, "lab.new-date", STRONG, _dated(a, b), a.key)
             return _d(Verdict.DUPLICATE, "lab.same-value", STRONG, evidence(a, b), a.key)
     return None
+
+
+def _one_time(x: str, y: str) -> bool:
+    """Two dates a reading's may be at once: the same, or one holds the other ("2026-01"
+    holds the 5th of January; "--01", a January of a year not said, any January)."""
+    if x.startswith("--") or y.startswith("--"):
+        month = [d[2:4] if d.startswith("--") else d[5:7] for d in (x, y)]
+        return "" in month or month[0] == month[1]
+    return x.startswith(y) or y.startswith(x)
 
 
 def _same_places(pa: dict[str, str], pb: dict[str, str]) -> bool:
