@@ -241,6 +241,21 @@ def test_a_measure_derived_from_a_result_and_a_result_before_an_event_are_not_it
     assert Context.HISTORICAL in f.contexts
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Asthma attack last week, settled with prednisolone.",
+        "Gout flare in big toe last month, settled with colchicine.",
+        "COPD exacerbation in March, resolved.",
+    ],
+)
+def test_an_episode_that_settles_leaves_its_condition(text: str) -> None:
+    """What settles is the attack, the flare, the exacerbation -- not the asthma, gout or COPD
+    (each had been resolved at once)."""
+    assert all(f.state is not State.RESOLVED for f in read(text, "condition").facts)
+    assert read("Asthma resolved.", "condition").facts[0].state is State.RESOLVED
+
+
 def test_used_to_smoke_is_an_ex_smoker_now_not_history() -> None:
     f = fact("Used to smoke 20 a day.", "social", "slot:tobacco")
     assert Context.HISTORICAL not in f.contexts and parts(f.value) == {"value": "former"}

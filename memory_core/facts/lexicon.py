@@ -352,6 +352,7 @@ class Lexicon:
     # nouns a thing's name qualifies: "drug" (a drug's only: "methotrexate day") or "any"
     modified_heads: PhraseMatcher[str]
     switch_phrases: PhraseMatcher[str]
+    episodes: frozenset[str]  # an episode of a condition, after its name ("asthma attack")
     context: PhraseMatcher[ContextRule]  # context.json's ConText rules and assertion.json's
     # what a plan is timed by ("before the operation"): a change before one is a plan
     before_events: PhraseMatcher[str]
@@ -711,6 +712,7 @@ def _states(data: dict[str, Any]) -> dict[str, Any]:
         "mentions": mentions,
         "modified_heads": heads,
         "switch_phrases": switches,
+        "episodes": frozenset(c.strs(data.get("episodes"), "episodes")),
     }
 
 

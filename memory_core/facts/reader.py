@@ -289,10 +289,19 @@ def _states(
         ):
             best[k] = (gap, state, m.start)
     for k, (_gap, state, start) in best.items():
+        if state is State.RESOLVED and _episode(t, spans[k], lex):
+            continue  # "asthma attack ... settled": the attack is over, not the asthma
         out[k], at[k] = state, start
     for k, (state, start) in switched.items():
         out[k], at[k] = state, start
     return out, at
+
+
+def _episode(t: Text, s: Span, lex: Lexicon) -> bool:
+    """A condition named with an episode word after it ("asthma attack", "gout flare"): an
+    episode of it."""
+    after = t.tokens[s.end] if s.end < len(t.tokens) else ""
+    return KeyKind.of(s.key) is KeyKind.CONDITION and after in lex.episodes
 
 
 def _outranks(state: State, gap: int, other_gap: int, other: State) -> bool:
