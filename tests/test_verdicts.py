@@ -318,6 +318,9 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
         ("Referral to cardiology sent", "Attended cardiology clinic", "care_plan", "updates", S),
         ("Colonoscopy scheduled for Dec 12", "Colonoscopy cancelled - pt declined", "care_plan",
          "updates", S),
+        # one session of a recurring plan cancelled may be that session: for a reviewer
+        ("Physiotherapy weekly", "Physio cancelled this week due to snow", "care_plan",
+         "updates", W),
     ],
     "plan.new-timing": [
         ("Plan: recheck HbA1c in three months", "Plan changed: recheck HbA1c in six months",

@@ -374,6 +374,7 @@ class Lexicon:
     spread: PhraseMatcher[str]
     durations: Mapping[str, float]
     now_words: PhraseMatcher[str]
+    occasions: PhraseMatcher[str]  # one session of a recurring plan ("this week", "today")
     months: Mapping[str, int]
     stopwords: frozenset[str]  # the function words and the clinical filler
     function_words: frozenset[str]  # stop words of a keyword query too
@@ -826,6 +827,7 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
             for dim, groups in c.obj(data.get("qualifiers"), "qualifiers").items()
         },
         "now_words": listed("now_words"),
+        "occasions": listed("occasions"),
         "months": {str(k): int(v) for k, v in months.items()},
         "function_words": frozenset(function),
         "chart_headings": frozenset(c.strs(data.get("chart_headings"), "chart_headings")),

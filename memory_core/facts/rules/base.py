@@ -197,3 +197,12 @@ def _words_apart(p: Pair, set_aside: frozenset[str] = frozenset()) -> bool:
     if ka and kb:
         return not (ka & kb) and not _alike(wa, wb)
     return bool(wa and wb) and not (ka & kb) and not _alike(wa, wb)
+
+
+def one_occasion(text: str) -> bool:
+    """The newer names one occasion ("physio cancelled this week", "today's session"): what
+    was cancelled may be that session, not the plan -- for a reviewer."""
+    from ..text import parse
+
+    t = parse(text)
+    return bool(lexicon().occasions.find(t.tokens, t.raw))

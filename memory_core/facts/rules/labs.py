@@ -19,6 +19,7 @@ from .base import (
     _ingredient,
     evidence,
     name_of,
+    one_occasion,
     said,
 )
 
@@ -143,7 +144,9 @@ def _plan_item(p: Pair) -> Decision | None:
             continue
         ta, tb = parts(a.value).get("timing"), parts(b.value).get("timing")
         if b.state in (State.DONE, State.CANCELLED, State.REFUTED) and b.state != a.state:
-            return _d(Verdict.UPDATES, "plan.done-or-cancelled", STRONG, evidence(a, b), a.key)
+            once = b.state is State.CANCELLED and one_occasion(p.newer_text)
+            strength = WEAK if once else STRONG  # "physio cancelled this week": that session?
+            return _d(Verdict.UPDATES, "plan.done-or-cancelled", strength, evidence(a, b), a.key)
         if ta and tb and ta != tb:
             strength = STRONG if b.state is State.CHANGED else WEAK
             return _d(Verdict.UPDATES, "plan.new-timing", strength, evidence(a, b), a.key)

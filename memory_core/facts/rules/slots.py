@@ -20,6 +20,7 @@ from .base import (
     _negated,
     _words_apart,
     evidence,
+    one_occasion,
 )
 
 
@@ -95,7 +96,9 @@ def _slot_state(p: Pair) -> Decision | None:
             continue
         slot = lex.slots.get(a.name)
         single = _plan(a) or (slot is not None and slot.single_valued)
-        strength = STRONG if single and Context.HISTORICAL not in b.contexts else WEAK
+        once = _plan(a) and b.state is State.CANCELLED and one_occasion(p.newer_text)
+        strong = single and Context.HISTORICAL not in b.contexts and not once
+        strength = STRONG if strong else WEAK
         return _d(Verdict.UPDATES, "slot.state-change", strength, evidence(a, b), a.key)
     return None
 
