@@ -196,6 +196,27 @@ def test_a_switch_to_a_drug_whose_old_drug_is_unnamed_or_unknown_is_a_change() -
     ] == []
 
 
+def test_a_dose_said_in_a_sentence_of_its_own_is_the_drug_just_named() -> None:
+    """ "I'd like to start a medicine called donepezil. It's 5 milligrams at night.": the dose
+    is donepezil's, not an observation of its own."""
+    assert contents(
+        "Clinician: I'd like to start a medicine called donepezil. It's 5 milligrams at night."
+    ) == [("medication", "Patient started donepezil 5 mg at night")]
+    assert contents(
+        "Clinician: I'd like to switch you from Lantus to Tresiba. We'll start at 18 units once "
+        "a day."
+    ) == [
+        (
+            "medication",
+            "Patient switched from insulin glargine (Lantus) to insulin degludec (rdna origin) "
+            "(Tresiba) 18 units once a day",
+        )
+    ]
+    # a drug that already has its dose keeps it; a dose in another turn is not amended in
+    got = contents("Clinician: Start ramipril 2.5 mg daily. It's 5 mg tablets at the pharmacy.")
+    assert ("medication", "Patient started ramipril 2.5 mg daily") in got
+
+
 def test_brand_names_resolve_to_the_generic_in_the_statement() -> None:
     assert contents("Patient: I stopped taking Glucophage.") == [
         ("medication", "Patient stopped metformin (Glucophage)")

@@ -215,6 +215,37 @@ def _governed(text: str) -> list[tuple[int, int]]:
     return out
 
 
+#: a sentence that gives a dose of something said just before ("It's 5 milligrams at night",
+#: "We'll start at 18 units once a day", "That's two puffs twice a day")
+_DOSE_ONLY = re.compile(
+    r"^\W*(?:(?:and|so|ok|okay|right),?\s+)?(?:it's|it is|that's|that is|we'll start at|we will "
+    r"start at|start at|starting at|the dose is|dose is|at)\b",
+    re.I,
+)
+
+
+def _amend_dose(
+    out: Extraction, last_med: list[tuple[int, str]], s: Sentence, r: Named, transcript: str
+) -> bool:
+    """A sentence that only gives a dose, said by whoever just proposed a drug with none, right
+    after it in the same turn, is that drug's dose: the proposal is amended and its evidence
+    runs on to the sentence's end. Whether it was."""
+    if not last_med or not _DOSE_ONLY.match(s.text):
+        return False
+    ((k, speaker),) = last_med
+    c = out.candidates[k]
+    between = transcript[c.end : s.start]
+    if speaker != s.speaker or "\n" in between or re.search(r"[.!?].*[.!?]", between):
+        return False  # another turn, or a sentence between
+    dose = dose_after(s.text, 0, len(s.text))
+    if not dose or re.search(r"\d\s?(?:mg|mcg|g|units?|ml)\b", c.content):
+        return False
+    freq = freq_after(r, 0, len(s.text))
+    out.candidates[k] = replace(c, content=f"{c.content} {dose}{' ' + freq if freq else ''}",
+                                end=s.end)  # fmt: skip
+    return True
+
+
 def _window(low: str, start: int, size: int = 40) -> str:
     """The words before ``start`` in its clause ("they stopped it, and I'm on X": "I'm on")."""
     w = low[max(0, start - size) : start]
@@ -253,6 +284,7 @@ class RuleExtractor:
         session = session_date(header, now) or now
         seen: set[tuple[str, str]] = set()
         st = State()
+        last_med: list[tuple[int, str]] = []  # the last medication proposed, and who said it
 
         def emit(
             items: Iterator[Item],
@@ -279,6 +311,8 @@ class RuleExtractor:
                 if created is None:
                     created = default_at  # a message's fact: its send date, if not the session's
                 added.add(mtype)
+                if mtype == "medication":
+                    last_med[:] = [(len(out.candidates), speaker)]
                 out.candidates.append(
                     Candidate(
                         content=content,
@@ -402,6 +436,8 @@ class RuleExtractor:
             if theirs and not _OWN_SAID.search(s.low):
                 self._note_topics(r, st)
                 continue  # a drug this conversation gave another person, not said to be hers
+            if not r.drugs and not r.analytes and _amend_dose(out, last_med, s, r, transcript):
+                continue  # "It's 5 milligrams at night": the dose of the drug just proposed
             done = emit(
                 self._sentence(s, r, st),
                 s.speaker,
