@@ -217,6 +217,24 @@ def test_a_dose_said_in_a_sentence_of_its_own_is_the_drug_just_named() -> None:
     assert ("medication", "Patient started ramipril 2.5 mg daily") in got
 
 
+def test_a_symptom_the_clinician_calls_a_known_side_effect_is_an_adverse_reaction() -> None:
+    """The patient tells of a symptom; the clinician says it is a known side effect of a drug:
+    an adverse reaction to it, whether the symptom is named again or "that"."""
+    got = contents(
+        "Patient: I get breathless when I walk up the stairs.\n"
+        "Nurse: That's a known side effect of ticagrelor, and it often settles."
+    )
+    assert ("adverse_reaction", "Patient reports breathless on ticagrelor") in got
+    got = contents(
+        "Patient: His temper's been short, real irritability, since the dose went up.\n"
+        "Nurse: Irritability is a known side effect of levetiracetam."
+    )
+    assert ("adverse_reaction", "Patient reports irritability on levetiracetam") in got
+    # "that" with nothing told before it is nobody's symptom
+    got = contents("Nurse: That's a known side effect of ticagrelor.")
+    assert [c for c in got if c[0] == "adverse_reaction"] == []
+
+
 def test_brand_names_resolve_to_the_generic_in_the_statement() -> None:
     assert contents("Patient: I stopped taking Glucophage.") == [
         ("medication", "Patient stopped metformin (Glucophage)")

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..facts.lexicon import Analyte
     from .dates import DateSpan
-    from .sentence import Drug, Named
+    from .sentence import Drug, Finding, Named
 
 # --- speakers ----------------------------------------------------------------------------------
 #: Who speaks, by a word of the label: the patient themself, someone speaking for the patient
@@ -257,6 +257,9 @@ class State:
     given_name: str | None = None  # the patient's given name, as the clinician calls them
     proxy_names: frozenset[str] = frozenset()  # the given names of relatives who speak
     others_drugs: set[str] = field(default_factory=set)  # drugs said to be someone else's
+    #: the findings the patient's side told of (by concept), and those of its last sentence
+    reported: dict[str, Finding] = field(default_factory=dict)
+    last_reported: list[Finding] = field(default_factory=list)
 
     def names(self) -> tuple[str, ...]:
         """The names the patient goes by in this conversation."""

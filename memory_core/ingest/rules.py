@@ -215,6 +215,13 @@ def _governed(text: str) -> list[tuple[int, int]]:
     return out
 
 
+#: a clinician's word that a symptom is a drug's side effect ("a well-known side effect of")
+_SIDE_EFFECT = re.compile(
+    r"\b(?:is|'s|are)\s+(?:a\s+|an\s+)?(?:very\s+)?(?:well[- ]?)?(?:known|common|recogni[sz]ed|"
+    r"typical|usual|classic)\s+side[- ]?effects?\s+(?:of|with|from)\b"
+)
+#: "that", "this", "it" opening a sentence: what was just said
+_PRONOUN_SUBJECT = re.compile(r"^\W*(?:(?:yes|yeah|ah|oh|ok|okay|right),?\s+)?(?:that|this|it)\b")
 #: a sentence that gives a dose of something said just before ("It's 5 milligrams at night",
 #: "We'll start at 18 units once a day", "That's two puffs twice a day")
 _DOSE_ONLY = re.compile(
@@ -470,6 +477,10 @@ class RuleExtractor:
 
     @staticmethod
     def _note_topics(r: Named, st: State) -> None:
+        told = [f for f in r.findings if not r.negated(f.start)]
+        if r.s.speaker != "clinician" and told:
+            st.last_reported = told
+            st.reported.update((f.concept, f) for f in told)
         allergy_talk = _ALLERGY.search(r.low) or (st.allergy and r.s.speaker != "clinician")
         if r.drugs and not allergy_talk:
             st.drugs, st.drugs_age = r.drugs, 0
@@ -501,7 +512,7 @@ class RuleExtractor:
         allergy = list(self._allergy(s, r, found, st))
         yield from allergy
         if not allergy:
-            adverse = list(self._adverse(s, r, found))
+            adverse = list(self._adverse(s, r, found)) or list(self._side_effect(s, r, found, st))
             yield from adverse
             yield from self._medication(s, r, found, st, extra_dates, adverse, confirmed)
         yield from self._readings(s, r, st)
@@ -650,6 +661,35 @@ class RuleExtractor:
             s.start,
             s.end,
         )
+
+    @staticmethod
+    def _side_effect(s: Sentence, r: Named, found: list[Drug], st: State) -> Iterator[Item]:
+        """A clinician who calls what the patient told of a known side effect of a drug ("That's
+        a known side effect of ticagrelor", "Irritability is a known side effect of
+        levetiracetam"): the patient's reaction to it. A symptom the patient did not tell of is
+        information, not theirs."""
+        m = _SIDE_EFFECT.search(s.low)
+        if s.speaker != "clinician" or m is None:
+            return
+        drugs = [d for d in found if d.start >= m.end() and not d.implicit]
+        named = [f for f in r.findings if f.end <= m.start() and not r.negated(f.start)]
+        if named:
+            told = [st.reported[f.concept] for f in named if f.concept in st.reported]
+            symptoms = [f for f in named if f.concept in st.reported] if told else []
+        elif _PRONOUN_SUBJECT.match(s.low[: m.start()]):
+            symptoms = st.last_reported  # "That's a known side effect of ..."
+        else:
+            symptoms = []
+        if drugs and symptoms:
+            what = symptoms[0].shown
+            yield (
+                "adverse_reaction",
+                f"Patient reports {what} on {drugs[0].phrase}",
+                0.8,
+                None,
+                s.start,
+                s.end,
+            )
 
     # --- medications ----------------------------------------------------------------------------
     def _medication(

@@ -70,14 +70,16 @@ class Result:
 
 def shown(written: str, concept: str) -> str:
     """A finding as the statement writes it: the words as said when they are a noun ("hives",
-    "dry cough", "swollen ankles"), else the concept ("dizzy" -> dizziness, "vomit" ->
-    vomiting, "swell up" -> swelling)."""
+    "dry cough", "swollen ankles", "irritability"), else the concept ("dizzy" -> dizziness,
+    "vomit" -> vomiting, "swell up" -> swelling)."""
     w = re.sub(r"\s+", " ", written.lower()).strip()
     if w == concept:
         return w
-    if w.endswith(("y", "ed", "ous")) or re.search(r"\b(up|out)$", w):
+    if (w.endswith(("y", "ed", "ous")) and not w.endswith("ity")) or re.search(r"\b(up|out)$", w):
         return concept
-    nounish = w.endswith(("ing", "ness", "ion", "ia", "ea", "oea", "ache", "aches", "s", "sis"))
+    nounish = w.endswith(
+        ("ing", "ness", "ion", "ia", "ea", "oea", "ache", "aches", "s", "sis", "ity")
+    )
     return w if " " in w or nounish else concept
 
 
