@@ -134,6 +134,8 @@ def test_states(text: str, mtype: str, key: str, state: State) -> None:
          Context.REPORTED),
         ("Some people stop ramipril because of the cough.", "medication", "drug:ramipril",
          Context.OTHER_PERSON),
+        ("The other lady on the ward had her metformin stopped.", "medication",
+         "drug:metformin", Context.OTHER_PERSON),
         ("Try to have two alcohol-free days a week.", "social", "slot:alcohol",
          Context.INSTRUCTION),
         # people as patients and relatives name them in messages
@@ -254,6 +256,22 @@ def test_an_episode_that_settles_leaves_its_condition(text: str) -> None:
     (each had been resolved at once)."""
     assert all(f.state is not State.RESOLVED for f in read(text, "condition").facts)
     assert read("Asthma resolved.", "condition").facts[0].state is State.RESOLVED
+
+
+@pytest.mark.parametrize(
+    ("text", "freq"),
+    [
+        # two doses a day as people and other countries write them
+        ("Metformin 500 mg morning and evening", "twice daily"),
+        ("Metformin 500 mg with breakfast and evening meal", "twice daily"),
+        ("Tab Metformin 500 mg 1-0-1", "twice daily"),
+        ("Taking metformin 500mg 2x/day.", "twice daily"),
+        ("Metformin 500 mg at breakfast, lunch and dinner", "three times daily"),
+    ],
+)
+def test_a_frequency_as_written(text: str, freq: str) -> None:
+    f = next(x for x in read(text, "medication").facts if x.key == "drug:metformin")
+    assert parts(f.value)["freq"] == freq
 
 
 def test_used_to_smoke_is_an_ex_smoker_now_not_history() -> None:

@@ -143,8 +143,12 @@ def _joins_patient(t: Text, rel: int, function: frozenset[str]) -> bool:
     return False
 
 
-#: Words that may come before the subject of a sentence ("pt's husband", "my wife").
-_LEAD = frozenset({"pt", "pts", "patient", "patients", "my", "his", "her", "their", "the", "our"})
+#: Words that may come before the subject of a sentence ("pt's husband", "my wife", "the
+#: other lady").
+_LEAD = frozenset(
+    {"pt", "pts", "patient", "patients", "my", "his", "her", "their", "the", "our", "other",
+     "another", "a", "an", "this", "that"}
+)  # fmt: skip
 
 
 def _is_subject(t: Text, m: Match[ContextRule]) -> bool:
