@@ -11,7 +11,7 @@ import pytest
 
 import memory_core as mc
 import memory_core.facts.lexicon as lexicon_module
-from memory_core.facts import Context, Role, State, current, read, read_coded, to_json
+from memory_core.facts import Context, KeyKind, Role, State, current, read, read_coded, to_json
 from memory_core.facts.lexicon import lexicon
 from memory_core.facts.values import parts
 
@@ -272,6 +272,26 @@ def test_an_episode_that_settles_leaves_its_condition(text: str) -> None:
 def test_a_frequency_as_written(text: str, freq: str) -> None:
     f = next(x for x in read(text, "medication").facts if x.key == "drug:metformin")
     assert parts(f.value)["freq"] == freq
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Stop smoking advice given.",
+        "Referred to stop smoking service.",
+        "Nicotine patches 21 mg prescribed.",
+        "Smoking cessation clinic leaflet given.",
+        "Alcohol referral declined.",
+    ],
+)
+def test_a_habit_that_only_names_a_service_or_treatment_is_named_in_passing(text: str) -> None:
+    """ "Referred to stop smoking service" had stopped the patient's smoking at once."""
+    assert all(f.role is Role.MENTION for f in read(text, "social").facts if f.kind is KeyKind.SLOT)
+
+
+def test_a_plan_slot_is_its_clinic() -> None:
+    f = fact("Attended cardiology clinic", "care_plan", "slot:referral cardiology")
+    assert f.role is Role.SUBJECT and f.state is State.DONE
 
 
 def test_used_to_smoke_is_an_ex_smoker_now_not_history() -> None:

@@ -332,6 +332,9 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
          "updates", W),
     ],
     "slot.single-valued": [
+        # a habit given up, in lay words
+        ("Smokes 10 cigarettes/day.", "hasnt had a ciggie in 3 wks!! using the patches",
+         "social", "updates", S),
         # two values of a slot of several that cannot hold together: drives / no car
         ("Drives to work every day", "Gave up driving after the stroke", "social", "updates",
          S),
@@ -422,6 +425,8 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
          "treatment_response", "updates", W),
     ],
     "default.compatible": [
+        # an occasion of a habit is no change of it
+        ("Drinks 14 units a week", "Had 2 pints at the weekend", "social", "compatible", N),
         ("HbA1c ordered", "HbA1c sample sent to the lab", "lab_result", "compatible", N),
         # a count of weeks is when a test is due, not its result
         ("Potassium 4.1 mmol/L", "Recheck potassium in 2 weeks", "lab_result", "compatible", N),

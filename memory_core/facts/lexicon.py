@@ -699,7 +699,7 @@ def _states(data: dict[str, Any]) -> dict[str, Any]:
     c.phrases(mentions, c.strs(data.get("mentions"), "mentions"), "mention", "mentions")
     heads: PhraseMatcher[str] = PhraseMatcher()
     for kinds, words in c.obj(data.get("modified_heads"), "modified_heads").items():
-        where = f"modified_heads.{c.one_of(kinds, ('drug', 'any'), 'modified_heads')}"
+        where = f"modified_heads.{c.one_of(kinds, ('drug', 'slot', 'any'), 'modified_heads')}"
         c.phrases(heads, c.strs(words, where), kinds, where)
     switches: PhraseMatcher[str] = PhraseMatcher()
     for i, e in enumerate(data.get("switches") or []):

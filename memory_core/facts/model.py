@@ -90,6 +90,8 @@ class State(enum.StrEnum):
 
 #: States that end the thing (what ended is history).
 ENDED = frozenset({State.STOPPED, State.RESOLVED, State.REFUTED, State.CANCELLED})
+#: The chart slots that are a care plan's items (slot:referral cardiology, slot:follow up ...).
+PLAN_SLOTS = ("referral ", "procedure ", "follow up")
 
 
 class Context(enum.StrEnum):

@@ -23,6 +23,7 @@ from . import assertion, values
 from .context import contexts as context_of
 from .lexicon import Lexicon, StateRule, lexicon
 from .model import (
+    PLAN_SLOTS,
     ClinicalFacts,
     Context,
     Fact,
@@ -436,9 +437,10 @@ def _before_derived(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon) ->
         end = nxt.end
 
 
-#: Kinds of things whose name may qualify a noun (a drug, a condition: "warfarin clinic", "the
-#: coeliac support group"): a thing named before a modified head is named in passing.
-_QUALIFY_HEADS = frozenset({KeyKind.DRUG, KeyKind.CONDITION})
+#: Kinds of things whose name may qualify a noun (a drug, a condition, a chart slot's habit:
+#: "warfarin clinic", "the coeliac support group", "stop smoking advice"): a thing named before
+#: a modified head is named in passing.
+_QUALIFY_HEADS = frozenset({KeyKind.DRUG, KeyKind.CONDITION, KeyKind.SLOT})
 
 
 def _roles(t: Text, spans: Sequence[Span], lex: Lexicon) -> list[Role]:
@@ -452,7 +454,8 @@ def _roles(t: Text, spans: Sequence[Span], lex: Lexicon) -> list[Role]:
         kind = KeyKind.of(s.key)
         if s.end < len(t.tokens) and kind in _QUALIFY_HEADS:
             head = lex.modified_heads.at(t.tokens, t.raw, s.end)
-            if head is not None and (head.value == "any" or kind is KeyKind.DRUG):
+            plan = kind is KeyKind.SLOT and s.key.partition(":")[2].startswith(PLAN_SLOTS)
+            if head is not None and head.value in ("any", kind.value) and not plan:
                 out[k] = Role.MENTION
         elif KeyKind.of(s.key) is KeyKind.LOINC and (
             _before_derived(t, s, spans, lex) or values.other_specimen(t, s)

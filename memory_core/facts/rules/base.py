@@ -25,7 +25,6 @@ from ..values import parts
 
 STRONG, WEAK = Strength.STRONG, Strength.WEAK
 SAFETY_TYPES = frozenset({"allergy", "adverse_reaction"})
-PLAN_SLOTS = ("referral ", "procedure ", "follow up")
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,10 @@ or plan item's state changed, the same plan item restated. Pure."""
 from __future__ import annotations
 
 from ..lexicon import lexicon
-from ..model import Context, Decision, Fact, KeyKind, State, Verdict
+from ..model import PLAN_SLOTS, Context, Decision, Fact, KeyKind, State, Verdict
 from ..values import parts
 from .base import (
     _LIST,
-    PLAN_SLOTS,
     STRONG,
     WEAK,
     Pair,
@@ -90,6 +89,8 @@ def _slot_state(p: Pair) -> Decision | None:
             continue  # "on a waiting list for a flat" plans a change of housing, makes none
         slot_ = lex.slots.get(a.name)
         several = not _plan(a) and not (slot_ is not None and slot_.single_valued)
+        if b.state is State.DONE and slot_ is not None and slot_.measure and not _plan(a):
+            continue  # "had 2 pints at the weekend": an occasion of a habit, no change of it
         if several and b.state in (State.STARTED, State.DONE):
             # "started swimming" beside "walks 5,000 steps": another value; "had my first yoga
             # class" beside "goes out for a walk": an event, no change of the habit
