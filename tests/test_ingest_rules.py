@@ -235,6 +235,21 @@ def test_a_symptom_the_clinician_calls_a_known_side_effect_is_an_adverse_reactio
     assert [c for c in got if c[0] == "adverse_reaction"] == []
 
 
+def test_supplements_lay_readings_and_a_value_said_before_its_name() -> None:
+    """A multivitamin is a medication; "their sugar was 11.2" is a glucose; "84kg on the
+    bathroom scales" a weight, its value said before what it measures (in a unit of it)."""
+    assert ("medication", "Patient takes multivitamin every morning") in contents(
+        "Aide: And a multivitamin every morning."
+    )
+    got = contents("Patient: their sugar was 11.2 this morning, is that bad")
+    assert [c for c in got if c[0] == "lab_result" and "glucose was 11.2" in c[1]]
+    got = contents("Patient: 84kg on the bathroom scales this morning")
+    assert [c for c in got if c[0] == "vital_sign" and "body weight was 84 kg" in c[1]]
+    # a number before a name, in no unit of it, is no value of it
+    got = contents("Patient: 2 tablets a day, and weight stable.")
+    assert [c for c in got if c[0] == "vital_sign"] == []
+
+
 def test_brand_names_resolve_to_the_generic_in_the_statement() -> None:
     assert contents("Patient: I stopped taking Glucophage.") == [
         ("medication", "Patient stopped metformin (Glucophage)")

@@ -336,7 +336,24 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
             end = u.end() if u else (spelled[1] if spelled else m.end())
             raw.append((analyte, m.group(1).replace(",", "."), unit, m.start(), end))
             pos = last = end
+        if k == 0 and not raw and analyte.id not in panels():
+            raw.extend(_said_before(analyte, s.text, _a, taken))
     return _one_date_for_all(pair_dates(raw, r.dates, len(s.text), s.text), r.dates, s.text)
+
+
+def _said_before(
+    analyte: Analyte, text: str, start: int, taken: list[tuple[int, int]]
+) -> list[tuple[Analyte, str, str, int, int]]:
+    """A value said before the name of what it measures, in a unit of it ("84 kg on the
+    bathroom scales"): the last such number before ``start``; none without the unit."""
+    out = []
+    for m in _NUMBER.finditer(text, 0, start):
+        if any(a <= m.start() < e for a, e in taken):
+            continue
+        spelled = _analyte_unit_after(analyte, text, m.end())
+        if spelled is not None and spelled[1] <= start:
+            out = [(analyte, m.group(1).replace(",", "."), spelled[0], m.start(), spelled[1])]
+    return out
 
 
 def _analyte_unit_after(analyte: Analyte, text: str, pos: int) -> tuple[str, int] | None:
