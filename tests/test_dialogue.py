@@ -221,6 +221,22 @@ def test_a_slashed_date_either_way_round_is_read_the_way_its_month_agrees() -> N
     assert [d.date for d in dates_in("BP 128/74 in May.", session)] == ["2026-05"]
 
 
+def test_a_confirmed_question_of_the_patients_life_is_their_statement() -> None:
+    """ "So you're living alone now?" -- "Yes.": the patient lives alone (a question said as a
+    statement is confirmed as one is asked); a contrast after the "yes" is another statement,
+    and a confirmed question about a dose states no habit."""
+    assert [m for m, _c, _d in got("Nurse: So you're living alone now?\nPatient: Yes.")] == [
+        "social"
+    ]
+    assert [m for m, _c, _d in got("Nurse: Are you living alone now?\nPatient: Yes.")] == ["social"]
+    t = "Nurse: Is he eating well?\nCarer: Yes, though Mrs Okafor next door has had a cough."
+    assert not [c for _m, c, _d in got(t) if "eating" in c.lower() and "cough" in c.lower()]
+    assert [m for m, _c, _d in got("Nurse: You're on 22 units at night?\nPatient: Yeah, 22.")] in (
+        [],
+        ["medication"],
+    )
+
+
 def test_extraction_reads_the_session_date_not_the_clock() -> None:
     t = "Date: 2026-11-02\nNurse: Her blood pressure today is 128 over 74."
     later = NOW + timedelta(days=30)

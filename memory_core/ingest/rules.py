@@ -215,6 +215,12 @@ def _governed(text: str) -> list[tuple[int, int]]:
     return out
 
 
+#: where an answer turns to something else ("Yes, though ...", "Yes, but ...")
+_CONTRAST_CUT = re.compile(r"\b(?:though|although|but|except|however)\b", re.I)
+#: a confirmed question is no plan: the plan words of a question are the clinician's asking
+_NO_PLAN = frozenset({"care_plan"})
+#: what a confirmed question about a medicine, a dose or a test does not state
+_NOT_CLINICAL = frozenset({"social", "preference", "observation"})
 #: a clinician's word that a symptom is a drug's side effect ("a well-known side effect of")
 _SIDE_EFFECT = re.compile(
     r"\b(?:is|'s|are)\s+(?:a\s+|an\s+)?(?:very\s+)?(?:well[- ]?)?(?:known|common|recogni[sz]ed|"
@@ -347,7 +353,11 @@ class RuleExtractor:
             return before[0] if not inside and len(r.dates) == 1 and before else None
 
         def general(
-            s: Sentence, r: Named, done: set[str], default_at: datetime | None = None
+            s: Sentence,
+            r: Named,
+            done: set[str],
+            default_at: datetime | None = None,
+            skip: frozenset[str] = frozenset(),
         ) -> None:
             """What the specific rules did not read: plans, conditions, observations, ..."""
             items = []
@@ -358,6 +368,7 @@ class RuleExtractor:
                 done_types=frozenset(done),
                 drugs_done="medication" in done,
                 patient_name=st.names(),
+                skip=skip,
             ):
                 d = clause_date(r, x.start, x.end)
                 ahead = d is not None and x.type == "care_plan" and d.guessed_past
@@ -400,9 +411,16 @@ class RuleExtractor:
                     done = emit(self._confirmed(q, qr, s, r, st), "patient")
                     told = as_statement(q.text)
                     if told:  # "Have you had your flu jab?" -- "Yes, on the 2nd of October."
-                        both = f"{told} {s.text}"
+                        # the answer's own words up to a contrast ("Yes, though Mrs Okafor in
+                        # the next room has had a cough"): what follows is another statement
+                        both = f"{told} {_CONTRAST_CUT.split(s.text, maxsplit=1)[0]}"
                         said = Sentence(both, q.start, s.end, "clinician", q.turn, sent=q.sent)
-                        general(said, Named(said, moment(q, session, now)), {*done, "care_plan"})
+                        # a question about a medicine, a dose or a test is the rules' to read
+                        clinical = qr.drugs or qr.analytes or dose_after(q.text, 0, len(q.text))
+                        skip = _NO_PLAN | (
+                            _NOT_CLINICAL if clinical or _TESTS.search(q.low) else set()
+                        )
+                        general(said, Named(said, moment(q, session, now)), done, skip=skip)
             st.drugs_age += 1
             st.analyte_age += 1
             prev = s

@@ -162,12 +162,21 @@ _ASKED = re.compile(
 )
 
 
+#: a question said as a statement ("So you're living alone now?", "You're still on the
+#: 40 mg?"): its subject opens it
+_DECLARED_Q = re.compile(
+    r"^(?:(?:and|so|now|okay|right),?\s+)?((?:you|you're|youre|he|he's|she|she's)\b.*)$", re.I
+)
+
+
 def as_statement(question: str) -> str | None:
     """A yes/no question as the statement a "yes" confirms ("Have you had your flu jab this
-    year?" -> "You had your flu jab this year."); None for another question."""
+    year?" -> "You had your flu jab this year."; "So you're living alone now?" -> "You're
+    living alone now."); None for another question."""
     m = _ASKED.match(question.strip())
     if m is None:
-        return None
+        said = _DECLARED_Q.match(question.strip().rstrip(" ?"))
+        return f"{said.group(1)[:1].upper()}{said.group(1)[1:]}." if said else None
     rest = question.strip()[m.end() :].rstrip(" ?")
     return f"{m.group(1).capitalize()} {rest}." if rest else None
 
@@ -457,10 +466,12 @@ def stated(
     done_types: frozenset[str],
     drugs_done: bool,
     patient_name: str | tuple[str, ...] | None = None,
+    skip: frozenset[str] = frozenset(),
 ) -> Iterator[Stated]:
     """The kinds of statement a sentence's clauses make of the patient (first kind whose cues
-    and needs a clause carries), skipping types the specific rules already read from it."""
-    return iter(_stated(s.text, s.speaker, s.relation, done_types, drugs_done, patient_name))
+    and needs a clause carries), skipping types the specific rules already read from it and
+    the kinds ``skip`` names (a confirmed question's plan: the question's words are no plan)."""
+    return iter(_stated(s.text, s.speaker, s.relation, done_types, drugs_done, patient_name, skip))
 
 
 @lru_cache(maxsize=4096)
@@ -471,10 +482,11 @@ def _stated(
     done_types: frozenset[str],
     drugs_done: bool,
     patient_name: str | tuple[str, ...] | None,
+    skip: frozenset[str] = frozenset(),
 ) -> tuple[Stated, ...]:
     """:func:`stated` of one sentence's words (pure, so a sentence said again is read once)."""
     s = Sentence(text_, 0, len(text_), speaker, relation=relation)
-    return tuple(_each(s, done_types, drugs_done, patient_name))
+    return tuple(_each(s, done_types, drugs_done, patient_name, skip))
 
 
 def _each(
@@ -482,6 +494,7 @@ def _each(
     done_types: frozenset[str],
     drugs_done: bool,
     patient_name: str | tuple[str, ...] | None,
+    skip: frozenset[str] = frozenset(),
 ) -> Iterator[Stated]:
     who = "clinician" if s.speaker == "clinician" else "patient"
     for a, b in clauses(s):
@@ -500,7 +513,7 @@ def _each(
         is_hedged = hedged(text)
         cond_at = first_at(st, c.conditions)
         for k in c.kinds:
-            if who not in k.speakers or k.type in done_types:
+            if who not in k.speakers or k.type in done_types or k.type in skip:
                 continue
             if done_types and k.type not in DISTINCT:
                 continue  # the rules read this sentence: its findings are theirs
