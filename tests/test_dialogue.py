@@ -237,6 +237,18 @@ def test_a_confirmed_question_of_the_patients_life_is_their_statement() -> None:
     )
 
 
+def test_family_history_is_dated_by_what_is_said_of_it() -> None:
+    """ "my mom had a stroke last Tues" in a message sent on Monday the 6th of April: the
+    relative's stroke is of Tuesday the 31st of March, not of the session."""
+    t = (
+        "Date: 2026-04-10\n"
+        "[2026-04-06 19:30] Patient: Sorry for the long message but my mom had a stroke last "
+        "Tues, she's 81, she's in rehab now."
+    )
+    fh = [(c, d) for m, c, d in got(t, datetime(2026, 4, 10, 18, tzinfo=UTC)) if "stroke" in c]
+    assert fh and fh[0][1] == "2026-03-31"
+
+
 def test_extraction_reads_the_session_date_not_the_clock() -> None:
     t = "Date: 2026-11-02\nNurse: Her blood pressure today is 128 over 74."
     later = NOW + timedelta(days=30)

@@ -259,6 +259,16 @@ def _amend_dose(
     return True
 
 
+def _at(d: DateSpan | None) -> datetime | None:
+    return d.at if d is not None else None
+
+
+def _sent_day(s: Sentence, session: datetime, now: datetime) -> datetime | None:
+    """A message's send date when it is not the session's (a portal thread's message)."""
+    sent = day(moment(s, session, now))
+    return sent if sent != day(session) else None
+
+
 def _window(low: str, start: int, size: int = 40) -> str:
     """The words before ``start`` in its clause ("they stopped it, and I'm on X": "I'm on")."""
     w = low[max(0, start - size) : start]
@@ -431,8 +441,11 @@ class RuleExtractor:
             ):
                 st.others_drugs |= {d.name for d in r.drugs}  # theirs, for the conversation
                 emit(self._family(s), s.speaker)  # "my son stays with me": the patient's support
-                fh = [(x.type, x.content, 0.7, None, s.start, s.end) for x in family_history(s)]
-                emit(iter(fh), s.speaker, FAMILY)
+                fh = [
+                    (x.type, x.content, 0.7, _at(clause_date(r, x.start, x.end)), s.start, s.end)
+                    for x in family_history(s)
+                ]  # "my mom had a stroke last Tues": when the relative's illness was
+                emit(iter(fh), s.speaker, FAMILY, default_at=_sent_day(s, session, now))
                 continue
             if proxy_self(s.text, s.relation):
                 st.others_drugs |= {d.name for d in r.drugs}
@@ -455,8 +468,7 @@ class RuleExtractor:
                     general(replace(s, text=asked), Named(replace(s, text=asked), session), set())
                 self._note_topics(r, st)
                 continue
-            sent_day = day(moment(s, session, now))
-            default_at = sent_day if sent_day != day(session) else None
+            default_at = _sent_day(s, session, now)
             theirs = st.others_drugs & {d.name for d in r.drugs}
             if theirs and not _OWN_SAID.search(s.low):
                 self._note_topics(r, st)
