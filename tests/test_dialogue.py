@@ -249,6 +249,21 @@ def test_family_history_is_dated_by_what_is_said_of_it() -> None:
     assert fh and fh[0][1] == "2026-03-31"
 
 
+def test_a_date_said_of_a_value_compared_with_is_not_the_results() -> None:
+    """ "Your eGFR is 52, a little lower than the 56 in November": November is the 56's; the
+    52 keeps the date of the tests talked of ("your kidney blood test was last Tuesday")."""
+    t = (
+        "Date: 2026-05-10\n"
+        "Dr: Ernest, your kidney blood test was last Tuesday. Your eGFR is 52, a little lower "
+        "than the 56 in November, but stable enough."
+    )
+    labs = [
+        (c, d) for m, c, d in got(t, datetime(2026, 5, 10, 18, tzinfo=UTC)) if m == "lab_result"
+    ]
+    assert ("Patient's eGFR was 52 on 2026-05-05", "2026-05-05") in labs
+    assert ("Patient's eGFR was 56 in November 2025", "2025-11-01") in labs
+
+
 def test_extraction_reads_the_session_date_not_the_clock() -> None:
     t = "Date: 2026-11-02\nNurse: Her blood pressure today is 128 over 74."
     later = NOW + timedelta(days=30)

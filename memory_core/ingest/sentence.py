@@ -404,7 +404,9 @@ def _one_date_for_all(found: list[Result], dates: list[DateSpan], text: str) -> 
     )
     dated = [x for x in found if x.date is not None]
     compared = _COMPARED.search(text)  # "52, lower than the 56 in November": one value's date
-    if after_all or (len(dated) == 1 and dated[0].date is only and not compared):
+    if (after_all and not (compared and dated)) or (
+        len(dated) == 1 and dated[0].date is only and not compared
+    ):
         return [x if x.date else with_date(x, only) for x in found]
     return found
 
@@ -424,6 +426,11 @@ def panels() -> frozenset[str]:
 _CONNECTOR = re.compile(r",|\b(and|but|from|than|compared|versus|vs|was|were|it)\b", re.I)
 
 
+#: a word after a value that brings in another to compare it with: a date after it is that
+#: other value's
+_COMPARED_AFTER = re.compile(r"\b(than|compared|from|previous|previously|last time)\b", re.I)
+
+
 def pair_dates(
     raw: list[tuple[Analyte, str, str, int, int]], dates: list[DateSpan], n: int, text: str
 ) -> list[Result]:
@@ -437,6 +444,9 @@ def pair_dates(
         gap = text[end:nxt]
         cut = _CONNECTOR.search(gap)
         limit = end + (cut.start() if cut and i + 1 < len(raw) else len(gap))
+        compared = _COMPARED_AFTER.search(gap)
+        if compared:  # "52, a little lower than the 56 in November": November is the 56's
+            limit = min(limit, end + compared.start())
         mine = next(
             (k for k, d in enumerate(dates) if end <= d.start < limit and k not in claimed), None
         )
