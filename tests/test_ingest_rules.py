@@ -235,6 +235,21 @@ def test_a_symptom_the_clinician_calls_a_known_side_effect_is_an_adverse_reactio
     assert [c for c in got if c[0] == "adverse_reaction"] == []
 
 
+@pytest.mark.parametrize(
+    ("brand", "generic"),
+    [
+        ("Microgynon", "ethinyl estradiol/levonorgestrel"),
+        ("Nexplanon", "etonogestrel"),
+        ("Clenil", "beclomethasone"),
+        ("Adcal-D3", "calcium carbonate/cholecalciferol"),
+    ],
+)
+def test_uk_brands_the_dictionary_lacks(brand: str, generic: str) -> None:
+    """Brands of the UK's pill, implant, inhaler and calcium: the dictionary's own spellings
+    of their generics, so a brand and its generic are one key."""
+    assert [d.name for d in drugs.resolve(f"I'm on {brand}")] == [generic]
+
+
 def test_supplements_lay_readings_and_a_value_said_before_its_name() -> None:
     """A multivitamin is a medication; "their sugar was 11.2" is a glucose; "84kg on the
     bathroom scales" a weight, its value said before what it measures (in a unit of it)."""
