@@ -250,6 +250,15 @@ def test_uk_brands_the_dictionary_lacks(brand: str, generic: str) -> None:
     assert [d.name for d in drugs.resolve(f"I'm on {brand}")] == [generic]
 
 
+def test_a_plan_handed_over_is_a_plan() -> None:
+    assert (
+        contents("Nurse: I'm giving you a new written asthma action plan and a letter for school.")[
+            0
+        ][0]
+        == "care_plan"
+    )
+
+
 def test_supplements_lay_readings_and_a_value_said_before_its_name() -> None:
     """A multivitamin is a medication; "their sugar was 11.2" is a glucose; "84kg on the
     bathroom scales" a weight, its value said before what it measures (in a unit of it)."""
