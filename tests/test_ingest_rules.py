@@ -259,6 +259,17 @@ def test_a_plan_handed_over_is_a_plan() -> None:
     )
 
 
+def test_an_answer_that_gives_up_the_habit_asked_about() -> None:
+    """ "Do you smoke?" -- "I stopped in January.": the patient quit smoking, in January; an
+    answer about a medicine asked about is the medicine rules', not a habit."""
+    got = contents("Nurse: Do you smoke?\nPatient: I stopped in January.")
+    assert ("social", "Patient quit smoking in January 2026") in got
+    got = contents("Nurse: Do you drink alcohol?\nPatient: I gave up last year.")
+    assert ("social", "Patient quit drinking in 2025") in got
+    got = contents("Nurse: Are you still taking the metformin?\nPatient: I stopped in January.")
+    assert not [c for c in got if c[0] == "social"]
+
+
 def test_supplements_lay_readings_and_a_value_said_before_its_name() -> None:
     """A multivitamin is a medication; "their sugar was 11.2" is a glucose; "84kg on the
     bathroom scales" a weight, its value said before what it measures (in a unit of it)."""

@@ -217,6 +217,16 @@ def _governed(text: str) -> list[tuple[int, int]]:
 
 #: where an answer turns to something else ("Yes, though ...", "Yes, but ...")
 _CONTRAST_CUT = re.compile(r"\b(?:though|although|but|except|however)\b", re.I)
+#: giving up a habit, said without naming it ("I stopped in January", "gave up last year")
+_GAVE_UP = re.compile(
+    r"^\W*(?:(?:no|yes|well|actually),?\s+)?i(?:'ve| have)?\s+"
+    r"(?:stopped|quit|gave up|given up|packed (?:it )?in)\b"
+)
+#: the habits a question may ask about, and how a statement names them
+_HABITS = (
+    (re.compile(r"\b(smoke|smoking|cigarettes?|cigs?)\b"), "smoking"),
+    (re.compile(r"\b(drink|drinking|alcohol)\b"), "drinking"),
+)
 #: a confirmed question is no plan: the plan words of a question are the clinician's asking
 _NO_PLAN = frozenset({"care_plan"})
 #: what a confirmed question about a medicine, a dose or a test does not state
@@ -548,6 +558,7 @@ class RuleExtractor:
         yield from self._readings(s, r, st)
         yield from self._preference(s, r, st)
         yield from self._social(s, r)
+        yield from self._habit_answer(s, r, st)
 
     @staticmethod
     def _with_pronouns(explicit: list[Drug], s: Sentence, st: State, confirmed: bool) -> list[Drug]:
@@ -925,6 +936,30 @@ class RuleExtractor:
         if m := _WORK.search(low):
             yield "social", f"Patient works {m.group(1)}", 0.8, None, *span
         yield from self._family(s)
+
+    @staticmethod
+    def _habit_answer(s: Sentence, r: Named, st: State) -> Iterator[Item]:
+        """An answer that gives up the habit a question asked about ("Do you smoke?" -- "I
+        stopped in January."): the habit, said only in the question, is what was given up."""
+        if s.speaker == "clinician" or st.question is None or _SMOKE.search(s.low):
+            return
+        quit_ = _GAVE_UP.search(s.low)
+        if quit_ is None or _MED_NEG.search(s.low) or r.drugs:
+            return
+        asked = st.question[0].low
+        for topic, habit in _HABITS:
+            if topic.search(asked) and not topic.search(s.low):
+                when = date_for(r, quit_.start(), quit_.end())
+                on = f" {when.phrase}" if when else ""
+                yield (
+                    "social",
+                    f"Patient quit {habit}{on}",
+                    0.8,
+                    when.at if when else None,
+                    s.start,
+                    s.end,
+                )
+                return
 
     @staticmethod
     def _family(s: Sentence) -> Iterator[Item]:
