@@ -264,6 +264,13 @@ def test_a_date_said_of_a_value_compared_with_is_not_the_results() -> None:
     assert ("Patient's eGFR was 56 in November 2025", "2025-11-01") in labs
 
 
+def test_a_clause_is_dated_by_since_in_the_clause_after_it() -> None:
+    """ "I'm her carer really - since her diagnosis in February": February dates the caring."""
+    t = "Date: 2026-05-20\nPatient: I'm her carer really - since her diagnosis in February."
+    social = [(c, d) for m, c, d in got(t, datetime(2026, 5, 20, 18, tzinfo=UTC)) if m == "social"]
+    assert social and social[0][1] == "2026-02-01"
+
+
 def test_extraction_reads_the_session_date_not_the_clock() -> None:
     t = "Date: 2026-11-02\nNurse: Her blood pressure today is 128 over 74."
     later = NOW + timedelta(days=30)

@@ -227,6 +227,8 @@ _HABITS = (
     (re.compile(r"\b(smoke|smoking|cigarettes?|cigs?)\b"), "smoking"),
     (re.compile(r"\b(drink|drinking|alcohol)\b"), "drinking"),
 )
+#: the next clause opens with "since", a few words before its date: the clause's start
+_SINCE_NEXT = re.compile(r"^\W*since\b(?:\W+\w+){0,4}?\W*$")
 #: a confirmed question is no plan: the plan words of a question are the clinician's asking
 _NO_PLAN = frozenset({"care_plan"})
 #: what a confirmed question about a medicine, a dose or a test does not state
@@ -370,7 +372,12 @@ class RuleExtractor:
             if inside:
                 return narrowest(inside)  # one date, or one inside the others' periods
             before = [d for d in r.dates if d.end <= a]
-            return before[0] if not inside and len(r.dates) == 1 and before else None
+            if len(r.dates) == 1 and before:
+                return before[0]
+            after = [d for d in r.dates if d.start >= b]
+            if len(r.dates) == 1 and after and _SINCE_NEXT.match(r.text[b : after[0].start]):
+                return after[0]  # "I'm her carer really - since her diagnosis in February"
+            return None
 
         def general(
             s: Sentence,
