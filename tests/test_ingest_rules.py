@@ -270,6 +270,14 @@ def test_an_answer_that_gives_up_the_habit_asked_about() -> None:
     assert not [c for c in got if c[0] == "social"]
 
 
+def test_the_first_dose_taken_is_a_start() -> None:
+    got = contents(
+        "Patient: Picked it up Saturday and took the first losartan yesterday morning.",
+        datetime(2026, 4, 6, 12, tzinfo=UTC),
+    )
+    assert got == [("medication", "Patient started losartan on 2026-04-05")]
+
+
 def test_supplements_lay_readings_and_a_value_said_before_its_name() -> None:
     """A multivitamin is a medication; "their sugar was 11.2" is a glucose; "84kg on the
     bathroom scales" a weight, its value said before what it measures (in a unit of it)."""

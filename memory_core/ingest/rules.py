@@ -122,7 +122,9 @@ _STOP = re.compile(
 )
 _START = re.compile(
     r"\b(started|starting|start|begin|began|initiat\w+|put (?:you |him |her |me |them )?on|"
-    r"prescrib\w+|(?<!repeat )prescription for|adding|add)\b"
+    r"prescrib\w+|(?<!repeat )prescription for|adding|add|"
+    r"(?:took|taken|had) (?:the |my |his |her |their )?first(?: (?:dose|tablet|one|injection)s?"
+    r"(?: of)?)?(?: (?:the|my|his|her|their))?)\b"
 )
 _SWITCH = re.compile(
     r"\b(switch\w*|chang\w+|mov\w+)\b[^.]*?\bfrom\b"
