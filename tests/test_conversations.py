@@ -21,9 +21,9 @@ PID = "HX-9001"
 
 # --- the held-out gate -----------------------------------------------------------------------
 #: Measured on the test half (21 transcripts, 160 facts, 59 supersedes links) on main 1199ed2,
-#: found raised to what main 6cf13d6 reaches;
+#: found raised to what main 6a0f24b reaches;
 #: the issue's targets (75 %, 0, 0, 80 %) are in docs/ingest.md beside them, not met.
-FLOOR = {"found": 87, "forbidden": 6, "wrong_dates": 12, "superseded": 42}
+FLOOR = {"found": 88, "forbidden": 6, "wrong_dates": 12, "superseded": 42}
 
 
 def test_the_held_out_test_half_holds_its_floor() -> None:
@@ -39,22 +39,23 @@ def test_the_held_out_test_half_holds_its_floor() -> None:
 def test_the_fresh_tens_test_half_holds_its_first_run() -> None:
     """Set c (ten transcripts by a third author, frozen on main 43e60c2) -- its test half's first
     run, before any change made with its dev half: 19 / 47 facts, 8 wrong dates, 0 forbidden,
-    8 / 14 superseded (the issue's target of 75 % is not met)."""
+    8 / 14 superseded (the issue's target of 75 % is not met); raised to what main 6a0f24b
+    reaches: 20 found, 7 wrong dates."""
     s = conv.summary(conv.run_all(conv.load(["c"], "test"), "hashing"))
     assert s["transcripts"] == 5 and s["facts"] == 47 and s["links"] == 14
-    assert s["found"] >= 19 and s["forbidden"] == 0 and s["wrong_dates"] <= 8, s
+    assert s["found"] >= 20 and s["forbidden"] == 0 and s["wrong_dates"] <= 7, s
     assert s["superseded"] >= 8, s
 
 
 def test_the_fourth_authors_test_half_holds_its_first_run() -> None:
     """Set d (twelve transcripts in new settings by a fourth author, frozen on main ba76e58)
     -- its test half's first run, before any change made with its dev half: 41 / 96 facts,
-    15 wrong dates, 1 forbidden, 14 / 31 superseded (the issue's targets are not met); found
-    raised to 42, what main 6cf13d6 reaches."""
+    15 wrong dates, 1 forbidden, 14 / 31 superseded (the issue's targets are not met); raised
+    to what main 6a0f24b reaches: 44 found, 17 superseded."""
     s = conv.summary(conv.run_all(conv.load(["d"], "test"), "hashing"))
     assert s["transcripts"] == 8 and s["facts"] == 96 and s["links"] == 31
-    assert s["found"] >= 42 and s["forbidden"] <= 1 and s["wrong_dates"] <= 15, s
-    assert s["superseded"] >= 14, s
+    assert s["found"] >= 44 and s["forbidden"] <= 1 and s["wrong_dates"] <= 15, s
+    assert s["superseded"] >= 17, s
 
 
 def test_the_projects_own_twenty_stay_read() -> None:
