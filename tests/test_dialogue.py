@@ -271,6 +271,13 @@ def test_a_clause_is_dated_by_since_in_the_clause_after_it() -> None:
     assert social and social[0][1] == "2026-02-01"
 
 
+def test_the_babys_or_a_relatives_own_thing_is_not_the_patients() -> None:
+    """ "The scan said the baby's kidney had a bit of dilatation": the baby's finding, not the
+    mother's procedure; the people are dialogue.json's, the one list of them for this."""
+    t = "Midwife: The scan last month said the baby's kidney had a bit of renal pelvis dilatation."
+    assert got(t) == []
+
+
 def test_extraction_reads_the_session_date_not_the_clock() -> None:
     t = "Date: 2026-11-02\nNurse: Her blood pressure today is 128 over 74."
     later = NOW + timedelta(days=30)

@@ -332,18 +332,23 @@ def names_other(text: str, patient_name: str | tuple[str, ...] | None) -> bool:
     return False
 
 
-_OTHERS = (
-    r"wife|husband|partner|boyfriend|girlfriend|mother|mum|mom|father|dad|son|daughter|sister|"
-    r"brother|grandson|granddaughter|grandmother|grandfather|neighbou?r|friend|flatmate|"
-    r"mother-in-law|father-in-law|child|kids|children|baby"
-)
-#: a relative's own thing, or something for them
-_RELATIVES_OWN = re.compile(
-    rf"(?<!\bat )(?<!\bto )(?<!\bfrom )(?<!\bin )\b(?:my|his|her|your|our) (?:{_OTHERS})"
-    rf"(?:'s|’s)\s(?!(?:house|home|place|flat)\b)|\bfor (?:my|his|her|your|our) "
-    rf"(?:{_OTHERS})\b",
-    re.I,
-)
+@cache
+def _relatives_own() -> re.Pattern[str]:
+    """A relative's own thing, or something for them ("my wife's tablets", "for my husband"):
+    the people of ``dialogue.json`` (relatives and others), longest first."""
+    c = cues()
+    people = "|".join(
+        re.escape(w).replace(r"\-", "[- ]")
+        for w in sorted(c.relatives | c.others, key=len, reverse=True)
+    )
+    return re.compile(
+        rf"(?<!\bat )(?<!\bto )(?<!\bfrom )(?<!\bin )\b(?:my|his|her|your|our|the) (?:{people})"
+        rf"(?:'s|’s)\s(?!(?:house|home|place|flat)\b)|\bfor (?:my|his|her|your|our) "
+        rf"(?:{people})\b",
+        re.I,
+    )
+
+
 #: the patient named by whoever speaks for them
 _PATIENT_REF = re.compile(r"\b(?:she|he|she's|he's|her|him|his)\b", re.I)
 
@@ -357,7 +362,7 @@ def third_party(
     collect for my husband")."""
     if names_other(text, patient_name):
         return True
-    if _RELATIVES_OWN.search(text) and not (relation and _PATIENT_REF.search(text)):
+    if _relatives_own().search(text) and not (relation and _PATIENT_REF.search(text)):
         return True
     if speaker == "patient" and not relation:
         if _THIRD_SUBJECT.search(text):
