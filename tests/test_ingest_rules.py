@@ -175,6 +175,16 @@ def test_a_switch_to_a_drug_whose_old_drug_is_unnamed_or_unknown_is_a_change() -
             "Patient switched to budesonide/formoterol (Symbicort) 100/6 twice a day in May 2026",
         )
     ]
+    # from two drugs to a third: both are what was switched from
+    assert contents(
+        "Nurse: We switched you from the Clenil inhaler and the blue salbutamol to Symbicort."
+    ) == [
+        (
+            "medication",
+            "Patient switched from clenil and albuterol (salbutamol) to budesonide/formoterol "
+            "(Symbicort)",
+        )
+    ]
     # a switch from one drug to another is dated by what is said beside it
     assert contents(
         "Nurse: At the review in May - on 12/05 - we switched you from the blue salbutamol to "

@@ -758,8 +758,13 @@ class RuleExtractor:
         conf = 0.9 if s.speaker == "clinician" else 0.85
         span = (s.start, s.end)
         if _SWITCH.search(low) and len(found) >= 2 and not found[0].implicit:
-            a, b = found[0], found[1]
-            text = f"Patient switched from {a.phrase} to {b.phrase}"
+            # from one or more drugs to the one after "to" ("from the Clenil and the salbutamol
+            # to Symbicort")
+            to = re.search(r"\bto\b", low[found[0].end :])
+            targets = [d for d in found[1:] if to and d.start >= found[0].end + to.end()]
+            b = targets[0] if targets else found[1]
+            before = [d for d in found if d.end <= b.start]
+            text = f"Patient switched from {' and '.join(d.phrase for d in before)} to {b.phrase}"
             dose = dose_after(s.text, b.end)
             freq = freq_after(r, b.end)
             text += "".join(f" {x}" for x in (dose, freq) if x)
