@@ -278,6 +278,23 @@ def test_the_babys_or_a_relatives_own_thing_is_not_the_patients() -> None:
     assert got(t) == []
 
 
+def test_a_qualitative_result_said_is_a_result() -> None:
+    """ "Your chlamydia test from a fortnight ago came back positive": a lab result, positive,
+    dated a fortnight back; "The COVID test was negative" is a result, not an immunisation."""
+    now = datetime(2026, 5, 20, 18, tzinfo=UTC)
+    t = "Date: 2026-05-20\nNurse: Your chlamydia test from a fortnight ago came back positive."
+    assert got(t, now) == [
+        ("lab_result", "Patient's chlamydia naat was positive around 2026-05-06", "2026-05-06")
+    ]
+    t = "Date: 2026-05-20\nNurse: The COVID test was negative."
+    assert [(m, c) for m, c, _d in got(t, now)] == [
+        ("lab_result", "Patient's COVID-19 test was negative")
+    ]
+    # a result that is not the patient's, or asked about, is none
+    t = "Date: 2026-05-20\nNurse: Was your husband's COVID test negative?"
+    assert [m for m, _c, _d in got(t, now) if m == "lab_result"] == []
+
+
 def test_extraction_reads_the_session_date_not_the_clock() -> None:
     t = "Date: 2026-11-02\nNurse: Her blood pressure today is 128 over 74."
     later = NOW + timedelta(days=30)

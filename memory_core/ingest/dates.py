@@ -99,7 +99,9 @@ def _patterns() -> dict[str, re.Pattern[str]]:
             r"sep|oct|nov|dec)[a-z]*\b)(?: of (this|last) month)?"
         ),
         "month": re.compile(r"\b(last|this|previous|past) month\b"),
-        "ago": re.compile(rf"\b{num}\s+(day|days|week|weeks|month|months|year|years)\s+ago\b"),
+        "ago": re.compile(
+            rf"\b{num}\s+(day|days|week|weeks|fortnight|fortnights|month|months|year|years)\s+ago\b"
+        ),
         "weekday": re.compile(rf"\b(?:(on|last|this past)\s+)?({wd})\b(?!,?\s+the\s+\d)"),
         "weekday_short": re.compile(
             r"\b(on|last|this past)\s+(mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)\b\.?"
@@ -293,8 +295,9 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
         unit = mt.group(2).rstrip("s")
         if unit == "day":
             add(mt.start(), mt.end(), day(session) - timedelta(days=n), "day")
-        elif unit == "week":
-            add(mt.start(), mt.end(), day(session) - timedelta(weeks=n), "about")
+        elif unit in ("week", "fortnight"):
+            weeks = n * (2 if unit == "fortnight" else 1)
+            add(mt.start(), mt.end(), day(session) - timedelta(weeks=weeks), "about")
         elif unit == "month":
             add(mt.start(), mt.end(), _month_back(session, n), "month")
         else:

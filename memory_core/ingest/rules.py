@@ -231,6 +231,12 @@ _HABITS = (
 )
 #: the next clause opens with "since", a few words before its date: the clause's start
 _SINCE_NEXT = re.compile(r"^\W*since\b(?:\W+\w+){0,4}?\W*$")
+#: a test's name followed by its result in a few words ("came back positive", "was negative",
+#: "from a fortnight ago came back positive")
+_WORDS_AFTER = re.compile(
+    r"(?:\s+[\w'-]+){0,5}?\s+(?:came back|come back|was|is|were|showed|shows|result(?:ed)?)\b"
+)
+_NO_JAB = frozenset({"immunization"})
 #: a confirmed question is no plan: the plan words of a question are the clinician's asking
 _NO_PLAN = frozenset({"care_plan"})
 #: what a confirmed question about a medicine, a dose or a test does not state
@@ -501,7 +507,8 @@ class RuleExtractor:
                 relation=s.relation,
                 default_at=default_at,
             )
-            general(s, r, done, default_at)
+            # a result read ("The COVID test was negative") is no immunisation of the same name
+            general(s, r, done, default_at, _NO_JAB if "lab_result" in done else frozenset())
             self._note_topics(r, st)
         emit(self._flush_allergy(st), "patient")
         return out
@@ -851,6 +858,7 @@ class RuleExtractor:
     # --- results and vital signs ----------------------------------------------------------------
     def _readings(self, s: Sentence, r: Named, st: State) -> Iterator[Item]:
         conf = 0.9 if s.speaker == "clinician" else 0.8
+        yield from self._qualitative(s, r, conf)
         found = results(s, r, st)
         only_date = len(r.dates) == 1 and not re.search(
             r"\w", s.text[: r.dates[0].start] + s.text[r.dates[0].end :]
@@ -873,6 +881,25 @@ class RuleExtractor:
                 created, dated_by = carried[0].at, (carried[2], carried[3])
             mtype = "vital_sign" if x.analyte.kind == "vital" else "lab_result"
             yield mtype, text, conf, created, s.start, s.end, dated_by
+
+    @staticmethod
+    def _qualitative(s: Sentence, r: Named, conf: float) -> Iterator[Item]:
+        """A test read as positive or negative ("Your chlamydia test ... came back positive",
+        "The COVID test was negative"): its result, dated by what is said beside it."""
+        lex = lexicon()
+        for a, b, analyte in r.analytes:
+            if not analyte.qualitative:
+                continue
+            words = _WORDS_AFTER.match(s.low, b)
+            tail = s.low[b : b + 60]
+            toks = re.findall(r"[a-z]+", tail)
+            found = lex.qualitative.find(toks, toks)
+            if words is None or not found:
+                continue
+            when = date_for(r, a, b)
+            on = f" {when.phrase}" if when else ""
+            text = f"Patient's {analyte.display} was {found[0].value}{on}"
+            yield "lab_result", text, conf, when.at if when else None, s.start, s.end
 
     # --- preferences and social history ---------------------------------------------------------
     def _preference(self, s: Sentence, r: Named, st: State) -> Iterator[Item]:
