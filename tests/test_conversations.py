@@ -51,10 +51,10 @@ def test_the_fourth_authors_test_half_holds_its_first_run() -> None:
     """Set d (twelve transcripts in new settings by a fourth author, frozen on main ba76e58)
     -- its test half's first run, before any change made with its dev half: 41 / 96 facts,
     15 wrong dates, 1 forbidden, 14 / 31 superseded (the issue's targets are not met); raised
-    to what main 6a0f24b reaches: 44 found, 17 superseded."""
+    to what main eab27f2 reaches: 45 found, 13 wrong dates, 17 superseded."""
     s = conv.summary(conv.run_all(conv.load(["d"], "test"), "hashing"))
     assert s["transcripts"] == 8 and s["facts"] == 96 and s["links"] == 31
-    assert s["found"] >= 44 and s["forbidden"] <= 1 and s["wrong_dates"] <= 15, s
+    assert s["found"] >= 45 and s["forbidden"] <= 1 and s["wrong_dates"] <= 13, s
     assert s["superseded"] >= 17, s
 
 
