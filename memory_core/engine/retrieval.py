@@ -242,7 +242,7 @@ def keyed(memory_type: str, keys: frozenset[str]) -> bool:
     return any(memory_type in keyed_types(KeyKind.of(k)) for k in keys)
 
 
-#: The memo key (with the question's keys) of the mask of the snapshot rows about those keys.
+#: The memo key (with the question's keys) of the snapshot rows about those keys.
 KEY_ROWS = "rows-about-keys"
 
 
@@ -251,22 +251,21 @@ def key_matches(snap: Snapshot, rows: I64, keys: frozenset[str]) -> npt.NDArray[
     question names: the rows the snapshot's key index files under such a key whose standing
     names one (what a memory stands on is among the keys it is indexed by), found once per
     snapshot and key set -- not every row of those types read per call (all 4,566 lab results
-    at 10,000 memories) -- and kept as a mask over the snapshot's rows, so a call reads it at
-    ``rows`` (a set look-up of every active row cost ~5 % of a section at 2,000 memories)."""
+    at 10,000 memories) -- then marked on a mask of the snapshot's rows read at ``rows`` (a
+    set look-up of every active row, ``np.isin``, cost ~5 % of a section at 2,000 memories)."""
     if not keys or rows.size == 0:
         return np.zeros(rows.size, dtype=np.bool_)
-    about: npt.NDArray[np.bool_] = snap.memoized((KEY_ROWS, keys), lambda: _rows_about(snap, keys))
+    about = np.zeros(len(snap.memories), dtype=np.bool_)
+    about[snap.memoized((KEY_ROWS, keys), lambda: _rows_about(snap, keys))] = True
     return about[rows]
 
 
-def _rows_about(snap: Snapshot, keys: frozenset[str]) -> npt.NDArray[np.bool_]:
-    """Which snapshot rows hold a memory that stands on one of ``keys`` (see
-    :func:`key_matches`)."""
+def _rows_about(snap: Snapshot, keys: frozenset[str]) -> I64:
+    """The snapshot rows whose memory stands on one of ``keys`` (see :func:`key_matches`)."""
     index = snap.key_index().rows
     filed = {r for k in keys for t in keyed_types(KeyKind.of(k)) for r in index.get((t, k), ())}
-    about = np.zeros(len(snap.memories), dtype=np.bool_)
-    about[[r for r in filed if keyed(snap.types[r], reading_of(snap, r).keys & keys)]] = True
-    return about
+    about = [r for r in sorted(filed) if keyed(snap.types[r], reading_of(snap, r).keys & keys)]
+    return np.array(about, dtype=np.int64)
 
 
 def kind_positions(snap: Snapshot, active: I64, question: Question, sims: F32) -> I64:
