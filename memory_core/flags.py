@@ -68,6 +68,7 @@ def mentions(memory: Memory, kind: str, broader: bool = True) -> frozenset[str]:
     return drug_names(memory.content)
 
 
+@lru_cache(maxsize=64)
 def flagged_by(memory_type: str) -> tuple[str, ...]:
     """The kinds of change that can flag a memory of this type: none for history that stays
     true after the change (:data:`~memory_core.importance.HISTORY_TYPES`: a reaction to the

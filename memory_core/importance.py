@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Literal
 
 from .values import MemoryType
@@ -60,8 +61,10 @@ PERMANENCE_WORDS = ("always", "never", "prefer", "remember")
 _PERMANENCE = re.compile(r"\b(" + "|".join(PERMANENCE_WORDS) + r")\w*", re.IGNORECASE)
 
 
+@lru_cache(maxsize=65_536)
 def permanence_hits(content: str) -> int:
-    """How many distinct permanence words the content contains (prefix match)."""
+    """How many distinct permanence words the content contains (prefix match); kept per text
+    (a bulk add of 20,000 records holds 7,096 texts)."""
     if content.isascii():  # then a case-insensitive match is a match of the lower-cased text
         low = content.lower()
         if not any(w in low for w in PERMANENCE_WORDS):

@@ -110,3 +110,31 @@ def test_the_bound_holds_for_what_sections_build(traced: None) -> None:
     assert estimate <= bound + one
     assert real <= bound + one, f"held {real:,} bytes under a bound of {bound:,}"
     eng.store.close()
+
+
+def test_a_patient_asked_about_again_is_sized_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 34: a look-up of the patient looked up last sizes its snapshot once (when it is
+    settled), not again when it is put back as the most recently used; each patient's size is
+    still what its snapshot and usage measure at its look-up, and the total their sum."""
+    from memory_core.engine import snapshot as sn
+
+    eng = _engine()
+    pids = _load(eng, 3, 8)
+    cache = eng._core.snapshots
+    calls: list[str] = []
+    real = sn.snapshot_bytes
+
+    def counted(snap: sn.Snapshot) -> int:
+        calls.append(snap.memories[0].patient_id)
+        return real(snap)
+
+    monkeypatch.setattr(sn, "snapshot_bytes", counted)
+    for pid in [pids[0], pids[0], pids[1], pids[1], pids[0], pids[2], pids[2]]:
+        calls.clear()
+        again = pid in cache.lent
+        snap, use = cache.state(pid)
+        assert cache.sizes[pid] == real(snap) + sn.usage_bytes(use)
+        assert cache.bytes == sum(cache.sizes.values())
+        if again:
+            assert calls == [pid]
+        eng.build_context(pid, QUERY, record_access=False)  # builds its lazy parts

@@ -251,10 +251,13 @@ def key_matches(snap: Snapshot, rows: I64, keys: frozenset[str]) -> npt.NDArray[
     question names: the rows the snapshot's key index files under such a key whose standing
     names one (what a memory stands on is among the keys it is indexed by), found once per
     snapshot and key set -- not every row of those types read per call (all 4,566 lab results
-    at 10,000 memories)."""
+    at 10,000 memories) -- then marked on a mask of the snapshot's rows read at ``rows`` (a
+    set look-up of every active row, ``np.isin``, cost ~5 % of a section at 2,000 memories)."""
     if not keys or rows.size == 0:
         return np.zeros(rows.size, dtype=np.bool_)
-    return np.isin(rows, snap.memoized((KEY_ROWS, keys), lambda: _rows_about(snap, keys)))
+    about = np.zeros(len(snap.memories), dtype=np.bool_)
+    about[snap.memoized((KEY_ROWS, keys), lambda: _rows_about(snap, keys))] = True
+    return about[rows]
 
 
 def _rows_about(snap: Snapshot, keys: frozenset[str]) -> I64:

@@ -519,8 +519,15 @@ class Snapshots:
         if use is None or use.version != (content, usage):
             use = self._build_usage(patient_id, snap, (content, usage))
         with self.lock:
-            self._settle()
-            self._put(patient_id, snap, use)
+            sized = self._settle()
+            # sized just now, and still what is cached: its size is known (the common case of
+            # a patient asked about again)
+            known = (
+                patient_id in sized
+                and self.cache.get(patient_id) is snap
+                and self.usage.get(patient_id) is use
+            )
+            self._put(patient_id, snap, use, sized=known)
             self.lent[patient_id] = snap
         return snap, use
 
@@ -531,8 +538,9 @@ class Snapshots:
             self._settle()
             self._evict()
 
-    def _settle(self) -> None:
-        """:meth:`settle` without the eviction (holds the lock)."""
+    def _settle(self) -> set[str]:
+        """:meth:`settle` without the eviction (holds the lock); the patients sized."""
+        sized = set()
         for pid, snap in self.lent.items():
             if self.cache.get(pid) is not snap:
                 continue
@@ -540,17 +548,21 @@ class Snapshots:
             size = snapshot_bytes(snap) + (0 if use is None else usage_bytes(use))
             self.bytes += size - self.sizes.get(pid, 0)
             self.sizes[pid] = size
+            sized.add(pid)
         self.lent.clear()
+        return sized
 
-    def _put(self, pid: str, snap: Snapshot, use: Use) -> None:
+    def _put(self, pid: str, snap: Snapshot, use: Use, sized: bool = False) -> None:
         """Cache (or refresh) one patient as the most recently used, then evict the least
-        recently used others while the estimate is over the bound. Holds the lock."""
+        recently used others while the estimate is over the bound. Holds the lock. ``sized``:
+        these very snapshot and usage are cached and were sized just now."""
         self.cache[pid] = snap
         self.cache.move_to_end(pid)
         self.usage[pid] = use
-        size = snapshot_bytes(snap) + usage_bytes(use)
-        self.bytes += size - self.sizes.get(pid, 0)
-        self.sizes[pid] = size
+        if not sized:
+            size = snapshot_bytes(snap) + usage_bytes(use)
+            self.bytes += size - self.sizes.get(pid, 0)
+            self.sizes[pid] = size
         self._evict()
 
     def _evict(self) -> None:
