@@ -229,6 +229,9 @@ def test_a_confirmed_question_of_the_patients_life_is_their_statement() -> None:
         "social"
     ]
     assert [m for m, _c, _d in got("Nurse: Are you living alone now?\nPatient: Yes.")] == ["social"]
+    # an answer that says the fact itself is read as said, once
+    got_ = got("Nurse: Do you live alone?\nPatient: Yes, I live alone.")
+    assert [(m, c) for m, c, _d in got_] == [("social", "Patient lives alone")]
     t = "Nurse: Is he eating well?\nCarer: Yes, though Mrs Okafor next door has had a cough."
     assert not [c for _m, c, _d in got(t) if "eating" in c.lower() and "cough" in c.lower()]
     assert [m for m, _c, _d in got("Nurse: You're on 22 units at night?\nPatient: Yeah, 22.")] in (

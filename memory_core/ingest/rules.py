@@ -237,6 +237,8 @@ _WORDS_AFTER = re.compile(
     r"(?:\s+[\w'-]+){0,5}?\s+(?:came back|come back|was|is|were|showed|shows|result(?:ed)?)\b"
 )
 _NO_JAB = frozenset({"immunization"})
+#: an answer with a subject of its own ("Yes, I live alone", "yes we do"): it says the fact
+_SAYS_ITSELF = re.compile(r"\b(?:i|i'm|i've|we|we're|he|she|he's|she's|they)\b", re.I)
 #: a confirmed question is no plan: the plan words of a question are the clinician's asking
 _NO_PLAN = frozenset({"care_plan"})
 #: what a confirmed question about a medicine, a dose or a test does not state
@@ -450,10 +452,12 @@ class RuleExtractor:
                         # the next room has had a cough"): what follows is another statement
                         both = f"{told} {_CONTRAST_CUT.split(s.text, maxsplit=1)[0]}"
                         said = Sentence(both, q.start, s.end, "clinician", q.turn, sent=q.sent)
-                        # a question about a medicine, a dose or a test is the rules' to read
+                        # a question about a medicine, a dose or a test is the rules' to read;
+                        # an answer that says it itself ("Yes, I live alone") is read as said
                         clinical = qr.drugs or qr.analytes or dose_after(q.text, 0, len(q.text))
+                        itself = _SAYS_ITSELF.search(s.text)
                         skip = _NO_PLAN | (
-                            _NOT_CLINICAL if clinical or _TESTS.search(q.low) else set()
+                            _NOT_CLINICAL if clinical or itself or _TESTS.search(q.low) else set()
                         )
                         general(said, Named(said, moment(q, session, now)), done, skip=skip)
             st.drugs_age += 1
