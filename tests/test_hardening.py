@@ -189,7 +189,12 @@ def test_property_a_sanitised_line_is_plain(text: str, cap: int) -> None:
     _assert_plain(out)
     assert len(out) <= cap and out == out.strip()
     # no leading block marker; a sign or comparison before a number is meaning, kept (issue 25)
-    assert not re.match(r"(#{1,6}|[*•]|\d{1,3}[.)]|[->+](?!\s*[\d.]))\s", out)
+    # -- a number of any script or form ("> ¼" is a comparison with a quarter)
+    m = re.match(r"(#{1,6}|[*•]|\d{1,3}[.)]|[->+])\s", out)
+    rest = out[m.end() :].lstrip() if m else ""
+    assert not m or (
+        m.group(1) in "->+" and rest[:1] != "" and (rest[0] == "." or rest[0].isnumeric())
+    )
     assert count_tokens(out) >= (1 if out else 0)
 
 
