@@ -117,9 +117,10 @@ PAST_VALUE = "former"
 
 
 def _past_only(lex: Lexicon, slot: str) -> bool:
-    """ "used to", "previously", "formerly" of a slot with no value for a habit given up ("used
-    to drink 50 units a week"): the habit and its amount are history. Of one with such a value
-    ("used to smoke") they are that value now -- the rule's ``kinds`` leave slots out."""
+    """ "used to", "formerly" (a forward past-habit trigger) of a slot with no value for a habit
+    given up ("used to drink 50 units a week"): the habit and its amount are history. Of one
+    with such a value ("used to smoke") they are that value now -- the rule's ``kinds`` leave
+    slots out."""
     values = lex.slot_values.get(slot)
     return values is not None and PAST_VALUE not in values.values()
 
