@@ -138,6 +138,15 @@ def _possessive(raw: str) -> bool:
     return len(raw) > 2 and raw[-1] in "sS" and raw[-2] in "'’‘`"
 
 
+_POSSESSIVE_ENDS = tuple(f"{a}{s}\x00" for a in "'’‘`" for s in "sS")
+
+
+def _any_possessive(raw: Sequence[str]) -> bool:
+    """Whether any token of ``raw`` is written with "'s" (one pass in C over the joined text)."""
+    joined = "\x00".join(raw) + "\x00"
+    return any(e in joined for e in _POSSESSIVE_ENDS)
+
+
 def _bare(raw: str) -> str:
     """A token as written without its "'s" ("AF's" is written in capitals)."""
     return raw[:-2] if _possessive(raw) else raw
@@ -188,9 +197,23 @@ class PhraseMatcher(Generic[_V]):
         entries.sort(key=lambda e: -len(e[0]))
         self.size += 1
 
-    def at(self, tokens: Sequence[str], raw: Sequence[str], i: int) -> Match[_V] | None:
+    def at(
+        self, tokens: Sequence[str], raw: Sequence[str], i: int, loose: bool | None = None
+    ) -> Match[_V] | None:
         """The longest phrase starting at token ``i``. A token written with "'s" matches a
-        phrase's word with or without its "s" ("Alzheimer's" is "alzheimer" and "alzheimers")."""
+        phrase's word with or without its "s" ("Alzheimer's" is "alzheimer" and "alzheimers");
+        ``loose``: whether any token is so written (read from ``raw`` when not given)."""
+        if loose is None:
+            loose = _any_possessive(raw)
+        if not loose:  # the common case, read exactly
+            for toks, caps, value in self._by_first.get(tokens[i], ()):
+                n = len(toks)
+                if tuple(tokens[i : i + n]) != toks:
+                    continue
+                if caps and not all(r.isupper() for r in raw[i : i + n]):
+                    continue
+                return Match(i, i + n, value)
+            return None
         best: Match[_V] | None = None
         firsts = (tokens[i], tokens[i] + "s") if _possessive(raw[i]) else (tokens[i],)
         for first in firsts:
@@ -217,9 +240,10 @@ class PhraseMatcher(Generic[_V]):
     def find(self, tokens: Sequence[str], raw: Sequence[str]) -> list[Match[_V]]:
         """Every non-overlapping longest match, left to right."""
         out: list[Match[_V]] = []
+        loose = _any_possessive(raw)
         i = 0
         while i < len(tokens):
-            m = self.at(tokens, raw, i)
+            m = self.at(tokens, raw, i, loose)
             if m is None:
                 i += 1
             else:
@@ -230,8 +254,9 @@ class PhraseMatcher(Generic[_V]):
     def find_all(self, tokens: Sequence[str], raw: Sequence[str]) -> list[Match[_V]]:
         """Every match starting at every token (overlaps kept; the longest at each start)."""
         out: list[Match[_V]] = []
+        loose = _any_possessive(raw)
         for i in range(len(tokens)):
-            m = self.at(tokens, raw, i)
+            m = self.at(tokens, raw, i, loose)
             if m is not None:
                 out.append(m)
         return out
