@@ -87,16 +87,15 @@ def _slot_state(p: Pair) -> Decision | None:
             continue
         if b.state is State.PLANNED and not _plan(a):
             continue  # "on a waiting list for a flat" plans a change of housing, makes none
-        slot_ = lex.slots.get(a.name)
-        several = not _plan(a) and not (slot_ is not None and slot_.single_valued)
-        if b.state is State.DONE and slot_ is not None and slot_.measure and not _plan(a):
+        slot = lex.slots.get(a.name)
+        several = not _plan(a) and not (slot is not None and slot.single_valued)
+        if b.state is State.DONE and slot is not None and slot.measure and not _plan(a):
             continue  # "had 2 pints at the weekend": an occasion of a habit, no change of it
         if several and b.state in (State.STARTED, State.DONE):
             # "started swimming" beside "walks 5,000 steps": another value; "had my first yoga
             # class" beside "goes out for a walk": an event, no change of the habit
             continue
-        slot = lex.slots.get(a.name)
-        single = _plan(a) or (slot is not None and slot.single_valued)
+        single = not several
         once = _plan(a) and b.state is State.CANCELLED and one_occasion(p.newer_text)
         strong = single and Context.HISTORICAL not in b.contexts and not once
         strength = STRONG if strong else WEAK
