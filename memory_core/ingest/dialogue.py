@@ -257,8 +257,8 @@ class State:
     given_name: str | None = None  # the patient's given name, as the clinician calls them
     proxy_names: frozenset[str] = frozenset()  # the given names of relatives who speak
     others_drugs: set[str] = field(default_factory=set)  # drugs said to be someone else's
-    #: the findings the patient's side told of (by concept), and those of its last sentence
-    reported: dict[str, Finding] = field(default_factory=dict)
+    #: the concepts of the findings the patient's side told of, and those of its last sentence
+    reported: set[str] = field(default_factory=set)
     last_reported: list[Finding] = field(default_factory=list)
 
     def names(self) -> tuple[str, ...]:

@@ -273,8 +273,8 @@ def _amend_dose(
     if speaker != s.speaker or "\n" in between or re.search(r"[.!?].*[.!?]", between):
         return False  # another turn, or a sentence between
     dose = dose_after(s.text, 0, len(s.text))
-    if not dose or re.search(r"\d\s?(?:mg|mcg|g|units?|ml)\b", c.content):
-        return False
+    if not dose or dose_after(c.content, 0, len(c.content)):
+        return False  # no dose said, or the drug has one
     freq = freq_after(r, 0, len(s.text))
     out.candidates[k] = replace(c, content=f"{c.content} {dose}{' ' + freq if freq else ''}",
                                 end=s.end)  # fmt: skip
@@ -540,7 +540,7 @@ class RuleExtractor:
         told = [f for f in r.findings if not r.negated(f.start)]
         if r.s.speaker != "clinician" and told:
             st.last_reported = told
-            st.reported.update((f.concept, f) for f in told)
+            st.reported.update(f.concept for f in told)
         allergy_talk = _ALLERGY.search(r.low) or (st.allergy and r.s.speaker != "clinician")
         if r.drugs and not allergy_talk:
             st.drugs, st.drugs_age = r.drugs, 0
@@ -735,8 +735,7 @@ class RuleExtractor:
         drugs = [d for d in found if d.start >= m.end() and not d.implicit]
         named = [f for f in r.findings if f.end <= m.start() and not r.negated(f.start)]
         if named:
-            told = [st.reported[f.concept] for f in named if f.concept in st.reported]
-            symptoms = [f for f in named if f.concept in st.reported] if told else []
+            symptoms = [f for f in named if f.concept in st.reported]
         elif _PRONOUN_SUBJECT.match(s.low[: m.start()]):
             symptoms = st.last_reported  # "That's a known side effect of ..."
         else:
