@@ -395,8 +395,11 @@ def _one_word_spellings() -> dict[tuple[str, int], tuple[str, ...]]:
     return {k: tuple(v) for k, v in out.items()}
 
 
+@lru_cache(maxsize=65_536)
 def _english(word: str) -> bool:
-    """A word of English (lemminflect's lexicon of lemmas and their forms)."""
+    """A word of English (lemminflect's lexicon of lemmas and their forms). Kept per word:
+    lemminflect copies its entry on every look-up, and a dictated name's split words are asked
+    about once for each span that holds them."""
     from lemminflect import getAllLemmas
 
     return bool(getAllLemmas(word))
