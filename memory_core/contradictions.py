@@ -152,6 +152,7 @@ class RuleAdjudicator:
             older.content,
             newer.content,
             older_on=older.created_at.date().isoformat(),
+            newer_on=newer.created_at.date().isoformat(),
         )
 
 

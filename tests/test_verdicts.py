@@ -744,6 +744,46 @@ def test_a_statement_dated_before_the_older_was_recorded_is_for_a_reviewer() -> 
     assert rules.decide(fo, fn, "lab_result", older, newer, older_on="2026-01-05").strong
 
 
+@pytest.mark.parametrize(
+    ("older", "newer", "strong"),
+    [
+        # the month dates the reading: January of the year it was written, before June
+        (
+            "Oxygen saturation 95% on air",
+            "SpO2 was 89% on air during the admission in January.",
+            False,
+        ),
+        ("TSH 2.1", "TSH was 5.8 in March", False),
+        # a month after the writing's own month is last year's
+        ("eGFR 52", "eGFR 44 in September", False),
+        # a word of now or of this occasion: the month is of another value
+        ("eGFR 52", "eGFR 44 this week; it was 52 in March", True),
+        ("HbA1c 58 mmol/mol", "HbA1c 48 mmol/mol today (58 in January)", True),
+        # this month is not before the older's
+        ("TSH 2.1", "TSH was 5.8 in July", True),
+        # a state said with the month it began is current
+        ("Drinks about 30 units of alcohol a week", "Teetotal since January", True),
+    ],
+)
+def test_a_month_without_its_year_is_the_last_such_month_before_the_writing(
+    older: str, newer: str, strong: bool
+) -> None:
+    """A newer statement written on 2026-07-01 about a reading "in January" dates it January
+    2026: before the older was recorded (2026-06-01), so no change at once. Before this, a
+    month without its year was never before anything."""
+    from memory_core.facts import read
+    from memory_core.facts.model import SUBJECT_KINDS
+
+    mtype = "social" if "units" in older else "lab_result"
+    fo, fn = read(older, mtype), read(newer, mtype)
+    assert any(f.kind in SUBJECT_KINDS[mtype] for f in fn.facts)
+    d = rules.decide(fo, fn, mtype, older, newer, older_on="2026-06-01", newer_on="2026-07-01")
+    assert d.supersedes
+    assert d.strong is strong, d
+    if not strong:
+        assert "before the older's 2026-06-01" in d.evidence
+
+
 def test_a_qualified_reading_is_keyed_as_the_analyte_it_makes() -> None:
     """labs.json's ``when``: a glucose taken fasting is a fasting glucose, so "Glucose, fasting:
     126 mg/dL" and "Fasting glucose 5.8 mmol/L" are two values of one test."""

@@ -19,6 +19,7 @@ Principles (domain.md, "Clinical facts and keys"):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 from functools import lru_cache
@@ -261,11 +262,13 @@ def decide(
     older_text: str = "",
     newer_text: str = "",
     older_on: str = "",
+    newer_on: str = "",
 ) -> Decision:
     """The first decision of the table on the pair, capped to weak where the older statement
     was itself uncertain, the newer is history or the newer is dated before ``older_on`` (the
-    day the older was recorded); ``default.compatible`` when no rule decides."""
-    return decide_row(older, newer, memory_type, older_text, newer_text, older_on)[1]
+    day the older was recorded; a month without its year is the last such month up to
+    ``newer_on``, the day the newer was recorded); ``default.compatible`` when no rule decides."""
+    return decide_row(older, newer, memory_type, older_text, newer_text, older_on, newer_on)[1]
 
 
 def decide_row(
@@ -275,9 +278,10 @@ def decide_row(
     older_text: str = "",
     newer_text: str = "",
     older_on: str = "",
+    newer_on: str = "",
 ) -> tuple[Rule, Decision]:
     """:func:`decide`, with the row of the table that decided."""
-    pair = Pair(older, newer, memory_type, older_text, newer_text, older_on)
+    pair = Pair(older, newer, memory_type, older_text, newer_text, older_on, newer_on)
     for rule in rows_for(memory_type):
         d = rule.check(pair)
         if d is not None:
@@ -402,8 +406,9 @@ def _capped(d: Decision, p: Pair) -> Decision:
         return Decision(d.verdict, d.rule, WEAK, why, d.key)
     # before the older's own date, or else the day it was recorded
     since = (a.date if a is not None else "") or p.older_on
-    if b is not None and _dated_before(b.date, since):
-        why = f"{d.evidence}; the newer is dated {b.date}, before the older's {since}"
+    when = "" if b is None else _in_year(b.date, p.newer_on) if _dated_event(b, p) else b.date
+    if when and _dated_before(when, since):
+        why = f"{d.evidence}; the newer is dated {when}, before the older's {since}"
         return Decision(d.verdict, d.rule, WEAK, why, d.key)
     if KeyKind.of(d.key) is KeyKind.DRUG and _names_supplier(p.newer_text):
         # "no longer gets her levothyroxine from Boots": a change of where it comes from
@@ -428,6 +433,31 @@ def _names_supplier(text: str) -> bool:
         m.value == _SUPPLIER and "from" in t.tokens[max(0, m.start - 2) : m.start]
         for m in lexicon().slot_triggers.find(t.tokens, t.raw)
     )
+
+
+def _dated_event(fact: Fact, p: Pair) -> bool:
+    """Whether a month said in the newer statement dates its reading ("SpO2 was 89 % in
+    January"): a result is taken at one moment, unless a word of now or of this occasion says
+    the month is of another value ("eGFR 44 this week; it was 52 in March"). A state is said
+    with the month it began ("teetotal since January", "on her own since he died in March"):
+    current."""
+    if fact.kind is not KeyKind.LOINC:
+        return False
+    from ..text import parse
+
+    t, lex = parse(p.newer_text), lexicon()
+    return not any(m.find(t.tokens, t.raw) for m in (lex.now_words, lex.occasions))
+
+
+def _in_year(date: str, on: str) -> str:
+    """``date``; a month without its year (``--MM``) written on the day ``on`` (YYYY-MM-DD) is
+    the last such month up to it: "in January" written in July 2026 is 2026-01, "in
+    September" 2025-09. Unchanged without ``on``."""
+    m = re.fullmatch(r"--(\d\d)", date)
+    if m is None or not re.fullmatch(r"\d{4}-\d\d-\d\d", on):
+        return date
+    year, month = int(on[:4]), int(on[5:7])
+    return f"{year if int(m.group(1)) <= month else year - 1}-{m.group(1)}"
 
 
 def _dated_before(date: str, day: str) -> bool:

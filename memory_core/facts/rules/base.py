@@ -38,6 +38,7 @@ class Pair:
     older_text: str = ""
     newer_text: str = ""
     older_on: str = ""  # the day the older statement was recorded (YYYY-MM-DD), if known
+    newer_on: str = ""  # the day the newer statement was recorded (YYYY-MM-DD), if known
 
     @property
     def kinds(self) -> frozenset[KeyKind]:
