@@ -784,6 +784,65 @@ def test_a_month_without_its_year_is_the_last_such_month_before_the_writing(
         assert "before the older's 2026-06-01" in d.evidence
 
 
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype"),
+    [
+        (
+            "Hepatitis B vaccine second dose due in August",
+            "The second dose of hepatitis B vaccine is usually given one month after the first.",
+            "care_plan",
+        ),
+        (
+            "Metformin 500 mg twice daily",
+            "Metformin is usually stopped before a contrast scan.",
+            "medication",
+        ),
+        (
+            "Methotrexate 15 mg weekly",
+            "Methotrexate is generally reduced to 10 mg weekly in renal impairment.",
+            "medication",
+        ),
+        (
+            "Warfarin 3 mg daily",
+            "Warfarin is normally held for 5 days before surgery.",
+            "medication",
+        ),
+        (
+            "HbA1c 58 mmol/mol",
+            "HbA1c is typically 42 mmol/mol in adults without diabetes.",
+            "lab_result",
+        ),
+    ],
+)
+def test_what_is_usually_done_is_a_definition_not_the_patients_change(
+    older: str, newer: str, mtype: str
+) -> None:
+    """A sentence of what is usually, typically, normally or generally done says how things go
+    in general (assertion.json's DEFINITION): it changes nothing of the patient's own plan,
+    drug or result ("A booster dose ... is usually given 6 to 12 months after the first dose"
+    had completed the patient's booster at once)."""
+    d = decide_texts(older, newer, mtype)
+    assert not d.supersedes, d
+
+
+def test_a_habits_amount_is_compared_a_day_when_its_period_is_said() -> None:
+    """ "140 cigarettes per week" is the 20 a day charted: a restatement for a reviewer at most,
+    never a new amount at once; 70 a week is a new amount; an amount said without its period
+    is compared as written ("cut down to 10 cigarettes")."""
+    from memory_core.facts import read
+
+    older = "Smokes 20 cigarettes a day"
+    assert read(older, "social").facts[0].value.endswith("amount=20 cigarettes/day")
+    same = decide_texts(older, "Smoking: 140 cigarettes per week.", "social")
+    assert not same.strong and same.rule != "slot.new-amount", same
+    fewer = decide_texts(older, "Smokes 70 cigarettes per week now", "social")
+    assert fewer.rule == "slot.new-amount" and fewer.strong
+    assert "20 cigarettes/day" in fewer.evidence and "70 cigarettes/week" in fewer.evidence
+    assert decide_texts(older, "cut down to 10 cigarettes", "social").rule == "slot.new-amount"
+    more = decide_texts("Drinks 14 units a week", "Drinks 28 units a week", "social")
+    assert more.rule == "slot.new-amount" and more.strong
+
+
 def test_a_qualified_reading_is_keyed_as_the_analyte_it_makes() -> None:
     """labs.json's ``when``: a glucose taken fasting is a fasting glucose, so "Glucose, fasting:
     126 mg/dL" and "Fasting glucose 5.8 mmol/L" are two values of one test."""

@@ -398,6 +398,7 @@ class Lexicon:
     contrast: PhraseMatcher[str]
     spread: PhraseMatcher[str]
     durations: Mapping[str, float]
+    periods: Mapping[str, float]  # days an amount is counted over ("a week": 7)
     now_words: PhraseMatcher[str]
     occasions: PhraseMatcher[str]  # one session of a recurring plan ("this week", "today")
     months: Mapping[str, int]
@@ -847,6 +848,7 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
         "durations": {
             str(k): float(v) for k, v in c.obj(data.get("durations"), "durations").items()
         },
+        "periods": {str(k): float(v) for k, v in c.obj(data.get("periods"), "periods").items()},
         "qualifiers": {
             dim: qualifier(c.obj(groups, f"qualifiers.{dim}"), f"qualifiers.{dim}")
             for dim, groups in c.obj(data.get("qualifiers"), "qualifiers").items()

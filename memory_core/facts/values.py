@@ -654,8 +654,26 @@ def _amount(t: Text, lo: int, hi: int, lex: Lexicon) -> str:
         minutes = lex.durations.get(toks[j])
         if minutes is not None:
             return f"{n * minutes:g} min"
-        return f"{n:g} {_UNIT_ALIASES.get(toks[j], toks[j])}"
+        return f"{n:g} {_UNIT_ALIASES.get(toks[j], toks[j])}{_period(toks[j + 1 : j + 3], lex)}"
     return ""
+
+
+#: Words between an amount and its period ("20 a day", "14 units per week").
+_PER = frozenset({"a", "an", "per", "each", "every"})
+
+
+#: The name a period is written with in a value, by its days ("/week").
+_PERIOD_NAMES = {1.0: "day", 7.0: "week", 30.0: "month"}
+
+
+def _period(after: tuple[str, ...] | list[str], lex: Lexicon) -> str:
+    """The period an amount is counted over, said right after it ("a day", "per week",
+    "daily", "nightly"), as ``/day``, ``/week`` or ``/month``; "" when none is said."""
+    words = list(after)
+    if words[:1] and words[0] in _PER:
+        words = words[1:]
+    days = lex.periods.get(words[0]) if words else None
+    return f"/{_PERIOD_NAMES[days]}" if days in _PERIOD_NAMES else ""
 
 
 def entry_text(t: Text, span: Span, lex: Lexicon) -> str:

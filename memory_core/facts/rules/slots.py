@@ -137,8 +137,7 @@ def _slot_value(p: Pair) -> Decision | None:
             # a slot's values are coarse (medicare, housed): the details said beside them may
             # differ ("Medicare Part A" / "Part D"), so a restated value is for a reviewer
             return _d(Verdict.DUPLICATE, "slot.same-value", WEAK, evidence(a, b), a.key)
-        x, y = parts(a.value).get("amount"), parts(b.value).get("amount")
-        if x and x == y:
+        if _same_amount(a, b):
             return _d(Verdict.DUPLICATE, "slot.same-amount", WEAK, evidence(a, b), a.key)
     return None
 
@@ -174,11 +173,26 @@ def _one_sided_kind(a: Fact, b: Fact) -> bool:
 
 
 def _amounts_differ(a: Fact, b: Fact) -> bool:
-    x, y = parts(a.value).get("amount", ""), parts(b.value).get("amount", "")
-    if not (x and y):
-        return False
-    ux, uy = x.partition(" ")[2], y.partition(" ")[2]
-    return ux == uy and x != y
+    x, y = _amount(a), _amount(b)
+    return x is not None and y is not None and x[0] == y[0] and x[1] != y[1]
+
+
+def _same_amount(a: Fact, b: Fact) -> bool:
+    x, y = _amount(a), _amount(b)
+    return x is not None and x == y
+
+
+def _amount(f: Fact) -> tuple[str, float] | None:
+    """A habit's amount as ``(unit, number)``, the number a day where the amount says its
+    period ("140 cigarettes/week": 20 a day); as said where it does not."""
+    said = parts(f.value).get("amount", "")
+    number, _, unit = said.partition(" ")
+    unit, _, period = unit.partition("/")
+    try:
+        n = float(number) / (lexicon().periods.get(period, 1.0) if period else 1.0)
+    except ValueError:
+        return None
+    return unit, round(n, 6)
 
 
 def _slot_plan_restated(p: Pair) -> Decision | None:
