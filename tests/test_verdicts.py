@@ -272,6 +272,9 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
     "condition.refuted": [
         ("Atrial fibrillation", "AF ruled out on Holter", "condition", "contradicts", S),
     ],
+    "condition.progressed": [
+        ("Prediabetes", "Now diagnosed with type 2 diabetes", "condition", "updates", W),
+    ],
     "condition.resolved": [
         ("Community-acquired pneumonia, right lower lobe", "CAP resolved - repeat CXR clear",
          "condition", "updates", S),
@@ -935,3 +938,42 @@ def test_a_drug_change_beside_its_supplier_is_for_a_reviewer(
 ) -> None:
     d = decide_texts(older, newer, "medication")
     assert d.supersedes and d.strength is strength, d.evidence
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Prediabetes", "Diabetes clinic: two HbA1c results of 51 and 53 confirm type 2 diabetes."),
+        ("Impaired fasting glucose", "Diagnosed with type 2 diabetes today"),
+        ("Mild cognitive impairment", "Memory clinic diagnosis today: Alzheimer's dementia."),
+    ],
+)
+def test_a_diagnosis_makes_the_condition_it_progresses_from_history_for_a_reviewer(
+    engine: mc.MemoryEngine, clock: object, older: str, newer: str
+) -> None:
+    """conditions.json's ``follows``: a newer statement asserting type 2 diabetes after
+    "prediabetes" (a key of its own) supersedes it -- weak evidence, pending review, never at
+    once; the new memory reaches the old one through the precursor's key, whatever the
+    cosine. Before: no key in common, both stayed current."""
+    d = decide_texts(older, newer, "condition")
+    assert d.rule == "condition.progressed" and d.supersedes and d.strength is W
+    old = engine.add_memory("P-PROG", older, "condition", created_at=NOW - timedelta(days=90))
+    res = engine.add_memory("P-PROG", newer, "condition")
+    mine = [s for s in res.supersessions if s.old_id == old.memory.id]
+    assert [(s.rule, s.state.value) for s in mine] == [("condition.progressed", "pending")]
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Prediabetes", "Her mother has type 2 diabetes."),
+        ("Prediabetes", "Type 2 diabetes ruled out on the repeat HbA1c."),
+        ("Prediabetes", "Could this be type 2 diabetes?"),
+        ("Type 2 diabetes", "Prediabetes"),
+        ("Mild cognitive impairment", "Leaflet on dementia given to her husband."),
+    ],
+)
+def test_a_diagnosis_of_someone_else_denied_asked_or_only_named_supersedes_no_precursor(
+    older: str, newer: str
+) -> None:
+    assert not decide_texts(older, newer, "condition").supersedes

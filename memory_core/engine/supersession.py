@@ -27,7 +27,7 @@ from ..contradictions import (
     same_type_similarities,
 )
 from ..errors import StateError
-from ..facts import ClinicalFacts, Decision, Fact, Strength, Verdict, index_keys
+from ..facts import ClinicalFacts, Decision, Fact, Strength, Verdict, reach_keys
 from ..facts.classes import ClassChange, class_changes
 from ..facts.rules import decide_by_class, decide_elsewhere, stopped_elsewhere
 from ..importance import default_importance
@@ -168,8 +168,8 @@ def with_keys(
 
 def keyed_rows(snap: Snapshot, pool: PatientPool | None, new: Memory) -> set[int]:
     """The rows (of the snapshot, then of the pool's added memories) about a key ``new`` is
-    about, of its type."""
-    keys = index_keys(facts_of(new), new.memory_type)
+    about, of its type (and of what it progresses from: :func:`..facts.reach_keys`)."""
+    keys = reach_keys(facts_of(new), new.memory_type)
     if not keys:
         return set()
     index = snap.key_index().rows

@@ -34,7 +34,7 @@ from .model import (
     Verdict,
 )
 from .reader import read
-from .rules import decide, index_keys, table_rows
+from .rules import decide, index_keys, reach_keys, table_rows
 from .text import mentioned
 
 __all__ = [
@@ -58,6 +58,7 @@ __all__ = [
     "judgement",
     "keys_of",
     "mentioned",
+    "reach_keys",
     "read",
     "read_coded",
     "share_key",

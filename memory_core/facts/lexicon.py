@@ -269,6 +269,7 @@ class Concept:
     kind: str  # disorder | finding
     within: tuple[str, ...]
     measured_by: tuple[str, ...] = ()  # analyte ids
+    follows: tuple[str, ...] = ()  # precursors it is the progression of ("prediabetes")
 
 
 @dataclass(frozen=True, slots=True)
@@ -518,12 +519,14 @@ def _concepts(data: dict[str, Any]) -> tuple[dict[str, Concept], PhraseMatcher[s
         kind = c.one_of(e.get("kind"), ("disorder", "finding"), f"{where}.kind")
         within = tuple(c.strs(e.get("within", []), f"{where}.within", empty=True))
         measured = tuple(c.strs(e.get("measured_by", []), f"{where}.measured_by", empty=True))
-        out[cid] = Concept(cid, kind, within, measured)
+        follows = tuple(c.strs(e.get("follows", []), f"{where}.follows", empty=True))
+        out[cid] = Concept(cid, kind, within, measured, follows)
         c.phrases(matcher, c.strs(e.get("names"), f"{where}.names"), cid, where)
     for cid, concept in out.items():
-        for w in concept.within:
-            if w not in out:
-                raise c.fail(f"concept {cid!r}.within", f"{w!r} is no concept")
+        for field, ids in (("within", concept.within), ("follows", concept.follows)):
+            for w in ids:
+                if w not in out:
+                    raise c.fail(f"concept {cid!r}.{field}", f"{w!r} is no concept")
     return out, matcher
 
 

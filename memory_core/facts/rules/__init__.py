@@ -53,6 +53,7 @@ from .conditions import (
     _condition_ended,
     _condition_episode,
     _condition_presence,
+    _condition_progressed,
     _condition_restated,
     _condition_stage,
     _dated_episodes,
@@ -148,6 +149,9 @@ DECIDES: dict[str, tuple[str, ...]] = {
 _ROWS: tuple[Rule, ...] = (
     Rule("code.different", ALL, "two coded records with different codes are two things",
          _codes_differ),
+    Rule("condition.progressed", CONDITIONS,
+         "a diagnosis the older's condition progresses to (prediabetes, then diabetes)",
+         _condition_progressed),
     Rule("key.none-shared", ALL, "no key in common: compatible, whatever the similarity",
          _nothing_shared),
     Rule("context.not-asserted", ALL,
@@ -478,6 +482,21 @@ def index_keys(facts: ClinicalFacts, memory_type: str) -> frozenset[str]:
         for f in facts.facts
         if f.kind in kinds and (f.role is not Role.MENTION or f.key == _LIST)
     )
+
+
+def reach_keys(facts: ClinicalFacts, memory_type: str) -> frozenset[str]:
+    """The keys a new memory looks its candidates up by: its :func:`index_keys`, and the
+    precursors of the conditions it is about (conditions.json's ``follows``): a diagnosis of
+    type 2 diabetes reaches the memory of prediabetes it progresses from."""
+    keys = index_keys(facts, memory_type)
+    concepts = lexicon().concepts
+    before = {
+        f"{KeyKind.CONDITION.value}:{p}"
+        for k in keys
+        if KeyKind.of(k) is KeyKind.CONDITION
+        for p in getattr(concepts.get(k.partition(":")[2]), "follows", ())
+    }
+    return keys | before if before else keys
 
 
 def _keys_of(facts: Iterable[Fact]) -> frozenset[str]:

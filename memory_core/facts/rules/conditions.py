@@ -1,9 +1,11 @@
-"""The rows about conditions (condition, observation): ended, denied or asserted, a new stage
-or spread, another episode, restated; two episodes of history dated apart. Pure."""
+"""The rows about conditions (condition, observation): a precursor progressed to its diagnosis;
+ended, denied or asserted, a new stage or spread, another episode, restated; two episodes of
+history dated apart. Pure."""
 
 from __future__ import annotations
 
-from ..model import ENDED, Decision, Fact, KeyKind, State, Verdict
+from ..lexicon import lexicon
+from ..model import ENDED, Decision, Fact, KeyKind, Role, State, Verdict
 from ..values import parts
 from .base import (
     QUALIFIER_DIMENSIONS,
@@ -22,6 +24,34 @@ from .base import (
 # --- conditions -----------------------------------------------------------------------------------
 def _conditions(p: Pair) -> list[tuple[Fact, Fact]]:
     return p.of_kind(KeyKind.CONDITION, KeyKind.SNOMED)
+
+
+def _current(facts: tuple[Fact, ...]) -> list[Fact]:
+    return [
+        f
+        for f in facts
+        if f.kind is KeyKind.CONDITION
+        and f.role is Role.SUBJECT
+        and f.asserted
+        and f.state not in ENDED
+        and not _negated(f)
+    ]
+
+
+def _condition_progressed(p: Pair) -> Decision | None:
+    """The newer asserts a diagnosis the older's condition progresses to (conditions.json's
+    ``follows``: "HbA1c 52 and 50 on two samples, confirming type 2 diabetes" after
+    "prediabetes"): the precursor is history -- an update, for a reviewer (two keys, and a
+    diagnosis may be written beside its precursor on purpose)."""
+    concepts = lexicon().concepts
+    older = _current(p.older.facts)
+    for b in _current(p.newer.facts):
+        concept = concepts.get(b.name)
+        for a in older:
+            if concept is not None and a.name in concept.follows:
+                why = f"{a.name} → {b.name}, the diagnosis it progresses to"
+                return _d(Verdict.UPDATES, "condition.progressed", WEAK, why, a.key)
+    return None
 
 
 def _condition_ended(p: Pair) -> Decision | None:
