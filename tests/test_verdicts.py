@@ -977,3 +977,73 @@ def test_a_diagnosis_of_someone_else_denied_asked_or_only_named_supersedes_no_pr
     older: str, newer: str
 ) -> None:
     assert not decide_texts(older, newer, "condition").supersedes
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype", "rule"),
+    [
+        (
+            "Warfarin 3 mg daily",
+            "Son rang: Dad's warfarin was stopped by the cardiologist yesterday.",
+            "medication",
+            "drug.stop",
+        ),
+        (
+            "Amlodipine 5 mg once daily",
+            "Email from patient's husband: 'the GP put my wife's amlodipine up to 10 mg.'",
+            "medication",
+            "drug.dose-change",
+        ),
+        (
+            "Sertraline 50 mg daily",
+            "Mum phoned: her son has stopped his sertraline.",
+            "medication",
+            "drug.stop",
+        ),
+    ],
+)
+def test_a_relative_who_writes_names_the_patient_by_the_relation_the_other_way_round(
+    older: str, newer: str, mtype: str, rule: str
+) -> None:
+    """assertion.json's ``writer_kin``: a daughter or son who phones or writes calls the
+    patient Mum or Dad, a spouse "my wife", a parent "her son": those words are the patient, so
+    the change is the patient's. Before: every relative word was another person."""
+    d = decide_texts(older, newer, mtype)
+    assert d.rule == rule and d.supersedes, d
+
+
+@pytest.mark.parametrize(
+    ("newer", "mtype", "state"),
+    [
+        ("He has stopped his sertraline.", "medication", "stopped"),
+        ("She has stopped taking her sertraline.", "medication", "stopped"),
+        ("The cough has stopped.", "condition", "resolved"),
+        ("Her headaches have stopped since the new glasses.", "condition", "resolved"),
+    ],
+)
+def test_has_stopped_stops_a_drug_and_resolves_a_condition(
+    newer: str, mtype: str, state: str
+) -> None:
+    """ "has stopped" was a condition-only phrase (resolved), and as the longest match it hid
+    "stopped" from the drug after it: "He has stopped his sertraline" left sertraline active."""
+    from memory_core.facts import read
+
+    assert [f.state.value for f in read(newer, mtype).facts] == [state]
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype"),
+    [
+        # the patient introduces the relative: "Mum" is the patient's mother
+        ("Warfarin 3 mg daily", "My daughter says Mum has stopped her warfarin.", "medication"),
+        # another relative than the writer's word for the patient
+        ("Warfarin 3 mg daily", "Son rang: Dad's brother stopped his warfarin.", "medication"),
+        ("INR 2.6", "Daughter phoned: her aunt's INR was 3.8 today.", "lab_result"),
+        # no writer: whose mum it is cannot be told
+        ("INR 2.6", "Mum's INR was 3.8 today", "lab_result"),
+        # advice on an amount is no amount
+        ("Drinks about 20 units of alcohol a week", "Aim for under 14 units a week.", "social"),
+    ],
+)
+def test_other_relatives_and_advice_change_nothing(older: str, newer: str, mtype: str) -> None:
+    assert not decide_texts(older, newer, mtype).supersedes

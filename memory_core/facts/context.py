@@ -70,6 +70,7 @@ def scopes(t: Text, spans: Sequence[Span]) -> list[Scope]:
     pseudo = [m for m in matches if m.value.direction == "PSEUDO"]
     stops = {m.start for m in matches if m.value.direction == "TERMINATE"}
     out: list[Scope] = []
+    patient = _writers_words(t, matches, lex)
     for m in matches:
         if m.value.direction in ("PSEUDO", "TERMINATE") or _inside(m, pseudo):
             continue
@@ -77,7 +78,9 @@ def scopes(t: Text, spans: Sequence[Span]) -> list[Scope]:
             continue  # a trigger word inside a thing's own name ("heart failure with reduced ...")
         category = CATEGORY[m.value.category]
         if category is Context.OTHER_PERSON and (
-            _reports(t, m, lex.reporting) or _acts_on_patient(t, m, lex.measuring)
+            _reports(t, m, lex.reporting)
+            or _acts_on_patient(t, m, lex.measuring)
+            or " ".join(t.tokens[m.start : m.end]) in patient
         ):
             continue
         subject = _is_subject(t, m)
@@ -163,11 +166,32 @@ def _inside(m: Match[ContextRule], pseudo: Sequence[Match[ContextRule]]) -> bool
 
 
 def _reports(t: Text, m: Match[ContextRule], reporting: frozenset[str]) -> bool:
-    """A relative who reports ("wife says he stopped metformin", "per daughter"), not the
-    person the fact is about."""
+    """A relative who reports ("wife says he stopped metformin", "per daughter", "message from
+    patient's wife"), not the person the fact is about."""
     after = t.tokens[m.end : m.end + 2]
-    before = t.tokens[max(0, m.start - 2) : m.start]
-    return any(w in reporting for w in after) or any(w in ("per", "by") for w in before)
+    before = t.tokens[max(0, m.start - 3) : m.start]
+    return (
+        any(w in reporting for w in after)
+        or any(w in ("per", "by") for w in before[-2:])
+        or ("from" in before and any(w in reporting for w in before))
+    )
+
+
+def _writers_words(t: Text, matches: Sequence[Match[ContextRule]], lex: Lexicon) -> frozenset[str]:
+    """The words the statement's writer names the patient by, where the writer is a relative
+    who opens it ("Daughter phoned: Mum's INR ...", "Son's email: Dad's kidney function ...",
+    "Message from patient's wife: ... John's sertraline"): the relation the other way round
+    (assertion.json's ``writer_kin``). None where the patient introduces the relative ("my
+    daughter says ...": the patient writes) or the relative is not the opening's reporter."""
+    first = next((m for m in matches if m.value.category == "FAMILY"), None)
+    if first is None or t.sentence[first.start] != t.sentence[0]:
+        return frozenset()
+    lead = t.tokens[: first.start]
+    if "my" in lead or not _reports(t, first, lex.reporting):
+        return frozenset()
+    if not all(w in _LEAD or w in lex.reporting or w == "from" for w in lead):
+        return frozenset()
+    return lex.writer_kin.get(" ".join(t.tokens[first.start : first.end]), frozenset())
 
 
 #: Who a measuring verb is done to when it is the patient ("weighed him", "checked her sugar").

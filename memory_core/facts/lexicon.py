@@ -387,6 +387,8 @@ class Lexicon:
     events: frozenset[str]
     past_forms: frozenset[str]  # "when I was ...": a time in the past, not a condition
     take_verbs: frozenset[str]  # "stopped taking X": a way of taking a thing, not another act
+    # a relative who writes the statement -> the words they name the patient by ("mum")
+    writer_kin: Mapping[str, frozenset[str]]
     dose_units: frozenset[str]
     frequencies: PhraseMatcher[str]
     formulations: PhraseMatcher[str]
@@ -786,7 +788,22 @@ def _context(context: dict[str, Any], assertion: dict[str, Any]) -> dict[str, An
         "events": frozenset(c.strs(assertion.get("events"), "events")),
         "past_forms": frozenset(c.strs(assertion.get("past_forms"), "past_forms")),
         "take_verbs": frozenset(c.strs(assertion.get("take_verbs"), "take_verbs")),
+        "writer_kin": _writer_kin(c, assertion.get("writer_kin") or []),
     }
+
+
+def _writer_kin(c: _Check, groups: list[Any]) -> dict[str, frozenset[str]]:
+    """assertion.json's ``writer_kin``: each writer's word (its phrase tokens, joined) -> the
+    words that writer names the patient by."""
+    out: dict[str, frozenset[str]] = {}
+    for i, g in enumerate(groups):
+        g = c.obj(g, f"writer_kin[{i}]")
+        said = c.strs(g.get("patient"), f"writer_kin[{i}].patient")
+        patient = frozenset(" ".join(phrase_tokens(w)) for w in said)
+        for w in c.strs(g.get("writer"), f"writer_kin[{i}].writer"):
+            key = " ".join(phrase_tokens(w))
+            out[key] = out.get(key, frozenset()) | patient
+    return out
 
 
 def _words(data: dict[str, Any]) -> dict[str, Any]:
