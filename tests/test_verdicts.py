@@ -1047,3 +1047,41 @@ def test_has_stopped_stops_a_drug_and_resolves_a_condition(
 )
 def test_other_relatives_and_advice_change_nothing(older: str, newer: str, mtype: str) -> None:
     assert not decide_texts(older, newer, mtype).supersedes
+
+
+@pytest.mark.parametrize(
+    ("text", "timing"),
+    [
+        ("Physiotherapy twice weekly", "2/week"),
+        ("Physiotherapy 3 times a week", "3/week"),
+        ("Physiotherapy once a week", "1 week"),
+        ("District nurse home visits fortnightly", "2 week"),
+        ("Annual diabetic foot check", "1 year"),
+        ("Foot checks every 3 months", "3 month"),
+        ("Diabetes review 6-monthly", "6 month"),
+        ("Follow up in 3 months", "3 month"),
+    ],
+)
+def test_a_plans_interval_is_read_as_written(text: str, timing: str) -> None:
+    """How often a plan item recurs: "twice weekly" is twice a week (it was read "2 week",
+    every two weeks), "fortnightly" every two weeks, "annual" every year."""
+    from memory_core.facts import read
+    from memory_core.facts.values import parts
+
+    got = [parts(f.value).get("timing") for f in read(text, "care_plan").facts if f.kind == "slot"]
+    assert got == [timing]
+
+
+def test_a_plan_made_more_or_less_frequent_is_a_new_timing() -> None:
+    d = decide_texts(
+        "Annual diabetic foot check", "Foot checks increased to every 3 months.", "care_plan"
+    )
+    assert d.rule == "plan.new-timing" and d.strong, d
+    d = decide_texts(
+        "Community nurse home visits fortnightly",
+        "Home visits reduced to every two months now that she is stable.",
+        "care_plan",
+    )
+    assert d.rule == "plan.new-timing" and d.strong, d
+    same = decide_texts("Physiotherapy twice weekly", "Physio twice a week continues", "care_plan")
+    assert same.rule != "plan.new-timing"

@@ -595,18 +595,52 @@ _PERIOD_FRACTIONS = {"12": "month", "52": "week", "7": "day"}
 UNIT_WORDS = frozenset(_TIMING_UNITS) | _TIME_UNITS
 
 
+#: Words that are an interval of their own ("fortnightly": every 2 weeks).
+_INTERVALS = {
+    "fortnightly": "2 week", "annual": "1 year", "annually": "1 year", "yearly": "1 year",
+    "quarterly": "3 month", "weekly": "1 week", "monthly": "1 month",
+}  # fmt: skip
+#: How many times in a period ("twice weekly", "3 times a week"), before the period.
+_TIMES = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
+
+
 def timing(t: Text, lo: int, hi: int, lex: Lexicon) -> str:
-    """When a plan item is due: "in 3 months", "every 6 weeks", "at 36 weeks", "3-monthly",
-    "F/U 3/12" -> "3 month"."""
+    """When a plan item is due or how often: "in 3 months", "every 6 weeks", "at 36 weeks",
+    "3-monthly", "F/U 3/12" -> "3 month"; "fortnightly" -> "2 week", "annual" -> "1 year";
+    "twice weekly", "3 times a week" -> "2/week", "3/week" (more than once a period)."""
     toks = t.tokens
-    for i in range(lo, hi - 1):
-        n = _number_at(toks, i, lex)
+    for i in range(lo, hi):
+        times = _times_per(toks, i, hi, lex)
+        if times:
+            return times
+        n = _number_at(toks, i, lex) if i < hi - 1 else None
+        if n is None and toks[i] in _INTERVALS and not (i > lo and _number_at(toks, i - 1, lex)):
+            return _INTERVALS[toks[i]]
+        if i == hi - 1:
+            break
         if n is not None and toks[i + 1] in _TIMING_UNITS:
             return f"{n:g} {_TIMING_UNITS[toks[i + 1]]}"
         slash = t.text[t.ends[i] : t.starts[i + 1]] == "/"
         if n is not None and slash and toks[i + 1] in _PERIOD_FRACTIONS and n < float(toks[i + 1]):
             return f"{n:g} {_PERIOD_FRACTIONS[toks[i + 1]]}"
     return ""
+
+
+def _times_per(toks: Sequence[str], i: int, hi: int, lex: Lexicon) -> str:
+    """ "twice weekly", "twice a week", "3 times a month" at ``i``: "2/week" ("once a week" is
+    the interval "1 week")."""
+    if toks[i] in _TIMES:
+        n, j = _TIMES[toks[i]], i + 1
+    elif toks[i][:1].isdigit() and i + 1 < hi and toks[i + 1] == "times":
+        n, j = _number_at(toks, i, lex) or 0.0, i + 2
+    else:
+        return ""
+    if j < hi and toks[j] in ("a", "an", "per", "every", "each"):
+        j += 1
+    unit = _TIMING_UNITS.get(toks[j]) if j < hi else None
+    if unit is None or not n:
+        return ""
+    return f"1 {unit}" if n == 1 else f"{n:g}/{unit}"
 
 
 def _number_at(toks: Sequence[str], i: int, lex: Lexicon) -> float | None:
