@@ -487,6 +487,7 @@ RULE_WORDS: dict[str, str] = {
     "allergy.list-scope": "no known allergies says nothing of this allergen",
     "allergy.list-restated": "no known allergies restated",
     "condition.restated": "the same condition restated",
+    "condition.progressed": "a diagnosis the older condition progresses to",
     "condition.resolved": "the same condition resolved",
     "condition.refuted": "the same condition ruled out",
     "condition.recurred": "the same condition back again",
