@@ -78,6 +78,7 @@ FIRST_RUNS = (
     ("set_l", "bdc0d12", 60, 20, 3, 11),  # patients and relatives texting an AI assistant
     ("set_m", "562fb63", 50, 19, 1, 12),  # specialist clinics: conditions, allergies, plans
     ("set_n", "aa63448", 51, 22, 3, 16),  # planned doses, relatives' medicines, habit advice
+    ("set_o", "ff515bb", 55, 22, 1, 16),  # long statements, several topics each
 )
 
 
