@@ -1085,3 +1085,26 @@ def test_a_plan_made_more_or_less_frequent_is_a_new_timing() -> None:
     assert d.rule == "plan.new-timing" and d.strong, d
     same = decide_texts("Physiotherapy twice weekly", "Physio twice a week continues", "care_plan")
     assert same.rule != "plan.new-timing"
+
+
+@pytest.mark.parametrize(
+    ("text", "mtype", "state"),
+    [
+        # a sentence that names its own subject keeps its state word
+        ("Physiotherapy continues. Her oxygen was stopped yesterday.", "care_plan", "active"),
+        ("Metformin 500 mg twice daily. Her husband stopped drinking.", "medication", "active"),
+        # a sentence with nothing of its own before the state word continues the thing before
+        ("On metformin 500 mg. Stopped last week.", "medication", "stopped"),
+        ("On metformin 500 mg. It was stopped last week.", "medication", "stopped"),
+        ("Metformin 500 mg. Dr Patel stopped it.", "medication", "stopped"),
+    ],
+)
+def test_a_state_word_reaches_back_a_sentence_only_without_a_subject_of_its_own(
+    text: str, mtype: str, state: str
+) -> None:
+    """Before: a state word in a sentence that named nothing the lexicon keys gave its state
+    to the thing of the sentence before ("Physiotherapy continues. Her oxygen was stopped
+    yesterday." stopped the physiotherapy at once)."""
+    from memory_core.facts import read
+
+    assert [f.state.value for f in read(text, mtype).facts] == [state]

@@ -366,9 +366,32 @@ def _nearest(
         and KeyKind.of(spans[k].key) in prefer
         and not (rule.kinds and KeyKind.of(spans[k].key).value not in rule.kinds)
     ]
-    if rule.direction != "FORWARD" and earlier and not _sentence_names_any(t, spans, start):
+    if (
+        rule.direction != "FORWARD"
+        and earlier
+        and not _sentence_names_any(t, spans, start)
+        and _no_subject_of_its_own(t, start, end)
+    ):
         return earlier[-1], STATE_REACH + 1
     return None
+
+
+#: Words that point back to a thing named before ("it was stopped", "stopped them").
+_POINTERS = frozenset({"it", "its", "them", "this", "that", "these", "those", "both"})
+
+
+def _no_subject_of_its_own(t: Text, start: int, end: int) -> bool:
+    """The sentence of a state word at ``start``..``end`` says nothing of its own before it
+    ("Stopped last week.", "Now switched to the XR form.", "It was stopped.") or points back
+    right after it ("stopped it"): it continues the thing named before. "Her oxygen was
+    stopped yesterday." names its own subject, which the lexicon may not key."""
+    lo = start
+    while lo > 0 and t.sentence[lo - 1] == t.sentence[start]:
+        lo -= 1
+    before = t.tokens[lo:start]
+    after = t.tokens[end] if end < len(t.tokens) and t.sentence[end] == t.sentence[start] else ""
+    stop = lexicon().stopwords
+    return after in _POINTERS or all(w in stop or not w.isalpha() for w in before)
 
 
 def _another_act(t: Text, a: int, b: int) -> bool:
