@@ -1108,3 +1108,25 @@ def test_a_state_word_reaches_back_a_sentence_only_without_a_subject_of_its_own(
     from memory_core.facts import read
 
     assert [f.state.value for f in read(text, mtype).facts] == [state]
+
+
+@pytest.mark.parametrize(
+    ("newer", "strong"),
+    [
+        ("Digoxin stopped by cardiology but the GP list still shows it as a repeat.", False),
+        ("Stopped digoxin, however she is still taking it some days.", False),
+        # a contrast about another thing disputes nothing
+        ("Digoxin stopped, but still taking bisoprolol.", True),
+        (
+            "Digoxin stopped last week. Bisoprolol continued, but it is still causing tiredness.",
+            True,
+        ),
+    ],
+)
+def test_a_change_disputed_in_its_own_sentence_is_for_a_reviewer(newer: str, strong: bool) -> None:
+    """assertion.json's ``disputes``: a change word, then a contrast, a pointer back and a word
+    of it continuing -- which is true is for a reviewer (weak), never applied at once."""
+    d = decide_texts("Digoxin 125 micrograms once daily", newer, "medication")
+    assert d.rule == "drug.stop" and d.strong is strong, d
+    if not strong:
+        assert "disputes the change" in d.evidence

@@ -196,6 +196,30 @@ def _hedged_statement(t: Text) -> list[Scope]:
     return out
 
 
+@lru_cache(maxsize=65_536)
+def disputed(t: Text) -> bool:
+    """A change said and then disputed in its own sentence (assertion.json's ``disputes``: a
+    contrast word after a change word, then a pointer back and a word of it continuing --
+    "someone stopped his digoxin, but the letter lists it as continued"; "digoxin stopped by
+    cardiology but the GP list still shows it"): which is true is for a reviewer. A contrast
+    that names another thing ("stopped metformin but still on gliclazide") has no pointer
+    back, and disputes nothing."""
+    lex = lexicon()
+    words = lex.disputes
+    contrast, pointers, going = (
+        words.get(k, frozenset()) for k in ("contrast", "pointers", "continued")
+    )
+    changes = [m.start for m in lex.states.find(t.tokens, t.raw) if m.value.state != "active"]
+    for c, w in enumerate(t.tokens):
+        if w not in contrast:
+            continue
+        lo, hi = sentence_bounds(t, c)
+        after = set(t.tokens[c + 1 : hi])
+        if any(lo <= i < c for i in changes) and after & pointers and after & going:
+            return True
+    return False
+
+
 def _their_own(t: Text) -> list[Scope]:
     """ "Mum says her own asthma has gone": a relative named in the sentence -- even one who
     only reports -- and "her own", "his own", "their own" after it make what follows that

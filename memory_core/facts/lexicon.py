@@ -389,6 +389,8 @@ class Lexicon:
     take_verbs: frozenset[str]  # "stopped taking X": a way of taking a thing, not another act
     # a relative who writes the statement -> the words they name the patient by ("mum")
     writer_kin: Mapping[str, frozenset[str]]
+    # a change disputed in its sentence: contrast, pointer and continuation words
+    disputes: Mapping[str, frozenset[str]]
     dose_units: frozenset[str]
     frequencies: PhraseMatcher[str]
     formulations: PhraseMatcher[str]
@@ -789,6 +791,10 @@ def _context(context: dict[str, Any], assertion: dict[str, Any]) -> dict[str, An
         "past_forms": frozenset(c.strs(assertion.get("past_forms"), "past_forms")),
         "take_verbs": frozenset(c.strs(assertion.get("take_verbs"), "take_verbs")),
         "writer_kin": _writer_kin(c, assertion.get("writer_kin") or []),
+        "disputes": {
+            k: frozenset(c.strs(v, f"disputes.{k}"))
+            for k, v in c.obj(assertion.get("disputes", {}), "disputes").items()
+        },
     }
 
 

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from functools import lru_cache
 
-from ..assertion import hedges
+from ..assertion import disputed, hedges
 from ..classes import ClassChange
 from ..lexicon import lexicon
 from ..model import (
@@ -40,6 +40,7 @@ from ..model import (
     Verdict,
     subject_kinds,
 )
+from ..text import parse
 from .allergies import (
     _allergy_list,
     _allergy_lists_same,
@@ -408,6 +409,9 @@ def _capped(d: Decision, p: Pair) -> Decision:
         said = ", ".join(sorted(c.value.replace("_", " ") for c in hedged))
         why = f"{d.evidence}; the newer statement also says what it does not assert ({said})"
         return Decision(d.verdict, d.rule, WEAK, why, d.key)
+    if d.verdict is not Verdict.DUPLICATE and disputed(parse(p.newer_text)):
+        why = f"{d.evidence}; the newer statement disputes the change in the same sentence"
+        return Decision(d.verdict, d.rule, WEAK, why, d.key)
     # before the older's own date, or else the day it was recorded
     since = (a.date if a is not None else "") or p.older_on
     when = "" if b is None else _in_year(b.date, p.newer_on) if _dated_event(b, p) else b.date
@@ -430,8 +434,6 @@ def _names_supplier(text: str) -> bool:
     the chemist", "from that pharmacy"): a drug's change said beside it may be a change of
     supplier, not of the drug. A pharmacy a prescription is sent to, or a pharmacy's own
     message, names no source."""
-    from ..text import parse
-
     t = parse(text)
     return any(
         m.value == _SUPPLIER and "from" in t.tokens[max(0, m.start - 2) : m.start]
@@ -447,8 +449,6 @@ def _dated_event(fact: Fact, p: Pair) -> bool:
     current."""
     if fact.kind is not KeyKind.LOINC:
         return False
-    from ..text import parse
-
     t, lex = parse(p.newer_text), lexicon()
     return not any(m.find(t.tokens, t.raw) for m in (lex.now_words, lex.occasions))
 
