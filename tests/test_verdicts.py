@@ -1130,3 +1130,37 @@ def test_a_change_disputed_in_its_own_sentence_is_for_a_reviewer(newer: str, str
     assert d.rule == "drug.stop" and d.strong is strong, d
     if not strong:
         assert "disputes the change" in d.evidence
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype", "rule"),
+    [
+        # "moved to" a time reschedules a plan; it is no move of house
+        ("Colonoscopy booked for 14 March", "Colonoscopy moved to 2 April", "care_plan",
+         "slot.state-change"),
+        ("Follow up in clinic in 2 weeks", "Follow-up appointment moved to the 14th",
+         "care_plan", "slot.state-change"),
+        ("Follow up in clinic in 2 weeks", "Follow-up moved to Tuesday", "care_plan",
+         "slot.state-change"),
+        # "saturations" is the oxygen saturation
+        ("Oxygen saturation 92% on room air", "Saturations 97% on room air today.", "vital_sign",
+         "lab.new-value"),
+        # a depressive episode in remission resolves the depression
+        ("Depression, moderate episode", "Now in full remission from her depressive episode.",
+         "condition", "condition.resolved"),
+    ],
+)  # fmt: skip
+def test_words_of_plans_results_and_conditions_read_as_clinicians_write_them(
+    older: str, newer: str, mtype: str, rule: str
+) -> None:
+    d = decide_texts(older, newer, mtype)
+    assert d.rule == rule and d.supersedes, d
+
+
+def test_moved_to_a_place_is_still_a_move() -> None:
+    from memory_core.facts import read
+
+    keys = [f.key for f in read("Moved to a care home last week", "social").facts]
+    assert keys == ["slot:household"]
+    keys = [f.key for f in read("Colonoscopy moved to 2 April", "care_plan").facts]
+    assert "slot:household" not in keys

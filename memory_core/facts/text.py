@@ -267,7 +267,7 @@ def _slot_spans(t: Text, memory_type: str, lex: Lexicon) -> list[Span]:
     out = [
         Span(f"slot:{m.value}", m.start, m.end, "slot")
         for m in lex.slot_triggers.find_all(t.tokens, t.raw)
-        if memory_type in lex.slots[m.value].types
+        if memory_type in lex.slots[m.value].types and not _moved_in_time(t, m, lex)
     ]
     if memory_type == "care_plan":
         specialties = lex.specialty_phrases.find(t.tokens, t.raw) + _clinics(t, lex)
@@ -278,6 +278,26 @@ def _slot_spans(t: Text, memory_type: str, lex: Lexicon) -> list[Span]:
             for m in lex.procedure_phrases.find(t.tokens, t.raw)
         ]
     return out
+
+
+#: Words that open a time ("moved to 2 April", "moved to next week", "moved to Tuesday").
+_TIME_OPENERS = frozenset(
+    {"next", "tomorrow", "later", "monday", "tuesday", "wednesday", "thursday", "friday",
+     "saturday", "sunday", "early", "mid", "end"}
+)  # fmt: skip
+
+
+def _moved_in_time(t: Text, m: Match[str], lex: Lexicon) -> bool:
+    """A people slot's trigger that ends in "to" followed by a time ("colonoscopy moved to 2
+    April", "moved to next week"): an appointment rescheduled, not where someone lives."""
+    toks = t.tokens
+    if not lex.slots[m.value].people or toks[m.end - 1] != "to" or m.end >= len(toks):
+        return False
+    after = toks[m.end]
+    if after == "the":  # "moved to the 14th", not "moved to the care home"
+        nxt = toks[m.end + 1] if m.end + 1 < len(toks) else ""
+        return nxt[:1].isdigit()
+    return after[:1].isdigit() or after in lex.months or after in _TIME_OPENERS
 
 
 def _clinics(t: Text, lex: Lexicon) -> list[Match[str]]:
