@@ -1164,3 +1164,41 @@ def test_moved_to_a_place_is_still_a_move() -> None:
     assert keys == ["slot:household"]
     keys = [f.key for f in read("Colonoscopy moved to 2 April", "care_plan").facts]
     assert "slot:household" not in keys
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "Ramipril could go up to 10 mg.",
+        "Please increase ramipril to 10 mg.",
+        "Ramipril 10 mg proposed.",
+        "Once the U&E is back, ramipril up to 10 mg.",
+        "Ramipril: titrate to 10 mg as tolerated.",
+        "Ramipril increase to 10 mg pending blood results.",
+    ],
+)
+def test_a_new_dose_said_as_a_possibility_request_or_plan_is_not_applied_at_once(
+    newer: str,
+) -> None:
+    """A dose read from the number alone (no change word gave the drug its state) takes the
+    contexts over that number: under "could", "please", "proposed", "once ...,", "as
+    tolerated" or with the plan "pending", 5 mg stays current (before: each was a dose change
+    at once)."""
+    d = decide_texts("Ramipril 5 mg once daily", newer, "medication")
+    assert not (d.supersedes and d.strong), d
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype"),
+    [
+        ("Ramipril 5 mg once daily", "Ramipril 10 mg once daily", "medication"),
+        ("Ramipril 5 mg once daily", "Ramipril increased to 10 mg once a day.", "medication"),
+        ("Prefers contact by phone", "Please email me from now on, I've changed my number.",
+         "preference"),
+    ],
+)  # fmt: skip
+def test_once_daily_and_a_patients_please_still_say_the_change(
+    older: str, newer: str, mtype: str
+) -> None:
+    d = decide_texts(older, newer, mtype)
+    assert d.supersedes, d

@@ -87,6 +87,29 @@ def change_contexts(t: Text, spans: Sequence[Span], at: Sequence[int]) -> list[f
     return out
 
 
+def value_contexts(t: Text, spans: Sequence[Span], at: Sequence[int]) -> list[frozenset[Context]]:
+    """The contexts over the number each thing's value is said with, at tokens ``at`` (-1:
+    none), where no change word gave the thing its state: a new dose said under a hypothetical,
+    a plan or an instruction ("ramipril could go up to 10 mg", "ramipril 10 mg proposed",
+    "please increase ramipril to 10 mg") is not asserted either."""
+    found = [*scopes(t, spans), *structural(t)]
+    out: list[frozenset[Context]] = []
+    for s, i in zip(spans, at, strict=True):
+        kind = s.key.partition(":")[0]
+        out.append(
+            frozenset(
+                sc.category
+                for sc in found
+                if i >= 0
+                and sc.category in NOT_ASSERTED
+                and sc.lo <= i < sc.hi
+                and not sc.start <= i < sc.end
+                and not (sc.rule.kinds and kind not in sc.rule.kinds)
+            )
+        )
+    return out
+
+
 #: A change word that ends a phrasal verb ("taper off", "cut down"): its verb comes before it.
 _PARTICLES = frozenset({"off", "down", "up", "out"})
 

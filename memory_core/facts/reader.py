@@ -58,9 +58,16 @@ def read(text: str, memory_type: str = "") -> ClinicalFacts:
     ctx, states = _asserted(t, anchors, states, said_at, memory_type)
     date = values.statement_date(t)
     facts: list[Fact] = []
+    said = [_value(t, span, anchors, lex, memory_type) for span in anchors]
+    numbers = [
+        -1 if at >= 0 else _number_of(t, s, v)
+        for s, v, at in zip(anchors, said, said_at, strict=True)
+    ]
+    for k, more in enumerate(assertion.value_contexts(t, anchors, numbers)):
+        ctx[k] |= assertion.own(memory_type, more)
     for k, span in enumerate(anchors):
         outcome = memory_type == "treatment_response"
-        value = _value(t, span, anchors, lex, memory_type)
+        value = said[k]
         if _in_passing(span, value, lex):
             continue
         span = _specific(span, value, lex)
@@ -79,6 +86,21 @@ def read(text: str, memory_type: str = "") -> ClinicalFacts:
     if memory_type == "allergy":
         facts += _list_entry(facts, lex)
     return ClinicalFacts(facts=merge(facts), origin=Origin.TEXT, lexicon=lex.version)
+
+
+def _number_of(t: Text, span: Span, value: str) -> int:
+    """The token of the number a thing's dose is said with, after its name in its sentence
+    (-1: none)."""
+    dose = values.parts(value).get("dose", "")
+    number = dose.partition(" ")[0]
+    if not number[:1].isdigit():
+        return -1
+    for i in range(span.end, len(t.tokens)):
+        if t.sentence[i] != t.sentence[span.start]:
+            break
+        if t.tokens[i] == number or t.tokens[i].rstrip("0").rstrip(".") == number:
+            return i
+    return -1
 
 
 def _asserted(

@@ -98,7 +98,12 @@ def _drug_regimen(p: Pair) -> Decision | None:
                 if part == "dose" and _same_dose(pa[part], pb[part]):
                     continue  # 0.1 mg and 100 mcg: one dose, written two ways
                 comparable = part != "dose" or _unit_of(pa[part]) == _unit_of(pb[part])
-                ok = comparable and not _ingredient(a, b) and _said_to_change(p, b)
+                ok = (
+                    comparable
+                    and not _ingredient(a, b)
+                    and b.state is not State.PLANNED  # "increase to 10 mg pending bloods"
+                    and _said_to_change(p, b)
+                )
                 return _d(Verdict.UPDATES, rule, _strong_for(p, ok), evidence(a, b), a.key)
         if pb.get("form") and pa.get("form") != pb["form"] and (pa.get("form") or _changed(b)):
             strength = _strong_for(p, _changed(b) and not _ingredient(a, b))
