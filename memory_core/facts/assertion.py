@@ -128,11 +128,17 @@ def _infinitive(t: Text, i: int) -> bool:
     return j == 0 or not past_tense(t.tokens[j - 1])
 
 
+#: Words before an -ed change word that make it a present passive, a rule rather than a
+#: change made ("metformin is stopped when eGFR is below 30").
+_PRESENT_PASSIVE = frozenset({"is", "are", "be", "gets", "get"})
+
+
 def _made(t: Text, i: int) -> bool:
-    """The change word at ``i`` says a change made: in the past tense, or the particle of a
-    phrasal verb that is ("stepped down", "cut back": the verb before it)."""
+    """The change word at ``i`` says a change made: in the past tense (not a present passive:
+    "is stopped when ..."), or the particle of a phrasal verb that is ("stepped down", "cut
+    back": the verb before it)."""
     if past_tense(t.tokens[i]):
-        return True
+        return not (i >= 1 and t.tokens[i - 1] in _PRESENT_PASSIVE)
     return t.tokens[i] in _PARTICLES and i >= 1 and past_tense(t.tokens[i - 1])
 
 

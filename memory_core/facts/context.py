@@ -225,9 +225,16 @@ def _scope(
         hi = _forward_end(t, m, stops, spans, s_hi)
     if direction in ("BACKWARD", "BIDIRECTIONAL"):
         lo = max([s for s in stops if s_lo <= s < m.start], default=s_lo)
-        if t.tokens[m.start] == "?":
-            lo = max(lo, clause_bounds(t, m.start)[0])  # "Cr 1.8 today - AKI?": AKI only
+        if t.tokens[m.start] == "?" or m.value.kinds == _READINGS:
+            # "Cr 1.8 today - AKI?": AKI only; "HbA1c 52 now, 64 before the dose increase":
+            # a reading's own clause
+            lo = max(lo, clause_bounds(t, m.start)[0])
     return lo, hi
+
+
+#: A rule for readings only (``kinds`` loinc): "before the dose increase" is the history of
+#: the value in its own clause.
+_READINGS = frozenset({"loinc"})
 
 
 def _forward_end(

@@ -415,6 +415,8 @@ def _capped(d: Decision, p: Pair) -> Decision:
     # before the older's own date, or else the day it was recorded
     since = (a.date if a is not None else "") or p.older_on
     when = "" if b is None else _in_year(b.date, p.newer_on) if _dated_event(b, p) else b.date
+    if b is not None and not b.date and _dated_event(b, p):
+        when = _ago(p.newer_text, p.newer_on)
     if when and _dated_before(when, since):
         why = f"{d.evidence}; the newer is dated {when}, before the older's {since}"
         return Decision(d.verdict, d.rule, WEAK, why, d.key)
@@ -462,6 +464,30 @@ def _in_year(date: str, on: str) -> str:
         return date
     year, month = int(on[:4]), int(on[5:7])
     return f"{year if int(m.group(1)) <= month else year - 1}-{m.group(1)}"
+
+
+#: "a year ago", "3 months ago", "two weeks ago": how long before the writing.
+_AGO = re.compile(
+    r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+"
+    r"(day|week|month|year)s?\s+ago\b",
+    re.IGNORECASE,
+)
+_AGO_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+
+
+def _ago(text: str, on: str) -> str:
+    """The day a reading said "N days / weeks / months / years ago" was taken, written on the
+    day ``on`` (YYYY-MM-DD): "eGFR was 60 a year ago" written on 2026-07-01 is 2025-07-01.
+    "" without ``on`` or such words."""
+    m = _AGO.search(text)
+    if m is None or not re.fullmatch(r"\d{4}-\d\d-\d\d", on):
+        return ""
+    from datetime import date, timedelta
+
+    word = m.group(1).lower()
+    n = int(word) if word.isdigit() else lexicon().number_words.get(word, 1.0)
+    then = date.fromisoformat(on) - timedelta(days=int(n * _AGO_DAYS[m.group(2).lower()]))
+    return then.isoformat()
 
 
 def _dated_before(date: str, day: str) -> bool:
