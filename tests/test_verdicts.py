@@ -815,6 +815,12 @@ def test_a_month_without_its_year_is_the_last_such_month_before_the_writing(
             "HbA1c is typically 42 mmol/mol in adults without diabetes.",
             "lab_result",
         ),
+        (
+            "Atorvastatin 20 mg at night",
+            "Atorvastatin 40 mg is the usual high-intensity dose.",
+            "medication",
+        ),
+        ("Atorvastatin 20 mg at night", "Licensed dose range 10-80 mg daily.", "medication"),
     ],
 )
 def test_what_is_usually_done_is_a_definition_not_the_patients_change(
