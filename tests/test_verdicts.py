@@ -1269,3 +1269,35 @@ def test_a_change_made_or_a_reading_of_now_beside_an_earlier_one_is_still_a_chan
         older_on="2026-06-01", newer_on="2026-07-01",
     )  # fmt: skip
     assert d.supersedes and d.strong, d
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype"),
+    [
+        ("Amlodipine 5 mg daily",
+         "My neighbour said her amlodipine was stopped because of swollen ankles", "medication"),
+        ("Amlodipine 5 mg daily",
+         "Hospital letter says amlodipine stopped - not confirmed with the patient", "medication"),
+        ("Hypertension", "Hypertension - resolved per patient, not confirmed", "condition"),
+        ("HbA1c 58 mmol/mol", "The app estimates an HbA1c of 48 from her CGM", "lab_result"),
+        ("HbA1c 58 mmol/mol", "Estimated HbA1c 48 from the sensor", "lab_result"),
+        ("Blood pressure 150/90", "BP 130/80 at the pharmacy, she thinks", "vital_sign"),
+        ("INR 2.5", "My daughter says her INR was 4", "lab_result"),
+    ],
+)  # fmt: skip
+def test_hearsay_estimates_and_unconfirmed_changes_are_never_applied_at_once(
+    older: str, newer: str, mtype: str
+) -> None:
+    """A person the patient introduces reports on "her" thing (theirs); a hedge opening a
+    clause ("- not confirmed") hedges the statement; an estimated result and what "she
+    thinks" are uncertain. Each hid the older fact at once before (probes of mine)."""
+    d = decide_texts(older, newer, mtype)
+    assert not (d.supersedes and d.strong), d
+
+
+def test_a_relative_who_reports_the_patients_own_change_still_changes_it() -> None:
+    for newer in ("My wife says I stopped the metformin a month ago",
+                  "Wife says he stopped metformin last week"):  # fmt: skip
+        d = decide_texts("Metformin 500 mg twice daily", newer, "medication")
+        assert d.rule == "drug.stop" and d.strong, d
+    assert decide_texts("eGFR 45", "eGFR 52 (estimated GFR)", "lab_result").strong

@@ -214,13 +214,14 @@ def _questions(t: Text) -> list[Scope]:
 
 
 def _hedged_statement(t: Text) -> list[Scope]:
-    """A sentence that opens with a statement hedge ("Neighbour says pt has moved into a care
-    home. Not confirmed with family.") makes everything the statement says uncertain."""
+    """A sentence or clause that opens with a statement hedge ("Neighbour says pt has moved into
+    a care home. Not confirmed with family."; "... amlodipine stopped - not confirmed with the
+    patient") makes everything the statement says uncertain."""
     lex = lexicon()
     out = []
     for m in lex.statement_hedges.find(t.tokens, t.raw):
         lo, _hi = sentence_bounds(t, m.start)
-        if m.start == lo:
+        if m.start in (lo, clause_bounds(t, m.start)[0]):  # "... stopped - not confirmed"
             out.append(Scope(m.start, m.end, _STRUCTURE, Context.UNCERTAIN, 0, len(t.tokens)))
     return out
 

@@ -78,7 +78,7 @@ def scopes(t: Text, spans: Sequence[Span]) -> list[Scope]:
             continue  # a trigger word inside a thing's own name ("heart failure with reduced ...")
         category = CATEGORY[m.value.category]
         if category is Context.OTHER_PERSON and (
-            _reports(t, m, lex.reporting)
+            (_reports(t, m, lex.reporting) and not _their_own_report(t, m))
             or _acts_on_patient(t, m, lex.measuring)
             or " ".join(t.tokens[m.start : m.end]) in patient
         ):
@@ -175,6 +175,20 @@ def _reports(t: Text, m: Match[ContextRule], reporting: frozenset[str]) -> bool:
         or any(w in ("per", "by") for w in before[-2:])
         or ("from" in before and any(w in reporting for w in before))
     )
+
+
+#: Third person possessives: after "my neighbour said", whose thing it is.
+_THEIRS = frozenset({"her", "his", "their"})
+
+
+def _their_own_report(t: Text, m: Match[ContextRule]) -> bool:
+    """A person the patient introduces who reports on "her" or "his" thing ("my neighbour said
+    her amlodipine was stopped", "my daughter says her INR was high"): the patient would say
+    "my"; the thing is the reporter's."""
+    if m.start == 0 or t.tokens[m.start - 1] != "my":
+        return False
+    _lo, hi = sentence_bounds(t, m.start)
+    return any(w in _THEIRS for w in t.tokens[m.end : hi])
 
 
 def _writers_words(t: Text, matches: Sequence[Match[ContextRule]], lex: Lexicon) -> frozenset[str]:
