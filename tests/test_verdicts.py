@@ -1301,3 +1301,22 @@ def test_a_relative_who_reports_the_patients_own_change_still_changes_it() -> No
         d = decide_texts("Metformin 500 mg twice daily", newer, "medication")
         assert d.rule == "drug.stop" and d.strong, d
     assert decide_texts("eGFR 45", "eGFR 52 (estimated GFR)", "lab_result").strong
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype"),
+    [
+        ("Asthma", "Childhood asthma, resolved.", "condition"),
+        ("Hypertension", "White coat hypertension excluded.", "condition"),
+        ("Hypertension", "Ruled out hypertension in her sister.", "condition"),
+        ("Type 2 diabetes", "Diabetes in his father, diagnosed at 60.", "condition"),
+    ],
+)
+def test_childhood_another_condition_and_another_person_resolve_nothing_at_once(
+    older: str, newer: str, mtype: str
+) -> None:
+    """ "Childhood asthma" is asthma in childhood (history), not a name of asthma; white coat
+    hypertension is a finding of its own; a person named after "in her"/"in his" owns what the
+    clause said before them (probes of mine: each resolved the condition at once before)."""
+    d = decide_texts(older, newer, mtype)
+    assert not (d.supersedes and d.strong), d

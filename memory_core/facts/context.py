@@ -89,6 +89,8 @@ def scopes(t: Text, spans: Sequence[Span]) -> list[Scope]:
         lo, hi = _scope(t, m, stops, spans)
         if category is Context.OTHER_PERSON and subject:
             lo, hi = sentence_bounds(t, m.start)
+        elif category is Context.OTHER_PERSON and _in_whom(t, m):
+            lo = clause_bounds(t, m.start)[0]  # "ruled out hypertension in her sister"
         out.append(Scope(m.start, m.end, m.value, category, lo, hi, subject))
     return out
 
@@ -175,6 +177,15 @@ def _reports(t: Text, m: Match[ContextRule], reporting: frozenset[str]) -> bool:
         or any(w in ("per", "by") for w in before[-2:])
         or ("from" in before and any(w in reporting for w in before))
     )
+
+
+def _in_whom(t: Text, m: Match[ContextRule]) -> bool:
+    """A person named after "in her", "in his", "in my", "in their" ("diabetes in his father",
+    "ruled out hypertension in her sister"): what comes before in the clause is theirs."""
+    return m.start >= 2 and t.tokens[m.start - 2] == "in" and t.tokens[m.start - 1] in _WHOSE
+
+
+_WHOSE = frozenset({"her", "his", "my", "their", "the", "a"})
 
 
 #: Third person possessives: after "my neighbour said", whose thing it is.
