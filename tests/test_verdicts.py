@@ -1320,3 +1320,25 @@ def test_childhood_another_condition_and_another_person_resolve_nothing_at_once(
     clause said before them (probes of mine: each resolved the condition at once before)."""
     d = decide_texts(older, newer, mtype)
     assert not (d.supersedes and d.strong), d
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype"),
+    [
+        ("Colonoscopy booked for 14 March", "Colonoscopy done for her husband last week.",
+         "care_plan"),
+        ("Annual diabetic eye screening", "Eye screening done for his wife.", "care_plan"),
+        # a plan's own month (no year) no longer keeps an earlier year from being compared
+        ("Colonoscopy booked for 14 March", "Had a colonoscopy in 2019, normal.", "care_plan"),
+    ],
+)  # fmt: skip
+def test_a_plan_done_for_someone_else_or_in_an_earlier_year_is_not_done_at_once(
+    older: str, newer: str, mtype: str
+) -> None:
+    from memory_core.facts import read
+
+    d = rules.decide(
+        read(older, mtype), read(newer, mtype), mtype, older, newer,
+        older_on="2026-01-05", newer_on="2026-02-04",
+    )  # fmt: skip
+    assert not (d.supersedes and d.strong), d

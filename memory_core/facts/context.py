@@ -181,8 +181,13 @@ def _reports(t: Text, m: Match[ContextRule], reporting: frozenset[str]) -> bool:
 
 def _in_whom(t: Text, m: Match[ContextRule]) -> bool:
     """A person named after "in her", "in his", "in my", "in their" ("diabetes in his father",
-    "ruled out hypertension in her sister"): what comes before in the clause is theirs."""
-    return m.start >= 2 and t.tokens[m.start - 2] == "in" and t.tokens[m.start - 1] in _WHOSE
+    "ruled out hypertension in her sister"), or "for her", "for his" ("colonoscopy done for her
+    husband"): what comes before in the clause is theirs."""
+    if m.start < 2 or t.tokens[m.start - 1] not in _WHOSE:
+        return False
+    return t.tokens[m.start - 2] == "in" or (
+        t.tokens[m.start - 2] == "for" and t.tokens[m.start - 1] in _THEIRS
+    )
 
 
 _WHOSE = frozenset({"her", "his", "my", "their", "the", "a"})

@@ -413,7 +413,8 @@ def _capped(d: Decision, p: Pair) -> Decision:
         why = f"{d.evidence}; the newer statement disputes the change in the same sentence"
         return Decision(d.verdict, d.rule, WEAK, why, d.key)
     # before the older's own date, or else the day it was recorded
-    since = (a.date if a is not None else "") or p.older_on
+    # (a month without its year on the older is read the same way, from the day it was written)
+    since = (_in_year(a.date, p.older_on) if a is not None else "") or p.older_on
     when = "" if b is None else _in_year(b.date, p.newer_on) if _dated_event(b, p) else b.date
     if b is not None and not b.date and _dated_event(b, p):
         when = _ago(p.newer_text, p.newer_on)
