@@ -1342,3 +1342,22 @@ def test_a_plan_done_for_someone_else_or_in_an_earlier_year_is_not_done_at_once(
         older_on="2026-01-05", newer_on="2026-02-04",
     )  # fmt: skip
     assert not (d.supersedes and d.strong), d
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype"),
+    [
+        ("TSH 2.1 mU/L", "what's a normal TSH, is 4 ok", "lab_result"),
+        ("Levothyroxine 100 mcg daily", "how long after stopping levothyroxine 75 mcg do I wait",
+         "medication"),
+        ("Levothyroxine 100 mcg daily",
+         "Mrs Jones in the next bay had her levothyroxine stopped.", "medication"),
+    ],
+)  # fmt: skip
+def test_a_question_without_its_mark_and_another_patient_in_the_bay_change_nothing(
+    older: str, newer: str, mtype: str
+) -> None:
+    """A sentence opening with what, how, why, who or where asks (typed without "?"); a
+    patient "in the next bay" is another patient (probes of mine: each hid the older at once)."""
+    d = decide_texts(older, newer, mtype)
+    assert not (d.supersedes and d.strong), d
