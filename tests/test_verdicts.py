@@ -1361,3 +1361,12 @@ def test_a_question_without_its_mark_and_another_patient_in_the_bay_change_nothi
     patient "in the next bay" is another patient (probes of mine: each hid the older at once)."""
     d = decide_texts(older, newer, mtype)
     assert not (d.supersedes and d.strong), d
+
+
+def test_a_habit_of_a_past_period_of_life_is_history() -> None:
+    """ "At university she drank 50 units a week": a period of life over (assertion.json's
+    HISTORICAL periods beside "in his twenties"), never the amount now."""
+    for newer in ("At university she drank 50 units a week.",
+                  "Drank 40 units a week in the army."):  # fmt: skip
+        d = decide_texts("Drinks 20 units of alcohol a week", newer, "social")
+        assert not (d.supersedes and d.strong), d
