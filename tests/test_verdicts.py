@@ -1370,3 +1370,28 @@ def test_a_habit_of_a_past_period_of_life_is_history() -> None:
                   "Drank 40 units a week in the army."):  # fmt: skip
         d = decide_texts("Drinks 20 units of alcohol a week", newer, "social")
         assert not (d.supersedes and d.strong), d
+
+
+@pytest.mark.parametrize(
+    ("newer", "newer_on", "strong"),
+    [
+        ("From 1 July ramipril goes up to 10 mg.", "2026-02-04", False),
+        ("Ramipril increases to 10 mg starting in March.", "2026-02-04", False),
+        # the month is past or this one: the change was made
+        ("From 1 July ramipril went up to 10 mg.", "2026-07-15", True),
+        ("Ramipril 10 mg from May.", "2026-05-10", True),
+    ],
+)
+def test_a_change_dated_from_a_month_still_ahead_is_a_plan(
+    newer: str, newer_on: str, strong: bool
+) -> None:
+    """ "From 1 July" written in February dates the change from a month whose nearest
+    occurrence is ahead: a plan, for a reviewer; written in mid-July it was made."""
+    from memory_core.facts import read
+
+    older = "Ramipril 5 mg once daily"
+    d = rules.decide(
+        read(older, "medication"), read(newer, "medication"), "medication", older, newer,
+        older_on="2026-01-01", newer_on=newer_on,
+    )  # fmt: skip
+    assert d.supersedes and d.strong is strong, d

@@ -421,6 +421,10 @@ def _capped(d: Decision, p: Pair) -> Decision:
     if when and _dated_before(when, since):
         why = f"{d.evidence}; the newer is dated {when}, before the older's {since}"
         return Decision(d.verdict, d.rule, WEAK, why, d.key)
+    starts = _starts_later(p.newer_text, p.newer_on)
+    if starts:
+        why = f"{d.evidence}; the newer dates it from {starts}, after it was written"
+        return Decision(d.verdict, d.rule, WEAK, why, d.key)
     if KeyKind.of(d.key) is KeyKind.DRUG and _names_supplier(p.newer_text):
         # "no longer gets her levothyroxine from Boots": a change of where it comes from
         why = f"{d.evidence}; the newer statement names where the medicine comes from"
@@ -489,6 +493,31 @@ def _ago(text: str, on: str) -> str:
     n = int(word) if word.isdigit() else lexicon().number_words.get(word, 1.0)
     then = date.fromisoformat(on) - timedelta(days=int(n * _AGO_DAYS[m.group(2).lower()]))
     return then.isoformat()
+
+
+#: A change dated from a month ("from 1 July", "starting in March", "as of 3rd May").
+_FROM_MONTH = re.compile(
+    r"\b(?:from|starting|as of|wef|w\.e\.f\.|commencing|beginning)\s+(?:on\s+|in\s+)?"
+    r"(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s+)?(?:of\s+)?([a-z]+)\b",
+    re.IGNORECASE,
+)
+
+
+def _starts_later(text: str, on: str) -> str:
+    """The month a change is dated from ("From 1 July ramipril goes up to 10 mg"), where that
+    month's nearest occurrence to the day ``on`` the statement was written is after it: a plan.
+    "" otherwise (no such words, or the month is this one or the nearest is past)."""
+    if not re.fullmatch(r"\d{4}-\d\d-\d\d", on):
+        return ""
+    months = lexicon().months
+    for m in _FROM_MONTH.finditer(text):
+        month = months.get(m.group(1).lower())
+        if month is None:
+            continue
+        ahead = (month - int(on[5:7])) % 12  # months forward to its next occurrence
+        if 0 < ahead <= 6:  # nearer ahead than behind
+            return m.group(1)
+    return ""
 
 
 def _dated_before(date: str, day: str) -> bool:
