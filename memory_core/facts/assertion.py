@@ -57,28 +57,27 @@ def own(memory_type: str, contexts: frozenset[Context]) -> frozenset[Context]:
     return contexts - ASSERTED_BY_TYPE.get(memory_type, frozenset())
 
 
-def change_contexts(t: Text, spans: Sequence[Span], at: Sequence[int]) -> list[frozenset[Context]]:
+def change_contexts(
+    t: Text, spans: Sequence[Span], at: Sequence[int], numbers: Sequence[int] = ()
+) -> list[frozenset[Context]]:
     """The contexts of the change word that gave each thing of ``spans`` its state, at tokens
     ``at`` (aligned; -1 for none): those that keep a change from being asserted
     (:data:`NOT_ASSERTED`), and negation (a change said not to have happened: "not ready to
     quit", "didn't stop it"). A rule limited to some kinds of things reaches the change of a
-    thing of those kinds only ("former" is a habit's value, not the history of its change)."""
+    thing of those kinds only ("former" is a habit's value, not the history of its change).
+    Where no change word gave a thing its state, the contexts over the number its new value is
+    said with, at ``numbers`` (aligned, when given): a new dose said under a hypothetical, a
+    plan or an instruction ("ramipril could go up to 10 mg", "ramipril 10 mg proposed",
+    "please increase ramipril to 10 mg") is not asserted either."""
     found = [*scopes(t, spans), *structural(t)]
     events = conditions(t)
     out: list[frozenset[Context]] = []
-    for s, i in zip(spans, at, strict=True):
+    for k, (s, i) in enumerate(zip(spans, at, strict=True)):
         if i < 0:
-            out.append(frozenset())
+            n = numbers[k] if numbers else -1
+            out.append(_reaching(found, s, n, NOT_ASSERTED) if n >= 0 else frozenset())
             continue
-        kind = s.key.partition(":")[0]
-        got = {
-            sc.category
-            for sc in found
-            if sc.category in _OF_CHANGES
-            and sc.lo <= i < sc.hi
-            and not sc.start <= i < sc.end
-            and not (sc.rule.kinds and kind not in sc.rule.kinds)
-        }
+        got = set(_reaching(found, s, i, _OF_CHANGES))
         if not _made(t, i):
             got |= {sc.category for sc in events if sc.lo <= i < sc.hi}
         if _infinitive(t, i):
@@ -87,27 +86,20 @@ def change_contexts(t: Text, spans: Sequence[Span], at: Sequence[int]) -> list[f
     return out
 
 
-def value_contexts(t: Text, spans: Sequence[Span], at: Sequence[int]) -> list[frozenset[Context]]:
-    """The contexts over the number each thing's value is said with, at tokens ``at`` (-1:
-    none), where no change word gave the thing its state: a new dose said under a hypothetical,
-    a plan or an instruction ("ramipril could go up to 10 mg", "ramipril 10 mg proposed",
-    "please increase ramipril to 10 mg") is not asserted either."""
-    found = [*scopes(t, spans), *structural(t)]
-    out: list[frozenset[Context]] = []
-    for s, i in zip(spans, at, strict=True):
-        kind = s.key.partition(":")[0]
-        out.append(
-            frozenset(
-                sc.category
-                for sc in found
-                if i >= 0
-                and sc.category in NOT_ASSERTED
-                and sc.lo <= i < sc.hi
-                and not sc.start <= i < sc.end
-                and not (sc.rule.kinds and kind not in sc.rule.kinds)
-            )
-        )
-    return out
+def _reaching(
+    found: Sequence[Scope], s: Span, i: int, categories: frozenset[Context]
+) -> frozenset[Context]:
+    """The categories (of ``categories``) of the scopes that reach token ``i`` said of the thing
+    ``s``, but for the trigger's own words and rules limited to other kinds of things."""
+    kind = s.key.partition(":")[0]
+    return frozenset(
+        sc.category
+        for sc in found
+        if sc.category in categories
+        and sc.lo <= i < sc.hi
+        and not sc.start <= i < sc.end
+        and not (sc.rule.kinds and kind not in sc.rule.kinds)
+    )
 
 
 #: A change word that ends a phrasal verb ("taper off", "cut down"): its verb comes before it.

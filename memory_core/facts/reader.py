@@ -55,16 +55,11 @@ def read(text: str, memory_type: str = "") -> ClinicalFacts:
     anchors = [s for s in spans if s.how not in ("ingredient", "class")]
     roles = _roles(t, anchors, lex)
     states, said_at = _states(t, anchors, roles, subject_kinds(memory_type), lex)
-    ctx, states = _asserted(t, anchors, states, said_at, memory_type)
+    said = [_value(t, span, anchors, lex, memory_type) for span in anchors]
+    numbers = [_number_of(t, s, v) for s, v in zip(anchors, said, strict=True)]
+    ctx, states = _asserted(t, anchors, states, said_at, numbers, memory_type)
     date = values.statement_date(t)
     facts: list[Fact] = []
-    said = [_value(t, span, anchors, lex, memory_type) for span in anchors]
-    numbers = [
-        -1 if at >= 0 else _number_of(t, s, v)
-        for s, v, at in zip(anchors, said, said_at, strict=True)
-    ]
-    for k, more in enumerate(assertion.value_contexts(t, anchors, numbers)):
-        ctx[k] |= assertion.own(memory_type, more)
     for k, span in enumerate(anchors):
         outcome = memory_type == "treatment_response"
         value = said[k]
@@ -91,15 +86,19 @@ def read(text: str, memory_type: str = "") -> ClinicalFacts:
 def _number_of(t: Text, span: Span, value: str) -> int:
     """The token of the number a thing's dose is said with, after its name in its sentence
     (-1: none)."""
-    dose = values.parts(value).get("dose", "")
-    number = dose.partition(" ")[0]
-    if not number[:1].isdigit():
+    number = values.parts(value).get("dose", "").partition(" ")[0]
+    try:
+        target = float(number)
+    except ValueError:
         return -1
     for i in range(span.end, len(t.tokens)):
         if t.sentence[i] != t.sentence[span.start]:
             break
-        if t.tokens[i] == number or t.tokens[i].rstrip("0").rstrip(".") == number:
-            return i
+        try:
+            if float(t.tokens[i]) == target:
+                return i
+        except ValueError:
+            continue
     return -1
 
 
@@ -108,21 +107,25 @@ def _asserted(
     anchors: Sequence[Span],
     states: Sequence[State | None],
     said_at: Sequence[int],
+    numbers: Sequence[int],
     memory_type: str,
 ) -> tuple[list[frozenset[Context]], list[State | None]]:
     """The contexts of each thing -- ConText's and the assertion step's on the thing, and
-    those of the change word that gave it its state (:mod:`.assertion`), but for what a
+    those of the change word that gave it its state, or else of the number of its value at
+    ``numbers`` (:mod:`.assertion`), but for what a
     statement of ``memory_type`` asserts by its nature -- and its state: a change said not
     to have happened ("not ready to quit") is none."""
     own = context_of(t, anchors)
     shape = assertion.thing_contexts(t, anchors)
-    change = assertion.change_contexts(t, anchors, said_at)
+    change = assertion.change_contexts(t, anchors, said_at, numbers)
     contexts, out = [], []
-    for a, b, c, state in zip(own, shape, change, states, strict=True):
+    for a, b, c, state, at in zip(own, shape, change, states, said_at, strict=True):
         negated = Context.NEGATED in c and state in _UNDONE_BY_NEGATION
         # what a type asserts by its nature is asserted of its things, not of a change for
         # later: a care plan is a plan, a plan's item "to be reduced at the next review" is not
-        contexts.append(assertion.own(memory_type, a | b) | (c - {Context.NEGATED}))
+        # (a value's number, where no change word was, is of the thing: its type's nature holds)
+        said = assertion.own(memory_type, c) if at < 0 else c - {Context.NEGATED}
+        contexts.append(assertion.own(memory_type, a | b) | said)
         out.append(State.ACTIVE if negated else state)
     return contexts, out
 

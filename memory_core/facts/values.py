@@ -595,10 +595,9 @@ _PERIOD_FRACTIONS = {"12": "month", "52": "week", "7": "day"}
 UNIT_WORDS = frozenset(_TIMING_UNITS) | _TIME_UNITS
 
 
-#: Words that are an interval of their own ("fortnightly": every 2 weeks).
-_INTERVALS = {
-    "fortnightly": "2 week", "annual": "1 year", "annually": "1 year", "yearly": "1 year",
-    "quarterly": "3 month", "weekly": "1 week", "monthly": "1 month",
+#: Words that are an interval of their own ("fortnightly": every 2 weeks; "weekly" every week).
+_INTERVALS = {w: f"1 {unit}" for w, unit in _TIMING_UNITS.items() if w.endswith("ly")} | {
+    "fortnightly": "2 week", "annual": "1 year", "annually": "1 year", "quarterly": "3 month",
 }  # fmt: skip
 #: How many times in a period ("twice weekly", "3 times a week"), before the period.
 _TIMES = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
