@@ -407,6 +407,8 @@ class Lexicon:
     now_words: PhraseMatcher[str]
     occasions: PhraseMatcher[str]  # one session of a recurring plan ("this week", "today")
     months: Mapping[str, int]
+    #: a season's name and the month it begins (the northern hemisphere's: "summer" 6)
+    seasons: Mapping[str, int]
     stopwords: frozenset[str]  # the function words and the clinical filler
     function_words: frozenset[str]  # stop words of a keyword query too
     chart_headings: frozenset[str]  # "Plan:", "Allergy:": a heading, never a chat speaker
@@ -855,6 +857,9 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
     months = c.obj(data.get("months"), "months")
     if not all(isinstance(v, int) and 1 <= v <= 12 for v in months.values()):
         raise c.fail("months", "values must be month numbers 1-12")
+    seasons = c.obj(data.get("seasons"), "seasons")
+    if not all(isinstance(v, int) and 1 <= v <= 12 for v in seasons.values()):
+        raise c.fail("seasons", "values must be month numbers 1-12")
     stops = c.obj(data.get("stopwords"), "stopwords")
     function = c.strs(stops.get("function"), "stopwords.function")
     clinical = c.strs(stops.get("clinical"), "stopwords.clinical")
@@ -882,6 +887,7 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
         "now_words": listed("now_words"),
         "occasions": listed("occasions"),
         "months": {str(k): int(v) for k, v in months.items()},
+        "seasons": {str(k): int(v) for k, v in seasons.items()},
         "function_words": frozenset(function),
         "chart_headings": frozenset(c.strs(data.get("chart_headings"), "chart_headings")),
         "stopwords": frozenset(function) | frozenset(clinical),

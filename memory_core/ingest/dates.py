@@ -1,15 +1,18 @@
 """Dates as people say them in a session, read against the session's own date (pure).
 
 "on 2026-10-20", "12 October", "October 12th", "in May", "since August", "last week",
-"yesterday", "this morning", "on Friday", "two weeks ago", "three months ago", "in 2019". A
+"yesterday", "this morning", "on Friday", "two weeks ago", "three months ago", "in 2019",
+"last summer", "over the winter". A
 month or day named without a year is the latest one not after the session ("in June", said in
 November, is this June; said in March, last June). Each date read keeps its place in the text,
 so a value can be paired with the date said next to it, and its precision, so a statement says
 no more than was said: "in May 2026" for a month, "in the week of 2026-11-16" for "last week",
 "around 2026-10-15" for "three weeks ago".
 
-Month names come from the lexicon (``words.json``); "may" and "march" are read as months only
-after a preposition or beside a day or a year.
+Month and season names come from the lexicon (``words.json``); "may" and "march" are read as
+months only after a preposition or beside a day or a year. A season is the northern
+hemisphere's three months from the month ``words.json`` gives ("last summer", said in April
+2026: June to August 2025); "fall" is a season only with its year ("a fall" is an accident).
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ _MONTH_NAMES = (
 @dataclass(frozen=True)
 class DateSpan:
     """A date said at ``text[start:end]``: the start of its period in UTC, how a statement
-    writes it, and its precision (day, week, month, year; ``about`` for "N days ago")."""
+    writes it, and its precision (day, week, month, season, year; ``about`` for "N days
+    ago")."""
 
     start: int
     end: int
@@ -48,7 +52,7 @@ class DateSpan:
     @property
     def date(self) -> str:
         """``YYYY-MM-DD``, ``YYYY-MM`` or ``YYYY`` as precise as it was said."""
-        if self.precision == "year":
+        if self.precision in ("year", "season"):
             return f"{self.at:%Y}"
         if self.precision == "month":
             return f"{self.at:%Y-%m}"
@@ -63,6 +67,7 @@ def day(d: datetime) -> datetime:
 def _patterns() -> dict[str, re.Pattern[str]]:
     months = sorted(lexicon().months, key=len, reverse=True)
     m = "|".join(re.escape(x) for x in months)
+    seasons = "|".join(re.escape(x) for x in sorted(lexicon().seasons, key=len, reverse=True))
     num = r"(\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
     wd = "|".join(WEEKDAYS)
     return {
@@ -84,6 +89,11 @@ def _patterns() -> dict[str, re.Pattern[str]]:
             rf"(?:\s+(?:of\s+)?(\d{{4}}))?"
         ),
         "year": re.compile(r"\b(in|since|from|during|back in|of)\s+((?:19|20)\d{2})\b"),
+        # "last summer", "over the winter", "the autumn of 2024"; "fall" only with its year
+        "season": re.compile(
+            rf"\b(?:(last|this past|this|since the|since|in the|over the|during the|through the"
+            rf"|from the|in|early|late|mid)\s+)?({seasons})\b(?:,?\s+(?:of\s+)?((?:19|20)\d{{2}}))?"
+        ),
         "rel_year": re.compile(r"\b(last|this|previous) year\b"),
         "today": re.compile(
             r"\b(today|this morning|this afternoon|this evening|tonight|earlier today)\b"
@@ -132,6 +142,28 @@ def _latest(year: int | None, month: int, dom: int, session: datetime) -> dateti
         return None
 
 
+def _season(
+    how: str | None, name: str, year: str | None, session: datetime
+) -> tuple[datetime | None, bool]:
+    """When a season said began, and whether it was guessed to be the last one (said with no
+    year and no direction); None for "fall" without its year, or a season named alone."""
+    first = lexicon().seasons[name]
+    if year:
+        return datetime(int(year), first, 1, tzinfo=UTC), False
+    if name == "fall" or how is None:
+        return None, False  # "her last fall", "in the fall": the accident, not the season
+    y = session.year if first <= session.month else session.year - 1
+    begun = datetime(y, first, 1, tzinfo=UTC)  # the latest one begun
+    if how in ("last", "this past"):  # the latest one over
+        n = begun.month + 2  # its end: the first day of the month after its third
+        ends = datetime(begun.year + n // 12, n % 12 + 1, 1, tzinfo=UTC)
+        return (begun if ends <= day(session) else begun.replace(year=y - 1)), False
+    if how == "this":  # this year's (a winter said in January or February: the one begun)
+        y = session.year - 1 if first == 12 and session.month <= 2 else session.year
+        return datetime(y, first, 1, tzinfo=UTC), False
+    return begun, True
+
+
 def _month_back(session: datetime, n: int) -> datetime:
     y, m = session.year, session.month - n
     while m < 1:
@@ -139,9 +171,15 @@ def _month_back(session: datetime, n: int) -> datetime:
     return datetime(y, m, 1, tzinfo=UTC)
 
 
+def _season_name(month: int) -> str:
+    return next(k for k, v in lexicon().seasons.items() if v == month)
+
+
 def _fmt(at: datetime, precision: str, since: bool = False) -> str:
     if precision == "year":
         text = f"{at:%Y}"
+    elif precision == "season":
+        text = f"{_season_name(at.month)} {at.year}"
     elif precision == "month":
         text = f"{_MONTH_NAMES[at.month - 1]} {at.year}"
     elif precision == "week":
@@ -153,7 +191,7 @@ def _fmt(at: datetime, precision: str, since: bool = False) -> str:
     return f"{'since' if since else 'in'} {text}"
 
 
-_NARROWER = {"year": 0, "month": 1, "week": 2, "about": 3, "day": 3}
+_NARROWER = {"year": 0, "season": 1, "month": 2, "week": 3, "about": 4, "day": 4}
 
 
 def _contains(wide: DateSpan, at: datetime) -> bool:
@@ -164,6 +202,8 @@ def _contains(wide: DateSpan, at: datetime) -> bool:
         return at.year == w.year
     if wide.precision == "month":
         return (at.year, at.month) == (w.year, w.month)
+    if wide.precision == "season":
+        return 0 <= (at.year - w.year) * 12 + at.month - w.month < 3
     if wide.precision == "week":
         return w <= at < w + timedelta(days=7)
     return day(at) == day(w)
@@ -263,6 +303,11 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
             at = datetime(y, mo, 1, tzinfo=UTC)
         undirected = not year_s and prep in (None, "in", "of", "during", "early", "late", "mid")
         add(mt.start(), mt.end(), at, "month", prep in ("since", "from"), not year_s, undirected)
+    for mt in p["season"].finditer(low):
+        began, guessed = _season(mt.group(1), mt.group(2), mt.group(3), session)
+        if began is not None:
+            since = (mt.group(1) or "").startswith("since") or mt.group(1) == "from the"
+            add(mt.start(), mt.end(), began, "season", since, not mt.group(3), guessed)
     for mt in p["year"].finditer(low):
         add(mt.start(), mt.end(), datetime(int(mt.group(2)), 1, 1, tzinfo=UTC), "year",
             since=mt.group(1) in ("since", "from"), relative=False)  # fmt: skip

@@ -231,6 +231,34 @@ _HABITS = (
 )
 #: the next clause opens with "since", a few words before its date: the clause's start
 _SINCE_NEXT = re.compile(r"^\W*since\b(?:\W+\w+){0,4}?\W*$")
+#: words that bring a told story back to now ("I take amlodipine now", "it's fine these days")
+_NOW_AGAIN = re.compile(
+    r"\b(?:now|currently|today|these days|nowadays|at the moment|at present|still|anymore|"
+    r"any more|am|is|are|i'm|we're|you're|they're|he's|she's|it's|do|does|don't|doesn't|take|"
+    r"takes|use|uses|have|has|i've|feel|feels|get|gets|need|needs|want|wants|will|won't|"
+    r"i'll|going to)\b",
+    re.I,
+)
+#: a told story's date: the date, the turn, and where the sentence that says it is
+Story = tuple[DateSpan, int, int, int]
+
+
+def _story(told: Story | None, s: Sentence, r: Named) -> tuple[Story | None, Story | None]:
+    """The story a sentence goes on, and the one it is told under. A sentence told in the past
+    with one date begins a story ("I went to A&E on Saturday."); the sentences after it in the
+    same turn that say no date of their own and stay in the past are told under its date
+    ("They said my potassium was 5.9 and stopped the ramipril."); a question, or a sentence
+    back in the present ("I take amlodipine now"), ends it."""
+    if r.dates:
+        one = narrowest(r.dates)
+        if one is not None and not s.question and told_as_done(s.text):
+            return (one, s.turn, s.start, s.end), None
+        return None, None
+    if told is None or told[1] != s.turn or s.question or _NOW_AGAIN.search(s.text):
+        return None, None
+    return told, told
+
+
 #: a test's name followed by its result in a few words ("came back positive", "was negative",
 #: "from a fortnight ago came back positive")
 _WORDS_AFTER = re.compile(
@@ -338,6 +366,7 @@ class RuleExtractor:
             check: bool = False,
             relation: str = "",
             default_at: datetime | None = None,
+            story: Story | None = None,
         ) -> set[str]:
             """Add the items; ``check``: drop an item whose thing the evidence does not assert
             of the patient (another person's, hypothetical, negated, asked -- the assertion
@@ -353,6 +382,8 @@ class RuleExtractor:
                 seen.add(key)
                 if speaker == "unknown":
                     conf -= 0.1
+                if created is None and story is not None and mtype != "care_plan":
+                    created, dated_by = story[0].at, (story[2], story[3])  # a story's date
                 if created is None:
                     created = default_at  # a message's fact: its send date, if not the session's
                 added.add(mtype)
@@ -395,6 +426,7 @@ class RuleExtractor:
             done: set[str],
             default_at: datetime | None = None,
             skip: frozenset[str] = frozenset(),
+            story: Story | None = None,
         ) -> None:
             """What the specific rules did not read: plans, conditions, observations, ..."""
             items = []
@@ -414,14 +446,16 @@ class RuleExtractor:
                 at = d.at if d is not None else None
                 conf = 0.7 if x.type == "care_plan" else 0.65
                 items.append((x.type, x.content, conf, at, s.start, s.end))
-            emit(iter(items), s.speaker, default_at=default_at)
+            emit(iter(items), s.speaker, default_at=default_at, story=story)
 
         st.proxy_names = frozenset(
             x.label.split()[0] for x in sents if x.relation and x.label[:1].isupper()
         )
         prev: Sentence | None = None
+        tale: Story | None = None  # the story being told, and its date
         for s in sents:
             r = Named(s, moment(s, session, now))
+            tale, story = _story(tale, s, r)
             new_turn = prev is None or s.turn != prev.turn
             switched = prev is None or s.speaker != prev.speaker
             if switched and s.speaker == "clinician":
@@ -510,9 +544,11 @@ class RuleExtractor:
                 check=True,
                 relation=s.relation,
                 default_at=default_at,
+                story=story,
             )
             # a result read ("The COVID test was negative") is no immunisation of the same name
-            general(s, r, done, default_at, _NO_JAB if "lab_result" in done else frozenset())
+            no_jab = _NO_JAB if "lab_result" in done else frozenset()
+            general(s, r, done, default_at, no_jab, story)
             self._note_topics(r, st)
         emit(self._flush_allergy(st), "patient")
         return out

@@ -1,0 +1,101 @@
+"""Dates a conversation says once and goes on under: seasons, and a story told in the past
+(issue 31: "a value paired with the date written beside it", and the date a story is told
+under)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from memory_core.ingest.dates import dates_in
+from memory_core.ingest.rules import RuleExtractor
+
+PID = "NW-1003"
+APRIL = datetime(2026, 4, 14, 12, tzinfo=UTC)
+OCTOBER = datetime(2026, 10, 7, 12, tzinfo=UTC)
+
+
+def _dates(text: str, session: datetime) -> list[tuple[str, str]]:
+    return [(d.date, d.phrase) for d in dates_in(text, session)]
+
+
+def test_a_season_is_the_latest_one_and_says_no_more_than_a_season() -> None:
+    """A season is three months (northern hemisphere: spring from March, summer from June,
+    autumn from September, winter from December); "last" is the latest one over, a season said
+    without a direction the latest one begun; one still ahead is a plan, not a date."""
+    assert _dates("I retired last summer.", APRIL) == [("2025", "in summer 2025")]
+    assert _dates("I retired last summer.", OCTOBER) == [("2026", "in summer 2026")]
+    assert _dates("We moved over the winter.", APRIL) == [("2025", "in winter 2025")]
+    assert _dates("Off the statin since the autumn.", APRIL) == [("2025", "since autumn 2025")]
+    assert _dates("It started in the spring.", APRIL) == [("2026", "in spring 2026")]
+    assert _dates("It was worse last spring.", APRIL) == [("2025", "in spring 2025")]
+    assert _dates("in the summer of 2024", APRIL) == [("2024", "in summer 2024")]
+    assert _dates("We hope to travel this summer.", APRIL) == []  # ahead: a plan
+    (winter,) = dates_in("She had two falls last winter.", APRIL)
+    assert winter.at == datetime(2025, 12, 1, tzinfo=UTC)
+
+
+def test_fall_is_a_season_only_with_a_year() -> None:
+    """ "Her last fall", "hurt in the fall": a fall is an accident too; only "the fall of 2024"
+    or "fall 2024" is the season."""
+    assert _dates("She hurt her hip in the fall.", OCTOBER) == []
+    assert _dates("Her last fall was in the garden.", OCTOBER) == []
+    assert _dates("Diagnosed in the fall of 2024.", OCTOBER) == [("2024", "in autumn 2024")]
+
+
+def _got(transcript: str, now: datetime) -> dict[str, str | None]:
+    ext = RuleExtractor().extract(PID, transcript, now=now)
+    return {
+        c.content: (c.created_at.date().isoformat() if c.created_at else None)
+        for c in ext.candidates
+    }
+
+
+MARCH_26 = datetime(2026, 3, 26, 18, tzinfo=UTC)  # a Thursday
+
+
+def test_a_story_told_in_the_past_goes_on_under_its_date() -> None:
+    """The sentences after a dated one, in the same turn and still in the past, are told under
+    its date ("I went to A&E on Saturday. They said my potassium was 5.9 and stopped the
+    ramipril."); a sentence back in the present ("I take amlodipine now") is not."""
+    got = _got(
+        "Date: 2026-03-26\n"
+        "Nurse: How have things been?\n"
+        "Patient: I went to A&E on Saturday. They said my potassium was 5.9 and stopped the "
+        "ramipril. I take amlodipine 5 mg now.\n",
+        MARCH_26,
+    )
+    assert got["Patient stopped ramipril"] == "2026-03-21"
+    assert [d for c, d in got.items() if "potassium" in c] == ["2026-03-21"]
+    assert got["Patient takes amlodipine 5 mg"] is None  # now: the session's
+
+
+def test_a_story_ends_with_its_turn_and_with_a_question() -> None:
+    """The next speaker's turn, or a question, is not told under the story's date."""
+    got = _got(
+        "Date: 2026-03-26\n"
+        "Patient: Last Tuesday I saw the practice nurse.\n"
+        "Nurse: Your weight was 82 kg.\n",
+        MARCH_26,
+    )
+    assert [d for c, d in got.items() if "82 kg" in c] == [None]
+    got = _got(
+        "Date: 2026-03-26\nPatient: Last Tuesday I saw the practice nurse. Was my weight 82 kg?\n",
+        MARCH_26,
+    )
+    assert all(d is None for c, d in got.items() if "82" in c)
+
+
+def test_a_story_date_is_its_own_evidence_through_the_engine(tmp_path) -> None:
+    """Through the public API the proposal is dated by the words that say the date (its
+    ``dated_by``), which validation finds in the transcript."""
+    import memory_core as mc
+
+    eng = mc.open_engine(f"sqlite:///{tmp_path / 's.db'}", "hashing", clock=lambda: MARCH_26)
+    props = eng.extract_memories(
+        PID,
+        "Date: 2026-03-26\nPatient: I went to A&E on Saturday. They stopped the ramipril.\n",
+        now=MARCH_26,
+    )
+    (stop,) = [p for p in props if "ramipril" in p.content]
+    assert stop.created_at.date().isoformat() == "2026-03-21"
+    assert "Saturday" in stop.dated_by
