@@ -1395,3 +1395,30 @@ def test_a_change_dated_from_a_month_still_ahead_is_a_plan(
         older_on="2026-01-01", newer_on=newer_on,
     )  # fmt: skip
     assert d.supersedes and d.strong is strong, d
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Alcohol 14 units per week", "In his 20s he was drinking 40 units a week; steady now."),
+        ("Smokes 10 cigarettes per day", "In her late thirties she smoked 20 a day."),
+        ("Alcohol 14 units per week", "When she was younger she drank about 30 units a week."),
+        ("Alcohol 14 units per week", "Drank 50 units a week in his navy days."),
+    ],
+)
+def test_a_life_period_makes_a_habits_amount_history(older: str, newer: str) -> None:
+    """A decade of life, youth, service ("in his 20s", "in her late thirties", "in his navy
+    days") says what was, not what is: the current amount stands (assertion.json's periods,
+    written once with their alternatives: ``in {his|her|...} {|early|mid|late} {20s|...}``)."""
+    d = decide_texts(older, newer, "social")
+    assert d.strength is not Strength.STRONG, (d.rule, d.evidence)
+
+
+def test_a_rule_literal_spells_out_its_alternatives() -> None:
+    from memory_core.facts.lexicon import alternatives
+
+    assert alternatives("in {his|her} {|late} {20s|thirties}") == [
+        "in his 20s", "in his thirties", "in his late 20s", "in his late thirties",
+        "in her 20s", "in her thirties", "in her late 20s", "in her late thirties",
+    ]  # fmt: skip
+    assert alternatives("at university") == ["at university"]

@@ -752,6 +752,21 @@ def _states(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+_ALTERNATION = re.compile(r"\{([^{}]*)\}")
+
+
+def alternatives(literal: str) -> list[str]:
+    """A rule's literal with its ``{a|b}`` groups spelled out, every combination ("in {his|her}
+    {20s|twenties}": four phrases); a literal without braces is itself."""
+    out = [""]
+    at = 0
+    for m in _ALTERNATION.finditer(literal):
+        head = literal[at : m.start()]
+        out = [f"{o}{head}{option}" for o in out for option in m.group(1).split("|")]
+        at = m.end()
+    return [" ".join(f"{o}{literal[at:]}".split()) for o in out]
+
+
 def _context(context: dict[str, Any], assertion: dict[str, Any]) -> dict[str, Any]:
     """context.json's ConText rules and assertion.json's, in one matcher (a literal listed in
     both files is an error: only one of its rules could ever match)."""
@@ -772,12 +787,13 @@ def _context(context: dict[str, Any], assertion: dict[str, Any]) -> dict[str, An
                     c.one_of(k, KEY_KINDS, f"{where}.kinds") for k in e.get("kinds", [])
                 ),
             )
-            literal = c.str_(e.get("literal"), f"{where}.literal")
-            toks = phrase_tokens(literal)
-            if toks in seen:
-                raise c.fail(f"{where}.literal", f"{literal!r} is also a rule of {seen[toks]}")
-            seen[toks] = f"{file}.json"
-            c.phrases(matcher, [literal], rule, where)
+            literals = alternatives(c.str_(e.get("literal"), f"{where}.literal"))
+            for literal in literals:
+                toks = phrase_tokens(literal)
+                if toks in seen:
+                    raise c.fail(f"{where}.literal", f"{literal!r} is also a rule of {seen[toks]}")
+                seen[toks] = f"{file}.json"
+            c.phrases(matcher, literals, rule, where)
     c = _Check("assertion")
     before: PhraseMatcher[str] = PhraseMatcher()
     c.phrases(before, c.strs(assertion.get("before_events"), "before_events"), "before", "before")
