@@ -1422,3 +1422,51 @@ def test_a_rule_literal_spells_out_its_alternatives() -> None:
         "in her 20s", "in her thirties", "in her late 20s", "in her late thirties",
     ]  # fmt: skip
     assert alternatives("at university") == ["at university"]
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Alcohol 4 drinks per day", "Limit: 2 drinks per day for men."),
+        ("Alcohol 28 units per week", "Safe limit is 14 units/week."),
+        ("Walks 2000 steps a day", "Goal of 10,000 steps a day."),
+        ("Alcohol 40 units per week", "Please reduce to 7 units per week."),
+        ("Alcohol 30 units per week", "Reduce alcohol intake to below 14 units per week."),
+        ("Smokes 20 cigarettes per day", "Encouraged to reduce to 5 cigarettes daily."),
+        ("Smokes 20 cigarettes per day", "Cut down to 10 cigarettes a day, then set a quit date."),
+    ],
+)
+def test_advice_on_a_measured_habit_is_not_its_amount(older: str, newer: str) -> None:
+    """A habit with an amount (alcohol, tobacco, exercise: slots.json's ``measure``) is told a
+    limit, a goal, or a sentence that opens with an imperative ("Reduce ...", "Please reduce
+    ...", "Cut down to ..."): advice, not what the patient does (assertion.json's rules of kind
+    ``measure``)."""
+    d = decide_texts(older, newer, "social")
+    assert d.strength is not Strength.STRONG, (d.rule, d.evidence)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype"),
+    [
+        ("Alcohol 30 units per week", "Has managed to reduce to 10 units a week.", "social"),
+        ("Smokes 20 cigarettes per day", "Cut down to 10 cigarettes a day since new year.",
+         "social"),
+        ("Prefers letters", "Please phone me from now on instead of writing.", "preference"),
+    ],
+)  # fmt: skip
+def test_a_measured_habit_changed_or_a_preference_asked_for_is_still_a_change(
+    older: str, newer: str, mtype: str
+) -> None:
+    """The imperative openers are the measured habits' only: a preference asked for with
+    "please" is the patient's own, and "managed to reduce" is done."""
+    d = decide_texts(older, newer, mtype)
+    assert d.supersedes, (d.rule, d.evidence)
+
+
+def test_a_goal_for_a_goal_is_still_compared() -> None:
+    """A goal where the older was a goal too ("Goal: walk 10 minutes daily" / "Goal: walk 30
+    minutes daily") is a new goal, for a reviewer; a goal beside a habit is no amount."""
+    d = decide_texts("Goal: walk 10 minutes daily", "Goal: walk 30 minutes daily", "social")
+    assert d.supersedes and d.strength is Strength.WEAK, (d.rule, d.evidence)
+    d = decide_texts("Walks 10 minutes daily", "Goal: walk 30 minutes daily", "social")
+    assert not d.supersedes, (d.rule, d.evidence)

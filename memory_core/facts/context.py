@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .lexicon import ContextRule, Lexicon, Match, lexicon
+from .lexicon import MEASURED, ContextRule, Lexicon, Match, lexicon
 from .model import Context
 from .text import Span, Text, clause_bounds, sentence_bounds
 
@@ -103,6 +103,10 @@ def _applies(sc: Scope, s: Span, lex: Lexicon, t: Text) -> bool:
     sentence does not place the patient beside them ("her mum lives alone now", "her mum lives
     with her sister"): then it is the relative's."""
     kind, _, name = s.key.partition(":")
+    if MEASURED in sc.rule.kinds and kind == "slot":
+        slot = lex.slots.get(name)
+        if slot is not None and slot.measure:
+            return True  # advice on a habit with an amount ("Reduce to 14 units a week")
     if sc.rule.kinds and kind not in sc.rule.kinds:
         return (
             sc.category is Context.HISTORICAL

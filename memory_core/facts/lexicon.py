@@ -97,6 +97,10 @@ STATES = frozenset(
     }
 )
 KEY_KINDS = frozenset({"drug", "loinc", "condition", "allergen", "slot"})
+#: The kinds an assertion rule may be limited to: a key's, or ``measure`` -- a chart slot of a
+#: habit with an amount (slots.json's ``measure``: alcohol, tobacco, exercise ...).
+MEASURED = "measure"
+RULE_KINDS = KEY_KINDS | {MEASURED}
 
 _APOSTROPHE = re.compile(r"['’‘`]")
 #: A token: a number (decimal point kept), a word (letters then letters/digits, "k+"), or one of
@@ -784,7 +788,7 @@ def _context(context: dict[str, Any], assertion: dict[str, Any]) -> dict[str, An
                 category=c.one_of(e.get("category"), CATEGORIES, f"{where}.category"),
                 direction=c.one_of(e.get("direction"), DIRECTIONS, f"{where}.direction"),
                 kinds=frozenset(
-                    c.one_of(k, KEY_KINDS, f"{where}.kinds") for k in e.get("kinds", [])
+                    c.one_of(k, RULE_KINDS, f"{where}.kinds") for k in e.get("kinds", [])
                 ),
             )
             literals = alternatives(c.str_(e.get("literal"), f"{where}.literal"))

@@ -27,6 +27,7 @@ from .base import (
 )
 
 if TYPE_CHECKING:
+    from ..model import Fact
     from ..text import Text
 
 
@@ -149,7 +150,7 @@ def _newer_not_asserted(p: Pair) -> Decision | None:
     """Every shared fact of the newer statement is hypothetical, uncertain or another
     person's: it supersedes nothing."""
     shared = p.shared()
-    if any(b.asserted for _a, b in shared):
+    if any(b.asserted or _goal_for_goal(a, b) for a, b in shared):
         return None
     _a, b = shared[0]
     ctx = ", ".join(sorted(c.value.replace("_", " ") for c in b.contexts))
@@ -158,6 +159,14 @@ def _newer_not_asserted(p: Pair) -> Decision | None:
         f"{name_of(b)} is {ctx} in the newer statement: it supersedes nothing",
         b.key,
     )
+
+
+def _goal_for_goal(a: Fact, b: Fact) -> bool:
+    """A goal, limit or target of a chart slot said where the older was one too ("Goal: walk 10
+    minutes daily" / "Goal: walk 30 minutes daily"): the newer is hedged only as the older is,
+    and is read as the older was."""
+    goal = frozenset({Context.DEFINITION})
+    return b.kind is KeyKind.SLOT and a.contexts == b.contexts == goal
 
 
 #: The order in which a fact's contexts name the rule of a statement that asserts nothing.
