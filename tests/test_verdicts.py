@@ -1470,3 +1470,30 @@ def test_a_goal_for_a_goal_is_still_compared() -> None:
     assert d.supersedes and d.strength is Strength.WEAK, (d.rule, d.evidence)
     d = decide_texts("Walks 10 minutes daily", "Goal: walk 30 minutes daily", "social")
     assert not d.supersedes, (d.rule, d.evidence)
+
+
+def test_another_person_of_the_same_name_is_not_the_patient() -> None:
+    """ "The other Mrs Patel (different DOB) had apixaban reduced": another person who shares a
+    title or a bed's description is the subject; the patient's dose stands."""
+    d = decide_texts(
+        "Apixaban 5 mg twice daily",
+        "The other Mrs Patel (different DOB) had apixaban reduced to 2.5 mg.",
+        "medication",
+    )
+    assert not d.supersedes, (d.rule, d.evidence)
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "Sertraline reduced to 50 mg for my daughter.",
+        "For my son: gabapentin stopped by neuro.",
+    ],
+)
+def test_a_change_for_the_writers_relative_is_for_a_reviewer(newer: str) -> None:
+    """ "... for my daughter": a parent writing for a child who is the patient, or a patient
+    writing of their own child -- whose change it is, only a reader of the record can say. It
+    waits for a reviewer; it is never applied at once."""
+    older = "Sertraline 100 mg daily" if "Sertraline" in newer else "Gabapentin 300 mg tds"
+    d = decide_texts(older, newer, "medication")
+    assert d.strength is not Strength.STRONG, (d.rule, d.evidence)

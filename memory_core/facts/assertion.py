@@ -242,6 +242,25 @@ def disputed(t: Text) -> bool:
     return False
 
 
+@lru_cache(maxsize=65_536)
+def for_the_writers(t: Text) -> str:
+    """The person a change is said to be for, as the writer's own ("reduced to 50 mg for my
+    daughter"), or "": a parent may write for a child who is the patient, or a patient of
+    their own child -- whose change it is, only a reader of the record can say."""
+    for m in lexicon().context.find(t.tokens, t.raw):
+        if (
+            m.value.category == "FAMILY"
+            and m.start >= 2
+            and t.tokens[m.start - 2 : m.start]
+            == (
+                "for",
+                "my",
+            )
+        ):
+            return " ".join(t.tokens[m.start - 2 : m.end])
+    return ""
+
+
 def _their_own(t: Text) -> list[Scope]:
     """ "Mum says her own asthma has gone": a relative named in the sentence -- even one who
     only reports -- and "her own", "his own", "their own" after it make what follows that

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from functools import lru_cache
 
-from ..assertion import disputed, hedges
+from ..assertion import disputed, for_the_writers, hedges
 from ..classes import ClassChange
 from ..lexicon import lexicon
 from ..model import (
@@ -411,6 +411,10 @@ def _capped(d: Decision, p: Pair) -> Decision:
         return Decision(d.verdict, d.rule, WEAK, why, d.key)
     if d.verdict is not Verdict.DUPLICATE and disputed(parse(p.newer_text)):
         why = f"{d.evidence}; the newer statement disputes the change in the same sentence"
+        return Decision(d.verdict, d.rule, WEAK, why, d.key)
+    whom = for_the_writers(parse(p.newer_text))
+    if whom and d.verdict is not Verdict.DUPLICATE:
+        why = f"{d.evidence}; the newer statement says it is {whom!r}: the patient, or another?"
         return Decision(d.verdict, d.rule, WEAK, why, d.key)
     when = out_of_time(p, a, b)  # dated before the older, or from a month still ahead
     if when:
