@@ -42,7 +42,7 @@ def _lex() -> dict[str, Any]:
 
 
 def supplement() -> dict[str, str]:
-    """Spellings (lower case, one or two words) the dictionary does not resolve, or resolves
+    """Spellings (lower case, of one word or several) the dictionary does not resolve, or resolves
     otherwise, -> the canonical name used here: drug classes an allergy names (sulfa, NSAIDs),
     combination brands (Augmentin, co-codamol), chart abbreviations (PCN, HCTZ) and non-drug
     allergens (peanut, latex). Named as our own supplement, not the dictionary's data."""
@@ -185,7 +185,7 @@ def _find(words: list[str]) -> list[tuple[str, int, int]]:
     found: list[tuple[str, int, int]] = []
     used: set[int] = set()
     for i in range(len(low) - 1):
-        name = names.get(f"{low[i]} {low[i + 1]}")
+        name = names.get(f"{low[i]} {low[i + 1]}") or names.get(f"{low[i]} {_singular(low[i + 1])}")
         if name is not None:
             found.append((name, i, i + 2))
             used.update((i, i + 1))
@@ -227,11 +227,14 @@ def _resolve(text: str) -> tuple[DrugMention, ...]:
     lowered = [t[0].lower() for t in toks]
     lex = _lex()
     extra = lex["supplement"]
+    longest = max((k.count(" ") + 1 for k in extra), default=1)
     i = 0
-    while i < len(toks):  # the supplement: two-word spellings before one-word ones
-        for n in (2, 1):
+    while i < len(toks):  # the supplement: its longest spellings first
+        for n in range(min(longest, len(toks) - i), 0, -1):
             key = " ".join(lowered[i : i + n])
-            if i + n <= len(toks) and key in extra:
+            if n > 1 and key not in extra:  # a spelling's plural ("nicotine lozenges")
+                key = " ".join([*lowered[i : i + n - 1], _singular(lowered[i + n - 1])])
+            if key in extra:
                 start, end = toks[i][1], toks[i + n - 1][2]
                 found.append(
                     DrugMention(_canonical(extra[key]), start, end, text[start:end], "supplement")
@@ -403,6 +406,18 @@ def _english(word: str) -> bool:
     from lemminflect import getAllLemmas
 
     return bool(getAllLemmas(word))
+
+
+@lru_cache(maxsize=65_536)
+def _singular(word: str) -> str:
+    """A noun's singular ("patches" -> "patch", "lozenges" -> "lozenge"), for the last word of
+    a spelling of several; the word itself when it is no plural (lemminflect)."""
+    if not word.endswith("s") or len(word) < 4:
+        return word
+    from lemminflect import getLemma
+
+    lemma: str = getLemma(word, upos="NOUN")[0]
+    return lemma
 
 
 #: The four-letter suffix of a biologic's name (erenumab-aooe is erenumab).

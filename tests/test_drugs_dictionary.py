@@ -64,3 +64,29 @@ def test_a_slash_between_numbers_or_words_is_no_combination() -> None:
     # a drug joined to a word that is none is that drug alone, not a combination (the facts
     # reader needs "lisinopril-induced cough" to name lisinopril)
     assert drugs.canonical_names("Lisinopril-induced cough, follow-up x-ray") == {"lisinopril"}
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("I take cod liver oil every day", "cod liver oil"),  # a spelling of three words
+        ("Still on the nicotine patches, one a day", "nicotine patch"),  # its plural
+        ("She's on the nicotine lozenges", "nicotine"),
+        ("And the nicotine inhalator for the cravings", "nicotine"),
+        ("Thiamine, one tablet three times a day", "thiamine"),
+        ("vitamin B1 100 mg", "thiamine"),
+        ("Started iron tablets last month", "iron"),
+        ("Takes magnesium supplements at night", "magnesium"),
+    ],
+)
+def test_over_the_counter_products_people_name_resolve(text: str, want: str) -> None:
+    """Supplements and over-the-counter products as people name them (issue 31: "over-the-counter
+    and herbal products are medications"): a spelling of any length, a product's plural, a
+    nutrient named as a tablet or a supplement."""
+    assert want in [m.name for m in drugs.resolve(text)]
+
+
+def test_a_nutrient_alone_is_no_medicine() -> None:
+    """ "Iron 8 umol/L", "magnesium 0.6": a nutrient named alone is a result, not a drug."""
+    assert drugs.resolve("Iron 8 umol/L, ferritin 12") == []
+    assert drugs.resolve("Magnesium 0.6 mmol/L") == []

@@ -1497,3 +1497,16 @@ def test_a_change_for_the_writers_relative_is_for_a_reviewer(newer: str) -> None
     older = "Sertraline 100 mg daily" if "Sertraline" in newer else "Gabapentin 300 mg tds"
     d = decide_texts(older, newer, "medication")
     assert d.strength is not Strength.STRONG, (d.rule, d.evidence)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Smokes 15 cigarettes a day", "i stopped smokin 2 wks ago!! on the nicotine patches"),
+        ("Vapes daily", "stopped vapin last month, feel loads better"),
+    ],
+)
+def test_a_habit_written_as_spoken_is_read(older: str, newer: str) -> None:
+    """ "smokin", "vapin": a habit's words written as they are said (the g dropped) are its
+    words (slots.json's triggers and values, each "-ing" word read in both spellings)."""
+    assert decide_texts(older, newer, "social").supersedes

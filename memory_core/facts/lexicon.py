@@ -641,6 +641,24 @@ def _analytes(
     return out, matcher, by_code, symbols
 
 
+#: The shortest "-ing" word also read with its "g" dropped ("smokin", "drinkin").
+SPOKEN_MIN = 6
+
+
+def spoken(phrases: list[str]) -> list[str]:
+    """``phrases`` and, for each with an "-ing" word, the phrase as it is said with the g
+    dropped ("stopped smoking" -> "stopped smokin"): patients write habits as they say them."""
+    out = list(phrases)
+    have = set(out)
+    for p in phrases:
+        words = p.split()
+        said = " ".join(w[:-1] if len(w) >= SPOKEN_MIN and w.endswith("ing") else w for w in words)
+        if said not in have:
+            out.append(said)
+            have.add(said)
+    return out
+
+
 def _slots(data: dict[str, Any]) -> dict[str, Any]:
     c = _Check("slots")
     slots: dict[str, Slot] = {}
@@ -668,10 +686,10 @@ def _slots(data: dict[str, Any]) -> dict[str, Any]:
         unknown = {v for g in slots[sid].exclusive for v in g} - set(e.get("values", {}))
         if unknown:
             raise c.fail(f"{where}.exclusive", f"not a value of the slot: {sorted(unknown)}")
-        c.phrases(triggers, c.strs(e.get("triggers"), f"{where}.triggers"), sid, where)
+        c.phrases(triggers, spoken(c.strs(e.get("triggers"), f"{where}.triggers")), sid, where)
         vm: PhraseMatcher[str] = PhraseMatcher()
         for value, phrases in c.obj(e.get("values", {}), f"{where}.values").items():
-            c.phrases(vm, c.strs(phrases, f"{where}.values.{value}"), value, where)
+            c.phrases(vm, spoken(c.strs(phrases, f"{where}.values.{value}")), value, where)
             if e.get("values_are_triggers"):
                 c.phrases(triggers, phrases, sid, where)
         values[sid] = vm

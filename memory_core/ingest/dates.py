@@ -110,7 +110,8 @@ def _patterns() -> dict[str, re.Pattern[str]]:
         ),
         "month": re.compile(r"\b(last|this|previous|past) month\b"),
         "ago": re.compile(
-            rf"\b{num}\s+(day|days|week|weeks|fortnight|fortnights|month|months|year|years)\s+ago\b"
+            rf"\b{num}(?:\s+|(?<=\d))(day|days|week|weeks|wk|wks|fortnight|fortnights|month|months|mth|mths|mo|"
+            rf"mos|year|years|yr|yrs)\s+ago\b"
         ),
         "weekday": re.compile(rf"\b(?:(on|last|this past)\s+)?({wd})\b(?!,?\s+the\s+\d)"),
         "weekday_short": re.compile(
@@ -123,6 +124,9 @@ _NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
 }  # fmt: skip
+#: units of "N ... ago" as people abbreviate them ("3 wks ago", "2 yrs ago")
+_AGO_UNITS = {"wk": "week", "wks": "week", "mth": "month", "mths": "month", "mo": "month",
+              "mos": "month", "yr": "year", "yrs": "year"}  # fmt: skip
 # "may" and "march" are words too: read as months only with a preposition, a day or a year
 _AMBIGUOUS = frozenset({"may", "mar", "march", "jan", "jun", "sept", "sep", "dec", "oct", "aug"})
 
@@ -337,7 +341,7 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
         add(mt.start(), mt.end(), _month_back(session, 0 if mt.group(1) == "this" else 1), "month")
     for mt in p["ago"].finditer(low):
         n = int(mt.group(1)) if mt.group(1).isdigit() else _NUMBERS[mt.group(1)]
-        unit = mt.group(2).rstrip("s")
+        unit = _AGO_UNITS.get(mt.group(2), mt.group(2).rstrip("s"))
         if unit == "day":
             add(mt.start(), mt.end(), day(session) - timedelta(days=n), "day")
         elif unit in ("week", "fortnight"):

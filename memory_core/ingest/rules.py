@@ -162,9 +162,10 @@ _CONTRAST = re.compile(r"\b(rather than|instead of|not|never|no|don't|do not|tha
 _LANG_CUE = re.compile(
     r"\b(first language|native language|mother tongue|prefer\w*|speak\w*|interpreter)\b"
 )
+#: smoking given up, denied or counted ("smokin": the g dropped, as patients write it)
 _SMOKE = re.compile(
-    r"\b(?:(quit|stopped|gave up) smoking(?: (?:in|back in) (\d{4}))?|(don't|do not|never|doesn't|"
-    r"does not) smoke|(smokes?|smoking) (?:about |around )?(\d+|a pack|half a pack))"
+    r"\b(?:(quit|stopped|gave up) smokin[g']?(?: (?:in|back in) (\d{4}))?|(don't|do not|never|"
+    r"doesn't|does not) smoke|(smokes?|smokin[g']?) (?:about |around )?(\d+|a pack|half a pack))"
 )
 _WORK = re.compile(
     r"\bwork(?:s|ing)? (night shifts?|nights|shifts|from home|full[- ]time|part[- ]time|as an? "
