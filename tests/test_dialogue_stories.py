@@ -99,3 +99,35 @@ def test_a_story_date_is_its_own_evidence_through_the_engine(tmp_path) -> None:
     (stop,) = [p for p in props if "ramipril" in p.content]
     assert stop.created_at.date().isoformat() == "2026-03-21"
     assert "Saturday" in stop.dated_by
+
+
+def test_ago_with_its_unit_abbreviated() -> None:
+    """ "3 wks ago", "6 mths ago", "2 yrs ago", "3wks ago": as patients write them."""
+    sept = datetime(2026, 9, 7, 12, tzinfo=UTC)
+    assert _dates("stopped 3 wks ago", sept) == [("2026-08-17", "around 2026-08-17")]
+    assert _dates("started 3wks ago", sept) == [("2026-08-17", "around 2026-08-17")]
+    assert _dates("6 mths ago", sept) == [("2026-03", "in March 2026")]
+    assert _dates("2 yrs ago", sept) == [("2024", "in 2024")]
+    assert _dates("amo ago", sept) == []  # no number, no unit
+
+
+def test_a_named_speaker_who_opens_beside_a_patient_label_is_the_clinician() -> None:
+    """ "Kerry: Hiya Lee, come through." then "Patient: ...": where the transcript labels the
+    patient, a speaker labelled by a given name who opens it is the clinician (who greets),
+    and another so labelled is a relative -- never a second patient."""
+    from memory_core.ingest.dialogue import split
+
+    _h, sents = split(
+        "Kerry: Hiya Lee, come through. How's the smoking?\n"
+        "Patient: Not had one since May.\n"
+        "Kerry: Brilliant.\n"
+        "Dawn: I'm doing it with him.\n"
+        "Dawn: On the lozenges.\n"
+    )
+    roles = {s.label: (s.speaker, s.relation) for s in sents}
+    assert roles["Kerry"] == ("clinician", "")
+    assert roles["Patient"] == ("patient", "")
+    assert roles["Dawn"] == ("patient", "relative")
+    # with no patient label, the first speaker named is the patient, as before
+    _h, sents = split("Dr Shah: Hello Callum.\nCallum: Hi.\nCallum: Fine.\n")
+    assert {s.label: s.speaker for s in sents}["Callum"] == "patient"

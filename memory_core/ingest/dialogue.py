@@ -4,7 +4,9 @@ about (pure).
 A transcript is split into speaker turns at labels such as ``Clinician:``, ``Dr Osei:``,
 ``Nurse:``, ``Pharmacist:``, ``Patient:``, ``Caller:``, ``User:``, ``Assistant:``,
 ``Daughter:``, ``Maria (daughter):``; a label is a speaker only when one of its words says who
-speaks (a ``Date:`` line is not a speaker). Text before the first label is the header: a
+speaks (a ``Date:`` line is not a speaker), or a given name said on two lines or more: the
+patient, unless a label says "Patient" -- then the clinician where they open the
+conversation, else a relative. Text before the first label is the header: a
 ``Date:`` line there is the session's date. Patients, their relatives and carers and their
 interpreter speak for the patient (a relative's "me" is the relative); clinicians,
 pharmacists and assistants ask.
@@ -131,9 +133,19 @@ def split(transcript: str) -> tuple[str, list[Sentence]]:
     patient = ""  # the patient as titled: the first titled name said (a greeting) or labelled
     named = _name_labels(transcript)
     first_name = next(iter(named), "")
-    for m in _LABEL.finditer(transcript):
+    found = list(_LABEL.finditer(transcript))
+    # where a label says "Patient", a speaker labelled by a given name is someone else: the
+    # clinician when they open the conversation (they greet), else a relative
+    labelled = any(_role(m.group("who"), m.group("role")) == ("patient", "") for m in found)
+    opener = next(
+        (m.group("who") for m in found if m.group("who") in named or _role(m.group("who"), None)),
+        "",
+    )
+    for m in found:
         role = _role(m.group("who"), m.group("role"))
-        if role is None and m.group("who") in named:
+        if role is None and m.group("who") in named and labelled:
+            role = ("clinician", "") if m.group("who") == opener else ("patient", "relative")
+        elif role is None and m.group("who") in named:
             # a speaker labelled by a given name only: the first such is the patient
             role = ("patient", "" if m.group("who") == first_name else "relative")
         if role is None:
@@ -141,7 +153,7 @@ def split(transcript: str) -> tuple[str, list[Sentence]]:
         if role == ("patient", "relative"):
             said = _titled(transcript[: m.start()]) or _titled(m.group("who"))
             patient = patient or said
-            if _titled(m.group("who")) == patient:
+            if patient and _titled(m.group("who")) == patient:
                 role = ("patient", "")
         labels.append((m, role))
     turns: list[tuple[str, str, int, int, str, str]] = []
