@@ -131,3 +131,19 @@ def test_a_named_speaker_who_opens_beside_a_patient_label_is_the_clinician() -> 
     # with no patient label, the first speaker named is the patient, as before
     _h, sents = split("Dr Shah: Hello Callum.\nCallum: Hi.\nCallum: Fine.\n")
     assert {s.label: s.speaker for s in sents}["Callum"] == "patient"
+
+
+def test_a_time_or_a_channel_named_is_a_preference_only_when_wanted() -> None:
+    """ "Sneezy in the mornings", "it's on my phone": a time of day or a channel named states no
+    preference; "I'd rather you phoned in the afternoon" does (dialogue.json's ``attitudes``)."""
+    got = _got(
+        "Date: 2026-03-26\n"
+        "Nurse: How are you?\n"
+        "Patient: Sneezy in the mornings. Hang on, the list is on my phone.\n"
+        "Nurse: Anything else?\n"
+        "Patient: I'd rather you phoned in the afternoon, please.\n",
+        MARCH_26,
+    )
+    prefs = [c for c in got if c.startswith(("Preference", "Patient prefers"))]
+    assert not any("Sneezy" in c or "my phone" in c for c in prefs), prefs
+    assert any("afternoon" in c or "phone" in c for c in prefs), got

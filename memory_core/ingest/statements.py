@@ -86,6 +86,7 @@ class Cues:
     conditions: tuple[tuple[str, ...], ...] = ()
     plan_markers: tuple[tuple[str, ...], ...] = ()
     requests: tuple[str, ...] = ()
+    attitudes: tuple[tuple[str, ...], ...] = ()  # the patient wants it ("prefer", "please")
 
 
 _WORD = re.compile(r"[a-z0-9]+(?:['’-][a-z0-9]+)*")
@@ -124,6 +125,7 @@ def cues() -> Cues:
         phrases(raw["conditions"]),
         phrases(raw["plan_markers"]),
         tuple(raw["requests"]),
+        phrases(raw["attitudes"]),
     )
 
 
@@ -451,6 +453,8 @@ def _needs(need: str, text: str, kind_cue: bool) -> bool:
         return kind_cue and (_drug(text) or _finding(text))
     if need == "finding_or_cue":
         return kind_cue or _finding(text)
+    if need == "attitude":  # a time or a channel named is a preference only when wanted
+        return kind_cue and any_phrase(stems(words_of(text)), cues().attitudes)
     return kind_cue
 
 
