@@ -147,3 +147,16 @@ def test_a_time_or_a_channel_named_is_a_preference_only_when_wanted() -> None:
     prefs = [c for c in got if c.startswith(("Preference", "Patient prefers"))]
     assert not any("Sneezy" in c or "my phone" in c for c in prefs), prefs
     assert any("afternoon" in c or "phone" in c for c in prefs), got
+
+
+def test_a_bare_yes_confirms_the_question_as_asked() -> None:
+    """ "So you live alone now, Edna?" -- "I do.": the question is what the answer confirms,
+    without the name it calls the patient by or the "I do"; a clinician's "you" becomes "the
+    patient" with its verb agreeing."""
+    got = _got(
+        "Date: 2026-03-26\n"
+        "Nurse Priya: So you live alone now, Edna?\n"
+        "Patient: I do. My son stays some weekends.\n",
+        MARCH_26,
+    )
+    assert "Social: The patient lives alone now" in got, got

@@ -268,6 +268,13 @@ _WORDS_AFTER = re.compile(
 _NO_JAB = frozenset({"immunization"})
 #: an answer with a subject of its own ("Yes, I live alone", "yes we do"): it says the fact
 _SAYS_ITSELF = re.compile(r"\b(?:i|i'm|i've|we|we're|he|she|he's|she's|they)\b", re.I)
+#: an answer that is only a confirmation, its subject and an auxiliary ("I do.", "Yes, she
+#: is.", "We have."): it says nothing itself, so the question is what it confirms
+_BARE_YES = re.compile(
+    r"^(?:(?:yes|yeah|yep|oh|well|aye),?\s+)?(?:i|we|he|she|they)\s+(?:do|did|does|am|are|is|was|"
+    r"were|have|has|had|will|can|would)(?:\s+(?:yes|indeed|still|now))?\W*$",
+    re.I,
+)
 #: a confirmed question is no plan: the plan words of a question are the clinician's asking
 _NO_PLAN = frozenset({"care_plan"})
 #: what a confirmed question about a medicine, a dose or a test does not state
@@ -485,12 +492,14 @@ class RuleExtractor:
                     if told:  # "Have you had your flu jab?" -- "Yes, on the 2nd of October."
                         # the answer's own words up to a contrast ("Yes, though Mrs Okafor in
                         # the next room has had a cough"): what follows is another statement
-                        both = f"{told} {_CONTRAST_CUT.split(s.text, maxsplit=1)[0]}"
+                        bare = _BARE_YES.match(s.text)  # "I do.": the question says it all
+                        answer = "" if bare else _CONTRAST_CUT.split(s.text, maxsplit=1)[0]
+                        both = f"{told} {answer}".strip()
                         said = Sentence(both, q.start, s.end, "clinician", q.turn, sent=q.sent)
                         # a question about a medicine, a dose or a test is the rules' to read;
                         # an answer that says it itself ("Yes, I live alone") is read as said
                         clinical = qr.drugs or qr.analytes or dose_after(q.text, 0, len(q.text))
-                        itself = _SAYS_ITSELF.search(s.text)
+                        itself = _SAYS_ITSELF.search(s.text) and not bare
                         skip = _NO_PLAN | (
                             _NOT_CLINICAL if clinical or itself or _TESTS.search(q.low) else set()
                         )

@@ -171,10 +171,15 @@ _DECLARED_Q = re.compile(
 )
 
 
+#: a name the question ends by calling ("..., Edna?"): whom it is asked of, not what it asks
+_VOCATIVE_END = re.compile(r",\s*[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)?\s*\?\s*$")
+
+
 def as_statement(question: str) -> str | None:
     """A yes/no question as the statement a "yes" confirms ("Have you had your flu jab this
-    year?" -> "You had your flu jab this year."; "So you're living alone now?" -> "You're
+    year?" -> "You had your flu jab this year."; "So you're living alone now, Edna?" -> "You're
     living alone now."); None for another question."""
+    question = _VOCATIVE_END.sub("?", question)
     m = _ASKED.match(question.strip())
     if m is None:
         said = _DECLARED_Q.match(question.strip().rstrip(" ?"))
@@ -258,6 +263,8 @@ _THIRD = (
 )
 _CLINICIAN = (
     (r"\byou're\b", "the patient is"),
+    (r"\byou are\b", "the patient is"),
+    (r"\byou were\b", "the patient was"),
     (r"\byou've\b", "the patient has"),
     (r"\byou'll\b", "the patient will"),
     (r"\byour\b", "the patient's"),
@@ -275,10 +282,29 @@ def third_person(text: str, speaker: str, relation: str) -> str:
     if speaker == "clinician":
         for pat, rep in _CLINICIAN:
             text = re.sub(pat, rep, text, flags=re.I)
+        text = _PATIENT_VERB.sub(lambda m: f"{m.group(1)} {_agrees(m.group(2))}", text)
     elif not relation:
         for pat, rep in _THIRD:
             text = re.sub(pat, rep, text, flags=re.I)
     return text[:1].upper() + text[1:] if text else text
+
+
+#: "the patient" and the word after it, which agrees with it ("the patient live" -> "lives")
+_PATIENT_VERB = re.compile(r"\b(the patient) ([a-z]+)\b")
+_MODALS = frozenset({"can", "could", "will", "would", "shall", "should", "may", "might", "must"})
+
+
+@lru_cache(maxsize=4096)
+def _agrees(word: str) -> str:
+    """A verb's form after "the patient" ("live" -> "lives", "have" -> "has"); any other word
+    as it is (lemminflect: a word that is a verb's base form)."""
+    from lemminflect import getAllLemmas, getInflection
+
+    lemmas = getAllLemmas(word)
+    if word in _MODALS or "VERB" not in lemmas or lemmas["VERB"][0] != word:
+        return word
+    third = getInflection(word, tag="VBZ")
+    return third[0] if third else word
 
 
 # --- about whom ---------------------------------------------------------------------------------
