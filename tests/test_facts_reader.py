@@ -453,3 +453,21 @@ def test_a_person_who_measures_the_patient_is_not_whose_reading_it_is(
     text: str, mtype: str, key: str, others: bool
 ) -> None:
     assert (Context.OTHER_PERSON in fact(text, mtype, key).contexts) is others
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("Your GGT came back at 88.", "loinc:2324-2", "value=88"),
+        ("Gamma GT 142 U/L in August", "loinc:2324-2", "value=142 U/L"),
+        ("CK 450 U/L", "loinc:2157-6", "value=450 U/L"),
+        ("prolactin 850 mIU/L", "loinc:2842-3", "value=850 mIU/L"),
+        ("FSH 45 IU/L", "loinc:15067-2", "value=45 IU/L"),
+        ("PTH 9.8 pmol/L", "loinc:2731-8", "value=9.8 pmol/L"),
+        ("free T3 4.2 pmol/L", "loinc:3051-0", "value=4.2 pmol/L"),
+    ],
+)
+def test_common_tests_a_clinic_names_are_keyed(text: str, key: str, value: str) -> None:
+    """GGT, CK, prolactin, FSH, PTH, free T3 (labs.json, by LOINC): a result of them is a
+    result, in the unit it was written in."""
+    assert [(f.key, f.value) for f in read(text, "lab_result").facts] == [(key, value)]
