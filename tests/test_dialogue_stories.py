@@ -160,3 +160,25 @@ def test_a_bare_yes_confirms_the_question_as_asked() -> None:
         MARCH_26,
     )
     assert "Social: The patient lives alone now" in got, got
+
+
+def test_a_dose_said_after_the_drug_alone_is_that_drugs() -> None:
+    """ "Furosemide. I'm on 80 mg now.", "The paracetamol takes the edge off. Two tablets four
+    times a day.": a dose or a frequency said with no drug, right after a sentence of the same
+    turn that named one drug, is that drug's; the next speaker's is not."""
+    got = _got(
+        "Date: 2026-03-26\n"
+        "Nurse: Did the GP change your water tablet?\n"
+        "Patient: He doubled it. Furosemide. I'm on 80 mg now, in the morning.\n"
+        "Nurse: And for the pain?\n"
+        "Patient: The paracetamol takes the edge off. Two tablets four times a day.\n",
+        MARCH_26,
+    )
+    meds = [c for c in got if c.startswith("Patient takes")]
+    assert any("furosemide" in c and "80" in c for c in meds), got
+    assert any("paracetamol" in c and "four times a day" in c for c in meds), got
+    got = _got(
+        "Date: 2026-03-26\nPatient: I take furosemide.\nNurse: Two tablets four times a day.\n",
+        MARCH_26,
+    )
+    assert not any("four times" in c for c in got), got

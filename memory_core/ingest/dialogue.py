@@ -256,6 +256,7 @@ class State:
 
     drugs: list[Drug] = field(default_factory=list)
     drugs_age: int = 99
+    drugs_turn: int = -1  # the turn that named them
     analyte: Analyte | None = None
     analyte_age: int = 99
     question: tuple[Sentence, Named] | None = None

@@ -589,7 +589,7 @@ class RuleExtractor:
             st.reported.update(f.concept for f in told)
         allergy_talk = _ALLERGY.search(r.low) or (st.allergy and r.s.speaker != "clinician")
         if r.drugs and not allergy_talk:
-            st.drugs, st.drugs_age = r.drugs, 0
+            st.drugs, st.drugs_age, st.drugs_turn = r.drugs, 0, r.s.turn
         if r.analytes:
             st.analyte, st.analyte_age = r.analytes[-1][2], 0
 
@@ -664,6 +664,10 @@ class RuleExtractor:
             and (dose_after(s.text, 0, len(s.text)) or r.freqs)
         ):
             return [d.at(0, 0) for d in st.question[1].drugs[:1]]
+        said = dose_after(s.text, 0, len(s.text)) or r.freqs
+        if said and len(topic) == 1 and st.drugs_age == 1 and st.drugs_turn == s.turn:
+            # "Furosemide. I'm on 80 now, two of the 40s": the drug the sentence before named
+            return [topic[0].at(0, 0)]
         return []
 
     # --- allergies and reactions ------------------------------------------------------------------
