@@ -21,9 +21,10 @@ PID = "HX-9001"
 
 # --- the held-out gate -----------------------------------------------------------------------
 #: Measured on the test half (21 transcripts, 160 facts, 59 supersedes links) on main 1199ed2,
-#: found raised to what main 6a0f24b reaches, then to 89 (OTC products, 2026-12-05);
+#: found raised to what main 6a0f24b reaches, then to 91 (2026-12-05: OTC products, a relative
+#: named then "she");
 #: the issue's targets (75 %, 0, 0, 80 %) are in docs/ingest.md beside them, not met.
-FLOOR = {"found": 89, "forbidden": 6, "wrong_dates": 12, "superseded": 43}
+FLOOR = {"found": 91, "forbidden": 6, "wrong_dates": 12, "superseded": 43}
 
 
 def test_the_held_out_test_half_holds_its_floor() -> None:

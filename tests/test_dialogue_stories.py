@@ -182,3 +182,20 @@ def test_a_dose_said_after_the_drug_alone_is_that_drugs() -> None:
         MARCH_26,
     )
     assert not any("four times" in c for c in got), got
+
+
+def test_a_relative_named_then_spoken_of_as_she_has_family_history() -> None:
+    """ "My sister, in Lisbon. She has breast cancer." / "My dad, yes. Lung cancer, he was
+    62.": the relative the turn named, then "she" or "he" with a disorder, is family history
+    of that relative -- never the patient's condition."""
+    got = _got(
+        "Date: 2026-03-26\n"
+        "Doctor: Any illness in the family?\n"
+        "Patient: My sister, in Lisbon. She has breast cancer, at 50 years.\n"
+        "Doctor: And your parents?\n"
+        "Patient: My dad, yes. Lung cancer, he was 62.\n",
+        MARCH_26,
+    )
+    assert any(c.startswith("Family history (sister)") and "breast cancer" in c for c in got)
+    assert any(c.startswith("Family history (dad)") and "Lung cancer" in c for c in got)
+    assert not any(c.startswith("Diagnosis") for c in got), got

@@ -266,6 +266,7 @@ class State:
     patient_name: str | None = None
     pending: list[tuple[Drug, Sentence]] = field(default_factory=list)  # allergens, no reaction
     other_turn: int = -1  # the turn in which someone other than the patient was named last
+    other_relation: str = ""  # and how the patient is related to them ("sister")
     addressed_other: bool = False  # the clinician asked a relative of their own health
     given_name: str | None = None  # the patient's given name, as the clinician calls them
     proxy_names: frozenset[str] = frozenset()  # the given names of relatives who speak
@@ -316,4 +317,5 @@ def about_other(patient_id: str, s: Sentence, st: State) -> bool:
     if clinician_asks and rel in ("mum", "mom", "mother", "dad", "father", "son", "daughter"):
         return False
     st.other_turn = s.turn
+    st.other_relation = rel
     return True

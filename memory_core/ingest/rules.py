@@ -516,7 +516,7 @@ class RuleExtractor:
                 emit(self._family(s), s.speaker)  # "my son stays with me": the patient's support
                 fh = [
                     (x.type, x.content, 0.7, _at(clause_date(r, x.start, x.end)), s.start, s.end)
-                    for x in family_history(s)
+                    for x in family_history(s, st.other_relation if st.other_turn == s.turn else "")
                 ]  # "my mom had a stroke last Tues": when the relative's illness was
                 emit(iter(fh), s.speaker, FAMILY, default_at=_sent_day(s, session, now))
                 continue

@@ -484,15 +484,26 @@ def _needs(need: str, text: str, kind_cue: bool) -> bool:
     return kind_cue
 
 
-def family_history(s: Sentence) -> Iterator[Stated]:
-    """A relative's disorder, as family history (the relative named)."""
+def family_history(s: Sentence, named: str = "") -> Iterator[Stated]:
+    """A relative's disorder, as family history (the relative named; ``named``: the relative
+    the turn named just before, whom a "she" or "he" opening the clause stands for -- "My
+    sister, in Lisbon. She has breast cancer.")."""
     for a, b in clauses(s) or [(0, len(s.text))]:
         text = s.text[a:b]
         rel = relative_subject(text, s.relation)
+        if rel is None and named and _PRONOUN_OPENS.match(text):
+            rel = named
         if rel is None or not _disorder(text) or hedged(text):
             continue
         body = third_person(text, s.speaker, s.relation)
         yield Stated("condition", f"Family history ({rel}): {body}", a, b, FAMILY)
+
+
+#: a clause that opens with "she" or "he" (after a few lead words): its subject is a person
+#: named before
+_PRONOUN_OPENS = re.compile(
+    r"^\W*(?:(?:and|but|so|well|yes|yeah|no)\W+)*(?:[\w' ]{0,30},\s*)?(?:she|he|she's|he's)\b", re.I
+)
 
 
 def stated(
