@@ -199,3 +199,21 @@ def test_a_relative_named_then_spoken_of_as_she_has_family_history() -> None:
     assert any(c.startswith("Family history (sister)") and "breast cancer" in c for c in got)
     assert any(c.startswith("Family history (dad)") and "Lung cancer" in c for c in got)
     assert not any(c.startswith("Diagnosis") for c in got), got
+
+
+def test_a_broken_bone_is_a_fracture_and_a_day_just_ahead_is_no_date() -> None:
+    """ "you broke your left wrist" is a fracture (conditions.json's names with their
+    alternatives); "the 7th of April", said on the 30th of March, is next week -- a plan, not
+    last year's date, and its month is no date either."""
+    march_30 = datetime(2026, 3, 30, 12, tzinfo=UTC)
+    got = _got(
+        "Date: 2026-03-30\n"
+        "Nurse: So you fell at home on the 18th, and you broke your left wrist.\n"
+        "Patient: That's right.\n",
+        march_30,
+    )
+    assert [d for c, d in got.items() if "wrist" in c and c.startswith("Diagnosis")] == [
+        "2026-03-18"
+    ]
+    assert _dates("Clinic on the 7th of April", march_30) == []
+    assert _dates("Seen on the 20th of December", march_30) == [("2025-12-20", "on 2025-12-20")]

@@ -531,7 +531,8 @@ def _concepts(data: dict[str, Any]) -> tuple[dict[str, Concept], PhraseMatcher[s
         measured = tuple(c.strs(e.get("measured_by", []), f"{where}.measured_by", empty=True))
         follows = tuple(c.strs(e.get("follows", []), f"{where}.follows", empty=True))
         out[cid] = Concept(cid, kind, within, measured, follows)
-        c.phrases(matcher, c.strs(e.get("names"), f"{where}.names"), cid, where)
+        names = [x for n in c.strs(e.get("names"), f"{where}.names") for x in alternatives(n)]
+        c.phrases(matcher, names, cid, where)
     for cid, concept in out.items():
         for field, ids in (("within", concept.within), ("follows", concept.follows)):
             for w in ids:

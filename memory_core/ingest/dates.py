@@ -135,13 +135,22 @@ def _month(name: str) -> int:
     return lexicon().months[name.lower().rstrip(".")]
 
 
+#: A day and month said without a year are the coming one, not last year's, when that is this
+#: close ahead ("the 7th of April", said on the 30th of March, is next week: a plan).
+SOON_DAYS = 31
+
+
 def _latest(year: int | None, month: int, dom: int, session: datetime) -> datetime | None:
-    """The date ``dom``/``month``/``year``; without a year the latest not after the session."""
+    """The date ``dom``/``month``/``year``; without a year the latest not after the session --
+    unless the coming one is within :data:`SOON_DAYS` (then that one, after the session)."""
     try:
         if year is not None:
             return datetime(year, month, dom, tzinfo=UTC)
         d = datetime(session.year, month, dom, tzinfo=UTC)
-        return d if d <= day(session) else datetime(session.year - 1, month, dom, tzinfo=UTC)
+        if d <= day(session):
+            ahead = datetime(session.year + 1, month, dom, tzinfo=UTC)
+            return ahead if ahead - day(session) <= timedelta(days=SOON_DAYS) else d
+        return d if d - day(session) <= timedelta(days=SOON_DAYS) else d.replace(year=d.year - 1)
     except ValueError:
         return None
 
@@ -255,9 +264,9 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
     ) -> None:
         if at is None or any(s < end and start < e for s, e in taken):
             return
+        taken.append((start, end))  # a plan's words are no other date ("of April" ahead)
         if at > day(session) + timedelta(days=1):
             return  # a date after the session is a plan, not when something happened
-        taken.append((start, end))
         phrase = _fmt(at, precision, since)
         found.append(DateSpan(start, end, at, phrase, precision, relative, guessed))
 
