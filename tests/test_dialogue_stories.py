@@ -217,3 +217,20 @@ def test_a_broken_bone_is_a_fracture_and_a_day_just_ahead_is_no_date() -> None:
     ]
     assert _dates("Clinic on the 7th of April", march_30) == []
     assert _dates("Seen on the 20th of December", march_30) == [("2025-12-20", "on 2025-12-20")]
+
+
+def test_a_clinicians_statement_with_a_question_tag_is_said() -> None:
+    """ "And you stopped the citalopram last week, yes?", "You've got your fracture clinic
+    appointment on the 7th of April, is that right?": the statement is the clinician's, the
+    tag only checks it; a clinic named after a disorder is no diagnosis."""
+    got = _got(
+        "Date: 2026-03-30\n"
+        "Nurse: You've got your fracture clinic appointment on the 7th of April, is that right?\n"
+        "Patient: Yes, my sister is taking me.\n"
+        "Nurse: And you stopped the citalopram last week, yes?\n"
+        "Patient: Yes.\n",
+        datetime(2026, 3, 30, 12, tzinfo=UTC),
+    )
+    assert any(c.startswith("Plan:") and "fracture clinic" in c for c in got), got
+    assert not any(c.startswith("Diagnosis") for c in got), got
+    assert [d for c, d in got.items() if "stopped citalopram" in c] == ["2026-03-23"]

@@ -240,6 +240,35 @@ _NOW_AGAIN = re.compile(
     r"i'll|going to)\b",
     re.I,
 )
+#: a question tag after a clinician's statement ("..., is that right?"): the statement is said,
+#: the tag only checks it
+_TAG = re.compile(
+    r"^(?P<said>.*?\w.*?)[\s,;:—–-]+(?:is that right|is that correct|isn'?t it|is that so|am i "
+    r"right|have i got that right|is that your understanding|does that sound right|right|yes|"
+    r"correct|yeah)\s*\?\s*$",
+    re.I,
+)
+#: a question's own opening: an auxiliary before its subject ("Are you ...", "Have you ...")
+_ASKS = re.compile(
+    r"^\W*(?:(?:and|so|now|okay|ok|right),?\s+)?(?:are|is|do|does|did|have|has|can|"
+    r"could|would|will|was|were|what|when|where|which|who|how|why)\b",
+    re.I,
+)
+
+
+def _untagged(s: Sentence) -> Sentence:
+    """A clinician's statement with a question tag after it, as the statement ("You've got your
+    fracture clinic appointment on the 7th of April, is that right?" states the appointment);
+    any other sentence as it is."""
+    if s.speaker != "clinician" or not s.question:
+        return s
+    m = _TAG.match(s.text)
+    if m is None or _ASKS.match(m.group("said")) or len(m.group("said").split()) < 3:
+        return s
+    said = m.group("said").rstrip(" ,;:—–-")
+    return replace(s, text=said + ".", end=s.start + len(said))
+
+
 #: a told story's date: the date, the turn, and where the sentence that says it is
 Story = tuple[DateSpan, int, int, int]
 
@@ -462,6 +491,7 @@ class RuleExtractor:
         prev: Sentence | None = None
         tale: Story | None = None  # the story being told, and its date
         for s in sents:
+            s = _untagged(s)  # "You're booked for the 7th of April, is that right?": said
             r = Named(s, moment(s, session, now))
             tale, story = _story(tale, s, r)
             new_turn = prev is None or s.turn != prev.turn

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
 
-from ..facts.model import Context, KeyKind
+from ..facts.model import Context, KeyKind, Role
 from ..facts.reader import read
 from ..lexical import forms
 from .dialogue import Sentence
@@ -455,7 +455,7 @@ def _disorder(text: str) -> bool:
 
     lex = lexicon()
     for f in read(text, "condition").facts:
-        if f.kind is KeyKind.CONDITION:
+        if f.kind is KeyKind.CONDITION and f.role is not Role.MENTION:  # not "fracture clinic"
             c = lex.concepts.get(f.name)
             if c is not None and c.kind != "finding":
                 return True
