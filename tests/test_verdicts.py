@@ -1510,3 +1510,35 @@ def test_a_habit_written_as_spoken_is_read(older: str, newer: str) -> None:
     """ "smokin", "vapin": a habit's words written as they are said (the g dropped) are its
     words (slots.json's triggers and values, each "-ing" word read in both spellings)."""
     assert decide_texts(older, newer, "social").supersedes
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Omeprazole 40 mg daily", "Stop omeprazole after 8 weeks."),
+        ("Ramipril 5 mg daily", "Increase ramipril to 10 mg in 2 weeks."),
+        ("Bisoprolol 2.5 mg daily", "Titrate bisoprolol up to 10 mg over 8 weeks."),
+        ("Bisoprolol 2.5 mg daily", "Next step: bisoprolol 5 mg."),
+        ("Warfarin 3 mg daily", "Starting Monday, warfarin 4 mg."),
+        ("Apixaban 5 mg twice daily", "Hold apixaban 48 hours pre-op, restart day 2 post-op."),
+    ],
+)
+def test_a_change_timed_ahead_is_a_plan(older: str, newer: str) -> None:
+    """A change with a time still ahead in its clause ("after 8 weeks", "in 2 weeks", "over 8
+    weeks"), a titration, the next step, a day it starts on, a hold before an operation: a
+    plan or an instruction, never the patient's dose now."""
+    d = decide_texts(older, newer, "medication")
+    assert d.strength is not Strength.STRONG, (d.rule, d.evidence)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Omeprazole 40 mg daily", "Stopped omeprazole after 8 weeks, reflux settled."),
+        ("Ramipril 5 mg daily", "Ramipril increased to 10 mg 2 weeks ago."),
+        ("Bisoprolol 2.5 mg daily", "Bisoprolol titrated up to 5 mg over 8 weeks."),
+    ],
+)
+def test_a_change_made_over_a_time_is_still_made(older: str, newer: str) -> None:
+    d = decide_texts(older, newer, "medication")
+    assert d.supersedes and d.strength is Strength.STRONG, (d.rule, d.evidence)

@@ -75,7 +75,12 @@ def change_contexts(
     for k, (s, i) in enumerate(zip(spans, at, strict=True)):
         if i < 0:
             n = numbers[k] if numbers else -1
-            out.append(_reaching(found, s, n, NOT_ASSERTED) if n >= 0 else frozenset())
+            ahead = (  # a new dose said with a time still ahead: "bisoprolol 5 mg in 2 weeks"
+                frozenset(sc.category for sc in _timed_ahead(t) if sc.lo <= n < sc.hi)
+                if s.key.startswith("drug:")
+                else frozenset()
+            )
+            out.append(_reaching(found, s, n, NOT_ASSERTED) | ahead if n >= 0 else frozenset())
             continue
         got = set(_reaching(found, s, i, _OF_CHANGES))
         if not _made(t, i):
@@ -175,7 +180,7 @@ def conditions(t: Text) -> tuple[Scope, ...]:
     """The scopes of changes only: a change made "when" something happens, or timed before an
     event, is a rule or a plan ("stop metformin when vomiting"); a finding "when" something
     happens is still a finding ("vivid dreams when donepezil is taken at night")."""
-    return (*_when_conditions(t), *_before_events(t), *_will_contractions(t))
+    return (*_when_conditions(t), *_before_events(t), *_will_contractions(t), *_timed_ahead(t))
 
 
 _WILL = re.compile(r"\b\w+['’]ll\b", re.IGNORECASE)
@@ -189,6 +194,44 @@ def _will_contractions(t: Text) -> list[Scope]:
         i = t.token_at(m.start())
         _lo, hi = sentence_bounds(t, i)
         out.append(Scope(i, i + 1, _STRUCTURE, Context.FUTURE, i, hi))
+    return out
+
+
+#: A time still ahead said after a change in its clause: "after 8 weeks", "in 2 weeks", "over
+#: the next month", "within a fortnight" (the words before a number, and the units after it).
+_AHEAD_WORDS = frozenset({"after", "in", "over", "within"})
+_AHEAD_LEADS = frozenset({"the", "next", "another", "a", "an", "few", "couple", "of"})
+_AHEAD_UNITS = frozenset(
+    {"day", "days", "week", "weeks", "wk", "wks", "fortnight", "fortnights", "month", "months",
+     "mth", "mths", "year", "years"}
+)  # fmt: skip
+
+
+#: Words after such a time that make it one gone by: "after 3 months on the statin", "after 6
+#: weeks of treatment".
+_ELAPSED = frozenset({"on", "of", "with", "taking", "using", "since", "treatment"})
+
+
+def _timed_ahead(t: Text) -> list[Scope]:
+    """A change said with a time still ahead in its clause ("stop omeprazole after 8 weeks",
+    "increase ramipril to 10 mg in 2 weeks", "titrate up over 8 weeks") is planned: its
+    clause, for a change word not in the past tense (:func:`_made`: "stopped after 8 weeks"
+    was)."""
+    numbers = lexicon().number_words
+    n = len(t.tokens)
+    out = []
+    for i, w in enumerate(t.tokens):
+        if w not in _AHEAD_WORDS:
+            continue
+        j = i + 1
+        while j < n and j < i + 4 and t.tokens[j] in _AHEAD_LEADS:
+            j += 1
+        if j < n and (t.tokens[j][:1].isdigit() or t.tokens[j] in numbers):
+            j += 1
+        elapsed = j + 1 < n and t.tokens[j + 1] in _ELAPSED  # "after 3 months on the statin"
+        if j > i + 1 and j < n and t.tokens[j] in _AHEAD_UNITS and not elapsed:
+            lo, hi = clause_bounds(t, i)
+            out.append(Scope(i, j + 1, _STRUCTURE, Context.FUTURE, lo, hi))
     return out
 
 
