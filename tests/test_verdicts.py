@@ -1521,6 +1521,7 @@ def test_a_habit_written_as_spoken_is_read(older: str, newer: str) -> None:
         ("Bisoprolol 2.5 mg daily", "Next step: bisoprolol 5 mg."),
         ("Warfarin 3 mg daily", "Starting Monday, warfarin 4 mg."),
         ("Apixaban 5 mg twice daily", "Hold apixaban 48 hours pre-op, restart day 2 post-op."),
+        ("Levothyroxine 100 mcg daily", "Levothyroxine to 125 mcg after the next TSH."),
     ],
 )
 def test_a_change_timed_ahead_is_a_plan(older: str, newer: str) -> None:
