@@ -1543,3 +1543,38 @@ def test_a_change_timed_ahead_is_a_plan(older: str, newer: str) -> None:
 def test_a_change_made_over_a_time_is_still_made(older: str, newer: str) -> None:
     d = decide_texts(older, newer, "medication")
     assert d.supersedes and d.strength is Strength.STRONG, (d.rule, d.evidence)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype"),
+    [
+        ("Lives with husband", "Does she live alone now", "social"),
+        ("Smokes 20 cigarettes per day", "Is he still smoking 20 a day", "social"),
+        ("eGFR 60", "eGFR 45 would mean stage 3a.", "lab_result"),
+        ("Metformin 500 mg twice daily", "Stop metformin should you become dehydrated.",
+         "medication"),
+        ("Smokes 20 cigarettes per day", "Stop smoking - the single best thing for your lungs.",
+         "social"),
+    ],
+)  # fmt: skip
+def test_asked_defined_conditional_or_advised_without_its_usual_word(
+    older: str, newer: str, mtype: str
+) -> None:
+    """A question opened by an auxiliary and its subject ("Does she live alone now", no "?"),
+    what a value would mean, a condition said by inversion ("should you become dehydrated"), a
+    habit's imperative ("Stop smoking - ..."): none is the patient's change."""
+    d = decide_texts(older, newer, mtype)
+    assert d.strength is not Strength.STRONG, (d.rule, d.evidence)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype"),
+    [
+        ("Lives with husband", "Does not live with her husband any more - lives alone.", "social"),
+        ("Smokes 20 cigarettes per day", "Has stopped smoking.", "social"),
+        ("eGFR 60", "eGFR 45 today.", "lab_result"),
+    ],
+)
+def test_a_change_said_in_note_style_is_still_a_change(older: str, newer: str, mtype: str) -> None:
+    d = decide_texts(older, newer, mtype)
+    assert d.supersedes, (d.rule, d.evidence)
