@@ -234,3 +234,15 @@ def test_a_clinicians_statement_with_a_question_tag_is_said() -> None:
     assert any(c.startswith("Plan:") and "fracture clinic" in c for c in got), got
     assert not any(c.startswith("Diagnosis") for c in got), got
     assert [d for c, d in got.items() if "stopped citalopram" in c] == ["2026-03-23"]
+
+
+def test_since_then_points_back_to_the_date_said_in_the_turn() -> None:
+    """ "Since Margaret passed. In January. Living alone since then.": "since then" is the
+    date said last in the turn (the proposal is dated by the sentence that says it)."""
+    got = _got(
+        "Date: 2026-06-03\n"
+        "Nurse: You're on your own now, aren't you?\n"
+        "Patient: Since Margaret passed. In January. Living alone since then, house is quiet.\n",
+        datetime(2026, 6, 3, 12, tzinfo=UTC),
+    )
+    assert [d for c, d in got.items() if "alone" in c] == ["2026-01-01"], got

@@ -269,6 +269,10 @@ def _untagged(s: Sentence) -> Sentence:
     return replace(s, text=said + ".", end=s.start + len(said))
 
 
+#: a date pointed back to: "since then", "from then on", "since that day"
+_SINCE_THEN = re.compile(
+    r"\b(?:since|from|ever since) (?:then|that (?:day|time|date|point))\b", re.I
+)
 #: a told story's date: the date, the turn, and where the sentence that says it is
 Story = tuple[DateSpan, int, int, int]
 
@@ -490,10 +494,17 @@ class RuleExtractor:
         )
         prev: Sentence | None = None
         tale: Story | None = None  # the story being told, and its date
+        dated: Story | None = None  # the last date said in the turn, and where
         for s in sents:
             s = _untagged(s)  # "You're booked for the 7th of April, is that right?": said
             r = Named(s, moment(s, session, now))
             tale, story = _story(tale, s, r)
+            if dated is not None and dated[1] != s.turn:
+                dated = None
+            if not r.dates and dated is not None and _SINCE_THEN.search(s.text):
+                story = dated  # "January. Living alone since then": that date
+            if r.dates:
+                dated = (r.dates[-1], s.turn, s.start, s.end)
             new_turn = prev is None or s.turn != prev.turn
             switched = prev is None or s.speaker != prev.speaker
             if switched and s.speaker == "clinician":
