@@ -43,10 +43,10 @@ def test_the_fresh_tens_test_half_holds_its_first_run() -> None:
     8 / 14 superseded (the issue's target of 75 % is not met); raised to what main 6a0f24b
     reaches: 20 found, 7 wrong dates; then 21 found, 8 wrong dates: a dose said after the drug
     alone (one more fact found, and one more proposed without the date the key gives it --
-    before, not proposed at all)."""
+    before, not proposed at all); 22 found (a clinician noting a preference)."""
     s = conv.summary(conv.run_all(conv.load(["c"], "test"), "hashing"))
     assert s["transcripts"] == 5 and s["facts"] == 47 and s["links"] == 14
-    assert s["found"] >= 21 and s["forbidden"] == 0 and s["wrong_dates"] <= 8, s
+    assert s["found"] >= 22 and s["forbidden"] == 0 and s["wrong_dates"] <= 8, s
     assert s["superseded"] >= 8, s
 
 
@@ -55,11 +55,12 @@ def test_the_fourth_authors_test_half_holds_its_first_run() -> None:
     -- its test half's first run, before any change made with its dev half: 41 / 96 facts,
     15 wrong dates, 1 forbidden, 14 / 31 superseded (the issue's targets are not met); raised
     to what main eab27f2 reaches: 45 found, 13 wrong dates, 17 superseded; then 46 found, 12
-    wrong dates (d07 was read once, as a format sample, before the mechanisms that moved it)."""
+    wrong dates (d07 was read once, as a format sample, before the mechanisms that moved it);
+    48 found, 18 superseded (a clinician noting a preference)."""
     s = conv.summary(conv.run_all(conv.load(["d"], "test"), "hashing"))
     assert s["transcripts"] == 8 and s["facts"] == 96 and s["links"] == 31
-    assert s["found"] >= 46 and s["forbidden"] <= 1 and s["wrong_dates"] <= 12, s
-    assert s["superseded"] >= 17, s
+    assert s["found"] >= 48 and s["forbidden"] <= 1 and s["wrong_dates"] <= 12, s
+    assert s["superseded"] >= 18, s
 
 
 def test_the_fifth_authors_test_half_holds_its_first_run() -> None:

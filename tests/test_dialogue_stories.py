@@ -246,3 +246,17 @@ def test_since_then_points_back_to_the_date_said_in_the_turn() -> None:
         datetime(2026, 6, 3, 12, tzinfo=UTC),
     )
     assert [d for c, d in got.items() if "alone" in c] == ["2026-01-01"], got
+
+
+def test_a_clinician_noting_the_patients_preference_states_it() -> None:
+    """ "I'll put your own mobile down as the contact for reminders": the clinician records
+    what the patient prefers -- a preference, not a plan; "I'll put a referral in and we'll
+    phone you" stays a plan."""
+    got = _got(
+        "Date: 2026-06-03\n"
+        "Nurse: I'll put your own mobile down as the contact for reminders.\n"
+        "Nurse: I'll put a referral in for physio and we'll phone you.\n",
+        datetime(2026, 6, 3, 12, tzinfo=UTC),
+    )
+    assert any(c.startswith("Preference") and "mobile" in c for c in got), got
+    assert any(c.startswith("Plan") and "referral" in c for c in got), got

@@ -87,6 +87,7 @@ class Cues:
     plan_markers: tuple[tuple[str, ...], ...] = ()
     requests: tuple[str, ...] = ()
     attitudes: tuple[tuple[str, ...], ...] = ()  # the patient wants it ("prefer", "please")
+    records: tuple[tuple[str, ...], ...] = ()  # a clinician notes it ("I'll put ... down")
 
 
 _WORD = re.compile(r"[a-z0-9]+(?:['’-][a-z0-9]+)*")
@@ -126,6 +127,7 @@ def cues() -> Cues:
         phrases(raw["plan_markers"]),
         tuple(raw["requests"]),
         phrases(raw["attitudes"]),
+        phrases(raw["records"]),
     )
 
 
@@ -481,6 +483,8 @@ def _needs(need: str, text: str, kind_cue: bool) -> bool:
         return kind_cue or _finding(text)
     if need == "attitude":  # a time or a channel named is a preference only when wanted
         return kind_cue and any_phrase(stems(words_of(text)), cues().attitudes)
+    if need == "recorded":  # a clinician noting the patient's preference
+        return kind_cue and any_phrase(stems(words_of(text)), cues().records)
     return kind_cue
 
 
