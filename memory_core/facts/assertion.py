@@ -71,16 +71,18 @@ def change_contexts(
     "please increase ramipril to 10 mg") is not asserted either."""
     found = [*scopes(t, spans), *structural(t)]
     events = conditions(t)
+    timed = _timed_ahead(t)
     out: list[frozenset[Context]] = []
     for k, (s, i) in enumerate(zip(spans, at, strict=True)):
         if i < 0:
             n = numbers[k] if numbers else -1
-            ahead = (  # a new dose said with a time still ahead: "bisoprolol 5 mg in 2 weeks"
-                frozenset(sc.category for sc in _timed_ahead(t) if sc.lo <= n < sc.hi)
-                if s.key.startswith("drug:")
-                else frozenset()
-            )
-            out.append(_reaching(found, s, n, NOT_ASSERTED) | ahead if n >= 0 else frozenset())
+            if n < 0:
+                out.append(frozenset())
+                continue
+            # a drug's new dose said with a time still ahead: "bisoprolol 5 mg in 2 weeks"
+            drug = s.key.startswith("drug:")
+            ahead = {sc.category for sc in timed if drug and sc.lo <= n < sc.hi}
+            out.append(_reaching(found, s, n, NOT_ASSERTED) | ahead)
             continue
         got = set(_reaching(found, s, i, _OF_CHANGES))
         if not _made(t, i):
@@ -291,17 +293,13 @@ def for_the_writers(t: Text) -> str:
     daughter"), or "": a parent may write for a child who is the patient, or a patient of
     their own child -- whose change it is, only a reader of the record can say."""
     for m in lexicon().context.find(t.tokens, t.raw):
-        if (
-            m.value.category == "FAMILY"
-            and m.start >= 2
-            and t.tokens[m.start - 2 : m.start]
-            == (
-                "for",
-                "my",
-            )
-        ):
+        lead = t.tokens[max(0, m.start - 2) : m.start]
+        if m.value.category == "FAMILY" and lead == _FOR_MY:
             return " ".join(t.tokens[m.start - 2 : m.end])
     return ""
+
+
+_FOR_MY = ("for", "my")
 
 
 def _their_own(t: Text) -> list[Scope]:
