@@ -471,3 +471,10 @@ def test_common_tests_a_clinic_names_are_keyed(text: str, key: str, value: str) 
     """GGT, CK, prolactin, FSH, PTH, free T3 (labs.json, by LOINC): a result of them is a
     result, in the unit it was written in."""
     assert [(f.key, f.value) for f in read(text, "lab_result").facts] == [(key, value)]
+
+
+def test_an_oxygen_level_said_in_percent_is_a_saturation() -> None:
+    """ "Let me get your oxygen level ... 92 percent on room air": a saturation, in the unit
+    as said."""
+    facts = read("Let me get your oxygen level. ... 92 percent on room air.", "vital_sign").facts
+    assert [(f.key, f.value) for f in facts] == [("loinc:59408-5", "value=92 percent")]
