@@ -260,3 +260,15 @@ def test_a_clinician_noting_the_patients_preference_states_it() -> None:
     )
     assert any(c.startswith("Preference") and "mobile" in c for c in got), got
     assert any(c.startswith("Plan") and "referral" in c for c in got), got
+
+
+def test_a_value_before_a_that_is_the_topics_result() -> None:
+    """ "Did you keep the peak flow diary?" -- "Best was 360, that was Sunday evening.": the
+    value comes before "that" (which points at the day, not at a result said after it)."""
+    got = _got(
+        "Date: 2026-03-26\n"
+        "Nurse: Did you manage to keep the peak flow diary this week?\n"
+        "Patient: I did! Hang on, it's on my phone. Best was 360, that was Sunday evening.\n",
+        MARCH_26,
+    )
+    assert [d for c, d in got.items() if "peak flow was 360" in c] == ["2026-03-22"], got

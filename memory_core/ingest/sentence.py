@@ -299,6 +299,9 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
         bare = _BARE_VALUE.match(s.text)  # "148 over 90.", "84.5 kilos.", "Best was 360"
         if not lab_pronoun and not asked and not bare:
             return []
+        first = _NUMBER.search(s.text)
+        if lab_pronoun and first and first.start() < lab_pronoun.start():
+            lab_pronoun = None  # "Best was 360, that was Sunday": the value comes first
         pos = lab_pronoun.end() if lab_pronoun else 0
         mentions = [(pos, pos, topic)]
     taken = [(d.start, d.end) for d in r.dates]
