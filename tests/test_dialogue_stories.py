@@ -272,3 +272,16 @@ def test_a_value_before_a_that_is_the_topics_result() -> None:
         MARCH_26,
     )
     assert [d for c, d in got.items() if "peak flow was 360" in c] == ["2026-03-22"], got
+
+
+def test_a_result_said_of_it_with_a_verb_of_change() -> None:
+    """ "The potassium went up to 5.9. By the day you went home it had come down to 5.1.": the
+    later value of the test just named is a result too (the latest one)."""
+    got = _got(
+        "Date: 2026-03-26\n"
+        "Nurse: The potassium went up to 5.9 while you were in. By the day you went home it had"
+        " come down to 5.1.\n",
+        MARCH_26,
+    )
+    values = [c for c in got if "potassium" in c]
+    assert any("5.1" in c for c in values) and any("5.9" in c for c in values), got

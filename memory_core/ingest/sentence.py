@@ -35,7 +35,12 @@ _BARE_VALUE = re.compile(
     re.I,
 )
 #: a pronoun standing for a measurement ("it was 2.6")
-_LAB_PRONOUN = re.compile(r"\b(it|that)\s+(?:was|is|came back|were|went|had gone)\b", re.I)
+#: a result said of the test just named: "it was 5.1", "it had come down to 5.1", "it's crept up"
+_LAB_PRONOUN = re.compile(
+    r"\b(it|that)\s*(?:'s\s+|\s)(?:(?:had|has|have)\s+)?(?:was|is|came back|come back|were|went|"
+    r"gone|come|came|dropped|fallen|fell|risen|rose|climbed|crept|settled|got|reached|now)\b",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
