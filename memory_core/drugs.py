@@ -227,7 +227,7 @@ def _resolve(text: str) -> tuple[DrugMention, ...]:
     lowered = [t[0].lower() for t in toks]
     lex = _lex()
     extra = lex["supplement"]
-    longest = max((k.count(" ") + 1 for k in extra), default=1)
+    longest = _longest_spelling()
     i = 0
     while i < len(toks):  # the supplement: its longest spellings first
         for n in range(min(longest, len(toks) - i), 0, -1):
@@ -406,6 +406,12 @@ def _english(word: str) -> bool:
     from lemminflect import getAllLemmas
 
     return bool(getAllLemmas(word))
+
+
+@lru_cache(maxsize=1)
+def _longest_spelling() -> int:
+    """How many words the supplement's longest spelling has ("cod liver oil": 3)."""
+    return max((k.count(" ") + 1 for k in _lex()["supplement"]), default=1)
 
 
 @lru_cache(maxsize=65_536)
