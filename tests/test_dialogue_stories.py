@@ -285,3 +285,18 @@ def test_a_result_said_of_it_with_a_verb_of_change() -> None:
     )
     values = [c for c in got if "potassium" in c]
     assert any("5.1" in c for c in values) and any("5.9" in c for c in values), got
+
+
+def test_a_sentence_without_a_subject_goes_on_about_the_person_before() -> None:
+    """ "My dad, yeah. Lung cancer, he was 62. Smoked sixty a day.": the dad smoked; the
+    patient's own "Smoked twenty a day until March", in a turn of their own, is theirs."""
+    got = _got(
+        "Date: 2026-06-03\n"
+        "Nurse: Was it your dad who had lung cancer?\n"
+        "Patient: My dad, yeah. Lung cancer, he was 62. Smoked sixty a day.\n"
+        "Nurse: And you?\n"
+        "Patient: Smoked twenty a day until March.\n",
+        datetime(2026, 6, 3, 12, tzinfo=UTC),
+    )
+    assert not any("sixty" in c for c in got), got
+    assert any("twenty" in c for c in got), got

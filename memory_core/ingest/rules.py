@@ -269,6 +269,13 @@ def _untagged(s: Sentence) -> Sentence:
     return replace(s, text=said + ".", end=s.start + len(said))
 
 
+#: a sentence that opens with its verb, no subject ("Smoked sixty a day.", "Died at 70."): it
+#: goes on about whoever the sentence before was about
+_SUBJECTLESS = re.compile(
+    r"^\W*(?:(?:and|but|also|then)\s+)?(?:smoked|drank|died|passed|had|was|took|used|worked|"
+    r"lived|never|always|still)\b",
+    re.I,
+)
 #: a date pointed back to: "since then", "from then on", "since that day"
 _SINCE_THEN = re.compile(
     r"\b(?:since|from|ever since) (?:then|that (?:day|time|date|point))\b", re.I
@@ -495,6 +502,7 @@ class RuleExtractor:
         prev: Sentence | None = None
         tale: Story | None = None  # the story being told, and its date
         dated: Story | None = None  # the last date said in the turn, and where
+        follows_other = -1  # the turn whose last sentence was about someone else
         for s in sents:
             s = _untagged(s)  # "You're booked for the 7th of April, is that right?": said
             r = Named(s, moment(s, session, now))
@@ -548,11 +556,15 @@ class RuleExtractor:
             st.drugs_age += 1
             st.analyte_age += 1
             prev = s
+            went_on = follows_other == s.turn and _SUBJECTLESS.match(s.text) is not None
+            follows_other = -1
             if (
                 about_other(patient_id, s, st)
                 or st.refers_to_other(s)
                 or third_party(s.text, s.speaker, s.relation, st.names())
+                or went_on  # "My dad had lung cancer. Smoked sixty a day.": still the dad
             ):
+                follows_other = s.turn
                 st.others_drugs |= {d.name for d in r.drugs}  # theirs, for the conversation
                 emit(self._family(s), s.speaker)  # "my son stays with me": the patient's support
                 fh = [
