@@ -81,6 +81,7 @@ FIRST_RUNS = (
     ("set_o", "ff515bb", 55, 22, 1, 16),  # long statements, several topics each
     ("set_p", "c960553", 48, 18, 0, 13),  # a broad realistic mix, a check of the whole
     ("set_q", "5cb8437", 59, 23, 4, 13),  # habit history and advice, plans, others' medicines
+    ("set_r", "7a28131", 44, 15, 1, 11),  # a broad realistic mix, a check of the whole
 )
 
 
