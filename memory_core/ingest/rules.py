@@ -17,7 +17,13 @@ Reading a dialogue (:mod:`.dialogue` has the turns and speakers), in one pass:
   June" is two readings, each with its own date; a date said once after a list of results
   dates them all;
 - a sentence about another person (:func:`.dialogue.about_other`) proposes nothing for this
-  patient; negated and hypothetical talk proposes nothing; decimal commas are decimals.
+  patient, nor does a sentence that opens with its verb right after one ("My dad had lung
+  cancer. Smoked sixty a day."); negated and hypothetical talk proposes nothing; decimal commas
+  are decimals;
+- a story told in the past under one date dates the undated sentences after it in the turn
+  ("I went to A&E on Saturday. They stopped the ramipril."), "since then" the date said last;
+- a clinician's statement with a question tag ("..., is that right?") is a statement; a dose
+  said right after the drug alone ("Furosemide. I'm on 80 mg now.") is that drug's.
 
 What it proposes: allergies (with reaction and severity), medications (taking, started, stopped
 with the reason and date, switched, re-dosed), adverse reactions, lab results and vital signs
