@@ -300,3 +300,15 @@ def test_a_sentence_without_a_subject_goes_on_about_the_person_before() -> None:
     )
     assert not any("sixty" in c for c in got), got
     assert any("twenty" in c for c in got), got
+
+
+def test_a_response_to_a_treatment_named_by_what_it_is() -> None:
+    """ "My mood's definitely lifted since the higher dose": a response to the treatment, named
+    as the dose, not by the drug's name."""
+    got = _got(
+        "Date: 2026-08-18\n"
+        "Doctor: How have things been on the sertraline?\n"
+        "Patient: Better. My mood's definitely lifted since the higher dose.\n",
+        datetime(2026, 8, 18, 12, tzinfo=UTC),
+    )
+    assert any(c.startswith("Response to treatment") and "mood" in c for c in got), got

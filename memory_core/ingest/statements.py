@@ -472,13 +472,22 @@ def _drug(text: str) -> bool:
     return any(f.kind is KeyKind.DRUG for f in read(text, "medication").facts)
 
 
+#: a treatment named by what it is to the patient, not its name ("since the higher dose", "on the
+#: new tablets"): what a response is to
+_TREATMENT = re.compile(
+    r"\b(?:the|this|that|my|his|her|new|higher|lower|increased|reduced|extra)\s+(?:dose|tablets?|"
+    r"pills?|medication|medicine|meds|injections?|inhalers?|treatment)\b",
+    re.I,
+)
+
+
 def _needs(need: str, text: str, kind_cue: bool) -> bool:
     if need == "any":
         return kind_cue
     if need == "condition":
         return _disorder(text)
     if need == "drug_or_finding":
-        return kind_cue and (_drug(text) or _finding(text))
+        return kind_cue and (_drug(text) or _finding(text) or _TREATMENT.search(text) is not None)
     if need == "finding_or_cue":
         return kind_cue or _finding(text)
     if need == "attitude":  # a time or a channel named is a preference only when wanted
