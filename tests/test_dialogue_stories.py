@@ -312,3 +312,21 @@ def test_a_response_to_a_treatment_named_by_what_it_is() -> None:
         datetime(2026, 8, 18, 12, tzinfo=UTC),
     )
     assert any(c.startswith("Response to treatment") and "mood" in c for c in got), got
+
+
+def test_a_weight_in_stones_keeps_its_pounds(tmp_path) -> None:
+    """ "13 stone 2" is 13 st 2 lb -- not a weight of 13 st and another of 2; "13 stone, 2 weeks
+    ago" has no pounds."""
+    import memory_core as mc
+
+    eng = mc.open_engine(f"sqlite:///{tmp_path / 's.db'}", "hashing", clock=lambda: MARCH_26)
+    props = eng.extract_memories(
+        PID,
+        "Date: 2026-03-26\nNurse: Have you weighed yourself?\nPatient: I did, 13 stone 2.\n",
+        now=MARCH_26,
+    )
+    assert [p.content for p in props if p.memory_type == "vital_sign"] == [
+        "Patient's body weight was 13 st 2 lb"
+    ]
+    got = _got("Date: 2026-03-26\nPatient: I was 13 stone, 2 weeks ago.\n", MARCH_26)
+    assert not any(c.endswith(" 2") or "2 lb" in c for c in got), got

@@ -342,11 +342,21 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
             # never the analyte's default unit: the unit said, as units.json spells it
             unit = unit_shown(u.group(1)) if u else (spelled[0] if spelled else "")
             end = u.end() if u else (spelled[1] if spelled else m.end())
-            raw.append((analyte, m.group(1).replace(",", "."), unit, m.start(), end))
+            value = m.group(1).replace(",", ".")
+            pounds = _POUNDS.match(s.text, end) if unit == "st" else None
+            if pounds:  # "13 stone 2": the pounds are part of the weight, not a weight of 2
+                value, unit, end = f"{value} st {pounds.group(1)}", "lb", pounds.end()
+            raw.append((analyte, value, unit, m.start(), end))
             pos = last = end
         if k == 0 and not raw and analyte.id not in panels():
             raw.extend(_said_before(analyte, s.text, _a, taken))
     return _one_date_for_all(pair_dates(raw, r.dates, len(s.text), s.text), r.dates, s.text)
+
+
+#: the pounds after a weight in stones ("13 stone 2", "12 st 4 lb")
+_POUNDS = re.compile(
+    r"\s*,?\s*(1[0-3]|[0-9])(?:\s*(?:lb|lbs|pounds?)\b|(?=\s*(?:[.,;:!?)]|$)))", re.I
+)
 
 
 def _said_before(
