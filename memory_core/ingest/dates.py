@@ -1,10 +1,11 @@
 """Dates as people say them in a session, read against the session's own date (pure).
 
 "on 2026-10-20", "12 October", "October 12th", "in May", "since August", "last week",
-"yesterday", "this morning", "on Friday", "two weeks ago", "three months ago", "in 2019",
-"last summer", "over the winter". A
-month or day named without a year is the latest one not after the session ("in June", said in
-November, is this June; said in March, last June). Each date read keeps its place in the text,
+"yesterday", "this morning", "on Friday", "two weeks ago", "3 wks ago", "in 2019", "last
+summer", "over the winter". A month or day named without a year is the latest one not after the
+session ("in June", said in November, is this June; said in March, last June) -- unless a day
+and month are at most 31 days ahead ("the 7th of April", said on the 30th of March: a plan, no
+date). Each date read keeps its place in the text,
 so a value can be paired with the date said next to it, and its precision, so a statement says
 no more than was said: "in May 2026" for a month, "in the week of 2026-11-16" for "last week",
 "around 2026-10-15" for "three weeks ago".
