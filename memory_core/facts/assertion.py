@@ -214,14 +214,15 @@ _AHEAD_UNITS = frozenset(
 _ELAPSED = frozenset({"on", "of", "with", "taking", "using", "since", "treatment"})
 
 
-def _timed_ahead(t: Text) -> list[Scope]:
+@lru_cache(maxsize=65_536)
+def _timed_ahead(t: Text) -> tuple[Scope, ...]:
     """A change said with a time still ahead in its clause ("stop omeprazole after 8 weeks",
     "increase ramipril to 10 mg in 2 weeks", "titrate up over 8 weeks") is planned: its
     clause, for a change word not in the past tense (:func:`_made`: "stopped after 8 weeks"
     was)."""
     numbers = lexicon().number_words
     n = len(t.tokens)
-    out = []
+    out: list[Scope] = []
     for i, w in enumerate(t.tokens):
         if w not in _AHEAD_WORDS:
             continue
@@ -234,7 +235,7 @@ def _timed_ahead(t: Text) -> list[Scope]:
         if j > i + 1 and j < n and t.tokens[j] in _AHEAD_UNITS and not elapsed:
             lo, hi = clause_bounds(t, i)
             out.append(Scope(i, j + 1, _STRUCTURE, Context.FUTURE, lo, hi))
-    return out
+    return tuple(out)
 
 
 def _questions(t: Text) -> list[Scope]:

@@ -413,6 +413,7 @@ class Lexicon:
     months: Mapping[str, int]
     #: a season's name and the month it begins (the northern hemisphere's: "summer" 6)
     seasons: Mapping[str, int]
+    weekdays: tuple[str, ...]  # Monday first, as datetime.weekday() counts them
     stopwords: frozenset[str]  # the function words and the clinical filler
     function_words: frozenset[str]  # stop words of a keyword query too
     chart_headings: frozenset[str]  # "Plan:", "Allergy:": a heading, never a chat speaker
@@ -896,6 +897,9 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
     months = c.obj(data.get("months"), "months")
     if not all(isinstance(v, int) and 1 <= v <= 12 for v in months.values()):
         raise c.fail("months", "values must be month numbers 1-12")
+    weekdays = tuple(c.strs(data.get("weekdays"), "weekdays"))
+    if len(weekdays) != 7:
+        raise c.fail("weekdays", "must name the seven days, Monday first")
     seasons = c.obj(data.get("seasons"), "seasons")
     if not all(isinstance(v, int) and 1 <= v <= 12 for v in seasons.values()):
         raise c.fail("seasons", "values must be month numbers 1-12")
@@ -927,6 +931,7 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
         "occasions": listed("occasions"),
         "months": {str(k): int(v) for k, v in months.items()},
         "seasons": {str(k): int(v) for k, v in seasons.items()},
+        "weekdays": weekdays,
         "function_words": frozenset(function),
         "chart_headings": frozenset(c.strs(data.get("chart_headings"), "chart_headings")),
         "stopwords": frozenset(function) | frozenset(clinical),

@@ -280,11 +280,9 @@ def _slot_spans(t: Text, memory_type: str, lex: Lexicon) -> list[Span]:
     return out
 
 
-#: Words that open a time ("moved to 2 April", "moved to next week", "moved to Tuesday").
-_TIME_OPENERS = frozenset(
-    {"next", "tomorrow", "later", "monday", "tuesday", "wednesday", "thursday", "friday",
-     "saturday", "sunday", "early", "mid", "end"}
-)  # fmt: skip
+#: Words that open a time ("moved to 2 April", "moved to next week"), besides the lexicon's
+#: months and weekdays ("moved to Tuesday").
+_TIME_OPENERS = frozenset({"next", "tomorrow", "later", "early", "mid", "end"})
 
 
 def _moved_in_time(t: Text, m: Match[str], lex: Lexicon) -> bool:
@@ -297,7 +295,12 @@ def _moved_in_time(t: Text, m: Match[str], lex: Lexicon) -> bool:
     if after == "the":  # "moved to the 14th", not "moved to the care home"
         nxt = toks[m.end + 1] if m.end + 1 < len(toks) else ""
         return nxt[:1].isdigit()
-    return after[:1].isdigit() or after in lex.months or after in _TIME_OPENERS
+    return (
+        after[:1].isdigit()
+        or after in lex.months
+        or after in lex.weekdays
+        or after in _TIME_OPENERS
+    )
 
 
 def _clinics(t: Text, lex: Lexicon) -> list[Match[str]]:

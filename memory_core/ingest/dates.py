@@ -10,8 +10,8 @@ so a value can be paired with the date said next to it, and its precision, so a 
 no more than was said: "in May 2026" for a month, "in the week of 2026-11-16" for "last week",
 "around 2026-10-15" for "three weeks ago".
 
-Month and season names come from the lexicon (``words.json``); "may" and "march" are read as
-months only after a preposition or beside a day or a year. A season is the northern
+Month, weekday and season names come from the lexicon (``words.json``); "may" and "march" are
+read as months only after a preposition or beside a day or a year. A season is the northern
 hemisphere's three months from the month ``words.json`` gives ("last summer", said in April
 2026: June to August 2025); "fall" is a season only with its year ("a fall" is an accident).
 """
@@ -27,7 +27,6 @@ from functools import cache
 
 from ..facts.lexicon import lexicon
 
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTH_NAMES = (
     "January", "February", "March", "April", "May", "June", "July", "August", "September",
     "October", "November", "December",
@@ -70,7 +69,7 @@ def _patterns() -> dict[str, re.Pattern[str]]:
     m = "|".join(re.escape(x) for x in months)
     seasons = "|".join(re.escape(x) for x in sorted(lexicon().seasons, key=len, reverse=True))
     num = r"(\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-    wd = "|".join(WEEKDAYS)
+    wd = "|".join(lexicon().weekdays)
     return {
         "iso": re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"),
         # day-month-year as Europe writes it: "20.08.2026", "20/08/2026" (a slash read so only
@@ -362,7 +361,7 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
         else:
             add(mt.start(), mt.end(), datetime(session.year - n, 1, 1, tzinfo=UTC), "year")
     for mt in p["weekday"].finditer(low):
-        back = (session.weekday() - WEEKDAYS.index(mt.group(2))) % 7 or 7
+        back = (session.weekday() - lexicon().weekdays.index(mt.group(2))) % 7 or 7
         undirected = mt.group(1) in (None, "on")
         add(mt.start(), mt.end(), day(session) - timedelta(days=back), "day", guessed=undirected)
     short = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "weds": 2, "thu": 3, "thur": 3, "thurs": 3,

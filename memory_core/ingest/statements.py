@@ -481,7 +481,9 @@ _TREATMENT = re.compile(
 )
 
 
-def _needs(need: str, text: str, kind_cue: bool) -> bool:
+def _needs(need: str, text: str, kind_cue: bool, st: Sequence[str]) -> bool:
+    """Whether a clause (``text``, its word stems ``st``) carries what a kind needs besides
+    its cue."""
     if need == "any":
         return kind_cue
     if need == "condition":
@@ -491,9 +493,9 @@ def _needs(need: str, text: str, kind_cue: bool) -> bool:
     if need == "finding_or_cue":
         return kind_cue or _finding(text)
     if need == "attitude":  # a time or a channel named is a preference only when wanted
-        return kind_cue and any_phrase(stems(words_of(text)), cues().attitudes)
+        return kind_cue and any_phrase(st, cues().attitudes)
     if need == "recorded":  # a clinician noting the patient's preference
-        return kind_cue and any_phrase(stems(words_of(text)), cues().records)
+        return kind_cue and any_phrase(st, cues().records)
     return kind_cue
 
 
@@ -580,7 +582,7 @@ def _each(
             cue = cue_at is not None
             if not cue and k.needs in ("any",):
                 continue
-            if not _needs(k.needs, text, cue):
+            if not _needs(k.needs, text, cue, st):
                 continue
             plan = k.type == "care_plan"
             if plan and not any_phrase(st, c.plan_markers):
