@@ -330,3 +330,16 @@ def test_a_weight_in_stones_keeps_its_pounds(tmp_path) -> None:
     ]
     got = _got("Date: 2026-03-26\nPatient: I was 13 stone, 2 weeks ago.\n", MARCH_26)
     assert not any(c.endswith(" 2") or "2 lb" in c for c in got), got
+
+
+def test_a_pause_before_a_value_keeps_it_with_what_was_named() -> None:
+    """ "Blood pressure now... 132 over 76": a spoken pause before a number does not end the
+    sentence -- the value is the one just named; a pause before other words still does."""
+    got = _got("Date: 2026-03-26\nNurse: Blood pressure now... 132 over 76, pulse 78.\n", MARCH_26)
+    assert "Patient's blood pressure was 132/76" in got, got
+    got = _got("Date: 2026-03-26\nNurse: Blood pressure... 132 over 76.\n", MARCH_26)
+    assert "Patient's blood pressure was 132/76" in got, got
+    from memory_core.ingest.dialogue import sentences
+
+    said = [s.text for s in sentences("Nurse: I see... Well, it was high.\n")]
+    assert len(said) == 2, said

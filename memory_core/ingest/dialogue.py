@@ -58,8 +58,10 @@ _LABEL = re.compile(
     r"(?:[ \t]*\((?P<role>[^()\n:]{1,30})\))?[ \t]*:(?=[ \t]|$)",
     re.M,
 )
-# a sentence ends at ., ! or ? followed by a space or the end ("7.6%" stays one number)
-_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|$)", re.M)
+# a sentence ends at ., ! or ? followed by a space or the end ("7.6%" stays one number); a
+# spoken pause ("...") before a number goes on: the value of what was just named ("Blood
+# pressure now... 132 over 76")
+_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?])|\.{2,}[ \t]+(?=\d))+(?:[.!?]+|$)", re.M)
 
 
 _TITLE = re.compile(r"^(?:mr|mrs|ms|miss|mx)\.?\s+[A-Z]", re.I)
