@@ -1434,13 +1434,20 @@ def test_a_rule_literal_spells_out_its_alternatives() -> None:
         ("Alcohol 30 units per week", "Reduce alcohol intake to below 14 units per week."),
         ("Smokes 20 cigarettes per day", "Encouraged to reduce to 5 cigarettes daily."),
         ("Smokes 20 cigarettes per day", "Cut down to 10 cigarettes a day, then set a quit date."),
+        # an imperative after a heading ("Advice:", "Sleep hygiene:") opens its clause
+        ("Alcohol 20 units per week", "Advice: reduce to 14 units a week."),
+        ("Sleeps about 5 hours a night", "Sleep hygiene: aim for 7-8 hours, same bedtime."),
+        ("Alcohol 20 units per week", "Plan: cut down to 14 units a week."),
+        ("Alcohol 20 units per week", "Discussed alcohol. Cut back to 14 units a week."),
+        ("Walks 10 minutes a day", "Increase walking to 30 minutes a day."),
     ],
 )
 def test_advice_on_a_measured_habit_is_not_its_amount(older: str, newer: str) -> None:
     """A habit with an amount (alcohol, tobacco, exercise: slots.json's ``measure``) is told a
     limit, a goal, or a sentence that opens with an imperative ("Reduce ...", "Please reduce
-    ...", "Cut down to ..."): advice, not what the patient does (assertion.json's rules of kind
-    ``measure``)."""
+    ...", "Advice: reduce ..."): advice, not what the patient does (assertion.json's rules of
+    kind ``measure``); "Cut down to ..." may be advice or a note of what was done (``cut`` is
+    both): never at once."""
     d = decide_texts(older, newer, "social")
     assert d.strength is not Strength.STRONG, (d.rule, d.evidence)
 
@@ -1452,6 +1459,10 @@ def test_advice_on_a_measured_habit_is_not_its_amount(older: str, newer: str) ->
         ("Smokes 20 cigarettes per day", "Cut down to 10 cigarettes a day since new year.",
          "social"),
         ("Prefers letters", "Please phone me from now on instead of writing.", "preference"),
+        # "cut" is its own past: with a time gone by in its clause it is a note of what was done
+        ("Smokes 20 cigarettes per day", "Cut down to 10 cigarettes a day 3 weeks ago.",
+         "social"),
+        ("Alcohol 30 units per week", "Cut back to 10 units a week since Christmas.", "social"),
     ],
 )  # fmt: skip
 def test_a_measured_habit_changed_or_a_preference_asked_for_is_still_a_change(

@@ -34,7 +34,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from .context import Scope, scopes
+from .context import Scope, opens_sentence, scopes
 from .lexicon import ContextRule, lexicon
 from .model import NEVER_SUPERSEDES, ClinicalFacts, Context
 from .text import Span, Text, clause_bounds, sentence_bounds
@@ -301,6 +301,14 @@ def for_the_writers(t: Text) -> str:
 
 
 _FOR_MY = ("for", "my")
+
+
+@lru_cache(maxsize=65_536)
+def mood_unclear(t: Text) -> str:
+    """The verb a sentence opens with whose imperative and past tense are one word ("Cut down
+    to 14 units a week": advice, or what was done? assertion.json's ``either_mood``), or ""."""
+    words = lexicon().either_mood
+    return next((w for i, w in enumerate(t.tokens) if w in words and opens_sentence(t, i)), "")
 
 
 def _their_own(t: Text) -> list[Scope]:

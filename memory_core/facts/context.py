@@ -162,9 +162,24 @@ _LEAD = frozenset(
 
 
 def _is_subject(t: Text, m: Match[ContextRule]) -> bool:
-    """The relative is the sentence's subject: only lead words before it in its sentence."""
-    lo, _hi = sentence_bounds(t, m.start)
-    return all(w in _LEAD for w in t.tokens[lo : m.start])
+    """The relative is the sentence's subject (only lead words before it in its sentence: "Son:
+    Mum has moved" is the writer's word for the patient), or an imperative opens its sentence
+    or the words after a heading ("Advice: reduce ...")."""
+    return opens_sentence(t, m.start, heading=CATEGORY[m.value.category] is Context.INSTRUCTION)
+
+
+def opens_sentence(t: Text, i: int, heading: bool = True) -> bool:
+    """Only lead words come before token ``i`` in its sentence (after a heading: "Plan: cut
+    down ...", unless ``heading`` is false)."""
+    lo, _hi = sentence_bounds(t, i)
+    if heading:
+        lo = next((k for k in range(i, lo, -1) if ":" in _gap(t, k)), lo)
+    return all(w in _LEAD for w in t.tokens[lo:i])
+
+
+def _gap(t: Text, k: int) -> str:
+    """The characters between token ``k - 1`` and token ``k``."""
+    return t.text[t.ends[k - 1] : t.starts[k]]
 
 
 def _inside(m: Match[ContextRule], pseudo: Sequence[Match[ContextRule]]) -> bool:

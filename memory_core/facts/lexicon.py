@@ -390,6 +390,7 @@ class Lexicon:
     statement_hedges: PhraseMatcher[str]
     events: frozenset[str]
     past_forms: frozenset[str]  # "when I was ...": a time in the past, not a condition
+    either_mood: frozenset[str]  # "Cut down to ...": advice, or what was done
     take_verbs: frozenset[str]  # "stopped taking X": a way of taking a thing, not another act
     # a relative who writes the statement -> the words they name the patient by ("mum")
     writer_kin: Mapping[str, frozenset[str]]
@@ -831,6 +832,7 @@ def _context(context: dict[str, Any], assertion: dict[str, Any]) -> dict[str, An
         "statement_hedges": hedges,
         "events": frozenset(c.strs(assertion.get("events"), "events")),
         "past_forms": frozenset(c.strs(assertion.get("past_forms"), "past_forms")),
+        "either_mood": frozenset(c.strs(assertion.get("either_mood"), "either_mood")),
         "take_verbs": frozenset(c.strs(assertion.get("take_verbs"), "take_verbs")),
         "writer_kin": _writer_kin(c, assertion.get("writer_kin") or []),
         "disputes": {

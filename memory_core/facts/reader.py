@@ -56,7 +56,7 @@ def read(text: str, memory_type: str = "") -> ClinicalFacts:
     roles = _roles(t, anchors, lex)
     states, said_at = _states(t, anchors, roles, subject_kinds(memory_type), lex)
     said = [_value(t, span, anchors, lex, memory_type) for span in anchors]
-    numbers = [_number_of(t, s, v) for s, v in zip(anchors, said, strict=True)]
+    numbers = [_number_of(t, s, v, lex) for s, v in zip(anchors, said, strict=True)]
     ctx, states = _asserted(t, anchors, states, said_at, numbers, memory_type)
     date = values.statement_date(t)
     facts: list[Fact] = []
@@ -83,9 +83,11 @@ def read(text: str, memory_type: str = "") -> ClinicalFacts:
     return ClinicalFacts(facts=merge(facts), origin=Origin.TEXT, lexicon=lex.version)
 
 
-def _number_of(t: Text, span: Span, value: str) -> int:
-    """The token of the number a thing's dose is said with, after its name in its sentence
-    (-1: none)."""
+def _number_of(t: Text, span: Span, value: str, lex: Lexicon) -> int:
+    """The token of the number a thing's dose (or a habit's amount) is said with, after its
+    name in its sentence (-1: none)."""
+    if KeyKind.of(span.key) is KeyKind.SLOT:
+        return values.amount_at(t, span, lex) if values.parts(value).get("amount") else -1
     number = values.parts(value).get("dose", "").partition(" ")[0]
     try:
         target = float(number)

@@ -676,6 +676,20 @@ def _clock_parts(text: str, lex: Lexicon) -> set[str]:
 def _amount(t: Text, lo: int, hi: int, lex: Lexicon) -> str:
     """The first number with a unit of time, distance or count ("30 minutes", "half an hour",
     "4 h"); durations in minutes."""
+    return _amount_found(t, lo, hi, lex)[0]
+
+
+def amount_at(t: Text, span: Span, lex: Lexicon) -> int:
+    """The token of the number a measured habit's amount is read from, in the sentence of
+    ``span`` (-1: none): the amount is said there, under that place's contexts ("Sleep
+    hygiene: aim for 7-8 hours")."""
+    slot = lex.slots.get(span.key.partition(":")[2])
+    if slot is None or not slot.measure:
+        return -1
+    return _amount_found(t, *_sentence(t, span.start), lex)[1]
+
+
+def _amount_found(t: Text, lo: int, hi: int, lex: Lexicon) -> tuple[str, int]:
     toks = t.tokens
     for i in range(lo, hi - 1):
         n = _number_at(toks, i, lex)
@@ -686,9 +700,10 @@ def _amount(t: Text, lo: int, hi: int, lex: Lexicon) -> str:
             continue
         minutes = lex.durations.get(toks[j])
         if minutes is not None:
-            return f"{n * minutes:g} min"
-        return f"{n:g} {_UNIT_ALIASES.get(toks[j], toks[j])}{_period(toks[j + 1 : j + 3], lex)}"
-    return ""
+            return f"{n * minutes:g} min", i
+        unit = _UNIT_ALIASES.get(toks[j], toks[j])
+        return f"{n:g} {unit}{_period(toks[j + 1 : j + 3], lex)}", i
+    return "", -1
 
 
 #: Words between an amount and its period ("20 a day", "14 units per week").

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from functools import lru_cache
 
-from ..assertion import disputed, for_the_writers, hedges
+from ..assertion import disputed, for_the_writers, hedges, mood_unclear
 from ..classes import ClassChange
 from ..lexicon import lexicon
 from ..model import (
@@ -394,7 +394,9 @@ def _capped(d: Decision, p: Pair) -> Decision:
     key was not asserted (an uncertain allergy confirmed is for a reviewer), the newer is
     history, the newer says anywhere something it does not assert -- a question, a condition,
     a plan, reported speech, another person (:func:`..assertion.hedges`: an automatic change
-    needs a statement that only asserts) --, or the newer is dated before the older was
+    needs a statement that only asserts) --, a chart slot's change opens with a verb that may
+    be advice or a note of what was done ("Cut down to 14 units a week"), or the newer is dated
+    before the older was
     recorded ("2019: omeprazole 40 mg BD for 8 weeks" read after "omeprazole 20 mg OD" was
     charted: an earlier course, not a change)."""
     if d.strength is not STRONG or not d.key:
@@ -415,6 +417,10 @@ def _capped(d: Decision, p: Pair) -> Decision:
     whom = for_the_writers(parse(p.newer_text))
     if whom and d.verdict is not Verdict.DUPLICATE:
         why = f"{d.evidence}; the newer statement says it is {whom!r}: the patient, or another?"
+        return Decision(d.verdict, d.rule, WEAK, why, d.key)
+    verb = mood_unclear(parse(p.newer_text)) if KeyKind.of(d.key) is KeyKind.SLOT else ""
+    if verb and d.verdict is not Verdict.DUPLICATE:
+        why = f"{d.evidence}; the newer statement opens with {verb!r}: advice, or what was done?"
         return Decision(d.verdict, d.rule, WEAK, why, d.key)
     when = out_of_time(p, a, b)  # dated before the older, or from a month still ahead
     if when:
