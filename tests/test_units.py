@@ -158,6 +158,9 @@ def _value(text: str, key: str, mtype: str = "lab_result") -> str:
         ("BP 142/88 mmHg", "loinc:85354-9", "142/88 mmHg"),
         ("HbA1c of 48 mmol/mol or more is diagnostic", "loinc:4548-4", ""),  # a threshold
         ("My sugars have been 6-8 on my meter", "loinc:2345-7", ""),  # a range
+        ("eGFR between 45 and 59 is stage 3a", "loinc:33914-3", ""),  # a range in words
+        # a stage's label is no number ("3b"): a range then labels only
+        ("CKD stage 3a = eGFR 45-59, stage 3b = 30-44.", "loinc:33914-3", ""),
         ("eGFR 60 mL/min/1.73m2", "loinc:33914-3", "60 mL/min/1.73m2"),
     ],
 )
@@ -175,3 +178,19 @@ def test_a_bare_number_is_read_in_the_one_possible_unit_only_to_compare() -> Non
     assert U.bare_unit(lex.analytes["glucose"], 30) == ""
     assert _value("HbA1c 69, eGFR 88, urine ACR 4.1", "loinc:4548-4") == "69"
     assert _value("Glucose 30 this morning", "loinc:2345-7") == ""
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Normal eGFR is above 90.", "A normal HbA1c is below 42 mmol/mol", "Normal TSH 0.4-4.0"],
+)
+def test_what_normal_is_gives_no_result(text: str) -> None:
+    """ "Normal eGFR is above 90": a word of a result before the test, and a bound or a range
+    after it, say what a normal result is -- the patient's result is not normal."""
+    (f,) = [f for f in read(text, "lab_result").facts if f.key.startswith("loinc:")]
+    assert "result" not in parts(f.value) and "value" not in parts(f.value), f.value
+
+
+def test_a_result_said_normal_is_still_read() -> None:
+    f = read("TSH normal", "lab_result").facts[0]
+    assert parts(f.value).get("result") == "negative", f.value

@@ -173,9 +173,11 @@ def lab_value(
     if any(w in TARGET_WORDS for w in outside) and _target_first(t, span, a, b):
         # a target is set for where and when it is read, as a result is ("home BP target")
         return join([("target", _first_number(t, a, b) or "yes"), *where])
-    qual = lex.qualitative.find(t.tokens[a:b], t.raw[a:b]) or lex.qualitative.find(
-        t.tokens[before : span.start], t.raw[before : span.start]
-    )
+    qual = lex.qualitative.find(t.tokens[a:b], t.raw[a:b]) or [
+        m
+        for m in lex.qualitative.find(t.tokens[before : span.start], t.raw[before : span.start])
+        if not _bounded(t, a, b)  # "Normal eGFR is above 90": what normal is
+    ]
     lo, hi = _sentence(t, span.start)
     when = [("timing", timing(t, lo, hi, lex))]
     if plan:
@@ -185,6 +187,13 @@ def lab_value(
     if number:
         return join([("value", number), *where])
     return join([("result", qual[0].value), *where]) if qual else join([*where, *when])
+
+
+def _bounded(t: Text, a: int, b: int) -> bool:
+    """The window's numbers include a bound or a range ("above 90", "0.4-4.0")."""
+    return any(
+        t.tokens[i][:1].isdigit() and (_threshold(t, i) or _in_range(t, i)) for i in range(a, b)
+    )
 
 
 def _target_first(t: Text, span: Span, a: int, b: int) -> bool:
@@ -238,11 +247,23 @@ def _result_number(
 def _is_result_number(t: Text, i: int, lex: Lexicon) -> bool:
     """A number of the window that may be a result: no date, no period of time, no threshold
     and no range ("6-8 on my meter", "an HbA1c of 48 or over", "eGFR 45-59")."""
-    if not t.tokens[i][:1].isdigit() or _part_of_another(t, i):
+    if not t.tokens[i][:1].isdigit() or _part_of_another(t, i) or _label(t, i):
         return False
     if _is_date_number(t, i, lex.months) or _is_period(t, i):
         return False
     return not (_threshold(t, i) or _in_range(t, i) or _change_amount(t, i))
+
+
+def _label(t: Text, i: int) -> bool:
+    """A number with a letter written on it is a label, not an amount ("stage 3b", "G3a",
+    "grade 2c")."""
+    nxt = i + 1
+    return (
+        nxt < len(t.tokens)
+        and t.starts[nxt] == t.ends[i]
+        and len(t.tokens[nxt]) == 1
+        and t.tokens[nxt] in "abcde"
+    )
 
 
 def _part_of_another(t: Text, i: int) -> bool:
@@ -295,9 +316,11 @@ _RANGE_LINK = re.compile(r"^\s*(?:[-–—]|to)\s*$")
 
 
 def _in_range(t: Text, i: int) -> bool:
-    """Either bound of a range: "6-8", "42 to 47", "30.0-34.9" (a blood pressure's "/" is
-    no range)."""
+    """Either bound of a range: "6-8", "42 to 47", "30.0-34.9", "between 45 and 59" (a blood
+    pressure's "/" is no range)."""
     nxt, prev = i + 1, i - 1
+    if prev >= 2 and t.tokens[prev] == "and" and t.tokens[prev - 2] == "between":
+        return t.tokens[prev - 1][:1].isdigit()
     link = t.text[t.ends[i] : t.starts[nxt]] if nxt < len(t.tokens) else ""
     if nxt < len(t.tokens) and t.tokens[nxt][:1].isdigit() and _RANGE_LINK.match(link):
         return True
