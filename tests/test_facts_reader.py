@@ -412,6 +412,9 @@ def test_ed_is_the_emergency_department_not_a_condition(text: str) -> None:
         ("Apixaban AF stroke prevention", "medication", "", "condition:atrial fibrillation"),
         ("Known MR, moderate, on echo 2024", "condition", "", "condition:mitral regurgitation"),
         ("SI - passive thoughts, no plan", "observation", "", "condition:suicidal ideation"),
+        # walking aids are no AIDS
+        ("Mobilises independently without aids", "observation", "condition:hiv infection", ""),
+        ("Known AIDS, on ART", "condition", "", "condition:hiv infection"),
     ],
 )  # fmt: skip
 def test_an_abbreviation_in_capitals_is_read_in_its_sense(
