@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 
 import memory_core as mc
-from memory_core.facts import Strength, decide_texts, rules
+from memory_core.facts import Strength, Verdict, decide_texts, rules
 from tests.conftest import NOW
 
 S, W, N = Strength.STRONG, Strength.WEAK, Strength.NONE
@@ -864,7 +864,8 @@ def test_free_text_notes_are_not_read_by_their_words(mtype: str) -> None:
     """Two notes of a free-text type that share words: neither replaces the other (chat
     turns are stored as observations: the words-only reading made 22 reviews per 100 turns);
     the same words again still restate."""
-    d = decide_texts("Uses the rollator indoors only", "Now uses the rollator outdoors as well",
+    # (a rollator is the mobility slot's now: a magnifier is no chart slot)
+    d = decide_texts("Uses the magnifier indoors only", "Now uses the magnifier outdoors as well",
                      mtype)  # fmt: skip
     assert d.rule == "key.none-shared" and not d.supersedes
     same = decide_texts("Emi: See you at the game", "Emi: see you at the game!", mtype)
@@ -900,11 +901,29 @@ def test_a_correction_reopens_nothing_it_does_not_correct(
 
 def test_a_correction_is_never_applied_at_once_and_says_its_words() -> None:
     d = decide_texts(
-        "Uses a wheelchair outdoors",
-        "Wheelchair entry incorrect; walks with a frame",
+        "Uses a magnifier outdoors",
+        "Magnifier entry incorrect; reads with large print",
         "observation",
     )
     assert (d.rule, d.strength) == ("statement.corrects", W)
+    assert '"incorrect"' in d.evidence
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype"),
+    [
+        ("Uses a wheelchair outdoors", "Wheelchair entry incorrect; walks with a frame",
+         "observation"),
+        ("Lives alone", "Lives alone entry incorrect; lives with her daughter", "social"),
+    ],
+)  # fmt: skip
+def test_a_correction_a_row_reads_as_a_change_is_still_for_a_reviewer(
+    older: str, newer: str, mtype: str
+) -> None:
+    """A chart slot's row reads "entry incorrect; walks with a frame" as a change of the slot:
+    the note says an earlier record was wrong, so a reviewer decides (it was applied at once)."""
+    d = decide_texts(older, newer, mtype)
+    assert d.supersedes and d.strength is W, (d.rule, d.evidence)
     assert '"incorrect"' in d.evidence
 
 
@@ -1588,3 +1607,26 @@ def test_asked_defined_conditional_or_advised_without_its_usual_word(
 def test_a_change_said_in_note_style_is_still_a_change(older: str, newer: str, mtype: str) -> None:
     d = decide_texts(older, newer, mtype)
     assert d.supersedes, (d.rule, d.evidence)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "changes"),
+    [
+        ("Mobilises independently", "Since the stroke he needs a frame to walk.", True),
+        ("Walks with a stick", "Now uses a wheelchair.", True),
+        ("Mobilises with a frame", "Mobilising independently again since physio finished.", True),
+        ("Uses a frame indoors", "OT plan: trial of a wheeled walker outdoors from next week.",
+         False),
+        ("Mobilises with a zimmer frame", "Mobilises with a zimmer frame, steady.", False),
+    ],
+)  # fmt: skip
+def test_how_the_patient_gets_about_is_one_chart_slot(
+    older: str, newer: str, changes: bool
+) -> None:
+    """Mobility (slots.json): independent, a stick, a frame, a wheelchair, housebound or
+    bedbound -- one value at a time; a walking aid planned is no change."""
+    d = decide_texts(older, newer, "observation")
+    assert bool(d.supersedes and d.verdict is not Verdict.DUPLICATE) is changes, (
+        d.rule,
+        d.evidence,
+    )

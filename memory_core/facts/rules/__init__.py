@@ -60,7 +60,7 @@ from .conditions import (
 )
 from .corrections import DOC as CORRECTS_DOC
 from .corrections import RULE as CORRECTS_ID
-from .corrections import correction
+from .corrections import correction, record_words
 from .dates import out_of_time
 from .drugs import (
     _drug_change_word,
@@ -417,6 +417,12 @@ def _capped(d: Decision, p: Pair) -> Decision:
     whom = for_the_writers(parse(p.newer_text))
     if whom and d.verdict is not Verdict.DUPLICATE:
         why = f"{d.evidence}; the newer statement says it is {whom!r}: the patient, or another?"
+        return Decision(d.verdict, d.rule, WEAK, why, d.key)
+    if d.verdict is not Verdict.DUPLICATE and record_words(p.newer_text):
+        # "Wheelchair entry incorrect; walks with a frame": a correction is never applied at
+        # once, whichever row read the change
+        said = ", ".join(f'"{w}"' for w in dict.fromkeys(record_words(p.newer_text)))
+        why = f"{d.evidence}; the newer note says an earlier record was wrong ({said})"
         return Decision(d.verdict, d.rule, WEAK, why, d.key)
     verb = mood_unclear(parse(p.newer_text)) if KeyKind.of(d.key) is KeyKind.SLOT else ""
     if verb and d.verdict is not Verdict.DUPLICATE:
