@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 
 import memory_core as mc
-from memory_core.facts import Strength, Verdict, decide_texts, rules
+from memory_core.facts import Context, State, Strength, Verdict, decide_texts, rules
 from tests.conftest import NOW
 
 S, W, N = Strength.STRONG, Strength.WEAK, Strength.NONE
@@ -1626,6 +1626,56 @@ def test_how_the_patient_gets_about_is_one_chart_slot(
     """Mobility (slots.json): independent, a stick, a frame, a wheelchair, housebound or
     bedbound -- one value at a time; a walking aid planned is no change."""
     d = decide_texts(older, newer, "observation")
+    assert bool(d.supersedes and d.verdict is not Verdict.DUPLICATE) is changes, (
+        d.rule,
+        d.evidence,
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "mtype", "key", "state"),
+    [
+        ("Not yet started metformin", "medication", "drug:metformin", None),
+        ("Influenza vaccine: not yet given", "immunization", "drug:influenza vaccines", "planned"),
+        ("Shingles vaccine: not given", "immunization", "drug:herpes zoster vaccine", "planned"),
+        ("Bloods not done", "care_plan", "slot:procedure blood test", "planned"),
+    ],
+)  # fmt: skip
+def test_not_done_is_still_to_do(text: str, mtype: str, key: str, state: str | None) -> None:
+    """ "Not given", "not (yet) done": the thing is still to do, never done; "not yet started"
+    starts nothing."""
+    from memory_core.facts import read
+
+    f = read(text, mtype).get(key)
+    assert f is not None
+    if state is None:
+        assert Context.NEGATED in f.contexts, (f.state, f.contexts)  # a start negated
+    else:
+        assert f.state == State(state), f.state
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype", "changes"),
+    [
+        ("Flu vaccine due", "Flu vaccine given today.", "immunization", True),
+        ("Influenza vaccine 2025-26: not yet given", "Flu vaccine given today at the surgery.",
+         "immunization", True),
+        ("Flu vaccine declined", "Flu vaccine given today.", "immunization", True),
+        ("Influenza vaccine 2025-26: not yet given", "Got my flu shot at CVS on Saturday.",
+         "immunization", True),
+        ("Colonoscopy booked for 12 March", "Colonoscopy done on 12 March: two polyps removed.",
+         "procedure", True),
+        ("Flu vaccine given 2025-10-01", "Flu vaccine due next month.", "immunization", False),
+        ("Flu vaccine due", "Flu vaccine due in October.", "immunization", False),
+    ],
+)  # fmt: skip
+def test_a_vaccine_or_procedure_due_then_given_is_done(
+    older: str, newer: str, mtype: str, changes: bool
+) -> None:
+    """A vaccine due, declined or not given that is then given -- a procedure booked that is
+    then done -- makes the older status out of date (plan.done-or-cancelled); a dose given
+    says nothing of the next one due."""
+    d = decide_texts(older, newer, mtype)
     assert bool(d.supersedes and d.verdict is not Verdict.DUPLICATE) is changes, (
         d.rule,
         d.evidence,

@@ -123,6 +123,8 @@ def _asserted(
     contexts, out = [], []
     for a, b, c, state, at in zip(own, shape, change, states, said_at, strict=True):
         negated = Context.NEGATED in c and state in _UNDONE_BY_NEGATION
+        if Context.NEGATED in c and state is State.DONE and memory_type in _TO_DO_TYPES:
+            state = State.PLANNED  # "not given", "not (yet) done": still to do
         # what a type asserts by its nature is asserted of its things, not of a change for
         # later: a care plan is a plan, a plan's item "to be reduced at the next review" is not
         # (a value's number, where no change word was, is of the thing: its type's nature holds)
@@ -136,6 +138,9 @@ def _asserted(
 #: change"): the thing stays as it was. (A negated start -- "never started insulin" -- says
 #: the thing is not taken: the negation stays the thing's.)
 _UNDONE_BY_NEGATION = frozenset({State.STOPPED, State.CHANGED, State.RESOLVED})
+#: The types whose things are done or still to do: a vaccine, a procedure, a plan's item "not
+#: given" or "not (yet) done" is still to do (a habit "hasn't had a drink" is no plan).
+_TO_DO_TYPES = frozenset({"immunization", "procedure", "care_plan"})
 
 
 def _in_passing(span: Span, value: str, lex: Lexicon) -> bool:

@@ -199,7 +199,7 @@ _ROWS: tuple[Rule, ...] = (
     Rule("drug.change-word", MEDS, "the same drug said to change, with no changed value",
          _drug_change_word),
     Rule("drug.same", MEDS, "the same drug restated", _drug_same),
-    Rule("plan.item", frozenset({"care_plan"}),
+    Rule("plan.item", frozenset({"care_plan", "immunization", "procedure"}),
          "a plan item done, cancelled, or due at another time", _plan_item),
     Rule("lab.other-measure", LABS, "a test and a broader one it belongs to: two measurements",
          _lab_other_measure),

@@ -134,13 +134,23 @@ def _lab_newer_value(p: Pair) -> Decision | None:
     return None
 
 
+#: The states of a vaccine or procedure still to do: due, booked, declined, not given.
+_TO_DO = frozenset({State.PLANNED, State.CANCELLED})
+#: ... and of one given or done: said done, or recorded by a note of its type.
+_GIVEN = frozenset({State.DONE, State.ACTIVE, None})
+
+
 def _plan_item(p: Pair) -> Decision | None:
     """A plan's test, procedure or follow-up: done or cancelled, due at another time, or the
-    same item restated."""
-    if p.memory_type != "care_plan":
-        return None
+    same item restated. A vaccine or a procedure due, booked, declined or not given that is
+    then given or done: done (a dose given says nothing of the next one due)."""
     for a, b in p.of_kind(KeyKind.LOINC, KeyKind.SLOT, KeyKind.DRUG):
         if a.key == _LIST:
+            continue
+        if p.memory_type != "care_plan":
+            # a vaccine or procedure the note of its type records ("Got my flu shot at CVS")
+            if b.state in _GIVEN and a.state in _TO_DO and b.asserted:
+                return _d(Verdict.UPDATES, "plan.done-or-cancelled", STRONG, evidence(a, b), a.key)
             continue
         ta, tb = parts(a.value).get("timing"), parts(b.value).get("timing")
         if b.state in (State.DONE, State.CANCELLED, State.REFUTED) and b.state != a.state:
