@@ -1680,3 +1680,23 @@ def test_a_vaccine_or_procedure_due_then_given_is_done(
         d.rule,
         d.evidence,
     )
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Lives with husband", "Husband died in January; she is now living on her own."),
+        ("Lives alone", "My son moved back in with me last month."),
+        ("Does not drive", "Passed my driving test last week."),
+    ],
+)
+def test_a_household_or_driving_changed_in_a_patients_words(older: str, newer: str) -> None:
+    """ "Living on her own", "moved back in with me", "passed my driving test": the slot's
+    words as people say them (slots.json)."""
+    d = decide_texts(older, newer, "social")
+    assert d.supersedes and d.verdict is Verdict.UPDATES, (d.rule, d.evidence)
+
+
+def test_a_relative_moving_back_in_elsewhere_is_not_the_patients_household() -> None:
+    d = decide_texts("Lives alone", "Her son moved back in with his wife last year.", "social")
+    assert not d.supersedes, (d.rule, d.evidence)
