@@ -343,3 +343,17 @@ def test_a_pause_before_a_value_keeps_it_with_what_was_named() -> None:
 
     said = [s.text for s in sentences("Nurse: I see... Well, it was high.\n")]
     assert len(said) == 2, said
+
+
+def test_a_note_of_how_a_turn_was_said_is_not_its_words() -> None:
+    """ "Fatima: (via interpreter) My mother had diabetes": the note before a turn says how it
+    was said; what follows is the speaker's own -- here family history, not a preference for
+    an interpreter."""
+    got = _got(
+        "Date: 2026-03-26\nDr Morris: Hello Fatima.\nFatima: Hello doctor.\n"
+        "Dr Morris: Any diabetes in the family?\n"
+        "Fatima: (via interpreter) My mother had diabetes.\n",
+        MARCH_26,
+    )
+    assert any("mother" in c and "diabetes" in c for c in got), got
+    assert not any(c.startswith("Preference") for c in got), got

@@ -64,6 +64,9 @@ _LABEL = re.compile(
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?])|\.{2,}[ \t]+(?=\d))+(?:[.!?]+|$)", re.M)
 
 
+#: a note of how a turn was said, at its start: "(via interpreter)", "(laughs)", "[inaudible]"
+_STAGE_NOTE = re.compile(r"[ \t]*[(\[][^()\[\]\n]{1,40}[)\]][ \t]*")
+
 _TITLE = re.compile(r"^(?:mr|mrs|ms|miss|mx)\.?\s+[A-Z]", re.I)
 
 
@@ -166,7 +169,10 @@ def split(transcript: str) -> tuple[str, list[Sentence]]:
         header = transcript[: labels[0][0].start()]
     for i, (m, (who, rel)) in enumerate(labels):
         end = labels[i + 1][0].start() if i + 1 < len(labels) else len(transcript)
-        turns.append((who, rel, m.end(), end, m.group("stamp") or "", m.group("who")))
+        start = m.end()
+        note = _STAGE_NOTE.match(transcript, start, end)  # "(via interpreter)", "(laughs)"
+        turns.append((who, rel, note.end() if note else start, end, m.group("stamp") or "",
+                      m.group("who")))  # fmt: skip
     out: list[Sentence] = []
     for t, (who, rel, start, end, stamp, label) in enumerate(turns):
         for m in _SENTENCE.finditer(transcript, start, end):
