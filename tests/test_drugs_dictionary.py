@@ -77,6 +77,11 @@ def test_a_slash_between_numbers_or_words_is_no_combination() -> None:
         ("vitamin B1 100 mg", "thiamine"),
         ("Started iron tablets last month", "iron"),
         ("Takes magnesium supplements at night", "magnesium"),
+        # herbal products the dictionary lacks
+        ("Black seed oil, one spoon in the morning", "nigella sativa"),
+        ("Omega 3 capsules daily", "omega-3 fatty acids"),
+        ("Garlic capsules for her blood pressure", "garlic"),
+        ("Started probiotics after the antibiotics", "probiotics"),
     ],
 )
 def test_over_the_counter_products_people_name_resolve(text: str, want: str) -> None:
