@@ -357,3 +357,30 @@ def test_a_note_of_how_a_turn_was_said_is_not_its_words() -> None:
     )
     assert any("mother" in c and "diabetes" in c for c in got), got
     assert not any(c.startswith("Preference") for c in got), got
+
+
+AUGUST_19 = datetime(2026, 8, 19, 18, tzinfo=UTC)
+
+
+def test_what_a_story_led_to_holds_from_its_date() -> None:
+    """ "My husband went back to Jordan in May. So now I live with my daughter and her children
+    in her house.": the household is the patient's (the house is the daughter's, not the
+    household), and it holds from May."""
+    got = _got(
+        "Date: 2026-08-19\nDr Morris: Hello Fatima.\nFatima: Hello doctor.\n"
+        "Dr Morris: Is anything different at home?\n"
+        "Fatima: My husband went back to Jordan in May to look after his mother. So now I live "
+        "with my daughter and her children in her house.\n",
+        AUGUST_19,
+    )
+    (lives,) = [c for c in got if "lives with" in c]
+    assert "daughter" in lives and got[lives] == "2026-05-01", got
+
+
+def test_a_weight_the_scale_said() -> None:
+    got = _got(
+        "Date: 2026-08-19\nNurse: Do you have scales at home?\n"
+        "Patient: Yes. The scale said 79 kilos this morning.\n",
+        AUGUST_19,
+    )
+    assert any(c.startswith("Patient's body weight was 79 kg") for c in got), got

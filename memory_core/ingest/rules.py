@@ -295,15 +295,23 @@ def _story(told: Story | None, s: Sentence, r: Named) -> tuple[Story | None, Sto
     with one date begins a story ("I went to A&E on Saturday."); the sentences after it in the
     same turn that say no date of their own and stay in the past are told under its date
     ("They said my potassium was 5.9 and stopped the ramipril."); a question, or a sentence
-    back in the present ("I take amlodipine now"), ends it."""
+    back in the present ("I take amlodipine now"), ends it -- but for what the story led to
+    ("So now I live with my daughter": since then)."""
     if r.dates:
         one = narrowest(r.dates)
         if one is not None and not s.question and told_as_done(s.text):
             return (one, s.turn, s.start, s.end), None
         return None, None
-    if told is None or told[1] != s.turn or s.question or _NOW_AGAIN.search(s.text):
+    if told is None or told[1] != s.turn or s.question:
+        return None, None
+    if _NOW_AGAIN.search(s.text) and not _SO_NOW.match(s.text):
         return None, None
     return told, told
+
+
+#: a sentence that says what the story's event led to ("My husband went back to Jordan in May.
+#: So now I live with my daughter."): it holds from the story's date
+_SO_NOW = re.compile(r"\W*(?:and\s+)?so\s+now\b", re.I)
 
 
 #: a test's name followed by its result in a few words ("came back positive", "was negative",

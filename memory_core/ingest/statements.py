@@ -637,6 +637,12 @@ def asserted_in(evidence: str, content: str, mtype: str, relation: str = "") -> 
     wanted = [f for f in read(content, mtype).facts if f.kind is not KeyKind.QUESTION]
     if not wanted:
         return True
+    # a thing the statement itself says is another's ("lives with their daughter ... in her
+    # house": the house is the daughter's) is not what it says of the patient
+    own = [f for f in wanted if not f.contexts & _NOT_THE_PATIENTS]
+    if not own:
+        return False
+    wanted = own
     names = _PATIENT_AS.get(relation, ())
     if names:
         alts = "|".join(names)
