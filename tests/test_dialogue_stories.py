@@ -384,3 +384,32 @@ def test_a_weight_the_scale_said() -> None:
         AUGUST_19,
     )
     assert any(c.startswith("Patient's body weight was 79 kg") for c in got), got
+
+
+JULY_8 = datetime(2026, 7, 8, 18, tzinfo=UTC)
+
+
+def test_since_a_day_dates_a_medicine_taken_since_then() -> None:
+    """ "I've been taking it every day since the 12th of May": a day said after "since" is when
+    it began ("since" is no reason there), whatever pattern the day is written in."""
+    assert _dates("since the 12th of May", JULY_8) == [("2026-05-12", "since 2026-05-12")]
+    got = _got(
+        "Date: 2026-07-08\nNurse Quinn: Hello Jordan.\nJordan: Hi.\n"
+        "Nurse Quinn: Any contraception?\n"
+        "Jordan: Desogestrel, the mini pill. "
+        "I've been taking it every day since the 12th of May.\n",
+        JULY_8,
+    )
+    (med,) = [c for c in got if c.startswith("Patient takes desogestrel")]
+    assert got[med] == "2026-05-12", got
+
+
+def test_a_value_before_another_measurement_is_the_one_just_named() -> None:
+    """ "Let me check your blood pressure. 104/66, pulse 58.": the value that opens the sentence
+    is the blood pressure; the pulse is named with its own."""
+    got = _got(
+        "Date: 2026-07-08\nNurse Quinn: Let me check your blood pressure. 104/66, pulse 58.\n",
+        JULY_8,
+    )
+    assert "Patient's blood pressure was 104/66" in got, got
+    assert "Patient's heart rate was 58" in got, got

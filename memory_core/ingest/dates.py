@@ -63,6 +63,10 @@ def day(d: datetime) -> datetime:
     return datetime(d.year, d.month, d.day, tzinfo=UTC)
 
 
+#: "since" right before a date of any pattern ("since the 12th of May", "since 12/05/2026")
+_SINCE_BEFORE = re.compile(r"\bsince(?:\s+the)?\s+$")
+
+
 @cache
 def _patterns() -> dict[str, re.Pattern[str]]:
     months = sorted(lexicon().months, key=len, reverse=True)
@@ -267,6 +271,7 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
         taken.append((start, end))  # a plan's words are no other date ("of April" ahead)
         if at > day(session) + timedelta(days=1):
             return  # a date after the session is a plan, not when something happened
+        since = since or bool(_SINCE_BEFORE.search(low, max(0, start - 12), start))
         phrase = _fmt(at, precision, since)
         found.append(DateSpan(start, end, at, phrase, precision, relative, guessed))
 

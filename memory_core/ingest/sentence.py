@@ -34,6 +34,10 @@ _BARE_VALUE = re.compile(
     r"that's|that is|so)\s+)?\d+(?:[.,]\d+)?(?:\s*(?:/|over)\s*\d+)?\b(?:\s*\S+){0,4}\W*$",
     re.I,
 )
+#: a value opening a sentence that goes on to name another measurement ("104/66, pulse 58"):
+#: the value of what was named just before
+_LEADING_VALUE = re.compile(r"^\W*\d+(?:[.,]\d+)?(?:\s*(?:/|over)\s*\d+)?\s*,")
+
 #: a pronoun standing for a measurement ("it was 2.6")
 #: a result said of the test just named: "it was 5.1", "it had come down to 5.1", "it's crept up"
 _LAB_PRONOUN = re.compile(
@@ -265,9 +269,14 @@ def reason_after(r: Named, pos: int) -> re.Match[str] | None:
     stomach") -- not a "since" that opens a date ("since February", "since the 6th")."""
     starts = {d.start for d in r.dates}
     m = REASON.search(r.text, pos)
-    while m is not None and (m.start() in starts or m.start("why") in starts):
+    while m is not None and (m.start() in starts or _dated(r.text, m.start("why"), starts)):
         m = REASON.search(r.text, m.start() + 1)
     return m
+
+
+def _dated(text: str, at: int, starts: set[int]) -> bool:
+    """A date begins at ``at``, or after a "the" there ("since the 12th of May")."""
+    return at in starts or (text[at : at + 4].lower() == "the " and at + 4 in starts)
 
 
 def date_for(r: Named, start: int, end: int, extra: Sequence[DateSpan] = ()) -> DateSpan | None:
@@ -287,10 +296,20 @@ def date_for(r: Named, start: int, end: int, extra: Sequence[DateSpan] = ()) -> 
     return extra[0] if extra else None
 
 
+def _leads(text: str, mentions: Sequence[tuple[int, int, Analyte]]) -> bool:
+    """A value opens the sentence before the first measurement it names."""
+    lead = _LEADING_VALUE.match(text)
+    return lead is not None and lead.end() <= mentions[0][0]
+
+
 def results(s: Sentence, r: Named, st: State) -> list[Result]:
     """Each result a sentence gives, with the date said beside it."""
     unit_re, dose_units = units()
     mentions = list(r.analytes)
+    topic = st.topic_analyte()
+    named = {id(a) for _x, _y, a in mentions}
+    if mentions and topic is not None and id(topic) not in named and _leads(s.text, mentions):
+        mentions.insert(0, (0, 0, topic))  # "Your blood pressure. 104/66, pulse 58."
     if not mentions:
         topic = st.topic_analyte()
         if topic is None:
