@@ -22,9 +22,11 @@ PID = "HX-9001"
 # --- the held-out gate -----------------------------------------------------------------------
 #: Measured on the test half (21 transcripts, 160 facts, 59 supersedes links) on main 1199ed2,
 #: found raised to what main 6a0f24b reaches, then to 91 (2026-12-05: OTC products, a relative
-#: named then "she");
+#: named then "she"), then to 93 (a weight "the scale said"; what "she" did to "me": "she put
+#: me on ..."); wrong dates raised from 12 to 13 by the latter, which proposes one fact that
+#: was not proposed at all before, with a date the key does not give it;
 #: the issue's targets (75 %, 0, 0, 80 %) are in docs/ingest.md beside them, not met.
-FLOOR = {"found": 91, "forbidden": 6, "wrong_dates": 12, "superseded": 43}
+FLOOR = {"found": 93, "forbidden": 6, "wrong_dates": 13, "superseded": 43}
 
 
 def test_the_held_out_test_half_holds_its_floor() -> None:
@@ -43,10 +45,11 @@ def test_the_fresh_tens_test_half_holds_its_first_run() -> None:
     8 / 14 superseded (the issue's target of 75 % is not met); raised to what main 6a0f24b
     reaches: 20 found, 7 wrong dates; then 21 found, 8 wrong dates: a dose said after the drug
     alone (one more fact found, and one more proposed without the date the key gives it --
-    before, not proposed at all); 22 found (a clinician noting a preference)."""
+    before, not proposed at all); 22 found (a clinician noting a preference); 24 found, 6
+    wrong dates (a dated answer to a question in the past tense tells a story)."""
     s = conv.summary(conv.run_all(conv.load(["c"], "test"), "hashing"))
     assert s["transcripts"] == 5 and s["facts"] == 47 and s["links"] == 14
-    assert s["found"] >= 22 and s["forbidden"] == 0 and s["wrong_dates"] <= 8, s
+    assert s["found"] >= 24 and s["forbidden"] == 0 and s["wrong_dates"] <= 6, s
     assert s["superseded"] >= 8, s
 
 
@@ -67,30 +70,34 @@ def test_the_fifth_authors_test_half_holds_its_first_run() -> None:
     """Set e (twelve transcripts by a fifth author, frozen on main 93f6a8a) -- its test half's
     first run, before any change made with its dev half: 45 / 84 facts, 6 wrong dates, 0
     forbidden, 14 / 24 superseded (the issue's targets are not met); raised to what main
-    reaches at the end of that session: 47 found."""
+    reaches at the end of that session: 47 found; then 48 found, 5 wrong dates ("she put me on
+    ...")."""
     s = conv.summary(conv.run_all(conv.load(["e"], "test"), "hashing"))
     assert s["transcripts"] == 7 and s["facts"] == 84 and s["links"] == 24
-    assert s["found"] >= 47 and s["forbidden"] == 0 and s["wrong_dates"] <= 6, s
+    assert s["found"] >= 48 and s["forbidden"] == 0 and s["wrong_dates"] <= 5, s
     assert s["superseded"] >= 14, s
 
 
 def test_the_sixth_authors_check_holds_its_first_run() -> None:
     """Set f (eight transcripts by a sixth author, a check of the whole, frozen on main
     86cca7b) -- its test half's first run: 37 / 87 facts, 27 wrong dates, 0 forbidden, 19 / 27
-    superseded (the issue's targets are not met)."""
+    superseded (the issue's targets are not met); then 38 found, 26 wrong dates (a dated answer
+    to a question in the past tense)."""
     s = conv.summary(conv.run_all(conv.load(["f"], "test"), "hashing"))
     assert s["transcripts"] == 7 and s["facts"] == 87 and s["links"] == 27
-    assert s["found"] >= 37 and s["forbidden"] == 0 and s["wrong_dates"] <= 27, s
+    assert s["found"] >= 38 and s["forbidden"] == 0 and s["wrong_dates"] <= 26, s
     assert s["superseded"] >= 19, s
 
 
 def test_the_seventh_authors_test_half_holds_its_first_run() -> None:
     """Set g (twelve transcripts by a seventh author, frozen on main 1fca095) -- its test half's
     first run, before any change made with its dev half: 47 / 96 facts, 19 wrong dates, 3
-    forbidden, 15 / 22 superseded (the issue's targets are not met)."""
+    forbidden, 15 / 22 superseded (the issue's targets are not met); then, with changes made
+    with its dev half and others' ("since" before a day, a value before another measurement, a
+    dated answer to a question in the past tense): 50 found, 17 wrong dates."""
     s = conv.summary(conv.run_all(conv.load(["g"], "test"), "hashing"))
     assert s["transcripts"] == 7 and s["facts"] == 96 and s["links"] == 22
-    assert s["found"] >= 47 and s["forbidden"] <= 3 and s["wrong_dates"] <= 19, s
+    assert s["found"] >= 50 and s["forbidden"] <= 3 and s["wrong_dates"] <= 17, s
     assert s["superseded"] >= 15, s
 
 

@@ -413,3 +413,42 @@ def test_a_value_before_another_measurement_is_the_one_just_named() -> None:
     )
     assert "Patient's blood pressure was 104/66" in got, got
     assert "Patient's heart rate was 58" in got, got
+
+
+SEPT_15 = datetime(2026, 9, 15, 18, tzinfo=UTC)
+
+
+def test_a_dated_answer_to_a_question_in_the_past_tells_a_story() -> None:
+    """ "Did you see the GP about it?" -- "Yes, last Friday, the 11th. She said it looked
+    infected and put me on flucloxacillin.": the answer's day dates what the turn goes on to
+    tell, and what "she" did to "me" is the patient's."""
+    got = _got(
+        "Date: 2026-09-15\nPodiatrist: Hello Bob.\nBob: Hello.\n"
+        "Podiatrist: Did you see the GP about it?\n"
+        "Bob: Yes, last Friday, the 11th. She said it looked infected and put me on "
+        "flucloxacillin, four times a day for a week.\n",
+        SEPT_15,
+    )
+    (med,) = [c for c in got if "flucloxacillin" in c]
+    assert med.startswith("Patient started flucloxacillin") and got[med] == "2026-09-11", got
+
+
+def test_what_another_does_to_the_speakers_treatment_is_theirs_but_not_their_own() -> None:
+    got = _got(
+        "Date: 2026-09-15\nNurse: Hello Bob.\nBob: Hello.\nNurse: Any changes?\n"
+        "Bob: My wife is on warfarin. She put my tablets in the dosette.\n"
+        "Bob: He upped my ramipril to 10 mg last week.\n",
+        SEPT_15,
+    )
+    assert not any("warfarin" in c or "dosette" in c for c in got), got
+    assert any(c.startswith("Patient's ramipril dose increased to 10 mg") for c in got), got
+
+
+def test_a_change_without_a_subject_after_the_drug_alone_is_that_drugs() -> None:
+    """ "Lantus, 10 units at bedtime. Started on the 1st of June.": the start is Lantus's."""
+    got = _got(
+        "Date: 2026-09-15\nPodiatrist: Hello Bob.\nBob: Hello.\nPodiatrist: Which insulin?\n"
+        "Bob: Lantus, 10 units at bedtime. Started on the 1st of June.\n",
+        SEPT_15,
+    )
+    assert got.get("Patient started insulin glargine (Lantus) on 2026-06-01") == "2026-06-01", got

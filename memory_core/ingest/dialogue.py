@@ -256,6 +256,14 @@ _PRONOUN_SUBJECT = re.compile(
 )
 
 
+#: what another person did to the speaker's treatment ("she put me on", "he started me on",
+#: "she upped my"): the speaker's fact
+ACTS_ON_ME = re.compile(
+    r"\b(?:(?:put|started|switched|changed|moved|took|taken)\s+me\s+(?:on|off)|(?:upped|increased|"
+    r"reduced|lowered|stopped|changed|switched|doubled|halved)\s+my)\b"
+)
+
+
 # --- the conversation's state -------------------------------------------------------------------
 @dataclass
 class State:
@@ -294,8 +302,8 @@ class State:
         """Whether "she" or "he", as the sentence's subject, is someone other than the patient:
         always in the patient's own mouth (they say "I"), and in the turn that just named
         another person ("My wife, ... She takes bisoprolol")."""
-        if not _PRONOUN_SUBJECT.match(s.low):
-            return False
+        if not _PRONOUN_SUBJECT.match(s.low) or ACTS_ON_ME.search(s.low):
+            return False  # "She ... put me on flucloxacillin": what she did is the speaker's
         own = s.speaker == "patient" and not s.relation
         return own or s.turn == self.other_turn
 

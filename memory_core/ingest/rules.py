@@ -290,16 +290,19 @@ _SINCE_THEN = re.compile(
 Story = tuple[DateSpan, int, int, int]
 
 
-def _story(told: Story | None, s: Sentence, r: Named) -> tuple[Story | None, Story | None]:
+def _story(
+    told: Story | None, s: Sentence, r: Named, asked_past: bool = False
+) -> tuple[Story | None, Story | None]:
     """The story a sentence goes on, and the one it is told under. A sentence told in the past
     with one date begins a story ("I went to A&E on Saturday."); the sentences after it in the
     same turn that say no date of their own and stay in the past are told under its date
     ("They said my potassium was 5.9 and stopped the ramipril."); a question, or a sentence
     back in the present ("I take amlodipine now"), ends it -- but for what the story led to
-    ("So now I live with my daughter": since then)."""
+    ("So now I live with my daughter": since then). A dated answer to a question asked in the
+    past tense begins one too ("Did you see the GP?" -- "Yes, last Friday, the 11th.")."""
     if r.dates:
         one = narrowest(r.dates)
-        if one is not None and not s.question and told_as_done(s.text):
+        if one is not None and not s.question and (asked_past or told_as_done(s.text)):
             return (one, s.turn, s.start, s.end), None
         return None, None
     if told is None or told[1] != s.turn or s.question:
@@ -308,6 +311,11 @@ def _story(told: Story | None, s: Sentence, r: Named) -> tuple[Story | None, Sto
         return None, None
     return told, told
 
+
+#: a sentence without a subject that opens with a change ("Started on the 1st of June.")
+_BARE_CHANGE = re.compile(
+    r"\W*(?:started|stopped|began|increased|reduced|decreased|upped|came off)\b", re.I
+)
 
 #: a sentence that says what the story's event led to ("My husband went back to Jordan in May.
 #: So now I live with my daughter."): it holds from the story's date
@@ -520,7 +528,12 @@ class RuleExtractor:
         for s in sents:
             s = _untagged(s)  # "You're booked for the 7th of April, is that right?": said
             r = Named(s, moment(s, session, now))
-            tale, story = _story(tale, s, r)
+            asked_past = (
+                s.speaker != "clinician"
+                and st.question is not None
+                and told_as_done(st.question[0].text)
+            )
+            tale, story = _story(tale, s, r, asked_past)
             if dated is not None and dated[1] != s.turn:
                 dated = None
             if not r.dates and dated is not None and _SINCE_THEN.search(s.text):
@@ -731,10 +744,14 @@ class RuleExtractor:
             and (dose_after(s.text, 0, len(s.text)) or r.freqs)
         ):
             return [d.at(0, 0) for d in st.question[1].drugs[:1]]
-        said = dose_after(s.text, 0, len(s.text)) or r.freqs
+        change = _BARE_CHANGE.match(s.text)
+        said = dose_after(s.text, 0, len(s.text)) or r.freqs or change
         if said and len(topic) == 1 and st.drugs_age == 1 and st.drugs_turn == s.turn:
-            # "Furosemide. I'm on 80 now, two of the 40s": the drug the sentence before named
-            return [topic[0].at(0, 0)]
+            # "Furosemide. I'm on 80 now, two of the 40s"; "Lantus, 10 units at bedtime.
+            # Started on the 1st of June.": the drug the sentence before named (after the
+            # change word, which reaches what follows it)
+            at = change.end() if change else 0
+            return [topic[0].at(at, at)]
         return []
 
     # --- allergies and reactions ------------------------------------------------------------------

@@ -30,7 +30,7 @@ from importlib import resources
 from ..facts.model import Context, KeyKind, Role
 from ..facts.reader import read
 from ..lexical import forms
-from .dialogue import Sentence
+from .dialogue import ACTS_ON_ME, Sentence
 
 #: Contexts under which a clause states nothing of the patient now.
 NOT_ASSERTED = frozenset(
@@ -395,6 +395,8 @@ def third_party(
     if _relatives_own().search(text) and not (relation and _PATIENT_REF.search(text)):
         return True
     if speaker == "patient" and not relation:
+        if ACTS_ON_ME.search(text.lower()):
+            return False  # "She said it looked infected and put me on flucloxacillin"
         if _THIRD_SUBJECT.search(text):
             return True  # "she's on the alendronate", said by her husband
         third = _THIRD_PERSON.search(text)
