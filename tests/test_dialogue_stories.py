@@ -452,3 +452,31 @@ def test_a_change_without_a_subject_after_the_drug_alone_is_that_drugs() -> None
         SEPT_15,
     )
     assert got.get("Patient started insulin glargine (Lantus) on 2026-06-01") == "2026-06-01", got
+
+
+OCT_21 = datetime(2026, 10, 21, 18, tzinfo=UTC)
+
+
+def test_a_unit_that_measures_one_thing_names_it() -> None:
+    """ "That's 104.2 kilograms": a value in a unit only one test is measured in (labs.json's
+    ``named_by``) is that test's; an amount of change, a guess or a number said back is not."""
+    got = _got(
+        "Date: 2026-10-21\nDr Abara: Hi Chloe.\nChloe: Hello.\n"
+        "Dr Abara: Let's start with the scales, then. Shoes off. That's 104.2 kilograms.\n"
+        "Chloe: Yes! I've lost 5 kg since I started.\n"
+        "Dr Abara: That's nearly 5 kilos. If it goes up by more than 2 kilos, ring us.\n"
+        "Chloe: Right, 2 kilos.\n",
+        OCT_21,
+    )
+    weights = [c for c in got if "body weight" in c]
+    assert weights == ["Patient's body weight was 104.2 kg"], got
+
+
+def test_a_date_said_between_a_test_and_its_value_does_not_push_it_away() -> None:
+    got = _got(
+        "Date: 2026-10-21\nDr Abara: Hi Chloe.\nChloe: Hello.\n"
+        "Dr Abara: Your HbA1c from the day you started the injections, the 16th of September, "
+        "was 44 mmol/mol.\n",
+        OCT_21,
+    )
+    assert got.get("Patient's HbA1c was 44 mmol/mol on 2026-09-16") == "2026-09-16", got

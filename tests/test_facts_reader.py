@@ -481,3 +481,19 @@ def test_an_oxygen_level_said_in_percent_is_a_saturation() -> None:
     as said."""
     facts = read("Let me get your oxygen level. ... 92 percent on room air.", "vital_sign").facts
     assert [(f.key, f.value) for f in facts] == [("loinc:59408-5", "value=92 percent")]
+
+
+def test_a_unit_that_names_a_test_is_its_own_only() -> None:
+    """labs.json's ``named_by``: a unit that names a test by itself must be one of its units,
+    and no other test's (else a value in it could be either's)."""
+    from dataclasses import replace
+
+    lex = lexicon()
+    weight, bmi = lex.analytes["body weight"], lex.analytes["bmi"]
+    units = lex.units
+    bad = {"body weight": replace(weight, named_by=("kg/m2",)), "bmi": bmi}
+    with pytest.raises(mc.ConfigurationError, match="named_by"):
+        lexicon_module._units_of(bad, units)
+    shared = {"body weight": weight, "other": replace(bmi, id="other", units=("kg", "kg/m2"))}
+    with pytest.raises(mc.ConfigurationError, match="measures another test too"):
+        lexicon_module._units_of(shared, units)

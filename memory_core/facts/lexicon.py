@@ -294,6 +294,8 @@ class Analyte:
     mw: float = 0.0  # molar mass, g/mol: mass <-> substance concentrations
     valence: float = 1.0  # equivalents <-> substance
     bounds: tuple[float, ...] = ()  # (low, high): physiologically possible, canonical unit
+    #: units a value said in names this test without its name ("That's 104.2 kilograms")
+    named_by: tuple[str, ...] = ()
 
     @property
     def pair(self) -> bool:
@@ -578,6 +580,7 @@ def _analyte(c: _Check, e: Any, where: str) -> tuple[Analyte, list[str]]:
         mw=_number(c, e.get("mw", 0), f"{where}.mw"),
         valence=_number(c, e.get("valence", 1), f"{where}.valence"),
         bounds=_bounds(c, e.get("bounds"), f"{where}.bounds"),
+        named_by=tuple(c.strs(e.get("named_by", []), f"{where}.named_by", empty=True)),
     )
     return a, c.strs(e.get("names"), f"{where}.names")
 
@@ -605,6 +608,11 @@ def _units_of(analytes: Mapping[str, Analyte], units: Mapping[str, Unit]) -> Non
                 raise c.fail(f"analyte {a.id!r}", f"unit {code!r} is no unit of units.json")
         if a.unit and a.unit not in a.units:
             raise c.fail(f"analyte {a.id!r}.units", f"must list its unit {a.unit!r}")
+        for code in a.named_by:
+            if code not in a.units:
+                raise c.fail(f"analyte {a.id!r}.named_by", f"{code!r} is none of its units")
+            if any(code in b.units for b in analytes.values() if b is not a):
+                raise c.fail(f"analyte {a.id!r}.named_by", f"{code!r} measures another test too")
 
 
 def _analytes(

@@ -296,10 +296,74 @@ def date_for(r: Named, start: int, end: int, extra: Sequence[DateSpan] = ()) -> 
     return extra[0] if extra else None
 
 
+#: How far (in characters) a value may be said after its test or the value before it.
+_REACH = 60
+
+
+def _gap(a: int, b: int, dates: Sequence[tuple[int, int]]) -> int:
+    """The characters from ``a`` to ``b`` that are not a date said between ("HbA1c from the day
+    you started, the 16th of September, was 44": the date does not push the value away)."""
+    return b - a - sum(min(b, e) - max(a, s) for s, e in dates if s < b and a < e)
+
+
 def _leads(text: str, mentions: Sequence[tuple[int, int, Analyte]]) -> bool:
     """A value opens the sentence before the first measurement it names."""
     lead = _LEADING_VALUE.match(text)
     return lead is not None and lead.end() <= mentions[0][0]
+
+
+def _of_topic(s: Sentence, st: State) -> list[tuple[int, int, Analyte]]:
+    """The measurement talked about, where the sentence gives its value without naming it:
+    "it was 2.6", an answer to a question about it, a value alone ("148 over 90.")."""
+    topic = st.topic_analyte()
+    if topic is None:
+        return []
+    lab_pronoun = _LAB_PRONOUN.search(s.text)
+    asked = (
+        s.speaker != "clinician"
+        and st.question is not None
+        and any(a is topic for _x, _y, a in st.question[1].analytes)
+    )
+    bare = _BARE_VALUE.match(s.text)  # "148 over 90.", "84.5 kilos.", "Best was 360"
+    if not lab_pronoun and not asked and not bare:
+        return []
+    first = _NUMBER.search(s.text)
+    if lab_pronoun and first and first.start() < lab_pronoun.start():
+        lab_pronoun = None  # "Best was 360, that was Sunday": the value comes first
+    pos = lab_pronoun.end() if lab_pronoun else 0
+    return [(pos, pos, topic)]
+
+
+def _by_unit(text: str) -> list[tuple[int, int, Analyte]]:
+    """The test a value's unit names by itself, where no test is named ("That's 104.2
+    kilograms": a weight; labs.json's ``named_by``) -- not an amount of change ("lost 5 kg")."""
+    from ..facts import units as facts_units
+
+    lex = lexicon()
+    if _ECHO.match(text):
+        return []  # "Right, 2 kilos.": the clinician's number said back
+    for m in _NUMBER.finditer(text):
+        found = facts_units.unit_after(lex, text, m.end())
+        if found is None or _CHANGED_BY.search(text[max(0, m.start() - 14) : m.start()]):
+            continue
+        code = facts_units.key(found[0].code)
+        for a in lex.analytes.values():
+            if any(facts_units.key(u) == code for u in a.named_by):
+                return [(m.start(), m.start(), a)]
+    return []
+
+
+#: Words before a number that make it an amount of change or a guess, not a reading taken
+#: ("lost 5 kg", "that's nearly 5 kilos").
+_CHANGED_BY = re.compile(
+    r"\b(?:lost|lose|losing|gained|gain|put on|down|up|by|from|dropped|over|under|than|"
+    r"another|extra|about|around|nearly|almost|roughly|approximately)\s*$",
+    re.I,
+)
+#: A sentence that only says a number back ("Right, 2 kilos.", "OK, 38.5 degrees.").
+_ECHO = re.compile(
+    r"^\W*(?:right|ok|okay|so|got it|yes|yeah|sure)\W+\d+(?:[.,]\d+)?\s*\w*\W*$", re.I
+)
 
 
 def results(s: Sentence, r: Named, st: State) -> list[Result]:
@@ -311,23 +375,9 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
     if mentions and topic is not None and id(topic) not in named and _leads(s.text, mentions):
         mentions.insert(0, (0, 0, topic))  # "Your blood pressure. 104/66, pulse 58."
     if not mentions:
-        topic = st.topic_analyte()
-        if topic is None:
+        mentions = _of_topic(s, st) or _by_unit(s.text)
+        if not mentions:
             return []
-        lab_pronoun = _LAB_PRONOUN.search(s.text)
-        asked = (
-            s.speaker != "clinician"
-            and st.question is not None
-            and any(a is topic for _x, _y, a in st.question[1].analytes)
-        )
-        bare = _BARE_VALUE.match(s.text)  # "148 over 90.", "84.5 kilos.", "Best was 360"
-        if not lab_pronoun and not asked and not bare:
-            return []
-        first = _NUMBER.search(s.text)
-        if lab_pronoun and first and first.start() < lab_pronoun.start():
-            lab_pronoun = None  # "Best was 360, that was Sunday": the value comes first
-        pos = lab_pronoun.end() if lab_pronoun else 0
-        mentions = [(pos, pos, topic)]
     taken = [(d.start, d.end) for d in r.dates]
     raw: list[tuple[Analyte, str, str, int, int]] = []
     for k, (_a, b, analyte) in enumerate(mentions):
@@ -338,7 +388,7 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
         while pos < stop:
             if analyte.id in panels():  # blood pressure: "132/84", "132 over 84"
                 m = _PAIR.search(s.text, pos, stop)
-                if not m or m.start() - last > 60:
+                if not m or _gap(last, m.start(), taken) > _REACH:
                     break
                 pair = f"{m.group(1)}/{m.group(2)}"
                 u = unit_re.match(s.text, m.end())  # a value keeps only a unit it was said with
@@ -347,7 +397,7 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
                 pos = last = end
                 continue
             m = _NUMBER.search(s.text, pos, stop)
-            if not m or m.start() - last > 60:
+            if not m or _gap(last, m.start(), taken) > _REACH:
                 break
             pos = m.end()
             if any(a <= m.start() < e for a, e in taken):
