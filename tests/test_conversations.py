@@ -72,10 +72,11 @@ def test_the_fifth_authors_test_half_holds_its_first_run() -> None:
     first run, before any change made with its dev half: 45 / 84 facts, 6 wrong dates, 0
     forbidden, 14 / 24 superseded (the issue's targets are not met); raised to what main
     reaches at the end of that session: 47 found; then 48 found, 5 wrong dates ("she put me on
-    ...")."""
+    ..."); 49 found, 2 wrong dates (a day said alone reads in the month the conversation
+    named)."""
     s = conv.summary(conv.run_all(conv.load(["e"], "test"), "hashing"))
     assert s["transcripts"] == 7 and s["facts"] == 84 and s["links"] == 24
-    assert s["found"] >= 48 and s["forbidden"] == 0 and s["wrong_dates"] <= 5, s
+    assert s["found"] >= 49 and s["forbidden"] == 0 and s["wrong_dates"] <= 2, s
     assert s["superseded"] >= 14, s
 
 

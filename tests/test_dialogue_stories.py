@@ -480,3 +480,51 @@ def test_a_date_said_between_a_test_and_its_value_does_not_push_it_away() -> Non
         OCT_21,
     )
     assert got.get("Patient's HbA1c was 44 mmol/mol on 2026-09-16") == "2026-09-16", got
+
+
+NOV_12 = datetime(2026, 11, 12, 18, tzinfo=UTC)
+
+
+def test_a_day_said_alone_reads_in_the_month_the_conversation_named() -> None:
+    """ "Born on the 1st of October ... Haemoglobin on the 3rd of October ... I've been on it
+    since I came home on the 4th": the 4th of October, not of November; said again after "the
+    20th of October", the same 4th; "last Tuesday, the 27th" names its own week."""
+    from memory_core.ingest.dates import dates_in
+
+    told = datetime(2026, 10, 3, tzinfo=UTC)
+    (home,) = dates_in("since I came home on the 4th", NOV_12, told)
+    assert home.at == datetime(2026, 10, 4, tzinfo=UTC) and home.phrase.startswith("since")
+    (alone,) = dates_in("since I came home on the 4th", NOV_12)
+    assert alone.at == datetime(2026, 11, 4, tzinfo=UTC)  # no month named: the latest 4th
+    (tue,) = dates_in("last Tuesday, the 27th", datetime(2026, 11, 3, 18, tzinfo=UTC), told)
+    assert tue.at == datetime(2026, 10, 27, tzinfo=UTC)
+    transcript = (
+        "Date: 2026-11-12\nDr Fraser: Hello Megan.\nMegan: Hi.\n"
+        "Dr Fraser: Your haemoglobin on the 3rd of October was 98 g/L, so they started iron.\n"
+        "Megan: Ferrous fumarate, 210 mg twice a day. I've been on it since I came home on "
+        "the 4th.\n"
+        "Megan: The midwife stopped the labetalol on the 20th of October.\n"
+        "Dr Fraser: Still taking the folic acid?\n"
+        "Megan: No, I stopped the folic acid when I came home on the 4th.\n"
+    )
+    got = _got(transcript, NOV_12)
+    assert got.get("Patient takes ferrous fumarate (since 2026-10-04)") == "2026-10-04", got
+    assert got.get("Patient stopped folic acid on 2026-10-04") == "2026-10-04", got
+
+
+def test_a_day_read_in_the_conversations_month_passes_the_evidence_check(tmp_path) -> None:
+    """The proposal's date is checked against its evidence: a day the evidence says alone is
+    accepted in the month the conversation named (it was refused as no date the evidence
+    says)."""
+    import memory_core as mc
+
+    eng = mc.open_engine(f"sqlite:///{tmp_path / 's.db'}", "hashing", clock=lambda: NOV_12)
+    props = eng.extract_memories(
+        PID,
+        "Date: 2026-11-12\nDr Fraser: Hello Megan.\nMegan: Hi.\n"
+        "Dr Fraser: Your haemoglobin on the 3rd of October was 98 g/L.\n"
+        "Megan: I stopped the folic acid when I came home on the 4th.\n",
+        now=NOV_12,
+    )
+    folic = [p for p in props if "folic" in p.content]
+    assert folic and folic[0].created_at == datetime(2026, 10, 4, tzinfo=UTC), props

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -63,8 +63,9 @@ def day(d: datetime) -> datetime:
     return datetime(d.year, d.month, d.day, tzinfo=UTC)
 
 
-#: "since" right before a date of any pattern ("since the 12th of May", "since 12/05/2026")
-_SINCE_BEFORE = re.compile(r"\bsince(?:\s+the)?\s+$")
+#: "since" before a date of any pattern, in its clause ("since the 12th of May", "since
+#: 12/05/2026", "since I came home on the 4th")
+_SINCE_BEFORE = re.compile(r"\bsince\b[^,.;:!?]{0,30}$")
 
 
 @cache
@@ -122,6 +123,45 @@ def _patterns() -> dict[str, re.Pattern[str]]:
             r"\b(on|last|this past)\s+(mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)\b\.?"
         ),
     }
+
+
+#: a weekday right before a day of the month ("last Tuesday, the 27th")
+_WEEKDAY_BEFORE = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+$")
+
+#: How long before the session a day named with its month still sets the month of a day said
+#: alone after it.
+TOLD_REACH = timedelta(days=62)
+
+
+def _on_or_after(told: datetime | None, dom: int, session: datetime) -> datetime | None:
+    """The first day ``dom`` of a month on or after ``told`` ("born on the 1st of October ...
+    home on the 4th": the 4th of October), if not after the session; None when ``told`` is
+    none or too long before it."""
+    if told is None or not day(session) - TOLD_REACH <= told <= day(session):
+        return None
+    y, m = told.year, told.month
+    for _ in range(2):  # told's month, then the next
+        with contextlib.suppress(ValueError):
+            at = datetime(y, m, dom, tzinfo=UTC)
+            if told <= at <= day(session):
+                return at
+        y, m = (y + 1, 1) if m == 12 else (y, m + 1)
+    return None
+
+
+def day_alone(text: str, d: DateSpan) -> int:
+    """The day of the month of a day said alone ("the 4th"), or 0."""
+    m = re.fullmatch(r"the (\d{1,2})(?:st|nd|rd|th)", text[d.start : d.end].lower())
+    return int(m.group(1)) if m else 0
+
+
+def month_named(text: str, d: DateSpan) -> bool:
+    """A day said with its month ("the 1st of October", "03/10/2026", "2026-10-03")."""
+    said = text[d.start : d.end].lower()
+    months = lexicon().months
+    return d.precision == "day" and (
+        any(w in months for w in re.findall(r"[a-z]+", said)) or bool(re.search(r"\d[./-]\d", said))
+    )
 
 
 _NUMBERS = {
@@ -249,9 +289,19 @@ def told_as_done(text: str) -> bool:
     return any(past_tense(w) and w not in _SET_FOR for w in words)
 
 
-def dates_in(text: str, session: datetime) -> list[DateSpan]:
+def dates_in(
+    text: str,
+    session: datetime,
+    told: datetime | None = None,
+    days: Mapping[int, datetime] | None = None,
+) -> list[DateSpan]:
     """Every date said in ``text``, in order, none overlapping (the first reading of a place
-    wins: "12 October 2026" is one date, not a day and a year)."""
+    wins: "12 October 2026" is one date, not a day and a year). ``told``: the day the
+    conversation last named with its month ("born on the 1st of October"): a day said alone
+    after it ("came home on the 4th") is the first such day on or after it (in its month or
+    the next), where that is not after the session and ``told`` is within :data:`TOLD_REACH`
+    of it. ``days``: the days said alone before in the conversation, as they were read: the
+    same day said alone again is the same date ("... home on the 4th" twice)."""
     p = _patterns()
     low = text.lower()
     found: list[DateSpan] = []
@@ -271,7 +321,7 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
         taken.append((start, end))  # a plan's words are no other date ("of April" ahead)
         if at > day(session) + timedelta(days=1):
             return  # a date after the session is a plan, not when something happened
-        since = since or bool(_SINCE_BEFORE.search(low, max(0, start - 12), start))
+        since = since or bool(_SINCE_BEFORE.search(low, max(0, start - 40), start))
         phrase = _fmt(at, precision, since)
         found.append(DateSpan(start, end, at, phrase, precision, relative, guessed))
 
@@ -350,7 +400,12 @@ def dates_in(text: str, session: datetime) -> list[DateSpan]:
             if at > day(session) and mt.group(2) is None:
                 prev = _month_back(session, 1)
                 at = datetime(prev.year, prev.month, dom, tzinfo=UTC)
-            add(mt.start(), mt.end(), at, "day", guessed=mt.group(2) is None)
+            after = None
+            named_day = _WEEKDAY_BEFORE.search(low, max(0, mt.start() - 14), mt.start())
+            if mt.group(2) is None and not named_day:  # "last Tuesday, the 27th": this month's
+                again = (days or {}).get(dom)
+                after = again if again is not None else _on_or_after(told, dom, session)
+            add(mt.start(), mt.end(), after or at, "day", guessed=mt.group(2) is None)
     for mt in p["month"].finditer(low):
         add(mt.start(), mt.end(), _month_back(session, 0 if mt.group(1) == "this" else 1), "month")
     for mt in p["ago"].finditer(low):

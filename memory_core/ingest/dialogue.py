@@ -295,6 +295,11 @@ class State:
         """The names the patient goes by in this conversation."""
         return tuple(n for n in (self.patient_name, self.given_name) if n)
 
+    #: the day the conversation last named with its month: a day said alone after it reads in
+    #: its month ("born on the 1st of October ... home on the 4th")
+    told_day: datetime | None = None
+    #: the days said alone so far, as read: the same day said again is the same date
+    days_alone: dict[int, datetime] = field(default_factory=dict)
     #: the tests' date, its turn and where it was said (start, end)
     test_date: tuple[DateSpan, int, int, int] | None = None
 

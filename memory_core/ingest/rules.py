@@ -46,7 +46,7 @@ from typing import Any
 
 from ..facts.lexicon import lexicon
 from . import names
-from .dates import DateSpan, day, narrowest, session_date, told_as_done
+from .dates import DateSpan, day, day_alone, month_named, narrowest, session_date, told_as_done
 from .dialogue import (
     AFFIRM,
     DECLARED,
@@ -155,7 +155,8 @@ _TAKE_QUESTION = re.compile(r"\b(tak\w+|medicines?|medications?|tablets?|on)\b")
 #: a pronoun a medication verb governs ("stopped it", "increase it", "it gave me")
 _GOVERNED = re.compile(
     r"\b(?:stop\w*|start\w*|increas\w*|decreas\w*|reduc\w*|drop\w*|cut|take|takes|taking|took|"
-    r"use|uses|using|continu\w*|off)\s+(?P<pro>it|that|them)\b|\b(?P<pro2>it|that|they)\s+"
+    r"use|uses|using|continu\w*|off|(?:been|still|stay\w*|keep|kept)\s+on)\s+(?P<pro>it|that|them)\b|"
+    r"\b(?P<pro2>it|that|they)\s+"
     r"(?:made|makes|gave|gives|caused|causes|did|does)\b",
     re.I,
 )
@@ -310,6 +311,12 @@ def _story(
     if _NOW_AGAIN.search(s.text) and not _SO_NOW.match(s.text):
         return None, None
     return told, told
+
+
+def _since(when: DateSpan | None, d: Drug, window: str) -> bool:
+    """ "I've been on it since I came home on the 4th": a drug talked about, said taken since a
+    day -- when it began."""
+    return bool(d.implicit and when is not None and when.phrase.startswith("since") and window)
 
 
 #: a sentence without a subject that opens with a change ("Started on the 1st of June.")
@@ -527,7 +534,12 @@ class RuleExtractor:
         follows_other = -1  # the turn whose last sentence was about someone else
         for s in sents:
             s = _untagged(s)  # "You're booked for the 7th of April, is that right?": said
-            r = Named(s, moment(s, session, now))
+            r = Named(s, moment(s, session, now), st.told_day, st.days_alone)
+            named = [d.at for d in r.dates if month_named(s.text, d) and d.at <= session]
+            st.told_day = named[-1] if named else st.told_day
+            st.days_alone.update(
+                {day_alone(s.text, d): d.at for d in r.dates if day_alone(s.text, d)}
+            )
             asked_past = (
                 s.speaker != "clinician"
                 and st.question is not None
@@ -984,7 +996,7 @@ class RuleExtractor:
                     and len(_window(low, d.start, 60).split()) <= 3
                     and len(low[d.end :].split()) <= 12
                 )  # a list read out: "Atorvastatin, 80 mg now"
-            ) and (dose or freq or (confirmed and _TAKE.search(window))):
+            ) and (dose or freq or (confirmed and _TAKE.search(window)) or _since(when, d, window)):
                 since = when if when is not None and when.phrase.startswith("since") else None
                 text = f"Patient takes {d.phrase}{details}" + (
                     f" ({since.phrase})" if since else ""

@@ -8,7 +8,7 @@ its sentence, so reading a transcript is linear in its length.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache, cached_property
@@ -122,11 +122,19 @@ _NOT_A_VALUE = re.compile(
 class Named:
     """What one sentence names, each found once (lazily) and kept with its place."""
 
-    def __init__(self, s: Sentence, session: datetime) -> None:
+    def __init__(
+        self,
+        s: Sentence,
+        session: datetime,
+        told: datetime | None = None,
+        days: Mapping[int, datetime] | None = None,
+    ) -> None:
         self.s = s
         self.text = s.text
         self.low = s.text.lower()
         self.session = session
+        self.told = told  # the day last named with its month (dates.dates_in)
+        self.days = days  # the days said alone before, as read
         self._found: dict[int, list[tuple[int, int, str]]] = {}
 
     @cached_property
@@ -197,7 +205,7 @@ class Named:
 
     @cached_property
     def dates(self) -> list[DateSpan]:
-        return dates_in(self.text, self.session)
+        return dates_in(self.text, self.session, self.told, self.days)
 
     def slot_values(self, slot: str) -> list[tuple[int, int, str]]:
         return self._matches(lexicon().slot_values[slot])
@@ -269,7 +277,11 @@ def reason_after(r: Named, pos: int) -> re.Match[str] | None:
     stomach") -- not a "since" that opens a date ("since February", "since the 6th")."""
     starts = {d.start for d in r.dates}
     m = REASON.search(r.text, pos)
-    while m is not None and (m.start() in starts or _dated(r.text, m.start("why"), starts)):
+    while m is not None and (
+        m.start() in starts
+        or _dated(r.text, m.start("why"), starts)
+        or (m.group(0).lower().startswith("since") and any(m.start() < x < m.end() for x in starts))
+    ):  # "since I came home on the 4th": a time, not a reason
         m = REASON.search(r.text, m.start() + 1)
     return m
 

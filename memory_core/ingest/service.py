@@ -7,7 +7,7 @@ import hashlib
 import re
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -15,7 +15,7 @@ from .. import validation as v
 from ..errors import ConflictError, ValidationError
 from ..importance import default_importance
 from ..values import AddResult
-from .dates import dates_in, day, future_session_date, session_date
+from .dates import TOLD_REACH, dates_in, day, day_alone, future_session_date, session_date
 from .dialogue import PATIENT_ID, moment, split
 from .fhir import FhirImportReport
 from .fhir import import_fhir as _import_fhir
@@ -97,7 +97,7 @@ def _check(
     if c.dated_by is not None and 0 <= c.dated_by[0] < c.dated_by[1] <= len(transcript):
         dating = transcript[c.dated_by[0] : c.dated_by[1]]
         said += [d.at for at in dict.fromkeys(anchors) for d in dates_in(dating, at)]
-    if c.created_at is not None and created not in said:
+    if c.created_at is not None and created not in said and not _day_alone(evidence, created, now):
         raise ValidationError(
             "created_at", f"{created:%Y-%m-%d} is no date the evidence says ({evidence[:80]!r})"
         )
@@ -110,6 +110,15 @@ def _check(
     if implausible:
         raise ValidationError("content", f"{implausible} -- not proposed")
     return content, mtype, imp, created
+
+
+def _day_alone(evidence: str, created: datetime, now: datetime) -> bool:
+    """A day the evidence says alone ("home on the 4th"), dated in the month the conversation
+    had named (:func:`.dates.dates_in`'s ``told``): the day is the evidence's, not after the
+    extraction, within the reach of a month named earlier."""
+    days = {day_alone(evidence, d) for d in dates_in(evidence, now)}
+    reach = TOLD_REACH + timedelta(days=31)
+    return created.day in days and now - reach <= created <= now
 
 
 def _outside_physiology(content: str, mtype: str) -> str:
