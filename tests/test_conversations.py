@@ -73,10 +73,10 @@ def test_the_fifth_authors_test_half_holds_its_first_run() -> None:
     forbidden, 14 / 24 superseded (the issue's targets are not met); raised to what main
     reaches at the end of that session: 47 found; then 48 found, 5 wrong dates ("she put me on
     ..."); 49 found, 2 wrong dates (a day said alone reads in the month the conversation
-    named)."""
+    named); 50 found (a relative's illness said with an apostrophe: "my mum's had ...")."""
     s = conv.summary(conv.run_all(conv.load(["e"], "test"), "hashing"))
     assert s["transcripts"] == 7 and s["facts"] == 84 and s["links"] == 24
-    assert s["found"] >= 49 and s["forbidden"] == 0 and s["wrong_dates"] <= 2, s
+    assert s["found"] >= 50 and s["forbidden"] == 0 and s["wrong_dates"] <= 2, s
     assert s["superseded"] >= 14, s
 
 
@@ -96,10 +96,11 @@ def test_the_seventh_authors_test_half_holds_its_first_run() -> None:
     first run, before any change made with its dev half: 47 / 96 facts, 19 wrong dates, 3
     forbidden, 15 / 22 superseded (the issue's targets are not met); then, with changes made
     with its dev half and others' ("since" before a day, a value before another measurement, a
-    dated answer to a question in the past tense): 50 found, 17 wrong dates."""
+    dated answer to a question in the past tense): 50 found, 17 wrong dates; 51 found ("my
+    mum's had ...")."""
     s = conv.summary(conv.run_all(conv.load(["g"], "test"), "hashing"))
     assert s["transcripts"] == 7 and s["facts"] == 96 and s["links"] == 22
-    assert s["found"] >= 50 and s["forbidden"] <= 3 and s["wrong_dates"] <= 17, s
+    assert s["found"] >= 51 and s["forbidden"] <= 3 and s["wrong_dates"] <= 17, s
     assert s["superseded"] >= 15, s
 
 

@@ -528,3 +528,20 @@ def test_a_day_read_in_the_conversations_month_passes_the_evidence_check(tmp_pat
     )
     folic = [p for p in props if "folic" in p.content]
     assert folic and folic[0].created_at == datetime(2026, 10, 4, tzinfo=UTC), props
+
+
+def test_a_relatives_illness_said_with_an_apostrophe_is_family_history() -> None:
+    """ "My mum's had depression" ("mum has had"), "Mum's sister has diabetes" (a relative's
+    relative): family history; "I'm at my brother's now" is where the patient lives."""
+    from memory_core.ingest.statements import relative_subject
+
+    assert relative_subject("My mum's had depression on and off", "") == "mum"
+    assert relative_subject("Mum's sister has diabetes", "") == "mum's sister"
+    assert relative_subject("I'm at my brother's now, in his spare room", "") is None
+    got = _got(
+        "Date: 2026-08-18\nNurse: Hello Sam.\nSam: Hello.\n"
+        "Nurse: Any family history of mental illness?\n"
+        "Sam: My mum's had depression on and off since I was a kid.\n",
+        datetime(2026, 8, 18, 18, tzinfo=UTC),
+    )
+    assert any(c.startswith("Family history (mum)") and "depression" in c for c in got), got

@@ -257,6 +257,7 @@ _THIRD = (
     (r"\bI've\b", "they have"),
     (r"\bI'd\b", "they would"),
     (r"\bI'll\b", "they will"),
+    (r"\bI was\b", "they were"),
     (r"\bI\b", "they"),
     (r"\bme\b", "them"),
     (r"\bmy\b", "their"),
@@ -322,15 +323,23 @@ def relative_subject(text: str, relation: str) -> str | None:
 
     c = cues()
     ws = words_of(text)
-    for i, w in enumerate(ws[:8]):
+    for i, word in enumerate(ws[:8]):
+        w = word.removesuffix("'s").removesuffix("’s")  # "my mum's had", "Mum's sister"
+        if w != word and i > 1 and ws[i - 2] in _AT_PLACE:
+            continue  # "I'm at my brother's now": a place, not the clause's subject
         if w in c.relatives and (
             i == 0 or ws[i - 1] in ("my", "his", "her", "their", "your", "our", "the", "a")
         ):
+            if w != word and i + 1 < len(ws) and ws[i + 1] in c.relatives:
+                return f"{w}'s {ws[i + 1]}"  # a relative's relative: "Mum's sister"
             if relation and w in _PATIENT_AS.get(relation, ()):  # the proxy's "my mum": the patient
                 continue
             return w
     return None
 
+
+#: words before "my brother's" that make it a place ("at my brother's", "round to my mum's")
+_AT_PLACE = frozenset({"at", "to", "from", "round", "over", "near", "in", "into", "by", "with"})
 
 _THIRD_PERSON = re.compile(r"\b(?:he|she|he's|she's|his|her|him|hers)\b", re.I)
 _THIRD_SUBJECT = re.compile(r"\b(?:he|she|he's|she's)\b", re.I)
