@@ -379,6 +379,11 @@ def test_a_change_timed_at_a_later_visit_is_a_plan_unless_made(newer: str, made:
          "Not confirmed with family.", "social"),
         ("Never smoker", "Triage quotes a bystander: 'smokes like a chimney'; not confirmed "
          "by patient or family.", "social"),
+        # a claim with no record of it
+        ("Paroxysmal atrial fibrillation", "A doctor abroad told him the AF had gone "
+         "permanent; no documentation, records requested.", "condition"),
+        ("Warfarin 3 mg daily", "Says warfarin was stopped in Spain - not documented, awaiting "
+         "records.", "medication"),
     ],
 )  # fmt: skip
 def test_a_sentence_that_hedges_the_statement_makes_it_uncertain(
