@@ -194,3 +194,15 @@ def test_what_normal_is_gives_no_result(text: str) -> None:
 def test_a_result_said_normal_is_still_read() -> None:
     f = read("TSH normal", "lab_result").facts[0]
     assert parts(f.value).get("result") == "negative", f.value
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("The patient scored 19 out of 30 on the MoCA memory test", "loinc:72172-0", "19"),
+        ("She scored 24/30 on the MMSE today", "loinc:72107-6", "24"),
+    ],
+)
+def test_a_score_said_before_its_test_is_its_result(text: str, key: str, value: str) -> None:
+    """ "Scored 19 out of 30 on the MoCA": the score comes before the test's name."""
+    assert _value(text, key, "observation") == value

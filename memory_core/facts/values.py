@@ -183,10 +183,26 @@ def lab_value(
     if plan:
         return join(when)
     drugs_at = [x.start for x in spans if x.how in ("drug", "combination") and a <= x.start < b]
-    number = _result_number(t, a, b, analyte, drugs_at)
+    number = _result_number(t, a, b, analyte, drugs_at) or _score_before(t, span)
     if number:
         return join([("value", number), *where])
     return join([("result", qual[0].value), *where]) if qual else join([*where, *when])
+
+
+#: A score said before the test it is of ("scored 19 out of 30 on the MoCA").
+_SCORED_BEFORE = re.compile(
+    r"\b(?:scored|score of|got)\s+(\d+(?:\.\d+)?)\s*(?:out of|/)\s*\d+\s+(?:on|in)\s+"
+    r"(?:the|her|his|their|my|your|a)?\s*$",
+    re.I,
+)
+
+
+def _score_before(t: Text, span: Span) -> str:
+    """The score a sentence gives a test before naming it ("The patient scored 19 out of 30 on
+    the MoCA memory test": 19), or ""."""
+    lo = max(0, t.starts[span.start] - 60)
+    m = _SCORED_BEFORE.search(t.text, lo, t.starts[span.start])
+    return f"{float(m.group(1)):g}" if m else ""
 
 
 def _bounded(t: Text, a: int, b: int) -> bool:
