@@ -24,9 +24,10 @@ PID = "HX-9001"
 #: found raised to what main 6a0f24b reaches, then to 91 (2026-12-05: OTC products, a relative
 #: named then "she"), then to 93 (a weight "the scale said"; what "she" did to "me": "she put
 #: me on ..."); wrong dates raised from 12 to 13 by the latter, which proposes one fact that
-#: was not proposed at all before, with a date the key does not give it;
+#: was not proposed at all before, with a date the key does not give it; superseded raised to
+#: 46 (a newer result written as another type than the older sends the older to a reviewer);
 #: the issue's targets (75 %, 0, 0, 80 %) are in docs/ingest.md beside them, not met.
-FLOOR = {"found": 93, "forbidden": 6, "wrong_dates": 13, "superseded": 43}
+FLOOR = {"found": 93, "forbidden": 6, "wrong_dates": 13, "superseded": 46}
 
 
 def test_the_held_out_test_half_holds_its_floor() -> None:
@@ -60,11 +61,12 @@ def test_the_fourth_authors_test_half_holds_its_first_run() -> None:
     15 wrong dates, 1 forbidden, 14 / 31 superseded (the issue's targets are not met); raised
     to what main eab27f2 reaches: 45 found, 13 wrong dates, 17 superseded; then 46 found, 12
     wrong dates (d07 was read once, as a format sample, before the mechanisms that moved it);
-    48 found, 18 superseded (a clinician noting a preference)."""
+    48 found, 18 superseded (a clinician noting a preference); 19 superseded (a result across
+    types)."""
     s = conv.summary(conv.run_all(conv.load(["d"], "test"), "hashing"))
     assert s["transcripts"] == 8 and s["facts"] == 96 and s["links"] == 31
     assert s["found"] >= 48 and s["forbidden"] <= 1 and s["wrong_dates"] <= 12, s
-    assert s["superseded"] >= 18, s
+    assert s["superseded"] >= 19, s
 
 
 def test_the_fifth_authors_test_half_holds_its_first_run() -> None:
@@ -73,11 +75,12 @@ def test_the_fifth_authors_test_half_holds_its_first_run() -> None:
     forbidden, 14 / 24 superseded (the issue's targets are not met); raised to what main
     reaches at the end of that session: 47 found; then 48 found, 5 wrong dates ("she put me on
     ..."); 49 found, 2 wrong dates (a day said alone reads in the month the conversation
-    named); 50 found (a relative's illness said with an apostrophe: "my mum's had ...")."""
+    named); 50 found (a relative's illness said with an apostrophe: "my mum's had ..."); 15
+    superseded (a result across types)."""
     s = conv.summary(conv.run_all(conv.load(["e"], "test"), "hashing"))
     assert s["transcripts"] == 7 and s["facts"] == 84 and s["links"] == 24
     assert s["found"] >= 50 and s["forbidden"] == 0 and s["wrong_dates"] <= 2, s
-    assert s["superseded"] >= 14, s
+    assert s["superseded"] >= 15, s
 
 
 def test_the_sixth_authors_check_holds_its_first_run() -> None:

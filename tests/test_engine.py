@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -542,3 +543,28 @@ def test_back_scan_ties_between_identical_copies_go_to_the_first_copy(
         ("o-005", "o-064"),
         ("o-064", "o-299"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("older", "older_type", "newer", "newer_type", "rule"),
+    [
+        ("MoCA 22/30", "observation", "MoCA 19/30", "lab_result", "lab.new-value"),
+        ("HbA1c 7.1%", "lab_result", "HbA1c now 6.5%", "observation", "lab.new-value"),
+        ("Weight 80 kg", "vital_sign", "Weighed 75 kg at home", "observation", "lab.new-value"),
+    ],
+)
+def test_a_newer_result_written_as_another_type_sends_the_older_to_review(
+    tmp_path: Path, older: str, older_type: str, newer: str, newer_type: str, rule: str
+) -> None:
+    """A test's result charted as one type and its newer result as another: both stayed
+    current (the candidates are of the new memory's type); now the older goes to a reviewer,
+    never at once, and the same result again changes nothing."""
+    eng = mc.open_engine(f"sqlite:///{tmp_path / 's.db'}", "hashing", clock=lambda: NOW)
+    old = eng.add_memory("NW-7", older, older_type, created_at=NOW - timedelta(days=40)).memory
+    res = eng.add_memory("NW-7", newer, newer_type, created_at=NOW - timedelta(days=1))
+    mine = [s for s in res.supersessions if s.old_id == old.id]
+    assert [(s.rule, s.state) for s in mine] == [(rule, mc.SupersessionState.PENDING)], mine
+    assert older_type in mine[0].evidence and newer_type in mine[0].evidence
+    again = eng.add_memory("NW-8", older, older_type, created_at=NOW - timedelta(days=40)).memory
+    res = eng.add_memory("NW-8", older, newer_type, created_at=NOW - timedelta(days=1))
+    assert not [s for s in res.supersessions if s.old_id == again.id]

@@ -27,7 +27,8 @@ from ..contradictions import (
     same_type_similarities,
 )
 from ..errors import StateError
-from ..facts import ClinicalFacts, Decision, Fact, Strength, Verdict, reach_keys
+from ..facts import ClinicalFacts, Decision, Fact, KeyKind, Strength, Verdict, reach_keys
+from ..facts import decide as decide_facts
 from ..facts.classes import ClassChange, class_changes
 from ..facts.rules import decide_by_class, decide_elsewhere, stopped_elsewhere
 from ..importance import default_importance
@@ -276,6 +277,7 @@ def detect(
             else:
                 pool.replace(row, demoted)
     found.extend(_medication_reviews(core, new, pool, now, by, changes, found))
+    found.extend(_result_reviews(core, new, pool, now, by, changes, found))
     return new
 
 
@@ -325,6 +327,61 @@ def _medication_reviews(
             decided.add(older.id)
             sim = float(cosine_to_all(new.embedding, pool.arrays()[0][[row]])[0])
             out.append(record(core, older, new, sim, d, False, by, now, changes))
+    return out
+
+
+#: The types a test's result is written as: a newer result of a test makes an older one of
+#: another of these types out of date too -- for a reviewer.
+RESULT_TYPES = ("lab_result", "vital_sign", "observation")
+
+
+def _result_reviews(
+    core: Core,
+    new: Memory,
+    pool: PatientPool,
+    now: datetime,
+    by: str,
+    changes: ChangeSet,
+    found: Sequence[Supersession],
+) -> list[Supersession]:
+    """A test's newer result written as another type than an older one ("MoCA 22/30" an
+    observation, "MoCA 19/30" a lab result): the older is out of date, for a reviewer (the
+    decision of :func:`memory_core.facts.decide` on the two, weak)."""
+    if new.memory_type not in RESULT_TYPES:
+        return []
+    facts = facts_of(new)
+    keys = {f.key for f in facts.facts if f.kind is KeyKind.LOINC and f.asserted}
+    if not keys:
+        return []
+    exempt = core.policy.contradiction.exempt_types
+    index = pool.snapshot.key_index().rows
+    added = _added_key_index(pool)
+    decided = {s.old_id for s in found}
+    out = []
+    for other in (t for t in RESULT_TYPES if t != new.memory_type and t not in exempt):
+        rows = {r for k in keys for r in (*index.get((other, k), ()), *added.get((other, k), ()))}
+        for row in sorted(rows):
+            older = pool.memories[row]
+            if older.id in decided or older.status is not Status.ACTIVE:
+                continue
+            if older.created_at > new.created_at:
+                continue
+            d = decide_facts(
+                facts_of(older),
+                facts,
+                "lab_result",
+                older.content,
+                new.content,
+                older_on=older.created_at.date().isoformat(),
+                newer_on=new.created_at.date().isoformat(),
+            )
+            if not d.supersedes or d.verdict is Verdict.DUPLICATE or d.key not in keys:
+                continue  # the same result again, written as another type: nothing out of date
+            why = f"{d.evidence}; written as {older.memory_type}, then as {new.memory_type}"
+            decided.add(older.id)
+            sim = float(cosine_to_all(new.embedding, pool.arrays()[0][[row]])[0])
+            weak = Decision(d.verdict, d.rule, Strength.WEAK, why, d.key)
+            out.append(record(core, older, new, sim, weak, False, by, now, changes))
     return out
 
 
