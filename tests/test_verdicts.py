@@ -1459,6 +1459,8 @@ def test_a_rule_literal_spells_out_its_alternatives() -> None:
         ("Alcohol 20 units per week", "Plan: cut down to 14 units a week."),
         ("Alcohol 20 units per week", "Discussed alcohol. Cut back to 14 units a week."),
         ("Walks 10 minutes a day", "Increase walking to 30 minutes a day."),
+        # the imperative is the habit's own verb: "walk", not the note's "walks"
+        ("Walks 2000 steps a day", "Walk at least 10,000 steps daily."),
     ],
 )
 def test_advice_on_a_measured_habit_is_not_its_amount(older: str, newer: str) -> None:

@@ -34,7 +34,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from .context import Scope, opens_sentence, scopes
+from .context import Scope, opens_sentence, reaches_kind, scopes
 from .lexicon import ContextRule, lexicon
 from .model import NEVER_SUPERSEDES, ClinicalFacts, Context
 from .text import Span, Text, clause_bounds, sentence_bounds
@@ -98,14 +98,13 @@ def _reaching(
 ) -> frozenset[Context]:
     """The categories (of ``categories``) of the scopes that reach token ``i`` said of the thing
     ``s``, but for the trigger's own words and rules limited to other kinds of things."""
-    kind = s.key.partition(":")[0]
     return frozenset(
         sc.category
         for sc in found
         if sc.category in categories
         and sc.lo <= i < sc.hi
         and not sc.start <= i < sc.end
-        and not (sc.rule.kinds and kind not in sc.rule.kinds)
+        and reaches_kind(sc.rule, s.key)
     )
 
 

@@ -74,7 +74,7 @@ def scopes(t: Text, spans: Sequence[Span]) -> list[Scope]:
     for m in matches:
         if m.value.direction in ("PSEUDO", "TERMINATE") or _inside(m, pseudo):
             continue
-        if any(s.start <= m.start < s.end for s in spans):
+        if any(s.start <= m.start < s.end for s in spans) and not _imperative(m):
             continue  # a trigger word inside a thing's own name ("heart failure with reduced ...")
         category = CATEGORY[m.value.category]
         if category is Context.OTHER_PERSON and (
@@ -159,6 +159,23 @@ _LEAD = frozenset(
     {"pt", "pts", "patient", "patients", "my", "his", "her", "their", "the", "our", "other",
      "another", "a", "an", "this", "that"}
 )  # fmt: skip
+
+
+def reaches_kind(rule: ContextRule, key: str) -> bool:
+    """A rule limited to some kinds of things reaches a thing of those kinds (``measure``: a
+    chart slot with an amount -- alcohol, tobacco, exercise, sleep)."""
+    kind, _, name = key.partition(":")
+    if not rule.kinds or kind in rule.kinds:
+        return True
+    slot = lexicon().slots.get(name) if kind == "slot" else None
+    return MEASURED in rule.kinds and slot is not None and slot.measure
+
+
+def _imperative(m: Match[ContextRule]) -> bool:
+    """An instruction that opens its sentence: its verb may be the habit's own name ("Walk 30
+    minutes a day", "Sleep 7-9 hours a night") -- the bare form is the advice, the note says
+    "walks", "sleeps"."""
+    return m.value.direction == "SUBJECT" and CATEGORY[m.value.category] is Context.INSTRUCTION
 
 
 def _is_subject(t: Text, m: Match[ContextRule]) -> bool:

@@ -165,8 +165,15 @@ def _goal_for_goal(a: Fact, b: Fact) -> bool:
     """A goal, limit or target of a chart slot said where the older was one too ("Goal: walk 10
     minutes daily" / "Goal: walk 30 minutes daily"): the newer is hedged only as the older is,
     and is read as the older was."""
-    goal = frozenset({Context.DEFINITION})
-    return b.kind is KeyKind.SLOT and a.contexts == b.contexts == goal
+    return (
+        b.kind is KeyKind.SLOT
+        and a.contexts == b.contexts
+        and Context.DEFINITION in b.contexts
+        and b.contexts <= _GOAL  # "Goal: walk 30 minutes daily": a goal, its verb a bare form
+    )
+
+
+_GOAL = frozenset({Context.DEFINITION, Context.INSTRUCTION})
 
 
 #: The order in which a fact's contexts name the rule of a statement that asserts nothing.
