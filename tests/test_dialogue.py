@@ -208,7 +208,8 @@ def test_relative_dates_read_against_the_session() -> None:
 
 def test_a_slashed_date_either_way_round_is_read_the_way_its_month_agrees() -> None:
     """ "12/05" is the 12th of May in Europe and the 5th of December in the US: read only where
-    a month said beside it settles which ("in May - on 12/05"), never on a guess."""
+    a month said beside it settles which ("in May - on 12/05"), or where only one way falls in
+    the month before the session (tests/test_dialogue_stories.py); "6/12" is six months."""
     session = datetime(2026, 11, 11, 12, tzinfo=UTC)
     days = [d.date for d in dates_in("At the review in May - on 12/05 - we switched you.", session)]
     assert days == ["2026-05", "2026-05-12"]
@@ -219,6 +220,8 @@ def test_a_slashed_date_either_way_round_is_read_the_way_its_month_agrees() -> N
     assert [d.date for d in dates_in("Seen on 12/05.", session)] == []  # no month: unread
     assert [d.date for d in dates_in("F/u 6/12 in March.", session)] == ["2026-03"]
     assert [d.date for d in dates_in("BP 128/74 in May.", session)] == ["2026-05"]
+    december = datetime(2026, 12, 15, 12, tzinfo=UTC)
+    assert [d.date for d in dates_in("Review 6/12.", december)] == []  # six months
 
 
 def test_a_confirmed_question_of_the_patients_life_is_their_statement() -> None:

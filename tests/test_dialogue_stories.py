@@ -545,3 +545,24 @@ def test_a_relatives_illness_said_with_an_apostrophe_is_family_history() -> None
         datetime(2026, 8, 18, 18, tzinfo=UTC),
     )
     assert any(c.startswith("Family history (mum)") and "depression" in c for c in got), got
+
+
+def test_a_dose_put_up_from_the_old_one_is_an_increase_on_its_day() -> None:
+    got = _got(
+        "Date: 2026-08-18\nDr Adeyemi: Hello Sam.\nSam: Hello.\n"
+        "Dr Adeyemi: So we put your sertraline up from 50 to 100 milligrams on Monday the 20th "
+        "of July. How have the last four weeks been?\n",
+        datetime(2026, 8, 18, 18, tzinfo=UTC),
+    )
+    assert got.get("Patient's sertraline dose increased to 100 mg") == "2026-07-20", got
+
+
+def test_a_slashed_day_either_way_round_is_the_one_in_the_month_before() -> None:
+    """ "Your glucose tolerance test on 02/07", said on the 15th of July: the 2nd of July (the
+    7th of February is months before); where both or neither fall in the month before the
+    session, not read."""
+    july = datetime(2026, 7, 15, 18, tzinfo=UTC)
+    assert _dates("Your glucose tolerance test on 02/07 showed 5.8", july) == [
+        ("2026-07-02", "on 2026-07-02")
+    ]
+    assert _dates("seen on 03/04", july) == []

@@ -430,17 +430,24 @@ def dates_in(
         back = (session.weekday() - short[mt.group(2)]) % 7 or 7
         undirected = mt.group(1) == "on"
         add(mt.start(), mt.end(), day(session) - timedelta(days=back), "day", guessed=undirected)
-    _either_way(p["either_way"], low, found, add)
+    _either_way(p["either_way"], low, found, add, session)
     found.sort(key=lambda d: d.start)
     return found
 
 
 def _either_way(
-    pattern: re.Pattern[str], low: str, found: list[DateSpan], add: Callable[..., None]
+    pattern: re.Pattern[str],
+    low: str,
+    found: list[DateSpan],
+    add: Callable[..., None],
+    session: datetime,
 ) -> None:
     """A slashed day and month that read either way round ("12/05": the 12th of May as Europe
     writes it, the 5th of December as the US does), read the one way a month said beside it
-    agrees with ("in May - on 12/05"); with no such month, or both agreeing, not read."""
+    agrees with ("in May - on 12/05"); with no such month, written with two digits each, the
+    one way that falls in the month before the session, where the other does not ("02/07"
+    said on the 15th of July: the 2nd of July, not the 7th of February); else not read ("6/12"
+    is six months)."""
     months = [d for d in found if d.precision == "month"]
     for mt in pattern.finditer(low):
         a, b = int(mt.group(1)), int(mt.group(2))
@@ -456,6 +463,21 @@ def _either_way(
             dom, first = agree[0]
             with contextlib.suppress(ValueError):  # not a calendar date ("31/04")
                 add(mt.start(), mt.end(), first.replace(day=dom), "day", relative=False)
+        elif not months and not mt.group(3) and len(mt.group(1)) == len(mt.group(2)) == 2:
+            # both written with two digits ("02/07"): a date, not a duration ("6/12": months)
+            recent = [at for at in (_recent(a, b, session), _recent(b, a, session)) if at]
+            if len(recent) == 1:
+                add(mt.start(), mt.end(), recent[0], "day", guessed=True)
+
+
+def _recent(dom: int, month: int, session: datetime) -> datetime | None:
+    """The day ``dom`` of ``month`` in the 31 days up to the session, or None."""
+    for year in (session.year, session.year - 1):
+        with contextlib.suppress(ValueError):
+            at = datetime(year, month, dom, tzinfo=UTC)
+            if day(session) - timedelta(days=31) <= at <= day(session):
+                return at
+    return None
 
 
 _SESSION = re.compile(

@@ -142,7 +142,10 @@ _SWITCH_TO = re.compile(
     r"\b(?:switch\w*|chang\w*|mov\w*) (?:(?:you|him|her|them|me|us) )?(?:over |across )?"
     r"(?:on)?to (?:the |a |your |his |her |their )?$"
 )
-_UP = re.compile(r"\b(increas\w+|rais\w+|upp\w+|titrat\w+ up|bump\w* up|went up|go up)\b")
+_UP = re.compile(
+    r"\b(increas\w+|rais\w+|upp\w+|titrat\w+ up|bump\w* up|went up|go up)\b"
+    r"|^\W*up\s+from\b"  # "we put your sertraline up from 50 to 100 milligrams"
+)
 _DOWN = re.compile(
     r"\b(decreas\w+|reduc\w+|lower\w*|cut\w* (?:it |them |that )?(?:back|down)|went down|"
     r"halv\w+|drop\w*)\b"
