@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 
 import memory_core as mc
-from memory_core.facts import Context, decide_texts, read
+from memory_core.facts import Context, State, decide_texts, read
 from memory_core.facts.assertion import change_contexts
 from memory_core.facts.text import parse, things
 from tests.conftest import NOW
@@ -420,3 +420,25 @@ def test_a_change_made_per_protocol_is_made() -> None:
         "medication",
     )
     assert d.rule == "drug.dose-change" and d.strong
+
+
+@pytest.mark.parametrize(
+    ("text", "mtype", "key", "state", "asserted"),
+    [
+        # a purpose makes only what follows it supposed
+        ("Repeat full blood count in two weeks to see if the blood count has recovered.",
+         "care_plan", "loinc:58410-2", State.ACTIVE, True),
+        ("Metformin stopped to see if the diarrhoea settles.", "medication", "drug:metformin",
+         State.STOPPED, True),
+        # "if" alone still reaches its whole clause
+        ("Stop metformin if vomiting.", "medication", "drug:metformin", State.STOPPED, False),
+        # a change only supposed is not the key's where another mention says it plainly
+        ("Metformin 500 mg twice daily; stop it if vomiting.", "medication", "drug:metformin",
+         State.ACTIVE, True),
+    ],
+)  # fmt: skip
+def test_a_change_only_supposed_is_not_the_things_state(
+    text: str, mtype: str, key: str, state: State, asserted: bool
+) -> None:
+    f = read(text, mtype).get(key)
+    assert f is not None and f.state is state and f.asserted is asserted, f

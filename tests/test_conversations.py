@@ -76,10 +76,11 @@ def test_the_fifth_authors_test_half_holds_its_first_run() -> None:
     reaches at the end of that session: 47 found; then 48 found, 5 wrong dates ("she put me on
     ..."); 49 found, 2 wrong dates (a day said alone reads in the month the conversation
     named); 50 found (a relative's illness said with an apostrophe: "my mum's had ..."); 15
-    superseded (a result across types)."""
+    superseded (a result across types); 51 found (a purpose makes only what follows it
+    supposed)."""
     s = conv.summary(conv.run_all(conv.load(["e"], "test"), "hashing"))
     assert s["transcripts"] == 7 and s["facts"] == 84 and s["links"] == 24
-    assert s["found"] >= 50 and s["forbidden"] == 0 and s["wrong_dates"] <= 2, s
+    assert s["found"] >= 51 and s["forbidden"] == 0 and s["wrong_dates"] <= 2, s
     assert s["superseded"] >= 15, s
 
 

@@ -291,18 +291,29 @@ def merge(facts: Iterable[Fact]) -> tuple[Fact, ...]:
     """One fact per key, the first mention keeping its place; a later mention of a key fills
     what the first left empty (a value, a state, a date), a subject mention wins over a
     passing one, and a context holds only where every mention has it ("no chest pain at rest;
-    chest pain on exertion" asserts chest pain)."""
+    chest pain on exertion" asserts chest pain). A change only one mention gives, under a
+    context that asserts nothing, is not the key's where another mention says it plainly ("a
+    repeat FBC in two weeks to see if the count has recovered": the FBC, no recovery), and
+    keeps that context where none does."""
     out: dict[str, Fact] = {}
     for f in facts:
         had = out.get(f.key)
         if had is None:
             out[f.key] = f
             continue
+        state = _stronger(had.state, f.state)
+        changed_by, other = (had, f) if state is had.state else (f, had)
+        contexts = had.contexts & f.contexts  # a context holds where every mention has it
+        if state not in (None, State.ACTIVE) and changed_by.contexts & NEVER_SUPERSEDES:
+            if not other.contexts & NEVER_SUPERSEDES:
+                state = other.state  # the thing said plainly; its change only supposed
+            else:
+                contexts |= changed_by.contexts
         out[f.key] = Fact(
             key=f.key,
             value=had.value or f.value,
-            state=_stronger(had.state, f.state),
-            contexts=had.contexts & f.contexts,  # a context holds where every mention has it
+            state=state,
+            contexts=contexts,
             role=min(had.role, f.role, key=_ROLE_RANK.__getitem__),
             text=had.text or f.text,
             date=had.date or f.date,
