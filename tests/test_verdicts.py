@@ -1702,3 +1702,21 @@ def test_a_household_or_driving_changed_in_a_patients_words(older: str, newer: s
 def test_a_relative_moving_back_in_elsewhere_is_not_the_patients_household() -> None:
     d = decide_texts("Lives alone", "Her son moved back in with his wife last year.", "social")
     assert not d.supersedes, (d.rule, d.evidence)
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "Not had a cigarette since the quit date, Monday the 5th of October.",
+        "Has not had a cigarette since her quit date.",
+    ],
+)
+def test_a_habit_given_up_since_the_quit_date_covers_the_older_habit(newer: str) -> None:
+    """ "Since the quit date" is past (a quit date set is a plan); a habit given up, said of a
+    kind the older did not name ("a cigarette" after "smokes 20 a day"), still covers it -- it
+    was read as a second, scoped fact."""
+    d = decide_texts("Smokes 20 a day", newer, "social")
+    assert d.supersedes and d.verdict is Verdict.UPDATES, (d.rule, d.evidence)
+    assert not decide_texts(
+        "Smokes 20 a day", "Set a quit date for 1 December.", "social"
+    ).supersedes

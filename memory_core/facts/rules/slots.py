@@ -115,7 +115,7 @@ def _slot_value(p: Pair) -> Decision | None:
         if single and bool(va) != bool(vb) and vb and _words_apart(p):
             return _d(Verdict.UPDATES, "slot.single-valued", WEAK, evidence(a, b), a.key)
         if (va and vb and va != vb) or amount:
-            if single and _one_sided_kind(a, b) and not amount and "none" not in va:
+            if single and _one_sided_kind(a, b) and not amount and not (va | vb) & _GIVEN_UP:
                 # "likes reminders by text" beside "prefers phone calls": a scoped preference
                 return _compatible("slot.scoped-value", evidence(a, b, "for another purpose"))
             exclusive = slot is not None and slot.excludes(frozenset(va), frozenset(vb))
@@ -163,6 +163,11 @@ def _entry_changed(a: Fact, b: Fact) -> bool:
     """Two chart entries of a slot whose words differ (the heading set aside)."""
     x, y = parts(a.value).get("text", ""), parts(b.value).get("text", "")
     return bool(x and y and x != y)
+
+
+#: Values of a habit given up or never had: a newer one of a kind the older did not name
+#: ("not had a cigarette since the quit date" after "smokes 20 a day") still covers the older.
+_GIVEN_UP = frozenset({"none", "former", "never"})
 
 
 def _one_sided_kind(a: Fact, b: Fact) -> bool:
