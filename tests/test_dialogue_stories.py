@@ -566,3 +566,18 @@ def test_a_slashed_day_either_way_round_is_the_one_in_the_month_before() -> None
         ("2026-07-02", "on 2026-07-02")
     ]
     assert _dates("seen on 03/04", july) == []
+
+
+def test_a_sentence_that_is_only_since_and_a_date_dates_what_follows() -> None:
+    """ "I've cut right down. Since my birthday, the 12th of September. I'm about fourteen units
+    a week now, so a few cans Friday and Saturday, and nothing in the week.": the amount holds
+    from the 12th of September (the weekdays are a habit's, not dates of their own); "nothing
+    in the week" is part of the amount, not a habit denied; "fourteen" is a number."""
+    got = _got(
+        "Date: 2026-11-03\nKerry: Hiya Lee.\nPatient: Hi.\nKerry: Now, the drinking.\n"
+        "Patient: Yeah. I've cut right down. Since my birthday, the 12th of September. I'm about "
+        "fourteen units a week now, so a few cans Friday and Saturday, and nothing in the week.\n",
+        datetime(2026, 11, 3, 18, tzinfo=UTC),
+    )
+    (units,) = [c for c in got if "fourteen units" in c]
+    assert got[units] == "2026-09-12", got

@@ -286,6 +286,9 @@ _SUBJECTLESS = re.compile(
     r"lived|never|always|still)\b",
     re.I,
 )
+#: a sentence that is only a "since" and its date ("Since my birthday, the 12th of
+#: September."): what the next sentence says holds from then
+_SINCE_ALONE = re.compile(r"\W*(?:and\s+|ever\s+)?since\b[^.!?;]{0,60}[.!?;]?\s*$", re.I)
 #: a date pointed back to: "since then", "from then on", "since that day"
 _SINCE_THEN = re.compile(
     r"\b(?:since|from|ever since) (?:then|that (?:day|time|date|point))\b", re.I
@@ -534,6 +537,7 @@ class RuleExtractor:
         prev: Sentence | None = None
         tale: Story | None = None  # the story being told, and its date
         dated: Story | None = None  # the last date said in the turn, and where
+        since_said: Story | None = None  # a sentence that is only a "since" and its date
         follows_other = -1  # the turn whose last sentence was about someone else
         for s in sents:
             s = _untagged(s)  # "You're booked for the 7th of April, is that right?": said
@@ -553,8 +557,14 @@ class RuleExtractor:
                 dated = None
             if not r.dates and dated is not None and _SINCE_THEN.search(s.text):
                 story = dated  # "January. Living alone since then": that date
+            own = [d for d in r.dates if not d.guessed_past]  # "cans Friday and Saturday": habit
+            if not own and since_said is not None and since_said[1] == s.turn:
+                story = since_said  # "Since my birthday, the 12th of September. I'm about ..."
+            since_said = None
             if r.dates:
                 dated = (r.dates[-1], s.turn, s.start, s.end)
+                if _SINCE_ALONE.match(s.text):
+                    since_said = dated
             new_turn = prev is None or s.turn != prev.turn
             switched = prev is None or s.speaker != prev.speaker
             if switched and s.speaker == "clinician":

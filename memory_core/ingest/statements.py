@@ -454,6 +454,15 @@ def _blocked(contexts: frozenset[Context], mtype: str) -> bool:
     return bool(contexts & bad)
 
 
+def _counted(text: str) -> bool:
+    """The clause counts an amount ("about fourteen units a week now, ... and nothing in the
+    week"): what it denies is part of the amount, not the habit."""
+    from ..facts.lexicon import lexicon
+
+    numbers = lexicon().number_words
+    return any(w[:1].isdigit() or w in numbers for w in words_of(text))
+
+
 def _kinds_found(text: str, mtype: str) -> tuple[set[KeyKind], bool]:
     """The kinds of things the reader finds in the clause, and whether anything named is not
     asserted of the patient now."""
@@ -607,7 +616,8 @@ def _each(
                 break
             if k.type in NOT_NEGATED and set(words_of(text)) & (c.negations - {"without"}):
                 break  # "I haven't fallen since": a negated finding is no observation
-            if k.type == "social" and set(words_of(text)) & {"nothing", "none", "never", "no"}:
+            denied = set(words_of(text)) & {"nothing", "none", "never", "no"}
+            if k.type == "social" and denied and not _counted(text):
                 break  # "Cannabis, nothing": a habit denied is the rules' ("does not smoke")
             if k.type == "observation" and _RESOLVED.search(s.text):
                 break  # "It made me feel sick for the first week but that settled": over
