@@ -581,3 +581,19 @@ def test_a_sentence_that_is_only_since_and_a_date_dates_what_follows() -> None:
     )
     (units,) = [c for c in got if "fourteen units" in c]
     assert got[units] == "2026-09-12", got
+
+
+def test_the_patient_among_named_speakers_is_the_one_the_clinician_greets() -> None:
+    """ "Midwife: Hi Aisha, ... And you must be..." -- "Tunde: Tunde, her partner.": the
+    partner speaks first, but the clinician greeted Aisha: she is the patient, and the
+    partner's own medicine is not hers."""
+    got = _got(
+        "Date: 2026-10-27\nMidwife Rhodes: Hi Aisha, I'm Beth. And you must be...\n"
+        "Tunde: Tunde, her partner.\nAisha: Hello.\n"
+        "Midwife Rhodes: Aisha, are you taking anything?\nAisha: Folic acid 400 micrograms daily.\n"
+        "Midwife Rhodes: Tunde, any medical conditions we should know about?\n"
+        "Tunde: I'm on propranolol for anxiety, that's all.\n",
+        datetime(2026, 10, 27, 18, tzinfo=UTC),
+    )
+    assert not any("propranolol" in c for c in got), got
+    assert any("folic acid" in c.lower() for c in got), got

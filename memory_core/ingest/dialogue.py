@@ -107,6 +107,25 @@ def _name_labels(transcript: str) -> dict[str, int]:
     return {w: n for w, n in seen.items() if n >= 2}
 
 
+#: a greeting and the name it greets ("Hi Aisha", "Good morning, Tom")
+_GREETING = re.compile(
+    r"\b(?i:hi|hello|hiya|morning|good morning|good afternoon|afternoon|good evening|welcome)"
+    r",?\s+([A-Z][a-z'’-]+)\b"
+)
+
+
+def _greeted(transcript: str, found: list[re.Match[str]], named: dict[str, int]) -> str:
+    """The name-labelled speaker the first clinician's turn greets, or ""."""
+    for i, m in enumerate(found):
+        role = _role(m.group("who"), m.group("role"))
+        if role is None or role[0] != "clinician":
+            continue
+        end = found[i + 1].start() if i + 1 < len(found) else len(transcript)
+        g = _GREETING.search(transcript, m.end(), end)
+        return g.group(1) if g and g.group(1) in named else ""
+    return ""
+
+
 def _titled(text: str) -> str:
     m = TITLED.search(text)
     return f"{m.group(1).lower().rstrip('.')} {m.group(2)}" if m else ""
@@ -137,8 +156,10 @@ def split(transcript: str) -> tuple[str, list[Sentence]]:
     labels = []
     patient = ""  # the patient as titled: the first titled name said (a greeting) or labelled
     named = _name_labels(transcript)
-    first_name = next(iter(named), "")
     found = list(_LABEL.finditer(transcript))
+    # the patient among speakers labelled by a given name: the one the clinician's opening
+    # greets ("Hi Aisha, I'm Beth ..."), else the first to speak
+    first_name = _greeted(transcript, found, named) or next(iter(named), "")
     # where a label says "Patient", a speaker labelled by a given name is someone else: the
     # clinician when they open the conversation (they greet), else a relative
     labelled = any(_role(m.group("who"), m.group("role")) == ("patient", "") for m in found)
