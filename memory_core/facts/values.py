@@ -292,14 +292,14 @@ def _part_of_another(t: Text, i: int) -> bool:
 
 
 #: Words before a number that make it a bound, not a result ("over 30", "at least 5").
-_BOUND_BEFORE = re.compile(
+BOUND_BEFORE = re.compile(
     r"(?:>=?|<=?|≥|≤|\b(?:over|above|below|under|greater than|less than|more than|fewer than|"
     r"at least|at most|exceeds|exceeding|beyond|between))\s*$",
     re.IGNORECASE,
 )
 #: Words before a number that make it an amount of change or the value it changed from, not
 #: the result now ("down 3 kg to 81 kg", "lost 3 kg", "from 8.1 % to 7.2 %", "up by 10").
-_CHANGE_BEFORE = re.compile(
+CHANGE_BEFORE = re.compile(
     r"\b(?:from|by|down|up|lost|lose|losing|gained|gain|gaining|put on|dropped|dropping|fell|"
     r"rose|risen|fallen|minus|plus)\s*$",
     re.IGNORECASE,
@@ -314,7 +314,7 @@ _BOUND_AFTER = re.compile(
 
 def _threshold(t: Text, i: int) -> bool:
     before = t.text[max(0, t.starts[i] - 16) : t.starts[i]]
-    if _BOUND_BEFORE.search(before):
+    if BOUND_BEFORE.search(before):
         return True
     end = t.ends[i]
     found = units.unit_after(lexicon(), t.text, end)
@@ -325,7 +325,7 @@ def _threshold(t: Text, i: int) -> bool:
 
 def _change_amount(t: Text, i: int) -> bool:
     """A number said as the amount a result changed by, or the value it changed from."""
-    return bool(_CHANGE_BEFORE.search(t.text[max(0, t.starts[i] - 12) : t.starts[i]]))
+    return bool(CHANGE_BEFORE.search(t.text[max(0, t.starts[i] - 12) : t.starts[i]]))
 
 
 _RANGE_LINK = re.compile(r"^\s*(?:[-–—]|to)\s*$")

@@ -15,6 +15,7 @@ from functools import cache, cached_property
 
 from .. import drugs
 from ..facts.lexicon import Analyte, PhraseMatcher, lexicon, tokenize
+from ..facts.values import BOUND_BEFORE, CHANGE_BEFORE
 from . import names
 from .dates import DateSpan, dates_in
 from .dialogue import Sentence, State
@@ -356,7 +357,7 @@ def _by_unit(text: str) -> list[tuple[int, int, Analyte]]:
         return []  # "Right, 2 kilos.": the clinician's number said back
     for m in _NUMBER.finditer(text):
         found = facts_units.unit_after(lex, text, m.end())
-        if found is None or _CHANGED_BY.search(text[max(0, m.start() - 14) : m.start()]):
+        if found is None or _changed_by(text[max(0, m.start() - 16) : m.start()]):
             continue
         code = facts_units.key(found[0].code)
         for a in lex.analytes.values():
@@ -365,13 +366,18 @@ def _by_unit(text: str) -> list[tuple[int, int, Analyte]]:
     return []
 
 
-#: Words before a number that make it an amount of change or a guess, not a reading taken
-#: ("lost 5 kg", "that's nearly 5 kilos").
-_CHANGED_BY = re.compile(
-    r"\b(?:lost|lose|losing|gained|gain|put on|down|up|by|from|dropped|over|under|than|"
-    r"another|extra|about|around|nearly|almost|roughly|approximately)\s*$",
-    re.I,
+#: Words before a number that make it a guess, not a reading taken ("that's nearly 5 kilos");
+#: an amount of change ("lost 5 kg") or a bound ("more than 2 kilos") is the facts reader's.
+_GUESS_BEFORE = re.compile(
+    r"\b(?:another|extra|about|around|nearly|almost|roughly|approximately)\s*$", re.I
 )
+
+
+def _changed_by(before: str) -> bool:
+    """The words before a number make it no reading: a change, a bound or a guess."""
+    return any(p.search(before) for p in (CHANGE_BEFORE, BOUND_BEFORE, _GUESS_BEFORE))
+
+
 #: A sentence that only says a number back ("Right, 2 kilos.", "OK, 38.5 degrees.").
 _ECHO = re.compile(
     r"^\W*(?:right|ok|okay|so|got it|yes|yeah|sure)\W+\d+(?:[.,]\d+)?\s*\w*\W*$", re.I
