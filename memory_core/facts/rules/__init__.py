@@ -394,11 +394,11 @@ def _capped(d: Decision, p: Pair) -> Decision:
     key was not asserted (an uncertain allergy confirmed is for a reviewer), the newer is
     history, the newer says anywhere something it does not assert -- a question, a condition,
     a plan, reported speech, another person (:func:`..assertion.hedges`: an automatic change
-    needs a statement that only asserts) --, a chart slot's change opens with a verb that may
-    be advice or a note of what was done ("Cut down to 14 units a week"), or the newer is dated
-    before the older was
-    recorded ("2019: omeprazole 40 mg BD for 8 weeks" read after "omeprazole 20 mg OD" was
-    charted: an earlier course, not a change)."""
+    needs a statement that only asserts) --, the newer says an earlier record was wrong (a
+    correction, whichever row read its change), a chart slot's change opens with a verb that
+    may be advice or a note of what was done ("Cut down to 14 units a week"), or the newer is
+    dated before the older was recorded ("2019: omeprazole 40 mg BD for 8 weeks" read after
+    "omeprazole 20 mg OD" was charted: an earlier course, not a change)."""
     if d.strength is not STRONG or not d.key:
         return d
     if Origin.MODEL in (p.older.origin, p.newer.origin):  # what only a model read: a reviewer
