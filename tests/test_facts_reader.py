@@ -497,3 +497,22 @@ def test_a_unit_that_names_a_test_is_its_own_only() -> None:
     shared = {"body weight": weight, "other": replace(bmi, id="other", units=("kg", "kg/m2"))}
     with pytest.raises(mc.ConfigurationError, match="measures another test too"):
         lexicon_module._units_of(shared, units)
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "in_passing"),
+    [
+        ("Anaemia of CKD (Hb 98, ferritin normal).", "condition:anemia",
+         "condition:chronic kidney disease"),
+        ("History of diabetes", "condition:diabetes", ""),
+    ],
+)  # fmt: skip
+def test_a_condition_a_condition_is_of_is_named_in_passing(
+    text: str, subject: str, in_passing: str
+) -> None:
+    """ "Anaemia of CKD": the anaemia is the statement's; the CKD is what it is of, named in
+    passing (it was restated as the CKD)."""
+    facts = {f.key: f.role for f in read(text, "condition").facts}
+    assert facts.get(subject) is Role.SUBJECT, facts
+    if in_passing:
+        assert facts.get(in_passing) is Role.MENTION, facts

@@ -498,6 +498,17 @@ def _before_derived(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon) ->
 _QUALIFY_HEADS = frozenset({KeyKind.DRUG, KeyKind.CONDITION, KeyKind.SLOT})
 
 
+def _of_another(t: Text, s: Span, spans: Sequence[Span]) -> bool:
+    """A condition named after "of" right after another condition is what the first is of
+    ("anaemia of CKD", "exacerbation of COPD"): named in passing."""
+    if KeyKind.of(s.key) is not KeyKind.CONDITION or s.start < 2 or t.tokens[s.start - 1] != "of":
+        return False
+    return any(
+        KeyKind.of(o.key) is KeyKind.CONDITION and o.end == s.start - 1 and o.key != s.key
+        for o in spans
+    )
+
+
 def _roles(t: Text, spans: Sequence[Span], lex: Lexicon) -> list[Role]:
     """A thing named after a mention phrase ("added to metformin", "while on furosemide",
     "carries an EpiPen", "foods that interact with warfarin") is named in passing; so is a
@@ -522,6 +533,9 @@ def _roles(t: Text, spans: Sequence[Span], lex: Lexicon) -> list[Role]:
                 if s.start - m.end <= 2:
                     out[k] = Role.MENTION
                 break
+    for k, s in enumerate(spans):
+        if _of_another(t, s, spans):
+            out[k] = Role.MENTION
     rescue = lex.drugs["rescue"]
     agents = [k for k, s in enumerate(spans) if s.key.partition(":")[2] not in rescue]
     if any(KeyKind.of(spans[k].key) in (KeyKind.DRUG, KeyKind.ALLERGEN) for k in agents):
