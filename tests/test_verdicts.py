@@ -1720,3 +1720,19 @@ def test_a_habit_given_up_since_the_quit_date_covers_the_older_habit(newer: str)
     assert not decide_texts(
         "Smokes 20 a day", "Set a quit date for 1 December.", "social"
     ).supersedes
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Wart on left hand cleared after cryotherapy",
+         "Wart on right foot not responding to cryotherapy"),
+        ("Palliative XRT to T10 spinal met - pain resolved",
+         "Palliative XRT to L hip met - pain improved about 50%"),
+    ],
+)  # fmt: skip
+def test_statements_read_by_their_words_at_two_places_are_two_facts(older: str, newer: str) -> None:
+    """Two responses the lexicon keys nothing of, said of two sides or body sites: two facts
+    (the words' reading sent them to a reviewer as one response changed)."""
+    d = decide_texts(older, newer, "treatment_response")
+    assert (d.rule, d.supersedes) == ("qualifier.two-places", False), d.evidence

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from .. import units
 from ..lexicon import lexicon
 from ..model import CODE_KINDS, Context, Decision, KeyKind, Origin, Role, Verdict
-from ..values import parts
+from ..values import join, parts, qualifiers
 from .base import (
     QUALIFIER_DIMENSIONS,
     STRONG,
@@ -98,6 +98,9 @@ def _by_words(p: Pair) -> Decision | None:
         return None
     ta, tb = parse(p.older_text), parse(p.newer_text)
     lex = lexicon()
+    clash = _qualifier_clash(_said_where(ta), _said_where(tb))
+    if clash:  # "wart on left hand" / "wart on right foot": two places, two facts
+        return _compatible("qualifier.two-places", f"read from words: {clash}")
     # a change counts where it is said of the shared words (within a few words of one): "I'm
     # gonna start my basketball game" changes nothing of "see you tomorrow, Kate"
     near = _near(tb, alike)
@@ -208,6 +211,13 @@ def _passing_only(p: Pair) -> Decision | None:
         " statement); nothing is said of it",
         a.key,
     )
+
+
+def _said_where(t: Text) -> str:
+    """Where and when a statement's first sentence says (its qualifiers as a value)."""
+    from ..text import Span
+
+    return join(qualifiers(t, Span("", 0, 0, "")))
 
 
 def _qualifier_clash(older: str, newer: str) -> str:
