@@ -1736,3 +1736,21 @@ def test_statements_read_by_their_words_at_two_places_are_two_facts(older: str, 
     (the words' reading sent them to a reviewer as one response changed)."""
     d = decide_texts(older, newer, "treatment_response")
     assert (d.rule, d.supersedes) == ("qualifier.two-places", False), d.evidence
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype"),
+    [
+        ("UDS 11/24: buprenorphine positive", "UDS 11/24: fentanyl positive", "lab_result"),
+        ("Food allergy: tree nuts (cashew, pistachio) - throat itching",
+         "Food allergy: sesame - hives, added today", "allergy"),
+    ],
+)  # fmt: skip
+def test_two_things_of_one_kind_named_apart_are_two_facts(
+    older: str, newer: str, mtype: str
+) -> None:
+    """Both statements name their own thing of one kind, none the same (two drugs found in a
+    drug screen, two allergies with two reactions): two facts, whatever words they share (the
+    words' reading sent them to a reviewer)."""
+    d = decide_texts(older, newer, mtype)
+    assert (d.rule, d.supersedes) == ("key.none-shared", False), d.evidence

@@ -54,11 +54,20 @@ def _nothing_shared(p: Pair) -> Decision | None:
     kinds = p.kinds
     keyed_a = any(f.kind in kinds and f.role is not Role.MENTION for f in p.older.facts)
     keyed_b = any(f.kind in kinds and f.role is not Role.MENTION for f in p.newer.facts)
-    if not (keyed_a and keyed_b):
+    if not (keyed_a and keyed_b) and not _named_apart(p):
         by_words = _by_words(p)
         if by_words is not None:
             return by_words
     return _compatible("key.none-shared", "the two statements name no key in common")
+
+
+def _named_apart(p: Pair) -> bool:
+    """Both statements name, as their subject, things of one kind -- none the same ("UDS:
+    buprenorphine positive" / "UDS: fentanyl positive"): two things, whatever words they
+    share."""
+    kinds_a = {f.kind for f in p.older.facts if f.role is Role.SUBJECT}
+    kinds_b = {f.kind for f in p.newer.facts if f.role is Role.SUBJECT}
+    return bool(kinds_a & kinds_b)
 
 
 #: Free-text types (domain.md: never superseded on similarity alone): their unkeyed statements
