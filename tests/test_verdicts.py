@@ -109,6 +109,9 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
     "code.different": [],  # coded records: see test_two_codes_are_two_things
     "qualifier.two-places": [
         ("Osteoarthritis, left knee", "Osteoarthritis, right hip", "condition", "compatible", N),
+        # a reading before a run is at rest, one right after it on exertion
+        ("Heart rate 72 before her run", "Heart rate 158 right after her run", "observation",
+         "compatible", N),
         # an order for one side is another order than for the other side; a target is set
         # for where it is read, as a reading is
         ("Latanoprost 0.005% one drop left eye at night",
