@@ -82,6 +82,9 @@ def test_a_slash_between_numbers_or_words_is_no_combination() -> None:
         ("Omega 3 capsules daily", "omega-3 fatty acids"),
         ("Garlic capsules for her blood pressure", "garlic"),
         ("Started probiotics after the antibiotics", "probiotics"),
+        # night-time products are another product than the painkiller they are named after
+        ("Tylenol PM 2 tabs at bedtime", "acetaminophen/diphenhydramine"),
+        ("Nytol one at night", "diphenhydramine"),
     ],
 )
 def test_over_the_counter_products_people_name_resolve(text: str, want: str) -> None:
