@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 import weakref
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -305,29 +305,59 @@ def _medication_reviews(
     asks += [(c.keys, c) for c in class_changes(new.content, new.memory_type)]
     if not asks:
         return []
-    index = pool.snapshot.key_index().rows
-    added = _added_key_index(pool)
+    indexes = _key_indexes(pool)
     decided = {s.old_id for s in found}
     out = []
     for keys, said in asks:
-        rows = {
-            row
-            for key in keys
-            for row in (*index.get(("medication", key), ()), *added.get(("medication", key), ()))
-        }
-        for row in sorted(rows):
-            older = pool.memories[row]
-            if older.id in decided or older.status is not Status.ACTIVE:
-                continue
-            if older.created_at > new.created_at:
-                continue
+        for row, older in _older_filed(pool, indexes, "medication", keys, new, decided):
             d = _decide_named(facts_of(older), said, new)
             if d is None:
                 continue
             decided.add(older.id)
-            sim = float(cosine_to_all(new.embedding, pool.arrays()[0][[row]])[0])
-            out.append(record(core, older, new, sim, d, False, by, now, changes))
+            out.append(_for_review(core, older, new, pool, row, d, by, now, changes))
     return out
+
+
+def _key_indexes(pool: PatientPool) -> tuple[Mapping[tuple[str, str], Sequence[int]], ...]:
+    """The pool's key index and the rows added since it was built, by (type, key)."""
+    return pool.snapshot.key_index().rows, _added_key_index(pool)
+
+
+def _older_filed(
+    pool: PatientPool,
+    indexes: tuple[Mapping[tuple[str, str], Sequence[int]], ...],
+    memory_type: str,
+    keys: Iterable[str],
+    new: Memory,
+    decided: set[str],
+) -> Iterator[tuple[int, Memory]]:
+    """The active memories of ``memory_type`` filed under any of ``keys``, recorded no later
+    than ``new`` and not decided yet (``decided`` is read as the caller adds to it), in row
+    order, with their rows."""
+    rows = {r for k in keys for index in indexes for r in index.get((memory_type, k), ())}
+    for row in sorted(rows):
+        older = pool.memories[row]
+        if older.id in decided or older.status is not Status.ACTIVE:
+            continue
+        if older.created_at > new.created_at:
+            continue
+        yield row, older
+
+
+def _for_review(
+    core: Core,
+    older: Memory,
+    new: Memory,
+    pool: PatientPool,
+    row: int,
+    d: Decision,
+    by: str,
+    now: datetime,
+    changes: ChangeSet,
+) -> Supersession:
+    """``d`` recorded for a reviewer, with the two memories' similarity."""
+    sim = float(cosine_to_all(new.embedding, pool.arrays()[0][[row]])[0])
+    return record(core, older, new, sim, d, False, by, now, changes)
 
 
 #: The types a test's result is written as: a newer result of a test makes an older one of
@@ -354,18 +384,11 @@ def _result_reviews(
     if not keys:
         return []
     exempt = core.policy.contradiction.exempt_types
-    index = pool.snapshot.key_index().rows
-    added = _added_key_index(pool)
+    indexes = _key_indexes(pool)
     decided = {s.old_id for s in found}
     out = []
     for other in (t for t in RESULT_TYPES if t != new.memory_type and t not in exempt):
-        rows = {r for k in keys for r in (*index.get((other, k), ()), *added.get((other, k), ()))}
-        for row in sorted(rows):
-            older = pool.memories[row]
-            if older.id in decided or older.status is not Status.ACTIVE:
-                continue
-            if older.created_at > new.created_at:
-                continue
+        for row, older in _older_filed(pool, indexes, other, keys, new, decided):
             d = decide_facts(
                 facts_of(older),
                 facts,
@@ -379,9 +402,8 @@ def _result_reviews(
                 continue  # the same result again, written as another type: nothing out of date
             why = f"{d.evidence}; written as {older.memory_type}, then as {new.memory_type}"
             decided.add(older.id)
-            sim = float(cosine_to_all(new.embedding, pool.arrays()[0][[row]])[0])
             weak = Decision(d.verdict, d.rule, Strength.WEAK, why, d.key)
-            out.append(record(core, older, new, sim, weak, False, by, now, changes))
+            out.append(_for_review(core, older, new, pool, row, weak, by, now, changes))
     return out
 
 

@@ -319,12 +319,6 @@ def _story(
     return told, told
 
 
-def _since(when: DateSpan | None, d: Drug, window: str) -> bool:
-    """ "I've been on it since I came home on the 4th": a drug talked about, said taken since a
-    day -- when it began."""
-    return bool(d.implicit and when is not None and when.phrase.startswith("since") and window)
-
-
 #: a sentence without a subject that opens with a change ("Started on the 1st of June.")
 _BARE_CHANGE = re.compile(
     r"\W*(?:started|stopped|began|increased|reduced|decreased|upped|came off)\b", re.I
@@ -959,6 +953,7 @@ class RuleExtractor:
             when = date_for(r, d.start, d.end, extra_dates)
             on = f" {when.phrase}" if when else ""
             at = when.at if when else None
+            since = when if when is not None and when.phrase.startswith("since") else None
             if _NOT_NOW.search(window):
                 continue  # a decision not to act on it now
             if _STOP.search(window):
@@ -1009,8 +1004,12 @@ class RuleExtractor:
                     and len(_window(low, d.start, 60).split()) <= 3
                     and len(low[d.end :].split()) <= 12
                 )  # a list read out: "Atorvastatin, 80 mg now"
-            ) and (dose or freq or (confirmed and _TAKE.search(window)) or _since(when, d, window)):
-                since = when if when is not None and when.phrase.startswith("since") else None
+            ) and (
+                dose
+                or freq
+                or (confirmed and _TAKE.search(window))
+                or (d.implicit and since is not None and window)  # "been on it since ... the 4th"
+            ):
                 text = f"Patient takes {d.phrase}{details}" + (
                     f" ({since.phrase})" if since else ""
                 )

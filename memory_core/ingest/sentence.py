@@ -359,11 +359,18 @@ def _by_unit(text: str) -> list[tuple[int, int, Analyte]]:
         found = facts_units.unit_after(lex, text, m.end())
         if found is None or _changed_by(text[max(0, m.start() - 16) : m.start()]):
             continue
-        code = facts_units.key(found[0].code)
-        for a in lex.analytes.values():
-            if any(facts_units.key(u) == code for u in a.named_by):
-                return [(m.start(), m.start(), a)]
+        a = _named_by().get(facts_units.key(found[0].code))
+        if a is not None:
+            return [(m.start(), m.start(), a)]
     return []
+
+
+@cache
+def _named_by() -> dict[str, Analyte]:
+    """The test each unit of labs.json's ``named_by`` names (its unit's key), built once."""
+    from ..facts import units as facts_units
+
+    return {facts_units.key(u): a for a in lexicon().analytes.values() for u in a.named_by}
 
 
 #: Words before a number that make it a guess, not a reading taken ("that's nearly 5 kilos");

@@ -15,7 +15,15 @@ from .. import validation as v
 from ..errors import ConflictError, ValidationError
 from ..importance import default_importance
 from ..values import AddResult
-from .dates import TOLD_REACH, dates_in, day, day_alone, future_session_date, session_date
+from .dates import (
+    TOLD_REACH,
+    DateSpan,
+    dates_in,
+    day,
+    day_alone,
+    future_session_date,
+    session_date,
+)
 from .dialogue import PATIENT_ID, moment, split
 from .fhir import FhirImportReport
 from .fhir import import_fhir as _import_fhir
@@ -92,12 +100,17 @@ def _check(
     if not 0.0 <= float(c.confidence) <= 1.0:
         raise ValidationError("confidence", f"must be between 0 and 1, got {c.confidence!r}")
     created = now if c.created_at is None else v.timestamp(c.created_at, "created_at", now)
-    said = [d.at for at in dict.fromkeys(anchors) for d in dates_in(evidence, at)]
+    spans = [d for at in dict.fromkeys(anchors) for d in dates_in(evidence, at)]
+    said = [d.at for d in spans]
     said += [day(at) for at in anchors[1:]]  # the send date of the message it is said in
     if c.dated_by is not None and 0 <= c.dated_by[0] < c.dated_by[1] <= len(transcript):
         dating = transcript[c.dated_by[0] : c.dated_by[1]]
         said += [d.at for at in dict.fromkeys(anchors) for d in dates_in(dating, at)]
-    if c.created_at is not None and created not in said and not _day_alone(evidence, created, now):
+    if (
+        c.created_at is not None
+        and created not in said
+        and not _day_alone(evidence, spans, created, now)
+    ):
         raise ValidationError(
             "created_at", f"{created:%Y-%m-%d} is no date the evidence says ({evidence[:80]!r})"
         )
@@ -112,12 +125,12 @@ def _check(
     return content, mtype, imp, created
 
 
-def _day_alone(evidence: str, created: datetime, now: datetime) -> bool:
-    """A day the evidence says alone ("home on the 4th"), dated in the month the conversation
-    had named (:func:`.dates.dates_in`'s ``told``): the day is the evidence's, not after the
-    extraction, within the reach of a month named earlier."""
-    days = {day_alone(evidence, d) for d in dates_in(evidence, now)}
+def _day_alone(evidence: str, spans: Sequence[DateSpan], created: datetime, now: datetime) -> bool:
+    """A day the evidence says alone ("home on the 4th": of ``spans``, the dates read from it),
+    dated in the month the conversation had named (:func:`.dates.dates_in`'s ``told``): the day
+    is the evidence's, not after the extraction, within the reach of a month named earlier."""
     reach = TOLD_REACH + timedelta(days=31)
+    days = {day_alone(evidence, d) for d in spans}
     return created.day in days and now - reach <= created <= now
 
 
