@@ -119,14 +119,13 @@ def _patterns() -> dict[str, re.Pattern[str]]:
             rf"mos|year|years|yr|yrs)\s+ago\b"
         ),
         "weekday": re.compile(rf"\b(?:(on|last|this past)\s+)?({wd})\b(?!,?\s+the\s+\d)"),
+        # a weekday right before a day of the month ("last Tuesday, the 27th")
+        "weekday_before": re.compile(rf"\b(?:{wd}),?\s+$"),
         "weekday_short": re.compile(
             r"\b(on|last|this past)\s+(mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)\b\.?"
         ),
     }
 
-
-#: a weekday right before a day of the month ("last Tuesday, the 27th")
-_WEEKDAY_BEFORE = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+$")
 
 #: How long before the session a day named with its month still sets the month of a day said
 #: alone after it.
@@ -401,7 +400,7 @@ def dates_in(
                 prev = _month_back(session, 1)
                 at = datetime(prev.year, prev.month, dom, tzinfo=UTC)
             after = None
-            named_day = _WEEKDAY_BEFORE.search(low, max(0, mt.start() - 14), mt.start())
+            named_day = p["weekday_before"].search(low, max(0, mt.start() - 14), mt.start())
             if mt.group(2) is None and not named_day:  # "last Tuesday, the 27th": this month's
                 again = (days or {}).get(dom)
                 after = again if again is not None else _on_or_after(told, dom, session)

@@ -538,9 +538,7 @@ class RuleExtractor:
             r = Named(s, moment(s, session, now), st.told_day, st.days_alone)
             named = [d.at for d in r.dates if month_named(s.text, d) and d.at <= session]
             st.told_day = named[-1] if named else st.told_day
-            st.days_alone.update(
-                {day_alone(s.text, d): d.at for d in r.dates if day_alone(s.text, d)}
-            )
+            st.days_alone.update({n: d.at for d in r.dates if (n := day_alone(s.text, d))})
             asked_past = (
                 s.speaker != "clinician"
                 and st.question is not None
