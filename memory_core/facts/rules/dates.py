@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, timedelta
+from functools import lru_cache
 
 from ..lexicon import lexicon
 from ..model import Fact, KeyKind
@@ -40,10 +41,15 @@ def _dated_event(fact: Fact, p: Pair) -> bool:
     the month is of another value ("eGFR 44 this week; it was 52 in March"). A state is said
     with the month it began ("teetotal since January", "on her own since he died in March"):
     current."""
-    if fact.kind is not KeyKind.LOINC:
-        return False
-    t, lex = parse(p.newer_text), lexicon()
-    return not any(m.find(t.tokens, t.raw) for m in (lex.now_words, lex.occasions))
+    return fact.kind is KeyKind.LOINC and not _says_now(p.newer_text)
+
+
+@lru_cache(maxsize=65_536)
+def _says_now(text: str) -> bool:
+    """A word of now or of this occasion in ``text`` (read once per text: a new statement is
+    decided against each of its candidates)."""
+    t, lex = parse(text), lexicon()
+    return any(m.find(t.tokens, t.raw) for m in (lex.now_words, lex.occasions))
 
 
 def _in_year(date: str, on: str) -> str:
@@ -87,6 +93,7 @@ _FROM_MONTH = re.compile(
 )
 
 
+@lru_cache(maxsize=65_536)
 def _starts_later(text: str, on: str) -> str:
     """The month a change is dated from ("From 1 July ramipril goes up to 10 mg"), where that
     month's nearest occurrence to the day ``on`` the statement was written is after it: a plan.

@@ -375,6 +375,7 @@ def conversational(text: str) -> bool:
     return bool(_CONVERSATION & set(parse(text[m.end() if m else 0 :]).tokens))
 
 
+@lru_cache(maxsize=65_536)
 def _speaker(text: str) -> str:
     """The speaker of a chat turn that speaks of its speaker (first person), or ""."""
     from ..text import SPEAKER, parse
