@@ -314,6 +314,30 @@ def test_a_result_flagged_low_keeps_its_value() -> None:
 
 
 @pytest.mark.parametrize(
+    ("older", "newer", "mtype"),
+    [
+        ("Weight 82 kg", "The average man in the UK weighs 84 kg", "vital_sign"),
+        ("Alcohol 30 units/week", "People who drink 20 units a week double their risk",
+         "social"),
+        ("Sleeps 9 hours a night", "Most adults need 7-8 hours of sleep a night", "social"),
+        ("Walks 20 minutes a day", "Adults should do 150 minutes of activity a week", "social"),
+        ("Smokes 20 a day", "Those who cut down to 10 a day often go on to quit", "social"),
+    ],
+)  # fmt: skip
+def test_a_population_as_the_subject_states_a_norm_not_the_patients_value(
+    engine: mc.MemoryEngine, older: str, newer: str, mtype: str
+) -> None:
+    """'Most adults', 'people who', 'the average man' as a sentence's subject: a statement of
+    what is usual (a definition), never the patient's own value."""
+    assert _pair(engine, older, newer, mtype) == ("none", "")
+
+
+def test_the_patients_own_amount_still_changes_the_slot(engine: mc.MemoryEngine) -> None:
+    state, rule = _pair(engine, "Sleeps 9 hours a night", "Now sleeping 7 hours a night", "social")
+    assert (state, rule) == ("auto", "slot.new-amount")
+
+
+@pytest.mark.parametrize(
     "newer",
     [
         "Troponin I upper reference limit 34 ng/L",
