@@ -332,6 +332,18 @@ def test_a_population_as_the_subject_states_a_norm_not_the_patients_value(
     assert _pair(engine, older, newer, mtype) == ("none", "")
 
 
+def test_what_a_unit_of_alcohol_is_defines_the_unit_not_the_intake(
+    engine: mc.MemoryEngine,
+) -> None:
+    """'A unit equals 8 g ...; a bottle of wine is about 9 units' explains units (it had set
+    the patient's alcohol to 9 units at once); the intake said before it still counts."""
+    older = "Alcohol 20 units/week"
+    defined = "A unit equals 8 g of alcohol; a bottle of wine is about 9 units"
+    assert _pair(engine, older, defined, "social") == ("none", "")
+    said = "Now drinks about 30 units a week, a unit is 10 ml"
+    assert _pair(engine, older, said, "social") == ("auto", "slot.new-amount")
+
+
 def test_the_patients_own_amount_still_changes_the_slot(engine: mc.MemoryEngine) -> None:
     state, rule = _pair(engine, "Sleeps 9 hours a night", "Now sleeping 7 hours a night", "social")
     assert (state, rule) == ("auto", "slot.new-amount")
