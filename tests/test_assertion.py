@@ -344,6 +344,20 @@ def test_what_a_unit_of_alcohol_is_defines_the_unit_not_the_intake(
     assert _pair(engine, older, said, "social") == ("auto", "slot.new-amount")
 
 
+def test_a_request_said_to_last_states_a_preference(engine: mc.MemoryEngine) -> None:
+    """'Can I have face to face appointments from now on?' is the patient's preference (it had
+    been read as a question, changing nothing); a request for one occasion stays a question,
+    and a request to change a medicine is still only asked."""
+    older = "Prefers video visits"
+    lasting = "Can I have face to face appointments from now on please?"
+    state, rule = _pair(engine, older, lasting, "preference")
+    assert state in ("auto", "pending") and rule == "slot.single-valued"
+    once = "Could I have a face to face appointment this time?"
+    assert _pair(engine, older, once, "preference") == ("none", "")
+    asked = "Could you stop my metformin from now on?"
+    assert not decide_texts("Metformin 500 mg twice daily", asked, "medication").strong
+
+
 def test_the_patients_own_amount_still_changes_the_slot(engine: mc.MemoryEngine) -> None:
     state, rule = _pair(engine, "Sleeps 9 hours a night", "Now sleeping 7 hours a night", "social")
     assert (state, rule) == ("auto", "slot.new-amount")

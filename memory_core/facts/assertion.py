@@ -52,6 +52,24 @@ WHEN_REACH = 3
 _STRUCTURE = ContextRule("STRUCTURE", "SENTENCE")
 
 
+#: What a request says ("could you ...?", "can I have ...?"), which a preference's statement
+#: asserts where the request is said to last ("... from now on": :func:`standing_request`).
+ASKED = frozenset({Context.QUESTION, Context.HYPOTHETICAL})
+#: The memory types whose statements a lasting request asserts.
+REQUESTED_TYPES = frozenset({"preference"})
+
+
+def standing_request(t: Text, i: int) -> frozenset[Context]:
+    """What the sentence of token ``i`` asks that it states instead, where it says its request
+    lasts ("could you book me in face to face from now on": assertion.json's
+    ``standing_requests``): a request's question and supposition, and the doubt of a question
+    mark that ends it (ConText's "?"). Empty where it says no such thing."""
+    lo, hi = sentence_bounds(t, i)
+    if not lexicon().standing_requests.find(t.tokens[lo:hi], t.raw[lo:hi]):
+        return frozenset()
+    return ASKED | {Context.UNCERTAIN} if t.tokens[hi - 1] == "?" else ASKED
+
+
 def own(memory_type: str, contexts: frozenset[Context]) -> frozenset[Context]:
     """``contexts`` without those a statement of ``memory_type`` asserts by its nature."""
     return contexts - ASSERTED_BY_TYPE.get(memory_type, frozenset())

@@ -393,6 +393,7 @@ class Lexicon:
     events: frozenset[str]
     past_forms: frozenset[str]  # "when I was ...": a time in the past, not a condition
     either_mood: frozenset[str]  # "Cut down to ...": advice, or what was done
+    standing_requests: PhraseMatcher[str]  # "... from now on": a request that lasts
     take_verbs: frozenset[str]  # "stopped taking X": a way of taking a thing, not another act
     # a relative who writes the statement -> the words they name the patient by ("mum")
     writer_kin: Mapping[str, frozenset[str]]
@@ -834,6 +835,9 @@ def _context(context: dict[str, Any], assertion: dict[str, Any]) -> dict[str, An
     c.phrases(
         hedges, c.strs(assertion.get("statement_hedges"), "statement_hedges"), "hedge", "hedge"
     )
+    standing: PhraseMatcher[str] = PhraseMatcher()
+    said = c.strs(assertion.get("standing_requests"), "standing_requests")
+    c.phrases(standing, said, "standing", "standing_requests")
     return {
         "context": matcher,
         "before_events": before,
@@ -841,6 +845,7 @@ def _context(context: dict[str, Any], assertion: dict[str, Any]) -> dict[str, An
         "events": frozenset(c.strs(assertion.get("events"), "events")),
         "past_forms": frozenset(c.strs(assertion.get("past_forms"), "past_forms")),
         "either_mood": frozenset(c.strs(assertion.get("either_mood"), "either_mood")),
+        "standing_requests": standing,
         "take_verbs": frozenset(c.strs(assertion.get("take_verbs"), "take_verbs")),
         "writer_kin": _writer_kin(c, assertion.get("writer_kin") or []),
         "disputes": {

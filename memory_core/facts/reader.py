@@ -121,7 +121,9 @@ def _asserted(
     shape = assertion.thing_contexts(t, anchors)
     change = assertion.change_contexts(t, anchors, said_at, numbers)
     contexts, out = [], []
-    for a, b, c, state, at in zip(own, shape, change, states, said_at, strict=True):
+    for anchor, a, b, c, state, at in zip(
+        anchors, own, shape, change, states, said_at, strict=True
+    ):
         negated = Context.NEGATED in c and state in _UNDONE_BY_NEGATION
         if Context.NEGATED in c and state is State.DONE and memory_type in _TO_DO_TYPES:
             state = State.PLANNED  # "not given", "not (yet) done": still to do
@@ -129,7 +131,10 @@ def _asserted(
         # later: a care plan is a plan, a plan's item "to be reduced at the next review" is not
         # (a value's number, where no change word was, is of the thing: its type's nature holds)
         said = assertion.own(memory_type, c) if at < 0 else c - {Context.NEGATED}
-        contexts.append(assertion.own(memory_type, a | b) | said)
+        got = assertion.own(memory_type, a | b) | said
+        if memory_type in assertion.REQUESTED_TYPES and anchor.key.startswith("slot:"):
+            got -= assertion.standing_request(t, anchor.start)  # "could you ... from now on"
+        contexts.append(got)
         out.append(State.ACTIVE if negated else state)
     return contexts, out
 
