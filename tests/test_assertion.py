@@ -358,6 +358,15 @@ def test_a_request_said_to_last_states_a_preference(engine: mc.MemoryEngine) -> 
     assert not decide_texts("Metformin 500 mg twice daily", asked, "medication").strong
 
 
+def test_a_past_amount_leaves_the_current_one_alone(engine: mc.MemoryEngine) -> None:
+    """'Drank about 30 units a week in her forties' says nothing of today's 6 units (it had
+    gone to a reviewer as a new amount); the current amount said as past still does."""
+    past = "Drank about 30 units a week in her forties"
+    assert _pair(engine, "Alcohol 6 units/week", past, "social") == ("none", "")
+    now_past = _pair(engine, "Alcohol 30 units/week", "Used to drink 30 units a week.", "social")
+    assert now_past[0] == "pending"
+
+
 def test_the_patients_own_amount_still_changes_the_slot(engine: mc.MemoryEngine) -> None:
     state, rule = _pair(engine, "Sleeps 9 hours a night", "Now sleeping 7 hours a night", "social")
     assert (state, rule) == ("auto", "slot.new-amount")

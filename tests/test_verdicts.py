@@ -370,6 +370,10 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
     "slot.new-amount": [
         ("Walks 20 minutes a day", "Now walks 45 minutes a day", "observation", "updates", S),
     ],
+    "slot.past-amount": [
+        ("Alcohol 6 units/week", "Used to drink around 40 units a week in his thirties", "social",
+         "compatible", N),
+    ],
     "slot.same-value": [
         ("Prefers text message reminders", "Likes appointment reminders by SMS", "preference",
          "duplicate", W),

@@ -136,7 +136,7 @@ DECIDES: dict[str, tuple[str, ...]] = {
     "condition.stage": ("condition.spread", "condition.new-stage", "condition.changed"),
     "slot.value": (
         "slot.single-valued", "slot.new-amount", "slot.scoped-value", "slot.another-value",
-        "slot.new-entry", "slot.same-value", "slot.same-amount",
+        "slot.new-entry", "slot.same-value", "slot.same-amount", "slot.past-amount",
     ),
     "slot.plan-restated": ("slot.two-items", "slot.plan-restated"),
     "response": (

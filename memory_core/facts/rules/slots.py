@@ -114,6 +114,10 @@ def _slot_value(p: Pair) -> Decision | None:
         single = _plan(a) or (slot is not None and slot.single_valued)
         if single and bool(va) != bool(vb) and vb and _words_apart(p):
             return _d(Verdict.UPDATES, "slot.single-valued", WEAK, evidence(a, b), a.key)
+        if amount and Context.HISTORICAL in b.contexts and Context.HISTORICAL not in a.contexts:
+            # "used to drink 40 units a week" beside "alcohol 6 units/week": a past amount
+            # says nothing of the current one (the same amount said as past would)
+            return _compatible("slot.past-amount", evidence(a, b, "a past amount"), a.key)
         if (va and vb and va != vb) or amount:
             if single and _one_sided_kind(a, b) and not amount and not (va | vb) & _GIVEN_UP:
                 # "likes reminders by text" beside "prefers phone calls": a scoped preference
