@@ -367,6 +367,35 @@ def test_a_past_amount_leaves_the_current_one_alone(engine: mc.MemoryEngine) -> 
     assert now_past[0] == "pending"
 
 
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Lives with wife", "Since the divorce it's just me at home now"),
+        ("Alcohol 25 units/week", "Been off the booze for three months now"),
+        ("Alcohol 25 units/week", "Not a drop since his birthday, he says"),
+    ],
+)
+def test_lay_words_for_living_alone_and_not_drinking_change_the_slot(
+    engine: mc.MemoryEngine, older: str, newer: str
+) -> None:
+    """'it's just me', 'off the booze', 'not a drop' (slots.json) are the household and the
+    alcohol said in a patient's words; they had changed nothing."""
+    assert _pair(engine, older, newer, "social") == ("auto", "slot.single-valued")
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Alcohol 25 units/week", "Her brother is off the booze now"),
+        ("Lives with husband", "Her mother is now on her own in the flat"),
+    ],
+)
+def test_lay_words_of_another_person_leave_the_slot(
+    engine: mc.MemoryEngine, older: str, newer: str
+) -> None:
+    assert _pair(engine, older, newer, "social") == ("none", "")
+
+
 def test_the_patients_own_amount_still_changes_the_slot(engine: mc.MemoryEngine) -> None:
     state, rule = _pair(engine, "Sleeps 9 hours a night", "Now sleeping 7 hours a night", "social")
     assert (state, rule) == ("auto", "slot.new-amount")
