@@ -597,3 +597,40 @@ def test_the_patient_among_named_speakers_is_the_one_the_clinician_greets() -> N
     )
     assert not any("propranolol" in c for c in got), got
     assert any("folic acid" in c.lower() for c in got), got
+
+
+def _typed(transcript: str, now: datetime) -> list[str]:
+    ext = RuleExtractor().extract(PID, transcript, now=now)
+    return [f"{c.memory_type}: {c.content}" for c in ext.candidates]
+
+
+def test_a_symptom_told_in_answer_to_any_side_effects_is_a_reaction_to_that_drug() -> None:
+    """ "Any side effects since the increase?" -- "Just the sweating at night.": the drug the
+    question asks of (named in it, or talked of in the last turns) caused what the answer
+    tells; "No, none" tells nothing, and a question about something else leaves the symptom
+    alone."""
+    day = datetime(2026, 9, 2, 18, tzinfo=UTC)
+    got = _typed(
+        "Date: 2026-09-02\nDr Lowe: We put your citalopram up to 20 mg last month.\n"
+        "Patient: Yes, feeling brighter.\nDr Lowe: Good. Any side effects since the increase?\n"
+        "Patient: Just the sweating at night. The sheets are soaked.\n",
+        day,
+    )
+    assert "adverse_reaction: Patient reports sweating at night on citalopram" in got, got
+    named = _typed(
+        "Date: 2026-09-02\nNurse: Any side effects from the nicotine patches?\n"
+        "Patient: Really vivid dreams, like films.\n",
+        day,
+    )
+    assert any(c.startswith("adverse_reaction:") and "nicotine" in c for c in named), named
+    none = _typed(
+        "Date: 2026-09-02\nDr Lowe: Any side effects from the citalopram?\nPatient: No, none.\n",
+        day,
+    )
+    assert not any(c.startswith("adverse_reaction:") for c in none), none
+    other = _typed(
+        "Date: 2026-09-02\nDr Lowe: You're on citalopram 20 mg. How's your sleep?\n"
+        "Patient: Not great, night sweats most nights.\n",
+        day,
+    )
+    assert not any(c.startswith("adverse_reaction:") for c in other), other

@@ -353,6 +353,11 @@ _SIDE_EFFECT = re.compile(
     r"\b(?:is|'s|are)\s+(?:a\s+|an\s+)?(?:very\s+)?(?:well[- ]?)?(?:known|common|recogni[sz]ed|"
     r"typical|usual|classic)\s+side[- ]?effects?\s+(?:of|with|from)\b"
 )
+#: a clinician's question about a drug's side effects ("Any side effects since the increase?")
+_SIDE_EFFECTS_ASKED = re.compile(r"\bside[- ]?effects?\b")
+#: how many turns back the drug a side-effects question asks of may have been named ("we put
+#: your sertraline up ..." / "Better, honestly." / "Any side effects since the increase?")
+_SIDE_EFFECTS_TURNS = 2
 #: "that", "this", "it" opening a sentence: what was just said
 _PRONOUN_SUBJECT = re.compile(r"^\W*(?:(?:yes|yeah|ah|oh|ok|okay|right),?\s+)?(?:that|this|it)\b")
 #: a sentence that gives a dose of something said just before ("It's 5 milligrams at night",
@@ -563,6 +568,7 @@ class RuleExtractor:
                 emit(self._flush_allergy(st), "patient")
                 st.allergy = st.appointments = st.contact = False
                 st.question = None
+                st.side_effects_of = []
             if s.speaker == "clinician":
                 self._clinician_topics(s, r, st)
                 if new_turn:  # whom the clinician turns to: the patient, or a relative
@@ -667,6 +673,9 @@ class RuleExtractor:
             st.allergy = True
         if s.question:
             st.question = (s, r)
+            if _SIDE_EFFECTS_ASKED.search(s.low):  # of the drug named, or talked of lately
+                recent = st.drugs if s.turn - st.drugs_turn <= _SIDE_EFFECTS_TURNS else []
+                st.side_effects_of = r.drugs or recent
             triggers = {slot for _a, _b, slot in r.slot_triggers()}
             when = re.search(r"\b(time|when)\b", s.low) and re.search(r"\bbest|suits?\b", s.low)
             if "visit time" in triggers or when:
@@ -715,7 +724,11 @@ class RuleExtractor:
         allergy = list(self._allergy(s, r, found, st))
         yield from allergy
         if not allergy:
-            adverse = list(self._adverse(s, r, found)) or list(self._side_effect(s, r, found, st))
+            adverse = (
+                list(self._adverse(s, r, found))
+                or list(self._side_effect(s, r, found, st))
+                or list(self._side_effects_told(s, r, st))
+            )
             yield from adverse
             yield from self._medication(s, r, found, st, extra_dates, adverse, confirmed)
         yield from self._readings(s, r, st)
@@ -897,6 +910,29 @@ class RuleExtractor:
                 "adverse_reaction",
                 f"Patient reports {what} on {drugs[0].phrase}",
                 0.8,
+                None,
+                s.start,
+                s.end,
+            )
+
+    @staticmethod
+    def _side_effects_told(s: Sentence, r: Named, st: State) -> Iterator[Item]:
+        """The patient's side answering the clinician's "Any side effects (from the patches |
+        since the increase)?": a symptom it tells is a reaction to the drug asked about --
+        named in the question, or else the drug being talked about ("Just the sweating at
+        night"; "She's been having really vivid dreams since then")."""
+        drugs = st.side_effects_of
+        if s.speaker == "clinician" or not drugs or r.drugs:
+            return
+        if _NO_PROBLEM.search(s.low) or _HEDGE.search(s.low):
+            return
+        symptoms = [f for f in r.findings if not r.negated(f.start)]
+        if symptoms:
+            what = symptoms[0].shown
+            yield (
+                "adverse_reaction",
+                f"Patient reports {what} on {drugs[0].phrase}",
+                0.75,
                 None,
                 s.start,
                 s.end,
