@@ -634,3 +634,24 @@ def test_a_symptom_told_in_answer_to_any_side_effects_is_a_reaction_to_that_drug
         day,
     )
     assert not any(c.startswith("adverse_reaction:") for c in other), other
+
+
+def test_a_change_said_after_the_drugs_own_dose_and_frequency_is_its_change() -> None:
+    """ "The alendronic acid 70 milligrams, once a week, started on the 25th, and Adcal-D3,
+    one tablet twice a day": the start said after the drug's own details is its start, dated;
+    the next drug of the list keeps its own reading; a verb with a subject of its own is no
+    change of the drug before it."""
+    got = _got(
+        "Date: 2026-03-30\nNurse: They also started two things for your bones. The risedronate "
+        "35 milligrams, once a week, started on the 25th, and Adcal-D3, one tablet twice a day.\n"
+        "Patient: Yes, the big weekly one.\n",
+        datetime(2026, 3, 30, 18, tzinfo=UTC),
+    )
+    assert got.get("Patient started risedronate 35 mg once a week on 2026-03-25") == "2026-03-25"
+    assert "Patient takes adcal-d3 twice a day" in got, got
+    own = _got(
+        "Date: 2026-03-30\nNurse: And the ramipril 5 mg, I started walking more since then?\n"
+        "Patient: Yes.\n",
+        datetime(2026, 3, 30, 18, tzinfo=UTC),
+    )
+    assert not any(c.startswith("Patient started ramipril") for c in own), own

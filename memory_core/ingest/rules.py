@@ -401,6 +401,20 @@ def _sent_day(s: Sentence, session: datetime, now: datetime) -> datetime | None:
     return sent if sent != day(session) else None
 
 
+#: a drug's own details (dose, form, frequency) and then its change, said after it with no
+#: subject of its own ("The alendronic acid 70 milligrams, once a week, started on the 25th")
+_DETAIL = (
+    r"\d+(?:[.,]\d+)?|mg|mcg|milligrams?|micrograms?|grams?|g|ml|units?|tablets?|capsules?|"
+    r"puffs?|sachets?|drops?|injections?|patch(?:es)?|once|twice|three|four|one|two|times?|a|an|"
+    r"the|at|in|every|each|per|day|daily|week|weekly|month|monthly|night|nightly|morning|"
+    r"evening|bedtime|od|bd|bid|tds|tid|qds|qid|nocte|mane|prn"
+)
+_CHANGE_AFTER = re.compile(
+    rf"^(?:[\s,]*\b(?:{_DETAIL})\b)*[\s,]*(?:was\s+|were\s+)?"
+    r"(?P<verb>started|commenced|stopped|discontinued)\b"
+)
+
+
 def _window(low: str, start: int, size: int = 40) -> str:
     """The words before ``start`` in its clause ("they stopped it, and I'm on X": "I'm on")."""
     w = low[max(0, start - size) : start]
@@ -990,6 +1004,10 @@ class RuleExtractor:
             since = when if when is not None and when.phrase.startswith("since") else None
             if _NOT_NOW.search(window):
                 continue  # a decision not to act on it now
+            nxt = min((o.start for o in found if o.start > d.start), default=len(low))
+            said_after = _CHANGE_AFTER.match(low[d.end : nxt])
+            if said_after and not (_STOP.search(window) or _START.search(window)):
+                window = f"{window} {said_after.group('verb')}"  # "X 70 mg, once a week, started"
             if _STOP.search(window):
                 text = f"Patient stopped {d.phrase}{on}"
                 why = reason_after(r, d.end)
