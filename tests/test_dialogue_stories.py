@@ -655,3 +655,20 @@ def test_a_change_said_after_the_drugs_own_dose_and_frequency_is_its_change() ->
         datetime(2026, 3, 30, 18, tzinfo=UTC),
     )
     assert not any(c.startswith("Patient started ramipril") for c in own), own
+
+
+def test_a_decision_after_so_is_a_clause_of_its_own_not_the_hedges() -> None:
+    """ "It might be the tablets, so I'm booking you in with the pharmacist next week": the
+    hedge ("might") is the first clause's; what follows ", so I'm ..." is a decision."""
+    got = _got(
+        "Date: 2026-10-01\nNurse: It might be the tablets, so I'm booking you in with the "
+        "pharmacist next week.\nPatient: Fine.\n",
+        datetime(2026, 10, 1, 18, tzinfo=UTC),
+    )
+    assert any(c.startswith("Plan: I'm booking the patient in with the pharmacist") for c in got)
+    hedged = _got(
+        "Date: 2026-10-01\nNurse: It might be the tablets, so we might book you in with the "
+        "pharmacist.\nPatient: Fine.\n",
+        datetime(2026, 10, 1, 18, tzinfo=UTC),
+    )
+    assert not any(c.startswith("Plan:") for c in hedged), hedged

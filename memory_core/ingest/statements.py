@@ -238,7 +238,13 @@ _OWN_MEDICINE = re.compile(
 
 
 # --- clauses -----------------------------------------------------------------------------------
-_CLAUSE_CUT = re.compile(r";|\s[-–—]\s|,?\s+but\s+|,\s+and\s+(?=(?:i|you|we|she|he|they|it)\b)")
+#: where a sentence's clauses part: a semicolon, a dash, "but", and ", and" or ", so" before a
+#: subject of its own ("It may heal slowly, so I'm referring you ...": the referral is no
+#: hedge's)
+_CLAUSE_CUT = re.compile(
+    r";|\s[-–—]\s|,?\s+but\s+|,\s+and\s+(?=(?:i|you|we|she|he|they|it)\b)"
+    r"|,\s+so\s+(?=(?:[Ii]|[Ii]'m|[Ii]'ll|you|we|she|he|they|it)\b)"
+)
 
 
 def clauses(s: Sentence) -> list[tuple[int, int]]:
