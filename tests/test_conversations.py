@@ -77,10 +77,10 @@ def test_the_fifth_authors_test_half_holds_its_first_run() -> None:
     ..."); 49 found, 2 wrong dates (a day said alone reads in the month the conversation
     named); 50 found (a relative's illness said with an apostrophe: "my mum's had ..."); 15
     superseded (a result across types); 51 found (a purpose makes only what follows it
-    supposed)."""
+    supposed); 52 found (", so I'm ..." is a clause of its own)."""
     s = conv.summary(conv.run_all(conv.load(["e"], "test"), "hashing"))
     assert s["transcripts"] == 7 and s["facts"] == 84 and s["links"] == 24
-    assert s["found"] >= 51 and s["forbidden"] == 0 and s["wrong_dates"] <= 2, s
+    assert s["found"] >= 52 and s["forbidden"] == 0 and s["wrong_dates"] <= 2, s
     assert s["superseded"] >= 15, s
 
 
@@ -88,11 +88,11 @@ def test_the_sixth_authors_check_holds_its_first_run() -> None:
     """Set f (eight transcripts by a sixth author, a check of the whole, frozen on main
     86cca7b) -- its test half's first run: 37 / 87 facts, 27 wrong dates, 0 forbidden, 19 / 27
     superseded (the issue's targets are not met); then 38 found, 26 wrong dates (a dated answer
-    to a question in the past tense)."""
+    to a question in the past tense); 20 superseded (", so I'm ..." is a clause of its own)."""
     s = conv.summary(conv.run_all(conv.load(["f"], "test"), "hashing"))
     assert s["transcripts"] == 7 and s["facts"] == 87 and s["links"] == 27
     assert s["found"] >= 38 and s["forbidden"] == 0 and s["wrong_dates"] <= 26, s
-    assert s["superseded"] >= 19, s
+    assert s["superseded"] >= 20, s
 
 
 def test_the_seventh_authors_test_half_holds_its_first_run() -> None:
