@@ -396,6 +396,21 @@ def test_lay_words_of_another_person_leave_the_slot(
     assert _pair(engine, older, newer, "social") == ("none", "")
 
 
+def test_a_reaction_to_a_drug_reaches_no_reactions_to_its_class(engine: mc.MemoryEngine) -> None:
+    """'No adverse reactions to statins', then 'Developed myalgia on simvastatin, stopped': the
+    older may no longer hold, for a reviewer (the two named no key in common: nothing was
+    asked). Another person's reaction, or none ('without any cough'), changes nothing."""
+    older = "No adverse reactions to statins"
+    mine = "Developed myalgia on simvastatin, stopped."
+    assert _pair(engine, older, mine, "adverse_reaction") == ("pending", "reaction.class-member")
+    older = "No side effects from ACE inhibitors"
+    for newer in (
+        "Her husband had a cough on lisinopril.",
+        "Tolerating lisinopril without any cough.",
+    ):
+        assert _pair(engine, older, newer, "adverse_reaction") == ("none", ""), newer
+
+
 def test_the_patients_own_amount_still_changes_the_slot(engine: mc.MemoryEngine) -> None:
     state, rule = _pair(engine, "Sleeps 9 hours a night", "Now sleeping 7 hours a night", "social")
     assert (state, rule) == ("auto", "slot.new-amount")

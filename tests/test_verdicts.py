@@ -370,6 +370,10 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
     "slot.new-amount": [
         ("Walks 20 minutes a day", "Now walks 45 minutes a day", "observation", "updates", S),
     ],
+    "reaction.class-member": [
+        ("No side effects from ACE inhibitors", "Dry cough on lisinopril, switched to losartan.",
+         "adverse_reaction", "updates", W),
+    ],
     "slot.past-amount": [
         ("Alcohol 6 units/week", "Used to drink around 40 units a week in his thirties", "social",
          "compatible", N),

@@ -44,9 +44,11 @@ from .allergies import (
     _allergy_list,
     _allergy_lists_same,
     _allergy_refuted,
+    _class_said_none,
     _reaction_change,
     _same_agent,
     _second_reaction,
+    class_keys,
 )
 from .base import _LIST, SAFETY_TYPES, STRONG, WEAK, Pair, Rule, _compatible, name_of, said
 from .conditions import (
@@ -123,6 +125,7 @@ DECIDES: dict[str, tuple[str, ...]] = {
     "question.answer": ("question.new-answer", "question.same-answer"),
     "allergy.refuted": ("allergy.refuted", "allergy.reinstated"),
     "reaction.another": ("reaction.another", "reaction.first", "reaction.added"),
+    "reaction.class-member": ("reaction.class-member",),
     "reaction.changed": ("reaction.resolved", "reaction.recurred", "reaction.changed"),
     "allergy.same-agent": ("allergy.reaction-change", "allergy.same-agent"),
     "drug.regimen": ("drug.dose-change", "drug.frequency-change", "drug.formulation-change"),
@@ -153,6 +156,9 @@ _ROWS: tuple[Rule, ...] = (
     Rule("condition.progressed", CONDITIONS,
          "a diagnosis the older's condition progresses to (prediabetes, then diabetes)",
          _condition_progressed),
+    Rule("reaction.class-member", SAFETY,
+         "the older says a drug class caused nothing; the newer names a reaction to one of its "
+         "drugs", _class_said_none),
     Rule("key.none-shared", ALL, "no key in common: compatible, whatever the similarity",
          _nothing_shared),
     Rule("context.not-asserted", ALL,
@@ -466,9 +472,11 @@ def index_keys(facts: ClinicalFacts, memory_type: str) -> frozenset[str]:
 
 
 def reach_keys(facts: ClinicalFacts, memory_type: str) -> frozenset[str]:
-    """The keys a new memory looks its candidates up by: its :func:`index_keys`, and the
+    """The keys a new memory looks its candidates up by: its :func:`index_keys`, the
     precursors of the conditions it is about (conditions.json's ``follows``): a diagnosis of
-    type 2 diabetes reaches the memory of prediabetes it progresses from."""
+    type 2 diabetes reaches the memory of prediabetes it progresses from; and, for an allergy
+    or adverse reaction, its drugs' classes (a reaction to simvastatin reaches "no adverse
+    reactions to statins")."""
     keys = index_keys(facts, memory_type)
     concepts = lexicon().concepts
     before = {
@@ -477,6 +485,8 @@ def reach_keys(facts: ClinicalFacts, memory_type: str) -> frozenset[str]:
         if KeyKind.of(k) is KeyKind.CONDITION
         for p in getattr(concepts.get(k.partition(":")[2]), "follows", ())
     }
+    if memory_type in SAFETY:  # a reaction to a drug reaches "no reactions to <its class>"
+        before |= {c for k in keys if KeyKind.of(k) is KeyKind.DRUG for c in class_keys(k)}
     return keys | before if before else keys
 
 

@@ -4,6 +4,8 @@ changed or resolved, the same agent restated. Pure."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..model import ENDED, ClinicalFacts, Context, Decision, Fact, KeyKind, Role, State, Verdict
 from ..values import parts
 from .base import (
@@ -19,6 +21,8 @@ from .base import (
     _negated,
     _words_apart,
     evidence,
+    name_of,
+    said,
 )
 
 
@@ -86,6 +90,56 @@ def _second_reaction(p: Pair) -> Decision | None:
     if rb.keys() - ra.keys() and _additions(p.newer_text) and not _changed(b):
         return _compatible("reaction.added", evidence(a, b, "a reaction added"), a.key)
     return None
+
+
+def _class_said_none(p: Pair) -> Decision | None:
+    """The older says a class of drugs caused nothing ("No adverse reactions to statins"); the
+    newer names a reaction to one of its drugs ("Myalgia on simvastatin, stopped"): the older
+    may no longer hold -- two keys, one fact, for a reviewer."""
+    said_none = [a for a in p.older.facts if a.kind is KeyKind.DRUG and _said_none(a)]
+    told = [r for r in _reactions(p.newer).values() if r.asserted and not _negated(r)]
+    if not said_none or not told:
+        return None
+    for a in said_none:
+        members = class_members(a.name)
+        for b in p.newer.facts:
+            if b.key in members and b.role is Role.SUBJECT and b.asserted and not _said_none(b):
+                why = f"{name_of(a)}: {said(a)} → a reaction to {name_of(b)}, one of them"
+                return _d(Verdict.UPDATES, "reaction.class-member", WEAK, why, a.key)
+    return None
+
+
+@lru_cache(maxsize=4096)
+def class_members(words: str) -> frozenset[str]:
+    """The keys of the drugs of the class ``words`` names in full ("statins": atorvastatin,
+    simvastatin, ...; questions.json's drug classes); empty when it names none."""
+    from ... import vocabulary
+
+    found = vocabulary.find_concepts(words)
+    return frozenset(
+        k
+        for w, c in found
+        if c.group == "drug_classes" and w.lower() == words.lower()
+        for k in c.keys
+    )
+
+
+def class_keys(drug_key: str) -> frozenset[str]:
+    """The keys a drug's classes are read under ("drug:simvastatin": "drug:statin",
+    "drug:statins"): where a newer reaction to the drug looks for an older word of its class."""
+    return _classes_by_member().get(drug_key, frozenset())
+
+
+@lru_cache(maxsize=1)
+def _classes_by_member() -> dict[str, frozenset[str]]:
+    from ... import vocabulary
+
+    out: dict[str, set[str]] = {}
+    for c in vocabulary.concepts():
+        if c.group == "drug_classes":
+            for k in c.keys:
+                out.setdefault(k, set()).update(f"{KeyKind.DRUG.value}:{p}" for p in c.phrases)
+    return {k: frozenset(v) for k, v in out.items()}
 
 
 def _said_none(a: Fact) -> bool:
