@@ -411,6 +411,19 @@ def test_a_reaction_to_a_drug_reaches_no_reactions_to_its_class(engine: mc.Memor
         assert _pair(engine, older, newer, "adverse_reaction") == ("none", ""), newer
 
 
+def test_a_phrasal_change_with_its_object_between_is_made_in_the_past(
+    engine: mc.MemoryEngine,
+) -> None:
+    """'The GP took her off the ramipril at the last review': 'took ... off' is a stop made (the
+    object pronoun sits between the verb and its particle); it had been read as an instruction
+    timed at a review. 'Take her off the ramipril at the review' stays an instruction."""
+    older = "Ramipril 5 mg daily"
+    made = "The GP took her off the ramipril at the last review."
+    assert _pair(engine, older, made, "medication") == ("auto", "drug.stop")
+    told = "Take her off the ramipril at the review."
+    assert _pair(engine, older, told, "medication") == ("none", "")
+
+
 def test_the_patients_own_amount_still_changes_the_slot(engine: mc.MemoryEngine) -> None:
     state, rule = _pair(engine, "Sleeps 9 hours a night", "Now sleeping 7 hours a night", "social")
     assert (state, rule) == ("auto", "slot.new-amount")

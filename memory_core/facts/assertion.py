@@ -149,13 +149,21 @@ def _infinitive(t: Text, i: int) -> bool:
 _PRESENT_PASSIVE = frozenset({"is", "are", "be", "gets", "get"})
 
 
+#: an object pronoun between a phrasal verb and its particle ("took me off")
+_OBJECT_PRONOUNS = frozenset({"me", "him", "her", "them", "it", "us", "you"})
+
+
 def _made(t: Text, i: int) -> bool:
     """The change word at ``i`` says a change made: in the past tense (not a present passive:
     "is stopped when ..."), or the particle of a phrasal verb that is ("stepped down", "cut
-    back": the verb before it)."""
+    back", "took me off": the verb before it, or before its object pronoun)."""
     if past_tense(t.tokens[i]):
         return not (i >= 1 and t.tokens[i - 1] in _PRESENT_PASSIVE)
-    return t.tokens[i] in _PARTICLES and i >= 1 and past_tense(t.tokens[i - 1])
+    if t.tokens[i] not in _PARTICLES or i < 1:
+        return False
+    # the verb just before, or before its object pronoun ("took me off", "put her on")
+    verb = i - 2 if i >= 2 and t.tokens[i - 1] in _OBJECT_PRONOUNS else i - 1
+    return past_tense(t.tokens[verb])
 
 
 def past_tense(word: str) -> bool:
