@@ -49,7 +49,7 @@ SETS = ("a", "b")
 #: Transcripts written later by a third author (issue 31's "ten fresh transcripts"), a fourth
 #: (twelve in new settings), a fifth (twelve more) and a sixth (eight, a check of the whole),
 #: each frozen before the reader changed again and reported apart from a + b.
-FRESH = ("c", "d", "e", "f", "g", "h")
+FRESH = ("c", "d", "e", "f", "g", "h", "i")
 #: The issue's check on main dfd818e (six held-out transcripts, then six more), for the report.
 BEFORE = {
     "first six": "19 / 53 (36 %), 3 wrong dates, 8 forbidden, 5 / 15 superseded",
