@@ -424,6 +424,17 @@ def test_a_phrasal_change_with_its_object_between_is_made_in_the_past(
     assert _pair(engine, older, told, "medication") == ("none", "")
 
 
+def test_a_recurring_plan_done_once_is_for_a_reviewer(engine: mc.MemoryEngine) -> None:
+    """'Diabetic eye screening every year', then 'Eye screening done last week': this year's
+    screening, or the end of the plan? A reviewer decides (it had ended the yearly plan at
+    once). A plan done that did not recur still ends it at once."""
+    older = "Diabetic eye screening every year"
+    done = "Eye screening done last week, no retinopathy."
+    assert _pair(engine, older, done, "care_plan") == ("pending", "plan.done-or-cancelled")
+    once = decide_texts("Diabetic eye screening due", done, "care_plan")
+    assert once.rule == "plan.done-or-cancelled" and once.strong
+
+
 def test_the_patients_own_amount_still_changes_the_slot(engine: mc.MemoryEngine) -> None:
     state, rule = _pair(engine, "Sleeps 9 hours a night", "Now sleeping 7 hours a night", "social")
     assert (state, rule) == ("auto", "slot.new-amount")

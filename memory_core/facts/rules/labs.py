@@ -4,6 +4,8 @@ qualitative result flipped, a first value; a plan's test done, cancelled or reti
 
 from __future__ import annotations
 
+import re
+
 from .. import units
 from ..lexicon import lexicon
 from ..model import Decision, Fact, KeyKind, State, Verdict
@@ -134,6 +136,19 @@ def _lab_newer_value(p: Pair) -> Decision | None:
     return None
 
 
+#: A plan item that recurs ("every year", "annual", "twice a week", "every 3 months").
+_RECURS = re.compile(
+    r"\b(?:every|each)\s+(?:\d+\s+|other\s+)?(?:day|week|fortnight|month|year)s?\b"
+    r"|\b(?:annual(?:ly)?|yearly|monthly|weekly|fortnightly|quarterly|daily)\b"
+    r"|\b(?:once|twice)\s+(?:a|per)\s+(?:week|month|year)\b",
+    re.IGNORECASE,
+)
+
+
+def _recurs(text: str) -> bool:
+    return _RECURS.search(text) is not None
+
+
 #: The states of a vaccine or procedure still to do: due, booked, declined, not given.
 _TO_DO = frozenset({State.PLANNED, State.CANCELLED})
 #: ... and of one given or done: said done, or recorded by a note of its type.
@@ -155,7 +170,9 @@ def _plan_item(p: Pair) -> Decision | None:
         ta, tb = parts(a.value).get("timing"), parts(b.value).get("timing")
         if b.state in (State.DONE, State.CANCELLED, State.REFUTED) and b.state != a.state:
             once = b.state is State.CANCELLED and one_occasion(p.newer_text)
-            strength = WEAK if once else STRONG  # "physio cancelled this week": that session?
+            # a recurring item ("eye screening every year") done: this time, or for good?
+            recurring = b.state is State.DONE and (bool(ta) or _recurs(p.older_text))
+            strength = WEAK if once or recurring else STRONG  # "physio cancelled this week"
             return _d(Verdict.UPDATES, "plan.done-or-cancelled", strength, evidence(a, b), a.key)
         if ta and tb and ta != tb:
             strength = STRONG if b.state is State.CHANGED else WEAK
