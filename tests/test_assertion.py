@@ -435,6 +435,18 @@ def test_a_recurring_plan_done_once_is_for_a_reviewer(engine: mc.MemoryEngine) -
     assert once.rule == "plan.done-or-cancelled" and once.strong
 
 
+def test_a_reaction_to_a_drug_said_to_be_tolerated_updates_it() -> None:
+    """'Tolerating ramipril without side effects' says the drug caused nothing, as 'no side
+    effects from ramipril' does: a reaction to it then updates the older for a reviewer (it
+    had been read as a second reaction, beside the first)."""
+    older = "Tolerating ramipril without side effects"
+    newer = "Persistent dry cough for 6 weeks put down to ramipril; stopped."
+    d = decide_texts(older, newer, "adverse_reaction")
+    assert d.rule == "reaction.first" and d.supersedes and not d.strong
+    other = decide_texts(older, "Her husband gets a cough on ramipril.", "adverse_reaction")
+    assert not other.supersedes
+
+
 def test_the_patients_own_amount_still_changes_the_slot(engine: mc.MemoryEngine) -> None:
     state, rule = _pair(engine, "Sleeps 9 hours a night", "Now sleeping 7 hours a night", "social")
     assert (state, rule) == ("auto", "slot.new-amount")

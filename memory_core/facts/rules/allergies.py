@@ -4,6 +4,7 @@ changed or resolved, the same agent restated. Pure."""
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from ..model import ENDED, ClinicalFacts, Context, Decision, Fact, KeyKind, Role, State, Verdict
@@ -78,7 +79,8 @@ def _second_reaction(p: Pair) -> Decision | None:
     a, b = agents[0]
     if p.memory_type == "allergy" and not _additions(p.newer_text):
         return None  # an allergy is its agent's: another reaction restates or changes it
-    if not ra and rb and p.memory_type == "adverse_reaction" and _said_none(a):
+    none = _said_none(a) or _TOLERATED.search(p.older_text) is not None
+    if not ra and rb and p.memory_type == "adverse_reaction" and none:
         # "denies any side effects from sertraline" / "admits reduced libido on sertraline": the
         # older said the agent caused nothing, the newer names a reaction to it
         why = evidence(a, b, "a reaction where the older said none")
@@ -140,6 +142,15 @@ def _classes_by_member() -> dict[str, frozenset[str]]:
             for k in c.keys:
                 out.setdefault(k, set()).update(f"{KeyKind.DRUG.value}:{p}" for p in c.phrases)
     return {k: frozenset(v) for k, v in out.items()}
+
+
+#: An older note that says a drug is tolerated ("Tolerating ramipril without side effects",
+#: "tolerates sertraline well", "no problems with metformin"): it caused nothing.
+_TOLERATED = re.compile(
+    r"\b(?:tolerat\w*|without (?:any )?(?:side effects?|problems?|issues?)|"
+    r"no (?:side effects?|problems?|issues?))\b",
+    re.IGNORECASE,
+)
 
 
 def _said_none(a: Fact) -> bool:
