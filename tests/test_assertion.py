@@ -447,6 +447,29 @@ def test_a_reaction_to_a_drug_said_to_be_tolerated_updates_it() -> None:
     assert not other.supersedes
 
 
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "Daughter says she stopped taking omeprazole last month.",
+        "Son reports that he has stopped his omeprazole.",
+    ],
+)
+def test_a_pronoun_after_a_relative_who_reports_is_for_a_reviewer(
+    engine: mc.MemoryEngine, newer: str
+) -> None:
+    """'Daughter says she stopped ...': the patient, or the daughter? A reviewer decides (the
+    patient's omeprazole had been stopped at once). A relative reporting of the patient by
+    name stays the patient's change; 'his own' stays the relative's."""
+    older = "Omeprazole 20 mg daily"
+    assert _pair(engine, older, newer, "medication") == ("pending", "drug.stop")
+    named = decide_texts(
+        older, "Daughter says Mum stopped taking omeprazole last month.", "medication"
+    )
+    assert named.rule == "drug.stop" and named.strong
+    own = decide_texts(older, "Husband says he stopped his own omeprazole.", "medication")
+    assert not own.supersedes
+
+
 def test_the_patients_own_amount_still_changes_the_slot(engine: mc.MemoryEngine) -> None:
     state, rule = _pair(engine, "Sleeps 9 hours a night", "Now sleeping 7 hours a night", "social")
     assert (state, rule) == ("auto", "slot.new-amount")

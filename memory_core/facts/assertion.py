@@ -328,6 +328,31 @@ def for_the_writers(t: Text) -> str:
 _FOR_MY = ("for", "my")
 
 
+def reporter_pronoun(t: Text) -> str:
+    """A relative who reports, then "she" or "he" as the subject of what is reported
+    ("Daughter says she stopped taking omeprazole", "Son reports that he has stopped ..."), or
+    "": the pronoun may be the relative as well as the patient -- whose change it is, only a
+    reader of the record can say."""
+    toks, lex = t.tokens, lexicon()
+    for m in lex.context.find(toks, t.raw):
+        k = m.end
+        if m.value.category != "FAMILY" or k >= len(toks) or toks[k] not in _REPORTS:
+            continue
+        k += 2 if k + 1 < len(toks) and toks[k + 1] == "that" else 1
+        pronoun = _PRONOUNS.get(toks[k], "") if k < len(toks) else ""
+        others = {g for g, words in lex.relatives_by_pronoun.items() if toks[m.end - 1] in words}
+        if pronoun and (not others or pronoun in others):  # "Wife says he ...": the patient
+            return " ".join(toks[m.start : k + 1])
+    return ""
+
+
+#: verbs a relative reports with, and the pronouns that may then be the relative or the patient
+_REPORTS = frozenset(
+    {"says", "said", "reports", "reported", "tells", "told", "states", "stated", "mentions"}
+)
+_PRONOUNS = {"she": "she", "shes": "she", "he": "he", "hes": "he"}
+
+
 @lru_cache(maxsize=65_536)
 def mood_unclear(t: Text) -> str:
     """The verb a sentence opens with whose imperative and past tense are one word ("Cut down

@@ -394,6 +394,7 @@ class Lexicon:
     past_forms: frozenset[str]  # "when I was ...": a time in the past, not a condition
     either_mood: frozenset[str]  # "Cut down to ...": advice, or what was done
     standing_requests: PhraseMatcher[str]  # "... from now on": a request that lasts
+    relatives_by_pronoun: Mapping[str, frozenset[str]]  # "she" -> the relatives she can be
     take_verbs: frozenset[str]  # "stopped taking X": a way of taking a thing, not another act
     # a relative who writes the statement -> the words they name the patient by ("mum")
     writer_kin: Mapping[str, frozenset[str]]
@@ -846,6 +847,12 @@ def _context(context: dict[str, Any], assertion: dict[str, Any]) -> dict[str, An
         "past_forms": frozenset(c.strs(assertion.get("past_forms"), "past_forms")),
         "either_mood": frozenset(c.strs(assertion.get("either_mood"), "either_mood")),
         "standing_requests": standing,
+        "relatives_by_pronoun": {
+            k: frozenset(c.strs(v, f"relatives_by_pronoun.{k}"))
+            for k, v in c.obj(
+                assertion.get("relatives_by_pronoun", {}), "relatives_by_pronoun"
+            ).items()
+        },
         "take_verbs": frozenset(c.strs(assertion.get("take_verbs"), "take_verbs")),
         "writer_kin": _writer_kin(c, assertion.get("writer_kin") or []),
         "disputes": {

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from functools import lru_cache
 
-from ..assertion import disputed, for_the_writers, hedges, mood_unclear
+from ..assertion import disputed, for_the_writers, hedges, mood_unclear, reporter_pronoun
 from ..classes import ClassChange
 from ..lexicon import lexicon
 from ..model import (
@@ -423,6 +423,10 @@ def _capped(d: Decision, p: Pair) -> Decision:
     whom = for_the_writers(parse(p.newer_text))
     if whom and d.verdict is not Verdict.DUPLICATE:
         why = f"{d.evidence}; the newer statement says it is {whom!r}: the patient, or another?"
+        return Decision(d.verdict, d.rule, WEAK, why, d.key)
+    said_by = reporter_pronoun(parse(p.newer_text))
+    if said_by and d.verdict is not Verdict.DUPLICATE:
+        why = f"{d.evidence}; the newer statement says {said_by!r}: the patient, or the relative?"
         return Decision(d.verdict, d.rule, WEAK, why, d.key)
     if d.verdict is not Verdict.DUPLICATE and record_words(p.newer_text):
         # "Wheelchair entry incorrect; walks with a frame": a correction is never applied at
