@@ -470,6 +470,21 @@ def test_a_pronoun_after_a_relative_who_reports_is_for_a_reviewer(
     assert not own.supersedes
 
 
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Walks 10 minutes a day", "Gradually build up to 30 minutes of brisk walking a day."),
+        ("Alcohol 30 units/week", "Then slowly reduce to 14 units a week."),
+    ],
+)
+def test_an_imperative_after_an_adverb_is_advice(
+    engine: mc.MemoryEngine, older: str, newer: str
+) -> None:
+    """'Gradually build up to 30 minutes ...': the imperative still opens its sentence after an
+    adverb -- advice, not the patient's new amount (it had replaced the walking at once)."""
+    assert _pair(engine, older, newer, "social") == ("none", "")
+
+
 def test_the_patients_own_amount_still_changes_the_slot(engine: mc.MemoryEngine) -> None:
     state, rule = _pair(engine, "Sleeps 9 hours a night", "Now sleeping 7 hours a night", "social")
     assert (state, rule) == ("auto", "slot.new-amount")

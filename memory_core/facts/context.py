@@ -157,7 +157,9 @@ def _joins_patient(t: Text, rel: int, function: frozenset[str]) -> bool:
 #: other lady").
 _LEAD = frozenset(
     {"pt", "pts", "patient", "patients", "my", "his", "her", "their", "the", "our", "other",
-     "another", "a", "an", "this", "that"}
+     "another", "a", "an", "this", "that",
+     # adverbs an imperative opens with ("Gradually build up to 30 minutes ...")
+     "gradually", "slowly", "please", "then", "first", "just", "also"}
 )  # fmt: skip
 
 
