@@ -328,6 +328,7 @@ def for_the_writers(t: Text) -> str:
 _FOR_MY = ("for", "my")
 
 
+@lru_cache(maxsize=65_536)
 def reporter_pronoun(t: Text) -> str:
     """A relative who reports, then "she" or "he" as the subject of what is reported
     ("Daughter says she stopped taking omeprazole", "Son reports that he has stopped ..."), or
