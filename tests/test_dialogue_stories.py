@@ -672,3 +672,51 @@ def test_a_decision_after_so_is_a_clause_of_its_own_not_the_hedges() -> None:
         datetime(2026, 10, 1, 18, tzinfo=UTC),
     )
     assert not any(c.startswith("Plan:") for c in hedged), hedged
+
+
+def test_a_relative_as_subject_after_a_discourse_word_or_a_describing_word_is_theirs() -> None:
+    """ "Yeah, my mum had breast cancer", "My younger sister, Ana. She has lupus. She had a
+    kidney biopsy last year.": the relative is the subject after a word that opens an answer
+    ("yeah", "well", "um") or with a word that describes them ("younger", "late", "eldest");
+    their disorders are family history, and what "she" had next is hers, never the patient's
+    procedure or condition."""
+    day = datetime(2026, 9, 2, 18, tzinfo=UTC)
+    got = _typed(
+        "Date: 2026-09-02\nNurse: Any illnesses that run in the family?\n"
+        "Patient: Yeah, my mum had breast cancer.\n"
+        "Nurse: Anyone else?\n"
+        "Patient: My younger sister, Ana. She has lupus. She had a kidney biopsy last year.\n",
+        day,
+    )
+    assert any(
+        c.startswith("condition: Family history (mum)") and "breast cancer" in c for c in got
+    )
+    assert any(c.startswith("condition: Family history (sister)") and "lupus" in c for c in got)
+    assert not any(c.startswith(("procedure:", "condition: Diagnosis")) for c in got), got
+    assert not any(c.startswith("social:") and "sister" in c for c in got), got
+
+
+def test_a_relative_named_in_answer_to_a_family_question_has_the_disorder_it_asked_of() -> None:
+    """ "Does anyone in your family have diabetes?" -- "Yes, my mum. And my grandad too.": each
+    relative the answer names, with nothing more said of them, is family history of what the
+    question asked about; "No, not that I know of" or "My mum's fine" tells none, and the
+    disorder is never the patient's."""
+    day = datetime(2026, 9, 2, 18, tzinfo=UTC)
+    got = _typed(
+        "Date: 2026-09-02\nDr Evans: Hello Tomasz. Does anyone in your family have diabetes?\n"
+        "Patient: Yes, my mum. And my grandad too.\n"
+        "Dr Evans: Any history of bowel cancer in the family?\n"
+        "Patient: My uncle did, he was sixty.\n"
+        "Dr Evans: Is there any heart disease in your family?\n"
+        "Patient: No, not that I know of.\n"
+        "Dr Evans: And strokes in the family?\n"
+        "Patient: My mum's fine, thank God.\n",
+        day,
+    )
+    family = sorted(c for c in got if c.startswith("condition: Family history"))
+    assert family == [
+        "condition: Family history (grandad): diabetes",
+        "condition: Family history (mum): diabetes",
+        "condition: Family history (uncle): bowel cancer",
+    ], got
+    assert not any("Diagnosis" in c for c in got), got

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -266,9 +267,22 @@ _RELATIVES = (
     "husband|wife|partner|mother|father|mum|mom|dad|son|daughter|sister|brother|grandmother|"
     "grandfather|aunt|uncle|cousin|neighbou?r|friend|child|boy|girl|niece|nephew|flatmate"
 )
-_RELATIVE_SUBJECT = re.compile(
-    rf"^(?:(?:and|but|so|also|well|oh|no|yes)[, ]+)*(?:my|his|her|their|your|our) ({_RELATIVES})\b"
-)
+
+
+@cache
+def _relative_subject() -> re.Pattern[str]:
+    """A sentence whose subject is a relative: after the words that may open an answer
+    ("Yeah, my mum ..."), a possessive and perhaps a describing word ("my younger sister")."""
+    from .statements import cues
+
+    c = cues()
+    leads = "|".join(map(re.escape, c.leads))
+    describers = "|".join(map(re.escape, sorted(c.describers)))
+    people = "|".join(sorted(set(_RELATIVES.split("|")) | c.relatives, key=lambda w: (-len(w), w)))
+    return re.compile(
+        rf"^(?:(?:{leads})[, ]+)*(?:my|his|her|their|your|our) (?:(?:{describers}) )?"
+        rf"({people})\b"
+    )
 
 
 _PRONOUN_SUBJECT = re.compile(
@@ -314,6 +328,8 @@ class State:
     #: the drugs the clinician's question about side effects asked of (named in it, or else
     #: talked about when it was asked)
     side_effects_of: list[Drug] = field(default_factory=list)
+    #: the clinician's question about the family: where it starts, and the disorders it asks of
+    family_asked: tuple[int, tuple[str, ...]] | None = None
 
     def names(self) -> tuple[str, ...]:
         """The names the patient goes by in this conversation."""
@@ -352,7 +368,7 @@ def about_other(patient_id: str, s: Sentence, st: State) -> bool:
             st.patient_name = name
         elif name != st.patient_name:
             return True
-    m = _RELATIVE_SUBJECT.match(s.low)
+    m = _relative_subject().match(s.low)
     if m is None:
         return False
     rel = m.group(1)

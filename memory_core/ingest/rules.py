@@ -75,9 +75,11 @@ from .statements import (
     PATIENT,
     as_request,
     as_statement,
+    asks_of_family,
     asserted_in,
     family_history,
     proxy_self,
+    relative_answered,
     stated,
     third_party,
 )
@@ -583,6 +585,7 @@ class RuleExtractor:
                 st.allergy = st.appointments = st.contact = False
                 st.question = None
                 st.side_effects_of = []
+                st.family_asked = None
             if s.speaker == "clinician":
                 self._clinician_topics(s, r, st)
                 if new_turn:  # whom the clinician turns to: the patient, or a relative
@@ -635,6 +638,8 @@ class RuleExtractor:
                     (x.type, x.content, 0.7, _at(clause_date(r, x.start, x.end)), s.start, s.end)
                     for x in family_history(s, st.other_relation if st.other_turn == s.turn else "")
                 ]  # "my mom had a stroke last Tues": when the relative's illness was
+                if not fh and st.family_asked and s.speaker != "clinician":
+                    fh = list(self._family_answer(s, st.family_asked))  # "Yes, my mum."
                 emit(iter(fh), s.speaker, FAMILY, default_at=_sent_day(s, session, now))
                 continue
             if proxy_self(s.text, s.relation):
@@ -680,6 +685,18 @@ class RuleExtractor:
         emit(self._flush_allergy(st), "patient")
         return out
 
+    @staticmethod
+    def _family_answer(s: Sentence, asked: tuple[int, tuple[str, ...]]) -> Iterator[Item]:
+        """A relative named in answer to a question about the family, with nothing more said
+        of them ("Does anyone in your family have diabetes?" -- "Yes, my mum."): family
+        history of what the question asked of, its evidence the question and the answer."""
+        rel = relative_answered(s.text, s.relation)
+        if rel is None:
+            return
+        start, disorders = asked
+        for disorder in disorders:
+            yield "condition", f"Family history ({rel}): {disorder}", 0.7, None, start, s.end
+
     # --- the dialogue ---------------------------------------------------------------------------
     @staticmethod
     def _clinician_topics(s: Sentence, r: Named, st: State) -> None:
@@ -687,6 +704,8 @@ class RuleExtractor:
             st.allergy = True
         if s.question:
             st.question = (s, r)
+            asked = asks_of_family(s.text)  # "Does anyone in your family have diabetes?"
+            st.family_asked = (s.start, asked) if asked else None
             if _SIDE_EFFECTS_ASKED.search(s.low):  # of the drug named, or talked of lately
                 recent = st.drugs if s.turn - st.drugs_turn <= _SIDE_EFFECTS_TURNS else []
                 st.side_effects_of = r.drugs or recent

@@ -88,6 +88,9 @@ class Cues:
     requests: tuple[str, ...] = ()
     attitudes: tuple[tuple[str, ...], ...] = ()  # the patient wants it ("prefer", "please")
     records: tuple[tuple[str, ...], ...] = ()  # a clinician notes it ("I'll put ... down")
+    describers: frozenset[str] = frozenset()  # "my *younger* sister": still the relative
+    leads: tuple[str, ...] = ()  # "*Yeah*, my mum had ...": words before an answer's subject
+    family: tuple[tuple[str, ...], ...] = ()  # a question about the family ("in the family")
 
 
 _WORD = re.compile(r"[a-z0-9]+(?:['’-][a-z0-9]+)*")
@@ -128,6 +131,9 @@ def cues() -> Cues:
         tuple(raw["requests"]),
         phrases(raw["attitudes"]),
         phrases(raw["records"]),
+        frozenset(raw["relative_describers"]),
+        tuple(raw["answer_leads"]),
+        phrases(raw["family_cues"]),
     )
 
 
@@ -333,9 +339,8 @@ def relative_subject(text: str, relation: str) -> str | None:
         w = word.removesuffix("'s").removesuffix("’s")  # "my mum's had", "Mum's sister"
         if w != word and i > 1 and ws[i - 2] in _AT_PLACE:
             continue  # "I'm at my brother's now": a place, not the clause's subject
-        if w in c.relatives and (
-            i == 0 or ws[i - 1] in ("my", "his", "her", "their", "your", "our", "the", "a")
-        ):
+        before = ws[i - 2] if i > 1 and ws[i - 1] in c.describers else ws[i - 1] if i else ""
+        if w in c.relatives and (i == 0 or before in _POSSESSIVES):
             if w != word and i + 1 < len(ws) and ws[i + 1] in c.relatives:
                 return f"{w}'s {ws[i + 1]}"  # a relative's relative: "Mum's sister"
             if relation and w in _PATIENT_AS.get(relation, ()):  # the proxy's "my mum": the patient
@@ -344,6 +349,7 @@ def relative_subject(text: str, relation: str) -> str | None:
     return None
 
 
+_POSSESSIVES = frozenset({"my", "his", "her", "their", "your", "our", "the", "a"})
 #: words before "my brother's" that make it a place ("at my brother's", "round to my mum's")
 _AT_PLACE = frozenset({"at", "to", "from", "round", "over", "near", "in", "into", "by", "with"})
 
@@ -488,6 +494,67 @@ def _disorder(text: str) -> bool:
             if c is not None and c.kind != "finding":
                 return True
     return False
+
+
+def disorders_named(text: str) -> tuple[str, ...]:
+    """The disorders a sentence names (not findings, not a clinic's name), as written."""
+    from ..facts.lexicon import lexicon
+
+    lex = lexicon()
+    out: list[str] = []
+    for f in read(text, "condition").facts:
+        if f.kind is KeyKind.CONDITION and f.role is not Role.MENTION:
+            c = lex.concepts.get(f.name)
+            if c is not None and c.kind != "finding" and f.text and f.text not in out:
+                out.append(f.text)
+    return tuple(out)
+
+
+def asks_of_family(text: str) -> tuple[str, ...]:
+    """The disorders a question about the family asks of ("Does anyone in your family have
+    diabetes?", "Any history of bowel cancer in the family?"); () for any other sentence."""
+    present = stems(words_of(text))
+    if not any(_has(present, cue) for cue in cues().family):
+        return ()
+    return disorders_named(text)
+
+
+def _has(words: Sequence[str], phrase: Sequence[str]) -> bool:
+    n = len(phrase)
+    return any(tuple(words[i : i + n]) == tuple(phrase) for i in range(len(words) - n + 1))
+
+
+#: what may follow a relative named in answer, before the sentence or clause ends ("My uncle
+#: did", "my grandad too", "my mum as well")
+_ANSWER_FILLERS = frozenset(
+    {"did", "does", "has", "had", "have", "it", "that", "too", "also", "both", "as", "well"}
+)
+
+
+def relative_answered(text: str, relation: str) -> str | None:
+    """The relative an answer names and says nothing more of ("Yes, my mum.", "My uncle did,
+    he was sixty.", "And my grandad too."): the words up to the first comma or the end are
+    answer words, the relative and words that only confirm; a negation anywhere or anything
+    said of them ("My mum's fine") is no such answer."""
+    c = cues()
+    low = text.lower()
+    lead = re.match(rf"^(?:\W*\b(?:{'|'.join(map(re.escape, c.leads))})\b)*\W*", low)
+    head = re.split(r"[,;:.!?]", low[lead.end() if lead else 0 :], maxsplit=1)[0]
+    ws = words_of(head)
+    if not ws or set(words_of(text)) & (c.negations | _WELL):
+        return None
+    rel = relative_subject(head, relation)
+    if rel is None or "'" in rel:
+        return None
+    at = next(i for i, w in enumerate(ws) if w.removesuffix("'s") == rel)
+    before = set(ws[:at]) - set(c.leads) - _POSSESSIVES - c.describers
+    if before or ws[at] != rel or not set(ws[at + 1 :]) <= _ANSWER_FILLERS:
+        return None
+    return rel
+
+
+#: words that say a relative is well: no answer of a disorder
+_WELL = frozenset({"fine", "healthy", "okay", "ok", "alright"})
 
 
 def _finding(text: str) -> bool:
