@@ -720,3 +720,20 @@ def test_a_relative_named_in_answer_to_a_family_question_has_the_disorder_it_ask
         "condition: Family history (uncle): bowel cancer",
     ], got
     assert not any("Diagnosis" in c for c in got), got
+
+
+def test_an_operation_named_by_its_ending_is_a_procedure() -> None:
+    """ "-ectomy", "-otomy", "-ostomy", "-oscopy", "-plasty", "-pexy" name an operation or a
+    look inside as a procedure's cue words do ("I had a mastectomy in 2019", "the
+    arthroscopy"): a procedure, dated by what is said beside it; a hedged one is none."""
+    day = datetime(2026, 9, 2, 18, tzinfo=UTC)
+    got = _got(
+        "Date: 2026-09-02\nNurse: Any operations in the past?\n"
+        "Patient: I had a mastectomy in 2019, on the left.\n"
+        "Nurse: And the knee?\nPatient: An arthroscopy last spring, it helped a bit.\n"
+        "Nurse: We might think about a tracheostomy review later.\n",
+        day,
+    )
+    assert got.get("Procedure: They had a mastectomy in 2019, on the left") == "2019-01-01"
+    assert any(c.startswith("Procedure:") and "arthroscopy" in c for c in got), got
+    assert not any("tracheostomy" in c for c in got), got

@@ -70,6 +70,14 @@ class Kind:
     speakers: frozenset[str]
     needs: str
     cues: tuple[tuple[str, ...], ...]  # each cue as its words' stems
+    suffixes: tuple[str, ...] = ()  # endings of a word that is a cue ("-ectomy")
+
+    def cue_at(self, stemmed: Sequence[str], words: Sequence[str]) -> int | None:
+        """Where the first cue begins (a cue's stems, or a word with one of the suffixes)."""
+        at = first_at(stemmed, self.cues) if self.first & set(stemmed) else None
+        if at is None and self.suffixes:
+            at = next((i for i, w in enumerate(words) if w.endswith(self.suffixes)), None)
+        return at
 
     @property
     def first(self) -> frozenset[str]:
@@ -117,7 +125,14 @@ def cues() -> Cues:
         return tuple(tuple(stems(words_of(p))) for p in items if words_of(p))
 
     kinds = tuple(
-        Kind(k["type"], k["label"], frozenset(k["speakers"]), k["needs"], phrases(k["cues"]))
+        Kind(
+            k["type"],
+            k["label"],
+            frozenset(k["speakers"]),
+            k["needs"],
+            phrases(k["cues"]),
+            tuple(k.get("suffixes", ())),
+        )
         for k in raw["kinds"]
     )
     return Cues(
@@ -662,7 +677,7 @@ def _each(
         st = stems(words_of(text))
         if not st:
             continue
-        present = set(st)
+        said_words = words_of(text)
         c = cues()
         is_hedged = hedged(text)
         cond_at = first_at(st, c.conditions)
@@ -671,7 +686,7 @@ def _each(
                 continue
             if done_types and k.type not in DISTINCT:
                 continue  # the rules read this sentence: its findings are theirs
-            cue_at = first_at(st, k.cues) if k.first & present else None
+            cue_at = k.cue_at(st, said_words)
             cue = cue_at is not None
             if not cue and k.needs in ("any",):
                 continue
