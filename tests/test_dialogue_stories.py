@@ -737,3 +737,19 @@ def test_an_operation_named_by_its_ending_is_a_procedure() -> None:
     assert got.get("Procedure: They had a mastectomy in 2019, on the left") == "2019-01-01"
     assert any(c.startswith("Procedure:") and "arthroscopy" in c for c in got), got
     assert not any("tracheostomy" in c for c in got), got
+
+
+def test_a_dose_put_up_or_brought_down_is_a_change_dated_where_it_is_said() -> None:
+    """ "My GP put my sertraline up to 100 mg on the 1st of June", "The consultant brought his
+    bisoprolol down to 2.5 mg": a verb of moving with the drug between it and "up" or "down"
+    changes the dose, on the date said; "up to" after taking is a most, not a change."""
+    got = _got(
+        "Date: 2026-08-20\nNurse: Any changes to your tablets?\n"
+        "Patient: My GP put my sertraline up to 100 mg on the 1st of June.\n"
+        "Son: And the consultant brought his bisoprolol down to 2.5 mg on the 3rd of August.\n"
+        "Patient: I take paracetamol up to four times a day.\n",
+        datetime(2026, 8, 20, 18, tzinfo=UTC),
+    )
+    assert got.get("Patient's sertraline dose increased to 100 mg") == "2026-06-01", got
+    assert got.get("Patient's bisoprolol dose decreased to 2.5 mg") == "2026-08-03", got
+    assert not any("paracetamol dose" in c for c in got), got

@@ -152,6 +152,14 @@ _DOWN = re.compile(
     r"\b(decreas\w+|reduc\w+|lower\w*|cut\w* (?:it |them |that )?(?:back|down)|went down|"
     r"halv\w+|drop\w*)\b"
 )
+#: a verb of moving with the drug as its object, "up" or "down" after the drug ("put my
+#: sertraline up to 100 mg", "brought his bisoprolol down"): the words before the drug ...
+_MOVED = re.compile(
+    r"\b(?:put|puts|putting|brought|bring|brings|bringing|push\w*|knock\w*|nudg\w*|mov\w*)\s+"
+    r"(?:(?:my|your|his|her|their|the|him|me|them|us)\s+)?$"
+)
+#: ... and the particle after it
+_PARTICLE = re.compile(r"^\W*(?:dose\s+)?(up|down)\b")
 _TAKE = re.compile(
     r"\b(take|takes|taking|took|on|stays? at|continu\w+|remain\w* on|using|use|uses|"
     r"inject\w*)\b"
@@ -1027,6 +1035,9 @@ class RuleExtractor:
             said_after = _CHANGE_AFTER.match(low[d.end : nxt])
             if said_after and not (_STOP.search(window) or _START.search(window)):
                 window = f"{window} {said_after.group('verb')}"  # "X 70 mg, once a week, started"
+            moved = _PARTICLE.match(after) if _MOVED.search(window) else None
+            up = bool(_UP.search(window) or _UP.search(after)) or bool(moved and moved[1] == "up")
+            down = bool(_DOWN.search(window + " " + later)) or bool(moved and moved[1] == "down")
             if _STOP.search(window):
                 text = f"Patient stopped {d.phrase}{on}"
                 why = reason_after(r, d.end)
@@ -1038,14 +1049,14 @@ class RuleExtractor:
                     text += " because of " + adverse[0][1].split(" reports ", 1)[1].split(" on ")[0]
                 done.add(d.name)
                 yield "medication", text, conf, at, *span
-            elif _UP.search(window) or _UP.search(after) or _DOWN.search(window + " " + later):
+            elif up or down:
                 to = re.search(
                     r"\bto\s+(\d+(?:[.,]\d+)?\s?(?:mg|mcg|units?|g|ml|milligrams?|micrograms?|"
                     r"grams?)\b)",
                     s.text[d.end :],
                     re.I,
                 )
-                verb = "increased" if (_UP.search(window) or _UP.search(after)) else "decreased"
+                verb = "increased" if up else "decreased"
                 text = f"Patient's {d.phrase} dose {verb}"
                 if to:
                     target = dose_after(s.text, d.end + to.start(1))

@@ -51,7 +51,7 @@ FAMILY = "family history"
 PATIENT = "patient"
 #: Kinds a sentence the specific rules read may still state (a plan beside a dose change);
 #: its findings, conditions and habits are the rules' items' setting, not facts of their own.
-DISTINCT = frozenset({"care_plan", "immunization", "procedure", "condition"})
+DISTINCT = frozenset({"care_plan", "immunization", "procedure", "condition", "treatment_response"})
 #: a finding said to be over (the sentence's words): no current observation
 _RESOLVED = re.compile(
     r"\b(settled|went away|gone away|resolved|cleared up|passed|wore off|stopped now|no longer)\b",
