@@ -49,8 +49,9 @@ NOT_ASSERTED = frozenset(
 PLAN_ALLOWS = frozenset({Context.FUTURE, Context.INSTRUCTION})
 FAMILY = "family history"
 PATIENT = "patient"
-#: Kinds a sentence the specific rules read may still state (a plan beside a dose change);
-#: its findings, conditions and habits are the rules' items' setting, not facts of their own.
+#: Kinds a sentence the specific rules read may still state (a plan beside a dose change, a
+#: response beside the change it followed); its findings and habits are the rules' items'
+#: setting, not facts of their own.
 DISTINCT = frozenset({"care_plan", "immunization", "procedure", "condition", "treatment_response"})
 #: a finding said to be over (the sentence's words): no current observation
 _RESOLVED = re.compile(
