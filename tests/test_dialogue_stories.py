@@ -755,16 +755,13 @@ def test_a_dose_put_up_or_brought_down_is_a_change_dated_where_it_is_said() -> N
     assert not any("paracetamol dose" in c for c in got), got
 
 
-def test_a_dose_put_up_by_pronoun_is_the_drug_asked_of_and_its_new_dose_follows() -> None:
-    """ "Ramipril, we have 5 mg on file." -- "The doctor put it up to 10 mg in June.": "it" is
-    the drug talked of; "... brought it down in July. It's 20 mg now": the dose said next is
-    what it went down to."""
+def test_the_dose_said_after_a_change_is_what_it_went_to() -> None:
+    """ "No, the GP brought the furosemide down in July. It's 20 mg now, in the morning.": the
+    dose said in the next sentence is what the change went to."""
     got = _got(
-        "Date: 2026-08-20\nPharmacist: Ramipril, we have 5 mg on file.\n"
-        "Patient: That changed. The doctor put it up to 10 mg in June, after the blood test.\n"
-        "Nurse: Now the water tablet. Furosemide, are you still on 40 in the morning?\n"
-        "Patient: No, the GP brought it down in July. It's 20 mg now, in the morning.\n",
+        "Date: 2026-08-20\nNurse: Now the water tablet. Are you still on 40 in the morning?\n"
+        "Patient: No, the GP brought the furosemide down in July. It's 20 mg now, in the "
+        "morning.\n",
         datetime(2026, 8, 20, 18, tzinfo=UTC),
     )
-    assert got.get("Patient's ramipril dose increased to 10 mg") == "2026-06-01", got
     assert got.get("Patient's furosemide dose decreased to 20 mg in the morning") == "2026-07-01"

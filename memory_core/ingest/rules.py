@@ -168,10 +168,7 @@ _TAKE_QUESTION = re.compile(r"\b(tak\w+|medicines?|medications?|tablets?|on)\b")
 #: a pronoun a medication verb governs ("stopped it", "increase it", "it gave me")
 _GOVERNED = re.compile(
     r"\b(?:stop\w*|start\w*|increas\w*|decreas\w*|reduc\w*|drop\w*|cut|take|takes|taking|took|"
-    r"use|uses|using|continu\w*|off|(?:been|still|stay\w*|keep|kept)\s+on|"
-    r"upped|doubled|halved|"  # "put it up", "brought them down": a particle after the pronoun
-    r"(?:put|puts|putting|brought|bring|push\w*|knock\w*)(?=\s+\w+\s+(?:up|down)\b))"
-    r"\s+(?P<pro>it|that|them)\b|"
+    r"use|uses|using|continu\w*|off|(?:been|still|stay\w*|keep|kept)\s+on)\s+(?P<pro>it|that|them)\b|"
     r"\b(?P<pro2>it|that|they)\s+"
     r"(?:made|makes|gave|gives|caused|causes|did|does)\b",
     re.I,
