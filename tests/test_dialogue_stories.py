@@ -765,3 +765,23 @@ def test_the_dose_said_after_a_change_is_what_it_went_to() -> None:
         datetime(2026, 8, 20, 18, tzinfo=UTC),
     )
     assert got.get("Patient's furosemide dose decreased to 20 mg in the morning") == "2026-07-01"
+
+
+def test_a_procedure_the_clinician_arranges_is_a_plan_and_would_like_is_no_hedge() -> None:
+    """ "You'll need an echo before the clinic", "You're booked for a colonoscopy on the 3rd of
+    October": a procedure to be done, arranged by the clinician, is a plan, not a procedure
+    done; "We would like you to start the rehab course next month" is a decision ("would
+    like" holds the hedge "would" but says none); a procedure told as done stays one."""
+    got = _typed(
+        "Date: 2026-09-02\nDr Shah: You'll need an echo before the clinic.\nPatient: Right.\n"
+        "Dr Shah: And you're booked for a colonoscopy on the 3rd of October.\nPatient: Yes.\n"
+        "Dr Shah: We would like you to start the rehab course next month.\nPatient: Fine.\n"
+        "Dr Shah: The angiogram in June was clear.\n",
+        datetime(2026, 9, 2, 18, tzinfo=UTC),
+    )
+    plans = [c for c in got if c.startswith("care_plan:")]
+    assert any("echo" in c for c in plans) and any("colonoscopy" in c for c in plans), got
+    assert any("rehab course" in c for c in plans), got
+    assert [c for c in got if c.startswith("procedure:")] == [
+        "procedure: Procedure: The angiogram in June was clear"
+    ], got

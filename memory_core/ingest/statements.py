@@ -72,6 +72,7 @@ class Kind:
     needs: str
     cues: tuple[tuple[str, ...], ...]  # each cue as its words' stems
     suffixes: tuple[str, ...] = ()  # endings of a word that is a cue ("-ectomy")
+    plan_when: tuple[tuple[str, ...], ...] = ()  # the clinician arranging it: a plan
 
     def cue_at(self, stemmed: Sequence[str], words: Sequence[str]) -> int | None:
         """Where the first cue begins (a cue's stems, or a word with one of the suffixes)."""
@@ -100,6 +101,7 @@ class Cues:
     describers: frozenset[str] = frozenset()  # "my *younger* sister": still the relative
     leads: tuple[str, ...] = ()  # "*Yeah*, my mum had ...": words before an answer's subject
     family: tuple[tuple[str, ...], ...] = ()  # a question about the family ("in the family")
+    hedge_exceptions: tuple[tuple[str, ...], ...] = ()  # "would like": no hedge
 
 
 _WORD = re.compile(r"[a-z0-9]+(?:['’-][a-z0-9]+)*")
@@ -133,6 +135,7 @@ def cues() -> Cues:
             k["needs"],
             phrases(k["cues"]),
             tuple(k.get("suffixes", ())),
+            phrases(k.get("plan_when", ())),
         )
         for k in raw["kinds"]
     )
@@ -150,7 +153,14 @@ def cues() -> Cues:
         frozenset(raw["relative_describers"]),
         tuple(raw["answer_leads"]),
         phrases(raw["family_cues"]),
+        phrases(raw["hedge_exceptions"]),
     )
+
+
+@cache
+def _plan_kind() -> Kind:
+    """The kind a clause the clinician arranges is proposed as: the plan."""
+    return next(k for k in cues().kinds if k.type == "care_plan")
 
 
 @cache
@@ -232,6 +242,9 @@ def has_phrase(seq: Sequence[str], phrase: Sequence[str]) -> bool:
 def hedged(text: str) -> bool:
     """A suggestion, something to consider or a condition: no decision."""
     st = stems(words_of(text))
+    for ex in cues().hedge_exceptions:  # "What I would like is to refer you": a decision
+        while (at := first_at(st, (ex,))) is not None:
+            st[at : at + len(ex)] = ["\0"]
     return any_phrase(st, cues().hedges)
 
 
@@ -693,8 +706,10 @@ def _each(
                 continue
             if not _needs(k.needs, text, cue, st):
                 continue
-            plan = k.type == "care_plan"
-            if plan and not any_phrase(st, c.plan_markers):
+            arranged = who == "clinician" and any_phrase(st, k.plan_when)
+            kind = _plan_kind() if arranged else k  # "you'll need an ECG": a plan
+            plan = kind.type == "care_plan"
+            if plan and not arranged and not any_phrase(st, c.plan_markers):
                 continue  # a test or a service named, not a plan made
             decided = not is_hedged or (who == "patient" and not plan)  # "maybe twice a week"
             conditional = cond_at is not None and (not plan or cond_at < (cue_at or 0))
@@ -718,7 +733,7 @@ def _each(
             body = third_person(said, s.speaker, s.relation)
             if len(body) < 8:
                 break
-            yield Stated(k.type, f"{k.label}: {body}", a, b if not plan else len(s.text))
+            yield Stated(kind.type, f"{kind.label}: {body}", a, b if not plan else len(s.text))
             break
         else:
             negated = bool(set(words_of(text)) & (cues().negations - {"without"}))
