@@ -785,3 +785,19 @@ def test_a_procedure_the_clinician_arranges_is_a_plan_and_would_like_is_no_hedge
     assert [c for c in got if c.startswith("procedure:")] == [
         "procedure: Procedure: The angiogram in June was clear"
     ], got
+
+
+def test_an_answer_that_opens_with_when_confirms_a_question_about_something_done() -> None:
+    """ "Did you have your flu jab this year?" -- "October, at the pharmacy.": an answer whose
+    first words say when confirms the question as a "yes" does, dated by it; "Not yet, it's
+    booked for the 10th of March" confirms nothing."""
+    got = _got(
+        "Date: 2026-11-20\nNurse: Did you have your flu jab this year?\n"
+        "Patient: October, at the pharmacy by work.\n"
+        "Nurse: And did you have the shingles vaccine?\n"
+        "Patient: Not yet, it's booked for the 10th of December.\n",
+        datetime(2026, 11, 20, 18, tzinfo=UTC),
+    )
+    jabs = {c: d for c, d in got.items() if c.startswith("Immunisation:")}
+    assert any("flu jab" in c and d == "2026-10-01" for c, d in jabs.items()), got
+    assert not any("shingles" in c for c in jabs), got

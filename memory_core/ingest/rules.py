@@ -77,6 +77,7 @@ from .statements import (
     as_statement,
     asks_of_family,
     asserted_in,
+    cues,
     family_history,
     proxy_self,
     relative_answered,
@@ -402,6 +403,27 @@ def _amend_dose(
     return True
 
 
+def _dated_answer(s: Sentence, r: Named, q: Sentence) -> bool:
+    """An answer whose first clause says when, and nothing against, to a question about
+    something done ("Did you have your flu jab this year?" -- "October, at the pharmacy.",
+    "Got it on the 7th of October."): it confirms the question as a "yes" does."""
+    if not r.dates or not told_as_done(q.text) or as_statement(q.text) is None:
+        return False
+    head = _FIRST_CLAUSE.match(s.text)
+    end = head.end() if head else len(s.text)
+    negated = set(re.findall(r"[\w']+", s.low[:end])) & cues().negations
+    opens = r.dates[0].start <= _OPENS_WITHIN and r.dates[0].start < end
+    return opens and not negated and not _NOT_YET.search(s.low[:end])
+
+
+#: how far into the answer its date may begin ("Got it on the 7th of October")
+_OPENS_WITHIN = 12
+#: an answer's first clause: up to the end of its sentence or a semicolon
+_FIRST_CLAUSE = re.compile(r"[^.;!?]*")
+#: "not yet", "still waiting": nothing done
+_NOT_YET = re.compile(r"\b(?:yet|still waiting|waiting for|booked)\b")
+
+
 def _at(d: DateSpan | None) -> datetime | None:
     return d.at if d is not None else None
 
@@ -611,7 +633,7 @@ class RuleExtractor:
                 continue  # a relative answering of their own health ("How is your own ...?")
             elif switched and st.question is not None and new_turn:
                 q, qr = st.question
-                if AFFIRM.match(s.text.strip()):
+                if AFFIRM.match(s.text.strip()) or _dated_answer(s, r, q):
                     done = emit(self._confirmed(q, qr, s, r, st), "patient")
                     told = as_statement(q.text)
                     if told:  # "Have you had your flu jab?" -- "Yes, on the 2nd of October."
