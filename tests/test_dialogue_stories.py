@@ -801,3 +801,19 @@ def test_an_answer_that_opens_with_when_confirms_a_question_about_something_done
     jabs = {c: d for c, d in got.items() if c.startswith("Immunisation:")}
     assert any("flu jab" in c and d == "2026-10-01" for c, d in jabs.items()), got
     assert not any("shingles" in c for c in jabs), got
+
+
+def test_travel_vaccines_given_are_immunisations_and_one_turned_down_is_none() -> None:
+    """ "I'll give you the typhoid and the hepatitis A today": travel vaccines named are
+    immunisations as the flu jab is; "I'll skip the rabies one", "give the cholera a miss":
+    a vaccine turned down is not had."""
+    got = _typed(
+        "Date: 2026-06-02\nNurse: For Kenya I'll give you the typhoid and the hepatitis A today.\n"
+        "Patient: Okay. I'll skip the rabies one, I'm not going near animals.\n"
+        "Nurse: And you'd rather give the cholera a miss?\n"
+        "Patient: Yes, I'll give cholera a miss.\n",
+        datetime(2026, 6, 2, 18, tzinfo=UTC),
+    )
+    jabs = [c for c in got if c.startswith("immunization:")]
+    assert any("typhoid" in c and "hepatitis A" in c for c in jabs), got
+    assert not any("rabies" in c or "cholera" in c for c in jabs), got

@@ -102,6 +102,7 @@ class Cues:
     leads: tuple[str, ...] = ()  # "*Yeah*, my mum had ...": words before an answer's subject
     family: tuple[tuple[str, ...], ...] = ()  # a question about the family ("in the family")
     hedge_exceptions: tuple[tuple[str, ...], ...] = ()  # "would like": no hedge
+    declines: tuple[tuple[str, ...], ...] = ()  # "I'll skip rabies": turned down
 
 
 _WORD = re.compile(r"[a-z0-9]+(?:['’-][a-z0-9]+)*")
@@ -154,6 +155,7 @@ def cues() -> Cues:
         tuple(raw["answer_leads"]),
         phrases(raw["family_cues"]),
         phrases(raw["hedge_exceptions"]),
+        phrases(raw["declines"]),
     )
 
 
@@ -720,6 +722,8 @@ def _each(
                 break
             if k.type in NOT_NEGATED and set(words_of(text)) & (c.negations - {"without"}):
                 break  # "I haven't fallen since": a negated finding is no observation
+            if k.type in NOT_NEGATED and any_phrase(st, c.declines):
+                break  # "I'll skip rabies this time": a vaccine turned down is not had
             denied = set(words_of(text)) & {"nothing", "none", "never", "no"}
             if k.type == "social" and denied and not _counted(text):
                 break  # "Cannabis, nothing": a habit denied is the rules' ("does not smoke")
