@@ -817,3 +817,17 @@ def test_travel_vaccines_given_are_immunisations_and_one_turned_down_is_none() -
     jabs = [c for c in got if c.startswith("immunization:")]
     assert any("typhoid" in c and "hepatitis A" in c for c in jabs), got
     assert not any("rabies" in c or "cholera" in c for c in jabs), got
+
+
+def test_no_opening_an_answer_replies_to_the_question_and_negates_nothing_after_it() -> None:
+    """ "Are you still on nights?" -- "No, I moved to day shifts from the 1st of September.":
+    the "No," answers the question; what follows is said, not denied. "No, never smoked"
+    still denies."""
+    got = _got(
+        "Date: 2026-10-21\nDr Abara: Are you still on nights?\n"
+        "Patient: No, I moved to day shifts from the 1st of September.\n"
+        "Dr Abara: Do you smoke?\nPatient: No, never smoked.\n",
+        datetime(2026, 10, 21, 18, tzinfo=UTC),
+    )
+    assert got.get("Social: They moved to day shifts from the 1st of September") == "2026-09-01"
+    assert not any("smok" in c and not c.startswith("Patient does not") for c in got), got

@@ -683,6 +683,8 @@ def _each(
 ) -> Iterator[Stated]:
     who = "clinician" if s.speaker == "clinician" else "patient"
     for a, b in clauses(s):
+        reply = _ANSWER_NO.match(s.text, a, b)
+        a = reply.end() if reply and who == "patient" else a  # "No, I moved to day shifts"
         text = s.text[a:b]
         if b - a > MAX_CLAUSE:
             continue  # no clause of one statement is this long (an unpunctuated turn)
@@ -746,6 +748,10 @@ def _each(
                 if not blocked and _OWN_MEDICINE.search(text):
                     body = third_person(text, s.speaker, s.relation)
                     yield Stated("medication", f"Medication: {body}", a, b)
+
+
+#: "No," opening an answer: the reply to the question, not a negation of what follows it
+_ANSWER_NO = re.compile(r"\s*(?:no|nope|nah)\s*[,;:—–-]\s*", re.I)
 
 
 #: What a rule's item must not rest on: the evidence says its thing of another person; of a
