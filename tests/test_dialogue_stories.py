@@ -831,3 +831,22 @@ def test_no_opening_an_answer_replies_to_the_question_and_negates_nothing_after_
     )
     assert got.get("Social: They moved to day shifts from the 1st of September") == "2026-09-01"
     assert not any("smok" in c and not c.startswith("Patient does not") for c in got), got
+
+
+def test_a_question_that_only_names_a_visit_asks_no_appointment_preference() -> None:
+    """ "How has she been since Monday's visit?" -- "She had a fall in the bathroom on
+    Sunday.": a day in the answer is when the fall was, not a preference for weekend
+    appointments; "What days suit you for the clinic?" -- "Saturdays." is one."""
+    got = _typed(
+        "Date: 2026-08-20\nNurse: How has she been since Monday's visit?\n"
+        "Daughter: Mostly okay. She had a fall in the bathroom on Sunday, though.\n",
+        datetime(2026, 8, 20, 18, tzinfo=UTC),
+    )
+    assert not any(c.startswith("preference:") for c in got), got
+    assert any(c.startswith("observation:") and "fall" in c for c in got), got
+    asked = _typed(
+        "Date: 2026-08-20\nNurse: What days suit you for the clinic appointments?\n"
+        "Patient: Saturdays, I work in the week.\n",
+        datetime(2026, 8, 20, 18, tzinfo=UTC),
+    )
+    assert "preference: Patient prefers weekend appointments" in asked, asked
