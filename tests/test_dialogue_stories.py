@@ -850,3 +850,17 @@ def test_a_question_that_only_names_a_visit_asks_no_appointment_preference() -> 
         datetime(2026, 8, 20, 18, tzinfo=UTC),
     )
     assert "preference: Patient prefers weekend appointments" in asked, asked
+
+
+def test_a_medicine_a_carer_gave_the_patient_is_one_the_patient_was_given() -> None:
+    """ "And I gave her Nurofen for children at about three this afternoon", said by the
+    child's mother: the patient was given it, that day; "We might give her some Calpol
+    later" gives nothing."""
+    got = _got(
+        "Date: 2026-05-09\nDr Okafor: Hello, is this Lily's mum?\n"
+        "Mum: Yes. I gave her Nurofen for children at about three this afternoon.\n"
+        "Dr Okafor: We might give her some Calpol later if the fever comes back.\n",
+        datetime(2026, 5, 9, 20, tzinfo=UTC),
+    )
+    given = {c: d for c, d in got.items() if c.startswith("Patient was given")}
+    assert given == {"Patient was given ibuprofen (Nurofen) on 2026-05-09": "2026-05-09"}, got

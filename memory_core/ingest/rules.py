@@ -161,6 +161,8 @@ _MOVED = re.compile(
 )
 #: ... and the particle after it
 _PARTICLE = re.compile(r"^\W*(?:dose\s+)?(up|down)\b")
+#: the drug given to someone, the words before it ("I gave her", "they gave me", "was given")
+_GAVE = re.compile(r"\b(?:gave|given|giving)\s+(?:(?:him|her|me|them|you|us)\s+)?(?:some\s+)?$")
 _TAKE = re.compile(
     r"\b(take|takes|taking|took|on|stays? at|continu\w+|remain\w* on|using|use|uses|"
     r"inject\w*)\b"
@@ -1102,6 +1104,10 @@ class RuleExtractor:
                 if _LATER.search(low) and not confirmed:
                     continue  # a switch planned for later: not what the patient takes now
                 yield "medication", f"Patient switched to {d.phrase}{details}{on}", conf, at, *span
+            elif _GAVE.search(window) and not _LATER.search(low):
+                # "I gave her Nurofen for children at about three": what the patient was given
+                done.add(d.name)
+                yield "medication", f"Patient was given {d.phrase}{details}{on}", conf, at, *span
             elif _START.search(window):
                 done.add(d.name)
                 if _LATER.search(low) and not confirmed:
