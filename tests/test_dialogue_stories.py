@@ -864,3 +864,23 @@ def test_a_medicine_a_carer_gave_the_patient_is_one_the_patient_was_given() -> N
     )
     given = {c: d for c, d in got.items() if c.startswith("Patient was given")}
     assert given == {"Patient was given ibuprofen (Nurofen) on 2026-05-09": "2026-05-09"}, got
+
+
+def test_a_clinicians_name_is_no_other_person_and_a_medicine_taken_is_no_allergen() -> None:
+    """ "I saw Dr Patel's registrar on Monday and was given naproxen": a name after a
+    clinician's title is the patient's care, not someone else's; after talk of an allergy,
+    "I've taken some Piriton I had in the cupboard" names a medicine taken, not an allergen,
+    while "I can't take penicillin" still names one."""
+    got = _got(
+        "Date: 2026-10-15\n[2026-10-15 08:47] Patient: I saw Dr Patel's registrar on Monday and "
+        "was given naproxen 500 mg twice a day.\n"
+        "[2026-10-15 10:15] Clinician: That sounds like an allergic reaction. Any swelling?\n"
+        "[2026-10-15 10:31] Patient: No swelling. I've taken some Piriton I had in the cupboard.\n"
+        "[2026-10-15 10:40] Clinician: Any other allergies?\n"
+        "[2026-10-15 10:45] Patient: I can't take penicillin.\n",
+        datetime(2026, 10, 15, 18, tzinfo=UTC),
+    )
+    assert any(c.startswith("Patient was given naproxen") for c in got), got
+    allergies = [c for c in got if "allergy" in c and c.startswith("Patient has")]
+    assert any("penicillin" in c for c in allergies), got
+    assert not any("Piriton" in c or "chlorphenamine" in c for c in allergies), got

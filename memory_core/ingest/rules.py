@@ -405,6 +405,17 @@ def _amend_dose(
     return True
 
 
+def _taken(low: str, start: int) -> bool:
+    """Whether the words before a drug say the patient took or takes it, not that they cannot."""
+    window = _window(low, start)
+    return bool(_TAKE.search(window) or re.search(r"\btaken\b", window)) and not _CANNOT.search(
+        window
+    )
+
+
+_CANNOT = re.compile(r"\b(?:can't|cannot|can not|couldn't|don't|mustn't|not|never|no)\b")
+
+
 def _dated_answer(s: Sentence, r: Named, q: Sentence) -> bool:
     """An answer whose first clause says when, and nothing against, to a question about
     something done ("Did you have your flu jab this year?" -- "October, at the pharmacy.",
@@ -888,7 +899,10 @@ class RuleExtractor:
             if not reactions and (other or (_CAUSE.search(low) and found)):
                 return  # an intolerance: an adverse reaction
             if allergens and not reactions:
-                st.pending += [(d, s) for d in allergens if not d.implicit]
+                # "I've taken some Piriton I had in the cupboard": a medicine taken, no allergen
+                # ("I can't take penicillin" still names one)
+                named_alone = [d for d in allergens if not d.implicit and not _taken(low, d.start)]
+                st.pending += [(d, s) for d in named_alone]
                 return
             if not allergens and reactions and st.pending:
                 done, st.pending = st.pending, []

@@ -410,8 +410,16 @@ def names_other(text: str, patient_name: str | tuple[str, ...] | None) -> bool:
         w = m.group(1)
         if w in _NOT_NAMES or w in own or w in drug_words:
             continue
+        if _CLINICIAN_TITLE.search(text, 0, m.start()):
+            continue  # "Dr Lindqvist's locum": a clinician, whose care is the patient's
         return True
     return False
+
+
+#: a clinician's title just before a name
+_CLINICIAN_TITLE = re.compile(
+    r"\b(?:dr|doctor|nurse|prof|professor|midwife|pharmacist|consultant|surgeon)\.?\s+$", re.I
+)
 
 
 @cache
