@@ -26,8 +26,11 @@ PID = "HX-9001"
 #: me on ..."); wrong dates raised from 12 to 13 by the latter, which proposes one fact that
 #: was not proposed at all before, with a date the key does not give it; superseded raised to
 #: 46 (a newer result written as another type than the older sends the older to a reviewer);
-#: the issue's targets (75 %, 0, 0, 80 %) are in docs/ingest.md beside them, not met.
-FLOOR = {"found": 93, "forbidden": 6, "wrong_dates": 13, "superseded": 46}
+#: then found 95, superseded 48 and wrong dates 14 (2026-12-06: a pair of values shaped like a
+#: blood pressure, "118/76", is one where no test is named -- ten more facts found over the
+#: test halves, one of them here proposed where it was not before, with a date the key does not
+#: give it); the issue's targets (75 %, 0, 0, 80 %) are in docs/ingest.md beside them, not met.
+FLOOR = {"found": 95, "forbidden": 6, "wrong_dates": 14, "superseded": 48}
 
 
 def test_the_held_out_test_half_holds_its_floor() -> None:

@@ -884,3 +884,18 @@ def test_a_clinicians_name_is_no_other_person_and_a_medicine_taken_is_no_allerge
     allergies = [c for c in got if "allergy" in c and c.startswith("Patient has")]
     assert any("penicillin" in c for c in allergies), got
     assert not any("Piriton" in c or "chlorphenamine" in c for c in allergies), got
+
+
+def test_a_pair_shaped_like_a_blood_pressure_is_one_where_no_test_is_named() -> None:
+    """ "Let me check it today. 118/76.": two values, each within its part's bounds and the
+    first the higher, are a blood pressure though no test is named; a score ("22/25"), a date
+    ("12/05") or a dose ("50/20 mg") is not."""
+    got = _got(
+        "Date: 2026-11-15\nDr Fraser: You were on labetalol in the pregnancy.\n"
+        "Patient: The midwife stopped it in October.\nDr Fraser: Let me check it today.\n"
+        "Dr Fraser: 118/76. That's completely normal.\n"
+        "Dr Fraser: Your asthma score is 22/25 and the next review is 12/05.\n",
+        datetime(2026, 11, 15, 18, tzinfo=UTC),
+    )
+    assert "Patient's blood pressure was 118/76" in got, got
+    assert [c for c in got if "blood pressure" in c] == ["Patient's blood pressure was 118/76"]

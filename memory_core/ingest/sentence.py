@@ -365,6 +365,34 @@ def _by_unit(text: str) -> list[tuple[int, int, Analyte]]:
     return []
 
 
+def _by_pair(text: str) -> list[tuple[int, int, Analyte]]:
+    """The panel a pair of values is by its shape, where no test is named ("Let me check it
+    today. 118/76."): each part within its part's bounds, the first above the second (blood
+    pressure); never a pair with another unit after it ("50/20 mg")."""
+    unit_re, _dose = units()
+    for m in _PAIR.finditer(text):
+        u = unit_re.match(text, m.end())
+        for panel, (hi, lo) in _panel_parts().items():
+            a, b = float(m.group(1)), float(m.group(2))
+            fits = hi.bounds[0] <= a <= hi.bounds[1] and lo.bounds[0] <= b <= lo.bounds[1]
+            said = u is None or unit_shown(u.group(1)) == panel.unit
+            if fits and a > b and said:
+                return [(m.start(), m.start(), panel)]
+    return []
+
+
+@cache
+def _panel_parts() -> dict[Analyte, tuple[Analyte, Analyte]]:
+    """Each two-part panel (:func:`panels`) and its parts, the first as written first."""
+    lex = lexicon()
+    out: dict[Analyte, tuple[Analyte, Analyte]] = {}
+    for pid in panels():
+        parts = [a for a in lex.analytes.values() if a.parent == pid and a.bounds]
+        if len(parts) == 2:
+            out[lex.analytes[pid]] = (parts[0], parts[1])
+    return out
+
+
 @cache
 def _named_by() -> dict[str, Analyte]:
     """The test each unit of labs.json's ``named_by`` names (its unit's key), built once."""
@@ -400,7 +428,7 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
     if mentions and topic is not None and id(topic) not in named and _leads(s.text, mentions):
         mentions.insert(0, (0, 0, topic))  # "Your blood pressure. 104/66, pulse 58."
     if not mentions:
-        mentions = _of_topic(s, st) or _by_unit(s.text)
+        mentions = _of_topic(s, st) or _by_unit(s.text) or _by_pair(s.text)
         if not mentions:
             return []
     taken = [(d.start, d.end) for d in r.dates]
