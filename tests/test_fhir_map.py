@@ -4,12 +4,14 @@ names as a clinician writes them; vitals, panels, immunizations, procedures, car
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
 from memory_core.ingest import names
 from memory_core.ingest.fhir_map import FhirItem, map_resource
+from memory_core.ingest.rules import RuleExtractor
 
 SCT = "http://snomed.info/sct"
 LOINC = "http://loinc.org"
@@ -59,6 +61,22 @@ def test_body_weight_is_a_vital_sign_with_its_facts() -> None:
         "date": "2020-01-03",
     }
     assert it.embed_text == "Patient's body weight"  # every weighing shares one embedding
+
+
+def test_a_questionnaire_score_is_an_observation_keyed_like_a_lab() -> None:
+    """A PHQ-9 total (FHIR's "survey") is an observation, not a lab result, keyed by its LOINC
+    code as a lab is; the transcript reader files it the same way."""
+    it = one(obs("44261-6", "PHQ-9 total score", valueQuantity={"value": 11, "unit": "{score}"}))
+    assert it.memory_type == "observation"
+    assert it.facts["codes"] == ["loinc:44261-6"]
+    said = RuleExtractor().extract(
+        "NW-1",
+        "Date: 2026-07-15\nDr Lindqvist: Your PHQ-9 score today is 11.\n",
+        now=datetime(2026, 7, 15, 18, tzinfo=UTC),
+    )
+    assert [(c.memory_type, c.content) for c in said.candidates] == [
+        ("observation", "Patient's PHQ-9 was 11 on 2026-07-15")
+    ]
 
 
 def test_the_blood_pressure_panel_is_one_reading_with_every_code() -> None:

@@ -276,12 +276,16 @@ class Concept:
     follows: tuple[str, ...] = ()  # precursors it is the progression of ("prediabetes")
 
 
+#: The memory type of a result of each kind of analyte (labs.json's ``kind``).
+KIND_TYPES = {"lab": "lab_result", "vital": "vital_sign", "score": "observation"}
+
+
 @dataclass(frozen=True, slots=True)
 class Analyte:
     id: str
     loinc: str
     codes: tuple[str, ...]
-    kind: str  # lab | vital
+    kind: str  # lab | vital | score (a questionnaire's total: PHQ-9, MoCA)
     unit: str
     parent: str
     qualitative: bool
@@ -296,6 +300,12 @@ class Analyte:
     bounds: tuple[float, ...] = ()  # (low, high): physiologically possible, canonical unit
     #: units a value said in names this test without its name ("That's 104.2 kilograms")
     named_by: tuple[str, ...] = ()
+
+    @property
+    def memory_type(self) -> str:
+        """The memory type a result of it is (a lab test's, a vital sign's; a questionnaire's
+        score is an observation, as FHIR files it under "survey", not a lab result)."""
+        return KIND_TYPES[self.kind]
 
     @property
     def pair(self) -> bool:
@@ -565,7 +575,7 @@ def _analyte(c: _Check, e: Any, where: str) -> tuple[Analyte, list[str]]:
         id=aid,
         loinc=loinc,
         codes=tuple(c.strs(e.get("codes", []), f"{where}.codes", empty=True)),
-        kind=c.one_of(e.get("kind"), ("lab", "vital"), f"{where}.kind"),
+        kind=c.one_of(e.get("kind"), tuple(KIND_TYPES), f"{where}.kind"),
         unit=str(e.get("unit", "")),
         parent=str(e.get("parent", "")),
         qualitative=bool(e.get("qualitative", False)),

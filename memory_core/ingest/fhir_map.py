@@ -13,9 +13,9 @@ What becomes a memory:
 - Observation: every coded one with a value -- a quantity, a coded or text value, or a panel of
   components (blood pressure 85354-9 is one memory "132/84 mmHg" carrying the panel's and both
   components' codes). A LOINC code the lexicon knows gives the analyte's name and whether it is a
-  lab result or a vital sign; any other code is named from its coding's text or display and
-  filed by the Observation's category (vital-signs, laboratory, social-history, else
-  observation).
+  lab result, a vital sign or a questionnaire's score (an observation: PHQ-9, MoCA); any other
+  code is named from its coding's text or display and filed by the Observation's category
+  (vital-signs, laboratory, social-history, else observation).
 - Immunization (``immunization``) and Procedure (``procedure``): history, dated.
 - CarePlan: one ``care_plan`` memory per activity (the plan itself when it lists none).
 
@@ -74,7 +74,6 @@ _CATEGORY_TYPES = {
     "laboratory": "lab_result",
     "social-history": "social",
 }
-_KIND_TYPES = {"lab": "lab_result", "vital": "vital_sign"}
 _STATE_WORDS = {
     "in-progress": "in progress",
     "not-started": "not started",
@@ -649,7 +648,7 @@ def _observation(res: Mapping[str, Any], source: str, resolve: Resolver) -> list
             reason += f" ({names.concept_text(res['dataAbsentReason']) or 'data absent'})"
         return x.skip(reason, first)
     if analyte is not None:
-        mtype = _KIND_TYPES[analyte.kind]
+        mtype = analyte.memory_type
         implausible = outside_physiology(lexicon(), analyte, value.fact)
         if implausible:  # "weight -70 kg", "HbA1c 1e308 %": skipped and counted, never kept
             return x.skip(implausible, first)

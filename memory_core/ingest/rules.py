@@ -1169,10 +1169,10 @@ class RuleExtractor:
             if x.date is not None:
                 text += f" {x.date.phrase}"
                 created = x.date.at
-            elif carried is not None and x.analyte.kind != "vital":
+            elif carried is not None and x.analyte.kind == "lab":
                 text += f" {carried[0].phrase}"  # the date's own words are its evidence
                 created, dated_by = carried[0].at, (carried[2], carried[3])
-            mtype = "vital_sign" if x.analyte.kind == "vital" else "lab_result"
+            mtype = x.analyte.memory_type
             yield mtype, text, conf, created, s.start, s.end, dated_by
 
     @staticmethod
