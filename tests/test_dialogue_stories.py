@@ -899,3 +899,19 @@ def test_a_pair_shaped_like_a_blood_pressure_is_one_where_no_test_is_named() -> 
     )
     assert "Patient's blood pressure was 118/76" in got, got
     assert [c for c in got if "blood pressure" in c] == ["Patient's blood pressure was 118/76"]
+
+
+def test_drugs_joined_by_and_share_the_verb_that_governs_the_first() -> None:
+    """ "So we started you on apixaban and bisoprolol in January", "We stopped the ramipril
+    5 mg and the amlodipine last week": each drug of the list is started (stopped), dated as
+    the first; "I stopped the ramipril and started amlodipine" keeps each its own verb."""
+    got = _got(
+        "Date: 2026-09-22\nDr Haddad: So we started you on apixaban and bisoprolol in January.\n"
+        "Patient: Yes.\nDr Haddad: And I stopped the ramipril 5 mg and the amlodipine last week.\n"
+        "Patient: I stopped the atenolol and started nifedipine in March.\n",
+        datetime(2026, 9, 22, 18, tzinfo=UTC),
+    )
+    assert got.get("Patient started bisoprolol in January 2026") == "2026-01-01", got
+    assert any(c.startswith("Patient stopped amlodipine") for c in got), got
+    assert any(c.startswith("Patient started nifedipine") for c in got), got
+    assert not any(c.startswith("Patient stopped nifedipine") for c in got), got

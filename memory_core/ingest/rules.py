@@ -468,6 +468,14 @@ _CHANGE_AFTER = re.compile(
 )
 
 
+#: what may stand between two drugs one verb governs ("started you on apixaban and
+#: bisoprolol", "stopped the ramipril 5 mg, and the amlodipine"): their details, a conjunction
+_COORDINATED = re.compile(
+    rf"^(?:[\s,]*\b(?:{_DETAIL})\b)*[\s,]*(?:and|&|or|plus|as well as)\s+"
+    r"(?:(?:the|your|his|her|my|their|also)\s+)*$"
+)
+
+
 def _window(low: str, start: int, size: int = 40) -> str:
     """The words before ``start`` in its clause ("they stopped it, and I'm on X": "I'm on")."""
     w = low[max(0, start - size) : start]
@@ -1062,10 +1070,14 @@ class RuleExtractor:
             and _TAKE_QUESTION.search(st.question[0].low)
         )
         done: set[str] = set()
+        prev: tuple[Drug, str] | None = None  # the drug before, and the words that governed it
         for d in found:
             if d.name in done:
                 continue
             window = _window(low, d.start)
+            if prev is not None and _COORDINATED.match(low[prev[0].end : d.start]):
+                window = prev[1]  # "started you on apixaban and bisoprolol": started too
+            prev = (d, window)
             after = low[d.end : d.end + 30]
             later = low[d.end : d.end + 60]  # "the metoprolol ..., so my GP cut it down to 25 mg"
             dose = dose_after(s.text, d.end)
