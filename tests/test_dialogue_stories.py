@@ -915,3 +915,18 @@ def test_drugs_joined_by_and_share_the_verb_that_governs_the_first() -> None:
     assert any(c.startswith("Patient stopped amlodipine") for c in got), got
     assert any(c.startswith("Patient started nifedipine") for c in got), got
     assert not any(c.startswith("Patient stopped nifedipine") for c in got), got
+
+
+def test_a_statement_before_a_dash_and_a_question_is_said() -> None:
+    """ "I'd also like to book you onto the education course - would you go?": what comes
+    before the dash is said (a plan), the question after it still asks; and "The water
+    tablet, furosemide - what dose are you taking?" still asks of furosemide."""
+    got = _got(
+        "Date: 2026-08-11\nNurse: I'd also like to book you onto the group education course "
+        "on Thursdays - would you go?\nPatient: Yes, I would.\n"
+        "Nurse: The water tablet, furosemide - what dose are you taking?\n"
+        "Patient: 80 mg in the morning.\n",
+        datetime(2026, 8, 11, 18, tzinfo=UTC),
+    )
+    assert any(c.startswith("Plan:") and "education course" in c for c in got), got
+    assert any(c.startswith("Patient takes furosemide 80 mg") for c in got), got

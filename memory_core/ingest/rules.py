@@ -292,6 +292,31 @@ def _untagged(s: Sentence) -> Sentence:
     return replace(s, text=said + ".", end=s.start + len(said))
 
 
+def _statement_then_question(s: Sentence) -> list[Sentence]:
+    """A clinician's statement with a question after a dash or a semicolon ("You had oral
+    thrush in April on the Clenil - any sore mouth on the Symbicort?"): the statement, read as
+    said, then the whole question (what it asks of is the statement's too: "The water tablet,
+    furosemide - what dose are you taking?"); any other sentence as it is."""
+    if s.speaker != "clinician" or not s.question:
+        return [s]
+    cuts = list(_THEN_ASKED.finditer(s.text))
+    if not cuts:
+        return [s]
+    cut = cuts[-1]
+    head = s.text[: cut.start()].rstrip()
+    if _ASKS.match(head) or len(head.split()) < 3 or head.rstrip().endswith("?"):
+        return [s]
+    return [replace(s, text=head + ".", end=s.start + len(head)), s]
+
+
+#: a question after a statement, past a dash or a semicolon: its opening words
+_THEN_ASKED = re.compile(
+    r"\s[-–—]\s+(?=(?:and\s+)?(?:any|anything|are|is|do|does|did|have|has|how|what|when|"
+    r"which|who|can|could|would|will)\b)|;\s+(?=(?:any|are|is|do|does|did|have|has|how|what)\b)",
+    re.I,
+)
+
+
 #: a sentence that opens with its verb, no subject ("Smoked sixty a day.", "Died at 70."): it
 #: goes on about whoever the sentence before was about
 _SUBJECTLESS = re.compile(
@@ -511,6 +536,7 @@ class RuleExtractor:
     def extract(self, patient_id: str, transcript: str, *, now: datetime) -> Extraction:
         out = Extraction(method=self.method)
         header, sents = split(transcript)
+        sents = [part for x in sents for part in _statement_then_question(x)]
         session = session_date(header, now) or now
         seen: set[tuple[str, str]] = set()
         st = State()
