@@ -619,3 +619,30 @@ def test_a_change_only_supposed_is_not_the_things_state(
 ) -> None:
     f = read(text, mtype).get(key)
     assert f is not None and f.state is state and f.asserted is asserted, f
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Walks 20 minutes a day", "Walking 30 mins a day recommended."),
+        ("Drinks 30 units of alcohol a week", "Alcohol under 14 units a week advised."),
+        ("Drinks 30 units of alcohol a week", "Needs to drop to 14 units a week."),
+        ("Smokes 20 cigarettes a day", "He needs to cut down to 10 a day."),
+        ("Drinks 30 units of alcohol a week", "To reduce alcohol intake to 14 units a week."),
+        ("Smokes 20 cigarettes a day", "To cut down to 10 a day before the quit date."),
+    ],
+)
+def test_advice_said_after_its_amount_a_need_or_a_goal_changes_no_habit(
+    older: str, newer: str
+) -> None:
+    """ "Walking 30 mins a day recommended": the advice word after the amount governs it as
+    the one before does; "needs to drop to 14 units", "To reduce alcohol intake to 14 units a
+    week": a need or a goal, not what the patient now does -- never at once."""
+    assert not decide_texts(older, newer, "social").strong, decide_texts(older, newer, "social")
+
+
+def test_a_habit_said_as_done_after_advice_words_still_changes() -> None:
+    """The advice words above leave a change said as done a change."""
+    older = "Drinks 30 units of alcohol a week"
+    assert decide_texts(older, "Now drinks 14 units a week.", "social").strong
+    assert decide_texts(older, "Has cut down to 14 units a week as advised.", "social").supersedes
