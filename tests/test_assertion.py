@@ -646,3 +646,21 @@ def test_a_habit_said_as_done_after_advice_words_still_changes() -> None:
     older = "Drinks 30 units of alcohol a week"
     assert decide_texts(older, "Now drinks 14 units a week.", "social").strong
     assert decide_texts(older, "Has cut down to 14 units a week as advised.", "social").supersedes
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "Increase ramipril to 10 mg once U&E checked.",
+        "Once the bloods are back, increase ramipril to 10 mg.",
+    ],
+)
+def test_a_change_waiting_on_a_result_is_not_made(newer: str) -> None:
+    """ "once U&E checked": a change for when something has happened, not made: it does not
+    replace the current dose at once; "once daily" is a frequency, and "Ramipril increased to
+    10 mg once daily" a change."""
+    older = "Ramipril 5 mg once daily"
+    assert not decide_texts(older, newer, "medication").strong, decide_texts(
+        older, newer, "medication"
+    )
+    assert decide_texts(older, "Ramipril increased to 10 mg once daily", "medication").strong
