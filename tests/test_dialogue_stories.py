@@ -930,3 +930,17 @@ def test_a_statement_before_a_dash_and_a_question_is_said() -> None:
     )
     assert any(c.startswith("Plan:") and "education course" in c for c in got), got
     assert any(c.startswith("Patient takes furosemide 80 mg") for c in got), got
+
+
+def test_a_reading_named_by_its_instrument_is_that_measurement() -> None:
+    """ "The pulse oximeter said 93", "My sugar meter said 14.2 after tea", "The BP machine
+    says 150 over 95": the instrument names the measurement, as "the scales said" does."""
+    got = _got(
+        "Date: 2026-05-09\nNurse: Any readings at home?\n"
+        "Patient: The pulse oximeter said 93 this morning. My sugar meter said 14.2 after tea. "
+        "The BP machine says 150 over 95 most mornings.\n",
+        datetime(2026, 5, 9, 20, tzinfo=UTC),
+    )
+    assert any(c.startswith("Patient's oxygen saturation was 93") for c in got), got
+    assert "Patient's glucose was 14.2" in got, got
+    assert "Patient's blood pressure was 150/95" in got, got
