@@ -86,6 +86,7 @@ FIRST_RUNS = (
     ("set_t", "00c1e52", 39, 19, 1, 13),  # a broad realistic mix, a check of the whole
     ("set_u", "a63547c", 54, 31, 0, 20),  # habit advice and history, others' doses, plans
     ("set_v", "9932247", 44, 19, 0, 14),  # a broad realistic mix, a check of the whole
+    ("set_w", "24dcb31", 43, 18, 0, 14),  # a broad realistic mix, a check of the whole
 )
 
 
