@@ -152,6 +152,44 @@ class Sentence:
         return self.text.rstrip().endswith("?")
 
 
+#: a line that is only a bracketed header ("[Message from patient, sent Mon 12 Oct 2026 21:47]")
+_HEADER_LINE = re.compile(r"^[ \t]*\[(?P<head>[^\]\n]{4,160})\][ \t]*\n", re.M)
+#: a date written in full in a header: "12 Oct 2026", "Oct 12, 2026", "2026-10-12"
+_FULL_DATE = re.compile(
+    r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?P<m>[A-Za-z]{3,9})\.?,?\s+(?P<y>\d{4})\b"
+    r"|\b(?P<m2>[A-Za-z]{3,9})\.?\s+(?P<d2>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y2>\d{4})\b"
+    r"|\b(?P<iso>\d{4}-\d{2}-\d{2})\b"
+)
+_MONTHS = {m: i for i, m in enumerate(
+    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1
+)}  # fmt: skip
+
+
+def _message_headers(transcript: str) -> dict[int, tuple[int, str]]:
+    """Header lines that date the message under them, by where that message's label starts:
+    (where the header starts, the date as YYYY-MM-DD)."""
+    out: dict[int, tuple[int, str]] = {}
+    for h in _HEADER_LINE.finditer(transcript):
+        m = _FULL_DATE.search(h.group("head"))
+        if m is None:
+            continue
+        if m.group("iso"):
+            iso = m.group("iso")
+        else:
+            day, mon, year = (m.group("d"), m.group("m"), m.group("y")) if m.group("d") else (
+                m.group("d2"), m.group("m2"), m.group("y2"))  # fmt: skip
+            month = _MONTHS.get(mon[:3].lower())
+            if month is None:
+                continue
+            iso = f"{year}-{month:02d}-{int(day):02d}"
+        try:
+            datetime.fromisoformat(iso)
+        except ValueError:
+            continue
+        out[h.end()] = (h.start(), iso)
+    return out
+
+
 def split(transcript: str) -> tuple[str, list[Sentence]]:
     """The header (text before the first speaker) and the speaker-attributed sentences."""
     labels = []
@@ -189,11 +227,16 @@ def split(transcript: str) -> tuple[str, list[Sentence]]:
         header = ""
     else:
         header = transcript[: labels[0][0].start()]
+    heads = _message_headers(transcript)
     for i, (m, (who, rel)) in enumerate(labels):
         end = labels[i + 1][0].start() if i + 1 < len(labels) else len(transcript)
+        nxt = heads.get(end)  # the next message's header line is no words of this one
+        end = nxt[0] if nxt else end
         start = m.end()
         note = _STAGE_NOTE.match(transcript, start, end)  # "(via interpreter)", "(laughs)"
-        turns.append((who, rel, note.end() if note else start, end, m.group("stamp") or "",
+        own = heads.get(m.start())  # "[Message from patient, sent Mon 12 Oct 2026 21:47]"
+        stamp = m.group("stamp") or (own[1] if own else "")
+        turns.append((who, rel, note.end() if note else start, end, stamp,
                       m.group("who")))  # fmt: skip
     out: list[Sentence] = []
     for t, (who, rel, start, end, stamp, label) in enumerate(turns):
