@@ -960,3 +960,18 @@ def test_a_message_header_on_its_own_line_dates_the_message_under_it() -> None:
     assert got.get("Patient's sertraline dose increased to 100 mg") == "2026-10-13", got
     assert any("amoxicillin" in c and d == "2026-10-11" for c, d in got.items()), got
     assert not any("Message from" in c or "Reply from" in c for c in got), got
+
+
+def test_a_treatment_given_to_a_relative_who_speaks_is_theirs() -> None:
+    """The daughter: "And they gave me co-codamol after my operation once and I came out in a
+    rash": given to the speaker, a relative -- her allergy, never the patient's; "I give him
+    his donepezil at night" is still the patient's."""
+    got = _typed(
+        "Date: 2026-10-02\nDr Brennan: Mr Okafor, Grace, come in.\n"
+        "Daughter: And they gave me co-codamol after my operation once and I came out in a rash, "
+        "so I always say I'm allergic.\n"
+        "Daughter: I give him his donepezil 10 mg at night.\n",
+        datetime(2026, 10, 2, 18, tzinfo=UTC),
+    )
+    assert not any("codamol" in c or "codeine" in c for c in got), got
+    assert any(c.startswith("medication:") and "donepezil" in c for c in got), got

@@ -165,7 +165,7 @@ _PARTICLE = re.compile(r"^\W*(?:dose\s+)?(up|down)\b")
 _GAVE = re.compile(r"\b(?:gave|given|giving)\s+(?:(?:him|her|me|them|you|us)\s+)?(?:some\s+)?$")
 _TAKE = re.compile(
     r"\b(take|takes|taking|took|on|stays? at|continu\w+|remain\w* on|using|use|uses|"
-    r"inject\w*)\b"
+    r"inject\w*|give|gives|giving)\b"  # "I give him his donepezil at night" (a carer)
 )
 _TAKE_QUESTION = re.compile(r"\b(tak\w+|medicines?|medications?|tablets?|on)\b")
 #: a pronoun a medication verb governs ("stopped it", "increase it", "it gave me")

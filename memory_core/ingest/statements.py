@@ -467,13 +467,20 @@ def third_party(
     return False
 
 
+#: a treatment given to the speaker ("they gave me", "put me on"): a relative's own, when they
+#: speak (and nothing in it is the patient's)
+_GIVEN_ME = re.compile(r"\b(?:gave|give|given|giving|prescribed|put|started|switched)\s+me\b", re.I)
+
+
 def proxy_self(text: str, relation: str) -> bool:
     """A relative speaking of themself ("I'm allergic to penicillin", said by the daughter),
     not of the patient ("I give her the donepezil at night")."""
     from .dialogue import _PATIENT_AS
 
-    if not relation or _FIRST_SUBJECT.match(text.strip()) is None:
+    if not relation:
         return False
+    if _FIRST_SUBJECT.match(text.strip()) is None and not _GIVEN_ME.search(text):
+        return False  # "They gave me co-codamol after my operation": given to the speaker
     ws = set(words_of(text))
     patient_words = {
         "she",
