@@ -975,3 +975,19 @@ def test_a_treatment_given_to_a_relative_who_speaks_is_theirs() -> None:
     )
     assert not any("codamol" in c or "codeine" in c for c in got), got
     assert any(c.startswith("medication:") and "donepezil" in c for c in got), got
+
+
+def test_a_drug_named_after_it_the_subject_leaves_it_the_drug_talked_of() -> None:
+    """ "I take the St John's wort for my mood." -- "The St John's wort is the important one.
+    It speeds up how your body clears apixaban. Please stop it from today." -- "OK, I've
+    stopped it.": "John" in St John's wort is no person, and "it", the subject, is still the
+    St John's wort, so the patient stopped that, not the apixaban named after it."""
+    got = _got(
+        "Date: 2026-10-06\nPharmacist: Are you taking anything else, herbal remedies?\n"
+        "Patient: I take the St John's wort for my mood.\n"
+        "Pharmacist: The St John's wort is the important one. It speeds up how your body clears "
+        "apixaban. Please stop it from today.\nPatient: OK, I stopped it this morning.\n",
+        datetime(2026, 10, 6, 18, tzinfo=UTC),
+    )
+    stops = [c for c in got if c.startswith("Patient stopped")]
+    assert stops and all("wort" in c for c in stops), got

@@ -168,6 +168,8 @@ _TAKE = re.compile(
     r"inject\w*|give|gives|giving)\b"  # "I give him his donepezil at night" (a carer)
 )
 _TAKE_QUESTION = re.compile(r"\b(tak\w+|medicines?|medications?|tablets?|on)\b")
+#: a sentence whose subject is "it" or "that": the drug talked about
+_IT_SUBJECT = re.compile(r"^\W*(?:(?:and|but|so|also|well)\W+)?(?:it|that|this one|it's)\b")
 #: a pronoun a medication verb governs ("stopped it", "increase it", "it gave me")
 _GOVERNED = re.compile(
     r"\b(?:stop\w*|start\w*|increas\w*|decreas\w*|reduc\w*|drop\w*|cut|take|takes|taking|took|"
@@ -813,7 +815,15 @@ class RuleExtractor:
             st.reported.update(f.concept for f in told)
         allergy_talk = _ALLERGY.search(r.low) or (st.allergy and r.s.speaker != "clinician")
         if r.drugs and not allergy_talk:
-            st.drugs, st.drugs_age, st.drugs_turn = r.drugs, 0, r.s.turn
+            it = _IT_SUBJECT.match(r.low)
+            kept = st.topic_drugs() if it else []
+            if it and kept and not any(d.start < it.end() for d in r.drugs):
+                # "The St John's wort is the important one. It speeds up how your body clears
+                # apixaban": "it", the subject, is still the St John's wort -- the drug named
+                # after it is no new topic for the "it" said next ("stop it from today")
+                st.drugs_age, st.drugs_turn = 0, r.s.turn
+            else:
+                st.drugs, st.drugs_age, st.drugs_turn = r.drugs, 0, r.s.turn
         if r.analytes:
             st.analyte, st.analyte_age = r.analytes[-1][2], 0
 

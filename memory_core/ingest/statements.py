@@ -404,12 +404,15 @@ def names_other(text: str, patient_name: str | tuple[str, ...] | None) -> bool:
     "Jamie who lives next door"), not the patient."""
     from .. import drugs
 
-    drug_words = {m.text for m in drugs.resolve(text)}
+    found = drugs.resolve(text)
+    drug_words = {m.text for m in found}
     own = (patient_name,) if isinstance(patient_name, str) else (patient_name or ())
     for m in _NAME.finditer(text):
         w = m.group(1)
         if w in _NOT_NAMES or w in own or w in drug_words:
             continue
+        if any(d.start <= m.start(1) < d.end for d in found):
+            continue  # a word of a drug's name ("St John's wort")
         if _CLINICIAN_TITLE.search(text, 0, m.start()):
             continue  # "Dr Lindqvist's locum": a clinician, whose care is the patient's
         return True
@@ -730,7 +733,9 @@ def _each(
             plan = kind.type == "care_plan"
             if plan and not arranged and not any_phrase(st, c.plan_markers):
                 continue  # a test or a service named, not a plan made
-            decided = not is_hedged or (who == "patient" and not plan)  # "maybe twice a week"
+            # "maybe twice a week": a patient's hedge leaves what they tell of; not a medicine
+            # they are only thinking of ("thinking of buying some St John's wort for my mood")
+            decided = not is_hedged or (who == "patient" and not plan and not _drug(text))
             conditional = cond_at is not None and (not plan or cond_at < (cue_at or 0))
             if not decided or conditional:
                 break  # a suggestion, a condition, something to consider: no fact
