@@ -991,3 +991,18 @@ def test_a_drug_named_after_it_the_subject_leaves_it_the_drug_talked_of() -> Non
     )
     stops = [c for c in got if c.startswith("Patient stopped")]
     assert stops and all("wort" in c for c in stops), got
+
+
+def test_a_medicine_in_a_summary_list_is_read_up_to_its_items_comma() -> None:
+    """ "So: donepezil 10 mg in the mornings, doxazosin down to 2 mg, stop the amitriptyline,
+    falls clinic referral, and I'll see you both in four weeks to recheck ...": each item of
+    the list is read as said, however long the sentence runs on after it."""
+    got = _got(
+        "Date: 2026-10-02\nDr Brennan: Hello Mr Okafor.\n"
+        "Dr Brennan: Lovely. So: donepezil 10 mg in the mornings, doxazosin down to 2 mg, stop "
+        "the amitriptyline, falls clinic referral, and I'll see you both in four weeks to recheck "
+        "his lying and standing blood pressure.\n",
+        datetime(2026, 10, 2, 18, tzinfo=UTC),
+    )
+    assert any(c.startswith("Patient takes donepezil 10 mg") for c in got), got
+    assert "Patient stopped amitriptyline" in got, got

@@ -1182,8 +1182,9 @@ class RuleExtractor:
                 or (
                     (dose or freq)
                     and len(_window(low, d.start, 60).split()) <= 3
-                    and len(low[d.end :].split()) <= 12
-                )  # a list read out: "Atorvastatin, 80 mg now"
+                    and len(re.split(r"[,;]", low[d.end :], maxsplit=1)[0].split()) <= 12
+                )  # a list read out: "Atorvastatin, 80 mg now"; "So: donepezil 10 mg in the
+                # mornings, doxazosin down to 2 mg, ...": its item up to the next comma
             ) and (
                 dose
                 or freq
