@@ -29,8 +29,9 @@ PID = "HX-9001"
 #: then found 95, superseded 48 and wrong dates 14 (2026-12-06: a pair of values shaped like a
 #: blood pressure, "118/76", is one where no test is named -- ten more facts found over the
 #: test halves, one of them here proposed where it was not before, with a date the key does not
-#: give it); the issue's targets (75 %, 0, 0, 80 %) are in docs/ingest.md beside them, not met.
-FLOOR = {"found": 95, "forbidden": 6, "wrong_dates": 14, "superseded": 48}
+#: give it), then found 99 (a questionnaire's score as an observation, a list item read to its
+#: comma); the issue's targets (75 %, 0, 0, 80 %) are in docs/ingest.md beside them, not met.
+FLOOR = {"found": 99, "forbidden": 6, "wrong_dates": 14, "superseded": 48}
 
 
 def test_the_held_out_test_half_holds_its_floor() -> None:
@@ -68,11 +69,12 @@ def test_the_fourth_authors_test_half_holds_its_first_run() -> None:
     to what main eab27f2 reaches: 45 found, 13 wrong dates, 17 superseded; then 46 found, 12
     wrong dates (d07 was read once, as a format sample, before the mechanisms that moved it);
     48 found, 18 superseded (a clinician noting a preference); 19 superseded (a result across
-    types)."""
+    types); 53 found, 20 superseded (2026-12-06: a pair shaped like a blood pressure, a
+    questionnaire's score as an observation, a list item read to its comma)."""
     s = conv.summary(conv.run_all(conv.load(["d"], "test"), "hashing"))
     assert s["transcripts"] == 8 and s["facts"] == 96 and s["links"] == 31
-    assert s["found"] >= 48 and s["forbidden"] <= 1 and s["wrong_dates"] <= 12, s
-    assert s["superseded"] >= 19, s
+    assert s["found"] >= 53 and s["forbidden"] <= 1 and s["wrong_dates"] <= 12, s
+    assert s["superseded"] >= 20, s
 
 
 def test_the_fifth_authors_test_half_holds_its_first_run() -> None:
@@ -83,22 +85,24 @@ def test_the_fifth_authors_test_half_holds_its_first_run() -> None:
     ..."); 49 found, 2 wrong dates (a day said alone reads in the month the conversation
     named); 50 found (a relative's illness said with an apostrophe: "my mum's had ..."); 15
     superseded (a result across types); 51 found (a purpose makes only what follows it
-    supposed); 52 found (", so I'm ..." is a clause of its own)."""
+    supposed); 52 found (", so I'm ..." is a clause of its own); 56 found, 16 superseded
+    (2026-12-06: the tenth session's mechanisms, docs/ingest.md)."""
     s = conv.summary(conv.run_all(conv.load(["e"], "test"), "hashing"))
     assert s["transcripts"] == 7 and s["facts"] == 84 and s["links"] == 24
-    assert s["found"] >= 52 and s["forbidden"] == 0 and s["wrong_dates"] <= 2, s
-    assert s["superseded"] >= 15, s
+    assert s["found"] >= 56 and s["forbidden"] == 0 and s["wrong_dates"] <= 2, s
+    assert s["superseded"] >= 16, s
 
 
 def test_the_sixth_authors_check_holds_its_first_run() -> None:
     """Set f (eight transcripts by a sixth author, a check of the whole, frozen on main
     86cca7b) -- its test half's first run: 37 / 87 facts, 27 wrong dates, 0 forbidden, 19 / 27
     superseded (the issue's targets are not met); then 38 found, 26 wrong dates (a dated answer
-    to a question in the past tense); 20 superseded (", so I'm ..." is a clause of its own)."""
+    to a question in the past tense); 20 superseded (", so I'm ..." is a clause of its own); 40
+    found, 21 superseded (2026-12-06: the tenth session's mechanisms, docs/ingest.md)."""
     s = conv.summary(conv.run_all(conv.load(["f"], "test"), "hashing"))
     assert s["transcripts"] == 7 and s["facts"] == 87 and s["links"] == 27
-    assert s["found"] >= 38 and s["forbidden"] == 0 and s["wrong_dates"] <= 26, s
-    assert s["superseded"] >= 20, s
+    assert s["found"] >= 40 and s["forbidden"] == 0 and s["wrong_dates"] <= 26, s
+    assert s["superseded"] >= 21, s
 
 
 def test_the_seventh_authors_test_half_holds_its_first_run() -> None:
@@ -107,30 +111,32 @@ def test_the_seventh_authors_test_half_holds_its_first_run() -> None:
     forbidden, 15 / 22 superseded (the issue's targets are not met); then, with changes made
     with its dev half and others' ("since" before a day, a value before another measurement, a
     dated answer to a question in the past tense): 50 found, 17 wrong dates; 51 found ("my
-    mum's had ...")."""
+    mum's had ..."); 54 found (2026-12-06: the tenth session's mechanisms)."""
     s = conv.summary(conv.run_all(conv.load(["g"], "test"), "hashing"))
     assert s["transcripts"] == 7 and s["facts"] == 96 and s["links"] == 22
-    assert s["found"] >= 51 and s["forbidden"] <= 3 and s["wrong_dates"] <= 17, s
+    assert s["found"] >= 54 and s["forbidden"] <= 3 and s["wrong_dates"] <= 17, s
     assert s["superseded"] >= 15, s
 
 
 def test_the_eighth_authors_check_holds_its_first_run() -> None:
     """Set h (eight transcripts by an eighth author, a check of the whole at the end of the
     eighth session, frozen on main c694c7f) -- its test half's first run: 31 / 51 facts, 4
-    wrong dates, 1 forbidden, 10 / 12 superseded (the issue's targets are not met)."""
+    wrong dates, 1 forbidden, 10 / 12 superseded (the issue's targets are not met); then 32
+    found, 11 superseded."""
     s = conv.summary(conv.run_all(conv.load(["h"], "test"), "hashing"))
     assert s["transcripts"] == 4 and s["facts"] == 51 and s["links"] == 12
-    assert s["found"] >= 31 and s["forbidden"] <= 1 and s["wrong_dates"] <= 4, s
-    assert s["superseded"] >= 10, s
+    assert s["found"] >= 32 and s["forbidden"] <= 1 and s["wrong_dates"] <= 4, s
+    assert s["superseded"] >= 11, s
 
 
 def test_the_ninth_authors_check_holds_its_first_run() -> None:
     """Set i (eight transcripts by a ninth author, a check of the whole at the end of the
     ninth session, frozen and measured once on main 9932247) -- its test half's first run:
-    48 / 82 facts, 4 wrong dates, 4 forbidden, 9 / 12 superseded (the targets are not met)."""
+    48 / 82 facts, 4 wrong dates, 4 forbidden, 9 / 12 superseded (the targets are not met);
+    then 50 found (2026-12-06: the tenth session's mechanisms)."""
     s = conv.summary(conv.run_all(conv.load(["i"], "test"), "hashing"))
     assert s["transcripts"] == 6 and s["facts"] == 82 and s["links"] == 12
-    assert s["found"] >= 48 and s["forbidden"] <= 4 and s["wrong_dates"] <= 4, s
+    assert s["found"] >= 50 and s["forbidden"] <= 4 and s["wrong_dates"] <= 4, s
     assert s["superseded"] >= 9, s
 
 
