@@ -458,12 +458,12 @@ def _dated_answer(s: Sentence, r: Named, q: Sentence) -> bool:
 
 #: how far into the answer its date may begin ("Got it on the 7th of October")
 _OPENS_WITHIN = 12
-#: a question that asks for a choice ("What days suit you?", "When's best for an
-#: appointment?", "Are mornings easier?"), not one that only names a visit
-_CHOICE = re.compile(
-    r"\b(?:best|suits?|prefer\w*|rather|work(?:s)? (?:best |better )?for you|good for you|easie\w*|"
-    r"when can|what time|which days?|what days?|available|availability|convenient|would you like|"
-    r"do you want|mornings? or|afternoons? or|any particular)\b"
+#: what, besides the words of a preference (:data:`_PREFER`), asks for a choice of time
+#: ("Which days can you do?", "Are you available on Tuesdays?") -- not a question that only
+#: names a visit ("How has she been since Monday's visit?")
+_WHEN_ASKED = re.compile(
+    r"\b(?:when can|what time|which days?|what days?|available|availability|convenient|"
+    r"good for you|mornings? or|afternoons? or|any particular)\b"
 )
 #: an answer's first clause: up to the end of its sentence or a semicolon
 _FIRST_CLAUSE = re.compile(r"[^.;!?]*")
@@ -798,7 +798,8 @@ class RuleExtractor:
                 st.side_effects_of = r.drugs or recent
             triggers = {slot for _a, _b, slot in r.slot_triggers()}
             when = re.search(r"\b(time|when)\b", s.low) and re.search(r"\bbest|suits?\b", s.low)
-            if ("visit time" in triggers and _CHOICE.search(s.low)) or when:
+            choice = _PREFER.search(s.low) or _WHEN_ASKED.search(s.low)
+            if ("visit time" in triggers and choice) or when:
                 st.appointments = True  # not "How has she been since Monday's visit?"
             if "contact channel" in triggers or re.search(r"\b(reach|contact|remind)\w*", s.low):
                 st.contact = True
