@@ -948,16 +948,22 @@ def test_a_reading_named_by_its_instrument_is_that_measurement() -> None:
 
 def test_a_message_header_on_its_own_line_dates_the_message_under_it() -> None:
     """A portal thread whose every message has a header line ("[Message from patient, sent
-    Mon 12 Oct 2026 21:47]"): the header's date is the message's send date, relative dates in
-    it read against it, and the header is no sentence of the message before."""
+    Mon 12 Oct 2026 21:47]"): the header's date is the send date of every turn under it until
+    the next header, relative dates read against it, and the header is no sentence of the
+    message before."""
     got = _got(
         "[Message from patient, sent Mon 12 Oct 2026 21:47]\n"
         "Patient: The amoxicillin gave me hives yesterday so I stopped it.\n"
+        "Patient: Oh and my sister got diagnosed with bipolar disorder last month.\n"
         "[Reply from Dr Lewis, sent Tue 13 Oct 2026 10:15]\n"
         "Dr Lewis: Thanks. I've put your sertraline up to 100 mg today.\n",
         datetime(2026, 11, 6, 18, tzinfo=UTC),
     )
     assert got.get("Patient's sertraline dose increased to 100 mg") == "2026-10-13", got
+    # a second turn under the same header is the same message: "last month" is September
+    assert any(
+        c.startswith("Family history (sister)") and d == "2026-09-01" for c, d in got.items()
+    )
     assert any("amoxicillin" in c and d == "2026-10-11" for c, d in got.items()), got
     assert not any("Message from" in c or "Reply from" in c for c in got), got
 

@@ -228,6 +228,7 @@ def split(transcript: str) -> tuple[str, list[Sentence]]:
     else:
         header = transcript[: labels[0][0].start()]
     heads = _message_headers(transcript)
+    carried = ""  # a header dates every turn under it until the next header
     for i, (m, (who, rel)) in enumerate(labels):
         end = labels[i + 1][0].start() if i + 1 < len(labels) else len(transcript)
         nxt = heads.get(end)  # the next message's header line is no words of this one
@@ -235,7 +236,8 @@ def split(transcript: str) -> tuple[str, list[Sentence]]:
         start = m.end()
         note = _STAGE_NOTE.match(transcript, start, end)  # "(via interpreter)", "(laughs)"
         own = heads.get(m.start())  # "[Message from patient, sent Mon 12 Oct 2026 21:47]"
-        stamp = m.group("stamp") or (own[1] if own else "")
+        carried = own[1] if own else carried
+        stamp = m.group("stamp") or carried
         turns.append((who, rel, note.end() if note else start, end, stamp,
                       m.group("who")))  # fmt: skip
     out: list[Sentence] = []
