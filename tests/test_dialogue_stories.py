@@ -1012,3 +1012,26 @@ def test_a_medicine_in_a_summary_list_is_read_up_to_its_items_comma() -> None:
     )
     assert any(c.startswith("Patient takes donepezil 10 mg") for c in got), got
     assert "Patient stopped amitriptyline" in got, got
+
+
+def test_it_stays_the_drug_asked_to_stop_and_side_effects_since_starting_are_the_new_ones() -> None:
+    """An NMS call: "apixaban 5 mg twice a day, first dose on the 22nd" -- then aspirin talk --
+    "Any side effects since you started?" -- "Bruising.": the reaction is to the drug started,
+    not the one named last; "Could you stop it from today? There are options that are safe
+    alongside apixaban." -- "I will stop it today.": "it" is still the St John's wort (a drug
+    named in passing is no new topic), never the apixaban."""
+    got = _typed(
+        "Date: 2026-10-06\nPharmacist: The letter says apixaban 5 mg twice a day, first dose on "
+        "the 22nd of September.\nPatient: Yes.\nPharmacist: You were also on aspirin 75 mg.\n"
+        "Patient: They told me to stop it.\nPharmacist: Any side effects since you started?\n"
+        "Patient: Bruising, a big one on my arm.\n"
+        "Pharmacist: Anything herbal?\nPatient: I take the St John's wort for my mood.\n"
+        "Pharmacist: The St John's wort is the important one. I'd strongly advise stopping it. "
+        "Could you stop it from today? There are options that are safe alongside apixaban.\n"
+        "Patient: Alright. I will stop it today.\n",
+        datetime(2026, 10, 6, 18, tzinfo=UTC),
+    )
+    assert any(c.startswith("adverse_reaction:") and "apixaban" in c for c in got), got
+    assert not any(c.startswith("adverse_reaction:") and "aspirin" in c for c in got), got
+    assert not any("stopped apixaban" in c for c in got), got
+    assert any("stopped" in c and "wort" in c for c in got), got

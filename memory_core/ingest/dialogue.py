@@ -373,6 +373,8 @@ class State:
     #: the drugs the clinician's question about side effects asked of (named in it, or else
     #: talked about when it was asked)
     side_effects_of: list[Drug] = field(default_factory=list)
+    #: the drugs said last to have been started ("first dose on the 22nd")
+    started: list[Drug] = field(default_factory=list)
     #: the clinician's question about the family: where it starts, and the disorders it asks of
     family_asked: tuple[int, tuple[str, ...]] | None = None
 

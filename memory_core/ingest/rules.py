@@ -45,6 +45,8 @@ from datetime import datetime
 from typing import Any
 
 from ..facts.lexicon import lexicon
+from ..facts.model import KeyKind, Role
+from ..facts.reader import read as read_facts
 from . import names
 from .dates import DateSpan, day, day_alone, month_named, narrowest, session_date, told_as_done
 from .dialogue import (
@@ -168,6 +170,10 @@ _TAKE = re.compile(
     r"inject\w*|give|gives|giving)\b"  # "I give him his donepezil at night" (a carer)
 )
 _TAKE_QUESTION = re.compile(r"\b(tak\w+|medicines?|medications?|tablets?|on)\b")
+#: a drug's start said ("started", "first dose", "a new one"), and a question about what
+#: followed a start without naming the drug ("Any side effects since you started?")
+_STARTED_SAID = re.compile(r"\b(?:started|starting|first dose|new (?:one|tablet|medicine))\b")
+_SINCE_STARTED = re.compile(r"\bsince (?:you|he|she|they) (?:started|began|have started)\b")
 #: a sentence whose subject is "it" or "that": the drug talked about
 _IT_SUBJECT = re.compile(r"^\W*(?:(?:and|but|so|also|well)\W+)?(?:it|that|this one|it's)\b")
 #: a pronoun a medication verb governs ("stopped it", "increase it", "it gave me")
@@ -430,6 +436,13 @@ def _amend_dose(
     out.candidates[k] = replace(c, content=f"{c.content}{to} {dose}{' ' + freq if freq else ''}",
                                 end=s.end)  # fmt: skip
     return True
+
+
+def _named_in_passing(text: str) -> bool:
+    """Whether every drug a sentence names is named in passing ("There are options that are
+    safe alongside apixaban"): no new topic for the "it" said next."""
+    drugs = [f for f in read_facts(text, "medication").facts if f.kind is KeyKind.DRUG]
+    return bool(drugs) and all(f.role is Role.MENTION for f in drugs)
 
 
 def _taken(low: str, start: int) -> bool:
@@ -795,6 +808,8 @@ class RuleExtractor:
             st.family_asked = (s.start, asked) if asked else None
             if _SIDE_EFFECTS_ASKED.search(s.low):  # of the drug named, or talked of lately
                 recent = st.drugs if s.turn - st.drugs_turn <= _SIDE_EFFECTS_TURNS else []
+                if _SINCE_STARTED.search(s.low) and st.started:
+                    recent = st.started  # "Any side effects since you started?": the new one
                 st.side_effects_of = r.drugs or recent
             triggers = {slot for _a, _b, slot in r.slot_triggers()}
             when = re.search(r"\b(time|when)\b", s.low) and re.search(r"\bbest|suits?\b", s.low)
@@ -815,10 +830,14 @@ class RuleExtractor:
             st.last_reported = told
             st.reported.update(f.concept for f in told)
         allergy_talk = _ALLERGY.search(r.low) or (st.allergy and r.s.speaker != "clinician")
+        if not r.drugs and st.drugs and _governed(r.text):
+            st.drugs_age = 0  # "Could you stop it from today?": still the drug talked of
+        if r.drugs and _STARTED_SAID.search(r.low):
+            st.started = r.drugs  # "apixaban 5 mg twice a day, first dose on the 22nd"
         if r.drugs and not allergy_talk:
             it = _IT_SUBJECT.match(r.low)
-            kept = st.topic_drugs() if it else []
-            if it and kept and not any(d.start < it.end() for d in r.drugs):
+            kept = st.topic_drugs() if it or _named_in_passing(r.text) else []
+            if kept and (not it or not any(d.start < it.end() for d in r.drugs)):
                 # "The St John's wort is the important one. It speeds up how your body clears
                 # apixaban": "it", the subject, is still the St John's wort -- the drug named
                 # after it is no new topic for the "it" said next ("stop it from today")
