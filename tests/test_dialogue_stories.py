@@ -1035,3 +1035,28 @@ def test_it_stays_the_drug_asked_to_stop_and_side_effects_since_starting_are_the
     assert not any(c.startswith("adverse_reaction:") and "aspirin" in c for c in got), got
     assert not any("stopped apixaban" in c for c in got), got
     assert any("stopped" in c and "wort" in c for c in got), got
+
+
+def test_a_name_in_a_conditions_name_is_no_person_and_a_known_side_effect_is_of_the_topic() -> None:
+    """ "... the diagnosis was Alzheimer's disease, and they started donepezil 5 mg at night":
+    "Alzheimer" is a word of a condition's name, not someone else whose facts these are;
+    "He's been having vivid dreams." -- "That's a known side effect": of the drug talked of."""
+    got = _typed(
+        "Date: 2026-10-02\nDr Brennan: Mr Okafor, come in.\n"
+        "Dr Brennan: The memory clinic saw you on the 14th of September, the diagnosis was "
+        "Alzheimer's disease, and they started donepezil 5 mg at night.\n"
+        "Dr Brennan: How has he been on it?\nDaughter: He's been having really vivid dreams.\n"
+        "Dr Brennan: That's a known side effect, so he can take it in the morning instead.\n",
+        datetime(2026, 10, 2, 18, tzinfo=UTC),
+    )
+    assert any(c.startswith("medication: Patient started donepezil 5 mg") for c in got), got
+    assert any(c.startswith("condition:") and "Alzheimer" in c for c in got), got
+    assert "adverse_reaction: Patient reports vivid dreams on donepezil" in got, got
+    # a relative's own medicine, said with "myself", is never the topic of "a common side effect"
+    theirs = _typed(
+        "Date: 2026-10-02\nNurse: How is he getting on?\nDaughter: Fine. Sorry, while I've "
+        "got you, I'm on lisinopril myself and I keep getting a dry cough, is that normal?\n"
+        "Nurse: That's a common side effect, but speak to your own GP about that one.\n",
+        datetime(2026, 10, 2, 18, tzinfo=UTC),
+    )
+    assert not any("lisinopril" in c or "cough" in c for c in theirs), theirs

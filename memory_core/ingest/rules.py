@@ -397,7 +397,7 @@ _NOT_CLINICAL = frozenset({"social", "preference", "observation"})
 #: a clinician's word that a symptom is a drug's side effect ("a well-known side effect of")
 _SIDE_EFFECT = re.compile(
     r"\b(?:is|'s|are)\s+(?:a\s+|an\s+)?(?:very\s+)?(?:well[- ]?)?(?:known|common|recogni[sz]ed|"
-    r"typical|usual|classic)\s+side[- ]?effects?\s+(?:of|with|from)\b"
+    r"typical|usual|classic)\s+side[- ]?effects?(?:\s+(?:of|with|from)\b|(?=\s*[,.;!?]|\s*$))"
 )
 #: a clinician's question about a drug's side effects ("Any side effects since the increase?")
 _SIDE_EFFECTS_ASKED = re.compile(r"\bside[- ]?effects?\b")
@@ -1048,6 +1048,11 @@ class RuleExtractor:
         if s.speaker != "clinician" or m is None:
             return
         drugs = [d for d in found if d.start >= m.end() and not d.implicit]
+        if not any(not d.implicit for d in found):
+            # "That's a known side effect, so he can take it in the morning": of "it", the drug
+            # being talked about
+            drugs = [d for d in found if d.implicit][:1] or st.topic_drugs()[:1]
+            drugs = [d for d in drugs if d.name not in st.others_drugs]  # a relative's own
         named = [f for f in r.findings if f.end <= m.start() and not r.negated(f.start)]
         if named:
             symptoms = [f for f in named if f.concept in st.reported]

@@ -413,10 +413,22 @@ def names_other(text: str, patient_name: str | tuple[str, ...] | None) -> bool:
             continue
         if any(d.start <= m.start(1) < d.end for d in found):
             continue  # a word of a drug's name ("St John's wort")
+        if w.lower() in _condition_words(text):
+            continue  # a word of a condition's name ("Alzheimer's disease", "Crohn's")
         if _CLINICIAN_TITLE.search(text, 0, m.start()):
             continue  # "Dr Lindqvist's locum": a clinician, whose care is the patient's
         return True
     return False
+
+
+def _condition_words(text: str) -> frozenset[str]:
+    """The words of the conditions a sentence names, lower case."""
+    return frozenset(
+        w.removesuffix("'s").removesuffix("’s")
+        for f in read(text, "condition").facts
+        if f.kind is KeyKind.CONDITION
+        for w in words_of(f.text)
+    )
 
 
 #: a clinician's title just before a name
@@ -475,6 +487,10 @@ def third_party(
 _GIVEN_ME = re.compile(r"\b(?:gave|give|given|giving|prescribed|put|started|switched)\s+me\b", re.I)
 
 
+#: the speaker as the one it is about ("I'm on lisinopril myself", "for my own stomach")
+_MYSELF = re.compile(r"\b(?:myself|my own)\b", re.I)
+
+
 def proxy_self(text: str, relation: str) -> bool:
     """A relative speaking of themself ("I'm allergic to penicillin", said by the daughter),
     not of the patient ("I give her the donepezil at night")."""
@@ -482,7 +498,11 @@ def proxy_self(text: str, relation: str) -> bool:
 
     if not relation:
         return False
-    if _FIRST_SUBJECT.match(text.strip()) is None and not _GIVEN_ME.search(text):
+    if (
+        _FIRST_SUBJECT.match(text.strip()) is None
+        and not _GIVEN_ME.search(text)
+        and not _MYSELF.search(text)
+    ):
         return False  # "They gave me co-codamol after my operation": given to the speaker
     ws = set(words_of(text))
     patient_words = {
