@@ -1060,3 +1060,16 @@ def test_a_name_in_a_conditions_name_is_no_person_and_a_known_side_effect_is_of_
         datetime(2026, 10, 2, 18, tzinfo=UTC),
     )
     assert not any("lisinopril" in c or "cough" in c for c in theirs), theirs
+
+
+def test_an_answer_that_echoes_the_questions_verb_confirms_it() -> None:
+    """ "Has he had his autumn Covid booster?" -- "He had it at the chemist on the 2nd of
+    October.": the answer echoes the question's verb of its thing, a "yes", dated by it."""
+    got = _got(
+        "Date: 2026-10-09\nDr Brennan: Mr Okafor, come in.\n"
+        "Dr Brennan: Has he had his autumn Covid booster?\n"
+        "Daughter: He had it at the chemist on the 2nd of October.\n",
+        datetime(2026, 10, 9, 18, tzinfo=UTC),
+    )
+    assert any(c.startswith("Immunisation:") and "Covid" in c and d == "2026-10-02"
+               for c, d in got.items()), got  # fmt: skip

@@ -469,6 +469,13 @@ def _dated_answer(s: Sentence, r: Named, q: Sentence) -> bool:
     return opens and not negated and not _NOT_YET.search(s.low[:end])
 
 
+#: an answer that echoes the question's verb of its thing ("Has he had his Covid booster?" --
+#: "He had it at the chemist on the 2nd of October."): a "yes"
+_ECHOED = re.compile(
+    r"^\W*(?:i|he|she|we|they)\s+(?:had|got|did|have had|has had|'ve had|'s had)\s+"
+    r"(?:it|that|them|one)\b",
+    re.I,
+)
 #: how far into the answer its date may begin ("Got it on the 7th of October")
 _OPENS_WITHIN = 12
 #: what, besides the words of a preference (:data:`_PREFER`), asks for a choice of time
@@ -702,7 +709,7 @@ class RuleExtractor:
                 continue  # a relative answering of their own health ("How is your own ...?")
             elif switched and st.question is not None and new_turn:
                 q, qr = st.question
-                if AFFIRM.match(s.text.strip()) or _dated_answer(s, r, q):
+                if AFFIRM.match(s.text.strip()) or _ECHOED.match(s.text) or _dated_answer(s, r, q):
                     done = emit(self._confirmed(q, qr, s, r, st), "patient")
                     told = as_statement(q.text)
                     if told:  # "Have you had your flu jab?" -- "Yes, on the 2nd of October."
