@@ -1052,6 +1052,17 @@ def test_a_name_in_a_conditions_name_is_no_person_and_a_known_side_effect_is_of_
     assert any(c.startswith("medication: Patient started donepezil 5 mg") for c in got), got
     assert any(c.startswith("condition:") and "Alzheimer" in c for c in got), got
     assert "adverse_reaction: Patient reports vivid dreams on donepezil" in got, got
+    # told longer before, the side effect is still of the drug talked of when it was told
+    later = _typed(
+        "Date: 2026-10-02\nDr Brennan: They started donepezil 5 mg at night.\n"
+        "Dr Brennan: How has he been on it, Grace?\nDaughter: He's sleeping, but he's been "
+        "having these really vivid dreams. He's woken me up shouting twice.\n"
+        "Patient: Terrible dreams. Like films.\n"
+        "Dr Brennan: That's a known side effect, and usually the fix is to take it in the "
+        "morning.\n",
+        datetime(2026, 10, 2, 18, tzinfo=UTC),
+    )
+    assert "adverse_reaction: Patient reports vivid dreams on donepezil" in later, later
     # a relative's own medicine, said with "myself", is never the topic of "a common side effect"
     theirs = _typed(
         "Date: 2026-10-02\nNurse: How is he getting on?\nDaughter: Fine. Sorry, while I've "

@@ -370,6 +370,8 @@ class State:
     #: the concepts of the findings the patient's side told of, and those of its last sentence
     reported: set[str] = field(default_factory=set)
     last_reported: list[Finding] = field(default_factory=list)
+    #: the drug being talked about when the patient's side told of them
+    reported_on: list[Drug] = field(default_factory=list)
     #: the drugs the clinician's question about side effects asked of (named in it, or else
     #: talked about when it was asked)
     side_effects_of: list[Drug] = field(default_factory=list)

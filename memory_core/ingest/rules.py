@@ -836,6 +836,7 @@ class RuleExtractor:
         if r.s.speaker != "clinician" and told:
             st.last_reported = told
             st.reported.update(f.concept for f in told)
+            st.reported_on = st.topic_drugs()[:1]  # the drug talked of when it was told
         allergy_talk = _ALLERGY.search(r.low) or (st.allergy and r.s.speaker != "clinician")
         if not r.drugs and st.drugs and _governed(r.text):
             st.drugs_age = 0  # "Could you stop it from today?": still the drug talked of
@@ -1058,7 +1059,7 @@ class RuleExtractor:
         if not any(not d.implicit for d in found):
             # "That's a known side effect, so he can take it in the morning": of "it", the drug
             # being talked about
-            drugs = [d for d in found if d.implicit][:1] or st.topic_drugs()[:1]
+            drugs = [d for d in found if d.implicit][:1] or st.topic_drugs()[:1] or st.reported_on
             drugs = [d for d in drugs if d.name not in st.others_drugs]  # a relative's own
         named = [f for f in r.findings if f.end <= m.start() and not r.negated(f.start)]
         if named:
