@@ -1084,3 +1084,22 @@ def test_an_answer_that_echoes_the_questions_verb_confirms_it() -> None:
     )
     assert any(c.startswith("Immunisation:") and "Covid" in c and d == "2026-10-02"
                for c, d in got.items()), got  # fmt: skip
+
+
+def test_a_bare_no_to_whether_something_goes_on_says_it_stopped() -> None:
+    """ "Are you still managing the allotment?" -- "No. That's the worst of it. I gave it up in
+    March.": it stopped, dated by the answer; "Do you still drive?" -- "Nope." likewise; "No, I
+    take it at night now" is no bare "no" and says nothing stopped."""
+    got = _got(
+        "Date: 2026-06-09\nDr Achterberg: Mr Boateng, hello.\n"
+        "Dr Achterberg: Are you still managing the allotment?\n"
+        "Mr Boateng: No. That's the worst of it. I gave it up in March.\n"
+        "Dr Achterberg: Do you still drive?\nMr Boateng: Nope.\n"
+        "Dr Achterberg: Are you still taking the amlodipine in the morning?\n"
+        "Mr Boateng: No, I take it at night now.\n",
+        datetime(2026, 6, 9, 18, tzinfo=UTC),
+    )
+    assert any(c.startswith("Social: The patient stopped managing the allotment") and d ==
+               "2026-03-01" for c, d in got.items()), got  # fmt: skip
+    assert "Social: The patient stopped driving" in got, got
+    assert not any("stopped" in c and "amlodipine" in c for c in got), got

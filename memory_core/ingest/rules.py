@@ -85,6 +85,7 @@ from .statements import (
     relative_answered,
     stated,
     third_party,
+    third_person,
 )
 
 __all__ = ["RuleExtractor", "Sentence", "sentences"]
@@ -476,6 +477,35 @@ _ECHOED = re.compile(
     r"(?:it|that|them|one)\b",
     re.I,
 )
+
+
+def _gerund(phrase: str) -> str:
+    """A phrase whose first word is a verb, that word as its -ing form ("drive" -> "driving",
+    "go to church" -> "going to church"; lemminflect)."""
+    first, _sp, rest = phrase.partition(" ")
+    if not first.endswith("ing"):
+        from lemminflect import getInflection
+
+        forms_ = getInflection(first, tag="VBG")
+        first = forms_[0] if forms_ else first
+    return f"{first} {rest}".strip()
+
+
+#: a question whether something goes on ("Are you still managing the allotment?", "Do you
+#: still drive?"), what it asks of after "still"
+_STILL_ASKED = re.compile(
+    r"^\W*(?:(?:and|so|now)\W+)?(?:are|do|is|does)\s+(?P<who>you|he|she|they)\s+still\s+"
+    r"(?P<rest>[^?]{3,80}?)\s*\?\s*$",
+    re.I,
+)
+#: an answer that is only "No." ("No.", "Nope.", "Not any more.")
+_BARE_NO = re.compile(r"^\W*(?:no|nope|nah|not any ?more|not now)\W*$", re.I)
+#: a sentence that may date what the answer says (a month, a year, "ago", "last ...")
+_DATE_HINT = re.compile(
+    r"\b(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|ago|last|since|\d{4})\b",
+    re.I,
+)
 #: how far into the answer its date may begin ("Got it on the 7th of October")
 _OPENS_WITHIN = 12
 #: what, besides the words of a preference (:data:`_PREFER`), asks for a choice of time
@@ -727,6 +757,18 @@ class RuleExtractor:
                             _NOT_CLINICAL if clinical or itself or _TESTS.search(q.low) else set()
                         )
                         general(said, Named(said, moment(q, session, now)), done, skip=skip)
+                elif _BARE_NO.match(s.text) and (still := _STILL_ASKED.match(q.text)):
+                    # "Are you still managing the allotment?" -- "No.": no longer; its date is
+                    # the answer turn's first ("No. ... I gave it up in March.")
+                    when = next(
+                        (x for x in sents if x.turn == s.turn and _DATE_HINT.search(x.text)), s
+                    )
+                    text = f"{still['who'].capitalize()} stopped {_gerund(still['rest'])}."
+                    if when is not s:  # the answer's words, as the clinician would say them
+                        text += " " + third_person(when.text, when.speaker, when.relation)
+                    said = Sentence(text.strip(), q.start, max(s.end, when.end), "clinician",
+                                    q.turn, sent=q.sent)  # fmt: skip
+                    general(said, Named(said, moment(q, session, now)), set(), skip=_NO_PLAN)
             st.drugs_age += 1
             st.analyte_age += 1
             prev = s
