@@ -30,8 +30,9 @@ PID = "HX-9001"
 #: blood pressure, "118/76", is one where no test is named -- ten more facts found over the
 #: test halves, one of them here proposed where it was not before, with a date the key does not
 #: give it), then found 99 (a questionnaire's score as an observation, a list item read to its
-#: comma); the issue's targets (75 %, 0, 0, 80 %) are in docs/ingest.md beside them, not met.
-FLOOR = {"found": 99, "forbidden": 6, "wrong_dates": 14, "superseded": 48}
+#: comma), then 100 found, 49 superseded (the rest of that session's mechanisms); the issue's
+#: targets (75 %, 0, 0, 80 %) are in docs/ingest.md beside them, not met.
+FLOOR = {"found": 100, "forbidden": 6, "wrong_dates": 14, "superseded": 49}
 
 
 def test_the_held_out_test_half_holds_its_floor() -> None:
@@ -70,11 +71,12 @@ def test_the_fourth_authors_test_half_holds_its_first_run() -> None:
     wrong dates (d07 was read once, as a format sample, before the mechanisms that moved it);
     48 found, 18 superseded (a clinician noting a preference); 19 superseded (a result across
     types); 53 found, 20 superseded (2026-12-06: a pair shaped like a blood pressure, a
-    questionnaire's score as an observation, a list item read to its comma)."""
+    questionnaire's score as an observation, a list item read to its comma); 54 found, 21
+    superseded (a word of a condition's name is no person)."""
     s = conv.summary(conv.run_all(conv.load(["d"], "test"), "hashing"))
     assert s["transcripts"] == 8 and s["facts"] == 96 and s["links"] == 31
-    assert s["found"] >= 53 and s["forbidden"] <= 1 and s["wrong_dates"] <= 12, s
-    assert s["superseded"] >= 20, s
+    assert s["found"] >= 54 and s["forbidden"] <= 1 and s["wrong_dates"] <= 12, s
+    assert s["superseded"] >= 21, s
 
 
 def test_the_fifth_authors_test_half_holds_its_first_run() -> None:
