@@ -554,19 +554,12 @@ def _kinds_found(text: str, mtype: str) -> tuple[set[KeyKind], bool]:
 
 
 def _disorder(text: str) -> bool:
-    from ..facts.lexicon import lexicon
-
-    lex = lexicon()
-    for f in read(text, "condition").facts:
-        if f.kind is KeyKind.CONDITION and f.role is not Role.MENTION:  # not "fracture clinic"
-            c = lex.concepts.get(f.name)
-            if c is not None and c.kind != "finding":
-                return True
-    return False
+    return bool(disorders_named(text))
 
 
 def disorders_named(text: str) -> tuple[str, ...]:
-    """The disorders a sentence names (not findings, not a clinic's name), as written."""
+    """The disorders a sentence names (not findings, not a clinic's name: "fracture clinic"),
+    as written."""
     from ..facts.lexicon import lexicon
 
     lex = lexicon()
@@ -574,8 +567,8 @@ def disorders_named(text: str) -> tuple[str, ...]:
     for f in read(text, "condition").facts:
         if f.kind is KeyKind.CONDITION and f.role is not Role.MENTION:
             c = lex.concepts.get(f.name)
-            if c is not None and c.kind != "finding" and f.text and f.text not in out:
-                out.append(f.text)
+            if c is not None and c.kind != "finding" and f.text not in out:
+                out.append(f.text or f.name)
     return tuple(out)
 
 
@@ -583,14 +576,9 @@ def asks_of_family(text: str) -> tuple[str, ...]:
     """The disorders a question about the family asks of ("Does anyone in your family have
     diabetes?", "Any history of bowel cancer in the family?"); () for any other sentence."""
     present = stems(words_of(text))
-    if not any(_has(present, cue) for cue in cues().family):
+    if not any(has_phrase(present, cue) for cue in cues().family):
         return ()
     return disorders_named(text)
-
-
-def _has(words: Sequence[str], phrase: Sequence[str]) -> bool:
-    n = len(phrase)
-    return any(tuple(words[i : i + n]) == tuple(phrase) for i in range(len(words) - n + 1))
 
 
 #: what may follow a relative named in answer, before the sentence or clause ends ("My uncle
