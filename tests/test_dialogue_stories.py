@@ -1103,3 +1103,19 @@ def test_a_bare_no_to_whether_something_goes_on_says_it_stopped() -> None:
                "2026-03-01" for c, d in got.items()), got  # fmt: skip
     assert "Social: The patient stopped driving" in got, got
     assert not any("stopped" in c and "amlodipine" in c for c in got), got
+
+
+def test_an_instruction_not_to_give_or_take_a_medicine_is_no_medicine_taken() -> None:
+    """ "Please don't give her the aspirin 75 mg until the bleeding settles", "Never give him
+    ibuprofen 400 mg with the warfarin": instructions, not what the patient takes; a carer's
+    "I give him his donepezil 10 mg at night" is."""
+    got = _got(
+        "Date: 2026-06-09\nNurse: Hello Mrs Lee.\n"
+        "Nurse: Please don't give her the aspirin 75 mg until the bleeding settles.\n"
+        "Nurse: Never give him ibuprofen 400 mg with the warfarin.\n"
+        "Daughter: I give him his donepezil 10 mg at night.\n",
+        datetime(2026, 6, 9, 18, tzinfo=UTC),
+    )
+    assert not any(c.startswith("Patient takes") and ("aspirin" in c or "ibuprofen" in c)
+                   for c in got), got  # fmt: skip
+    assert any(c.startswith("Patient takes donepezil 10 mg") for c in got), got

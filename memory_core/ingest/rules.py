@@ -113,7 +113,10 @@ _HEDGE = re.compile(
     r"if you|if it|if my|if the|if your|in case|unless|not sure|before (?:stopping|starting|"
     r"taking|changing))\b"
 )
-_MED_NEG = re.compile(r"\b(not taking|never took|never taken|didn't start|did not start|not on)\b")
+_MED_NEG = re.compile(
+    r"\b(not taking|never took|never taken|didn't start|did not start|not on|"
+    r"(?:don't|do not|never|mustn't|must not|shouldn't|should not) (?:take|give|use|have))\b"
+)  # "Never give him ibuprofen 400 mg with the warfarin": an instruction, not what he takes
 #: a decision not to act on the drug, said before it in its clause ("I'm not going to start a
 #: statin yet", "we'll hold off on the ramipril")
 _NOT_NOW = re.compile(
@@ -168,7 +171,8 @@ _PARTICLE = re.compile(r"^\W*(?:dose\s+)?(up|down)\b")
 _GAVE = re.compile(r"\b(?:gave|given|giving)\s+(?:(?:him|her|me|them|you|us)\s+)?(?:some\s+)?$")
 _TAKE = re.compile(
     r"\b(take|takes|taking|took|on|stays? at|continu\w+|remain\w* on|using|use|uses|"
-    r"inject\w*|give|gives|giving)\b"  # "I give him his donepezil at night" (a carer)
+    r"inject\w*|(?<!n't )(?<!not )(?<!never )(?:give|gives|giving))\b"  # a carer's "I give him
+    # his donepezil at night" -- not "don't give her the aspirin", "never give him ibuprofen"
 )
 _TAKE_QUESTION = re.compile(r"\b(tak\w+|medicines?|medications?|tablets?|on)\b")
 #: a drug's start said ("started", "first dose", "a new one"), and a question about what
