@@ -25,6 +25,8 @@ from datetime import UTC, datetime
 from functools import cache
 from typing import TYPE_CHECKING
 
+from ..facts.lexicon import lexicon
+
 if TYPE_CHECKING:
     from ..facts.lexicon import Analyte
     from .dates import DateSpan
@@ -160,9 +162,6 @@ _FULL_DATE = re.compile(
     r"|\b(?P<m2>[A-Za-z]{3,9})\.?\s+(?P<d2>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y2>\d{4})\b"
     r"|\b(?P<iso>\d{4}-\d{2}-\d{2})\b"
 )
-_MONTHS = {m: i for i, m in enumerate(
-    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1
-)}  # fmt: skip
 
 
 def _message_headers(transcript: str) -> dict[int, tuple[int, str]]:
@@ -178,7 +177,7 @@ def _message_headers(transcript: str) -> dict[int, tuple[int, str]]:
         else:
             day, mon, year = (m.group("d"), m.group("m"), m.group("y")) if m.group("d") else (
                 m.group("d2"), m.group("m2"), m.group("y2"))  # fmt: skip
-            month = _MONTHS.get(mon[:3].lower())
+            month = lexicon().months.get(mon.lower())  # the dates reader's month names
             if month is None:
                 continue
             iso = f"{year}-{month:02d}-{int(day):02d}"

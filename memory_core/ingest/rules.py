@@ -48,7 +48,16 @@ from ..facts.lexicon import lexicon
 from ..facts.model import KeyKind, Role
 from ..facts.reader import read as read_facts
 from . import names
-from .dates import DateSpan, day, day_alone, month_named, narrowest, session_date, told_as_done
+from .dates import (
+    DateSpan,
+    dates_in,
+    day,
+    day_alone,
+    month_named,
+    narrowest,
+    session_date,
+    told_as_done,
+)
 from .dialogue import (
     AFFIRM,
     DECLARED,
@@ -317,7 +326,7 @@ def _statement_then_question(s: Sentence) -> list[Sentence]:
         return [s]
     cut = cuts[-1]
     head = s.text[: cut.start()].rstrip()
-    if _ASKS.match(head) or len(head.split()) < 3 or head.rstrip().endswith("?"):
+    if _ASKS.match(head) or len(head.split()) < 3 or head.endswith("?"):
         return [s]
     return [replace(s, text=head + ".", end=s.start + len(head)), s]
 
@@ -504,12 +513,6 @@ _STILL_ASKED = re.compile(
 )
 #: an answer that is only "No." ("No.", "Nope.", "Not any more.")
 _BARE_NO = re.compile(r"^\W*(?:no|nope|nah|not any ?more|not now)\W*$", re.I)
-#: a sentence that may date what the answer says (a month, a year, "ago", "last ...")
-_DATE_HINT = re.compile(
-    r"\b(?:january|february|march|april|may|june|july|august|september|october|november|"
-    r"december|ago|last|since|\d{4})\b",
-    re.I,
-)
 #: how far into the answer its date may begin ("Got it on the 7th of October")
 _OPENS_WITHIN = 12
 #: what, besides the words of a preference (:data:`_PREFER`), asks for a choice of time
@@ -765,7 +768,12 @@ class RuleExtractor:
                     # "Are you still managing the allotment?" -- "No.": no longer; its date is
                     # the answer turn's first ("No. ... I gave it up in March.")
                     when = next(
-                        (x for x in sents if x.turn == s.turn and _DATE_HINT.search(x.text)), s
+                        (
+                            x
+                            for x in sents
+                            if x.turn == s.turn and dates_in(x.text, moment(x, session, now))
+                        ),
+                        s,
                     )
                     text = f"{still['who'].capitalize()} stopped {_gerund(still['rest'])}."
                     if when is not s:  # the answer's words, as the clinician would say them

@@ -372,8 +372,8 @@ def _by_pair(text: str) -> list[tuple[int, int, Analyte]]:
     unit_re, _dose = units()
     for m in _PAIR.finditer(text):
         u = unit_re.match(text, m.end())
+        a, b = float(m.group(1)), float(m.group(2))
         for panel, (hi, lo) in _panel_parts().items():
-            a, b = float(m.group(1)), float(m.group(2))
             fits = hi.bounds[0] <= a <= hi.bounds[1] and lo.bounds[0] <= b <= lo.bounds[1]
             said = u is None or unit_shown(u.group(1)) == panel.unit
             if fits and a > b and said:
