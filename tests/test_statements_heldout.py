@@ -87,6 +87,7 @@ FIRST_RUNS = (
     ("set_u", "a63547c", 54, 31, 0, 20),  # habit advice and history, others' doses, plans
     ("set_v", "9932247", 44, 19, 0, 14),  # a broad realistic mix, a check of the whole
     ("set_w", "24dcb31", 43, 18, 0, 14),  # a broad realistic mix, a check of the whole
+    ("set_x", "459b7a0", 37, 20, 1, 15),  # same thing named with change words; units
 )
 
 
