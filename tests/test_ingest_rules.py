@@ -280,6 +280,23 @@ def test_an_answer_that_gives_up_the_habit_asked_about() -> None:
     assert not [c for c in got if c[0] == "social"]
 
 
+@pytest.mark.parametrize(
+    ("asked", "answer", "named"),
+    [
+        ("And food and drink?", "I've given up fizzy drinks completely.", "fizzy drinks"),
+        ("Do you smoke at all?", "I gave up the wine at New Year.", "wine"),
+    ],
+)
+def test_an_answer_that_names_what_it_gave_up_is_not_the_habit_asked_about(
+    asked: str, answer: str, named: str
+) -> None:
+    """ "And food and drink?" -- "I've given up fizzy drinks completely.": what was given up is
+    named, so it is no "quit drinking" (alcohol); the answer is read as said."""
+    got = contents(f"Doctor: {asked}\nPatient: {answer}")
+    assert not [c for c in got if c[1].startswith("Patient quit")], got
+    assert [c for c in got if c[0] == "social" and named in c[1]], got
+
+
 def test_the_first_dose_taken_is_a_start() -> None:
     got = contents(
         "Patient: Picked it up Saturday and took the first losartan yesterday morning.",

@@ -270,6 +270,15 @@ _GAVE_UP = re.compile(
     r"^\W*(?:(?:no|yes|well|actually),?\s+)?i(?:'ve| have)?\s+"
     r"(?:stopped|quit|gave up|given up|packed (?:it )?in)\b"
 )
+#: what may follow a give-up verb that names no thing given up ("I stopped in January", "gave
+#: up last year", "stopped completely", "quit two years ago"); any other word names it ("I've
+#: given up fizzy drinks")
+_NO_OBJECT = re.compile(
+    r"^\W*(?:$|(?:in|on|at|last|about|around|when|after|before|since|ago|completely|totally|"
+    r"altogether|now|then|already|for|it|that|them|this|and|but|back|over|a|an|the (?:day|"
+    r"week|month|year|start|end)|years?|months?|weeks?|days?|\d+|one|two|three|four|five|six|"
+    r"seven|eight|nine|ten|yesterday|today|recently|ages)\b)"
+)
 #: the habits a question may ask about, and how a statement names them
 _HABITS = (
     (re.compile(r"\b(smoke|smoking|cigarettes?|cigs?)\b"), "smoking"),
@@ -1416,6 +1425,8 @@ class RuleExtractor:
         quit_ = _GAVE_UP.search(s.low)
         if quit_ is None or _MED_NEG.search(s.low) or r.drugs:
             return
+        if not _NO_OBJECT.match(s.low[quit_.end() :]):
+            return  # "I've given up fizzy drinks": what was given up is named, and read as said
         asked = st.question[0].low
         for topic, habit in _HABITS:
             if topic.search(asked) and not topic.search(s.low):
