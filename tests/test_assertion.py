@@ -73,6 +73,7 @@ def test_a_statement_that_asserts_no_change_hides_nothing(
         ("Metformin 500 mg twice daily", "Metformin stopped today: eGFR 28", "medication"),
         ("Lisinopril 10 mg daily", "Lisinopril increased to 20 mg daily", "medication"),
         ("HbA1c 8.2%", "HbA1c 53 mmol/mol today", "lab_result"),  # 7.0 %: a new value
+        ("Creatinine 150 umol/L", "Creatinine back to baseline 88 umol/L", "lab_result"),
         ("Weight 82 kg", "Weight 78.5 kg today", "vital_sign"),
         ("Smokes 10 cigarettes a day", "Quit smoking in October", "social"),
     ],
@@ -156,6 +157,37 @@ def test_what_a_statement_does_with_a_thing(text: str, key: str, context: Contex
     mtype = "lab_result" if key.startswith("loinc") else "medication"
     fact = read(text, mtype).get(key)
     assert fact is not None and context in fact.contexts and not fact.asserted
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        # the value is said in a clause of its own, under the definition: its clause governs it
+        ("Obesity is BMI 30 or more; a lower cut off of 27.5 applies for South Asian patients",
+         "loinc:39156-5"),
+        ("Normal eGFR is above 90; the threshold for CKD stage 3 is 59", "loinc:33914-3"),
+    ],
+)  # fmt: skip
+def test_a_results_value_said_under_a_definition_in_its_own_clause_is_no_result(
+    text: str, key: str
+) -> None:
+    fact = read(text, "lab_result").get(key)
+    assert fact is None or not fact.asserted or "value" not in fact.value, fact
+
+
+def test_a_trigger_joined_to_a_number_is_part_of_a_compound() -> None:
+    """ "25-OH vitamin D": "OH" (the writer's "other half") is no relative there; the result is
+    the patient's."""
+    got = read("Vitamin D (25-OH) 50 nmol/L", "lab_result").get("loinc:1989-3")
+    assert got is not None and got.asserted and got.value == "value=50 nmol/L", got
+
+
+def test_a_bound_after_a_value_restated_in_brackets_is_still_a_bound() -> None:
+    """ "an HbA1c of 48 mmol/mol (6.5%) or above": the bracket restates 48 in other units; the
+    bound that follows it is 48's."""
+    fact = read("Diabetes is diagnosed at an HbA1c of 48 mmol/mol (6.5%) or above", "lab_result")
+    got = fact.get("loinc:4548-4")
+    assert got is None or "value" not in got.value, got
 
 
 def test_a_change_word_carries_its_own_scope() -> None:

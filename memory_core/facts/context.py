@@ -76,6 +76,8 @@ def scopes(t: Text, spans: Sequence[Span]) -> list[Scope]:
             continue
         if any(s.start <= m.start < s.end for s in spans) and not _imperative(m):
             continue  # a trigger word inside a thing's own name ("heart failure with reduced ...")
+        if _after_number(t, m.start):
+            continue  # part of a compound with the number before it ("25-OH vitamin D")
         category = CATEGORY[m.value.category]
         if category is Context.OTHER_PERSON and (
             (_reports(t, m, lex.reporting) and not _their_own_report(t, m))
@@ -93,6 +95,16 @@ def scopes(t: Text, spans: Sequence[Span]) -> list[Scope]:
             lo = clause_bounds(t, m.start)[0]  # "ruled out hypertension in her sister"
         out.append(Scope(m.start, m.end, m.value, category, lo, hi, subject))
     return out
+
+
+def _after_number(t: Text, i: int) -> bool:
+    """Token ``i`` is joined by a hyphen to a number before it ("25-OH", "3-day"): a part of
+    one word, not a word of its own."""
+    return (
+        i > 0
+        and t.tokens[i - 1][:1].isdigit()
+        and t.text[t.ends[i - 1] : t.starts[i]] in ("-", "‑", "–")
+    )
 
 
 def _applies(sc: Scope, s: Span, lex: Lexicon, t: Text) -> bool:

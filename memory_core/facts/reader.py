@@ -56,7 +56,7 @@ def read(text: str, memory_type: str = "") -> ClinicalFacts:
     roles = _roles(t, anchors, lex)
     states, said_at = _states(t, anchors, roles, subject_kinds(memory_type), lex)
     said = [_value(t, span, anchors, lex, memory_type) for span in anchors]
-    numbers = [_number_of(t, s, v, lex) for s, v in zip(anchors, said, strict=True)]
+    numbers = [_number_of(t, s, v, lex, anchors) for s, v in zip(anchors, said, strict=True)]
     ctx, states = _asserted(t, anchors, states, said_at, numbers, memory_type)
     date = values.statement_date(t)
     facts: list[Fact] = []
@@ -83,18 +83,23 @@ def read(text: str, memory_type: str = "") -> ClinicalFacts:
     return ClinicalFacts(facts=merge(facts), origin=Origin.TEXT, lexicon=lex.version)
 
 
-def _number_of(t: Text, span: Span, value: str, lex: Lexicon) -> int:
-    """The token of the number a thing's dose (or a habit's amount) is said with, after its
-    name in its sentence (-1: none)."""
+def _number_of(t: Text, span: Span, value: str, lex: Lexicon, spans: Sequence[Span]) -> int:
+    """The token of the number a thing's dose (or a habit's amount, or a result's value as
+    written) is said with, after its name: in its sentence, or for a result in the window its
+    value is read from (:func:`.values.window`: "Obesity is BMI 30 or more; a lower cut off
+    of 27.5 applies ...") -- the clause that says the number governs it (-1: none)."""
     if KeyKind.of(span.key) is KeyKind.SLOT:
         return values.amount_at(t, span, lex) if values.parts(value).get("amount") else -1
-    number = values.parts(value).get("dose", "").partition(" ")[0]
+    given = values.parts(value)
+    number = (given.get("dose") or given.get("value", "")).partition(" ")[0]
     try:
         target = float(number)
     except ValueError:
         return -1
+    result = KeyKind.of(span.key) is KeyKind.LOINC and "dose" not in given
+    end = values.window(t, span, [s for s in spans if s.how == "lab"])[1] if result else None
     for i in range(span.end, len(t.tokens)):
-        if t.sentence[i] != t.sentence[span.start]:
+        if (t.sentence[i] != t.sentence[span.start]) if end is None else i >= end:
             break
         try:
             if float(t.tokens[i]) == target:

@@ -320,7 +320,17 @@ def _threshold(t: Text, i: int) -> bool:
     found = units.unit_after(lexicon(), t.text, end)
     if found is not None:
         end = found[1]
+    # "48 mmol/mol (6.5%) or above": the bound is 48's, and the restatement's
+    restated = _RESTATED.match(t.text, end) or _CLOSED.match(t.text, end)
+    if restated:
+        end = restated.end()
     return bool(_BOUND_AFTER.match(t.text[end : end + 16]))
+
+
+#: a value restated in brackets in other units right after it ("48 mmol/mol (6.5%)")
+_RESTATED = re.compile(r"\s*\(\s*[<>≤≥~]?\s*\d[\d.,]*\s*[^()\d\s][^()]{0,12}\)")
+#: the bracket a restated value closes ("(6.5%) or above")
+_CLOSED = re.compile(r"\s*\)")
 
 
 def _change_amount(t: Text, i: int) -> bool:
