@@ -48,10 +48,11 @@ _STAMP = re.compile(r"^\[(\d{4}-\d{2}-\d{2})[ T]\d", re.MULTILINE)
 SETS = ("a", "b")
 #: Transcripts written later by a third author (issue 31's "ten fresh transcripts"), a fourth
 #: (twelve in new settings), a fifth (twelve more), a sixth (eight, a check of the whole), a
-#: seventh (twelve), an eighth and a ninth (eight each, checks of the whole) and a tenth (ten
-#: fresh, measured once at the end of the session they were written in), each frozen before
-#: the reader changed again and reported apart from a + b.
-FRESH = ("c", "d", "e", "f", "g", "h", "i", "j")
+#: seventh (twelve), an eighth and a ninth (eight each, checks of the whole), a tenth (ten
+#: fresh, measured once at the end of the session they were written in) and an eleventh (ten,
+#: measured once as they came), each frozen before the reader changed again and reported
+#: apart from a + b.
+FRESH = ("c", "d", "e", "f", "g", "h", "i", "j", "k")
 #: The issue's check on main dfd818e (six held-out transcripts, then six more), for the report.
 BEFORE = {
     "first six": "19 / 53 (36 %), 3 wrong dates, 8 forbidden, 5 / 15 superseded",
