@@ -83,6 +83,16 @@ def read(text: str, memory_type: str = "") -> ClinicalFacts:
     return ClinicalFacts(facts=merge(facts), origin=Origin.TEXT, lexicon=lex.version)
 
 
+@lru_cache(maxsize=65_536)
+def dose_in_doubt(text: str, memory_type: str, key: str) -> bool:
+    """Whether ``text`` (a statement of ``memory_type``) says the dose of the drug ``key`` with
+    a number after it that may make it one form's strength or a range
+    (:func:`.values.dose_in_doubt`)."""
+    t = parse(text)
+    anchors = [s for s in things(t, memory_type) if s.how not in ("ingredient", "class")]
+    return any(values.dose_in_doubt(t, s, anchors) for s in anchors if s.key == key)
+
+
 def _number_of(t: Text, span: Span, value: str, lex: Lexicon, spans: Sequence[Span]) -> int:
     """The token of the number a thing's dose (or a habit's amount, or a result's value as
     written) is said with, after its name: in its sentence, or for a result in the window its

@@ -89,8 +89,105 @@ def _dose(t: Text, a: int, b: int, lex: Lexicon) -> str:
     mg", "10 units", "30/500 mg"), the one a change goes to ("from 50 mg to 100 mg", "went up
     to 100 mg", "was 500 mg, now 1 g"), else the first."""
     doses = list(_doses(t, a, b, lex))
-    target = [d for i, d in doses if _is_target(t, i, a)]
-    return target[0] if target else (doses[0][1] if doses else "")
+    if not doses:
+        return ""
+    target = [(i, d) for i, d in doses if _is_target(t, i, a)]
+    i, dose = target[0] if target else doses[0]
+    return _times(dose, _forms_count(t, i, a, b, lex) or 1.0)
+
+
+def dose_in_doubt(t: Text, span: Span, spans: Sequence[Span]) -> bool:
+    """A number follows the drug's dose that does not say how many forms it is ("500 mg - two
+    BD", "50 micrograms, 2 daily", "500 mg 1-2 tablets", "500 mg-1 g"): the dose a statement
+    gives may be one form's strength, or a range, so no change of it is asserted."""
+    lex = lexicon()
+    a, b = window(t, span, spans)
+    doses = list(_doses(t, a, b, lex))
+    if not doses:
+        return False
+    target = [(i, d) for i, d in doses if _is_target(t, i, a)]
+    i = (target[0] if target else doses[0])[0]
+    if i + 1 >= b or _unit(t.tokens[i + 1]) not in _MASSES or _forms_count(t, i, a, b, lex):
+        return False
+    k = i + 2 + (i + 2 < b and t.tokens[i + 2] in _FORMS)
+    if k >= b or not (t.tokens[k][:1].isdigit() or t.tokens[k] in lex.number_words):
+        return False
+    if _is_period(t, k) or _is_date_number(t, k, lex.months):
+        return False  # "increased to 10 mg 2 weeks ago", "... 5 mg 3 March"
+    # "twice daily", "one time in day": how often, not how many
+    return not any(m.start == 0 for m in lex.frequencies.find(t.tokens[k:b], t.raw[k:b]))
+
+
+#: Dose units that count dose forms ("2 tabs", "two puffs"); a dose of several is the
+#: strength of one times their number.
+_FORMS = frozenset({
+    "tab", "tabs", "tablet", "tablets", "cap", "caps", "capsule", "capsules", "puff", "puffs",
+    "patch", "patches", "drop", "drops", "spray", "sprays",
+})  # fmt: skip
+#: The masses a form's strength is said in.
+_MASSES = frozenset({"mg", "mcg", "g"})
+#: The most forms a dose is said to be; a larger number is a pack's size ("56 tablets").
+MOST_FORMS = 10
+#: "x2": a count of forms written onto the times sign.
+_TIMES_N = re.compile(r"x(\d{1,2})")
+
+
+def _forms_count(t: Text, i: int, a: int, b: int, lex: Lexicon) -> float | None:
+    """How many forms of the strength at token ``i`` (a number, then its unit) a dose is: "2 x
+    500 mg", "500 mg x2", "two 500 mg tablets", "500 mg tablets, two twice a day", "500 mg, 2
+    tabs"; None where none is said, or the number counts days ("x 5 days") or a pack ("56
+    tablets supplied")."""
+    toks = t.tokens
+
+    def n(k: int) -> float | None:
+        if not a <= k < b:
+            return None
+        w = toks[k]
+        got = lex.number_words.get(w) if not w[:1].isdigit() else _float(w)
+        return got if got is not None and 1 <= got <= MOST_FORMS and got == int(got) else None
+
+    def period(k: int) -> bool:
+        return a <= k < b and _is_period(t, k - 1)
+
+    j = i + 2 if i + 1 < b and _unit(toks[i + 1]) in _MASSES else -1
+    if j < 0:
+        return None
+    if (before := n(i - 2)) and toks[i - 1] == "x":
+        return before  # "2 x 500 mg"
+    if (before := n(i - 1)) and j < b and toks[j] in _FORMS:
+        return before  # "two 500 mg tablets"
+    if j < b and (m := _TIMES_N.fullmatch(toks[j])) and not period(j + 1):
+        return _n_of(m.group(1))  # "500 mg x2"
+    if j + 1 < b and toks[j] == "x" and (after := n(j + 1)) and not period(j + 2):
+        return after  # "500 mg x 2"
+    formed = j < b and toks[j] in _FORMS
+    k = j + 1 if formed else j
+    if (after := n(k)) and not period(k + 1):
+        named = k + 1 < b and toks[k + 1] in _FORMS
+        if named or (formed and not (k + 1 < b and toks[k + 1] in lex.dose_units)):
+            return after  # "500 mg, 2 tabs"; "500 mg tablets, two twice a day"
+    return None
+
+
+def _n_of(digits: str) -> float | None:
+    x = float(digits)
+    return x if 1 <= x <= MOST_FORMS else None
+
+
+def _float(w: str) -> float | None:
+    try:
+        return float(w)
+    except ValueError:
+        return None
+
+
+def _times(dose: str, count: float) -> str:
+    """A dose of ``count`` forms: "500 mg" x 2 -> "1000 mg"."""
+    if count == 1:
+        return dose
+    number, _sp, unit = dose.partition(" ")
+    strength = _float(number)
+    return dose if strength is None else f"{strength * count:g} {unit}"
 
 
 #: Movement words before "up to" / "down to" that make its dose a target, not a maximum ("went

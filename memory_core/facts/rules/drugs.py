@@ -7,6 +7,7 @@ from __future__ import annotations
 from .. import units
 from ..lexicon import lexicon
 from ..model import Decision, Fact, KeyKind, State, Strength, Verdict
+from ..reader import dose_in_doubt
 from ..text import parse
 from ..values import parts
 from .base import STRONG, WEAK, Pair, _changed, _compatible, _d, _ingredient, _negated, evidence
@@ -100,6 +101,7 @@ def _drug_regimen(p: Pair) -> Decision | None:
                 comparable = part != "dose" or _unit_of(pa[part]) == _unit_of(pb[part])
                 ok = (
                     comparable
+                    and not (part == "dose" and dose_in_doubt(p.newer_text, p.memory_type, b.key))
                     and not _ingredient(a, b)
                     and b.state is not State.PLANNED  # "increase to 10 mg pending bloods"
                     and _said_to_change(p, b)
