@@ -1119,3 +1119,20 @@ def test_an_instruction_not_to_give_or_take_a_medicine_is_no_medicine_taken() ->
     assert not any(c.startswith("Patient takes") and ("aspirin" in c or "ibuprofen" in c)
                    for c in got), got  # fmt: skip
     assert any(c.startswith("Patient takes donepezil 10 mg") for c in got), got
+
+
+def test_a_day_said_as_an_ordinal_word_is_that_day() -> None:
+    """ "on the fifth", "the twenty-fifth of September", "the first of June": a day of the
+    month said in words, as "the 5th" is; "the first time", "the second floor" say none."""
+    at = [d.at.date().isoformat() for d in dates_in("They did the echo on the fifth.", OCTOBER)]
+    assert at == ["2026-10-05"]
+    got = dates_in("from the twenty-fifth of September", OCTOBER)
+    assert [d.at.date().isoformat() for d in got] == ["2026-09-25"]
+    got = dates_in("on the twenty first of August", OCTOBER)
+    assert [d.at.date().isoformat() for d in got] == ["2026-08-21"]
+    got = dates_in(
+        "Started it on Tuesday the sixth, and stopped it on the first of October.", OCTOBER
+    )
+    assert [d.at.date().isoformat() for d in got] == ["2026-10-06", "2026-10-01"]
+    assert dates_in("It was the first time she fell.", OCTOBER) == []
+    assert dates_in("on the second floor of the hospital", OCTOBER) == []

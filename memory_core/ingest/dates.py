@@ -68,6 +68,27 @@ def day(d: datetime) -> datetime:
 _SINCE_BEFORE = re.compile(r"\bsince\b[^,.;:!?]{0,30}$")
 
 
+_FIRSTS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
+_TENTHS = (
+    "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
+    "seventeenth", "eighteenth", "nineteenth", "twentieth",
+)  # fmt: skip
+#: A day of the month said as an ordinal word ("the fifth", "the twenty-first").
+ORDINAL_WORDS: dict[str, int] = {
+    **{w: i + 1 for i, w in enumerate(_FIRSTS)},
+    **{w: i + 10 for i, w in enumerate(_TENTHS)},
+    **{f"twenty{sep}{w}": 21 + i for i, w in enumerate(_FIRSTS) for sep in ("-", " ", "")},
+    "thirtieth": 30,
+    **{f"thirty{sep}first": 31 for sep in ("-", " ", "")},
+}
+_ORDINAL = "|".join(sorted((re.escape(w) for w in ORDINAL_WORDS), key=len, reverse=True))
+
+
+def _dom(said: str) -> int:
+    """A day of the month as written: "5", "5th" or "fifth"."""
+    return ORDINAL_WORDS.get(said) or int(re.sub(r"\D", "", said))
+
+
 @cache
 def _patterns() -> dict[str, re.Pattern[str]]:
     months = sorted(lexicon().months, key=len, reverse=True)
@@ -84,7 +105,8 @@ def _patterns() -> dict[str, re.Pattern[str]]:
         # "12/05", "12/05/2026" with both numbers 12 or less: read only by a month said beside it
         "either_way": re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})(?:/(\d{4}))?(?![\d/])"),
         "dmy": re.compile(
-            rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({m})\.?(?:,?\s+(\d{{4}}))?\b"
+            rf"\b(\d{{1,2}}|{_ORDINAL})(?:st|nd|rd|th)?\s+(?:of\s+)?({m})\.?"
+            rf"(?:,?\s+(\d{{4}}))?\b"
         ),
         "mdy": re.compile(
             rf"\b({m})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*(?:mg|mcg|g|units?|%))(?:,?\s+(\d{{4}}))?"
@@ -112,6 +134,14 @@ def _patterns() -> dict[str, re.Pattern[str]]:
         "nth": re.compile(
             r"\bthe (\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|"
             r"sep|oct|nov|dec)[a-z]*\b)(?: of (this|last) month)?"
+        ),
+        # "on the fifth", "Tuesday the sixth": a day said in words, where a day is meant --
+        # after "on", "since", ... or a weekday, and ending its phrase ("on the second floor"
+        # is no day)
+        "nth_word": re.compile(
+            rf"\b(?:on|since|from|until|till|by|{wd}),?\s+the\s+({_ORDINAL})\b"
+            r"(?:\s+of\s+(this|last)\s+month)?(?=\s*(?:[,.;:!?)\-–—]|$|and\b|when\b|at\b|"
+            r"in the\b|so\b|but\b|because\b))"
         ),
         "month": re.compile(r"\b(last|this|previous|past) month\b"),
         "ago": re.compile(
@@ -341,7 +371,7 @@ def dates_in(
         add(
             mt.start(),
             mt.end(),
-            _latest(year, _month(mt.group(2)), int(mt.group(1)), session),
+            _latest(year, _month(mt.group(2)), _dom(mt.group(1)), session),
             "day",
             relative=year is None,
             guessed=year is None,
@@ -390,8 +420,9 @@ def dates_in(
         if mt.group(1) != "this":
             monday -= timedelta(days=7)
         add(mt.start(), mt.end(), monday, "week")
-    for mt in p["nth"].finditer(low):
-        dom = int(mt.group(1))
+    nths = [(mt, int(mt.group(1))) for mt in p["nth"].finditer(low)]
+    nths += [(mt, ORDINAL_WORDS[mt.group(1)]) for mt in p["nth_word"].finditer(low)]
+    for mt, dom in nths:
         back = 1 if mt.group(2) == "last" else 0
         first = _month_back(session, back)
         with contextlib.suppress(ValueError):
@@ -400,7 +431,9 @@ def dates_in(
                 prev = _month_back(session, 1)
                 at = datetime(prev.year, prev.month, dom, tzinfo=UTC)
             after = None
-            named_day = p["weekday_before"].search(low, max(0, mt.start() - 14), mt.start())
+            named_day = p["weekday_before"].search(low, max(0, mt.start() - 14), mt.start()) or (
+                mt.group(0).split()[0].strip(",") in lexicon().weekdays  # "tuesday the sixth"
+            )
             if mt.group(2) is None and not named_day:  # "last Tuesday, the 27th": this month's
                 again = (days or {}).get(dom)
                 after = again if again is not None else _on_or_after(told, dom, session)
