@@ -270,6 +270,20 @@ def test_a_date_said_of_a_value_compared_with_is_not_the_results() -> None:
     assert ("Patient's eGFR was 56 in November 2025", "2025-11-01") in labs
 
 
+def test_results_listed_after_one_date_all_take_it() -> None:
+    """ "On the 10th the potassium was 5.1 and the creatinine 142": one date for the list (the
+    first result's "was" compares it with nothing); a value compared with one said after it
+    keeps its own."""
+    now = datetime(2026, 9, 14, 18, tzinfo=UTC)
+    for said in (
+        "His last bloods, on the tenth, the potassium was 5.1 and the creatinine 142.",
+        "Before discharge, on the 10th, the potassium was 5.1 and the creatinine 142.",
+    ):
+        labs = {c: d for m, c, d in got(f"Date: 2026-09-14\nNurse: {said}", now)}
+        dated = {c: d for c, d in labs.items() if "creatinine" in c or "potassium" in c}
+        assert sorted(dated.values()) == ["2026-09-10", "2026-09-10"], labs
+
+
 def test_a_clause_is_dated_by_since_in_the_clause_after_it() -> None:
     """ "I'm her carer really - since her diagnosis in February": February dates the caring."""
     t = "Date: 2026-05-20\nPatient: I'm her carer really - since her diagnosis in February."

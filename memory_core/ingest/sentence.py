@@ -543,7 +543,10 @@ def _one_date_for_all(found: list[Result], dates: list[DateSpan], text: str) -> 
         x.end for x in found
     )
     dated = [x for x in found if x.date is not None]
-    compared = _COMPARED.search(text)  # "52, lower than the 56 in November": one value's date
+    # "52, lower than the 56 in November": one value's date -- a comparison word said after
+    # the first value ("before discharge ... the potassium was 5.1 and the creatinine 142"
+    # compares nothing)
+    compared = _COMPARED.search(text, min(x.end for x in found))
     if (after_all and not (compared and dated)) or (
         len(dated) == 1 and dated[0].date is only and not compared
     ):
