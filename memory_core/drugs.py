@@ -197,6 +197,10 @@ def _find(words: list[str]) -> list[tuple[str, int, int]]:
     return found
 
 
+#: "'s" after a word: a contracted "is" or "has", or a possessive
+_CONTRACTED = frozenset({"'s", "\u2019s"})
+
+
 def _tokens(text: str) -> list[tuple[str, int, int]]:
     """Words with surrounding punctuation stripped, and their character spans."""
     out: list[tuple[str, int, int]] = []
@@ -244,13 +248,16 @@ def _resolve(text: str) -> tuple[DrugMention, ...]:
                 break
         else:
             i += 1
-    words = [t[0] for t in toks]
+    # "the furosemide's gone up": a name with a contracted "is" or "has", or a possessive
+    words = [w[:-2] if len(w) > 4 and w[-2:].lower() in _CONTRACTED else w for w, _s, _e in toks]
     for canonical, first, last in _find(words):
         span = range(first, last)
-        if taken.intersection(span) or " ".join(lowered[first:last]) in lex["not_drugs"]:
+        named = " ".join(w.lower() for w in words[first:last])
+        if taken.intersection(span) or named in lex["not_drugs"]:
             continue
         name = _canonical(canonical.lower())
-        start, end = toks[first][1], toks[last - 1][2]
+        start = toks[first][1]
+        end = toks[last - 1][2] - (len(toks[last - 1][0]) - len(words[last - 1]))
         found.append(DrugMention(name, start, end, text[start:end], "dictionary"))
         taken.update(span)
     for i, (word, start, end) in enumerate(toks):

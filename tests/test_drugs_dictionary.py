@@ -98,3 +98,19 @@ def test_a_nutrient_alone_is_no_medicine() -> None:
     """ "Iron 8 umol/L", "magnesium 0.6": a nutrient named alone is a result, not a drug."""
     assert drugs.resolve("Iron 8 umol/L, ferritin 12") == []
     assert drugs.resolve("Magnesium 0.6 mmol/L") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("So the furosemide's gone up, from 40 to 80 in the morning.", "furosemide"),
+        ("Correct, the amlodipine\u2019s stopped.", "amlodipine"),
+        ("Paracetamol's the safer one for you.", "acetaminophen"),
+    ],
+)
+def test_a_drug_named_with_a_contracted_is_or_has_is_that_drug(text: str, name: str) -> None:
+    """ "the furosemide's gone up": the drug's name with "'s" (is, has, or a possessive) is the
+    drug; its span is the name alone."""
+    got = drugs.resolve(text)
+    assert [d.name for d in got] == [name]
+    assert got[0].text.lower() in ("furosemide", "amlodipine", "paracetamol")
