@@ -1136,3 +1136,19 @@ def test_a_day_said_as_an_ordinal_word_is_that_day() -> None:
     assert [d.at.date().isoformat() for d in got] == ["2026-10-06", "2026-10-01"]
     assert dates_in("It was the first time she fell.", OCTOBER) == []
     assert dates_in("on the second floor of the hospital", OCTOBER) == []
+
+
+def test_a_dose_confirmed_in_the_next_turn_is_the_drugs() -> None:
+    """ "So the furosemide's gone up, from 40 to 80 in the morning." -- "That's right, 80
+    milligrams each morning from discharge.": the clinician's confirmation gives the dose of
+    the drug just told."""
+    t = (
+        "Date: 2026-09-14\n"
+        "Nurse: Can we go through his tablets?\n"
+        "Son: So the furosemide's gone up, from 40 to 80 in the morning.\n"
+        "Nurse: That's right, 80 milligrams each morning from discharge.\n"
+    )
+    got = _got(t, datetime(2026, 9, 14, 18, tzinfo=UTC))
+    assert [c for c in got if "furosemide" in c and "80 mg" in c], got
+    # a dose "gone up" is no response to treatment
+    assert not [c for c in got if c.startswith("Response to treatment")], got

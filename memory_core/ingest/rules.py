@@ -438,26 +438,47 @@ _DOSE_ONLY = re.compile(
 )
 
 
+#: a confirmation that gives a dose ("That's right, 80 milligrams each morning", "Yes, 5 mg")
+_AFFIRMED_DOSE = re.compile(
+    r"^\W*(?:yes|yeah|yep|correct|that's right|that is right|exactly|right)\b[,.!]?\s+"
+    r"(?:it's\s+|that's\s+|it is\s+)?(?=\d|(?:one|two|three|four|five|half)\b)",
+    re.I,
+)
+#: what lies between the end of a turn's last sentence and the next turn's first words
+_NEXT_TURN = re.compile(r"[.!?\s]*\n[^\n.!?]{1,40}:\s*")
+
+
 def _amend_dose(
     out: Extraction, last_med: list[tuple[int, str]], s: Sentence, r: Named, transcript: str
 ) -> bool:
     """A sentence that only gives a dose, said by whoever just proposed a drug with none, right
     after it in the same turn, is that drug's dose: the proposal is amended and its evidence
     runs on to the sentence's end. Whether it was."""
-    if not last_med or not _DOSE_ONLY.match(s.text):
+    affirmed = _AFFIRMED_DOSE.match(s.text)
+    if not last_med or not (_DOSE_ONLY.match(s.text) or affirmed):
         return False
     ((k, speaker),) = last_med
     c = out.candidates[k]
     between = transcript[c.end : s.start]
-    if speaker != s.speaker or "\n" in between or re.search(r"[.!?].*[.!?]", between):
+    if affirmed and speaker != s.speaker:
+        # "... the furosemide's gone up." -- "That's right, 80 milligrams each morning.": the
+        # next turn's first sentence, confirming the drug its turn ended on
+        if not _NEXT_TURN.fullmatch(between):
+            return False
+    elif speaker != s.speaker or "\n" in between or re.search(r"[.!?].*[.!?]", between):
         return False  # another turn, or a sentence between
     dose = dose_after(s.text, 0, len(s.text))
     if not dose or dose_after(c.content, 0, len(c.content)):
         return False  # no dose said, or the drug has one
     freq = freq_after(r, 0, len(s.text))
     to = " to" if c.content.endswith((" dose increased", " dose decreased")) else ""
-    out.candidates[k] = replace(c, content=f"{c.content}{to} {dose}{' ' + freq if freq else ''}",
-                                end=s.end)  # fmt: skip
+    said = Named(replace(s, text=c.content), r.session).freqs
+    if said:  # "Patient takes furosemide in the morning": the dose before how often
+        at = said[0][0]
+        content = f"{c.content[:at]}{dose} {c.content[at:]}"
+    else:
+        content = f"{c.content}{to} {dose}{' ' + freq if freq else ''}"
+    out.candidates[k] = replace(c, content=content, end=s.end)
     return True
 
 

@@ -73,9 +73,13 @@ class Kind:
     cues: tuple[tuple[str, ...], ...]  # each cue as its words' stems
     suffixes: tuple[str, ...] = ()  # endings of a word that is a cue ("-ectomy")
     plan_when: tuple[tuple[str, ...], ...] = ()  # the clinician arranging it: a plan
+    pseudo: tuple[tuple[str, ...], ...] = ()  # words with a cue in them that are none
 
     def cue_at(self, stemmed: Sequence[str], words: Sequence[str]) -> int | None:
-        """Where the first cue begins (a cue's stems, or a word with one of the suffixes)."""
+        """Where the first cue begins (a cue's stems, or a word with one of the suffixes), not
+        counting a cue inside a pseudo-cue ("gone up": a dose moved, no response)."""
+        if self.pseudo:
+            stemmed = _masked(stemmed, self.pseudo)
         at = first_at(stemmed, self.cues) if self.first & set(stemmed) else None
         if at is None and self.suffixes:
             at = next((i for i, w in enumerate(words) if w.endswith(self.suffixes)), None)
@@ -84,6 +88,16 @@ class Kind:
     @property
     def first(self) -> frozenset[str]:
         return _firsts(self.cues)
+
+
+def _masked(seq: Sequence[str], phrases: tuple[tuple[str, ...], ...]) -> list[str]:
+    """``seq`` with the words of every phrase of ``phrases`` found in it blanked."""
+    out = list(seq)
+    for i in range(len(seq)):
+        for p in phrases:
+            if tuple(seq[i : i + len(p)]) == p:
+                out[i : i + len(p)] = [""] * len(p)
+    return out
 
 
 @dataclass(frozen=True)
@@ -137,6 +151,7 @@ def cues() -> Cues:
             phrases(k["cues"]),
             tuple(k.get("suffixes", ())),
             phrases(k.get("plan_when", ())),
+            phrases(k.get("pseudo", ())),
         )
         for k in raw["kinds"]
     )
