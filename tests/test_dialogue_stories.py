@@ -1152,3 +1152,16 @@ def test_a_dose_confirmed_in_the_next_turn_is_the_drugs() -> None:
     assert [c for c in got if "furosemide" in c and "80 mg" in c], got
     # a dose "gone up" is no response to treatment
     assert not [c for c in got if c.startswith("Response to treatment")], got
+
+
+def test_a_weekday_said_with_its_day_is_the_month_it_falls_in() -> None:
+    """ "booked for Tuesday the twenty-second" on Monday 14 September: the 22nd is a Tuesday
+    this month, still ahead -- a plan, no date; read as last month's 22nd (a Saturday) it had
+    dated the booking in August."""
+    monday = datetime(2026, 9, 14, 12, tzinfo=UTC)
+    assert dates_in("He's booked in for Tuesday the twenty-second.", monday) == []
+    assert dates_in("He's booked in for Tuesday the 22nd.", monday) == []
+    got = dates_in("She fell on Tuesday the 8th.", monday)
+    assert [d.at.date().isoformat() for d in got] == ["2026-09-08"]
+    got = dates_in("It was Saturday the 22nd, I think.", monday)
+    assert [d.at.date().isoformat() for d in got] == ["2026-08-22"]

@@ -431,9 +431,19 @@ def dates_in(
                 prev = _month_back(session, 1)
                 at = datetime(prev.year, prev.month, dom, tzinfo=UTC)
             after = None
-            named_day = p["weekday_before"].search(low, max(0, mt.start() - 14), mt.start()) or (
-                mt.group(0).split()[0].strip(",") in lexicon().weekdays  # "tuesday the sixth"
-            )
+            before = p["weekday_before"].search(low, max(0, mt.start() - 14), mt.start())
+            first_word = mt.group(0).split()[0].strip(",")  # "tuesday the sixth"
+            named = before.group(0).strip(" ,") if before else first_word
+            named_day = named in lexicon().weekdays
+            if named_day and mt.group(2) is None:
+                # "Tuesday the 22nd": the month the day falls on that weekday in -- this one
+                # (ahead of the session: a plan), else the last; neither: no date
+                weekday = lexicon().weekdays.index(named)
+                here = datetime(session.year, session.month, dom, tzinfo=UTC)
+                at = here if here.weekday() == weekday else at
+                if at.weekday() != weekday:
+                    taken.append((mt.start(), mt.end()))
+                    continue
             if mt.group(2) is None and not named_day:  # "last Tuesday, the 27th": this month's
                 again = (days or {}).get(dom)
                 after = again if again is not None else _on_or_after(told, dom, session)
