@@ -1165,3 +1165,21 @@ def test_a_weekday_said_with_its_day_is_the_month_it_falls_in() -> None:
     assert [d.at.date().isoformat() for d in got] == ["2026-09-08"]
     got = dates_in("It was Saturday the 22nd, I think.", monday)
     assert [d.at.date().isoformat() for d in got] == ["2026-08-22"]
+
+
+def test_a_holiday_is_its_day_the_last_time_it_came() -> None:
+    """ "Gave up smoking. Valentine's Day.", "since Christmas", "round Easter": a holiday is its
+    day, the latest one not after the session (Easter by the Gregorian computus), where it is
+    said as a day (after "on", "since", "over", "round", ..., or alone)."""
+    july = datetime(2026, 7, 22, 12, tzinfo=UTC)
+    assert [d.at.date().isoformat() for d in dates_in("Valentine's Day.", july)] == ["2026-02-14"]
+    assert [d.at.date().isoformat() for d in dates_in("since Christmas", july)] == ["2025-12-25"]
+    assert [d.at.date().isoformat() for d in dates_in("Round Easter.", july)] == ["2026-04-05"]
+    got = dates_in("since New Year's Day", APRIL)
+    assert [d.at.date().isoformat() for d in got] == ["2026-01-01"]
+    got = dates_in("on Boxing Day last year", APRIL)
+    assert [d.at.date().isoformat() for d in got][:1] == ["2025-12-26"]
+    # a holiday said without its year is a guess at the past one (a plan reads it as ahead);
+    # "before Christmas", "after Easter" name no day
+    assert dates_in("We'll ring you over Christmas.", july)[0].guessed_past
+    assert dates_in("I stocked up before Christmas.", july) == []

@@ -89,6 +89,42 @@ def _dom(said: str) -> int:
     return ORDINAL_WORDS.get(said) or int(re.sub(r"\D", "", said))
 
 
+#: Holidays said as dates, their month and day (a movable feast: its days from Easter Sunday).
+HOLIDAYS: dict[str, tuple[int, int]] = {
+    "new year's day": (1, 1), "new years day": (1, 1), "new year": (1, 1), "new year's": (1, 1),
+    "new years": (1, 1), "valentine's day": (2, 14), "valentines day": (2, 14),
+    "valentine's": (2, 14), "st patrick's day": (3, 17), "st patricks day": (3, 17),
+    "independence day": (7, 4), "the fourth of july": (7, 4), "halloween": (10, 31),
+    "bonfire night": (11, 5), "guy fawkes night": (11, 5), "remembrance day": (11, 11),
+    "christmas eve": (12, 24), "christmas day": (12, 25), "christmas": (12, 25),
+    "xmas": (12, 25), "boxing day": (12, 26), "new year's eve": (12, 31),
+    "new years eve": (12, 31), "hogmanay": (12, 31),
+}  # fmt: skip
+EASTER_DAYS: dict[str, int] = {
+    "good friday": -2, "easter sunday": 0, "easter monday": 1, "easter": 0,
+}  # fmt: skip
+
+
+def easter(year: int) -> datetime:
+    """Easter Sunday of ``year`` (the anonymous Gregorian computus)."""
+    a, b, c = year % 19, year // 100, year % 100
+    d, e = divmod(b, 4)
+    g = (8 * b + 13) // 25
+    h = (19 * a + b - d - g + 15) % 30
+    i, k = divmod(c, 4)
+    lk = (32 + 2 * e + 2 * i - h - k) % 7
+    m = (a + 11 * h + 22 * lk) // 451
+    month, day_ = divmod(h + lk - 7 * m + 114, 31)
+    return datetime(year, month, day_ + 1, tzinfo=UTC)
+
+
+def _holiday(name: str, year: int) -> datetime:
+    if name in EASTER_DAYS:
+        return easter(year) + timedelta(days=EASTER_DAYS[name])
+    month, dom = HOLIDAYS[name]
+    return datetime(year, month, dom, tzinfo=UTC)
+
+
 @cache
 def _patterns() -> dict[str, re.Pattern[str]]:
     months = sorted(lexicon().months, key=len, reverse=True)
@@ -122,6 +158,16 @@ def _patterns() -> dict[str, re.Pattern[str]]:
             rf"|from the|in|early|late|mid)\s+)?({seasons})\b(?:,?\s+(?:of\s+)?((?:19|20)\d{{2}}))?"
         ),
         "rel_year": re.compile(r"\b(last|this|previous) year\b"),
+        # a holiday as a day: after "on", "since", "at", "over", "round" (or "last", "this
+        # past"), or said alone ("Valentine's Day."); "before Christmas" is no day
+        "holiday": re.compile(
+            r"(?:^\W*|\b(?:on|since|from|at|over|around|round|(last|this past|next|this))\s+)("
+            + "|".join(
+                re.escape(h).replace("'", "['’]?")
+                for h in sorted((*HOLIDAYS, *EASTER_DAYS), key=len, reverse=True)
+            )
+            + r")(?!\w)"
+        ),
         "today": re.compile(
             r"\b(today|this morning|this afternoon|this evening|tonight|earlier today)\b"
         ),
@@ -408,6 +454,15 @@ def dates_in(
     for mt in p["year"].finditer(low):
         add(mt.start(), mt.end(), datetime(int(mt.group(2)), 1, 1, tzinfo=UTC), "year",
             since=mt.group(1) in ("since", "from"), relative=False)  # fmt: skip
+    for mt in p["holiday"].finditer(low):
+        said, name = mt.group(1), mt.group(2).replace("’", "'")
+        name = name if name in HOLIDAYS or name in EASTER_DAYS else name.replace("'", "")
+        if said in ("next", "this") or (name not in HOLIDAYS and name not in EASTER_DAYS):
+            continue  # a holiday ahead is a plan's
+        at = _holiday(name, session.year)
+        if at > day(session):
+            at = _holiday(name, session.year - 1)  # the last one not after the session
+        add(mt.start(), mt.end(), at, "day", guessed=said is None)
     for mt in p["rel_year"].finditer(low):
         y = session.year if mt.group(1) == "this" else session.year - 1
         add(mt.start(), mt.end(), datetime(y, 1, 1, tzinfo=UTC), "year")
