@@ -1183,3 +1183,18 @@ def test_a_holiday_is_its_day_the_last_time_it_came() -> None:
     # "before Christmas", "after Easter" name no day
     assert dates_in("We'll ring you over Christmas.", july)[0].guessed_past
     assert dates_in("I stocked up before Christmas.", july) == []
+
+
+def test_a_sentence_that_is_only_a_date_dates_what_its_turn_tells() -> None:
+    """A date said alone dates the turn's fact said just before it ("I stopped the amlodipine.
+    The 3rd of May.") or the ones after it ("First of June. Up from 50 to 100 mg.")."""
+    july = datetime(2026, 7, 15, 18, tzinfo=UTC)
+    got = _got("Date: 2026-07-15\nPatient: I stopped the amlodipine. The 3rd of May.", july)
+    assert [d for c, d in got.items() if "amlodipine" in c] == ["2026-05-03"], got
+    t = (
+        "Date: 2026-07-15\n"
+        "Dr Lindqvist: I see your GP increased the sertraline. When was that?\n"
+        "Patient: First of June. Up from 50 to 100 mg.\n"
+    )
+    got = _got(t, july)
+    assert [d for c, d in got.items() if "sertraline" in c] == ["2026-06-01"], got

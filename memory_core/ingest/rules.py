@@ -388,6 +388,48 @@ def _story(
     return told, told
 
 
+#: words a sentence that only gives a date may hold besides it ("It was the 3rd of May, I
+#: think.", "Yes, first of June.")
+_DATE_FILLERS = frozenset({
+    "on", "in", "at", "since", "around", "about", "roughly", "approximately", "it", "was",
+    "that", "that's", "thats", "it's", "its", "yes", "yeah", "no", "i", "think", "the", "of",
+    "back", "maybe", "sometime", "so", "um", "er", "erm", "well", "oh", "and", "from",
+})  # fmt: skip
+
+
+def _date_alone(s: Sentence, r: Named) -> DateSpan | None:
+    """The date a sentence says, where the sentence says nothing else ("The 3rd of May.",
+    "First of June.", "15.08.2026."); None for any other sentence."""
+    if len(r.dates) != 1 or s.question:
+        return None
+    d = r.dates[0]
+    rest = (s.text[: d.start] + " " + s.text[d.end :]).lower()
+    return d if set(re.findall(r"[a-z0-9']+", rest)) <= _DATE_FILLERS else None
+
+
+#: a question that asks when ("When was that?", "When did you stop it?")
+_WHEN_ASKED_Q = re.compile(r"^\W*(?:(?:and|so|okay|right),?\s+)?(?:when|what date)\b", re.I)
+
+
+def _told_before(
+    s: Sentence,
+    prev: Sentence | None,
+    question: tuple[Sentence, Named] | None,
+    sents: Sequence[Sentence],
+) -> Sentence | None:
+    """What a date said alone (at ``s``) is the date of: the sentence just before it in its
+    turn, or -- as the first words of an answer to "When was that?" -- the sentence the
+    question followed ("I see your GP increased the sertraline. When was that?" -- "First of
+    June.")."""
+    if prev is not None and prev.turn == s.turn:
+        return prev
+    if question is None or not _WHEN_ASKED_Q.match(question[0].text):
+        return None
+    q = question[0]
+    before = [x for x in sents if x.turn == q.turn and x.end <= q.start]
+    return before[-1] if before else None
+
+
 #: a sentence without a subject that opens with a change ("Started on the 1st of June.")
 _BARE_CHANGE = re.compile(
     r"\W*(?:started|stopped|began|increased|reduced|decreased|upped|came off)\b", re.I
@@ -628,6 +670,7 @@ class RuleExtractor:
         sents = [part for x in sents for part in _statement_then_question(x)]
         session = session_date(header, now) or now
         seen: set[tuple[str, str]] = set()
+        undated: list[tuple[int, int]] = []  # candidates dated by nothing said, where said
         st = State()
         last_med: list[tuple[int, str]] = []  # the last medication proposed, and who said it
 
@@ -656,6 +699,8 @@ class RuleExtractor:
                     conf -= 0.1
                 if created is None and story is not None and mtype != "care_plan":
                     created, dated_by = story[0].at, (story[2], story[3])  # a story's date
+                if created is None and mtype != "care_plan":
+                    undated.append((len(out.candidates), start))
                 if created is None:
                     created = default_at  # a message's fact: its send date, if not the session's
                 added.add(mtype)
@@ -739,7 +784,16 @@ class RuleExtractor:
                 and st.question is not None
                 and told_as_done(st.question[0].text)
             )
-            tale, story = _story(tale, s, r, asked_past)
+            alone = _date_alone(s, r)
+            told = _told_before(s, prev, st.question, sents) if alone is not None else None
+            for k, at in undated if told is not None and alone is not None else ():
+                # "I stopped the amlodipine. The 3rd of May.": the date of what was just told
+                c = out.candidates[k]
+                if told.start <= at < told.end and c.whose == PATIENT:
+                    out.candidates[k] = replace(
+                        c, created_at=alone.at, dated_by=(s.start, s.end), end=max(c.end, s.end)
+                    )
+            tale, story = _story(tale, s, r, asked_past or alone is not None)
             if dated is not None and dated[1] != s.turn:
                 dated = None
             if not r.dates and dated is not None and _SINCE_THEN.search(s.text):
