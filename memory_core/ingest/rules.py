@@ -785,14 +785,15 @@ class RuleExtractor:
                 and told_as_done(st.question[0].text)
             )
             alone = _date_alone(s, r)
-            told = _told_before(s, prev, st.question, sents) if alone is not None else None
-            for k, at in undated if told is not None and alone is not None else ():
+            before = _told_before(s, prev, st.question, sents) if alone is not None else None
+            if alone is not None and before is not None:
                 # "I stopped the amlodipine. The 3rd of May.": the date of what was just told
-                c = out.candidates[k]
-                if told.start <= at < told.end and c.whose == PATIENT:
-                    out.candidates[k] = replace(
-                        c, created_at=alone.at, dated_by=(s.start, s.end), end=max(c.end, s.end)
-                    )
+                for k, at in undated:
+                    c = out.candidates[k]
+                    if before.start <= at < before.end and c.whose == PATIENT:
+                        out.candidates[k] = replace(
+                            c, created_at=alone.at, dated_by=(s.start, s.end), end=max(c.end, s.end)
+                        )
             tale, story = _story(tale, s, r, asked_past or alone is not None)
             if dated is not None and dated[1] != s.turn:
                 dated = None
