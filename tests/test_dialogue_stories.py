@@ -1198,3 +1198,23 @@ def test_a_sentence_that_is_only_a_date_dates_what_its_turn_tells() -> None:
     )
     got = _got(t, july)
     assert [d for c, d in got.items() if "sertraline" in c] == ["2026-06-01"], got
+
+
+def test_an_answer_since_a_date_confirms_a_question_about_now() -> None:
+    """ "Since your husband went into the nursing home, you're living alone?" -- "Since July.":
+    she lives alone, since July."""
+    t = (
+        "Date: 2026-10-08\n"
+        "Dr Lim: Now, since your husband went into the nursing home, you're living alone?\n"
+        "Patient: Since July. Frank's in care now, his memory's gone.\n"
+    )
+    got = _got(t, datetime(2026, 10, 8, 18, tzinfo=UTC))
+    assert [d for c, d in got.items() if "alone" in c] == ["2026-07-01"], got
+
+
+def test_i_stop_said_for_i_stopped_gives_up_the_habit_asked_about() -> None:
+    """ "And do you smoke?" -- "No! I stop. 15.08.2026.": said in English as a second language,
+    he quit, on that day."""
+    t = "Date: 2026-10-15\nDr Byrne: And do you smoke?\nPatient: No! I stop. 15.08.2026.\n"
+    got = _got(t, datetime(2026, 10, 15, 18, tzinfo=UTC))
+    assert [d for c, d in got.items() if "quit smoking" in c] == ["2026-08-15"], got

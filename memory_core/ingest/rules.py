@@ -268,8 +268,8 @@ _CONTRAST_CUT = re.compile(r"\b(?:though|although|but|except|however)\b", re.I)
 #: giving up a habit, said without naming it ("I stopped in January", "gave up last year")
 _GAVE_UP = re.compile(
     r"^\W*(?:(?:no|yes|well|actually),?\s+)?i(?:'ve| have)?\s+"
-    r"(?:stopped|quit|gave up|given up|packed (?:it )?in)\b"
-)
+    r"(?:stopped|quit|gave up|given up|packed (?:it )?in|stop(?=\s*[.!;]|\s*$))\b"
+)  # "I stop." alone: said in English as a second language for "I stopped"
 #: what may follow a give-up verb that names no thing given up ("I stopped in January", "gave
 #: up last year", "stopped completely", "quit two years ago"); any other word names it ("I've
 #: given up fizzy drinks")
@@ -546,8 +546,10 @@ def _dated_answer(s: Sentence, r: Named, q: Sentence) -> bool:
     """An answer whose first clause says when, and nothing against, to a question about
     something done ("Did you have your flu jab this year?" -- "October, at the pharmacy.",
     "Got it on the 7th of October."): it confirms the question as a "yes" does."""
-    if not r.dates or not told_as_done(q.text) or as_statement(q.text) is None:
+    if not r.dates or as_statement(q.text) is None:
         return False
+    if not told_as_done(q.text) and not _SINCE_OPENS.match(s.text):
+        return False  # a question about now is confirmed by "since ..." ("Since July.")
     head = _FIRST_CLAUSE.match(s.text)
     end = head.end() if head else len(s.text)
     negated = set(re.findall(r"[\w']+", s.low[:end])) & cues().negations
@@ -555,6 +557,8 @@ def _dated_answer(s: Sentence, r: Named, q: Sentence) -> bool:
     return opens and not negated and not _NOT_YET.search(s.low[:end])
 
 
+#: an answer that opens with "since" ("Since July.", "Ever since the 3rd of May")
+_SINCE_OPENS = re.compile(r"^\W*(?:(?:yes|yeah|yep),?\s+)?(?:ever\s+)?since\b", re.I)
 #: an answer that echoes the question's verb of its thing ("Has he had his Covid booster?" --
 #: "He had it at the chemist on the 2nd of October."): a "yes"
 _ECHOED = re.compile(

@@ -218,8 +218,10 @@ _ASKED = re.compile(
 #: a question said as a statement ("So you're living alone now?", "You're still on the
 #: 40 mg?"): its subject opens it
 _DECLARED_Q = re.compile(
-    r"^(?:(?:and|so|now|okay|right),?\s+)?((?:you|you're|youre|he|he's|she|she's)\b.*)$", re.I
-)
+    r"^(?:(?:and|so|now|okay|right),?\s+)?(?:(?:since|after|now that|with)\b[^,?]{0,80},\s+)?"
+    r"((?:you|you're|youre|he|he's|she|she's)\b.*)$",
+    re.I,
+)  # "Now, since your husband went into the nursing home, you're living alone?"
 
 
 #: a name the question ends by calling ("..., Edna?"): whom it is asked of, not what it asks
