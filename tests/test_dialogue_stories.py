@@ -1198,6 +1198,13 @@ def test_a_sentence_that_is_only_a_date_dates_what_its_turn_tells() -> None:
     )
     got = _got(t, july)
     assert [d for c, d in got.items() if "sertraline" in c] == ["2026-06-01"], got
+    # what was told over several sentences ends in the one before the date
+    t = (
+        "Date: 2026-07-15\nDr Byrne: Any allergies to medicines?\n"
+        "Patient: Yes. Metamizol. I take it for tooth, and my face, it swell. Was in 2019.\n"
+    )
+    got = _got(t, july)
+    assert [d for c, d in got.items() if "allergy" in c] == ["2019-01-01"], got
 
 
 def test_an_answer_since_a_date_confirms_a_question_about_now() -> None:

@@ -674,7 +674,7 @@ class RuleExtractor:
         sents = [part for x in sents for part in _statement_then_question(x)]
         session = session_date(header, now) or now
         seen: set[tuple[str, str]] = set()
-        undated: list[tuple[int, int]] = []  # candidates dated by nothing said, where said
+        undated: list[int] = []  # the candidates dated by nothing said
         st = State()
         last_med: list[tuple[int, str]] = []  # the last medication proposed, and who said it
 
@@ -704,7 +704,7 @@ class RuleExtractor:
                 if created is None and story is not None and mtype != "care_plan":
                     created, dated_by = story[0].at, (story[2], story[3])  # a story's date
                 if created is None and mtype != "care_plan":
-                    undated.append((len(out.candidates), start))
+                    undated.append(len(out.candidates))
                 if created is None:
                     created = default_at  # a message's fact: its send date, if not the session's
                 added.add(mtype)
@@ -792,9 +792,9 @@ class RuleExtractor:
             before = _told_before(s, prev, st.question, sents) if alone is not None else None
             if alone is not None and before is not None:
                 # "I stopped the amlodipine. The 3rd of May.": the date of what was just told
-                for k, at in undated:
-                    c = out.candidates[k]
-                    if before.start <= at < before.end and c.whose == PATIENT:
+                for k in undated:
+                    c = out.candidates[k]  # told in that sentence, or ending in it
+                    if before.start < c.end <= before.end and c.whose == PATIENT:
                         out.candidates[k] = replace(
                             c, created_at=alone.at, dated_by=(s.start, s.end), end=max(c.end, s.end)
                         )
