@@ -1225,3 +1225,16 @@ def test_i_stop_said_for_i_stopped_gives_up_the_habit_asked_about() -> None:
     t = "Date: 2026-10-15\nDr Byrne: And do you smoke?\nPatient: No! I stop. 15.08.2026.\n"
     got = _got(t, datetime(2026, 10, 15, 18, tzinfo=UTC))
     assert [d for c, d in got.items() if "quit smoking" in c] == ["2026-08-15"], got
+
+
+def test_a_dose_said_as_a_bare_number_after_a_change_is_what_it_went_to() -> None:
+    """ "The doctor increased the levothyroxine in May. It's 125 now.": the change went to 125,
+    in the unit the drug's dose was said in ("we have 100 micrograms on file"), in May."""
+    july = datetime(2026, 7, 14, 18, tzinfo=UTC)
+    t = (
+        "Date: 2026-07-14\n"
+        "Pharmacist: Levothyroxine, we have 100 micrograms on file.\n"
+        "Patient: That changed. The doctor increased the levothyroxine in May. It's 125 now.\n"
+    )
+    got = _got(t, july)
+    assert got.get("Patient's levothyroxine dose increased to 125 mcg") == ("2026-05-01"), got

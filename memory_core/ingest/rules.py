@@ -39,7 +39,7 @@ extraction is linear in the transcript's length.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -480,6 +480,16 @@ _DOSE_ONLY = re.compile(
 )
 
 
+#: what follows a bare number that is no dose: a percentage, a result's unit, a time, a count
+_NOT_A_DOSE = (
+    r"(?!\s*(?:%|percent|mmol|kg|kilos?|years?|days?|weeks?|months?|hours?|times|am|pm|"
+    r"o'clock|a day|a week|[./]\d))"
+)
+#: a bare number said as what a drug is now ("It's 1000 now", "I'm on 80 now")
+_BARE_NOW = re.compile(
+    rf"\W*(?:it's|it is|i'm on|i am on|he's on|she's on)\s+(\d+(?:[.,]\d+)?)\b{_NOT_A_DOSE}",
+    re.I,
+)
 #: a confirmation that gives a dose ("That's right, 80 milligrams each morning", "Yes, 5 mg")
 _AFFIRMED_DOSE = re.compile(
     r"^\W*(?:yes|yeah|yep|correct|that's right|that is right|exactly|right)\b[,.!]?\s+"
@@ -491,13 +501,19 @@ _NEXT_TURN = re.compile(r"[.!?\s]*\n[^\n.!?]{1,40}:\s*")
 
 
 def _amend_dose(
-    out: Extraction, last_med: list[tuple[int, str]], s: Sentence, r: Named, transcript: str
+    out: Extraction,
+    last_med: list[tuple[int, str]],
+    s: Sentence,
+    r: Named,
+    transcript: str,
+    units: Mapping[str, str] | None = None,
 ) -> bool:
     """A sentence that only gives a dose, said by whoever just proposed a drug with none, right
     after it in the same turn, is that drug's dose: the proposal is amended and its evidence
     runs on to the sentence's end. Whether it was."""
     affirmed = _AFFIRMED_DOSE.match(s.text)
-    if not last_med or not (_DOSE_ONLY.match(s.text) or affirmed):
+    bare = _BARE_NOW.match(s.text)  # "It's 1000 now": the dose a change just told went to
+    if not last_med or not (_DOSE_ONLY.match(s.text) or affirmed or bare):
         return False
     ((k, speaker),) = last_med
     c = out.candidates[k]
@@ -510,8 +526,20 @@ def _amend_dose(
     elif speaker != s.speaker or "\n" in between or re.search(r"[.!?].*[.!?]", between):
         return False  # another turn, or a sentence between
     dose = dose_after(s.text, 0, len(s.text))
+    changed = re.search(r" dose (?:increased|decreased)", c.content)
+    if not dose and bare and changed:
+        drug = c.content[len("Patient's ") : changed.start()]
+        unit = next((u for name, u in (units or {}).items() if name in drug.lower()), "")
+        dose = f"{bare.group(1).replace(',', '.')}{' ' + unit if unit else ''}"
     if not dose or dose_after(c.content, 0, len(c.content)):
         return False  # no dose said, or the drug has one
+    if changed and not c.content.endswith(changed.group(0)):
+        # "Patient's metformin dose increased in March 2026" + "It's 1000": to 1000 in March
+        at = changed.end()
+        out.candidates[k] = replace(
+            c, content=f"{c.content[:at]} to {dose}{c.content[at:]}", end=s.end
+        )
+        return True
     freq = freq_after(r, 0, len(s.text))
     to = " to" if c.content.endswith((" dose increased", " dose decreased")) else ""
     said = Named(replace(s, text=c.content), r.session).freqs
@@ -918,7 +946,11 @@ class RuleExtractor:
             if theirs and not _OWN_SAID.search(s.low):
                 self._note_topics(r, st)
                 continue  # a drug this conversation gave another person, not said to be hers
-            if not r.drugs and not r.analytes and _amend_dose(out, last_med, s, r, transcript):
+            if (
+                not r.drugs
+                and not r.analytes
+                and _amend_dose(out, last_med, s, r, transcript, st.dose_units)
+            ):
                 continue  # "It's 5 milligrams at night": the dose of the drug just proposed
             done = emit(
                 self._sentence(s, r, st),
@@ -985,6 +1017,10 @@ class RuleExtractor:
             st.drugs_age = 0  # "Could you stop it from today?": still the drug talked of
         if r.drugs and _STARTED_SAID.search(r.low):
             st.started = r.drugs  # "apixaban 5 mg twice a day, first dose on the 22nd"
+        for d in r.drugs:
+            _n, _sp, unit = dose_after(r.text, d.end).partition(" ")
+            if unit:
+                st.dose_units[d.name] = unit
         if r.drugs and not allergy_talk:
             it = _IT_SUBJECT.match(r.low)
             kept = st.topic_drugs() if it or _named_in_passing(r.text) else []
