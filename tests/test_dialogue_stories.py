@@ -1238,3 +1238,16 @@ def test_a_dose_said_as_a_bare_number_after_a_change_is_what_it_went_to() -> Non
     )
     got = _got(t, july)
     assert got.get("Patient's levothyroxine dose increased to 125 mcg") == ("2026-05-01"), got
+
+
+def test_a_relatives_condition_told_on_without_a_subject_stays_theirs() -> None:
+    """ "She's got dementia. Alzheimer's, they said, last year." of the mother the question
+    asked after: the Alzheimer's is hers (family history), never the patient's diagnosis."""
+    t = (
+        "Date: 2026-08-05\n"
+        "Link Worker: You mentioned your mum's - are you looking after her?\n"
+        "Patient: Aye. She's got dementia. Alzheimer's, they said, last year. I go round three "
+        "days a week.\n"
+    )
+    got = _got(t, datetime(2026, 8, 5, 18, tzinfo=UTC))
+    assert not [c for c in got if c.startswith("Diagnosis")], got

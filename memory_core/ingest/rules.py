@@ -83,12 +83,14 @@ from .sentence import (
 )
 from .statements import (
     FAMILY,
+    FIRST_PERSON,
     PATIENT,
     as_request,
     as_statement,
     asks_of_family,
     asserted_in,
     cues,
+    disorders_named,
     family_history,
     proxy_self,
     relative_answered,
@@ -901,7 +903,17 @@ class RuleExtractor:
             st.drugs_age += 1
             st.analyte_age += 1
             prev = s
-            went_on = follows_other == s.turn and _SUBJECTLESS.match(s.text) is not None
+            # "My dad had lung cancer. Smoked sixty a day.", "She's got dementia. Alzheimer's,
+            # they said, last year.": still the other person -- a sentence without a subject
+            # of its own, or naming a disorder with no word of the speaker's own
+            went_on = follows_other == s.turn and (
+                _SUBJECTLESS.match(s.text) is not None
+                or (
+                    s.speaker != "clinician"
+                    and bool(disorders_named(s.text))
+                    and not FIRST_PERSON.search(s.text)
+                )
+            )
             follows_other = -1
             if (
                 about_other(patient_id, s, st)

@@ -403,7 +403,8 @@ _AT_PLACE = frozenset({"at", "to", "from", "round", "over", "near", "in", "into"
 
 _THIRD_PERSON = re.compile(r"\b(?:he|she|he's|she's|his|her|him|hers)\b", re.I)
 _THIRD_SUBJECT = re.compile(r"\b(?:he|she|he's|she's)\b", re.I)
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|we're|our)\b", re.I)
+#: the speaker's own words: a sentence about themself
+FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|we're|our)\b", re.I)
 _NAME = re.compile(
     r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,})(?:'s|’s|\s+(?:who|is|has|takes|was|had|gets|uses)\b)"
 )
@@ -492,7 +493,7 @@ def third_party(
         if _THIRD_SUBJECT.search(text):
             return True  # "she's on the alendronate", said by her husband
         third = _THIRD_PERSON.search(text)
-        first = _FIRST_PERSON.search(text)
+        first = FIRST_PERSON.search(text)
         if third is None:
             return False
         return first is None or third.start() < first.start()
