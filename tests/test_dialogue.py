@@ -331,3 +331,18 @@ def test_a_link_worker_or_social_prescriber_speaks_for_the_service() -> None:
         assert [m for m, _c, _d in got(t)] == ["care_plan"], label
     _h, said = split("Date: 2026-08-05\nSupport Worker: He had a good night.\n")
     assert [(x.speaker, x.relation) for x in said] == [("patient", "worker")]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I can get you a food bank voucher today.",
+        "I can write a letter of support to the housing association about the mould.",
+        "I'll give you a ring on the 19th to see how you're getting on.",
+    ],
+)
+def test_what_the_service_offers_to_do_is_a_plan(said: str) -> None:
+    """A social prescriber's offer ("I can get you ...", "I can write ...") or a call promised
+    ("I'll give you a ring") is a plan of care."""
+    got_ = got(f"Date: 2026-08-05\nLink Worker: {said}\n")
+    assert [m for m, _c, _d in got_] == ["care_plan"], got_
