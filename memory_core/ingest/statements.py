@@ -388,6 +388,8 @@ def relative_subject(text: str, relation: str) -> str | None:
         if w != word and i > 1 and ws[i - 2] in _AT_PLACE:
             continue  # "I'm at my brother's now": a place, not the clause's subject
         before = ws[i - 2] if i > 1 and ws[i - 1] in c.describers else ws[i - 1] if i else ""
+        if i > 1 and before in _POSSESSIVES and ws[i - 2] in _OBJECT_OF:
+            continue  # "a carer for your mother", "I live with my son": no subject
         if w in c.relatives and (i == 0 or before in _POSSESSIVES):
             if w != word and i + 1 < len(ws) and ws[i + 1] in c.relatives:
                 return f"{w}'s {ws[i + 1]}"  # a relative's relative: "Mum's sister"
@@ -398,6 +400,8 @@ def relative_subject(text: str, relation: str) -> str | None:
 
 
 _POSSESSIVES = frozenset({"my", "his", "her", "their", "your", "our", "the", "a"})
+#: prepositions whose object a relative is, not the clause's subject
+_OBJECT_OF = frozenset({"for", "with", "to", "at", "from", "by", "into", "after"})
 #: words before "my brother's" that make it a place ("at my brother's", "round to my mum's")
 _AT_PLACE = frozenset({"at", "to", "from", "round", "over", "near", "in", "into", "by", "with"})
 
@@ -485,7 +489,12 @@ def third_party(
     collect for my husband")."""
     if names_other(text, patient_name):
         return True
-    if _relatives_own().search(text) and not (relation and _PATIENT_REF.search(text)):
+    caring = _CARING.search(text)  # "a carer for your mother": the patient's own role
+    if (
+        _relatives_own().search(text)
+        and not (relation and _PATIENT_REF.search(text))
+        and not caring
+    ):
         return True
     if speaker == "patient" and not relation:
         if ACTS_ON_ME.search(text.lower()):
@@ -498,6 +507,15 @@ def third_party(
             return False
         return first is None or third.start() < first.start()
     return False
+
+
+#: caring for someone ("an unpaid carer for your mother", "I look after my husband"): the
+#: carer's own social fact, though it names the one cared for
+_CARING = re.compile(
+    r"\b(?:carer|caring|care for|cares for|look(?:s|ing)? after|looked after|do everything for)"
+    r"\b",
+    re.I,
+)
 
 
 #: a treatment given to the speaker ("they gave me", "put me on"): a relative's own, when they
