@@ -358,3 +358,18 @@ def test_caring_for_a_relative_is_the_patients_own_social_fact() -> None:
     assert [m for m, _c, _d in got(t)] == ["social"]
     t = "Date: 2026-08-05\nPatient: That's the ramipril 5 mg I collect for my husband.\n"
     assert [c for m, c, _d in got(t) if m == "medication"] == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "So I'm on the Universal Credit now.",
+        "I started maternity leave early, last Friday.",
+        "There's black mould in the bedroom, up the wall behind the bed.",
+        "We have set up a lasting power of attorney.",
+    ],
+)
+def test_money_work_housing_and_legal_changes_are_social(said: str) -> None:
+    """Benefits, leave from work, damp housing, a power of attorney: the patient's social
+    circumstances."""
+    assert [m for m, _c, _d in got(f"Date: 2026-08-05\nPatient: {said}\n")] == ["social"]
