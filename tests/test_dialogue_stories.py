@@ -1251,3 +1251,32 @@ def test_a_relatives_condition_told_on_without_a_subject_stays_theirs() -> None:
     )
     got = _got(t, datetime(2026, 8, 5, 18, tzinfo=UTC))
     assert not [c for c in got if c.startswith("Diagnosis")], got
+
+
+def test_that_with_a_date_dates_the_change_just_told() -> None:
+    """ "I've given up fizzy drinks completely. That stopped at the start of September too.";
+    "Then there's a new one, dapagliflozin, 10 milligrams. They started that on the eighth.":
+    the date of what was just told; "August, yes. I live at my daughter's now.": the answer's
+    date is of what it tells next, though it says "now"."""
+    october = datetime(2026, 10, 21, 18, tzinfo=UTC)
+    t = (
+        "Date: 2026-10-21\n"
+        "Patient: I've given up fizzy drinks completely. That stopped at the start of September "
+        "too.\n"
+    )
+    got = _got(t, october)
+    assert [d for c, d in got.items() if "fizzy" in c] == ["2026-09-01"], got
+    t = (
+        "Date: 2026-09-14\n"
+        "Son: Then there's a new one, dapagliflozin, 10 milligrams. They started that on the "
+        "eighth.\n"
+    )
+    got = _got(t, datetime(2026, 9, 14, 18, tzinfo=UTC))
+    assert set(d for c, d in got.items() if "dapagliflozin" in c) == {"2026-09-08"}, got
+    t = (
+        "Date: 2026-10-19\n"
+        "Dr Brennan: When did you move?\n"
+        "Patient: August, yes. I live at my daughter's now.\n"
+    )
+    got = _got(t, datetime(2026, 10, 19, 18, tzinfo=UTC))
+    assert [d for c, d in got.items() if "daughter" in c] == ["2026-08-01"], got

@@ -391,11 +391,14 @@ def _story(
 
 
 #: words a sentence that only gives a date may hold besides it ("It was the 3rd of May, I
-#: think.", "Yes, first of June.")
+#: think.", "Yes, first of June.", "That stopped at the start of September too.", "They
+#: started that on the eighth."): the date of what was just told
 _DATE_FILLERS = frozenset({
     "on", "in", "at", "since", "around", "about", "roughly", "approximately", "it", "was",
     "that", "that's", "thats", "it's", "its", "yes", "yeah", "no", "i", "think", "the", "of",
-    "back", "maybe", "sometime", "so", "um", "er", "erm", "well", "oh", "and", "from",
+    "back", "maybe", "sometime", "so", "um", "er", "erm", "well", "oh", "and", "from", "this",
+    "they", "started", "stopped", "began", "happened", "changed", "finished", "ended", "did",
+    "were", "start", "end", "beginning", "middle", "too", "also", "then",
 })  # fmt: skip
 
 
@@ -806,6 +809,7 @@ class RuleExtractor:
         tale: Story | None = None  # the story being told, and its date
         dated: Story | None = None  # the last date said in the turn, and where
         since_said: Story | None = None  # a sentence that is only a "since" and its date
+        after_date: Story | None = None  # the sentence before was only a date
         follows_other = -1  # the turn whose last sentence was about someone else
         for s in sents:
             s = _untagged(s)  # "You're booked for the 7th of April, is that right?": said
@@ -829,6 +833,9 @@ class RuleExtractor:
                             c, created_at=alone.at, dated_by=(s.start, s.end), end=max(c.end, s.end)
                         )
             tale, story = _story(tale, s, r, asked_past or alone is not None)
+            if story is None and after_date is not None and after_date[1] == s.turn:
+                story = after_date  # "August, yes. I live at my daughter's now.": since then
+            after_date = (alone, s.turn, s.start, s.end) if alone is not None else None
             if dated is not None and dated[1] != s.turn:
                 dated = None
             if not r.dates and dated is not None and _SINCE_THEN.search(s.text):
