@@ -373,3 +373,15 @@ def test_money_work_housing_and_legal_changes_are_social(said: str) -> None:
     """Benefits, leave from work, damp housing, a power of attorney: the patient's social
     circumstances."""
     assert [m for m, _c, _d in got(f"Date: 2026-08-05\nPatient: {said}\n")] == ["social"]
+
+
+def test_a_combination_by_its_own_name_shows_its_ingredients() -> None:
+    """ "Co-codamol ... It made me terribly constipated": the reaction names the codeine in it,
+    as a brand of a combination does ("budesonide/formoterol (Symbicort)")."""
+    t = (
+        "Date: 2026-06-23\n"
+        "Pharmacist: What about painkillers with codeine in them, have you tried those?\n"
+        "Patient: Co-codamol once. It made me terribly constipated. Never again.\n"
+    )
+    reactions = [c for m, c, _d in got(t) if m == "adverse_reaction"]
+    assert reactions == ["Patient reports constipation on acetaminophen/codeine (Co-codamol)"]

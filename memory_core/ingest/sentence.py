@@ -164,7 +164,10 @@ class Named:
             surface = m.text.lower()
             if surface in m.name and m.origin == "dictionary":
                 phrase = m.name  # "glargine" -> "insulin glargine"
-            elif surface.startswith(m.name[:5]) or m.origin == "supplement":
+            elif surface.startswith(m.name[:5]) or (m.origin == "supplement" and "/" not in m.name):
+                # a combination by its own name keeps its ingredients beside it, as the
+                # dictionary's brands do ("acetaminophen/codeine (co-codamol)"): what a reviewer
+                # checks an allergy against
                 phrase = re.sub(r"\s+drugs$", " drug", surface)
             else:
                 phrase = f"{m.name} ({m.text})"
