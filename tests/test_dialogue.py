@@ -385,3 +385,13 @@ def test_a_combination_by_its_own_name_shows_its_ingredients() -> None:
     )
     reactions = [c for m, c, _d in got(t) if m == "adverse_reaction"]
     assert reactions == ["Patient reports constipation on acetaminophen/codeine (Co-codamol)"]
+
+
+def test_a_relatives_event_that_dates_a_story_is_no_relatives_fact() -> None:
+    """ "Codeine - after my son's birth it made me vomit constantly": the son's birth dates the
+    mother's reaction; it is hers."""
+    t = (
+        "Date: 2026-07-15\nMidwife: Any medicines that disagree with you?\n"
+        "Patient: Codeine - after my son's birth it made me vomit constantly, so I don't take it.\n"
+    )
+    assert [m for m, _c, _d in got(t) if m == "adverse_reaction"] == ["adverse_reaction"]

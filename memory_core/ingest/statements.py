@@ -470,7 +470,8 @@ def _relatives_own() -> re.Pattern[str]:
     )
     return re.compile(
         rf"(?<!\bat )(?<!\bto )(?<!\bfrom )(?<!\bin )\b(?:my|his|her|your|our|the) (?:{people})"
-        rf"(?:'s|’s)\s(?!(?:house|home|place|flat)\b)|\bfor (?:my|his|her|your|our) "
+        rf"(?:'s|’s)\s(?!(?:house|home|place|flat|birth|wedding|funeral|christening|"
+        rf"graduation|birthday|party)\b)|\bfor (?:my|his|her|your|our) "
         rf"(?:{people})\b",
         re.I,
     )
