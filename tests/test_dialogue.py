@@ -395,3 +395,13 @@ def test_a_relatives_event_that_dates_a_story_is_no_relatives_fact() -> None:
         "Patient: Codeine - after my son's birth it made me vomit constantly, so I don't take it.\n"
     )
     assert [m for m, _c, _d in got(t) if m == "adverse_reaction"] == ["adverse_reaction"]
+
+
+def test_a_landline_asked_for_is_a_phone_preference() -> None:
+    t = (
+        "Date: 2026-03-30\nNurse: Is there a number that's best to call you on?\n"
+        "Patient: The landline, please. I can't hear the mobile.\n"
+    )
+    assert ("preference", "Patient prefers to be contacted by phone") in [
+        (m, c) for m, c, _d in got(t)
+    ]
