@@ -405,3 +405,13 @@ def test_a_landline_asked_for_is_a_phone_preference() -> None:
     assert ("preference", "Patient prefers to be contacted by phone") in [
         (m, c) for m, c, _d in got(t)
     ]
+
+
+def test_a_course_a_doctor_gave_the_patient_is_a_medicine_given() -> None:
+    """ "Dr Nguyen gave me the prednisolone and an antibiotic": the patient was given it (a
+    determiner after "gave me" is no other object)."""
+    t = (
+        "Date: 2026-07-22\nNurse: Any chest infections since I last saw you?\n"
+        "Patient: One bad one in May. Dr Nguyen gave me the prednisolone and an antibiotic.\n"
+    )
+    assert [c for m, c, _d in got(t) if m == "medication"] == ["Patient was given prednisolone"]

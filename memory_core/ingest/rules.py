@@ -179,7 +179,9 @@ _MOVED = re.compile(
 #: ... and the particle after it
 _PARTICLE = re.compile(r"^\W*(?:dose\s+)?(up|down)\b")
 #: the drug given to someone, the words before it ("I gave her", "they gave me", "was given")
-_GAVE = re.compile(r"\b(?:gave|given|giving)\s+(?:(?:him|her|me|them|you|us)\s+)?(?:some\s+)?$")
+_GAVE = re.compile(
+    r"\b(?:gave|given|giving)\s+(?:(?:him|her|me|them|you|us)\s+)?(?:(?:some|the|a|an)\s+)?$"
+)
 _TAKE = re.compile(
     r"\b(take|takes|taking|took|on|stays? at|continu\w+|remain\w* on|using|use|uses|"
     r"inject\w*|(?<!n't )(?<!not )(?<!never )(?:give|gives|giving))\b"  # a carer's "I give him
