@@ -1280,3 +1280,15 @@ def test_that_with_a_date_dates_the_change_just_told() -> None:
     )
     got = _got(t, datetime(2026, 10, 19, 18, tzinfo=UTC))
     assert [d for c, d in got.items() if "daughter" in c] == ["2026-08-01"], got
+
+
+def test_the_day_the_clinician_reads_out_refines_a_month_just_told() -> None:
+    """ "One bad one in May. Dr Nguyen gave me the prednisolone." -- "I can see it here, fifth
+    of May.": the course was given on the 5th of May, the day within the month told."""
+    t = (
+        "Date: 2026-07-22\nNurse: Any chest infections since I last saw you?\n"
+        "Patient: One bad one in May. Dr Nguyen gave me the prednisolone.\n"
+        "Nurse: Yep, I can see it here, fifth of May. Five days of it.\n"
+    )
+    got = _got(t, datetime(2026, 7, 22, 18, tzinfo=UTC))
+    assert got.get("Patient was given prednisolone") == "2026-05-05", got

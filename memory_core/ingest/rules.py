@@ -414,6 +414,30 @@ def _date_alone(s: Sentence, r: Named) -> DateSpan | None:
     return d if set(re.findall(r"[a-z0-9']+", rest)) <= _DATE_FILLERS else None
 
 
+def _refine_days(
+    out: Extraction,
+    r: Named,
+    turn_starts: Sequence[tuple[int, int]],
+    opening: Sequence[Sentence],
+    s: Sentence,
+) -> None:
+    """The day a clinician reads out as the first words of their turn ("Yep, I can see it here,
+    fifth of May.") refines the month the patient's side told of just before ("One bad one in
+    May. Dr Nguyen gave me the prednisolone."): what the turn before dated to that month's
+    first day (a month said) is dated to the day."""
+    if s not in opening or len(r.dates) != 1 or r.dates[0].precision != "day":
+        return
+    day_ = r.dates[0].at
+    (_t0, first), (_t1, last) = turn_starts[-2], turn_starts[-1]
+    for k in range(first, last):
+        c = out.candidates[k]
+        at = c.created_at
+        if c.whose != PATIENT or at is None or at.day != 1 or day_.day == 1:
+            continue
+        if (at.year, at.month) == (day_.year, day_.month):
+            out.candidates[k] = replace(c, created_at=day_, dated_by=(s.start, s.end))
+
+
 #: a question that asks when ("When was that?", "When did you stop it?")
 _WHEN_ASKED_Q = re.compile(r"^\W*(?:(?:and|so|okay|right),?\s+)?(?:when|what date)\b", re.I)
 
@@ -812,6 +836,10 @@ class RuleExtractor:
         dated: Story | None = None  # the last date said in the turn, and where
         since_said: Story | None = None  # a sentence that is only a "since" and its date
         after_date: Story | None = None  # the sentence before was only a date
+        turn_starts: list[tuple[int, int]] = []  # each turn, and its first candidate's index
+        sents_by_turn: dict[int, list[Sentence]] = {}
+        for x in sents:
+            sents_by_turn.setdefault(x.turn, []).append(x)
         follows_other = -1  # the turn whose last sentence was about someone else
         for s in sents:
             s = _untagged(s)  # "You're booked for the 7th of April, is that right?": said
@@ -851,6 +879,10 @@ class RuleExtractor:
                 if _SINCE_ALONE.match(s.text):
                     since_said = dated
             new_turn = prev is None or s.turn != prev.turn
+            if new_turn:
+                turn_starts.append((s.turn, len(out.candidates)))
+            if s.speaker == "clinician" and len(turn_starts) >= 2:
+                _refine_days(out, r, turn_starts, sents_by_turn.get(s.turn, [])[:2], s)
             switched = prev is None or s.speaker != prev.speaker
             if switched and s.speaker == "clinician":
                 emit(self._flush_allergy(st), "patient")
