@@ -415,3 +415,17 @@ def test_a_course_a_doctor_gave_the_patient_is_a_medicine_given() -> None:
         "Patient: One bad one in May. Dr Nguyen gave me the prednisolone and an antibiotic.\n"
     )
     assert [c for m, c, _d in got(t) if m == "medication"] == ["Patient was given prednisolone"]
+
+
+@pytest.mark.parametrize(
+    ("said", "word"),
+    [
+        ("I'd rather see a female doctor for the smear, if that's possible.", "female doctor"),
+        ("I don't want to go on any more tablets if I can help it.", "tablets"),
+    ],
+)
+def test_a_polite_if_leaves_a_preference_a_preference(said: str, word: str) -> None:
+    """ "if that's possible", "if I can help it": politeness, no condition; "any more" is none
+    either; "I'd rather ..." makes the clause a preference before the smear it names."""
+    prefs = [c for m, c, _d in got(f"Date: 2026-10-08\nPatient: {said}\n") if m == "preference"]
+    assert prefs and word in prefs[0], prefs

@@ -117,6 +117,8 @@ class Cues:
     family: tuple[tuple[str, ...], ...] = ()  # a question about the family ("in the family")
     hedge_exceptions: tuple[tuple[str, ...], ...] = ()  # "would like": no hedge
     declines: tuple[tuple[str, ...], ...] = ()  # "I'll skip rabies": turned down
+    polite: tuple[tuple[str, ...], ...] = ()  # "if that's possible", "any more": no condition
+    prefer_first: tuple[tuple[str, ...], ...] = ()  # "I'd rather ...": a preference first
 
 
 _WORD = re.compile(r"[a-z0-9]+(?:['’-][a-z0-9]+)*")
@@ -171,6 +173,8 @@ def cues() -> Cues:
         phrases(raw["family_cues"]),
         phrases(raw["hedge_exceptions"]),
         phrases(raw["declines"]),
+        phrases(raw["not_conditions"]),
+        phrases(raw["preference_first"]),
     )
 
 
@@ -260,7 +264,7 @@ def has_phrase(seq: Sequence[str], phrase: Sequence[str]) -> bool:
 
 def hedged(text: str) -> bool:
     """A suggestion, something to consider or a condition: no decision."""
-    st = stems(words_of(text))
+    st = _masked(stems(words_of(text)), cues().polite)  # "if that's possible": politeness
     for ex in cues().hedge_exceptions:  # "What I would like is to refer you": a decision
         while (at := first_at(st, (ex,))) is not None:
             st[at : at + len(ex)] = ["\0"]
@@ -761,8 +765,12 @@ def _each(
         said_words = words_of(text)
         c = cues()
         is_hedged = hedged(text)
-        cond_at = first_at(st, c.conditions)
-        for k in c.kinds:
+        cond_at = first_at(_masked(st, c.polite), c.conditions)  # not "if that's possible"
+        kinds = c.kinds
+        if who == "patient" and any_phrase(st, c.prefer_first):
+            # "I'd rather see a female doctor for the smear": a preference, not the smear
+            kinds = tuple(sorted(kinds, key=lambda k: k.type != "preference"))
+        for k in kinds:
             if who not in k.speakers or k.type in done_types or k.type in skip:
                 continue
             if done_types and k.type not in DISTINCT:
