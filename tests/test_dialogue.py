@@ -429,3 +429,17 @@ def test_a_polite_if_leaves_a_preference_a_preference(said: str, word: str) -> N
     either; "I'd rather ..." makes the clause a preference before the smear it names."""
     prefs = [c for m, c, _d in got(f"Date: 2026-10-08\nPatient: {said}\n") if m == "preference"]
     assert prefs and word in prefs[0], prefs
+
+
+@pytest.mark.parametrize(
+    ("said", "want"),
+    [
+        ("Could you send letters in large print? My eyes aren't great.",
+         "Patient prefers to be contacted by letter in large print"),
+        ("Please send letters in Arabic if you can.",
+         "Patient prefers to be contacted by letter in Arabic"),
+    ],
+)  # fmt: skip
+def test_a_contact_preference_keeps_its_format_and_language(said: str, want: str) -> None:
+    prefs = [c for m, c, _d in got(f"Date: 2026-10-08\nPatient: {said}\n") if m == "preference"]
+    assert want in prefs, prefs

@@ -1539,9 +1539,14 @@ class RuleExtractor:
             if allowed:
                 label = {"text": "by text message", "phone": "by phone", "email": "by email",
                          "letter": "by letter", "portal": "through the patient portal"}  # fmt: skip
+                # "letters in large print", "letters in Arabic": how it is to be written
+                shown = [v for _a, _b, v in r.slot_values("instructions format")]
+                how = [v for v in shown if v == "large print"]
+                how += [v.title() for _a, _b, v in r.slot_values("language")]
                 yield (
                     "preference",
-                    f"Patient prefers to be contacted {label[allowed[0][2]]}",
+                    f"Patient prefers to be contacted {label[allowed[0][2]]}"
+                    + "".join(f" in {h}" for h in how[:1]),
                     0.8,
                     None,
                     *span,
