@@ -93,11 +93,13 @@ def test_the_fifth_authors_test_half_holds_its_first_run() -> None:
     superseded (a result across types); 51 found (a purpose makes only what follows it
     supposed); 52 found (", so I'm ..." is a clause of its own); 56 found, 16 superseded
     (2026-12-06: the tenth session's mechanisms, docs/ingest.md); 57 found, 1 wrong date, 17
-    superseded (the eleventh session's)."""
+    superseded (the eleventh session's); then 16 superseded: a score's "18 out of 30" had
+    proposed a second score of 30 (a wrong fact), and that proposal had been what superseded
+    the prior score -- checked as a yes/no on the test half, no text read."""
     s = conv.summary(conv.run_all(conv.load(["e"], "test"), "hashing"))
     assert s["transcripts"] == 7 and s["facts"] == 84 and s["links"] == 24
     assert s["found"] >= 57 and s["forbidden"] == 0 and s["wrong_dates"] <= 1, s
-    assert s["superseded"] >= 17, s
+    assert s["superseded"] >= 16, s
 
 
 def test_the_sixth_authors_check_holds_its_first_run() -> None:

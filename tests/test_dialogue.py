@@ -443,3 +443,15 @@ def test_a_polite_if_leaves_a_preference_a_preference(said: str, word: str) -> N
 def test_a_contact_preference_keeps_its_format_and_language(said: str, want: str) -> None:
     prefs = [c for m, c, _d in got(f"Date: 2026-10-08\nPatient: {said}\n") if m == "preference"]
     assert want in prefs, prefs
+
+
+def test_an_asthma_control_test_score_is_an_observation() -> None:
+    """ "Your asthma control test score today is 22 out of 25": a scored assessment (LOINC
+    82668-5, ACT total score), no diagnosis of asthma; the scale's top is no second score
+    ("The MoCA score today is 18 out of 30" had also proposed a MoCA of 30)."""
+    t = "Date: 2026-10-08\nNurse: Your asthma control test score today is 22 out of 25.\n"
+    assert [(m, c) for m, c, _d in got(t)] == [
+        ("observation", "Patient's ACT was 22 on 2026-10-08")
+    ]
+    t = "Date: 2026-10-08\nDoctor: The MoCA score today is 18 out of 30.\n"
+    assert [c for _m, c, _d in got(t)] == ["Patient's MoCA was 18 on 2026-10-08"]

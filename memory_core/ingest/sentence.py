@@ -471,6 +471,9 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
             pounds = _POUNDS.match(s.text, end) if unit == "st" else None
             if pounds:  # "13 stone 2": the pounds are part of the weight, not a weight of 2
                 value, unit, end = f"{value} st {pounds.group(1)}", "lb", pounds.end()
+            scale = _OUT_OF.match(s.text, end) if analyte.kind == "score" else None
+            if scale:  # "22 out of 25": the scale's top is no second score
+                end = scale.end()
             raw.append((analyte, value, unit, m.start(), end))
             pos = last = end
         if k == 0 and not raw and analyte.id not in panels():
@@ -478,6 +481,8 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
     return _one_date_for_all(pair_dates(raw, r.dates, len(s.text), s.text), r.dates, s.text)
 
 
+#: the top of a score's scale said after it ("22 out of 25", "19/30")
+_OUT_OF = re.compile(r"\s*(?:out of|/)\s*\d+")
 #: the pounds after a weight in stones ("13 stone 2", "12 st 4 lb")
 _POUNDS = re.compile(
     r"\s*,?\s*(1[0-3]|[0-9])(?:\s*(?:lb|lbs|pounds?)\b|(?=\s*(?:[.,;:!?)]|$)))", re.I
