@@ -455,3 +455,17 @@ def test_an_asthma_control_test_score_is_an_observation() -> None:
     ]
     t = "Date: 2026-10-08\nDoctor: The MoCA score today is 18 out of 30.\n"
     assert [c for _m, c, _d in got(t)] == ["Patient's MoCA was 18 on 2026-10-08"]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The wound has healed well, no redness or gaps.",
+        "Your inhaler technique needs a small tweak.",
+        "You're smiling and making good eye contact today.",
+    ],
+)
+def test_what_the_clinician_sees_is_an_observation(said: str) -> None:
+    """A wound healed, an inhaler technique, eye contact: what the clinician observes (the
+    negated findings after the healed wound are another clause)."""
+    assert [m for m, _c, _d in got(f"Date: 2026-10-08\nNurse: {said}\n")] == ["observation"]
