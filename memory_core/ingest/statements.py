@@ -302,6 +302,7 @@ _OWN_MEDICINE = re.compile(
 _CLAUSE_CUT = re.compile(
     r";|\s[-–—]\s|,?\s+but\s+|,\s+and\s+(?=(?:i|you|we|she|he|they|it)\b)"
     r"|,\s+so\s+(?=(?:[Ii]|[Ii]'m|[Ii]'ll|you|we|she|he|they|it)\b)"
+    r"|,\s+(?=no\s+\w)"  # "healed well, no redness or gaps": the findings denied are apart
 )
 
 
