@@ -469,3 +469,13 @@ def test_what_the_clinician_sees_is_an_observation(said: str) -> None:
     """A wound healed, an inhaler technique, eye contact: what the clinician observes (the
     negated findings after the healed wound are another clause)."""
     assert [m for m, _c, _d in got(f"Date: 2026-10-08\nNurse: {said}\n")] == ["observation"]
+
+
+def test_a_disorder_had_on_a_drug_is_a_reaction_to_it() -> None:
+    """ "You had oral thrush in April on the Clenil": a reaction to the Clenil (an infection a
+    drug brought on), in April; "diabetes well controlled on metformin" is none."""
+    t = "Date: 2026-10-08\nNurse: You had oral thrush in April on the Clenil.\n"
+    reactions = [(c, d) for m, c, d in got(t) if m == "adverse_reaction"]
+    assert reactions == [("Patient reports oral thrush on clenil", "2026-04-01")], reactions
+    t = "Date: 2026-10-08\nDoctor: Your diabetes is well controlled on metformin.\n"
+    assert "adverse_reaction" not in [m for m, _c, _d in got(t)]

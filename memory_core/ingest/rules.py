@@ -438,6 +438,30 @@ def _refine_days(
             out.candidates[k] = replace(c, created_at=day_, dated_by=(s.start, s.end))
 
 
+#: a drug right after "on" ("on the Clenil"): what was had was had while taking it
+_ON_DRUG = re.compile(r"\bon (?:the |my |his |her |your |their )?$")
+#: words that make a disorder on a drug its response, not its reaction
+_CONTROLLED = re.compile(
+    r"\b(?:controlled|stable|better|improved|improving|well|settled|managed|remission)\b"
+)
+
+
+def _disorder_on_drug(s: Sentence, r: Named, found: list[Drug]) -> Iterator[Item]:
+    """A disorder had "on" a drug ("You had oral thrush in April on the Clenil"): a reaction to
+    it; not one said to be controlled on it ("diabetes well controlled on metformin")."""
+    if _CONTROLLED.search(s.low) or _CANNOT.search(s.low):
+        return  # controlled on it, or "no thrush on the Clenil"
+    for d in found:
+        if not _ON_DRUG.search(s.low[max(0, d.start - 12) : d.start]):
+            continue
+        named = disorders_named(s.text[: d.start])
+        if named:
+            when = date_for(r, 0, d.start)
+            text = f"Patient reports {named[-1]} on {d.phrase}"
+            yield "adverse_reaction", text, 0.75, when.at if when else None, s.start, s.end
+            return
+
+
 #: a question that asks when ("When was that?", "When did you stop it?")
 _WHEN_ASKED_Q = re.compile(r"^\W*(?:(?:and|so|okay|right),?\s+)?(?:when|what date)\b", re.I)
 
@@ -1258,6 +1282,7 @@ class RuleExtractor:
             return
         symptoms = [f for f in r.findings if not r.negated(f.start)]
         if not symptoms:
+            yield from _disorder_on_drug(s, r, found)  # "oral thrush in April on the Clenil"
             return
         sym = symptoms[0]
         so = _SO_STOPPED.search(low)  # "I had diarrhoea every day so I stopped taking it"
