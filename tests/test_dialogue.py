@@ -479,3 +479,13 @@ def test_a_disorder_had_on_a_drug_is_a_reaction_to_it() -> None:
     assert reactions == [("Patient reports oral thrush on clenil", "2026-04-01")], reactions
     t = "Date: 2026-10-08\nDoctor: Your diabetes is well controlled on metformin.\n"
     assert "adverse_reaction" not in [m for m, _c, _d in got(t)]
+
+
+def test_a_drug_said_alone_after_what_the_patient_takes_is_taken_too() -> None:
+    """ "I take the St John's wort, for my mood. And cod liver oil capsules.": both taken."""
+    t = (
+        "Date: 2026-10-06\nPharmacist: Anything else you take?\n"
+        "Patient: I take the St John's wort, for my mood. And cod liver oil capsules.\n"
+    )
+    meds = [c for m, c, _d in got(t) if m == "medication"]
+    assert any("cod liver oil" in c for c in meds), meds

@@ -462,6 +462,23 @@ def _disorder_on_drug(s: Sentence, r: Named, found: list[Drug]) -> Iterator[Item
             return
 
 
+#: what may stand beside a drug said alone ("And cod liver oil capsules.", "Also the
+#: vitamin D tablets, too.")
+_ALONE_WITH = frozenset({
+    "and", "also", "plus", "oh", "the", "some", "a", "an", "my", "too", "as", "well", "capsule",
+    "capsules", "tablet", "tablets", "tabs", "caps", "tea", "drops", "spray", "cream",
+})  # fmt: skip
+
+
+def _drug_alone(s: Sentence, r: Named) -> bool:
+    """A sentence that names one drug and nothing else ("And cod liver oil capsules.")."""
+    if len(r.drugs) != 1 or s.question:
+        return False
+    d = r.drugs[0]
+    rest = (s.text[: d.start] + " " + s.text[d.end :]).lower()
+    return set(re.findall(r"[a-z0-9']+", rest)) <= _ALONE_WITH
+
+
 #: a question that asks when ("When was that?", "When did you stop it?")
 _WHEN_ASKED_Q = re.compile(r"^\W*(?:(?:and|so|okay|right),?\s+)?(?:when|what date)\b", re.I)
 
@@ -860,6 +877,7 @@ class RuleExtractor:
         dated: Story | None = None  # the last date said in the turn, and where
         since_said: Story | None = None  # a sentence that is only a "since" and its date
         after_date: Story | None = None  # the sentence before was only a date
+        took_turn = -1  # the turn whose last reading was of a medicine taken
         turn_starts: list[tuple[int, int]] = []  # each turn, and its first candidate's index
         sents_by_turn: dict[int, list[Sentence]] = {}
         for x in sents:
@@ -1029,6 +1047,14 @@ class RuleExtractor:
                 and _amend_dose(out, last_med, s, r, transcript, st.dose_units)
             ):
                 continue  # "It's 5 milligrams at night": the dose of the drug just proposed
+            if took_turn == s.turn and r.drugs and _drug_alone(s, r):
+                # "I take the St John's wort, for my mood. And cod liver oil capsules."
+                d = r.drugs[0]
+                item = ("medication", f"Patient takes {d.phrase}", 0.75, None, s.start, s.end)
+                if emit(iter([item]), s.speaker, check=True, relation=s.relation, story=story):
+                    self._note_topics(r, st)
+                    prev = s
+                    continue
             done = emit(
                 self._sentence(s, r, st),
                 s.speaker,
@@ -1040,6 +1066,8 @@ class RuleExtractor:
             # a result read ("The COVID test was negative") is no immunisation of the same name
             no_jab = _NO_JAB if "lab_result" in done else frozenset()
             general(s, r, done, default_at, no_jab, story)
+            if any(c.memory_type == "medication" and c.start == s.start for c in out.candidates):
+                took_turn = s.turn  # what the patient takes: a drug said alone next is too
             self._note_topics(r, st)
         emit(self._flush_allergy(st), "patient")
         return out

@@ -813,6 +813,11 @@ def _each(
             body = third_person(said, s.speaker, s.relation)
             if len(body) < 8:
                 break
+            taken = kind.type in _TAKEN_OVER and not drugs_done and _drug(text)
+            if taken and _OWN_MEDICINE.search(text) and not set(words_of(text)) & c.negations:
+                # "I take the St John's wort, for my mood": the medicine, not the mood
+                yield Stated("medication", f"Medication: {body}", a, b)
+                break
             yield Stated(kind.type, f"{kind.label}: {body}", a, b if not plan else len(s.text))
             break
         else:
@@ -822,6 +827,11 @@ def _each(
                 if not blocked and _OWN_MEDICINE.search(text):
                     body = third_person(text, s.speaker, s.relation)
                     yield Stated("medication", f"Medication: {body}", a, b)
+
+
+#: the kinds a clause that says the patient takes a medicine is not, whatever else it names
+#: ("I take the St John's wort, for my mood")
+_TAKEN_OVER = frozenset({"observation", "social"})
 
 
 #: "No," opening an answer: the reply to the question, not a negation of what follows it
