@@ -1292,3 +1292,16 @@ def test_the_day_the_clinician_reads_out_refines_a_month_just_told() -> None:
     )
     got = _got(t, datetime(2026, 7, 22, 18, tzinfo=UTC))
     assert got.get("Patient was given prednisolone") == "2026-05-05", got
+
+
+def test_a_yes_that_ends_an_answer_confirms_the_question() -> None:
+    """ "The discharge letter says apixaban 5 mg twice a day. Is that how you've been taking
+    it?" -- "One with breakfast, one at about eight at night. Yes.": confirmed."""
+    t = (
+        "Date: 2026-10-06\n"
+        "Pharmacist: So the discharge letter says apixaban 5 mg twice a day. Is that how you've "
+        "been taking it?\n"
+        "Patient: One with breakfast, one at about eight o'clock at night. Yes.\n"
+    )
+    got = _got(t, datetime(2026, 10, 6, 18, tzinfo=UTC))
+    assert [c for c in got if "apixaban" in c and "5 mg" in c], got

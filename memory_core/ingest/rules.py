@@ -479,6 +479,21 @@ def _drug_alone(s: Sentence, r: Named) -> bool:
     return set(re.findall(r"[a-z0-9']+", rest)) <= _ALONE_WITH
 
 
+#: a question that only points back at what was just said ("Is that right?", "Is that how
+#: you've been taking it?", "Is that still the case?")
+_BACK_REF = re.compile(
+    r"^\W*(?:(?:and|so)\s+)?is (?:that|this) (?:still )?(?:right|correct|the case|true|how "
+    r"you(?:'ve| have) been taking (?:it|them)|what you(?:'re| are) taking)\s*\?\s*$",
+    re.I,
+)
+#: a sentence that is only a yes ("Yes.", "Yeah, that's right.")
+_YES_ALONE = re.compile(
+    r"^\W*(?:yes|yeah|yep|correct|that's right|that is right|exactly)(?:[,\s]+(?:that's right|"
+    r"that is right|exactly|correct))?\W*$",
+    re.I,
+)
+
+
 #: a question that asks when ("When was that?", "When did you stop it?")
 _WHEN_ASKED_Q = re.compile(r"^\W*(?:(?:and|so|okay|right),?\s+)?(?:when|what date)\b", re.I)
 
@@ -934,6 +949,11 @@ class RuleExtractor:
                 st.family_asked = None
             if s.speaker == "clinician":
                 self._clinician_topics(s, r, st)
+                back = prev is not None and prev.turn == s.turn and not prev.question
+                if s.question and back and prev is not None and _BACK_REF.match(s.text):
+                    # "The letter says apixaban 5 mg twice a day. Is that how you've been
+                    # taking it?": what a "yes" confirms is the sentence before
+                    st.question = (prev, Named(prev, moment(prev, session, now)))
                 if new_turn:  # whom the clinician turns to: the patient, or a relative
                     st.addressed_other = False
                 if _TO_RELATIVE.search(s.low):
@@ -948,7 +968,14 @@ class RuleExtractor:
                 continue  # a relative answering of their own health ("How is your own ...?")
             elif switched and st.question is not None and new_turn:
                 q, qr = st.question
-                if AFFIRM.match(s.text.strip()) or _ECHOED.match(s.text) or _dated_answer(s, r, q):
+                # "One with breakfast, one at night. Yes.": a "yes" that ends the answer too
+                yes_last = any(_YES_ALONE.match(x.text) for x in sents_by_turn.get(s.turn, [])[1:])
+                if (
+                    AFFIRM.match(s.text.strip())
+                    or _ECHOED.match(s.text)
+                    or _dated_answer(s, r, q)
+                    or yes_last
+                ):
                     done = emit(self._confirmed(q, qr, s, r, st), "patient")
                     told = as_statement(q.text)
                     if told:  # "Have you had your flu jab?" -- "Yes, on the 2nd of October."
@@ -1494,20 +1521,26 @@ class RuleExtractor:
                     continue  # deferred: not a medicine the patient takes
                 yield "medication", f"Patient started {d.phrase}{details}{on}", conf, at, *span
             elif (
-                _TAKE.search(window)
-                or re.match(r"\s*(stays|remains|continues) at", after)
-                or answered_take
-                or (
-                    (dose or freq)
-                    and len(_window(low, d.start, 60).split()) <= 3
-                    and len(re.split(r"[,;]", low[d.end :], maxsplit=1)[0].split()) <= 12
-                )  # a list read out: "Atorvastatin, 80 mg now"; "So: donepezil 10 mg in the
-                # mornings, doxazosin down to 2 mg, ...": its item up to the next comma
-            ) and (
-                dose
-                or freq
-                or (confirmed and _TAKE.search(window))
-                or (d.implicit and since is not None and window)  # "been on it since ... the 4th"
+                (
+                    _TAKE.search(window)
+                    or re.match(r"\s*(stays|remains|continues) at", after)
+                    or answered_take
+                    or (confirmed and (dose or freq))  # "the letter says X 5 mg" -- "Yes."
+                    or (
+                        (dose or freq)
+                        and len(_window(low, d.start, 60).split()) <= 3
+                        and len(re.split(r"[,;]", low[d.end :], maxsplit=1)[0].split()) <= 12
+                    )  # a list read out: "Atorvastatin, 80 mg now"; "So: donepezil 10 mg in the
+                    # mornings, doxazosin down to 2 mg, ...": its item up to the next comma
+                )
+                and (
+                    dose
+                    or freq
+                    or (confirmed and _TAKE.search(window))
+                    or (
+                        d.implicit and since is not None and window
+                    )  # "been on it since ... the 4th"
+                )
             ):
                 text = f"Patient takes {d.phrase}{details}" + (
                     f" ({since.phrase})" if since else ""
