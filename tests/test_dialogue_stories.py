@@ -1305,3 +1305,15 @@ def test_a_yes_that_ends_an_answer_confirms_the_question() -> None:
     )
     got = _got(t, datetime(2026, 10, 6, 18, tzinfo=UTC))
     assert [c for c in got if "apixaban" in c and "5 mg" in c], got
+
+
+def test_she_in_answer_to_a_question_about_your_mum_is_the_mum() -> None:
+    """ "You mentioned your mum's - are you looking after her?" -- "Aye. She's got dementia.":
+    the mother's dementia, family history."""
+    t = (
+        "Date: 2026-08-05\n"
+        "Link Worker: You mentioned your mum's - are you looking after her?\n"
+        "Patient: Aye. She's got dementia. I go round three days a week.\n"
+    )
+    got = _got(t, datetime(2026, 8, 5, 18, tzinfo=UTC))
+    assert [c for c in got if c.startswith("Family history (mum)") and "dementia" in c], got

@@ -486,6 +486,11 @@ _BACK_REF = re.compile(
     r"you(?:'ve| have) been taking (?:it|them)|what you(?:'re| are) taking)\s*\?\s*$",
     re.I,
 )
+#: a relative of the patient's a clinician's question names ("your mum's", "your husband")
+_YOUR_RELATIVE = re.compile(
+    r"\byour (mum|mom|mother|dad|father|husband|wife|partner|son|daughter|brother|sister)\b",
+    re.I,
+)
 #: a sentence that is only a yes ("Yes.", "Yeah, that's right.")
 _YES_ALONE = re.compile(
     r"^\W*(?:yes|yeah|yep|correct|that's right|that is right|exactly)(?:[,\s]+(?:that's right|"
@@ -893,6 +898,7 @@ class RuleExtractor:
         since_said: Story | None = None  # a sentence that is only a "since" and its date
         after_date: Story | None = None  # the sentence before was only a date
         took_turn = -1  # the turn whose last reading was of a medicine taken
+        asked_of: str | None = None  # the relative the clinician's question asked after
         turn_starts: list[tuple[int, int]] = []  # each turn, and its first candidate's index
         sents_by_turn: dict[int, list[Sentence]] = {}
         for x in sents:
@@ -938,6 +944,11 @@ class RuleExtractor:
             new_turn = prev is None or s.turn != prev.turn
             if new_turn:
                 turn_starts.append((s.turn, len(out.candidates)))
+            if new_turn and s.speaker != "clinician" and asked_of is not None:
+                # "... your mum's - are you looking after her?" -- "She's got dementia."
+                st.other_turn, st.other_relation = s.turn, asked_of
+            if new_turn:
+                asked_of = None
             if s.speaker == "clinician" and len(turn_starts) >= 2:
                 _refine_days(out, r, turn_starts, sents_by_turn.get(s.turn, [])[:2], s)
             switched = prev is None or s.speaker != prev.speaker
@@ -949,6 +960,8 @@ class RuleExtractor:
                 st.family_asked = None
             if s.speaker == "clinician":
                 self._clinician_topics(s, r, st)
+                if s.question and (of := _YOUR_RELATIVE.search(s.text)):
+                    asked_of = of.group(1).lower()  # whom "she" or "he" in the answer is
                 back = prev is not None and prev.turn == s.turn and not prev.question
                 if s.question and back and prev is not None and _BACK_REF.match(s.text):
                     # "The letter says apixaban 5 mg twice a day. Is that how you've been
