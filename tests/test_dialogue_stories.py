@@ -1317,3 +1317,14 @@ def test_she_in_answer_to_a_question_about_your_mum_is_the_mum() -> None:
     )
     got = _got(t, datetime(2026, 8, 5, 18, tzinfo=UTC))
     assert [c for c in got if c.startswith("Family history (mum)") and "dementia" in c], got
+
+
+def test_a_relatives_age_said_after_their_illness_goes_with_it() -> None:
+    """ "My father, heart attack. He was fifty-two. He died.": the father's heart attack, at
+    52 (an early one, which is why it is asked)."""
+    t = (
+        "Date: 2026-06-09\nDoctor: Any heart problems in the family?\n"
+        "Patient: My father, heart attack. He was fifty-two. He died.\n"
+    )
+    got = _got(t, datetime(2026, 6, 9, 18, tzinfo=UTC))
+    assert [c for c in got if c.startswith("Family history (father)") and "(aged 52)" in c], got

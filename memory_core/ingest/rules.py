@@ -486,6 +486,31 @@ _BACK_REF = re.compile(
     r"you(?:'ve| have) been taking (?:it|them)|what you(?:'re| are) taking)\s*\?\s*$",
     re.I,
 )
+#: a relative's age said after their illness ("He was fifty-two.", "She was only 60")
+_AGE_SAID = re.compile(
+    r"^\W*(?:he|she)\s+(?:was|'d been|had been)\s+(?:only\s+|just\s+)?(?:aged?\s+)?"
+    r"(\d{1,3}|[a-z]+(?:[- ][a-z]+)?)(?:\s+years?\s+old)?\W*$",
+    re.I,
+)
+
+
+def _relatives_age(text: str) -> int | None:
+    """The age a sentence that says only a relative's age gives ("He was fifty-two."), in
+    figures; None for any other sentence."""
+    m = _AGE_SAID.match(text)
+    if m is None:
+        return None
+    said = m.group(1).lower()
+    if said.isdigit():
+        return int(said)
+    words = lexicon().number_words
+    parts = re.split(r"[- ]", said)
+    if not all(p in words for p in parts):
+        return None
+    age = int(sum(words[p] for p in parts))
+    return age if 1 <= age <= 120 else None
+
+
 #: a relative of the patient's a clinician's question names ("your mum's", "your husband")
 _YOUR_RELATIVE = re.compile(
     r"\byour (mum|mom|mother|dad|father|husband|wife|partner|son|daughter|brother|sister)\b",
@@ -1053,6 +1078,11 @@ class RuleExtractor:
                 ]  # "my mom had a stroke last Tues": when the relative's illness was
                 if not fh and st.family_asked and s.speaker != "clinician":
                     fh = list(self._family_answer(s, st.family_asked))  # "Yes, my mum."
+                if not fh and (age := _relatives_age(s.text)) and out.candidates:
+                    last = out.candidates[-1]  # "My father, heart attack. He was fifty-two."
+                    if last.whose == FAMILY and last.end <= s.start and "(aged" not in last.content:
+                        content = f"{last.content} (aged {age})"
+                        out.candidates[-1] = replace(last, content=content, end=s.end)
                 emit(iter(fh), s.speaker, FAMILY, default_at=_sent_day(s, session, now))
                 continue
             if proxy_self(s.text, s.relation):
