@@ -1328,3 +1328,12 @@ def test_a_relatives_age_said_after_their_illness_goes_with_it() -> None:
     )
     got = _got(t, datetime(2026, 6, 9, 18, tzinfo=UTC))
     assert [c for c in got if c.startswith("Family history (father)") and "(aged 52)" in c], got
+
+
+def test_a_relatives_lasting_treatment_is_family_history() -> None:
+    """ "My brother has dialysis, three times a week": the brother's kidney failure, by its
+    treatment -- family history, never the patient's procedure."""
+    t = "Date: 2026-06-09\nPatient: My brother has dialysis, three times a week, in Bradford.\n"
+    got = _got(t, datetime(2026, 6, 9, 18, tzinfo=UTC))
+    assert [c for c in got if c.startswith("Family history (brother)")], got
+    assert not [c for c in got if c.startswith("Procedure")], got

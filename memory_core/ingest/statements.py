@@ -700,10 +700,20 @@ def family_history(s: Sentence, named: str = "") -> Iterator[Stated]:
         rel = relative_subject(text, s.relation)
         if rel is None and named and _PRONOUN_OPENS.match(text):
             rel = named
-        if rel is None or not _disorder(text) or hedged(text):
+        if rel is None or not (_disorder(text) or _LASTING_TREATMENT.search(text)):
+            continue
+        if hedged(text):
             continue
         body = third_person(text, s.speaker, s.relation)
         yield Stated("condition", f"Family history ({rel}): {body}", a, b, FAMILY)
+
+
+#: a treatment that says a lasting disorder ("my brother has dialysis"): family history by it
+_LASTING_TREATMENT = re.compile(
+    r"\b(?:dialysis|kidney transplant|liver transplant|heart transplant|transplant|"
+    r"chemotherapy|chemo|radiotherapy|pacemaker|heart bypass|bypass surgery|stents?)\b",
+    re.I,
+)
 
 
 #: a clause that opens with "she" or "he" (after a few lead words): its subject is a person
