@@ -42,6 +42,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 from ..facts.lexicon import lexicon
@@ -511,17 +512,21 @@ def _relatives_age(text: str) -> int | None:
     return age if 1 <= age <= 120 else None
 
 
-#: a relative of the patient's a clinician's question names ("your mum's", "your husband")
-_YOUR_RELATIVE = re.compile(
-    r"\byour (mum|mom|mother|dad|father|husband|wife|partner|son|daughter|brother|sister)\b",
-    re.I,
-)
-#: a sentence that is only a yes ("Yes.", "Yeah, that's right.")
-_YES_ALONE = re.compile(
-    r"^\W*(?:yes|yeah|yep|correct|that's right|that is right|exactly)(?:[,\s]+(?:that's right|"
-    r"that is right|exactly|correct))?\W*$",
-    re.I,
-)
+@cache
+def _your_relative() -> re.Pattern[str]:
+    """A relative of the patient's a clinician's question names ("your mum's", "your husband"),
+    of ``dialogue.json``'s relatives."""
+    people = "|".join(sorted(map(re.escape, cues().relatives), key=len, reverse=True))
+    return re.compile(rf"\byour ({people})\b", re.I)
+
+
+def _yes_alone(text: str) -> bool:
+    """A sentence that is only a yes ("Yes.", "Yeah, that's right.")."""
+    m = AFFIRM.match(text.strip())
+    return m is not None and not re.search(
+        r"\w",
+        text.strip()[m.end() :].lower().replace("that's right", "").replace("that is right", ""),
+    )
 
 
 #: a question that asks when ("When was that?", "When did you stop it?")
@@ -985,7 +990,7 @@ class RuleExtractor:
                 st.family_asked = None
             if s.speaker == "clinician":
                 self._clinician_topics(s, r, st)
-                if s.question and (of := _YOUR_RELATIVE.search(s.text)):
+                if s.question and (of := _your_relative().search(s.text)):
                     asked_of = of.group(1).lower()  # whom "she" or "he" in the answer is
                 back = prev is not None and prev.turn == s.turn and not prev.question
                 if s.question and back and prev is not None and _BACK_REF.match(s.text):
@@ -1007,7 +1012,7 @@ class RuleExtractor:
             elif switched and st.question is not None and new_turn:
                 q, qr = st.question
                 # "One with breakfast, one at night. Yes.": a "yes" that ends the answer too
-                yes_last = any(_YES_ALONE.match(x.text) for x in sents_by_turn.get(s.turn, [])[1:])
+                yes_last = any(_yes_alone(x.text) for x in sents_by_turn.get(s.turn, [])[1:])
                 if (
                     AFFIRM.match(s.text.strip())
                     or _ECHOED.match(s.text)
