@@ -949,8 +949,10 @@ class RuleExtractor:
             before = _told_before(s, prev, st.question, sents) if alone is not None else None
             if alone is not None and before is not None:
                 # "I stopped the amlodipine. The 3rd of May.": the date of what was just told
-                for k in undated:
+                for k in reversed(undated):  # the latest first: the ones before end it
                     c = out.candidates[k]  # told in that sentence, or ending in it
+                    if c.end <= before.start:
+                        break
                     if before.start < c.end <= before.end and c.whose == PATIENT:
                         out.candidates[k] = replace(
                             c, created_at=alone.at, dated_by=(s.start, s.end), end=max(c.end, s.end)
