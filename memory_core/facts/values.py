@@ -88,12 +88,20 @@ def _dose(t: Text, a: int, b: int, lex: Lexicon) -> str:
     """The dose a statement gives the drug now: of the numbers followed by a dose unit ("500
     mg", "10 units", "30/500 mg"), the one a change goes to ("from 50 mg to 100 mg", "went up
     to 100 mg", "was 500 mg, now 1 g"), else the first."""
+    said = _dose_said(t, a, b, lex)
+    if said is None:
+        return ""
+    i, dose = said
+    return _times(dose, _forms_count(t, i, a, b, lex) or 1.0)
+
+
+def _dose_said(t: Text, a: int, b: int, lex: Lexicon) -> tuple[int, str] | None:
+    """The dose :func:`_dose` reads, as written, and its number's token."""
     doses = list(_doses(t, a, b, lex))
     if not doses:
-        return ""
+        return None
     target = [(i, d) for i, d in doses if _is_target(t, i, a)]
-    i, dose = target[0] if target else doses[0]
-    return _times(dose, _forms_count(t, i, a, b, lex) or 1.0)
+    return target[0] if target else doses[0]
 
 
 def dose_in_doubt(t: Text, span: Span, spans: Sequence[Span]) -> bool:
@@ -102,12 +110,11 @@ def dose_in_doubt(t: Text, span: Span, spans: Sequence[Span]) -> bool:
     gives may be one form's strength, or a range, so no change of it is asserted."""
     lex = lexicon()
     a, b = window(t, span, spans)
-    doses = list(_doses(t, a, b, lex))
-    if not doses:
+    said = _dose_said(t, a, b, lex)
+    if said is None:
         return False
-    target = [(i, d) for i, d in doses if _is_target(t, i, a)]
-    i = (target[0] if target else doses[0])[0]
-    if i + 1 >= b or _unit(t.tokens[i + 1]) not in _MASSES or _forms_count(t, i, a, b, lex):
+    i = said[0]
+    if i + 1 >= b or not _mass(t.tokens[i + 1], lex) or _forms_count(t, i, a, b, lex):
         return False
     k = i + 2 + (i + 2 < b and t.tokens[i + 2] in _FORMS)
     if k >= b or not (t.tokens[k][:1].isdigit() or t.tokens[k] in lex.number_words):
@@ -118,14 +125,20 @@ def dose_in_doubt(t: Text, span: Span, spans: Sequence[Span]) -> bool:
     return not any(m.start == 0 for m in lex.frequencies.find(t.tokens[k:b], t.raw[k:b]))
 
 
-#: Dose units that count dose forms ("2 tabs", "two puffs"); a dose of several is the
-#: strength of one times their number.
+#: The dose units (of the lexicon's) that count dose forms ("2 tabs", "two puffs"), not a
+#: mass or a volume; a dose of several is the strength of one times their number.
 _FORMS = frozenset({
     "tab", "tabs", "tablet", "tablets", "cap", "caps", "capsule", "capsules", "puff", "puffs",
     "patch", "patches", "drop", "drops", "spray", "sprays",
 })  # fmt: skip
-#: The masses a form's strength is said in.
-_MASSES = frozenset({"mg", "mcg", "g"})
+
+
+def _mass(token: str, lex: Lexicon) -> bool:
+    """A unit of mass (a form's strength: "mg", "micrograms", "g")."""
+    unit = units.unit_named(lex, _unit(token))
+    return unit is not None and unit.dimension == "mass"
+
+
 #: The most forms a dose is said to be; a larger number is a pack's size ("56 tablets").
 MOST_FORMS = 10
 #: "x2": a count of forms written onto the times sign.
@@ -149,7 +162,7 @@ def _forms_count(t: Text, i: int, a: int, b: int, lex: Lexicon) -> float | None:
     def period(k: int) -> bool:
         return a <= k < b and _is_period(t, k - 1)
 
-    j = i + 2 if i + 1 < b and _unit(toks[i + 1]) in _MASSES else -1
+    j = i + 2 if i + 1 < b and _mass(toks[i + 1], lex) else -1
     if j < 0:
         return None
     if (before := n(i - 2)) and toks[i - 1] == "x":
