@@ -117,7 +117,7 @@ class Cues:
     family: tuple[tuple[str, ...], ...] = ()  # a question about the family ("in the family")
     hedge_exceptions: tuple[tuple[str, ...], ...] = ()  # "would like": no hedge
     declines: tuple[tuple[str, ...], ...] = ()  # "I'll skip rabies": turned down
-    polite: tuple[tuple[str, ...], ...] = ()  # "if that's possible", "any more": no condition
+    not_conditions: tuple[tuple[str, ...], ...] = ()  # "if that's possible", "any more"
     prefer_first: tuple[tuple[str, ...], ...] = ()  # "I'd rather ...": a preference first
 
 
@@ -264,7 +264,7 @@ def has_phrase(seq: Sequence[str], phrase: Sequence[str]) -> bool:
 
 def hedged(text: str) -> bool:
     """A suggestion, something to consider or a condition: no decision."""
-    st = _masked(stems(words_of(text)), cues().polite)  # "if that's possible": politeness
+    st = _masked(stems(words_of(text)), cues().not_conditions)  # "if that's possible": politeness
     for ex in cues().hedge_exceptions:  # "What I would like is to refer you": a decision
         while (at := first_at(st, (ex,))) is not None:
             st[at : at + len(ex)] = ["\0"]
@@ -776,7 +776,7 @@ def _each(
         said_words = words_of(text)
         c = cues()
         is_hedged = hedged(text)
-        cond_at = first_at(_masked(st, c.polite), c.conditions)  # not "if that's possible"
+        cond_at = first_at(_masked(st, c.not_conditions), c.conditions)  # not "if that's possible"
         kinds = c.kinds
         if who == "patient" and any_phrase(st, c.prefer_first):
             # "I'd rather see a female doctor for the smear": a preference, not the smear
