@@ -489,3 +489,10 @@ def test_a_drug_said_alone_after_what_the_patient_takes_is_taken_too() -> None:
     )
     meds = [c for m, c, _d in got(t) if m == "medication"]
     assert any("cod liver oil" in c for c in meds), meds
+
+
+def test_going_to_a_place_is_no_future() -> None:
+    """ "I've started going to the gym three times a week": going somewhere, not "going to"
+    do something later -- a habit said as it is now."""
+    t = "Date: 2026-10-08\nPatient: I've started going to the gym three times a week.\n"
+    assert [m for m, _c, _d in got(t)] == ["social"]
