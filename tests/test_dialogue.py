@@ -496,3 +496,8 @@ def test_going_to_a_place_is_no_future() -> None:
     do something later -- a habit said as it is now."""
     t = "Date: 2026-10-08\nPatient: I've started going to the gym three times a week.\n"
     assert [m for m, _c, _d in got(t)] == ["social"]
+
+
+def test_a_dose_doubled_is_increased() -> None:
+    t = "Date: 2026-10-08\nPatient: My GP doubled my metformin in June.\n"
+    assert ("medication", "Patient's metformin dose increased", "2026-06-01") in got(t)

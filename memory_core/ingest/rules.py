@@ -164,7 +164,7 @@ _SWITCH_TO = re.compile(
     r"(?:on)?to (?:the |a |your |his |her |their )?$"
 )
 _UP = re.compile(
-    r"\b(increas\w+|rais\w+|upp\w+|titrat\w+ up|bump\w* up|went up|go up)\b"
+    r"\b(increas\w+|rais\w+|upp\w+|titrat\w+ up|bump\w* up|went up|go up|doubl\w+|tripl\w+)\b"
     r"|^\W*up\s+from\b"  # "we put your sertraline up from 50 to 100 milligrams"
 )
 _DOWN = re.compile(
