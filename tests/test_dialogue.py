@@ -501,3 +501,24 @@ def test_going_to_a_place_is_no_future() -> None:
 def test_a_dose_doubled_is_increased() -> None:
     t = "Date: 2026-10-08\nPatient: My GP doubled my metformin in June.\n"
     assert ("medication", "Patient's metformin dose increased", "2026-06-01") in got(t)
+
+
+@pytest.mark.parametrize(
+    ("said", "want"),
+    [
+        ("The consultant put me on apixaban instead of the warfarin.",
+         "Patient switched from warfarin to apixaban"),
+        ("The pharmacist swapped my simvastatin for atorvastatin.",
+         "Patient switched from simvastatin to atorvastatin"),
+        ("Dr Shah changed my inhaler to Symbicort.",
+         "Patient switched to budesonide/formoterol (Symbicort)"),
+        ("I cut the amlodipine down to half a tablet myself.",
+         "Patient's amlodipine dose decreased"),
+    ],
+)  # fmt: skip
+def test_a_switch_said_another_way_is_a_switch(said: str, want: str) -> None:
+    """ "instead of the warfarin" is the warfarin stopped (it had been proposed as started);
+    "swapped X for Y", "changed my inhaler to Y", "cut the X down"."""
+    meds = [c for m, c, _d in got(f"Date: 2026-10-08\nPatient: {said}\n") if m == "medication"]
+    assert meds and meds[0].startswith(want), meds
+    assert not [c for c in meds if c.startswith("Patient started warfarin")], meds

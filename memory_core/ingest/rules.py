@@ -43,6 +43,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import cache
+from itertools import pairwise
 from typing import Any
 
 from ..facts.lexicon import lexicon
@@ -161,8 +162,28 @@ _SWITCH = re.compile(
 #: over to apixaban"): the words before the drug in its clause
 _SWITCH_TO = re.compile(
     r"\b(?:switch\w*|chang\w*|mov\w*) (?:(?:you|him|her|them|me|us) )?(?:over |across )?"
-    r"(?:on)?to (?:the |a |your |his |her |their )?$"
-)
+    r"(?:(?:my|your|his|her|their|the) (?:inhaler|tablets?|pills?|medicine|medication|patch"
+    r"|injection|pen|puffer|capsules?) )?(?:on)?to (?:the |a |your |his |her |their )?$"
+)  # "changed my inhaler to Trelegy": the form named, the drug after "to"
+#: one drug in place of another: "<new> instead of <old>", "swapped <old> for <new>"
+_INSTEAD = re.compile(r"\binstead of (?:the |my |your |his |her |their )?$")
+_SWAPPED = re.compile(r"\bswap\w* (?:my |your |his |her |their |the )?$")
+
+
+def _replaced(low: str, found: list[Drug]) -> tuple[Drug, Drug] | None:
+    """The drug given up and the one in its place, where a sentence says one replaced the
+    other: "put me on apixaban instead of the warfarin", "swapped my simvastatin for
+    atorvastatin"; None otherwise."""
+    named = [d for d in found if not d.implicit]
+    for first, second in pairwise(named):
+        if _INSTEAD.search(low[: second.start]) and first.end <= second.start:
+            return second, first
+        between = low[first.end : second.start]
+        if _SWAPPED.search(low[: first.start]) and re.fullmatch(r"\s+for\s+(?:the\s+)?", between):
+            return first, second
+    return None
+
+
 _UP = re.compile(
     r"\b(increas\w+|rais\w+|upp\w+|titrat\w+ up|bump\w* up|went up|go up|doubl\w+|tripl\w+)\b"
     r"|^\W*up\s+from\b"  # "we put your sertraline up from 50 to 100 milligrams"
@@ -174,7 +195,7 @@ _DOWN = re.compile(
 #: a verb of moving with the drug as its object, "up" or "down" after the drug ("put my
 #: sertraline up to 100 mg", "brought his bisoprolol down"): the words before the drug ...
 _MOVED = re.compile(
-    r"\b(?:put|puts|putting|brought|bring|brings|bringing|push\w*|knock\w*|nudg\w*|mov\w*)\s+"
+    r"\b(?:put|puts|putting|brought|bring|brings|bringing|push\w*|knock\w*|nudg\w*|mov\w*|cut)\s+"
     r"(?:(?:my|your|his|her|their|the|him|me|them|us)\s+)?$"
 )
 #: ... and the particle after it
@@ -1480,6 +1501,17 @@ class RuleExtractor:
             return
         conf = 0.9 if s.speaker == "clinician" else 0.85
         span = (s.start, s.end)
+        pair = _replaced(low, found)
+        if pair is not None:
+            # "on apixaban instead of the warfarin", "swapped my simvastatin for atorvastatin"
+            old, new = pair
+            text = f"Patient switched from {old.phrase} to {new.phrase}"
+            dose, freq = dose_after(s.text, new.end), freq_after(r, new.end)
+            text += "".join(f" {x}" for x in (dose, freq) if x)
+            when = date_for(r, new.start, new.end, extra_dates)
+            text += f" {when.phrase}" if when else ""
+            yield "medication", text, conf, when.at if when else None, *span
+            return
         if _SWITCH.search(low) and len(found) >= 2 and not found[0].implicit:
             # from one or more drugs to the one after "to" ("from the Clenil and the salbutamol
             # to Symbicort")
