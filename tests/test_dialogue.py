@@ -522,3 +522,20 @@ def test_a_switch_said_another_way_is_a_switch(said: str, want: str) -> None:
     meds = [c for m, c, _d in got(f"Date: 2026-10-08\nPatient: {said}\n") if m == "medication"]
     assert meds and meds[0].startswith(want), meds
     assert not [c for c in meds if c.startswith("Patient started warfarin")], meds
+
+
+@pytest.mark.parametrize(
+    ("said", "want"),
+    [
+        ("Since starting the ramipril I've had a dry cough.", "on ramipril"),
+        ("I get terrible heartburn with the naproxen.", "on naproxen"),
+        ("I've been dizzy since they increased the doxazosin.", "on doxazosin"),
+    ],
+)
+def test_a_symptom_since_or_with_a_drug_is_a_reaction_to_it(said: str, want: str) -> None:
+    """A symptom told since a drug was started or increased, or "with" it, is a reaction the
+    patient reports; "better with the naproxen" is none."""
+    got_ = got(f"Date: 2026-10-08\nPatient: {said}\n")
+    assert [c for m, c, _d in got_ if m == "adverse_reaction" and want in c], got_
+    got_ = got("Date: 2026-10-08\nPatient: My knee pain is much better with the naproxen.\n")
+    assert not [c for m, c, _d in got_ if m == "adverse_reaction"], got_

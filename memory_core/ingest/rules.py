@@ -460,8 +460,17 @@ def _refine_days(
             out.candidates[k] = replace(c, created_at=day_, dated_by=(s.start, s.end))
 
 
-#: a drug right after "on" ("on the Clenil"): what was had was had while taking it
-_ON_DRUG = re.compile(r"\bon (?:the |my |his |her |your |their )?$")
+#: a symptom told from when a drug began or went up ("since starting the ramipril", "since
+#: they increased the doxazosin")
+_SINCE_DRUG = re.compile(
+    r"\bsince (?:starting|taking|going on|being on|(?:i|we|they|you|he|she) "
+    r"(?:started|increased|upped|changed)|the increase|it was (?:started|increased))\b"
+)
+#: a drug right after "with" ("heartburn with the naproxen")
+_WITH_DRUG = re.compile(r"\bwith (?:the |my |his |her |their )?$")
+#: a drug right after "on" or "with" ("on the Clenil", "heartburn with the naproxen"): what
+#: was had was had while taking it
+_ON_DRUG = re.compile(r"\b(?:on|with) (?:the |my |his |her |your |their )?$")
 #: words that make a disorder on a drug its response, not its reaction
 _CONTROLLED = re.compile(
     r"\b(?:controlled|stable|better|improved|improving|well|settled|managed|remission)\b"
@@ -1412,7 +1421,13 @@ class RuleExtractor:
             return
         sym = symptoms[0]
         so = _SO_STOPPED.search(low)  # "I had diarrhoea every day so I stopped taking it"
-        if not _CAUSE.search(low) and not (so and so.start() > sym.end):
+        # "since starting the ramipril", "heartburn with the naproxen": with the drug, in time
+        along = _SINCE_DRUG.search(low) or any(
+            _WITH_DRUG.search(low[max(0, d.start - 10) : d.start]) for d in found
+        )
+        if along and _CONTROLLED.search(low):
+            return  # "better with the naproxen": a response
+        if not _CAUSE.search(low) and not (so and so.start() > sym.end) and not along:
             return
         sev = _SEVERITY.search(low)
         what = f"{sev.group(1).replace('fairly ', '')} {sym.shown}" if sev else sym.shown
