@@ -63,7 +63,7 @@ def test_the_fresh_tens_test_half_holds_its_first_run() -> None:
     two proposed here that were not, dated the session where the key gives their start)."""
     s = conv.summary(conv.run_all(conv.load(["c"], "test"), "hashing"))
     assert s["transcripts"] == 5 and s["facts"] == 47 and s["links"] == 14
-    assert s["found"] >= 25 and s["forbidden"] == 0 and s["wrong_dates"] <= 8, s
+    assert s["found"] >= 26 and s["forbidden"] == 0 and s["wrong_dates"] <= 8, s  # 2026-12-06
     assert s["superseded"] >= 9, s
 
 
@@ -79,7 +79,7 @@ def test_the_fourth_authors_test_half_holds_its_first_run() -> None:
     superseded (a word of a condition's name is no person)."""
     s = conv.summary(conv.run_all(conv.load(["d"], "test"), "hashing"))
     assert s["transcripts"] == 8 and s["facts"] == 96 and s["links"] == 31
-    assert s["found"] >= 54 and s["forbidden"] <= 1 and s["wrong_dates"] <= 12, s
+    assert s["found"] >= 56 and s["forbidden"] <= 1 and s["wrong_dates"] <= 11, s  # 2026-12-06
     assert s["superseded"] >= 21, s
 
 
@@ -95,10 +95,11 @@ def test_the_fifth_authors_test_half_holds_its_first_run() -> None:
     (2026-12-06: the tenth session's mechanisms, docs/ingest.md); 57 found, 1 wrong date, 17
     superseded (the eleventh session's); then 16 superseded: a score's "18 out of 30" had
     proposed a second score of 30 (a wrong fact), and that proposal had been what superseded
-    the prior score -- checked as a yes/no on the test half, no text read."""
+    the prior score -- checked as a yes/no on the test half, no text read; 60 found at its
+    end."""
     s = conv.summary(conv.run_all(conv.load(["e"], "test"), "hashing"))
     assert s["transcripts"] == 7 and s["facts"] == 84 and s["links"] == 24
-    assert s["found"] >= 57 and s["forbidden"] == 0 and s["wrong_dates"] <= 1, s
+    assert s["found"] >= 60 and s["forbidden"] == 0 and s["wrong_dates"] <= 1, s
     assert s["superseded"] >= 16, s
 
 
@@ -110,7 +111,7 @@ def test_the_sixth_authors_check_holds_its_first_run() -> None:
     found, 21 superseded (2026-12-06: the tenth session's mechanisms, docs/ingest.md)."""
     s = conv.summary(conv.run_all(conv.load(["f"], "test"), "hashing"))
     assert s["transcripts"] == 7 and s["facts"] == 87 and s["links"] == 27
-    assert s["found"] >= 40 and s["forbidden"] == 0 and s["wrong_dates"] <= 26, s
+    assert s["found"] >= 41 and s["forbidden"] == 0 and s["wrong_dates"] <= 26, s  # 2026-12-06
     assert s["superseded"] >= 21, s
 
 
@@ -127,11 +128,12 @@ def test_the_seventh_authors_test_half_holds_its_first_run() -> None:
     date (17 -> 18 proposals; the facts dated wrongly are as many as before). Then 57 found
     and 20 wrong dates: social words the reader lacked (benefits, leave from work, nursery,
     power of attorney, damp and mould, ...) found one more fact and proposed two that were not
-    proposed at all, dated at the session where the key gives an earlier day."""
+    proposed at all, dated at the session where the key gives an earlier day. 58 found and 17
+    superseded at the session's end."""
     s = conv.summary(conv.run_all(conv.load(["g"], "test"), "hashing"))
     assert s["transcripts"] == 7 and s["facts"] == 96 and s["links"] == 22
-    assert s["found"] >= 57 and s["forbidden"] <= 2 and s["wrong_dates"] <= 20, s
-    assert s["superseded"] >= 16, s
+    assert s["found"] >= 58 and s["forbidden"] <= 2 and s["wrong_dates"] <= 20, s
+    assert s["superseded"] >= 17, s
 
 
 def test_the_eighth_authors_check_holds_its_first_run() -> None:
@@ -141,7 +143,7 @@ def test_the_eighth_authors_check_holds_its_first_run() -> None:
     found, 11 superseded."""
     s = conv.summary(conv.run_all(conv.load(["h"], "test"), "hashing"))
     assert s["transcripts"] == 4 and s["facts"] == 51 and s["links"] == 12
-    assert s["found"] >= 32 and s["forbidden"] <= 1 and s["wrong_dates"] <= 4, s
+    assert s["found"] >= 33 and s["forbidden"] <= 1 and s["wrong_dates"] <= 2, s  # 2026-12-06
     assert s["superseded"] >= 11, s
 
 
@@ -152,7 +154,7 @@ def test_the_ninth_authors_check_holds_its_first_run() -> None:
     then 50 found (2026-12-06: the tenth session's mechanisms)."""
     s = conv.summary(conv.run_all(conv.load(["i"], "test"), "hashing"))
     assert s["transcripts"] == 6 and s["facts"] == 82 and s["links"] == 12
-    assert s["found"] >= 50 and s["forbidden"] <= 4 and s["wrong_dates"] <= 4, s
+    assert s["found"] >= 51 and s["forbidden"] <= 4 and s["wrong_dates"] <= 4, s  # 2026-12-06
     assert s["superseded"] >= 9, s
 
 
@@ -163,7 +165,7 @@ def test_the_tenth_authors_fresh_ten_hold_their_first_run() -> None:
     targets are not met)."""
     s = conv.summary(conv.run_all(conv.load(["j"], "test"), "hashing"))
     assert s["transcripts"] == 7 and s["facts"] == 95 and s["links"] == 27
-    assert s["found"] >= 54 and s["forbidden"] == 0 and s["wrong_dates"] <= 7, s
+    assert s["found"] >= 56 and s["forbidden"] == 0 and s["wrong_dates"] <= 7, s  # 2026-12-06
     assert s["superseded"] >= 17, s
 
 
@@ -174,7 +176,7 @@ def test_the_eleventh_authors_ten_hold_their_first_run() -> None:
     are not met: a later change may only do better)."""
     s = conv.summary(conv.run_all(conv.load(["k"], "test"), "hashing"))
     assert s["transcripts"] == 4 and s["facts"] == 59 and s["links"] == 13
-    assert s["found"] >= 29 and s["forbidden"] <= 2 and s["wrong_dates"] <= 8, s
+    assert s["found"] >= 32 and s["forbidden"] <= 2 and s["wrong_dates"] <= 6, s  # session's end
     assert s["superseded"] >= 7, s
 
 
