@@ -539,3 +539,15 @@ def test_a_symptom_since_or_with_a_drug_is_a_reaction_to_it(said: str, want: str
     assert [c for m, c, _d in got_ if m == "adverse_reaction" and want in c], got_
     got_ = got("Date: 2026-10-08\nPatient: My knee pain is much better with the naproxen.\n")
     assert not [c for m, c, _d in got_ if m == "adverse_reaction"], got_
+
+
+def test_the_value_a_result_changed_from_is_no_result_of_today() -> None:
+    """ "You weigh 82 kilos today, down from 85": 85 is what it was, not a weight taken today
+    (it had been proposed, with no unit, as the session's); "up from 52 in March" keeps its
+    own date."""
+    t = "Date: 2026-10-08\nNurse: You weigh 82 kilos today, down from 85.\n"
+    weights = [c for m, c, _d in got(t) if m == "vital_sign"]
+    assert weights == ["Patient's body weight was 82 kg on 2026-10-08"], weights
+    t = "Date: 2026-10-08\nDoctor: Your HbA1c came back at 58, up from 52 in March.\n"
+    labs = [(c, d) for m, c, d in got(t) if m == "lab_result"]
+    assert ("Patient's HbA1c was 52 in March 2026", "2026-03-01") in labs, labs

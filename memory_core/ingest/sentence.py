@@ -478,9 +478,17 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
             pos = last = end
         if k == 0 and not raw and analyte.id not in panels():
             raw.extend(_said_before(analyte, s.text, _a, taken))
-    return _one_date_for_all(pair_dates(raw, r.dates, len(s.text), s.text), r.dates, s.text)
+    found = _one_date_for_all(pair_dates(raw, r.dates, len(s.text), s.text), r.dates, s.text)
+    # "82 kilos today, down from 85": what it was, with no date of its own, is no result
+    return [x for x in found if x.date is not None or not _FROM_BEFORE.search(s.text, 0, x.start)]
 
 
+#: the words before the value a result changed from ("down from 85", "up from 52")
+_FROM_BEFORE = re.compile(
+    r"\b(?:down|up|fallen|dropped|risen|rose|fell|increased|decreased|reduced|went|gone|come|"
+    r"came)\s+from\s+(?:the\s+|a\s+)?$",
+    re.I,
+)
 #: the top of a score's scale said after it ("22 out of 25", "19/30")
 _OUT_OF = re.compile(r"\s*(?:out of|/)\s*\d+")
 #: the pounds after a weight in stones ("13 stone 2", "12 st 4 lb")
