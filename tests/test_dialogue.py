@@ -551,3 +551,15 @@ def test_the_value_a_result_changed_from_is_no_result_of_today() -> None:
     t = "Date: 2026-10-08\nDoctor: Your HbA1c came back at 58, up from 52 in March.\n"
     labs = [(c, d) for m, c, d in got(t) if m == "lab_result"]
     assert ("Patient's HbA1c was 52 in March 2026", "2026-03-01") in labs, labs
+
+
+def test_a_reaction_to_a_drug_said_so_is_a_reaction() -> None:
+    """ "I had a bad reaction to morphine once, I couldn't breathe properly": a reaction to
+    morphine, though its symptom is said with a negation."""
+    t = (
+        "Date: 2026-10-08\nDoctor: How did the pain relief go last time?\n"
+        "Patient: I had a bad reaction to morphine once, I couldn't breathe properly.\n"
+    )
+    assert ("adverse_reaction", "Patient reports a reaction to morphine") in [
+        (m, c) for m, c, _d in got(t)
+    ], got(t)

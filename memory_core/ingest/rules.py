@@ -471,6 +471,8 @@ _WITH_DRUG = re.compile(r"\bwith (?:the |my |his |her |their )?$")
 #: a drug right after "on" or "with" ("on the Clenil", "heartburn with the naproxen"): what
 #: was had was had while taking it
 _ON_DRUG = re.compile(r"\b(?:on|with) (?:the |my |his |her |your |their )?$")
+#: a reaction said to be to a drug ("a bad reaction to morphine")
+_REACTION_TO = re.compile(r"\breaction (?:to|from|with) (?:the |my |his |her |their )?$")
 #: words that make a disorder on a drug its response, not its reaction
 _CONTROLLED = re.compile(
     r"\b(?:controlled|stable|better|improved|improving|well|settled|managed|remission)\b"
@@ -1414,6 +1416,15 @@ class RuleExtractor:
     def _adverse(self, s: Sentence, r: Named, found: list[Drug]) -> Iterator[Item]:
         low = s.low
         if not found or _NO_PROBLEM.search(low) or _HEDGE.search(low):
+            return
+        reacted = next(
+            (d for d in found if _REACTION_TO.search(low[max(0, d.start - 30) : d.start])), None
+        )
+        if reacted is not None:
+            # "I had a bad reaction to morphine": a reaction, its symptom unnamed or denied
+            when = date_for(r, 0, reacted.start)
+            text = f"Patient reports a reaction to {reacted.phrase}"
+            yield "adverse_reaction", text, 0.75, when.at if when else None, s.start, s.end
             return
         symptoms = [f for f in r.findings if not r.negated(f.start)]
         if not symptoms:
