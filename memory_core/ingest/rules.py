@@ -569,7 +569,7 @@ def _told_before(
     s: Sentence,
     prev: Sentence | None,
     question: tuple[Sentence, Named] | None,
-    sents: Sequence[Sentence],
+    by_turn: Mapping[int, Sequence[Sentence]],
 ) -> Sentence | None:
     """What a date said alone (at ``s``) is the date of: the sentence just before it in its
     turn, or -- as the first words of an answer to "When was that?" -- the sentence the
@@ -580,7 +580,7 @@ def _told_before(
     if question is None or not _WHEN_ASKED_Q.match(question[0].text):
         return None
     q = question[0]
-    before = [x for x in sents if x.turn == q.turn and x.end <= q.start]
+    before = [x for x in by_turn.get(q.turn, ()) if x.end <= q.start]
     return before[-1] if before else None
 
 
@@ -978,7 +978,9 @@ class RuleExtractor:
                 and told_as_done(st.question[0].text)
             )
             alone = _date_alone(s, r)
-            before = _told_before(s, prev, st.question, sents) if alone is not None else None
+            before = (
+                _told_before(s, prev, st.question, sents_by_turn) if alone is not None else None
+            )
             if alone is not None and before is not None:
                 # "I stopped the amlodipine. The 3rd of May.": the date of what was just told
                 for k in reversed(undated):  # the latest first: the ones before end it
@@ -1164,6 +1166,7 @@ class RuleExtractor:
                     self._note_topics(r, st)
                     prev = s
                     continue
+            before_sentence = len(out.candidates)
             done = emit(
                 self._sentence(s, r, st),
                 s.speaker,
@@ -1175,7 +1178,8 @@ class RuleExtractor:
             # a result read ("The COVID test was negative") is no immunisation of the same name
             no_jab = _NO_JAB if "lab_result" in done else frozenset()
             general(s, r, done, default_at, no_jab, story)
-            if any(c.memory_type == "medication" and c.start == s.start for c in out.candidates):
+            added = out.candidates[before_sentence:]  # this sentence's, not the whole list's
+            if any(c.memory_type == "medication" and c.start == s.start for c in added):
                 took_turn = s.turn  # what the patient takes: a drug said alone next is too
             self._note_topics(r, st)
         emit(self._flush_allergy(st), "patient")
