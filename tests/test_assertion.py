@@ -737,3 +737,46 @@ def test_a_change_waiting_on_a_result_is_not_made(newer: str) -> None:
         older, newer, "medication"
     )
     assert decide_texts(older, "Ramipril increased to 10 mg once daily", "medication").strong
+
+
+@pytest.mark.parametrize(
+    ("text", "sentences"),
+    [
+        ("Brisk walking, e.g. 30 min a day", 1),  # an example goes on the sentence
+        ("Pain relief, i.e. paracetamol 1 g qds", 1),
+        ("Metformin 500 mg b.i.d. since May", 1),  # a dotted abbreviation
+        ("Bisoprolol 5 mg o.d. at 8 a.m. with food", 1),
+        ("Smokes approx. 15 a day", 1),  # an abbreviation said with a full stop
+        ("Seen by Dr. Okafor today, ramipril stopped", 1),  # a title before a name
+        ("Ramipril 5 mg o.d. Amlodipine stopped.", 2),  # a capital after it: a new sentence
+        ("Walks daily. Smokes 10 a day.", 2),
+    ],
+)
+def test_a_full_stop_of_an_abbreviation_ends_no_sentence(text: str, sentences: int) -> None:
+    """The full stops of "e.g.", "b.i.d.", "approx." and "Dr." end no sentence (a scope that
+    reaches to the sentence's end had stopped at them): only a full stop after a word, or one
+    after an abbreviation that a capital follows, does."""
+    assert len(set(parse(text).sentence)) == sentences
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        (
+            "Walks for 20 minutes most days.",
+            "Advice: aim for 150 minutes a week, e.g. walking 30 minutes on five days.",
+        ),
+        (
+            "Drinks around 30 units a week.",
+            "Alcohol: keep under 14 units a week, i.e. about 6 pints.",
+        ),
+        ("Smokes 20 cigarettes a day.", "Aim to cut down to approx. 10 cigarettes a day."),
+    ],
+)
+def test_advice_with_an_example_or_an_abbreviation_changes_no_habit(
+    engine: mc.MemoryEngine, older: str, newer: str
+) -> None:
+    """Advice on a habit's amount whose sentence goes on after "e.g.", "i.e." or "approx." is
+    advice to its end: the habit said before stays current."""
+    state, rule = _pair(engine, older, newer, "social")
+    assert state != "auto", rule

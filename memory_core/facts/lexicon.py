@@ -432,6 +432,10 @@ class Lexicon:
     stopwords: frozenset[str]  # the function words and the clinical filler
     function_words: frozenset[str]  # stop words of a keyword query too
     chart_headings: frozenset[str]  # "Plan:", "Allergy:": a heading, never a chat speaker
+    #: words whose full stop ends no sentence: titles ("Dr. Okafor"), and the others where a
+    #: lower-case word or a number follows ("approx. 15")
+    titles: frozenset[str]
+    abbreviations: frozenset[str]
     drugs: Mapping[str, Any]
     questions: Mapping[str, Any]
     allergic_reactions: frozenset[str] = frozenset()  # findings that make a report an allergy
@@ -938,6 +942,7 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
     stops = c.obj(data.get("stopwords"), "stopwords")
     function = c.strs(stops.get("function"), "stopwords.function")
     clinical = c.strs(stops.get("clinical"), "stopwords.clinical")
+    abbreviations = c.obj(data.get("period_abbreviations"), "period_abbreviations")
     return {
         "dose_units": frozenset(
             " ".join(phrase_tokens(u)) for u in c.strs(data.get("dose_units"), "dose_units")
@@ -966,6 +971,10 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
         "weekdays": weekdays,
         "function_words": frozenset(function),
         "chart_headings": frozenset(c.strs(data.get("chart_headings"), "chart_headings")),
+        "titles": frozenset(c.strs(abbreviations.get("titles"), "period_abbreviations.titles")),
+        "abbreviations": frozenset(
+            c.strs(abbreviations.get("before_lower"), "period_abbreviations.before_lower")
+        ),
         "stopwords": frozenset(function) | frozenset(clinical),
     }
 

@@ -77,7 +77,9 @@ def parse(text: str) -> Text:
     for i in range(len(toks)):
         if i:
             gap = text[ends[i - 1] : starts[i]]
-            if _SENTENCE_END.search(gap) or (toks[i - 1][0] == "?" and gap[:1].isspace()):
+            if (
+                _SENTENCE_END.search(gap) or (toks[i - 1][0] == "?" and gap[:1].isspace())
+            ) and not _abbreviation_stop(text, toks, i, gap):
                 s_no += 1
                 c_no += 1
             elif _CLAUSE_END.search(gap):
@@ -93,6 +95,31 @@ def parse(text: str) -> Text:
         sentence=tuple(sentence),
         clause=tuple(clause),
     )
+
+
+def _abbreviation_stop(text: str, toks: Sequence[tuple[str, int, int]], i: int, gap: str) -> bool:
+    """The full stop between tokens ``i - 1`` and ``i`` is an abbreviation's, which ends no
+    sentence: inside a dotted one ("e.g", "b.i.d", "a.m"); after one -- a dotted one, or a word
+    of words.json's ``period_abbreviations`` -- where a lower-case word or a number follows
+    ("e.g. walking", "approx. 15"); after a title whatever follows ("Dr. Okafor")."""
+    if gap.strip() != ".":
+        return False
+    prev, nxt = toks[i - 1][0], toks[i][0]
+    if gap == ".":  # no space: a dotted abbreviation's inner full stop, between single letters
+        return len(prev) == len(nxt) == 1 and prev.isalpha() and nxt.isalpha()
+    if gap[0] != ".":
+        return False
+    lex = lexicon()
+    if prev in lex.titles:
+        return True
+    dotted = (
+        len(prev) == 1
+        and i >= 2
+        and len(toks[i - 2][0]) == 1
+        and text[toks[i - 2][2] : toks[i - 1][1]] == "."
+    )
+    first = text[toks[i][1]]
+    return (dotted or prev in lex.abbreviations) and (first.islower() or first.isdigit())
 
 
 # --- things named ------------------------------------------------------------------------------
