@@ -153,6 +153,10 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
         ("Cough on lisinopril", "New rash on lisinopril", "adverse_reaction", "compatible", N),
         ("Nausea on donepezil", "Vivid dreams when donepezil taken at night",
          "adverse_reaction", "compatible", N),
+        # a reaction named as a condition beside one said in words of no condition
+        ("Ankle swelling on amlodipine",
+         "Amlodipine: she says she keeps going bright red after her tea", "adverse_reaction",
+         "compatible", N),
     ],
     "reaction.changed": [
         ("Mild ankle oedema on amlodipine 5 mg", "Severe ankle oedema on amlodipine 5 mg",
@@ -400,6 +404,20 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
         # how it did (helping, not helped) is no outcome: mood and sleep are two
         ("Citalopram is helping his mood", "Citalopram has not helped his sleep, still up at 5am",
          "treatment_response", "compatible", N),
+        # an outcome named as a condition beside one said in other words
+        ("Ankle oedema improved on furosemide", "Furosemide: breathing easier when lying flat",
+         "treatment_response", "compatible", N),
+    ],
+    "response.restated": [
+        # ... but the same number with its unit is one outcome, in other words
+        ("Weight loss of 4 kg on Ozempic", "Lost 4 kg since starting Ozempic",
+         "treatment_response", "duplicate", W),
+    ],
+    "slot.scoped-value": [
+        # a newer preference for one purpose beside one said of none (the other way round, a
+        # reviewer decides: "slot.single-valued" above)
+        ("Prefers a phone call from the practice",
+         "Prefers text messages for appointment reminders", "preference", "compatible", N),
     ],
     "response.outcome-changed": [
         ("A1c not at goal on metformin alone", "A1c at goal after adding semaglutide",
@@ -473,8 +491,8 @@ def test_every_rule_id_has_a_case_and_each_row_returns_only_its_own() -> None:
     assert missing <= {
         "code.different", "allergy.reinstated", "reaction.added", "lab.same-result",
         "plan.restated", "condition.recurred", "condition.changed", "slot.same-amount",
-        "slot.scoped-value", "slot.plan-restated", "response.treatment-changed",
-        "response.added", "response.restated", "question.same-answer",
+        "slot.plan-restated", "response.treatment-changed", "response.added",
+        "question.same-answer",
         # across types, not rows of the table: tests/test_assertion.py and
         # tests/test_drug_class_named.py
         "drug.stop-named-elsewhere", "drug.class-named",

@@ -20,6 +20,7 @@ from .base import (
     _compatible,
     _d,
     _negated,
+    _states_said,
     _words_apart,
     evidence,
     name_of,
@@ -87,7 +88,7 @@ def _second_reaction(p: Pair) -> Decision | None:
         return _d(Verdict.UPDATES, "reaction.first", WEAK, why, a.key)
     if ra and rb and not ra.keys() & rb.keys():
         return _compatible("reaction.another", evidence(a, b, "a second reaction"), a.key)
-    if not ra.keys() & rb.keys() and _words_apart(p):
+    if not ra.keys() & rb.keys() and _words_apart(p, outcomes=not _states_said(p.newer_text)):
         return _compatible("reaction.another", evidence(a, b, "another reaction, by its words"))
     if rb.keys() - ra.keys() and _additions(p.newer_text) and not _changed(b):
         return _compatible("reaction.added", evidence(a, b, "a reaction added"), a.key)

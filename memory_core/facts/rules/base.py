@@ -182,11 +182,14 @@ def _additions(text: str) -> bool:
     return any(m.value for m in lexicon().additions.find(t.tokens, t.raw))
 
 
-def _words_apart(p: Pair, set_aside: frozenset[str] = frozenset()) -> bool:
+def _words_apart(p: Pair, set_aside: frozenset[str] = frozenset(), outcomes: bool = False) -> bool:
     """What the two say besides their shared thing -- the conditions they name that the other
     does not share, and their other words but the stems ``set_aside`` -- has nothing in
     common, and both say something: "sleepwalking" / "next-morning grogginess",
-    "hypothyroidism" / "skin discoloration", "cashew" / "walnut"."""
+    "hypothyroidism" / "skin discoloration", "cashew" / "walnut". With ``outcomes`` (a
+    reaction's or a response's statements, whose conditions are what happened), a condition
+    one names may be what the other says in words: they are set side by side, and a number
+    with its unit said in both ("5 kg") is one outcome."""
     from ..text import rest_words
 
     shared = {a.key for a, _b in p.shared()}
@@ -196,7 +199,46 @@ def _words_apart(p: Pair, set_aside: frozenset[str] = frozenset()) -> bool:
     wb = rest_words(p.newer_text, p.memory_type) - set_aside
     if ka and kb:
         return not (ka & kb) and not _alike(wa, wb)
+    if outcomes:
+        # one names a condition, the other says what happened in words the lexicon does not
+        # key ("genital yeast infection" / "always running to the bathroom"): the condition's
+        # words as written stand beside the other's ("low mood" / "mood still poor": alike)
+        if _measures(p.older_text) & _measures(p.newer_text):
+            return False
+        wa |= _written(p.older, ka)
+        wb |= _written(p.newer, kb)
+        return bool(wa and wb) and not _alike(wa, wb)
     return bool(wa and wb) and not (ka & kb) and not _alike(wa, wb)
+
+
+def _states_said(text: str) -> bool:
+    """The statement says something changed or ended ("settled", "stopped", "worse"): an
+    outcome or a reaction said in words may be the older one's course, not another."""
+    from ..text import parse
+
+    t = parse(text)
+    return bool(lexicon().states.find(t.tokens, t.raw))
+
+
+def _measures(text: str) -> frozenset[tuple[str, str]]:
+    """The numbers a statement says with a word after them ("5 kg", "2 pillows")."""
+    from ..text import parse
+
+    t = parse(text)
+    return frozenset(
+        (t.tokens[i], t.tokens[i + 1])
+        for i in range(len(t.tokens) - 1)
+        if t.tokens[i][:1].isdigit() and t.tokens[i + 1][:1].isalpha()
+    )
+
+
+def _written(f: ClinicalFacts, keys: set[str]) -> frozenset[str]:
+    """The stems of the words the facts ``keys`` of ``f`` were named with."""
+    from ..lexicon import tokenize
+    from ..text import stem
+
+    said = (w for x in f.facts if x.key in keys for w, _s, _e in tokenize(x.text))
+    return frozenset(stem(w) for w in said if w[:1].isalpha() and len(w) > 2)
 
 
 def one_occasion(text: str) -> bool:

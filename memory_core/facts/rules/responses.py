@@ -7,7 +7,17 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..model import ENDED, ClinicalFacts, Decision, KeyKind, Role, State, Verdict
-from .base import WEAK, Pair, _additions, _compatible, _d, _negated, _words_apart, evidence
+from .base import (
+    WEAK,
+    Pair,
+    _additions,
+    _compatible,
+    _d,
+    _negated,
+    _states_said,
+    _words_apart,
+    evidence,
+)
 
 
 # --- treatment responses --------------------------------------------------------------------------
@@ -90,7 +100,7 @@ def _response_two(p: Pair) -> Decision | None:
         return _compatible("response.two-outcomes", "two outcomes of a treatment: two facts")
     if _additions(p.newer_text):
         return _compatible("response.added", "a further response said to be another")
-    if not outcomes and _words_apart(p, _sense_stems()):
+    if not outcomes and _words_apart(p, _sense_stems(), not _states_said(p.newer_text)):
         # how the treatment did ("helping", "not helped") is no outcome: "helping mood" /
         # "hasn't helped her sleep" are two outcomes
         return _compatible("response.two-outcomes", "two outcomes, by their words")
