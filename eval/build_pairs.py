@@ -27,7 +27,15 @@ eleventh author's 320 (32 per type: 14 compatible and 18 replacing, 5 of them du
 halves of 16), written the same way with more British usage (NBM, F/U OPD 6/12, units of
 alcohol), were measured before any rule saw them: 4 of 140 compatible pairs hidden at once,
 10 sent to review, 119 of 180 replacing pairs found; one word-for-word repeat of an earlier
-author's pair dropped, leaving 319.
+author's pair dropped, leaving 319. A twelfth author's 240 (40 each of the six types the test
+half still sent most compatible pairs of to review, by count and rule, no text read:
+treatment_response, preference, adverse_reaction, condition, care_plan, social; 18 compatible
+pairs per type that share their thing -- two outcomes of one treatment, two reactions to one
+drug, a preference for one purpose beside another, a plan's second item -- 17 replacing and 5
+duplicates), split per type and verdict in the order of the SHA-256 of the id (alternately dev and test:
+halves of 20), none repeating an earlier pair; measured before any rule saw them (main a179076,
+MiniLM): test half 0 of 54 compatible pairs hidden at once, 9 sent to review, 41 of 66 replacing
+pairs found; dev half 1 of 54 at once, 12 to review, 41 of 66 found.
 They are appended to the
 halves they name, with ids ``<type>-bNNN`` ... ``-iNNN``, so each half holds pairs of all nine
 authors. Eleven pairs of the fifth to eighth files that repeated an earlier
@@ -59,6 +67,7 @@ AUTHORS = (
     ("i", Path(__file__).resolve().parent / "clinical_pairs_ninth.jsonl"),
     ("j", Path(__file__).resolve().parent / "clinical_pairs_tenth.jsonl"),
     ("k", Path(__file__).resolve().parent / "clinical_pairs_eleventh.jsonl"),
+    ("l", Path(__file__).resolve().parent / "clinical_pairs_twelfth.jsonl"),
 )
 FIELDS = ("memory_type", "older", "newer", "verdict", "supersede", "kind", "split")
 
