@@ -32,10 +32,10 @@ half still sent most compatible pairs of to review, by count and rule, no text r
 treatment_response, preference, adverse_reaction, condition, care_plan, social; 18 compatible
 pairs per type that share their thing -- two outcomes of one treatment, two reactions to one
 drug, a preference for one purpose beside another, a plan's second item -- 17 replacing and 5
-duplicates), split per type and verdict in the order of the SHA-256 of the id (alternately dev and test:
-halves of 20), none repeating an earlier pair; measured before any rule saw them (main a179076,
-MiniLM): test half 0 of 54 compatible pairs hidden at once, 9 sent to review, 41 of 66 replacing
-pairs found; dev half 1 of 54 at once, 12 to review, 41 of 66 found.
+duplicates), split per type and verdict in the order of the SHA-256 of the id (alternately dev
+and test: halves of 20), none repeating an earlier pair; measured before any rule saw them
+(main a179076, MiniLM): test half 0 of 54 compatible pairs hidden at once, 9 sent to review, 41
+of 66 replacing pairs found; dev half 1 of 54 at once, 12 to review, 41 of 66 found.
 They are appended to the
 halves they name, with ids ``<type>-bNNN`` ... ``-iNNN``, so each half holds pairs of all nine
 authors. Eleven pairs of the fifth to eighth files that repeated an earlier
