@@ -93,6 +93,11 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
     "key.in-passing": [
         ("Metformin 1000 mg BID", "Started empagliflozin 10 mg daily, added to metformin",
          "medication", "compatible", N),
+        # a condition said as another's cause ("secondary to", "-associated"): in passing
+        ("Type 2 diabetes", "Peripheral neuropathy secondary to diabetes, feet numb",
+         "condition", "compatible", N),
+        ("Psoriasis", "Psoriasis-associated arthritis in both hands", "condition",
+         "compatible", N),
     ],
     "statement.restated": [
         ("Patient walks daily in the morning", "Patient walks daily in the morning.",
@@ -298,6 +303,11 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
     ],
     "condition.another": [
         ("DVT L popliteal vein 3/2025, treated", "New DVT on duplex 9/2026", "condition",
+         "compatible", N),
+        # an episode of a long-term condition beside the condition
+        ("COPD, GOLD stage 2", "COPD exacerbation treated with a rescue pack at home",
+         "condition", "compatible", N),
+        ("Gout.", "Gout attack in the right knee last week, on colchicine", "condition",
          "compatible", N),
     ],
     "condition.restated": [

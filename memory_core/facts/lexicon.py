@@ -391,6 +391,7 @@ class Lexicon:
     evening_from: int
     states: PhraseMatcher[StateRule]
     mentions: PhraseMatcher[str]
+    causes: PhraseMatcher[str]  # "secondary to": the condition after it is another's cause
     # nouns a thing's name qualifies: "drug" (a drug's only: "methotrexate day") or "any"
     modified_heads: PhraseMatcher[str]
     switch_phrases: PhraseMatcher[str]
@@ -781,9 +782,12 @@ def _states(data: dict[str, Any]) -> dict[str, Any]:
         c.phrases(states, [c.str_(e.get("literal"), f"{where}.literal")], rule, where)
     mentions: PhraseMatcher[str] = PhraseMatcher()
     c.phrases(mentions, c.strs(data.get("mentions"), "mentions"), "mention", "mentions")
+    causes: PhraseMatcher[str] = PhraseMatcher()
+    c.phrases(causes, c.strs(data.get("causes"), "causes"), "cause", "causes")
     heads: PhraseMatcher[str] = PhraseMatcher()
     for kinds, words in c.obj(data.get("modified_heads"), "modified_heads").items():
-        where = f"modified_heads.{c.one_of(kinds, ('drug', 'slot', 'any'), 'modified_heads')}"
+        kind = c.one_of(kinds, ("drug", "condition", "slot", "any"), "modified_heads")
+        where = f"modified_heads.{kind}"
         c.phrases(heads, c.strs(words, where), kinds, where)
     switches: PhraseMatcher[str] = PhraseMatcher()
     for i, e in enumerate(data.get("switches") or []):
@@ -795,6 +799,7 @@ def _states(data: dict[str, Any]) -> dict[str, Any]:
     return {
         "states": states,
         "mentions": mentions,
+        "causes": causes,
         "modified_heads": heads,
         "switch_phrases": switches,
         "episodes": frozenset(c.strs(data.get("episodes"), "episodes")),

@@ -518,6 +518,18 @@ def _before_derived(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon) ->
 _QUALIFY_HEADS = frozenset({KeyKind.DRUG, KeyKind.CONDITION, KeyKind.SLOT})
 
 
+def _cause(t: Text, spans: Sequence[Span], start: int, end: int) -> int | None:
+    """The condition named as the cause of another (within two words after a cause phrase at
+    tokens ``start``..``end``, another condition before it in its clause: "neuropathy
+    secondary to diabetes"), by its place in ``spans``; None when there is none."""
+    clause = t.clause[start]
+    conditions = [k for k, s in enumerate(spans) if KeyKind.of(s.key) is KeyKind.CONDITION]
+    if not any(spans[k].end <= start and t.clause[spans[k].start] == clause for k in conditions):
+        return None
+    after = [k for k in conditions if end <= spans[k].start <= end + 2]
+    return after[0] if after and t.clause[spans[after[0]].start] == clause else None
+
+
 def _of_another(t: Text, s: Span, spans: Sequence[Span]) -> bool:
     """A condition named after "of" right after another condition is what the first is of
     ("anaemia of CKD", "exacerbation of COPD"): named in passing."""
@@ -553,6 +565,10 @@ def _roles(t: Text, spans: Sequence[Span], lex: Lexicon) -> list[Role]:
                 if s.start - m.end <= 2:
                     out[k] = Role.MENTION
                 break
+    for m in lex.causes.find(t.tokens, t.raw):
+        cause = _cause(t, spans, m.start, m.end)
+        if cause is not None:
+            out[cause] = Role.MENTION
     for k, s in enumerate(spans):
         if _of_another(t, s, spans):
             out[k] = Role.MENTION

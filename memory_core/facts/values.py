@@ -644,6 +644,8 @@ def condition_value(t: Text, span: Span, spans: Sequence[Span]) -> str:
             pairs.append((toks[i], _joined(t, i + 1)))
         elif toks[i] in _SEVERITY:
             pairs.append(("severity", _SEVERITY[toks[i]]))
+    if span.end < len(toks) and toks[span.end] in lexicon().episodes:
+        pairs.append(("episode", toks[span.end]))  # "asthma attack": an episode of it
     return join(_unique(pairs) + qualifiers(t, span, spans))
 
 

@@ -90,9 +90,15 @@ def _condition_stage(p: Pair) -> Decision | None:
 
 def _condition_episode(p: Pair) -> Decision | None:
     """The newer names another episode or another one of the condition ("new DVT", "a second
-    UTI"): two facts."""
+    UTI"), or an episode of the condition the older names ("asthma attack", "COPD
+    exacerbation" after "asthma", "COPD"): two facts."""
     for a, b in _conditions(p):
-        if _additions(p.newer_text) and b.state not in ENDED and b.state is not State.CHANGED:
+        episode = "episode" in parts(b.value) and "episode" not in parts(a.value)
+        if (
+            (episode or _additions(p.newer_text))
+            and b.state not in ENDED
+            and b.state is not State.CHANGED
+        ):
             return _compatible("condition.another", evidence(a, b, "another one"), a.key)
     return None
 
