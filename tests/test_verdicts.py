@@ -380,6 +380,8 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
         ("Address: 14 Elm Road.", "Address: 3 Birch Court.", "social", "updates", W),
         ("Nominated pharmacy: Lloyds, Station Rd.", "Nominated pharmacy: Well Pharmacy, Market Sq.",
          "preference", "updates", W),
+        ("Oncology: chemo cycle 3 on 14/5.", "Oncology: cycle 3 moved to 21/5.", "care_plan",
+         "updates", W),
     ],
     "slot.new-amount": [
         ("Walks 20 minutes a day", "Now walks 45 minutes a day", "observation", "updates", S),
@@ -403,6 +405,9 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
     "slot.two-items": [
         ("F/u podiatry in 2 wks for nail care", "F/u podiatry in 2 wks for orthotics fitting",
          "care_plan", "compatible", N),
+        # two entries under one plan's heading, in words apart (a moved item: slot.new-entry)
+        ("Smoking cessation: varenicline course.",
+         "Smoking cessation: group sessions at the library.", "care_plan", "compatible", N),
     ],
     "response.two-treatments": [
         ("Sumatriptan aborts migraines within 1 hr", "Propranolol cut migraine days to 3 a month",

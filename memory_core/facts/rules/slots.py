@@ -134,6 +134,8 @@ def _slot_value(p: Pair) -> Decision | None:
                 return _d(Verdict.UPDATES, rule, strength, evidence(a, b), a.key)
             return _compatible("slot.another-value", evidence(a, b, "another value"), a.key)
         if single and _entries(a, b) and _entry_changed(a, b) and not (va and vb and va != vb):
+            if _plan(a) and _words_apart(p):
+                continue  # two items under one plan's heading (the plan rows: slot.two-items)
             # a chart field restated with other words ("Address: 14 Elm Road" / "Address:
             # Flat 3, 22 Birch Court") may replace it; free words are no value: a reviewer
             return _d(Verdict.UPDATES, "slot.new-entry", WEAK, evidence(a, b), a.key)
