@@ -780,3 +780,29 @@ def test_advice_with_an_example_or_an_abbreviation_changes_no_habit(
     advice to its end: the habit said before stays current."""
     state, rule = _pair(engine, older, newer, "social")
     assert state != "auto", rule
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        # a change said as an infinitive after the thing, in a clause of its own: for later
+        "Ramipril 10 mg od - to start after the holiday.",
+        "Atorvastatin 80 mg, to start once the liver tests are back.",
+        # whose: a bare relative after "for", in a bracket that annotates the clause before
+        "Ramipril increased to 10 mg (for husband, not patient).",
+        "Ramipril 10 mg started for wife.",
+    ],
+)
+def test_a_change_for_later_or_for_another_person_said_after_the_thing(
+    engine: mc.MemoryEngine, newer: str
+) -> None:
+    older = "Ramipril 5 mg daily." if "amipril" in newer else "Atorvastatin 40 mg nightly."
+    state, rule = _pair(engine, older, newer, "medication")
+    assert state != "auto", rule
+
+
+def test_a_product_named_for_children_is_no_relatives() -> None:
+    """ "Nurofen for children at about three": a product's name, not a relative's medicine."""
+    fact = read("I gave her Nurofen for children at about three this afternoon", "medication")
+    got = [f for f in fact.facts if f.key.startswith("drug:")]
+    assert got and all(Context.OTHER_PERSON not in f.contexts for f in got), got

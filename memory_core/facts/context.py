@@ -92,7 +92,7 @@ def scopes(t: Text, spans: Sequence[Span]) -> list[Scope]:
         if category is Context.OTHER_PERSON and subject:
             lo, hi = sentence_bounds(t, m.start)
         elif category is Context.OTHER_PERSON and _in_whom(t, m):
-            lo = clause_bounds(t, m.start)[0]  # "ruled out hypertension in her sister"
+            lo = _annotated(t, clause_bounds(t, m.start)[0])  # "... in her sister"
         out.append(Scope(m.start, m.end, m.value, category, lo, hi, subject))
     return out
 
@@ -231,8 +231,13 @@ def _reports(t: Text, m: Match[ContextRule], reporting: frozenset[str]) -> bool:
 
 def _in_whom(t: Text, m: Match[ContextRule]) -> bool:
     """A person named after "in her", "in his", "in my", "in their" ("diabetes in his father",
-    "ruled out hypertension in her sister"), or "for her", "for his" ("colonoscopy done for her
-    husband"): what comes before in the clause is theirs."""
+    "ruled out hypertension in her sister"), or "for her", "for his", "for" ("colonoscopy done
+    for her husband", "increased to 10 mg for husband"): what comes before in the clause is
+    theirs."""
+    if m.start >= 1 and t.tokens[m.start - 1] == "for":
+        # a bare relative ends its clause ("for husband, not patient"; "Nurofen for children at
+        # three" is a product's name)
+        return m.end == len(t.tokens) or t.clause[m.end] != t.clause[m.start]
     if m.start < 2 or t.tokens[m.start - 1] not in _WHOSE:
         return False
     return t.tokens[m.start - 2] == "in" or (
@@ -241,6 +246,15 @@ def _in_whom(t: Text, m: Match[ContextRule]) -> bool:
 
 
 _WHOSE = frozenset({"her", "his", "my", "their", "the", "a"})
+
+
+def _annotated(t: Text, lo: int) -> int:
+    """The start of the clause a bracket opening at token ``lo`` annotates ("ramipril
+    increased to 10 mg (for husband, not patient)"): the clause before it; ``lo`` itself
+    where no bracket opens there."""
+    if lo == 0 or "(" not in t.text[t.ends[lo - 1] : t.starts[lo]]:
+        return lo
+    return clause_bounds(t, lo - 1)[0]
 
 
 #: Third person possessives: after "my neighbour said", whose thing it is.

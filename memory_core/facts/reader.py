@@ -411,6 +411,22 @@ def _nearest(
             best = rank if best is None or rank < best else best
     if best is not None:
         return best[2], best[1]
+    if rule.direction == "FORWARD" and start > 0 and t.tokens[start - 1] == "to":
+        # a change said as an infinitive with no thing after it ("ramipril 10 mg - to start
+        # after the holiday"): the thing named before it in its sentence
+        before = [
+            k
+            for k in eligible
+            if spans[k].end <= start - 1
+            and t.sentence[spans[k].start] == t.sentence[start]
+            and not (rule.kinds and KeyKind.of(spans[k].key).value not in rule.kinds)
+        ]
+        if before and not any(
+            spans[k].start >= end and t.sentence[spans[k].start] == t.sentence[start]
+            for k in range(len(spans))
+        ):
+            k = before[-1]
+            return k, start - spans[k].end
     earlier = [
         k
         for k in eligible
