@@ -806,3 +806,23 @@ def test_a_product_named_for_children_is_no_relatives() -> None:
     fact = read("I gave her Nurofen for children at about three this afternoon", "medication")
     got = [f for f in fact.facts if f.key.startswith("drug:")]
     assert got and all(Context.OTHER_PERSON not in f.contexts for f in got), got
+
+
+def test_a_habits_past_amount_said_as_the_past_changes_nothing(engine: mc.MemoryEngine) -> None:
+    """ "Previously drank 60 units/week": 'previously' makes a habit's amount history, though
+    the words that make a habit's value 'former' leave its slot out (it had replaced the
+    current 30 units at once)."""
+    state, rule = _pair(
+        engine,
+        "Drinks about 30 units of alcohol a week.",
+        "Previously drank 60 units/week before his divorce.",
+        "social",
+    )
+    assert state == "none", rule
+
+
+def test_a_bare_number_after_now_is_the_current_amount() -> None:
+    """ "Previously 40 units a week, now 10": the amount is 10 units a week, said now."""
+    got = read("Previously 40 units a week, now 10.", "social").get("slot:alcohol")
+    assert got is not None and "amount=10 units/week" in got.value, got
+    assert Context.HISTORICAL not in got.contexts, got

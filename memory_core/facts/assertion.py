@@ -100,7 +100,14 @@ def change_contexts(
             # a drug's new dose said with a time still ahead: "bisoprolol 5 mg in 2 weeks"
             drug = s.key.startswith("drug:")
             ahead = {sc.category for sc in timed if drug and sc.lo <= n < sc.hi}
-            out.append(_reaching(found, s, n, NOT_ASSERTED) | ahead)
+            # a habit's amount said as the past ("previously drank 60 units a week"): history,
+            # though the words that make a habit's value former leave its slot out
+            past = (
+                _reaching(found, s, n, _PAST, any_kind=True)
+                if _measured(s) and not _said_now(t, n)
+                else frozenset()
+            )
+            out.append(_reaching(found, s, n, NOT_ASSERTED) | ahead | past)
             continue
         got = set(_reaching(found, s, i, _OF_CHANGES))
         if not _made(t, i):
@@ -112,18 +119,43 @@ def change_contexts(
 
 
 def _reaching(
-    found: Sequence[Scope], s: Span, i: int, categories: frozenset[Context]
+    found: Sequence[Scope],
+    s: Span,
+    i: int,
+    categories: frozenset[Context],
+    any_kind: bool = False,
 ) -> frozenset[Context]:
     """The categories (of ``categories``) of the scopes that reach token ``i`` said of the thing
-    ``s``, but for the trigger's own words and rules limited to other kinds of things."""
+    ``s``, but for the trigger's own words and (unless ``any_kind``) rules limited to other
+    kinds of things."""
     return frozenset(
         sc.category
         for sc in found
         if sc.category in categories
         and sc.lo <= i < sc.hi
         and not sc.start <= i < sc.end
-        and reaches_kind(sc.rule, s.key)
+        and (any_kind or reaches_kind(sc.rule, s.key))
     )
+
+
+_PAST = frozenset({Context.HISTORICAL})
+
+
+def _said_now(t: Text, n: int) -> bool:
+    """The number at token ``n`` follows a word of now in its clause ("..., now 10", "down to
+    10 now"): the current amount, whatever past was said before it."""
+    clause = t.clause[n]
+    return any(
+        n - 1 <= m.end <= n and t.clause[m.start] == clause
+        for m in lexicon().now_words.find(t.tokens, t.raw)
+    )
+
+
+def _measured(s: Span) -> bool:
+    """The thing is a chart slot with an amount (alcohol, tobacco, exercise, sleep)."""
+    kind, _, name = s.key.partition(":")
+    slot = lexicon().slots.get(name) if kind == "slot" else None
+    return slot is not None and slot.measure
 
 
 #: A change word that ends a phrasal verb ("taper off", "cut down"): its verb comes before it.

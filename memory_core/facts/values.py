@@ -851,6 +851,8 @@ def amount_at(t: Text, span: Span, lex: Lexicon) -> int:
 
 
 def _amount_found(t: Text, lo: int, hi: int, lex: Lexicon) -> tuple[str, int]:
+    """The first amount (and its number's token) among tokens ``lo``..``hi`` -- or a bare number
+    said after a word of now ("previously 30 units a week, now 10") in the first's unit."""
     toks = t.tokens
     for i in range(lo, hi - 1):
         n = _number_at(toks, i, lex)
@@ -863,8 +865,24 @@ def _amount_found(t: Text, lo: int, hi: int, lex: Lexicon) -> tuple[str, int]:
         if minutes is not None:
             return f"{n * minutes:g} min", i
         unit = _UNIT_ALIASES.get(toks[j], toks[j])
-        return f"{n:g} {unit}{_period(toks[j + 1 : j + 3], lex)}", i
+        said = f"{unit}{_period(toks[j + 1 : j + 3], lex)}"
+        now = _bare_now(t, j + 1, hi, lex)
+        if now is not None:
+            return f"{now[0]:g} {said}", now[1]
+        return f"{n:g} {said}", i
     return "", -1
+
+
+def _bare_now(t: Text, lo: int, hi: int, lex: Lexicon) -> tuple[float, int] | None:
+    """A number with no unit of its own right after a word of now, among tokens ``lo``..``hi``
+    ("..., now 10"): the current amount, in the unit said before it."""
+    for m in lex.now_words.find(t.tokens, t.raw):
+        i = m.end
+        if lo <= m.start and i < hi and (i + 1 >= hi or t.tokens[i + 1] not in _TIME_UNITS):
+            n = _number_at(t.tokens, i, lex)
+            if n is not None:
+                return n, i
+    return None
 
 
 #: Words between an amount and its period ("20 a day", "14 units per week").
