@@ -826,3 +826,13 @@ def test_a_bare_number_after_now_is_the_current_amount() -> None:
     got = read("Previously 40 units a week, now 10.", "social").get("slot:alcohol")
     assert got is not None and "amount=10 units/week" in got.value, got
     assert Context.HISTORICAL not in got.contexts, got
+
+
+def test_a_procedure_done_replaces_it_awaited(engine: mc.MemoryEngine) -> None:
+    """A procedure statement names its procedure as a care plan does (slots.json's procedures):
+    'awaiting' then 'done' is one item done (a procedure-type statement had named nothing)."""
+    state, rule = _pair(
+        engine, "Awaiting an echocardiogram.", "Echo done this morning, normal LV function.",
+        "procedure",
+    )  # fmt: skip
+    assert state != "none" and rule == "plan.done-or-cancelled", (state, rule)

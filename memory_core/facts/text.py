@@ -300,11 +300,16 @@ def _slot_spans(t: Text, memory_type: str, lex: Lexicon) -> list[Span]:
         specialties = lex.specialty_phrases.find(t.tokens, t.raw) + _clinics(t, lex)
         out += [Span(f"slot:referral {m.value}", m.start, m.end, "slot") for m in specialties]
         out = [_follow_up_of(s, specialties, t) for s in out]
+    if memory_type in _PROCEDURE_TYPES:  # a plan's procedure, or the procedure itself
         out += [
             Span(f"slot:procedure {m.value}", m.start, m.end, "slot")
             for m in lex.procedure_phrases.find(t.tokens, t.raw)
         ]
     return out
+
+
+#: The memory types whose statements name procedures (slots.json's ``procedures``) as things.
+_PROCEDURE_TYPES = frozenset({"care_plan", "procedure"})
 
 
 #: Words that open a time ("moved to 2 April", "moved to next week"), besides the lexicon's
