@@ -146,6 +146,10 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
         ("Penicillin allergy - rash as a child",
          "Penicillin allergy delabelled: tolerated amoxicillin oral challenge", "allergy",
          "contradicts", S),
+        # a reaction to an agent that is no drug (latex, a food) is about that agent too
+        ("Contact dermatitis from latex gloves.",
+         "Latex reaction not confirmed - patch testing negative.", "adverse_reaction",
+         "contradicts", S),
     ],
     "reaction.first": [
         # the older said the drug caused nothing; the newer names a reaction to it

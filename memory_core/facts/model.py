@@ -42,7 +42,9 @@ class KeyKind(enum.StrEnum):
 SUBJECT_KINDS: dict[str, frozenset[KeyKind]] = {
     "medication": frozenset({KeyKind.DRUG, KeyKind.RXNORM}),
     "allergy": frozenset({KeyKind.ALLERGEN, KeyKind.SLOT, KeyKind.SNOMED, KeyKind.RXNORM}),
-    "adverse_reaction": frozenset({KeyKind.DRUG, KeyKind.CONDITION, KeyKind.RXNORM}),
+    "adverse_reaction": frozenset(
+        {KeyKind.DRUG, KeyKind.ALLERGEN, KeyKind.CONDITION, KeyKind.RXNORM}
+    ),
     "condition": frozenset({KeyKind.CONDITION, KeyKind.SNOMED}),
     "lab_result": frozenset({KeyKind.LOINC}),
     "vital_sign": frozenset({KeyKind.LOINC}),
