@@ -98,6 +98,10 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
          "condition", "compatible", N),
         ("Psoriasis", "Psoriasis-associated arthritis in both hands", "condition",
          "compatible", N),
+        # every thing of the phrase after "despite" is named in passing
+        ("Allergy: sulfa antibiotics - hives",
+         "Has taken bumetanide for years despite sulfa antibiotic allergy", "allergy",
+         "compatible", N),
     ],
     "statement.restated": [
         ("Patient walks daily in the morning", "Patient walks daily in the morning.",

@@ -576,11 +576,15 @@ def _roles(t: Text, spans: Sequence[Span], lex: Lexicon) -> list[Role]:
         ):
             out[k] = Role.MENTION
     for m in lex.mentions.find(t.tokens, t.raw):
+        reach = m.end + 2
         for k, s in enumerate(spans):
             if s.start >= m.end and t.clause[s.start] == t.clause[m.start]:
-                if s.start - m.end <= 2:
-                    out[k] = Role.MENTION
-                break
+                if s.start > reach:
+                    break
+                # the phrase named after it, each thing of it ("despite sulfa antibiotic
+                # allergy": both)
+                out[k] = Role.MENTION
+                reach = s.end
     for m in lex.causes.find(t.tokens, t.raw):
         cause = _cause(t, spans, m.start, m.end)
         if cause is not None:
