@@ -375,6 +375,8 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
          "care_plan", "updates", S),
         ("Patient prefers morning appointments", "Patient now prefers afternoon appointments",
          "preference", "updates", S),
+        ("Prefers female carers for personal care.", "Now prefers male carers for personal care.",
+         "preference", "updates", S),
         ("Smokes 10 cigarettes a day", "Quit smoking in March", "social", "updates", S),
         # a denial and an admission: the newer value, for a reviewer (no word of change)
         ("Denies drug use", "Admits to methamphetamine use on weekends", "social",
