@@ -205,9 +205,12 @@ def _words_apart(p: Pair, set_aside: frozenset[str] = frozenset(), outcomes: boo
         # words as written stand beside the other's ("low mood" / "mood still poor": alike)
         if _measures(p.older_text) & _measures(p.newer_text):
             return False
-        wa |= _written(p.older, ka)
-        wb |= _written(p.newer, kb)
-        return bool(wa and wb) and not _alike(wa, wb)
+        said = (KeyKind.CONDITION, KeyKind.LOINC)  # a result is an outcome too
+        oa = {f.key for f in p.older.facts if f.kind in said} - shared
+        ob = {f.key for f in p.newer.facts if f.kind in said} - shared
+        wa |= _written(p.older, oa)
+        wb |= _written(p.newer, ob)
+        return bool(wa and wb) and not (oa & ob) and not _alike(wa, wb)
     return bool(wa and wb) and not (ka & kb) and not _alike(wa, wb)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..model import ENDED, ClinicalFacts, Decision, KeyKind, Role, State, Verdict
+from ..values import parts
 from .base import (
     WEAK,
     Pair,
@@ -47,6 +48,9 @@ def _response_refuted(p: Pair) -> Decision | None:
 
 def _response_treatment(p: Pair) -> Decision | None:
     for a, b in p.of_kind(KeyKind.DRUG):
+        dose = parts(b.value).get("dose")
+        if dose and dose == parts(a.value).get("dose"):
+            continue  # changed to the dose the older already said ("since it went up to 10mg")
         if b.state is State.CHANGED and a.state is not State.CHANGED:
             return _d(Verdict.UPDATES, "response.treatment-changed", WEAK, evidence(a, b), a.key)
     return None
