@@ -324,6 +324,9 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
     ],
     "slot.two-kinds": [
         ("Smokes cigars occasionally", "Quit cigarettes 20 years ago", "social", "compatible", N),
+        # a kind named in the other number than its phrase ("result" for "abnormal results")
+        ("Text messages preferred for appointment reminders.",
+         "Phone call preferred for an abnormal test result.", "preference", "compatible", N),
     ],
     "slot.addition": [
         ("Works as a nurse", "Also works weekend shifts at a care home", "social",

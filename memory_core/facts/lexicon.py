@@ -673,6 +673,24 @@ def _analytes(
 SPOKEN_MIN = 6
 
 
+def numbered(phrases: list[str]) -> list[str]:
+    """``phrases`` and each in the other number of its last word ("examinations" ->
+    "examination", "abnormal result" -> "abnormal results"): a kind of a slot is named either
+    way ("for anything needing examination", "if any result is abnormal")."""
+    out = list(phrases)
+    have = set(out)
+    for p in phrases:
+        head, _, last = p.rpartition(" ")
+        if last.endswith("ss") or not last.isalpha():
+            continue
+        other = last[:-1] if last.endswith("s") else last + "s"
+        said = f"{head} {other}".strip()
+        if said not in have:
+            out.append(said)
+            have.add(said)
+    return out
+
+
 def spoken(phrases: list[str]) -> list[str]:
     """``phrases`` and, for each with an "-ing" word, the phrase as it is said with the g
     dropped ("stopped smoking" -> "stopped smokin"): patients write habits as they say them."""
@@ -723,7 +741,7 @@ def _slots(data: dict[str, Any]) -> dict[str, Any]:
         values[sid] = vm
         km: PhraseMatcher[str] = PhraseMatcher()
         for value, phrases in c.obj(e.get("kinds", {}), f"{where}.kinds").items():
-            c.phrases(km, c.strs(phrases, f"{where}.kinds.{value}"), value, where)
+            c.phrases(km, numbered(c.strs(phrases, f"{where}.kinds.{value}")), value, where)
         kinds[sid] = km
     spec = c.obj(data.get("specialties"), "specialties")
     specialties: PhraseMatcher[str] = PhraseMatcher()
