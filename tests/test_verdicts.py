@@ -344,6 +344,11 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
     ],
     "slot.state-change": [
         ("Patient has a car", "Patient no longer has a car", "social", "updates", W),
+        # a recurring plan item said planned may be the same item restated: for a reviewer
+        ("Annual cardiology follow-up.", "Cardiology: next annual review booked for May.",
+         "care_plan", "updates", W),
+        ("Refer to cardiology for palpitations.", "Cardiology appointment booked for 3 June.",
+         "care_plan", "updates", S),
     ],
     "plan.done-or-cancelled": [
         ("Referral to cardiology sent", "Attended cardiology clinic", "care_plan", "updates", S),

@@ -97,7 +97,14 @@ def _slot_state(p: Pair) -> Decision | None:
             continue
         single = not several
         once = _plan(a) and b.state is State.CANCELLED and one_occasion(p.newer_text)
-        strong = single and Context.HISTORICAL not in b.contexts and not once
+        # a recurring item said planned ("annual eye screening" / "next due in spring") may be
+        # the same item restated
+        standing = (
+            b.state is State.PLANNED
+            and a.state in (None, State.ACTIVE)
+            and bool(parts(a.value).get("timing"))
+        )
+        strong = single and Context.HISTORICAL not in b.contexts and not once and not standing
         strength = STRONG if strong else WEAK
         return _d(Verdict.UPDATES, "slot.state-change", strength, evidence(a, b), a.key)
     return None
