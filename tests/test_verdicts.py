@@ -250,6 +250,12 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
     "drug.same": [
         ("Metformin 500 mg BID", "Metformin 500mg twice daily", "medication", "duplicate", S),
         ("Takes metformin", "On metformin", "medication", "duplicate", W),
+        # once a day said with when it is taken: the same dose a day (a reviewer may check)
+        ("Simvastatin 40 mg once daily", "Simvastatin 40 mg at night", "medication",
+         "duplicate", W),
+        ("Amlodipine 5 mg once daily", "Amlodipine 5 mg mane", "medication", "duplicate", W),
+        ("Metformin 500 mg twice daily", "Metformin 500 mg with breakfast and with dinner",
+         "medication", "duplicate", S),
     ],
     "lab.target": [
         ("INR 2.6", "INR target 2-3", "lab_result", "compatible", N),

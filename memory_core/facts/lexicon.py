@@ -413,6 +413,8 @@ class Lexicon:
     disputes: Mapping[str, frozenset[str]]
     dose_units: frozenset[str]
     frequencies: PhraseMatcher[str]
+    #: the frequencies that say when a once-daily dose is taken ("in the morning")
+    once_daily_timings: frozenset[str]
     formulations: PhraseMatcher[str]
     qualitative: PhraseMatcher[str]
     number_words: Mapping[str, float]
@@ -971,6 +973,9 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
             " ".join(phrase_tokens(u)) for u in c.strs(data.get("dose_units"), "dose_units")
         ),
         "frequencies": grouped("frequencies"),
+        "once_daily_timings": frozenset(
+            c.strs(data.get("once_daily_timings"), "once_daily_timings")
+        ),
         "formulations": grouped("formulations"),
         "qualitative": grouped("qualitative"),
         "number_words": {str(k): float(v) for k, v in numbers.items()},

@@ -98,6 +98,8 @@ def _drug_regimen(p: Pair) -> Decision | None:
             if pa.get(part) and pb.get(part) and pa[part] != pb[part]:
                 if part == "dose" and _same_dose(pa[part], pb[part]):
                     continue  # 0.1 mg and 100 mcg: one dose, written two ways
+                if part == "freq" and _same_frequency(pa[part], pb[part]):
+                    continue  # "once daily" and "in the morning": one dose a day
                 comparable = part != "dose" or _unit_of(pa[part]) == _unit_of(pb[part])
                 ok = (
                     comparable
@@ -144,6 +146,14 @@ def _same_dose(a: str, b: str) -> bool:
     except ValueError:
         return False
     return abs(fa - fb) <= units.SAME_VALUE_TOLERANCE * max(abs(fa), abs(fb))
+
+
+def _same_frequency(a: str, b: str) -> bool:
+    """One dose a day said plainly and said with when it is taken ("once daily" / "in the
+    morning": words.json's ``once_daily_timings``); two timings ("in the morning" / "at
+    bedtime") are a change."""
+    timings = lexicon().once_daily_timings
+    return "once daily" in (a, b) and bool({a, b} & timings)
 
 
 def _unit_of(dose: str) -> str:
