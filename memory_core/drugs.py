@@ -250,7 +250,11 @@ def _resolve(text: str) -> tuple[DrugMention, ...]:
             i += 1
     # "the furosemide's gone up": a name with a contracted "is" or "has", or a possessive
     words = [w[:-2] if len(w) > 4 and w[-2:].lower() in _CONTRACTED else w for w, _s, _e in toks]
-    for canonical, first, last in _find(words):
+    found_as_written = _find(words)
+    named_at = {i for _c, first, last in found_as_written for i in range(first, last)}
+    us = _american(words, lex["uk_spellings"])
+    also = [f for f in _find(us) if not named_at.intersection(range(f[1], f[2]))] if us else []
+    for canonical, first, last in [*found_as_written, *also]:
         span = range(first, last)
         named = " ".join(w.lower() for w in words[first:last])
         if taken.intersection(span) or named in lex["not_drugs"]:
@@ -286,6 +290,18 @@ def _resolve(text: str) -> tuple[DrugMention, ...]:
     found += _split(text, toks, taken | {i for i, t in enumerate(toks) if _JOINED.search(t[0])})
     found.sort(key=lambda d: d.start)
     return tuple(found)
+
+
+def _american(words: list[str], spellings: dict[str, str]) -> list[str] | None:
+    """``words`` with British spellings' letters in American ones ("sulphate" -> "sulfate",
+    "oestrogen" -> "estrogen"; drugs.json's ``uk_spellings``), or None where none has one."""
+    out = []
+    for w in words:
+        low = w.lower()
+        for uk, us in spellings.items():
+            low = low.replace(uk, us)
+        out.append(low if low != w.lower() else w)
+    return out if out != words else None
 
 
 #: A misspelt drug name is matched only in words this long or longer (four- and five-letter

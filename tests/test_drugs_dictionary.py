@@ -114,3 +114,18 @@ def test_a_drug_named_with_a_contracted_is_or_has_is_that_drug(text: str, name: 
     got = drugs.resolve(text)
     assert [d.name for d in got] == [name]
     assert got[0].text.lower() in ("furosemide", "amlodipine", "paracetamol")
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("Ferrous sulphate 200 mg TDS", "ferrous sulfate"),  # British spelling, not listed
+        ("Oestrogen patch twice weekly", "estrogen"),
+        ("Colecalciferol 800 units daily", "cholecalciferol"),  # the INN and the USAN: one drug
+        ("Magnesium sulphate infusion", "magnesium sulfate"),  # listed as written: unchanged
+    ],
+)
+def test_british_spellings_resolve_to_the_drug(text: str, want: str) -> None:
+    """A British spelling the dictionary lacks is looked up in American letters (drugs.json's
+    uk_spellings): 'ferrous sulphate' had named no drug at all."""
+    assert [m.name for m in drugs.resolve(text)] == [want]

@@ -1020,6 +1020,9 @@ def _drugs(data: dict[str, Any]) -> dict[str, Any]:
         "non_drug_allergens": {str(k): str(v) for k, v in kinds.items()},
         "not_drugs": frozenset(c.strs(data.get("not_drugs"), "not_drugs")),
         "aliases": {str(k): str(v) for k, v in c.obj(data.get("aliases"), "aliases").items()},
+        "uk_spellings": {
+            str(k): str(v) for k, v in c.obj(data.get("uk_spellings"), "uk_spellings").items()
+        },
         "rescue": frozenset(c.strs(data.get("rescue"), "rescue")),
         "classes": tuple(c.strs(data.get("classes"), "classes")),
     }
