@@ -836,3 +836,29 @@ def test_a_procedure_done_replaces_it_awaited(engine: mc.MemoryEngine) -> None:
         "procedure",
     )  # fmt: skip
     assert state != "none" and rule == "plan.done-or-cancelled", (state, rule)
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        # a value said before the words that make it a target ("48 is what we're aiming for")
+        "The diabetes nurse said an HbA1c of 48 is what we're aiming for.",
+        "An HbA1c of 48 would be ideal.",
+        # a reading said of last year: dated before the older was charted, for a reviewer
+        "Dr mentioned that when HbA1c was 70 last year we started gliclazide.",
+    ],
+)
+def test_a_target_said_after_its_value_or_a_reading_of_last_year(
+    engine: mc.MemoryEngine, newer: str
+) -> None:
+    state, rule = _pair(engine, "HbA1c 58 mmol/mol", newer, "lab_result")
+    assert state != "auto", rule
+
+
+def test_a_new_value_beside_a_target_said_after_it_still_replaces(engine: mc.MemoryEngine) -> None:
+    """ "HbA1c 52 today, 48 is the target": the target's words reach back over its own clause
+    only; 52 is the new result."""
+    state, rule = _pair(
+        engine, "HbA1c 58 mmol/mol", "HbA1c 52 today, 48 is the target.", "lab_result"
+    )
+    assert (state, rule) == ("auto", "lab.new-value")

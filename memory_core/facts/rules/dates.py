@@ -63,24 +63,34 @@ def _in_year(date: str, on: str) -> str:
     return f"{year if int(m.group(1)) <= month else year - 1}-{m.group(1)}"
 
 
-#: "a year ago", "3 months ago", "two weeks ago": how long before the writing.
+#: "a year ago", "3 months ago", "two weeks ago", "last year": how long before the writing.
 _AGO = re.compile(
-    r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+"
-    r"(day|week|month|year)s?\s+ago\b",
+    r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|last)\s+"
+    r"(day|week|month|year)(?:s?\s+ago)?\b",
     re.IGNORECASE,
 )
 _AGO_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
 
 
 def _ago(text: str, on: str) -> str:
-    """The day a reading said "N days / weeks / months / years ago" was taken, written on the
-    day ``on`` (YYYY-MM-DD): "eGFR was 60 a year ago" written on 2026-07-01 is 2025-07-01.
-    "" without ``on`` or such words."""
-    m = _AGO.search(text)
+    """The day a reading said "N days / weeks / months / years ago" or "last week / month /
+    year" was taken, written on the day ``on`` (YYYY-MM-DD): "eGFR was 60 a year ago" written
+    on 2026-07-01 is 2025-07-01. "" without ``on`` or such words."""
+    # "a year", "two weeks" without "ago": a length of time, not a moment before the writing
+    m = next(
+        (x for x in _AGO.finditer(text) if x[1].lower() == "last" or x[0].lower().endswith("ago")),
+        None,
+    )
     if m is None or not re.fullmatch(r"\d{4}-\d\d-\d\d", on):
         return ""
     word = m.group(1).lower()
-    n = int(word) if word.isdigit() else lexicon().number_words.get(word, 1.0)
+    n = (
+        1.0
+        if word == "last"
+        else int(word)
+        if word.isdigit()
+        else lexicon().number_words.get(word, 1.0)
+    )
     then = date.fromisoformat(on) - timedelta(days=int(n * _AGO_DAYS[m.group(2).lower()]))
     return then.isoformat()
 
