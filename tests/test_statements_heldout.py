@@ -89,6 +89,7 @@ FIRST_RUNS = (
     ("set_w", "24dcb31", 43, 18, 0, 14),  # a broad realistic mix, a check of the whole
     ("set_x", "459b7a0", 37, 20, 1, 15),  # same thing named with change words; units
     ("set_y", "55e64d6", 45, 19, 0, 10),  # habit advice, others' medicines, plans, history
+    ("set_z", "b6d1616", 43, 16, 1, 9),  # a broad realistic mix, a check of the whole
 )
 
 
