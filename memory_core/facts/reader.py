@@ -534,6 +534,22 @@ def _before_derived(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon) ->
 _QUALIFY_HEADS = frozenset({KeyKind.DRUG, KeyKind.CONDITION, KeyKind.SLOT})
 
 
+def _after_mentions(t: Text, spans: Sequence[Span], lex: Lexicon) -> set[int]:
+    """The places in ``spans`` of the things named after a mention phrase (within two words,
+    in its clause), each thing of the phrase so named ("despite sulfa antibiotic allergy":
+    both)."""
+    out: set[int] = set()
+    for m in lex.mentions.find(t.tokens, t.raw):
+        reach = m.end + 2
+        for k, s in enumerate(spans):
+            if s.start >= m.end and t.clause[s.start] == t.clause[m.start]:
+                if s.start > reach:
+                    break
+                out.add(k)
+                reach = s.end
+    return out
+
+
 def _cause(t: Text, spans: Sequence[Span], start: int, end: int) -> int | None:
     """The condition named as the cause of another (within two words after a cause phrase at
     tokens ``start``..``end``, another condition before it in its clause: "neuropathy
@@ -575,16 +591,8 @@ def _roles(t: Text, spans: Sequence[Span], lex: Lexicon) -> list[Role]:
             _before_derived(t, s, spans, lex) or values.other_specimen(t, s)
         ):
             out[k] = Role.MENTION
-    for m in lex.mentions.find(t.tokens, t.raw):
-        reach = m.end + 2
-        for k, s in enumerate(spans):
-            if s.start >= m.end and t.clause[s.start] == t.clause[m.start]:
-                if s.start > reach:
-                    break
-                # the phrase named after it, each thing of it ("despite sulfa antibiotic
-                # allergy": both)
-                out[k] = Role.MENTION
-                reach = s.end
+    for k in _after_mentions(t, spans, lex):
+        out[k] = Role.MENTION
     for m in lex.causes.find(t.tokens, t.raw):
         cause = _cause(t, spans, m.start, m.end)
         if cause is not None:
