@@ -34,7 +34,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from .context import Scope, opens_sentence, reaches_kind, scopes
+from .context import Scope, measured, opens_sentence, reaches_kind, scopes
 from .lexicon import ContextRule, lexicon
 from .model import NEVER_SUPERSEDES, ClinicalFacts, Context
 from .text import Span, Text, clause_bounds, sentence_bounds
@@ -104,7 +104,7 @@ def change_contexts(
             # though the words that make a habit's value former leave its slot out
             past = (
                 _reaching(found, s, n, _PAST, any_kind=True)
-                if _measured(s) and not _said_now(t, n)
+                if measured(s.key) and not _said_now(t, n)
                 else frozenset()
             )
             out.append(_reaching(found, s, n, NOT_ASSERTED) | ahead | past)
@@ -149,13 +149,6 @@ def _said_now(t: Text, n: int) -> bool:
         n - 1 <= m.end <= n and t.clause[m.start] == clause
         for m in lexicon().now_words.find(t.tokens, t.raw)
     )
-
-
-def _measured(s: Span) -> bool:
-    """The thing is a chart slot with an amount (alcohol, tobacco, exercise, sleep)."""
-    kind, _, name = s.key.partition(":")
-    slot = lexicon().slots.get(name) if kind == "slot" else None
-    return slot is not None and slot.measure
 
 
 #: A change word that ends a phrasal verb ("taper off", "cut down"): its verb comes before it.

@@ -115,10 +115,8 @@ def _applies(sc: Scope, s: Span, lex: Lexicon, t: Text) -> bool:
     sentence does not place the patient beside them ("her mum lives alone now", "her mum lives
     with her sister"): then it is the relative's."""
     kind, _, name = s.key.partition(":")
-    if MEASURED in sc.rule.kinds and kind == "slot":
-        slot = lex.slots.get(name)
-        if slot is not None and slot.measure:
-            return True  # advice on a habit with an amount ("Reduce to 14 units a week")
+    if MEASURED in sc.rule.kinds and measured(s.key):
+        return True  # advice on a habit with an amount ("Reduce to 14 units a week")
     if sc.rule.kinds and kind not in sc.rule.kinds:
         return (
             sc.category is Context.HISTORICAL
@@ -178,11 +176,16 @@ _LEAD = frozenset(
 def reaches_kind(rule: ContextRule, key: str) -> bool:
     """A rule limited to some kinds of things reaches a thing of those kinds (``measure``: a
     chart slot with an amount -- alcohol, tobacco, exercise, sleep)."""
-    kind, _, name = key.partition(":")
-    if not rule.kinds or kind in rule.kinds:
+    if not rule.kinds or key.partition(":")[0] in rule.kinds:
         return True
+    return MEASURED in rule.kinds and measured(key)
+
+
+def measured(key: str) -> bool:
+    """The thing ``key`` is a chart slot with an amount (alcohol, tobacco, exercise, sleep)."""
+    kind, _, name = key.partition(":")
     slot = lexicon().slots.get(name) if kind == "slot" else None
-    return MEASURED in rule.kinds and slot is not None and slot.measure
+    return slot is not None and slot.measure
 
 
 def _imperative(m: Match[ContextRule]) -> bool:

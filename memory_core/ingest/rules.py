@@ -432,8 +432,12 @@ def _date_alone(s: Sentence, r: Named) -> DateSpan | None:
     if len(r.dates) != 1 or s.question:
         return None
     d = r.dates[0]
-    rest = (s.text[: d.start] + " " + s.text[d.end :]).lower()
-    return d if set(re.findall(r"[a-z0-9']+", rest)) <= _DATE_FILLERS else None
+    return d if _words_besides(s, d.start, d.end) <= _DATE_FILLERS else None
+
+
+def _words_besides(s: Sentence, start: int, end: int) -> set[str]:
+    """The words of ``s`` outside characters ``start``..``end`` (a date, a drug), lower case."""
+    return set(re.findall(r"[a-z0-9']+", (s.text[:start] + " " + s.text[end:]).lower()))
 
 
 def _refine_days(
@@ -508,8 +512,7 @@ def _drug_alone(s: Sentence, r: Named) -> bool:
     if len(r.drugs) != 1 or s.question:
         return False
     d = r.drugs[0]
-    rest = (s.text[: d.start] + " " + s.text[d.end :]).lower()
-    return set(re.findall(r"[a-z0-9']+", rest)) <= _ALONE_WITH
+    return _words_besides(s, d.start, d.end) <= _ALONE_WITH
 
 
 #: a question that only points back at what was just said ("Is that right?", "Is that how

@@ -84,13 +84,7 @@ def _ago(text: str, on: str) -> str:
     if m is None or not re.fullmatch(r"\d{4}-\d\d-\d\d", on):
         return ""
     word = m.group(1).lower()
-    n = (
-        1.0
-        if word == "last"
-        else int(word)
-        if word.isdigit()
-        else lexicon().number_words.get(word, 1.0)
-    )
+    n = int(word) if word.isdigit() else lexicon().number_words.get(word, 1.0)  # "a", "last": 1
     then = date.fromisoformat(on) - timedelta(days=int(n * _AGO_DAYS[m.group(2).lower()]))
     return then.isoformat()
 
