@@ -214,6 +214,7 @@ def _words_apart(p: Pair, set_aside: frozenset[str] = frozenset(), outcomes: boo
     return bool(wa and wb) and not (ka & kb) and not _alike(wa, wb)
 
 
+@lru_cache(maxsize=65_536)
 def _states_said(text: str) -> bool:
     """The statement says something changed or ended ("settled", "stopped", "worse"): an
     outcome or a reaction said in words may be the older one's course, not another."""
@@ -223,6 +224,7 @@ def _states_said(text: str) -> bool:
     return bool(lexicon().states.find(t.tokens, t.raw))
 
 
+@lru_cache(maxsize=65_536)
 def _measures(text: str) -> frozenset[tuple[str, str]]:
     """The numbers a statement says with a word after them ("5 kg", "2 pillows")."""
     from ..text import parse
