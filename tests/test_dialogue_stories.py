@@ -1337,3 +1337,87 @@ def test_a_relatives_lasting_treatment_is_family_history() -> None:
     got = _got(t, datetime(2026, 6, 9, 18, tzinfo=UTC))
     assert [c for c in got if c.startswith("Family history (brother)")], got
     assert not [c for c in got if c.startswith("Procedure")], got
+
+
+def test_a_drugs_start_or_change_told_with_its_date_dates_what_is_said_of_it_next() -> None:
+    """A start or a change of a drug told with its date ("the renal team put his tacrolimus up
+    on the 9th of September") dates the dose said of that drug within the next two turns: it is
+    taken since then. A change planned for later, or one asked about, dates nothing; the drug
+    said long after is the session's."""
+    got = _got(
+        "Session: home visit, 2026-10-07\n"
+        "Nurse Ellis: The renal team put his tacrolimus up on the 9th of September.\n"
+        "Daughter: Yes. Tacrolimus 3 mg twice a day now.\n",
+        OCTOBER,
+    )
+    assert got["Patient takes tacrolimus 3 mg twice a day (since 2026-09-09)"] == "2026-09-09"
+    later = _got(
+        "Session: home visit, 2026-10-07\n"
+        "Nurse Ellis: Next month we will start the tacrolimus on the 9th.\n"
+        "Daughter: Right. Tacrolimus 3 mg twice a day.\n",
+        OCTOBER,
+    )
+    assert later.get("Patient takes tacrolimus 3 mg twice a day") is None  # a session fact
+    far = _got(
+        "Session: home visit, 2026-10-07\n"
+        "Nurse Ellis: The renal team started his tacrolimus on the 9th of September.\n"
+        "Daughter: Yes.\nNurse Ellis: How is his mood?\nDaughter: Fine.\n"
+        "Nurse Ellis: And his sleep?\nDaughter: Better.\n"
+        "Nurse Ellis: So tacrolimus 3 mg twice a day, is that right?\nDaughter: Yes.\n",
+        OCTOBER,
+    )
+    assert "Patient takes tacrolimus 3 mg twice a day" in far
+    assert far["Patient takes tacrolimus 3 mg twice a day"] is None
+
+
+def test_a_first_dose_said_beside_the_drug_is_when_it_was_taken_from() -> None:
+    """ "..., first dose was on the 22nd of September": the day the drug is taken since."""
+    got = _got(
+        "Session: pharmacy call, 2026-10-07\n"
+        "Patient: I take edoxaban 60 mg once a day, first dose was on the 22nd of September.\n",
+        OCTOBER,
+    )
+    assert got["Patient takes edoxaban 60 mg once a day (since 2026-09-22)"] == "2026-09-22"
+
+
+def test_a_restart_is_a_start() -> None:
+    """ "I restarted my X", "I went back on the X": a start, with its date."""
+    got = _got(
+        "Session: review, 2026-10-07\n"
+        "Patient: I restarted my atorvastatin 20 mg on the 1st of September.\n"
+        "Patient: And I went back on the lansoprazole in June.\n",
+        OCTOBER,
+    )
+    assert got["Patient started atorvastatin 20 mg on 2026-09-01"] == "2026-09-01"
+    assert got["Patient started lansoprazole in June 2026"] == "2026-06-01"
+
+
+def test_a_reaction_is_dated_by_its_own_date_not_by_the_stop_it_led_to() -> None:
+    """ "I came out in a rash from the trimethoprim on Sunday": the reaction's day; "It made me
+    dizzy, so I stopped it in September": September is the stop's, not the reaction's."""
+    got = _got(
+        "Session: review, 2026-10-07\n"
+        "Patient: I came out in a rash from the trimethoprim on Sunday.\n",
+        OCTOBER,
+    )
+    assert got["Patient reports rash on trimethoprim"] == "2026-10-04"  # 7 Oct is a Wednesday
+    stop = _got(
+        "Session: review, 2026-10-07\n"
+        "Patient: The doxazosin made me dizzy, so I stopped it in September.\n",
+        OCTOBER,
+    )
+    assert stop["Patient reports dizziness on doxazosin"] is None
+
+
+def test_a_date_answering_a_question_about_tests_dates_the_results_read_next() -> None:
+    """ "When were these bloods taken?" -- "The 3rd of September.": the results read out next
+    are of that day."""
+    got = _got(
+        "Session: new patient, 2026-10-07\n"
+        "Dr Moss: What do your papers say about your last blood tests?\n"
+        "Patient: Here. 03.09.2026.\n"
+        "Dr Moss: Let me see. Total cholesterol 6.1 mmol/L, so it is raised.\n",
+        OCTOBER,
+    )
+    dated = {k: v for k, v in got.items() if "cholesterol" in k}
+    assert dated and set(dated.values()) == {"2026-09-03"}, got

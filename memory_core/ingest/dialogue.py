@@ -399,6 +399,9 @@ class State:
     days_alone: dict[int, datetime] = field(default_factory=dict)
     #: the tests' date, its turn and where it was said (start, end)
     test_date: tuple[DateSpan, int, int, int] | None = None
+    #: each drug's last start or change told with its date ("she put his levetiracetam up on
+    #: the 5th of October"): the date, its turn and where it was said
+    drug_dates: dict[str, tuple[DateSpan, int, int, int]] = field(default_factory=dict)
 
     def refers_to_other(self, s: Sentence) -> bool:
         """Whether "she" or "he", as the sentence's subject, is someone other than the patient:

@@ -149,7 +149,8 @@ _STOP = re.compile(
     r"off|(?<!don't )(?<!do not )(?<!never )stop(?: the| your| his| her| all)?)\b"
 )
 _START = re.compile(
-    r"\b(started|starting|start|begin|began|initiat\w+|put (?:you |him |her |me |them )?on|"
+    r"\b(started|starting|start|restart\w*|resum\w+|(?:went|gone|go|going) back on|begin|began|"
+    r"initiat\w+|put (?:you |him |her |me |them )?on|"
     r"prescrib\w+|(?<!repeat )prescription for|adding|add|"
     r"(?:took|taken|had) (?:the |my |his |her |their )?first(?: (?:dose|tablet|one|injection)s?"
     r"(?: of)?)?(?: (?:the|my|his|her|their))?)\b"
@@ -424,6 +425,33 @@ _DATE_FILLERS = frozenset({
     "they", "started", "stopped", "began", "happened", "changed", "finished", "ended", "did",
     "were", "start", "end", "beginning", "middle", "too", "also", "then",
 })  # fmt: skip
+
+
+#: how many turns a drug's start or change told with its date dates what is said of it next
+_DRUG_DATE_TURNS = 2
+
+
+def _told_when(r: Named, when: DateSpan) -> bool:
+    """Whether ``when`` dates a start or change told in ``r``: not after the sentence's moment,
+    and told as done ("we started the allopurinol on the 22nd"), said with its year or against
+    the session ("two weeks ago"), or a first dose ("first dose on the 22nd of September")."""
+    if when.at > r.session or _LATER.search(r.low):
+        return False
+    return not when.guessed_past or told_as_done(r.text) or bool(_STARTED_SAID.search(r.low))
+
+
+def _start_told(r: Named, drug: Drug, when: DateSpan, found: Sequence[Drug]) -> bool:
+    """Whether ``when`` is the drug's own start told ("edoxaban 60 mg, first dose on the 22nd"):
+    a start said between the drug and the date, no other drug between them, a date told."""
+    a, b = (drug.end, when.end) if when.start >= drug.end else (when.start, drug.start)
+    if any(a <= o.start < b for o in found if o is not drug):
+        return False
+    return bool(_STARTED_SAID.search(r.low[a:b])) and _told_when(r, when)
+
+
+def _since(d: DateSpan) -> str:
+    """A date as the start of what holds since ("since 2026-09-22", "since August 2026")."""
+    return "since " + re.sub(r"^(?:on|in|at|from|since) ", "", d.phrase)
 
 
 def _date_alone(s: Sentence, r: Named) -> DateSpan | None:
@@ -1238,6 +1266,11 @@ class RuleExtractor:
             st.drugs_age = 0  # "Could you stop it from today?": still the drug talked of
         if r.drugs and _STARTED_SAID.search(r.low):
             st.started = r.drugs  # "apixaban 5 mg twice a day, first dose on the 22nd"
+        if not r.s.question:
+            for d in r.drugs:
+                when = date_for(r, d.start, d.end)
+                if when is not None and _told_when(r, when):
+                    st.drug_dates[d.name] = (when, r.s.turn, r.s.start, r.s.end)
         for d in r.drugs:
             _n, _sp, unit = dose_after(r.text, d.end).partition(" ")
             if unit:
@@ -1449,18 +1482,16 @@ class RuleExtractor:
             return
         sev = _SEVERITY.search(low)
         what = f"{sev.group(1).replace('fairly ', '')} {sym.shown}" if sev else sym.shown
+        span = (s.start, s.end)
         before = [d for d in found if d.start < sym.start]
         drug = before[-1] if before else found[0]
         if _SWITCH.search(low) and len(found) >= 2:
             drug = found[0]  # "switched from A to B because of the cough on A"
-        yield (
-            "adverse_reaction",
-            f"Patient reports {what} on {drug.phrase}",
-            0.8,
-            None,
-            s.start,
-            s.end,
-        )
+        # "I had a rash from amoxicillin on Sunday": when it happened, said beside the symptom
+        # -- not the date of a stop it led to ("It made me dizzy, so I stopped it in September")
+        when = None if _STOP.search(low) else date_for(r, sym.start, sym.end)
+        at = when.at if when is not None and when.at <= r.session else None
+        yield "adverse_reaction", f"Patient reports {what} on {drug.phrase}", 0.8, at, *span
 
     @staticmethod
     def _side_effect(s: Sentence, r: Named, found: list[Drug], st: State) -> Iterator[Item]:
@@ -1661,7 +1692,20 @@ class RuleExtractor:
                     f" ({since.phrase})" if since else ""
                 )
                 done.add(d.name)
-                yield "medication", text, conf - 0.05, since.at if since else None, *span
+                if since is None and when is not None and _start_told(r, d, when, found):
+                    since = when  # "..., first dose was on the 22nd of September"
+                    text += f" ({_since(when)})"
+                if since is not None:
+                    yield "medication", text, conf - 0.05, since.at, *span
+                    continue
+                told = st.drug_dates.get(d.name)
+                if told is not None and s.turn - told[1] <= _DRUG_DATE_TURNS:
+                    # "she put his levetiracetam up on the 5th of October" -- "Levetiracetam
+                    # 750 mg twice a day": taken since the start or change told just before
+                    text += f" ({_since(told[0])})"
+                    yield "medication", text, conf - 0.05, told[0].at, *span, (told[2], told[3])
+                    continue
+                yield "medication", text, conf - 0.05, None, *span
 
     # --- results and vital signs ----------------------------------------------------------------
     def _readings(self, s: Sentence, r: Named, st: State) -> Iterator[Item]:
@@ -1671,9 +1715,11 @@ class RuleExtractor:
         only_date = len(r.dates) == 1 and not re.search(
             r"\w", s.text[: r.dates[0].start] + s.text[r.dates[0].end :]
         )
-        if r.dates and (_TESTS.search(s.low) or (only_date and st.test_date is not None)):
-            # "I had my kidney bloods done yesterday." / "Your blood tests from the 12th of May":
-            # the date of the results said next, in this conversation, until another is said
+        asked = st.question is not None and bool(_TESTS.search(st.question[0].low))
+        if r.dates and (_TESTS.search(s.low) or (only_date and (st.test_date or asked))):
+            # "I had my kidney bloods done yesterday." / "Your blood tests from the 12th of May" /
+            # "When were the bloods?" -- "14.03.2026.": the date of the results said next, in
+            # this conversation, until another is said
             st.test_date = (r.dates[-1], s.turn, s.start, s.end)
         carried = st.test_date
         for x in found:
