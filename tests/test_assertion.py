@@ -862,3 +862,22 @@ def test_a_new_value_beside_a_target_said_after_it_still_replaces(engine: mc.Mem
         engine, "HbA1c 58 mmol/mol", "HbA1c 52 today, 48 is the target.", "lab_result"
     )
     assert (state, rule) == ("auto", "lab.new-value")
+
+
+@pytest.mark.parametrize(
+    ("newer", "made"),
+    [
+        ("Ramipril going up to 10 mg a week on Tuesday.", False),
+        ("Ramipril to 10 mg from next Monday.", False),
+        ("Ramipril goes up to 10 mg this coming Friday.", False),
+        ("Ramipril up to 10 mg Friday week, if the bloods are fine.", False),
+        ("Ramipril increased to 10 mg last Tuesday.", True),
+        ("Ramipril increased to 10 mg on Monday.", True),
+    ],
+)
+def test_a_change_timed_at_a_day_ahead_is_a_plan_unless_made(newer: str, made: bool) -> None:
+    """A day said ahead ("next Tuesday", "this coming Friday", "Friday week", "a week on
+    Tuesday") times a plan; a day said back ("last Tuesday", "on Monday" with a past verb) a
+    change made."""
+    d = decide_texts("Ramipril 5 mg once daily", newer, "medication")
+    assert d.strong is made, (newer, d.rule)

@@ -1421,3 +1421,46 @@ def test_a_date_answering_a_question_about_tests_dates_the_results_read_next() -
     )
     dated = {k: v for k, v in got.items() if "cholesterol" in k}
     assert dated and set(dated.values()) == {"2026-09-03"}, got
+
+
+def test_a_day_said_ahead_is_no_date_of_what_happened() -> None:
+    """ "next Tuesday", "this coming Monday", "Friday week", "a week on Friday", "next June",
+    and "this Friday" said before Friday: days ahead, never read as the last one; "this
+    Monday" said on a Wednesday is this week's, two days back."""
+    wednesday = OCTOBER  # 2026-10-07
+    aheads = ("next Tuesday", "this coming Monday", "Friday week", "a week on Friday",
+              "Tuesday next", "next June", "this Friday", "next Tues",
+              "next week on Monday")  # fmt: skip
+    for ahead in aheads:
+        assert _dates(f"I see the nurse {ahead}.", wednesday) == [], ahead
+    assert _dates("I saw the nurse this Monday.", wednesday) == [("2026-10-05", "on 2026-10-05")]
+    assert _dates("I saw the nurse last Tuesday.", wednesday) == [("2026-10-06", "on 2026-10-06")]
+
+
+def test_a_start_or_a_stop_said_for_a_day_ahead_is_not_made() -> None:
+    """ "I'm starting the ramipril next Tuesday", "Next Monday I stop the aspirin": a start
+    and a stop planned -- proposed as neither done nor dated back; one said back still is."""
+    got = _got(
+        "Session: review, 2026-10-07\n"
+        "Patient: I am starting the ramipril next Tuesday.\n"
+        "Patient: Next Monday I stop the aspirin for the procedure.\n"
+        "Patient: And I stopped the naproxen on Monday.\n",
+        OCTOBER,
+    )
+    assert not [c for c in got if "started ramipril" in c or "stopped aspirin" in c], got
+    assert not [c for c in got if "ramipril" in c and got[c] is not None], got
+    assert got["Patient stopped naproxen on 2026-10-05"] == "2026-10-05"
+
+
+def test_a_symptom_since_a_change_is_a_reaction_to_the_drug_changed_last() -> None:
+    """ "I've had a headache most days since going up to the 100": a reaction to the drug whose
+    start or change was told last in the conversation, however long ago it was named."""
+    got = _got(
+        "Session: portal thread, 2026-10-07\n"
+        "Dr Lewis: Let's increase the citalopram to 20 mg.\n"
+        "Patient: OK. Can I still have my flu jab?\nDr Lewis: Yes, of course.\n"
+        "Patient: Great. Work has been busy.\nDr Lewis: Take care.\n"
+        "Patient: I've had a headache most days since going up to the 20.\n",
+        OCTOBER,
+    )
+    assert "Patient reports headache on citalopram" in got, got

@@ -132,6 +132,7 @@ def _patterns() -> dict[str, re.Pattern[str]]:
     seasons = "|".join(re.escape(x) for x in sorted(lexicon().seasons, key=len, reverse=True))
     num = r"(\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
     wd = "|".join(lexicon().weekdays)
+    short = "|".join(sorted(_SHORT_DAYS, key=len, reverse=True))
     return {
         "iso": re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"),
         # day-month-year as Europe writes it: "20.08.2026", "20/08/2026" (a slash read so only
@@ -195,6 +196,16 @@ def _patterns() -> dict[str, re.Pattern[str]]:
             rf"mos|year|years|yr|yrs)\s+ago\b"
         ),
         "weekday": re.compile(rf"\b(?:(on|last|this past)\s+)?({wd})\b(?!,?\s+the\s+\d)"),
+        # a day or month said ahead of the session: "next Tuesday", "this coming Monday",
+        # "Friday week", "Tuesday next", "a week on Friday", "next June" -- a plan's, no date of
+        # what happened (read before any other pattern, so none reads it as the last one)
+        "ahead": re.compile(
+            rf"\b(?:(?:next|this coming|coming|a week on|a week)\s+(?:{wd}|{short}|{m})"
+            rf"|(?:{wd}|{short})\s+(?:next|week|after next)"
+            rf"|next week,?\s+(?:on\s+)?(?:{wd}|{short}))\b"
+        ),
+        # "this Friday": this week's -- ahead of the session when its weekday is still to come
+        "this_weekday": re.compile(rf"\bthis\s+({wd}|{short})\b"),
         # a weekday right before a day of the month ("last Tuesday, the 27th")
         "weekday_before": re.compile(rf"\b(?:{wd}),?\s+$"),
         "weekday_short": re.compile(
@@ -222,6 +233,23 @@ def _on_or_after(told: datetime | None, dom: int, session: datetime) -> datetime
                 return at
         y, m = (y + 1, 1) if m == 12 else (y, m + 1)
     return None
+
+
+#: weekdays as people shorten them, Monday 0
+_SHORT_DAYS = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "weds": 2, "thu": 3, "thur": 3,
+               "thurs": 3, "fri": 4, "sat": 5, "sun": 6}  # fmt: skip
+
+
+def _weekday_index(name: str) -> int:
+    """Monday 0 .. Sunday 6, for a weekday's name or its short form."""
+    days = lexicon().weekdays
+    return days.index(name) if name in days else _SHORT_DAYS[name]
+
+
+def said_ahead(text: str) -> bool:
+    """Whether ``text`` names a day or a month ahead of when it is said ("next Tuesday", "this
+    coming Monday", "Friday week", "next June")."""
+    return _patterns()["ahead"].search(text.lower()) is not None
 
 
 def day_alone(text: str, d: DateSpan) -> int:
@@ -380,7 +408,10 @@ def dates_in(
     p = _patterns()
     low = text.lower()
     found: list[DateSpan] = []
-    taken: list[tuple[int, int]] = []
+    taken: list[tuple[int, int]] = [(mt.start(), mt.end()) for mt in p["ahead"].finditer(low)]
+    for mt in p["this_weekday"].finditer(low):
+        if _weekday_index(mt.group(1)) > session.weekday():
+            taken.append((mt.start(), mt.end()))  # "this Friday", said on a Wednesday: ahead
 
     def add(
         start: int,
@@ -521,10 +552,8 @@ def dates_in(
         back = (session.weekday() - lexicon().weekdays.index(mt.group(2))) % 7 or 7
         undirected = mt.group(1) in (None, "on")
         add(mt.start(), mt.end(), day(session) - timedelta(days=back), "day", guessed=undirected)
-    short = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "weds": 2, "thu": 3, "thur": 3, "thurs": 3,
-             "fri": 4, "sat": 5, "sun": 6}  # fmt: skip
     for mt in p["weekday_short"].finditer(low):
-        back = (session.weekday() - short[mt.group(2)]) % 7 or 7
+        back = (session.weekday() - _SHORT_DAYS[mt.group(2)]) % 7 or 7
         undirected = mt.group(1) == "on"
         add(mt.start(), mt.end(), day(session) - timedelta(days=back), "day", guessed=undirected)
     _either_way(p["either_way"], low, found, add, session)

@@ -383,6 +383,8 @@ class State:
     side_effects_of: list[Drug] = field(default_factory=list)
     #: the drugs said last to have been started ("first dose on the 22nd")
     started: list[Drug] = field(default_factory=list)
+    #: the drugs said last to have been started or had their dose changed
+    changed: list[Drug] = field(default_factory=list)
     #: the unit each drug's dose was last said in ("we have 100 micrograms on file")
     dose_units: dict[str, str] = field(default_factory=dict)
     #: the clinician's question about the family: where it starts, and the disorders it asks of

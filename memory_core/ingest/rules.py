@@ -57,6 +57,7 @@ from .dates import (
     day_alone,
     month_named,
     narrowest,
+    said_ahead,
     session_date,
     told_as_done,
 )
@@ -143,6 +144,14 @@ _LATER = re.compile(
     r"\d+) (?:weeks?|months?)(?! time ago)|at (?:the|your) (?:next )?(?:review|appointment|visit)|"
     r"after (?:the|your)|once (?:the|your|you)|later on|in the future|down the line)\b"
 )
+
+
+def _later(low: str) -> bool:
+    """Whether a sentence puts what it says at a later time ("next month we'll start ...", "I
+    stop the aspirin next Monday")."""
+    return _LATER.search(low) is not None or said_ahead(low)
+
+
 _STOP = re.compile(
     r"\b(stopped|stopping|stop taking|discontinued|discontinuing|quit|came off|come off|"
     r"taken off|stopped taking|took (?:you |me |him |her |them )?off|take (?:you |me |him |her )?"
@@ -435,7 +444,7 @@ def _told_when(r: Named, when: DateSpan) -> bool:
     """Whether ``when`` dates a start or change told in ``r``: not after the sentence's moment,
     and told as done ("we started the allopurinol on the 22nd"), said with its year or against
     the session ("two weeks ago"), or a first dose ("first dose on the 22nd of September")."""
-    if when.at > r.session or _LATER.search(r.low):
+    if when.at > r.session or _later(r.low):
         return False
     return not when.guessed_past or told_as_done(r.text) or bool(_STARTED_SAID.search(r.low))
 
@@ -495,8 +504,10 @@ def _refine_days(
 #: a symptom told from when a drug began or went up ("since starting the ramipril", "since
 #: they increased the doxazosin")
 _SINCE_DRUG = re.compile(
-    r"\bsince (?:starting|taking|going on|being on|(?:i|we|they|you|he|she) "
-    r"(?:started|increased|upped|changed)|the increase|it was (?:started|increased))\b"
+    r"\bsince (?:starting|taking|going (?:on|up)|being on|(?:i|we|they|you|he|she) "
+    r"(?:started|increased|upped|changed|went up)|the (?:dose )?(?:increase|change)|"
+    r"(?:the|my|his|her) dose (?:went|was put|was) (?:up|increased)|"
+    r"it was (?:started|increased))\b"
 )
 #: a drug right after "with" ("heartburn with the naproxen")
 _WITH_DRUG = re.compile(r"\bwith (?:the |my |his |her |their )?$")
@@ -1266,6 +1277,8 @@ class RuleExtractor:
             st.drugs_age = 0  # "Could you stop it from today?": still the drug talked of
         if r.drugs and _STARTED_SAID.search(r.low):
             st.started = r.drugs  # "apixaban 5 mg twice a day, first dose on the 22nd"
+        if r.drugs and (_STARTED_SAID.search(r.low) or _UP.search(r.low) or _DOWN.search(r.low)):
+            st.changed = r.drugs
         if not r.s.question:
             for d in r.drugs:
                 when = date_for(r, d.start, d.end)
@@ -1351,7 +1364,14 @@ class RuleExtractor:
         topic = st.topic_drugs()
         if st.allergy and s.speaker != "clinician" and st.pending:
             topic = [st.pending[-1][0]]  # "Trimethoprim. My face swelled up when I took it."
-        if not topic or confirmed:
+        if confirmed:
+            return []
+        since = _SINCE_DRUG.search(s.low)
+        if since and s.speaker != "clinician" and len(st.changed) == 1 and r.findings:
+            # "I've had a headache most days since going up to the 100": the drug whose start
+            # or change was told last
+            return [st.changed[0].at(since.start(), since.start())]
+        if not topic:
             return []
         out = [topic[0].at(a, b) for a, b in _governed(s.text)]
         if out:
@@ -1624,6 +1644,10 @@ class RuleExtractor:
             up = bool(_UP.search(window) or _UP.search(after)) or bool(moved and moved[1] == "up")
             down = bool(_DOWN.search(window + " " + later)) or bool(moved and moved[1] == "down")
             if _STOP.search(window):
+                clause = _window(low, d.start, 60) + re.split(r"[,;.]", low[d.end :], maxsplit=1)[0]
+                if _later(clause) and not confirmed:
+                    done.add(d.name)
+                    continue  # "Next Monday I stop the aspirin": a stop planned, not made
                 text = f"Patient stopped {d.phrase}{on}"
                 why = reason_after(r, d.end)
                 if why:
@@ -1654,16 +1678,16 @@ class RuleExtractor:
                 yield "medication", text, conf, at, *span
             elif _SWITCH_TO.search(window):
                 done.add(d.name)
-                if _LATER.search(low) and not confirmed:
+                if _later(low) and not confirmed:
                     continue  # a switch planned for later: not what the patient takes now
                 yield "medication", f"Patient switched to {d.phrase}{details}{on}", conf, at, *span
-            elif _GAVE.search(window) and not _LATER.search(low):
+            elif _GAVE.search(window) and not _later(low):
                 # "I gave her Nurofen for children at about three": what the patient was given
                 done.add(d.name)
                 yield "medication", f"Patient was given {d.phrase}{details}{on}", conf, at, *span
             elif _START.search(window):
                 done.add(d.name)
-                if _LATER.search(low) and not confirmed:
+                if _later(low) and not confirmed:
                     continue  # deferred: not a medicine the patient takes
                 yield "medication", f"Patient started {d.phrase}{details}{on}", conf, at, *span
             elif (
