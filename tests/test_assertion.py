@@ -881,3 +881,27 @@ def test_a_change_timed_at_a_day_ahead_is_a_plan_unless_made(newer: str, made: b
     change made."""
     d = decide_texts("Ramipril 5 mg once daily", newer, "medication")
     assert d.strong is made, (newer, d.rule)
+
+
+@pytest.mark.parametrize(
+    ("newer", "made"),
+    [
+        ("Plan: stop aspirin on Monday", False),
+        ("Plan: decrease prednisolone to 20 mg on the 20th", False),
+        ("Stop alendronic acid in March, after five years", False),
+        ("Aspirin stopped on Monday", True),
+        ("Prednisolone brought down to 20 mg on the 20th", True),
+        ("Aspirin stopped in March", True),
+    ],
+)
+def test_a_drug_change_said_with_an_undirected_day_and_no_past_is_a_plan(
+    newer: str, made: bool
+) -> None:
+    """A day with no direction and no year ("on Monday", "on the 20th", "in March") said with a
+    change word not in the past tense is the next such day: a plan, never applied at once; said
+    with a change made ("stopped", "brought down": irregular pasts too) it is when it was."""
+    older = "Prednisolone 30 mg daily" if "prednisolone" in newer.lower() else "Aspirin 75 mg daily"
+    if "alendronic" in newer.lower():
+        older = "Alendronic acid 70 mg weekly"
+    d = decide_texts(older, newer, "medication")
+    assert d.strong is made, (newer, d.rule)

@@ -1450,6 +1450,33 @@ def test_a_start_or_a_stop_said_for_a_day_ahead_is_not_made() -> None:
     assert not [c for c in got if "started ramipril" in c or "stopped aspirin" in c], got
     assert not [c for c in got if "ramipril" in c and got[c] is not None], got
     assert got["Patient stopped naproxen on 2026-10-05"] == "2026-10-05"
+    # a plan made today, with the day it is for in its words
+    assert "Plan: start ramipril next Tuesday" in got, got
+    assert "Plan: stop aspirin next Monday" in got, got
+
+
+def test_a_change_said_with_an_undirected_day_and_nothing_done_is_for_the_next_one() -> None:
+    """ "On Monday, reduce the prednisolone to 20 mg", "I'm due to start the insulin on
+    Monday", "We'll stop the alendronic acid in March": said with no past tense, the day is the
+    next one -- a plan, never a change made on the last Monday or last March; "I came off the
+    prednisolone on Monday" is one made."""
+    got = _got(
+        "Session: review, 2026-10-07\n"
+        "Dr Lane: On Monday, reduce the prednisolone to 20 mg.\n"
+        "Patient: Right. I'm due to start the insulin on Monday as well.\n"
+        "Dr Lane: We'll stop the alendronic acid in March, after five years.\n",
+        OCTOBER,
+    )
+    assert got == {
+        "Plan: decrease prednisolone to 20 mg on Monday": None,
+        "Plan: start insulin on Monday": None,
+        "Plan: stop alendronic acid in March": None,
+    }, got
+    made = _got(
+        "Session: review, 2026-10-07\nPatient: I came off the prednisolone on Monday.\n",
+        OCTOBER,
+    )
+    assert made == {"Patient stopped prednisolone on 2026-10-05": "2026-10-05"}, made
 
 
 def test_a_symptom_since_a_change_is_a_reaction_to_the_drug_changed_last() -> None:

@@ -50,6 +50,9 @@ EVENT_REACH = 3
 #: How far after "when" a past form marks a time in the past ("when she was admitted").
 WHEN_REACH = 3
 _STRUCTURE = ContextRule("STRUCTURE", "SENTENCE")
+#: a structural rule of drug changes only ("stop aspirin on Monday"; a preference "from
+#: Monday" is said now)
+_DRUGS_ONLY = ContextRule("STRUCTURE", "SENTENCE", frozenset({"drug"}))
 
 
 #: What a request says ("could you ...?", "can I have ...?"), which a preference's statement
@@ -111,7 +114,9 @@ def change_contexts(
             continue
         got = set(_reaching(found, s, i, _OF_CHANGES))
         if not _made(t, i):
-            got |= {sc.category for sc in events if sc.lo <= i < sc.hi}
+            got |= {
+                sc.category for sc in events if sc.lo <= i < sc.hi and reaches_kind(sc.rule, s.key)
+            }
         if _infinitive(t, i):
             got.add(Context.FUTURE)
         out.append(frozenset(got))
@@ -192,10 +197,25 @@ def _made(t: Text, i: int) -> bool:
 
 
 def past_tense(word: str) -> bool:
-    """A word in the past tense ("held", "stopped", "saw"): of a change word, a change made,
-    which a condition or an event does not make a rule ("Eliquis held for 3 days prior to
-    colonoscopy")."""
-    return word.endswith("ed") or word in lexicon().past_forms
+    """A word in the past tense ("held", "stopped", "saw", "brought"): of a change word, a change
+    made, which a condition or an event does not make a rule ("Eliquis held for 3 days prior to
+    colonoscopy"). Irregular forms from lemminflect's lexicon (a verb's past or participle that
+    is not its base: "brought", "kept", "found"); the lexicon's ``past_forms`` add those that are
+    ("put", "cut")."""
+    return word.endswith("ed") or word in lexicon().past_forms or _irregular_past(word)
+
+
+@lru_cache(maxsize=8192)
+def _irregular_past(word: str) -> bool:
+    from lemminflect import getAllInflections, getAllLemmas
+
+    for lemma in getAllLemmas(word).get("VERB", ()):
+        if lemma == "be":
+            continue  # "been": "I've been taking it" says how things are
+        forms = getAllInflections(lemma, upos="VERB")
+        if word != lemma and word in forms.get("VBD", ()) + forms.get("VBN", ()):
+            return True
+    return False
 
 
 def hedges(facts: ClinicalFacts) -> frozenset[Context]:
@@ -232,7 +252,13 @@ def conditions(t: Text) -> tuple[Scope, ...]:
     """The scopes of changes only: a change made "when" something happens, or timed before an
     event, is a rule or a plan ("stop metformin when vomiting"); a finding "when" something
     happens is still a finding ("vivid dreams when donepezil is taken at night")."""
-    return (*_when_conditions(t), *_before_events(t), *_will_contractions(t), *_timed_ahead(t))
+    return (
+        *_when_conditions(t),
+        *_before_events(t),
+        *_will_contractions(t),
+        *_timed_ahead(t),
+        *_on_a_day(t),
+    )
 
 
 _WILL = re.compile(r"\b\w+['’]ll\b", re.IGNORECASE)
@@ -285,6 +311,46 @@ def _timed_ahead(t: Text) -> tuple[Scope, ...]:
         if j > i + 1 and j < n and t.tokens[j] in _AHEAD_UNITS and not elapsed:
             lo, hi = clause_bounds(t, i)
             out.append(Scope(i, j + 1, _STRUCTURE, Context.FUTURE, lo, hi))
+    return tuple(out)
+
+
+#: The words before a day said with no direction ("on Monday", "from Friday", "on the 20th",
+#: "in March")
+_DAY_LEADS = frozenset({"on", "from", "by"})
+_MONTH_LEADS = frozenset({"in", "by", "from"})
+#: words that put a clause's day behind it ("since the admission in June", "a week ago")
+_BACK = frozenset({"since", "ago", "last"})
+
+
+@lru_cache(maxsize=65_536)
+def _on_a_day(t: Text) -> tuple[Scope, ...]:
+    """A change said with a day that has no direction and no year in its clause ("Plan: stop
+    aspirin on Monday", "increase ramipril to 10 mg on the 20th", "stop alendronic acid in
+    March") is for the next such day, a plan -- for a change word not in the past tense
+    (:func:`_made`: "aspirin stopped on Monday" was)."""
+    lex = lexicon()
+    toks = t.tokens
+    out: list[Scope] = []
+    for i, w in enumerate(toks[:-1]):
+        nxt = toks[i + 1]
+        day = w in _DAY_LEADS and (
+            nxt in lex.weekdays
+            or (
+                nxt == "the"
+                and i + 2 < len(toks)
+                and toks[i + 2].isdigit()
+                and len(toks[i + 2]) <= 2
+            )
+        )
+        month = w in _MONTH_LEADS and nxt in lex.months and nxt != "may"
+        if month and i + 2 < len(toks) and toks[i + 2].isdigit():
+            continue  # "in March 2027": a month with its year says where it is
+        if not (day or month):
+            continue
+        lo, hi = clause_bounds(t, i)
+        if any(past_tense(x) or x in _BACK for x in toks[lo:hi]):
+            continue  # "her husband died in March and she now lives alone": told as done
+        out.append(Scope(i, i + 2, _DRUGS_ONLY, Context.FUTURE, lo, hi))
     return tuple(out)
 
 

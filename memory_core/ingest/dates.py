@@ -202,7 +202,7 @@ def _patterns() -> dict[str, re.Pattern[str]]:
         "ahead": re.compile(
             rf"\b(?:(?:next|this coming|coming|a week on|a week)\s+(?:{wd}|{short}|{m})"
             rf"|(?:{wd}|{short})\s+(?:next|week|after next)"
-            rf"|next week,?\s+(?:on\s+)?(?:{wd}|{short}))\b"
+            rf"|next week,?\s+(?:on\s+)?(?:{wd}|{short})|(?:the day after )?tomorrow)\b"
         ),
         # "this Friday": this week's -- ahead of the session when its weekday is still to come
         "this_weekday": re.compile(rf"\bthis\s+({wd}|{short})\b"),
@@ -246,10 +246,11 @@ def _weekday_index(name: str) -> int:
     return days.index(name) if name in days else _SHORT_DAYS[name]
 
 
-def said_ahead(text: str) -> bool:
-    """Whether ``text`` names a day or a month ahead of when it is said ("next Tuesday", "this
-    coming Monday", "Friday week", "next June")."""
-    return _patterns()["ahead"].search(text.lower()) is not None
+def said_ahead(text: str) -> tuple[int, int] | None:
+    """Where ``text`` names a day or a month ahead of when it is said ("next Tuesday", "this
+    coming Monday", "Friday week", "next June", "tomorrow"), if it does."""
+    mt = _patterns()["ahead"].search(text.lower())
+    return mt.span() if mt else None
 
 
 def day_alone(text: str, d: DateSpan) -> int:

@@ -149,7 +149,7 @@ _LATER = re.compile(
 def _later(low: str) -> bool:
     """Whether a sentence puts what it says at a later time ("next month we'll start ...", "I
     stop the aspirin next Monday")."""
-    return _LATER.search(low) is not None or said_ahead(low)
+    return _LATER.search(low) is not None or said_ahead(low) is not None
 
 
 _STOP = re.compile(
@@ -447,6 +447,35 @@ def _told_when(r: Named, when: DateSpan) -> bool:
     if when.at > r.session or _later(r.low):
         return False
     return not when.guessed_past or told_as_done(r.text) or bool(_STARTED_SAID.search(r.low))
+
+
+def _planned(r: Named, drug: Drug, when: DateSpan | None) -> str | None:
+    """The words that put a change of ``drug`` at a later day, where they do: its clause names a
+    day ahead ("next Monday I stop the aspirin", "tomorrow"), or its date was said with no
+    direction in a sentence that tells nothing done ("On Monday, reduce the prednisolone to 20
+    mg", "I'm due to start the insulin on Monday", "We'll stop the alendronic acid in March"):
+    the next such day, not the last. None for a change made."""
+    a = max(0, drug.start - 60)
+    clause = r.low[a : drug.end] + re.split(r"[,;.]", r.low[drug.end :], maxsplit=1)[0]
+    ahead = said_ahead(clause)
+    if ahead is not None:
+        return r.text[a + ahead[0] : a + ahead[1]]
+    if when is not None and when.guessed_past and not told_as_done(r.text):
+        return r.text[when.start : when.end]
+    return None
+
+
+def _lower(m: re.Match[str]) -> str:
+    return m.group(0).lower()
+
+
+def _planned_verb(window: str, up: bool, down: bool) -> str:
+    """The change a plan makes, as its verb."""
+    if _STOP.search(window):
+        return "stop"
+    if up or down:
+        return "increase" if up else "decrease"
+    return "switch to" if _SWITCH_TO.search(window) else "start"
 
 
 def _start_told(r: Named, drug: Drug, when: DateSpan, found: Sequence[Drug]) -> bool:
@@ -1643,11 +1672,18 @@ class RuleExtractor:
             moved = _PARTICLE.match(after) if _MOVED.search(window) else None
             up = bool(_UP.search(window) or _UP.search(after)) or bool(moved and moved[1] == "up")
             down = bool(_DOWN.search(window + " " + later)) or bool(moved and moved[1] == "down")
+            changed = _STOP.search(window) or up or down or _SWITCH_TO.search(window)
+            ahead = _planned(r, d, when) if changed or _START.search(window) else None
+            if ahead is not None and not confirmed:
+                # "Next Monday I stop the aspirin", "On Monday, reduce the prednisolone to 20
+                # mg": a change for a later day -- a plan made today, not a change made
+                done.add(d.name)
+                verb = _planned_verb(window, up, down)
+                said = f"{verb} {d.phrase}{' to' if (up or down) and dose else ''}{details}"
+                when_said = re.sub(r"^(?:On|In|Next|This|Tomorrow|Coming|A)\b", _lower, ahead)
+                yield "care_plan", f"Plan: {said} {when_said}", conf, None, *span
+                continue
             if _STOP.search(window):
-                clause = _window(low, d.start, 60) + re.split(r"[,;.]", low[d.end :], maxsplit=1)[0]
-                if _later(clause) and not confirmed:
-                    done.add(d.name)
-                    continue  # "Next Monday I stop the aspirin": a stop planned, not made
                 text = f"Patient stopped {d.phrase}{on}"
                 why = reason_after(r, d.end)
                 if why:
