@@ -5,8 +5,8 @@ small readings several subjects' rules use (a negation, an addition, a change, a
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..lexicon import lexicon
 from ..model import (
@@ -39,6 +39,16 @@ class Pair:
     newer_text: str = ""
     older_on: str = ""  # the day the older statement was recorded (YYYY-MM-DD), if known
     newer_on: str = ""  # the day the newer statement was recorded (YYYY-MM-DD), if known
+    # read once per pair, when it is made (every row of the table asks; a back-scan decides
+    # tens of thousands of pairs, and Python 3.11's cached_property takes a lock on each read)
+    _shared: tuple[tuple[Fact, Fact], ...] = field(init=False, repr=False, compare=False)
+    _about: tuple[tuple[Fact, Fact], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        shared = tuple(_shared(self.older, self.newer, self.kinds))
+        object.__setattr__(self, "_shared", shared)
+        about = tuple((a, b) for a, b in shared if Role.MENTION not in (a.role, b.role))
+        object.__setattr__(self, "_about", about)
 
     @property
     def kinds(self) -> frozenset[KeyKind]:
@@ -51,15 +61,6 @@ class Pair:
     def about(self) -> list[tuple[Fact, Fact]]:
         """The shared facts neither statement names only in passing."""
         return list(self._about)
-
-    # read once per pair (every row of the table asks): a back-scan decides thousands of pairs
-    @cached_property
-    def _shared(self) -> tuple[tuple[Fact, Fact], ...]:
-        return tuple(_shared(self.older, self.newer, self.kinds))
-
-    @cached_property
-    def _about(self) -> tuple[tuple[Fact, Fact], ...]:
-        return tuple((a, b) for a, b in self._shared if Role.MENTION not in (a.role, b.role))
 
     def of_kind(self, *kinds: KeyKind) -> list[tuple[Fact, Fact]]:
         return [(a, b) for a, b in self._about if a.kind in kinds]

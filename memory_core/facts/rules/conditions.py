@@ -43,9 +43,12 @@ def _condition_progressed(p: Pair) -> Decision | None:
     ``follows``: "HbA1c 52 and 50 on two samples, confirming type 2 diabetes" after
     "prediabetes"): the precursor is history -- an update, for a reviewer (two keys, and a
     diagnosis may be written beside its precursor on purpose)."""
+    newer = _current(p.newer.facts)
+    if not newer:  # most pairs: the older's conditions are not read
+        return None
     concepts = lexicon().concepts
     older = _current(p.older.facts)
-    for b in _current(p.newer.facts):
+    for b in newer:
         concept = concepts.get(b.name)
         for a in older:
             if concept is not None and a.name in concept.follows:
