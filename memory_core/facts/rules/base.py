@@ -40,7 +40,7 @@ class Pair:
     older_on: str = ""  # the day the older statement was recorded (YYYY-MM-DD), if known
     newer_on: str = ""  # the day the newer statement was recorded (YYYY-MM-DD), if known
     # read once per pair, when it is made (every row of the table asks; a back-scan decides
-    # tens of thousands of pairs, and Python 3.11's cached_property takes a lock on each read)
+    # tens of thousands of pairs)
     _shared: tuple[tuple[Fact, Fact], ...] = field(init=False, repr=False, compare=False)
     _about: tuple[tuple[Fact, Fact], ...] = field(init=False, repr=False, compare=False)
 
