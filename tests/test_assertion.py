@@ -905,3 +905,18 @@ def test_a_drug_change_said_with_an_undirected_day_and_no_past_is_a_plan(
         older = "Alendronic acid 70 mg weekly"
     d = decide_texts(older, newer, "medication")
     assert d.strong is made, (newer, d.rule)
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "Thinking of stopping the sertraline.",
+        "Thought of coming off the sertraline over the summer.",
+        "Hopefully can come off the sertraline soon.",
+        "Hoping to stop sertraline by Christmas.",
+    ],
+)
+def test_a_change_thought_of_or_hoped_for_is_not_made(newer: str) -> None:
+    """ "Thinking of stopping", "hopefully can come off", "hoping to stop": a hypothesis, never
+    applied at once."""
+    assert not decide_texts("Sertraline 50 mg daily", newer, "medication").strong

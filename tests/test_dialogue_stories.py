@@ -1491,3 +1491,25 @@ def test_a_symptom_since_a_change_is_a_reaction_to_the_drug_changed_last() -> No
         OCTOBER,
     )
     assert "Patient reports headache on citalopram" in got, got
+
+
+def test_a_change_the_patient_plans_or_was_told_to_make_is_not_one_made() -> None:
+    """The patient's side telling a change as a plan or a wish ("I'll be stopping the omeprazole
+    at the end of the month", "I'd like to come off the citalopram eventually") or as a rule
+    they were given ("I'm supposed to stop the clopidogrel seven days before the operation")
+    proposes no change made; a clinician's "I'll start you on ..." is a decision, and one the
+    patient tells as made is made."""
+    got = _got(
+        "Session: review, 2026-10-07\n"
+        "Patient: I'll be stopping the omeprazole at the end of the month.\n"
+        "Patient: I'm supposed to stop the clopidogrel seven days before the operation.\n"
+        "Patient: I'd like to come off the citalopram eventually.\n"
+        "Dr Lane: I'll start you on donepezil 5 mg at night.\n"
+        "Patient: Good. And I stopped the naproxen on Saturday.\n",
+        OCTOBER,
+    )
+    changed = [c for c in got if c.startswith(("Patient stopped", "Patient started"))]
+    assert changed == [
+        "Patient started donepezil 5 mg at night",
+        "Patient stopped naproxen on 2026-10-03",
+    ], got

@@ -949,7 +949,8 @@ class RuleExtractor:
                 key = (mtype, content.lower())
                 if key in seen:
                     continue
-                if check and not asserted_in(transcript[start:end], content, mtype, relation):
+                side = speaker != "clinician"
+                if check and not asserted_in(transcript[start:end], content, mtype, relation, side):
                     continue
                 seen.add(key)
                 if speaker == "unknown":

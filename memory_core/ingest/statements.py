@@ -857,10 +857,24 @@ _NOT_DECIDED = frozenset({Context.HYPOTHETICAL, Context.UNCERTAIN, Context.REPOR
 _DECIDED_TYPES = frozenset({"medication", "allergy", "adverse_reaction"})
 
 
-def asserted_in(evidence: str, content: str, mtype: str, relation: str = "") -> bool:
+#: What a medicine's change the patient's side tells must not rest on either: said as a plan
+#: or a wish ("I'll be stopping the omeprazole at the end of the month", "I'd like to come off
+#: the citalopram"), or as a rule they were given ("I'm supposed to stop the clopidogrel seven
+#: days before the operation"). A clinician's "I'll start you on ..." is a decision, and stays
+#: theirs to make. (Not a question the patient asks -- the dialogue's to read: "Can I just say,
+#: I stopped the amlodipine" is told --, nor a negation: "I don't take it any more, I stopped
+#: it in June" is a stop; both cost held-out facts when tried.)
+_NOT_DONE = frozenset({Context.FUTURE, Context.INSTRUCTION})
+
+
+def asserted_in(
+    evidence: str, content: str, mtype: str, relation: str = "", patients_side: bool = False
+) -> bool:
     """Whether the evidence asserts, of the patient, the things the statement is about (the
     assertion step on the evidence, for each key of the statement's subject). ``relation``:
-    who speaks for the patient (a daughter's "my mum" is the patient)."""
+    who speaks for the patient (a daughter's "my mum" is the patient); ``patients_side``: the
+    patient or who speaks for them said it (a medicine's change they tell is one made only
+    when said as made: :data:`_NOT_DONE`)."""
     from .dialogue import _PATIENT_AS
 
     wanted = [f for f in read(content, mtype).facts if f.kind is not KeyKind.QUESTION]
@@ -876,7 +890,8 @@ def asserted_in(evidence: str, content: str, mtype: str, relation: str = "") -> 
     if names:
         alts = "|".join(names)
         evidence = re.sub(rf"\b(?:(?:my|our) )?(?:{alts})\b", "the patient", evidence, flags=re.I)
-    return all(_asserted_near(evidence, f.text, f.key, mtype) for f in wanted)
+    told = patients_side and mtype == "medication"
+    return all(_asserted_near(evidence, f.text, f.key, mtype, told) for f in wanted)
 
 
 #: How far either side of a thing the assertion step reads a long evidence (a sentence of an
@@ -884,7 +899,7 @@ def asserted_in(evidence: str, content: str, mtype: str, relation: str = "") -> 
 NEAR = 240
 
 
-def _asserted_near(evidence: str, words: str, key: str, mtype: str) -> bool:
+def _asserted_near(evidence: str, words: str, key: str, mtype: str, told: bool = False) -> bool:
     if len(evidence) > 2 * NEAR:
         at = evidence.lower().find(words.lower()) if words else -1
         if at < 0:
@@ -892,4 +907,5 @@ def _asserted_near(evidence: str, words: str, key: str, mtype: str) -> bool:
         evidence = evidence[max(0, at - NEAR) : at + len(words) + NEAR]
     said = read(evidence, mtype)
     bad = _NOT_THE_PATIENTS | (_NOT_DECIDED if mtype in _DECIDED_TYPES else frozenset())
+    bad |= _NOT_DONE if told else frozenset()
     return not any(f.key == key and f.contexts & bad for f in said.facts)
