@@ -920,3 +920,17 @@ def test_a_change_thought_of_or_hoped_for_is_not_made(newer: str) -> None:
     """ "Thinking of stopping", "hopefully can come off", "hoping to stop": a hypothesis, never
     applied at once."""
     assert not decide_texts("Sertraline 50 mg daily", newer, "medication").strong
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "Metformin stopped on admission, restarted on discharge.",
+        "Metformin held for the CT contrast scan and resumed two days later.",
+    ],
+)
+def test_a_drug_stopped_and_started_again_is_not_stopped(newer: str) -> None:
+    """A statement that stops a drug and starts it again ("stopped on admission, restarted on
+    discharge") leaves it taken: never a stop applied at once."""
+    d = decide_texts("Metformin 500 mg twice daily", newer, "medication")
+    assert not (d.strong and d.rule == "drug.stop"), d.rule

@@ -325,6 +325,7 @@ def _states(
     passing = lex.mentions.find(t.tokens, t.raw)
     eligible = [k for k, r in enumerate(roles) if r is not Role.MENTION and k not in switched]
     best: dict[int, tuple[int, State, int]] = {}
+    restarted: dict[int, int] = {}  # a drug started again, and where that is said
     for m in lex.states.find(t.tokens, t.raw):
         inside = any(s.start <= m.start < s.end for s in spans)
         if inside or any(p.start <= m.start < p.end for p in passing):
@@ -334,6 +335,12 @@ def _states(
             continue
         k, gap = found
         state = State(m.value.state)
+        denied = bool(set(t.tokens[max(0, m.start - 2) : m.start]) & _NOT_AGAIN)
+        if state is State.STARTED and KeyKind.of(spans[k].key) is KeyKind.DRUG and not denied:
+            restarted.setdefault(k, m.start)
+        if state is State.STARTED and t.tokens[m.start].startswith(_AGAIN) and not denied:
+            for j in _stopped_before(t, spans, m.start):
+                restarted.setdefault(j, m.start)  # "held for the scan and resumed": that drug
         rank = (state is State.ACTIVE, gap, _STATE_RANK[state])  # a change before "on", "takes"
         if k not in best or rank < (
             best[k][1] is State.ACTIVE,
@@ -344,10 +351,36 @@ def _states(
     for k, (_gap, state, start) in best.items():
         if state is State.RESOLVED and _episode(t, spans[k], lex):
             continue  # "asthma attack ... settled": the attack is over, not the asthma
+        if state is State.STOPPED and k in restarted:
+            # "Metformin stopped on admission, restarted on discharge", "stopped for 48 hours
+            # around the scan, now back on it": stopped and started again -- taken again
+            state, start = State.STARTED, restarted[k]
         out[k], at[k] = state, start
     for k, (state, start) in switched.items():
         out[k], at[k] = state, start
     return out, at
+
+
+#: a start word that says "again" ("restarted", "resumed"): of the drug stopped before it
+_AGAIN = ("restart", "resum")
+#: words before a start that say it did not happen ("not restarted", "haven't restarted it")
+_NOT_AGAIN = frozenset(
+    {"not", "never", "no", "without", "havent", "hasnt", "hadnt", "didnt", "wasnt", "werent"}
+)
+
+
+def _stopped_before(t: Text, spans: Sequence[Span], at: int) -> list[int]:
+    """The drugs named before token ``at`` in its sentence, where no drug follows it there (the
+    drug a "resumed" with no object of its own starts again)."""
+    here = t.sentence[at]
+    drugs = [
+        k
+        for k, s in enumerate(spans)
+        if KeyKind.of(s.key) is KeyKind.DRUG and t.sentence[s.start] == here
+    ]
+    if any(spans[k].start > at for k in drugs):
+        return []
+    return [k for k in drugs if spans[k].end <= at]
 
 
 def _episode(t: Text, s: Span, lex: Lexicon) -> bool:
