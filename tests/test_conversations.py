@@ -183,6 +183,18 @@ def test_the_eleventh_authors_ten_hold_their_first_run() -> None:
     assert s["superseded"] >= 7, s
 
 
+def test_the_twelfth_authors_ten_hold_their_first_run() -> None:
+    """Set l (ten transcripts by a twelfth author, written at the start of the fourteenth
+    session and measured once as they came at its end, on main 14d8886, the reader of that
+    session's last change) -- its test half's first run: 23 / 43 facts, 1 wrong date, 0
+    forbidden, 6 / 7 superseded (the found target is not met: a later change may only do
+    better)."""
+    s = conv.summary(conv.run_all(conv.load(["l"], "test"), "hashing"))
+    assert s["transcripts"] == 3 and s["facts"] == 43 and s["links"] == 7
+    assert s["found"] >= 23 and s["forbidden"] <= 0 and s["wrong_dates"] <= 1, s
+    assert s["superseded"] >= 6, s
+
+
 def test_the_projects_own_twenty_stay_read() -> None:
     s = conv.summary(conv.run_all(conv.load(["dialogue"]), "hashing"))
     assert s["found"] >= 99 and s["forbidden"] == 0 and s["wrong_dates"] == 0, s
