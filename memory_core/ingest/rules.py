@@ -23,7 +23,11 @@ Reading a dialogue (:mod:`.dialogue` has the turns and speakers), in one pass:
 - a story told in the past under one date dates the undated sentences after it in the turn
   ("I went to A&E on Saturday. They stopped the ramipril."), "since then" the date said last;
 - a clinician's statement with a question tag ("..., is that right?") is a statement; a dose
-  said right after the drug alone ("Furosemide. I'm on 80 mg now.") is that drug's.
+  said right after the drug alone ("Furosemide. I'm on 80 mg now.") is that drug's;
+- a start, stop or dose change said for a later day ("next Monday I stop the aspirin", "On
+  Monday, reduce the prednisolone to 20 mg": a day with no direction in a sentence that tells
+  nothing done is the next one) is a plan, with the day in its words; a drug's start or change
+  told with its date dates the dose said of it in the next two turns.
 
 What it proposes: allergies (with reaction and severity), medications (taking, started, stopped
 with the reason and date, switched, re-dosed), adverse reactions, lab results and vital signs
