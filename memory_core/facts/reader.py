@@ -352,8 +352,9 @@ def _states(
         if state is State.RESOLVED and _episode(t, spans[k], lex):
             continue  # "asthma attack ... settled": the attack is over, not the asthma
         if state is State.STOPPED and k in restarted:
-            # "Metformin stopped on admission, restarted on discharge", "stopped for 48 hours
-            # around the scan, now back on it": stopped and started again -- taken again
+            # "Metformin stopped on admission, restarted on discharge", "held for the scan and
+            # resumed two days later": stopped and started again -- taken again ("now back on
+            # it", with a pronoun, is not read so)
             state, start = State.STARTED, restarted[k]
         out[k], at[k] = state, start
     for k, (state, start) in switched.items():
