@@ -1309,9 +1309,10 @@ class RuleExtractor:
         allergy_talk = _ALLERGY.search(r.low) or (st.allergy and r.s.speaker != "clinician")
         if not r.drugs and st.drugs and _governed(r.text):
             st.drugs_age = 0  # "Could you stop it from today?": still the drug talked of
-        if r.drugs and _STARTED_SAID.search(r.low):
+        started = bool(r.drugs) and _STARTED_SAID.search(r.low) is not None
+        if started:
             st.started = r.drugs  # "apixaban 5 mg twice a day, first dose on the 22nd"
-        if r.drugs and (_STARTED_SAID.search(r.low) or _UP.search(r.low) or _DOWN.search(r.low)):
+        if r.drugs and (started or _UP.search(r.low) or _DOWN.search(r.low)):
             st.changed = r.drugs
         if not r.s.question:
             for d in r.drugs:
@@ -1757,20 +1758,17 @@ class RuleExtractor:
                     f" ({since.phrase})" if since else ""
                 )
                 done.add(d.name)
-                if since is None and when is not None and _start_told(r, d, when, found):
-                    since = when  # "..., first dose was on the 22nd of September"
-                    text += f" ({_since(when)})"
-                if since is not None:
-                    yield "medication", text, conf - 0.05, since.at, *span
-                    continue
+                at, dated_by = (since.at if since else None), None
                 told = st.drug_dates.get(d.name)
-                if told is not None and s.turn - told[1] <= _DRUG_DATE_TURNS:
+                if since is None and when is not None and _start_told(r, d, when, found):
+                    at = when.at  # "..., first dose was on the 22nd of September"
+                    text += f" ({_since(when)})"
+                elif since is None and told is not None and s.turn - told[1] <= _DRUG_DATE_TURNS:
                     # "she put his levetiracetam up on the 5th of October" -- "Levetiracetam
                     # 750 mg twice a day": taken since the start or change told just before
                     text += f" ({_since(told[0])})"
-                    yield "medication", text, conf - 0.05, told[0].at, *span, (told[2], told[3])
-                    continue
-                yield "medication", text, conf - 0.05, None, *span
+                    at, dated_by = told[0].at, (told[2], told[3])
+                yield "medication", text, conf - 0.05, at, *span, dated_by
 
     # --- results and vital signs ----------------------------------------------------------------
     def _readings(self, s: Sentence, r: Named, st: State) -> Iterator[Item]:
