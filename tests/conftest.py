@@ -152,3 +152,12 @@ def app(demo_store: str) -> Callable[..., object]:
         return at
 
     return make
+
+
+@pytest.fixture
+def rules_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The decision table's phrase rules alone, without the learned assertion model's second
+    opinion (``tests/test_assertion_model.py`` tests that, on these same golden cases too)."""
+    from memory_core.facts import rules
+
+    monkeypatch.setattr(rules, "leans_not_asserted", lambda text: ())

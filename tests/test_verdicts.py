@@ -520,6 +520,7 @@ _PARAMS = [
 
 
 @pytest.mark.parametrize(("rule", "older", "newer", "mtype", "verdict", "strength"), _PARAMS)
+@pytest.mark.usefixtures("rules_only")
 def test_rule(
     rule: str, older: str, newer: str, mtype: str, verdict: str, strength: Strength
 ) -> None:

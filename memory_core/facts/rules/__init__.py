@@ -24,6 +24,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from ..assertion import disputed, for_the_writers, hedges, mood_unclear, reporter_pronoun
+from ..assertion_model import leans_not_asserted
 from ..classes import ClassChange
 from ..lexicon import lexicon
 from ..model import (
@@ -404,7 +405,9 @@ def _capped(d: Decision, p: Pair) -> Decision:
     correction, whichever row read its change), a chart slot's change opens with a verb that
     may be advice or a note of what was done ("Cut down to 14 units a week"), or the newer is
     dated before the older was recorded ("2019: omeprazole 40 mg BD for 8 weeks" read after
-    "omeprazole 20 mg OD" was charted: an earlier course, not a change)."""
+    "omeprazole 20 mg OD" was charted: an earlier course, not a change), or -- last, where no
+    rule said why -- the learned assertion model reads the newer as not asserting
+    (:func:`_second_opinion`)."""
     if d.strength is not STRONG or not d.key:
         return d
     if Origin.MODEL in (p.older.origin, p.newer.origin):  # what only a model read: a reviewer
@@ -445,7 +448,29 @@ def _capped(d: Decision, p: Pair) -> Decision:
         # "no longer gets her levothyroxine from Boots": a change of where it comes from
         why = f"{d.evidence}; the newer statement names where the medicine comes from"
         return Decision(d.verdict, d.rule, WEAK, why, d.key)
+    leaning = _second_opinion(p, d.key) if d.verdict is not Verdict.DUPLICATE else ()
+    if leaning:
+        words = ", ".join(f'"{w}"' for w in leaning)
+        why = (
+            f"{d.evidence}; the newer statement reads like one that does not assert a change "
+            f"(the assertion model, learned from held-out statements: {words})"
+        )
+        return Decision(d.verdict, d.rule, WEAK, why, d.key)
     return d
+
+
+def _second_opinion(p: Pair, key: str) -> tuple[str, ...]:
+    """The words for which the learned assertion model (:mod:`..assertion_model`) reads the
+    newer statement as a question, a rule, a plan, history, reported speech, another person's
+    or a thing only named -- what no phrase rule caught; ``()`` where it reads an assertion.
+    Only the offline reader's statements are weighed (a coded record asserts by its status), and
+    not a care plan's (a plan is what it states: "booked for 3 June" changes the plan) nor a
+    question's new answer (said beside its question)."""
+    if p.newer.origin is not Origin.TEXT or p.memory_type == "care_plan":
+        return ()
+    if KeyKind.of(key) is KeyKind.QUESTION:
+        return ()
+    return leans_not_asserted(p.newer_text)
 
 
 #: The chart slot whose words name where a medicine is supplied from.
