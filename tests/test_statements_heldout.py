@@ -7,7 +7,9 @@ the target is not met."""
 from __future__ import annotations
 
 import tempfile
+from collections import Counter
 from datetime import timedelta
+from functools import lru_cache
 
 import pytest
 
@@ -24,6 +26,7 @@ from eval.statements import (
 )
 
 
+@lru_cache(maxsize=64)  # each half is run once for the tests of the module
 def _measured(files: tuple[str, ...]) -> dict[str, int]:
     cases = load_pairs("test", files)
     with tempfile.TemporaryDirectory() as tmp:
@@ -105,3 +108,16 @@ def test_each_later_authors_test_half_holds_its_first_run(
     assert m["keep"] == keep and m["replace"] == replace, frozen_on
     assert m.get("keep_auto", 0) <= at_once, m
     assert m["replace_found"] >= found, m
+
+
+def test_every_test_half_together() -> None:
+    """The twenty-six sets' test halves (1,227 kept facts, 500 changes; hashing embedder):
+    4 kept facts superseded at once on main ce7271c, where 16 were before the learned
+    assertion model held what the phrase rules read as a change (the issue's target is 0: not
+    met); 362 changes found, as before it."""
+    total: Counter[str] = Counter(_measured(("set_a", "set_b", "set_c")))
+    for name, *_ in FIRST_RUNS:
+        total.update(_measured((name,)))
+    assert (total["keep"], total["replace"]) == (1227, 500)
+    assert total["keep_auto"] <= 4, total
+    assert total["replace_found"] >= 362, total
