@@ -93,6 +93,7 @@ FIRST_RUNS = (
     ("set_x", "459b7a0", 37, 20, 1, 15),  # same thing named with change words; units
     ("set_y", "55e64d6", 45, 19, 0, 10),  # habit advice, others' medicines, plans, history
     ("set_z", "b6d1616", 43, 16, 1, 9),  # a broad realistic mix, a check of the whole
+    ("set_aa", "f4f0f68", 33, 19, 0, 15),  # a broad realistic mix, measured once as it came
 )
 
 
@@ -111,13 +112,14 @@ def test_each_later_authors_test_half_holds_its_first_run(
 
 
 def test_every_test_half_together() -> None:
-    """The twenty-six sets' test halves (1,227 kept facts, 500 changes; hashing embedder):
-    4 kept facts superseded at once on main ce7271c, where 16 were before the learned
-    assertion model held what the phrase rules read as a change (the issue's target is 0: not
-    met); 362 changes found, as before it."""
+    """The twenty-seven sets' test halves (1,260 kept facts, 519 changes; hashing embedder):
+    4 kept facts superseded at once on main f4f0f68, where 16 of the first twenty-six's 1,227 were
+    before the learned assertion model held what the phrase rules read as a change (the issue's
+    target is 0: not met); 377 changes found (362 of the twenty-six's 500, as before it, and 15
+    of set aa's 19)."""
     total: Counter[str] = Counter(_measured(("set_a", "set_b", "set_c")))
     for name, *_ in FIRST_RUNS:
         total.update(_measured((name,)))
-    assert (total["keep"], total["replace"]) == (1227, 500)
+    assert (total["keep"], total["replace"]) == (1260, 519)
     assert total["keep_auto"] <= 4, total
-    assert total["replace_found"] >= 362, total
+    assert total["replace_found"] >= 377, total
