@@ -72,7 +72,9 @@ def build() -> am.AssertionModel:
         left_out.update({c.id: m.score(c.newer) for c in dev if c.author == author})
     changes = sorted(left_out[c.id] for c in dev if c.expected == "replace")
     # rounded up, so that no more than the share exceed it
-    threshold = math.ceil(float(np.quantile(changes, 1 - CHANGES_HELD, method="higher")) * 1e3) / 1e3
+    threshold = (
+        math.ceil(float(np.quantile(changes, 1 - CHANGES_HELD, method="higher")) * 1e3) / 1e3
+    )
     kept = [left_out[c.id] for c in dev if c.expected == "keep" and c.category in NOT_ASSERTED]
     texts, labels = labelled(dev)
     fitted = am.fit(texts, labels)
@@ -87,6 +89,7 @@ def build() -> am.AssertionModel:
             "left_out_not_asserted_caught": round(float(np.mean([s > threshold for s in kept])), 3),
             "left_out_changes_held": round(float(np.mean([s > threshold for s in changes])), 3),
         },
+        fitted.common,
     )
 
 

@@ -113,3 +113,15 @@ def test_of_the_tables_golden_changes_the_model_holds_one() -> None:
                 assert "the assertion model" in d.evidence
                 held.append((rule, newer))
     assert held == [("condition.spread", "The hives have spread to his legs")]
+
+
+def test_the_reasons_are_words_a_reviewer_can_use() -> None:
+    """The words shown are those that weighed most toward *not asserted*, leaving out what
+    most statements have ("the", "to", a number): the hives' "his", the demo's "when"."""
+    m = am.model()
+    assert {"the", "to"} <= m.common
+    assert m.reasons("The hives have spread to his legs")[0] == "his"
+    reasons = m.reasons(
+        "Patient's gabapentin was raised to 600mg at bedtime when the burning returned"
+    )
+    assert "when" in reasons and not set(reasons) & m.common

@@ -36,6 +36,9 @@ from ..normalize import fold
 #: The data file of the fitted model, in the package.
 FILE = ("data", "assertion_model.json")
 
+#: A feature in more than this share of the statements explains nothing (:meth:`reasons`).
+COMMON = 0.15
+
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 _WORD = re.compile(r"[a-z0]+|\?|:")
 
@@ -56,13 +59,16 @@ def features(text: str) -> frozenset[str]:
 class AssertionModel:
     """Weights per feature, a bias and the threshold above which a statement is read as not
     asserting (see the module's docstring); ``trained_on`` is a digest of the statements it
-    was fitted on, ``measured`` what leaving each author out gave."""
+    was fitted on, ``measured`` what leaving each author out gave, ``common`` the features of
+    more than :data:`COMMON` of the statements it was fitted on ("the", "patient"): they weigh,
+    but say nothing a reviewer can use, so :meth:`reasons` leaves them out."""
 
     weights: Mapping[str, float]
     bias: float
     threshold: float
     trained_on: str = ""
     measured: Mapping[str, float] = field(default_factory=dict)
+    common: frozenset[str] = frozenset()
 
     def score(self, text: str) -> float:
         """The probability the model gives that ``text`` does not assert (0-1)."""
@@ -74,7 +80,11 @@ class AssertionModel:
     def reasons(self, text: str, n: int = 3) -> tuple[str, ...]:
         """The ``n`` features of ``text`` that weigh most toward *not asserted*, as words
         ("if", "my husband", "his"; a number as ``#``), strongest first."""
-        mine = [(w, f) for f in features(text) if (w := self.weights.get(f, 0.0)) > 0]
+        mine = [
+            (w, f)
+            for f in features(text)
+            if (w := self.weights.get(f, 0.0)) > 0 and f not in self.common
+        ]
         top = sorted(mine, reverse=True)[:n]
         return tuple(" ".join("#" if p == "0" else p for p in f.split("_")) for _, f in top)
 
@@ -84,6 +94,7 @@ class AssertionModel:
             "bias": round(self.bias, 5),
             "trained_on": self.trained_on,
             "measured": dict(self.measured),
+            "common": sorted(self.common),
             "weights": {f: round(w, 5) for f, w in sorted(self.weights.items())},
         }
 
@@ -124,20 +135,25 @@ def fit(
         w -= rate * (x.T @ (p - y) + l2 * w) / len(y)
         b -= rate * float((p - y).mean())
     weights = {f: float(w[i]) for f, i in vocab.items() if abs(w[i]) >= 1e-4}
-    return AssertionModel(weights, b, threshold)
+    common = frozenset(f for f, n in seen.items() if n > COMMON * len(texts))
+    return AssertionModel(weights, b, threshold, common=common)
 
 
 def from_dict(doc: Mapping[str, object]) -> AssertionModel:
     weights = doc["weights"]
     measured = doc.get("measured", {})
+    common = doc.get("common", [])
     if not isinstance(weights, dict) or not isinstance(measured, dict):
         raise ValueError("assertion model: weights and measured must be objects")
+    if not isinstance(common, list):
+        raise ValueError("assertion model: common must be a list")
     return AssertionModel(
         {str(k): float(v) for k, v in weights.items()},
         float(str(doc["bias"])),
         float(str(doc["threshold"])),
         str(doc.get("trained_on", "")),
         {str(k): float(v) for k, v in measured.items()},
+        frozenset(str(f) for f in common),
     )
 
 
