@@ -160,4 +160,4 @@ def rules_only(monkeypatch: pytest.MonkeyPatch) -> None:
     opinion (``tests/test_assertion_model.py`` tests that, on these same golden cases too)."""
     from memory_core.facts import rules
 
-    monkeypatch.setattr(rules, "leans_not_asserted", lambda text: ())
+    monkeypatch.setattr(rules, "reasons_not_asserted", lambda text: ())

@@ -59,7 +59,7 @@ def test_features_fold_numbers_and_read_a_closing_question_mark() -> None:
     ],
 )  # fmt: skip
 def test_what_no_phrase_rule_caught_waits_for_a_reviewer(
-    older: str, newer: str, mtype: str, monkeypatch: pytest.MonkeyPatch
+    older: str, newer: str, mtype: str, request: pytest.FixtureRequest
 ) -> None:
     """A guideline's target, a threshold said as a consequence, a safe level: the phrase rules
     read each as a new value at once; the model reads them as not asserting, and the change
@@ -67,9 +67,7 @@ def test_what_no_phrase_rule_caught_waits_for_a_reviewer(
     d = decide_texts(older, newer, mtype)
     assert d.supersedes and d.strength is Strength.WEAK
     assert "the assertion model" in d.evidence
-    from memory_core.facts import rules
-
-    monkeypatch.setattr(rules, "leans_not_asserted", lambda text: ())
+    request.getfixturevalue("rules_only")
     assert decide_texts(older, newer, mtype).strength is S  # the rules alone: at once
 
 

@@ -72,7 +72,8 @@ class AssertionModel:
 
     def score(self, text: str) -> float:
         """The probability the model gives that ``text`` does not assert (0-1)."""
-        return _score(self, text)
+        s = self.bias + sum(self.weights.get(f, 0.0) for f in features(text))
+        return 1.0 / (1.0 + math.exp(-s))
 
     def leans_not_asserted(self, text: str) -> bool:
         return self.score(text) > self.threshold
@@ -97,11 +98,6 @@ class AssertionModel:
             "common": sorted(self.common),
             "weights": {f: round(w, 5) for f, w in sorted(self.weights.items())},
         }
-
-
-def _score(model: AssertionModel, text: str) -> float:
-    s = model.bias + sum(model.weights.get(f, 0.0) for f in features(text))
-    return 1.0 / (1.0 + math.exp(-s))
 
 
 def fit(
@@ -166,7 +162,7 @@ def model() -> AssertionModel:
 
 
 @lru_cache(maxsize=65_536)
-def leans_not_asserted(text: str) -> tuple[str, ...]:
+def reasons_not_asserted(text: str) -> tuple[str, ...]:
     """Where the package's model reads ``text`` as not asserting: the words that weigh most
     toward it (never empty then); otherwise ``()``."""
     m = model()

@@ -24,7 +24,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from ..assertion import disputed, for_the_writers, hedges, mood_unclear, reporter_pronoun
-from ..assertion_model import leans_not_asserted
+from ..assertion_model import reasons_not_asserted
 from ..classes import ClassChange
 from ..lexicon import lexicon
 from ..model import (
@@ -470,7 +470,7 @@ def _second_opinion(p: Pair, key: str) -> tuple[str, ...]:
         return ()
     if KeyKind.of(key) is KeyKind.QUESTION:
         return ()
-    return leans_not_asserted(p.newer_text)
+    return reasons_not_asserted(p.newer_text)
 
 
 #: The chart slot whose words name where a medicine is supplied from.
