@@ -1513,3 +1513,43 @@ def test_a_change_the_patient_plans_or_was_told_to_make_is_not_one_made() -> Non
         "Patient started donepezil 5 mg at night",
         "Patient stopped naproxen on 2026-10-03",
     ], got
+
+
+def test_a_titled_speaker_greeted_beside_a_patient_label_is_not_the_patient() -> None:
+    """ "Morning Joan, morning Mr Patel." ... "Mr Patel: I'm on bumetanide myself ...": where a
+    label says "Patient", the titled name the clinician greets is whoever came with her -- his
+    own medicines are never proposed as hers."""
+    got = _typed(
+        "Date: 2026-11-10\nNurse Kaur: Morning Joan, morning Mr Patel. Come in.\n"
+        "Patient: Morning. The breathing is a bit better.\n"
+        "Mr Patel: I'm on water tablets myself, bumetanide 1 mg, and I've got gout.\n"
+        "Nurse Kaur: Joan, are you still taking the furosemide 40 mg every morning?\n"
+        "Patient: Yes, every morning.\n",
+        datetime(2026, 11, 10, 18, tzinfo=UTC),
+    )
+    assert not any("bumetanide" in c or "gout" in c for c in got), got
+    assert any(c.startswith("medication:") and "furosemide" in c for c in got), got
+
+
+def test_the_clinicians_answer_about_the_person_the_patient_just_named_is_theirs() -> None:
+    """ "My husband has angina, he uses a spray." -- "Please book him his own appointment for
+    the angina clinic.": the clinician answers of the husband (a third person, no "you"), so
+    no plan is proposed for the patient; "Let's book you in for bloods" still is."""
+    got = _typed(
+        "Date: 2026-04-21\nDr Hughes: Hello Mrs Kowalska, come in.\n"
+        "Patient: My husband, he has angina, he uses the spray. Can you look at his spray?\n"
+        "Dr Hughes: Please book him his own appointment with the angina clinic.\n"
+        "Dr Hughes: And let's book you in for a blood test next week.\n",
+        datetime(2026, 4, 21, 18, tzinfo=UTC),
+    )
+    assert not any("angina clinic" in c for c in got), got
+    assert any(c.startswith("care_plan:") and "blood test" in c for c in got), got
+    # a patient titled as the same sex as the person named: "him" may be either -- proposed,
+    # for the reviewer to judge, as before
+    same = _typed(
+        "Date: 2026-04-21\nDr Hughes: Hello Mr Kowalski, come in.\n"
+        "Patient: My brother, he has angina, he uses the spray.\n"
+        "Dr Hughes: Please book him an appointment with the angina clinic.\n",
+        datetime(2026, 4, 21, 18, tzinfo=UTC),
+    )
+    assert any("angina clinic" in c for c in same), same

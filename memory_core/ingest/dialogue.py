@@ -224,7 +224,9 @@ def split(transcript: str) -> tuple[str, list[Sentence]]:
         if role == ("patient", "relative"):
             said = _titled(transcript[: m.start()]) or _titled(m.group("who"))
             patient = patient or said
-            if patient and _titled(m.group("who")) == patient:
+            # a titled name is the patient only where no label says "Patient" (there, the
+            # greeted "Mr Coleman" beside "Patient:" is the one who came with her)
+            if patient and not labelled and _titled(m.group("who")) == patient:
                 role = ("patient", "")
         labels.append((m, role))
     turns: list[tuple[str, str, int, int, str, str]] = []
@@ -300,6 +302,7 @@ DECLARED = re.compile(
 #: a patient id as the product writes them (the demo's and the scale runs' shapes)
 PATIENT_ID = re.compile(r"\b[A-Z]{2}-\d{4,6}\b")
 TITLED = re.compile(r"\b(Mr|Mrs|Ms|Miss|Mx)\.?\s+([A-Z][a-z'’-]+)")
+_PRONOUN_OF_TITLE = {"mr": "he", "mrs": "she", "ms": "she", "miss": "she"}
 #: the patient, as the relative or carer who speaks for them names them
 _PATIENT_AS = {
     "daughter": ("mum", "mom", "mother", "dad", "father"),
@@ -342,6 +345,11 @@ _PRONOUN_SUBJECT = re.compile(
 )
 
 
+#: a person spoken of (not the one spoken to), by the pronoun, and the one spoken to
+_THIRD_PERSON = {"he": "he", "he's": "he", "him": "he", "his": "he",
+                 "she": "she", "she's": "she", "her": "she", "hers": "she"}  # fmt: skip
+_SECOND_PERSON = re.compile(r"\b(?:you|your|you're|yours|yourself)\b")
+
 #: what another person did to the speaker's treatment ("she put me on", "he started me on",
 #: "she upped my"): the speaker's fact
 ACTS_ON_ME = re.compile(
@@ -369,8 +377,10 @@ class State:
     pending: list[tuple[Drug, Sentence]] = field(default_factory=list)  # allergens, no reaction
     other_turn: int = -1  # the turn in which someone other than the patient was named last
     other_relation: str = ""  # and how the patient is related to them ("sister")
+    other_named_by_patient: bool = False  # and it was the patient who named them
     addressed_other: bool = False  # the clinician asked a relative of their own health
     given_name: str | None = None  # the patient's given name, as the clinician calls them
+    patient_pronoun: str = ""  # "he" or "she", where the patient's title says ("Mrs Nowak")
     proxy_names: frozenset[str] = frozenset()  # the given names of relatives who speak
     others_drugs: set[str] = field(default_factory=set)  # drugs said to be someone else's
     #: the concepts of the findings the patient's side told of, and those of its last sentence
@@ -390,6 +400,12 @@ class State:
     #: the clinician's question about the family: where it starts, and the disorders it asks of
     family_asked: tuple[int, tuple[str, ...]] | None = None
 
+    def titled(self, title: str, name: str) -> None:
+        """The patient is the first titled name said ("Hello Mrs Nowak"): that name, and the
+        pronoun the title gives."""
+        self.patient_name = name
+        self.patient_pronoun = _PRONOUN_OF_TITLE.get(title.lower(), "")
+
     def names(self) -> tuple[str, ...]:
         """The names the patient goes by in this conversation."""
         return tuple(n for n in (self.patient_name, self.given_name) if n)
@@ -408,7 +424,23 @@ class State:
     def refers_to_other(self, s: Sentence) -> bool:
         """Whether "she" or "he", as the sentence's subject, is someone other than the patient:
         always in the patient's own mouth (they say "I"), and in the turn that just named
-        another person ("My wife, ... She takes bisoprolol")."""
+        another person ("My wife, ... She takes bisoprolol"); and whether a clinician's answer
+        to the patient's own turn that named another person speaks of that person ("My son
+        has asthma ..." -- "Please book him his own appointment"): no "you", and a pronoun
+        the patient, titled as the other sex ("Mrs Nowak"), cannot be."""
+        if (
+            s.speaker == "clinician"
+            and s.turn == self.other_turn + 1
+            and self.other_named_by_patient
+            and self.patient_pronoun
+            and any(
+                _THIRD_PERSON[w] != self.patient_pronoun
+                for w in re.findall(r"[a-z']+", s.low)
+                if w in _THIRD_PERSON
+            )
+            and not _SECOND_PERSON.search(s.low)
+        ):
+            return True
         if not _PRONOUN_SUBJECT.match(s.low) or ACTS_ON_ME.search(s.low):
             return False  # "She ... put me on flucloxacillin": what she did is the speaker's
         own = s.speaker == "patient" and not s.relation
@@ -425,9 +457,9 @@ def about_other(patient_id: str, s: Sentence, st: State) -> bool:
     """Whether the sentence is about someone other than the patient."""
     if any(i != patient_id for i in PATIENT_ID.findall(s.text)):
         return True
-    for _title, name in TITLED.findall(s.text):
+    for title, name in TITLED.findall(s.text):
         if st.patient_name is None:
-            st.patient_name = name
+            st.titled(title, name)
         elif name != st.patient_name:
             return True
     m = _relative_subject().match(s.low)
@@ -441,4 +473,5 @@ def about_other(patient_id: str, s: Sentence, st: State) -> bool:
         return False
     st.other_turn = s.turn
     st.other_relation = rel
+    st.other_named_by_patient = s.speaker == "patient" and not s.relation
     return True

@@ -1089,6 +1089,7 @@ class RuleExtractor:
             if new_turn and s.speaker != "clinician" and asked_of is not None:
                 # "... your mum's - are you looking after her?" -- "She's got dementia."
                 st.other_turn, st.other_relation = s.turn, asked_of
+                st.other_named_by_patient = s.speaker == "patient" and not s.relation
             if new_turn:
                 asked_of = None
             if s.speaker == "clinician" and len(turn_starts) >= 2:
@@ -1295,8 +1296,8 @@ class RuleExtractor:
             if "contact channel" in triggers or re.search(r"\b(reach|contact|remind)\w*", s.low):
                 st.contact = True
         if st.patient_name is None:
-            for _title, name in TITLED.findall(s.text):
-                st.patient_name = name
+            for title, name in TITLED.findall(s.text):
+                st.titled(title, name)
                 break
 
     @staticmethod
