@@ -935,3 +935,31 @@ def test_a_drug_stopped_and_started_again_is_not_stopped(newer: str) -> None:
     discharge") leaves it taken: never a stop applied at once."""
     d = decide_texts("Metformin 500 mg twice daily", newer, "medication")
     assert not (d.strong and d.rule == "drug.stop"), d.rule
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype"),
+    [
+        ("Potassium 4.2 mmol/L", "Phoned his wife this morning. Her potassium was 6.0 on "
+         "Monday's bloods.", "lab_result"),
+        ("Ramipril 5 mg daily", "Her husband came along to the review. He has stopped his "
+         "ramipril because of a cough.", "medication"),
+        ("Weight 82 kg", "His wife attended with him. And she weighs 64 kg now.", "vital_sign"),
+    ],
+)  # fmt: skip
+def test_a_sentence_opening_with_the_relatives_own_pronoun_is_the_relatives(
+    engine: mc.MemoryEngine, older: str, newer: str, mtype: str
+) -> None:
+    """ "his wife" makes the patient "he" and the wife "she": a later sentence that opens with
+    "her" or "she" is hers, and changes nothing of the patient's."""
+    assert _pair(engine, older, newer, mtype) == ("none", "")
+
+
+def test_a_pronoun_the_patient_shares_with_the_relative_is_not_read_as_either() -> None:
+    """ "His son ... He stopped ...": the son or the patient -- this reading says nothing."""
+    from memory_core.facts.assertion import structural
+
+    same = parse("His son visited on Sunday. He stopped the ramipril.")
+    assert not any(sc.category is Context.OTHER_PERSON for sc in structural(same))
+    other = parse("Her husband visited on Sunday. He stopped the ramipril.")
+    assert [sc.category for sc in structural(other)] == [Context.OTHER_PERSON]

@@ -244,7 +244,7 @@ def structural(t: Text) -> tuple[Scope, ...]:
     """The scopes read from a statement's structure rather than a trigger phrase, of things
     and changes alike: a sentence that ends with "?"; a sentence that opens with a hedge of
     the whole statement."""
-    return (*_questions(t), *_their_own(t), *_hedged_statement(t))
+    return (*_questions(t), *_their_own(t), *_hedged_statement(t), *_relatives_pronoun(t))
 
 
 @lru_cache(maxsize=65_536)
@@ -466,6 +466,43 @@ def _their_own(t: Text) -> list[Scope]:
         lo, hi = sentence_bounds(t, i)
         if any(lo <= f < i for f in family):
             out.append(Scope(i, i + 1, _STRUCTURE, Context.OTHER_PERSON, i, hi))
+    return out
+
+
+#: the patient's possessive that can name a relative ("his wife", "her husband") and the
+#: pronoun it makes the patient
+_PATIENTS_POSSESSIVE = {"his": "he", "her": "she"}
+#: words that open a sentence with a person's pronoun, and that pronoun
+_PRONOUN_OPENS = {"he": "he", "hes": "he", "his": "he", "him": "he",
+                  "she": "she", "shes": "she", "her": "she", "hers": "she"}  # fmt: skip
+_OPENING_LEADS = frozenset({"and", "but", "so", "also", "now", "then", "apparently"})
+
+
+def _relatives_pronoun(t: Text) -> list[Scope]:
+    """A relative named with the patient's possessive of the other pronoun ("his wife", "her
+    husband": the patient is "he", the relative "she"), then a later sentence that opens with
+    the relative's pronoun ("Spoke to his wife today. Her potassium came back 6.0 ..."): that
+    sentence is the relative's. Where the two pronouns are the same ("his son ... He ...")
+    nothing is said: it may be either."""
+    lex = lexicon()
+    out = []
+    for m in lex.context.find(t.tokens, t.raw):
+        if m.value.category != "FAMILY" or m.start == 0:
+            continue
+        patient = _PATIENTS_POSSESSIVE.get(t.tokens[m.start - 1])
+        relation = t.tokens[m.end - 1]
+        theirs = next((p for p, kin in lex.relatives_by_pronoun.items() if relation in kin), "")
+        if not patient or not theirs or patient == theirs:
+            continue
+        i = sentence_bounds(t, m.start)[1]
+        while i < len(t.tokens):
+            lo, hi = sentence_bounds(t, i)
+            j = lo
+            while j < hi - 1 and t.tokens[j] in _OPENING_LEADS:
+                j += 1
+            if _PRONOUN_OPENS.get(t.tokens[j]) == theirs:
+                out.append(Scope(j, j + 1, _STRUCTURE, Context.OTHER_PERSON, lo, hi))
+            i = hi
     return out
 
 
