@@ -486,11 +486,13 @@ def test_a_reaction_to_a_drug_reaches_no_reactions_to_its_class(engine: mc.Memor
 
 
 def test_a_phrasal_change_with_its_object_between_is_made_in_the_past(
-    engine: mc.MemoryEngine,
+    engine: mc.MemoryEngine, rules_only: None
 ) -> None:
     """'The GP took her off the ramipril at the last review': 'took ... off' is a stop made (the
     object pronoun sits between the verb and its particle); it had been read as an instruction
-    timed at a review. 'Take her off the ramipril at the review' stays an instruction."""
+    timed at a review. 'Take her off the ramipril at the review' stays an instruction. (The
+    phrase rules alone: the assertion model refitted on twenty-eight authors holds the first
+    for a reviewer -- "her" -- as tests/test_assertion_model.py pins.)"""
     older = "Ramipril 5 mg daily"
     made = "The GP took her off the ramipril at the last review."
     assert _pair(engine, older, made, "medication") == ("auto", "drug.stop")

@@ -15,7 +15,7 @@ S = Strength.STRONG
 
 
 def test_the_packaged_model_is_fitted_on_the_frozen_dev_halves() -> None:
-    """The file's digest names the dev halves of the twenty-six sets, and fitting them again
+    """The file's digest names the dev halves of the twenty-eight sets, and fitting them again
     gives its weights (``python -m eval.assertion_model --check`` also re-chooses the
     threshold, leaving each author out: a minute, so not here)."""
     dev = load_pairs("dev", FITTED_ON)
@@ -26,14 +26,14 @@ def test_the_packaged_model_is_fitted_on_the_frozen_dev_halves() -> None:
     assert max(abs(again.weights[f] - w) for f, w in m.weights.items()) < 1e-4
     assert abs(again.bias - m.bias) < 1e-4
     # what leaving each author out measured when the threshold was chosen
-    assert m.measured["authors"] == 26 and m.measured["statements"] == 1853
+    assert m.measured["authors"] == 28 and m.measured["statements"] == 1992
     assert m.measured["left_out_changes_held"] <= 0.05
-    assert m.measured["left_out_not_asserted_caught"] == pytest.approx(0.756)
+    assert m.measured["left_out_not_asserted_caught"] == pytest.approx(0.770)
 
 
 def test_the_held_out_test_halves_are_not_read_to_fit_it() -> None:
     dev = load_pairs("dev", FITTED_ON)
-    assert {c.split for c in dev} == {"dev"} and "set_aa" not in FITTED_ON
+    assert {c.split for c in dev} == {"dev"}
 
 
 def test_fit_needs_a_label_per_text() -> None:
@@ -85,6 +85,15 @@ def test_what_no_phrase_rule_caught_waits_for_a_reviewer(
 def test_a_plain_change_is_still_applied_at_once(older: str, newer: str, mtype: str) -> None:
     d = decide_texts(older, newer, mtype)
     assert d.supersedes and d.strength is S, d.evidence
+
+
+def test_a_past_stop_said_of_her_waits_for_a_reviewer() -> None:
+    """A cost of the refit on twenty-eight authors, pinned: "The GP took her off the ramipril
+    at the last review" is a stop made (the phrase rules apply it at once), but "her" weighs as
+    another person's, so it waits for a reviewer."""
+    d = decide_texts("Ramipril 5 mg daily", "The GP took her off the ramipril at the last review.",
+                     "medication")  # fmt: skip
+    assert d.supersedes and d.strength is Strength.WEAK and '"her"' in d.evidence
 
 
 def test_a_care_plan_is_not_weighed() -> None:

@@ -94,6 +94,7 @@ FIRST_RUNS = (
     ("set_y", "55e64d6", 45, 19, 0, 10),  # habit advice, others' medicines, plans, history
     ("set_z", "b6d1616", 43, 16, 1, 9),  # a broad realistic mix, a check of the whole
     ("set_aa", "f4f0f68", 33, 19, 0, 15),  # a broad realistic mix, measured once as it came
+    ("set_ab", "0d55f66", 59, 20, 1, 12),  # others' facts, definitions, conditionals, restated
 )
 
 
@@ -112,14 +113,15 @@ def test_each_later_authors_test_half_holds_its_first_run(
 
 
 def test_every_test_half_together() -> None:
-    """The twenty-seven sets' test halves (1,260 kept facts, 519 changes; hashing embedder):
-    4 kept facts superseded at once on main f4f0f68, where 16 of the first twenty-six's 1,227 were
-    before the learned assertion model held what the phrase rules read as a change (the issue's
-    target is 0: not met); 377 changes found (362 of the twenty-six's 500, as before it, and 15
-    of set aa's 19)."""
+    """The twenty-eight sets' test halves (1,319 kept facts, 539 changes; hashing embedder):
+    4 of the first twenty-seven's 1,260 kept facts superseded at once on main f4f0f68, where 16
+    of the first twenty-six's 1,227 were before the learned assertion model held what the
+    phrase rules read as a change; with set ab (a fresh author, 1 at once as it came on
+    0d55f66) 5 -- the issue's target is 0: not met. 389 changes found (377 of the twenty-seven's
+    and 12 of set ab's 20)."""
     total: Counter[str] = Counter(_measured(("set_a", "set_b", "set_c")))
     for name, *_ in FIRST_RUNS:
         total.update(_measured((name,)))
-    assert (total["keep"], total["replace"]) == (1260, 519)
-    assert total["keep_auto"] <= 4, total
-    assert total["replace_found"] >= 377, total
+    assert (total["keep"], total["replace"]) == (1319, 539)
+    assert total["keep_auto"] <= 5, total
+    assert total["replace_found"] >= 389, total
