@@ -88,6 +88,8 @@ _mesh: dict[str, tuple[str, ...]] = {}  # canonical name -> MeSH tree numbers, f
 #: Canonical names of the medicines MedlinePlus writes a drug page for (the dictionary's
 #: ``medline_plus_id``): what a patient may take, the only names a misspelling is matched to.
 _medicines: set[str] = set()
+#: One drug's second name -> the name used for both (:func:`_one_moiety`), filled by _load
+_moiety: dict[str, str] = {}
 
 #: The package whose dictionary file is read, and the file's name inside it.
 _PACKAGE = "drug_named_entity_recognition"
@@ -118,9 +120,27 @@ def _read_dictionary() -> dict[str, str]:
     path = Path(spec.origin).parent / _FILE
     raw = kept.kept("drugs", path, _version(), lambda: _derive(path), _is_raw)
     out, trees, medicines = raw
+    _moiety.update(_one_moiety({n.lower() for n in out.values()}, set(medicines)))
     for name, tree in trees:
-        _mesh[_canonical(name)] = tuple(tree)
+        c = _canonical(name)
+        _mesh[c] = tuple(dict.fromkeys((*_mesh.get(c, ()), *tree)))
     _medicines.update(_canonical(name) for name in medicines)
+    return out
+
+
+def _one_moiety(names: set[str], medicines: set[str]) -> dict[str, str]:
+    """The dictionary's two names of one drug by their endings (``drugs.json``'s
+    ``same_moiety``: "alendronic acid" and "alendronate") -> the one MedlinePlus names (a page
+    for exactly one of them): the medicine's name."""
+    out: dict[str, str] = {}
+    for ending, other in _lex()["same_moiety"]:
+        for name in names:
+            if not name.endswith(ending):
+                continue
+            twin = name[: -len(ending)] + other
+            if twin in names and (twin in medicines) != (name in medicines):
+                keep, drop = (twin, name) if twin in medicines else (name, twin)
+                out[drop] = keep
     return out
 
 
@@ -223,6 +243,7 @@ def resolve(text: str) -> list[DrugMention]:
 
 @lru_cache(maxsize=8192)
 def _resolve(text: str) -> tuple[DrugMention, ...]:
+    _load()  # the dictionary's names of one drug before any name is made canonical
     toks = _tokens(text)
     if not toks:
         return ()
@@ -463,7 +484,8 @@ def _canonical(name: str) -> str:
         return "/".join(sorted(_canonical(p.strip()) for p in parts))
     name = _BIOLOGIC_SUFFIX.sub("", name)
     aliases: dict[str, str] = _lex()["aliases"]
-    return aliases.get(name, name)
+    name = aliases.get(name, name)
+    return _moiety.get(name, name)
 
 
 def ingredients(name: str) -> tuple[str, ...]:

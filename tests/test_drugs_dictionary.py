@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memory_core import drugs
+from memory_core.facts import decide_texts
 
 TEXTS = [
     "Patient switched from Glucophage XR to metformin 1000 mg",
@@ -129,3 +130,34 @@ def test_british_spellings_resolve_to_the_drug(text: str, want: str) -> None:
     """A British spelling the dictionary lacks is looked up in American letters (drugs.json's
     uk_spellings): 'ferrous sulphate' had named no drug at all."""
     assert [m.name for m in drugs.resolve(text)] == [want]
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "stop"),
+    [
+        ("Alendronic acid 70 mg once weekly", "Alendronate 70mg weekly",  # UK and US names
+         "Alendronate stopped."),
+        ("Risedronate 35 mg weekly", "risedronic acid 35 mg once a week",
+         "Risedronic acid stopped."),
+        ("Aspirin 75 mg daily", "Low-dose aspirin 75 mg daily",  # a dose word in the name
+         "Low-dose aspirin stopped."),
+        ("Aspirin 75 mg daily", "Nu-Seals 75 mg daily", "Nu-Seals stopped."),  # its brand
+    ],
+)  # fmt: skip
+def test_one_drugs_two_dictionary_names_are_one_drug(older: str, newer: str, stop: str) -> None:
+    """The dictionary files some drugs under two names: "-ic acid" and "-ate" (one has a
+    MedlinePlus page: that is the name of both), and "low-dose aspirin". "Alendronate
+    stopped" had superseded nothing of "Alendronic acid 70 mg once weekly": the agent was still
+    told she takes it."""
+    assert {m.name for m in drugs.resolve(older)} == {m.name for m in drugs.resolve(newer)}
+    d = decide_texts(older, stop, "medication")
+    assert d.supersedes and d.rule == "drug.stop", d
+
+
+def test_two_names_are_one_only_where_medlineplus_names_one() -> None:
+    """Nitric acid and nitrate (no medicine page for either) stay apart; the pairs joined are
+    those the dictionary gives, as data (drugs.json's same_moiety)."""
+    drugs.resolve("aspirin")  # loads the dictionary
+    assert drugs._moiety["alendronic acid"] == "alendronate"
+    assert "nitric acid" not in drugs._moiety and "nitrate" not in drugs._moiety
+    assert "valproic acid" not in drugs._moiety  # "valproate" resolves to it already

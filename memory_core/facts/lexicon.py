@@ -1025,7 +1025,21 @@ def _drugs(data: dict[str, Any]) -> dict[str, Any]:
         },
         "rescue": frozenset(c.strs(data.get("rescue"), "rescue")),
         "classes": tuple(c.strs(data.get("classes"), "classes")),
+        "same_moiety": _endings(c, data.get("same_moiety", []), "same_moiety"),
     }
+
+
+def _endings(c: _Check, v: Any, where: str) -> tuple[tuple[str, str], ...]:
+    """Pairs of name endings ([["ic acid", "ate"]])."""
+    if not isinstance(v, list):
+        raise c.fail(where, "must be a list of [ending, ending] pairs")
+    out = []
+    for i, pair in enumerate(v):
+        got = c.strs(pair, f"{where}[{i}]")
+        if len(got) != 2:
+            raise c.fail(f"{where}[{i}]", "must be two endings")
+        out.append((got[0], got[1]))
+    return tuple(out)
 
 
 def _questions(data: dict[str, Any]) -> dict[str, Any]:
