@@ -238,6 +238,9 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
         # the same side, another time: the order changed
         ("Latanoprost one drop left eye at night", "Latanoprost one drop left eye in the morning",
          "medication", "updates", S),
+        # "with meals" says when, not how often: beside a count, for a reviewer
+        ("Insulin aspart 6 units with meals", "NovoRapid 6u TDS with meals", "medication",
+         "updates", W),
     ],
     "drug.formulation-change": [
         ("Patient tolerates metformin 500mg well",

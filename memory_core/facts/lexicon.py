@@ -415,6 +415,8 @@ class Lexicon:
     frequencies: PhraseMatcher[str]
     #: the frequencies that say when a once-daily dose is taken ("in the morning")
     once_daily_timings: frozenset[str]
+    #: the frequencies that say when, not how often ("with meals")
+    uncounted_timings: frozenset[str]
     formulations: PhraseMatcher[str]
     qualitative: PhraseMatcher[str]
     number_words: Mapping[str, float]
@@ -976,6 +978,7 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
         "once_daily_timings": frozenset(
             c.strs(data.get("once_daily_timings"), "once_daily_timings")
         ),
+        "uncounted_timings": frozenset(c.strs(data.get("uncounted_timings"), "uncounted_timings")),
         "formulations": grouped("formulations"),
         "qualitative": grouped("qualitative"),
         "number_words": {str(k): float(v) for k, v in numbers.items()},

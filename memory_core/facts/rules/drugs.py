@@ -100,7 +100,11 @@ def _drug_regimen(p: Pair) -> Decision | None:
                     continue  # 0.1 mg and 100 mcg: one dose, written two ways
                 if part == "freq" and _same_frequency(pa[part], pb[part]):
                     continue  # "once daily" and "in the morning": one dose a day
-                comparable = part != "dose" or _unit_of(pa[part]) == _unit_of(pb[part])
+                comparable = (
+                    _unit_of(pa[part]) == _unit_of(pb[part])
+                    if part == "dose"
+                    else not {pa[part], pb[part]} & lexicon().uncounted_timings
+                )  # 50 mg / 2 tabs; "with meals" / "three times daily": no count to compare
                 ok = (
                     comparable
                     and not (part == "dose" and dose_in_doubt(p.newer_text, p.memory_type, b.key))
