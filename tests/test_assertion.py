@@ -138,6 +138,9 @@ def test_a_dose_of_several_tablets_is_their_strengths_together(text: str, dose: 
         ("Levothyroxine 100 micrograms daily", "Levothyroxine 50 micrograms, 2 daily"),
         ("Paracetamol 1 g four times daily", "Paracetamol 500mg 1-2 tablets four times daily"),
         ("Paracetamol 1 g QDS when required", "Paracetamol 500 mg-1 g up to QDS when required"),
+        # a second strength added: the two together may be the dose
+        ("Levothyroxine 125 mcg daily", "Levothyroxine 100 mcg plus 25 mcg daily"),
+        ("Levothyroxine 125 mcg daily", "levothyroxine 100mcg and 25mcg each morning"),
     ],
 )
 def test_a_dose_that_may_be_one_forms_strength_hides_nothing_at_once(

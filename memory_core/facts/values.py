@@ -106,8 +106,9 @@ def _dose_said(t: Text, a: int, b: int, lex: Lexicon) -> tuple[int, str] | None:
 
 def dose_in_doubt(t: Text, span: Span, spans: Sequence[Span]) -> bool:
     """A number follows the drug's dose that does not say how many forms it is ("500 mg - two
-    BD", "50 micrograms, 2 daily", "500 mg 1-2 tablets", "500 mg-1 g"): the dose a statement
-    gives may be one form's strength, or a range, so no change of it is asserted."""
+    BD", "50 micrograms, 2 daily", "500 mg 1-2 tablets", "500 mg-1 g"), or a second strength
+    is added to it ("100 mcg plus 25 mcg"): the dose a statement gives may be one form's
+    strength, a range or a part, so no change of it is asserted."""
     lex = lexicon()
     a, b = window(t, span, spans)
     said = _dose_said(t, a, b, lex)
@@ -117,6 +118,8 @@ def dose_in_doubt(t: Text, span: Span, spans: Sequence[Span]) -> bool:
     if i + 1 >= b or not _mass(t.tokens[i + 1], lex) or _forms_count(t, i, a, b, lex):
         return False
     k = i + 2 + (i + 2 < b and t.tokens[i + 2] in _FORMS)
+    if k + 2 < b and t.tokens[k] in _PLUS and _mass(t.tokens[k + 2], lex):
+        k += 1  # "100 mcg plus 25 mcg": two strengths taken together
     if k >= b or not (t.tokens[k][:1].isdigit() or t.tokens[k] in lex.number_words):
         return False
     if _is_period(t, k) or _is_date_number(t, k, lex.months):
@@ -124,6 +127,9 @@ def dose_in_doubt(t: Text, span: Span, spans: Sequence[Span]) -> bool:
     # "twice daily", "one time in day": how often, not how many
     return not any(m.start == 0 for m in lex.frequencies.find(t.tokens[k:b], t.raw[k:b]))
 
+
+#: What joins a second strength to a dose ("100 mcg plus 25 mcg", "100 mcg and 25 mcg").
+_PLUS = frozenset({"plus", "and"})
 
 #: The dose units (of the lexicon's) that count dose forms ("2 tabs", "two puffs"), not a
 #: mass or a volume; a dose of several is the strength of one times their number.
