@@ -38,10 +38,20 @@ def test_the_api_refuses_a_result_outside_physiology(
         "Weight 12 st 0 lb",
         "Temperature 101.3 °F",
         "Fasting glucose 6.1",
+        # one reading in two units: it had been added up as "12 st 6 lb" is (202.6 °F), and
+        # the statement refused as outside physiology
+        "Temp 38.5 °C (101.3 °F)",
     ],
 )
 def test_a_possible_value_is_kept(engine: mc.MemoryEngine, text: str) -> None:
     assert engine.add_memory("NW-1", text, "vital_sign").memory.content == text
+
+
+def test_a_reading_in_two_units_is_the_first() -> None:
+    from memory_core.facts import read
+
+    fact = read("Temp 38.5 °C (101.3 °F)", "vital_sign").facts[0]
+    assert fact.value == "value=38.5 °C"
 
 
 def test_a_transcripts_result_outside_physiology_is_not_proposed(engine: mc.MemoryEngine) -> None:

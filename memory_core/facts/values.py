@@ -580,6 +580,8 @@ def _compound(
     j = t.token_at(end)
     if j >= len(t.tokens) or not t.tokens[j][:1].isdigit():
         return None
+    if t.text[end : t.starts[j]].strip() or big.offset:
+        return None  # "38.5 °C (101.3 °F)": one reading in two units, never their sum
     small = units.unit_after(lex, t.text, t.ends[j])
     if small is None or small[0].dimension != big.dimension or small[0].factor >= big.factor:
         return None
