@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 
 import memory_core as mc
-from memory_core.facts import Context, State, decide_texts, read, values
+from memory_core.facts import Context, State, Strength, decide_texts, read, values
 from memory_core.facts.assertion import change_contexts
 from memory_core.facts.text import parse, things
 from tests.conftest import NOW
@@ -968,3 +968,22 @@ def test_a_pronoun_the_patient_shares_with_the_relative_is_not_read_as_either() 
     assert not any(sc.category is Context.OTHER_PERSON for sc in structural(same))
     other = parse("Her husband visited on Sunday. He stopped the ramipril.")
     assert [sc.category for sc in structural(other)] == [Context.OTHER_PERSON]
+
+
+def test_a_value_named_only_by_its_unit_goes_to_a_reviewer(engine: mc.MemoryEngine) -> None:
+    """ "Down to 81 kg." names no test, but a value in kilograms can only be a weight
+    (labs.json's ``named_by``): it is the weight's new value -- for a reviewer, since no word of
+    the test is said ("imagine being 75 kg again" reads the same way)."""
+    assert _pair(engine, "Weight 84 kg", "Down to 81 kg.", "vital_sign") == (
+        "pending",
+        "lab.new-value",
+    )
+    fact = read("Lost 3 kg since the last visit - 81 kg today.", "vital_sign").facts[0]
+    assert values.parts(fact.value).get("value") == "81 kg"  # not the 3 kg lost
+    assert read("Afebrile now, 98.4 F.", "vital_sign").facts[0].key == "loinc:8310-5"
+    d = decide_texts("Temperature 38.9 C", "Afebrile now, 98.4 F.", "vital_sign")
+    assert d.strength is Strength.WEAK and "only by its value's unit" in d.evidence
+    # a value outside physiology names nothing (and so is never refused as one)
+    assert read("The pallet was 3000 kg.", "vital_sign").facts == ()
+    # a value alone names its test in a result's statement only
+    assert read("Down to 81 kg.", "medication").facts == ()

@@ -41,6 +41,7 @@ def test_the_api_refuses_a_result_outside_physiology(
         # one reading in two units: it had been added up as "12 st 6 lb" is (202.6 °F), and
         # the statement refused as outside physiology
         "Temp 38.5 °C (101.3 °F)",
+        "Fever threshold on this ward is 38.0 C (100.4 F).",
     ],
 )
 def test_a_possible_value_is_kept(engine: mc.MemoryEngine, text: str) -> None:

@@ -555,8 +555,13 @@ def _before_derived(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon) ->
         if end < len(t.tokens) and t.tokens[end] in lex.derived_words:
             return True
         nxt = next(
-            (s for s in spans if s.start == end and KeyKind.of(s.key) is KeyKind.LOINC), None
-        )
+            (
+                s
+                for s in spans
+                if s.start == end and s.end > end and KeyKind.of(s.key) is KeyKind.LOINC
+            ),
+            None,
+        )  # (a value named by its unit is a name of no words: no next one)
         if nxt is None:
             return False
         end = nxt.end

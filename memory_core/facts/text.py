@@ -134,6 +134,8 @@ def things(t: Text, memory_type: str) -> list[Span]:
         *_condition_spans(t, lex),
         *_slot_spans(t, memory_type, lex),
     ]
+    if memory_type in RESULT_TYPES and not any(s.how == "lab" for s in found):
+        found += _named_by_unit(t, lex)
     drug_ends = {s.end for s in found if s.how in _DRUG_SPANS}
     found = [s for s in found if not _other_abbreviation(s, t, drug_ends, lex)]
     return _without_overlaps(found, memory_type)
@@ -283,6 +285,38 @@ def _lab_spans(t: Text, lex: Lexicon) -> list[Span]:
     return out
 
 
+#: The memory types whose statements give results: a value alone in a unit that names its
+#: test is that test's.
+RESULT_TYPES = frozenset({"vital_sign", "lab_result", "observation"})
+
+
+def _named_by_unit(t: Text, lex: Lexicon) -> list[Span]:
+    """The test a value's unit names by itself where no test is named ("Down to 88 kg", "Afebrile
+    now, 98.4 F": labs.json's ``named_by``): the first such value that is no amount of change
+    ("lost 3 kg"), bound ("under 90 kg") or guess and is inside physiology, as a name of no
+    words just before it."""
+    from . import units
+    from .values import BOUND_BEFORE, CHANGE_BEFORE, GUESS_BEFORE
+
+    named = units.tests_named_by_unit(lex)
+    for i, tok in enumerate(t.tokens):
+        if not _is_number(tok):
+            continue
+        found = units.unit_after(lex, t.text, t.ends[i])
+        before = t.text[max(0, t.starts[i] - 16) : t.starts[i]]
+        if found is None or any(
+            p.search(before) for p in (CHANGE_BEFORE, BOUND_BEFORE, GUESS_BEFORE)
+        ):
+            continue
+        analyte = named.get(units.key(found[0].code))
+        if analyte is None:
+            continue
+        x = units.to_canonical(lex, analyte, _number(tok), found[0])
+        if x is not None and analyte.bounds and analyte.bounds[0] <= x <= analyte.bounds[1]:
+            return [Span(analyte.key, i, i, "lab")]  # (no value outside physiology names it)
+    return []
+
+
 def _condition_spans(t: Text, lex: Lexicon) -> list[Span]:
     return [
         Span(f"condition:{m.value}", m.start, m.end, "condition")
@@ -357,6 +391,13 @@ def _follow_up_of(s: Span, specialties: Sequence[Match[str]], t: Text) -> Span:
         return s
     named = sorted({m.value for m in specialties if t.sentence[m.start] == t.sentence[s.start]})
     return Span(f"slot:follow up {'+'.join(named)}", s.start, s.end, s.how) if named else s
+
+
+def _number(tok: str) -> float:
+    try:
+        return float(tok.replace(",", "."))
+    except ValueError:
+        return float("nan")
 
 
 def _is_number(tok: str) -> bool:

@@ -115,6 +115,20 @@ def unit_after(lex: Lexicon, text: str, pos: int) -> tuple[Unit, int] | None:
     return (unit, m.end()) if unit is not None else None
 
 
+def tests_named_by_unit(lex: Lexicon) -> dict[str, Analyte]:
+    """The test each unit of labs.json's ``named_by`` names by itself (by the unit's key):
+    "kg" a body weight, "°F" a body temperature."""
+    got = _NAMED_BY.get(lex.version)
+    if got is None:
+        got = {key(u): a for a in lex.analytes.values() for u in a.named_by}
+        _NAMED_BY.clear()
+        _NAMED_BY[lex.version] = got
+    return got
+
+
+_NAMED_BY: dict[str, dict[str, Analyte]] = {}
+
+
 def unit_named(lex: Lexicon, spelling: str) -> Unit | None:
     """A unit by any of its spellings (a FHIR record's UCUM code, "mg/dl", "µmol/L")."""
     return lex.units.get(key(spelling)) if spelling else None

@@ -59,7 +59,7 @@ def window(t: Text, span: Span, spans: Sequence[Span]) -> tuple[int, int]:
     """The tokens after ``span`` that speak of it: up to the next thing named, and at most to
     the end of the next sentence ("GI distress on metformin; switched to extended-release":
     the formulation is metformin's)."""
-    end = min((s.start for s in spans if s.start >= span.end), default=len(t.tokens))
+    end = min((s.start for s in spans if s.start >= span.end and s != span), default=len(t.tokens))
     last = t.sentence[span.start] + 1
     s_end = span.end
     while s_end < len(t.tokens) and t.sentence[s_end] <= last:
@@ -412,6 +412,10 @@ BOUND_BEFORE = re.compile(
     r"(?:>=?|<=?|≥|≤|\b(?:over|above|below|under|greater than|less than|more than|fewer than|"
     r"at least|at most|exceeds|exceeding|beyond|between))\s*$",
     re.IGNORECASE,
+)
+#: Words before a number that make it a guess, not a reading taken ("that's nearly 5 kilos").
+GUESS_BEFORE = re.compile(
+    r"\b(?:another|extra|about|around|nearly|almost|roughly|approximately)\s*$", re.I
 )
 #: Words before a number that make it an amount of change or the value it changed from, not
 #: the result now ("down 3 kg to 81 kg", "lost 3 kg", "from 8.1 % to 7.2 %", "up by 10").

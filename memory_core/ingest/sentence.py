@@ -15,7 +15,7 @@ from functools import cache, cached_property
 
 from .. import drugs
 from ..facts.lexicon import Analyte, PhraseMatcher, lexicon, tokenize
-from ..facts.values import BOUND_BEFORE, CHANGE_BEFORE
+from ..facts.values import BOUND_BEFORE, CHANGE_BEFORE, GUESS_BEFORE
 from . import names
 from .dates import DateSpan, dates_in
 from .dialogue import Sentence, State
@@ -362,7 +362,7 @@ def _by_unit(text: str) -> list[tuple[int, int, Analyte]]:
         found = facts_units.unit_after(lex, text, m.end())
         if found is None or _changed_by(text[max(0, m.start() - 16) : m.start()]):
             continue
-        a = _named_by().get(facts_units.key(found[0].code))
+        a = facts_units.tests_named_by_unit(lex).get(facts_units.key(found[0].code))
         if a is not None:
             return [(m.start(), m.start(), a)]
     return []
@@ -396,24 +396,10 @@ def _panel_parts() -> dict[Analyte, tuple[Analyte, Analyte]]:
     return out
 
 
-@cache
-def _named_by() -> dict[str, Analyte]:
-    """The test each unit of labs.json's ``named_by`` names (its unit's key), built once."""
-    from ..facts import units as facts_units
-
-    return {facts_units.key(u): a for a in lexicon().analytes.values() for u in a.named_by}
-
-
-#: Words before a number that make it a guess, not a reading taken ("that's nearly 5 kilos");
-#: an amount of change ("lost 5 kg") or a bound ("more than 2 kilos") is the facts reader's.
-_GUESS_BEFORE = re.compile(
-    r"\b(?:another|extra|about|around|nearly|almost|roughly|approximately)\s*$", re.I
-)
-
-
 def _changed_by(before: str) -> bool:
-    """The words before a number make it no reading: a change, a bound or a guess."""
-    return any(p.search(before) for p in (CHANGE_BEFORE, BOUND_BEFORE, _GUESS_BEFORE))
+    """The words before a number make it no reading: a change, a bound or a guess (the facts
+    reader's words)."""
+    return any(p.search(before) for p in (CHANGE_BEFORE, BOUND_BEFORE, GUESS_BEFORE))
 
 
 #: A sentence that only says a number back ("Right, 2 kilos.", "OK, 38.5 degrees.").

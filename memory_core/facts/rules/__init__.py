@@ -399,7 +399,8 @@ def _capped(d: Decision, p: Pair) -> Decision:
     """Strong evidence becomes weak when either statement was read by a configured model only
     (what the offline reader did not read is for a reviewer), the older statement about the
     key was not asserted (an uncertain allergy confirmed is for a reviewer), the newer is
-    history, the newer says anywhere something it does not assert -- a question, a condition,
+    history, the newer names the test only by its value's unit ("Down to 88 kg"), the newer
+    says anywhere something it does not assert -- a question, a condition,
     a plan, reported speech, another person (:func:`..assertion.hedges`: an automatic change
     needs a statement that only asserts) --, the newer says an earlier record was wrong (a
     correction, whichever row read its change), a chart slot's change opens with a verb that
@@ -415,6 +416,11 @@ def _capped(d: Decision, p: Pair) -> Decision:
     a, b = p.older.get(d.key), p.newer.get(d.key)
     if (a is not None and not a.asserted) or (b is not None and Context.HISTORICAL in b.contexts):
         return Decision(d.verdict, d.rule, WEAK, d.evidence, d.key)
+    named_by_unit = b is not None and not b.text and KeyKind.of(d.key) is KeyKind.LOINC
+    if named_by_unit and p.newer.origin is Origin.TEXT:
+        # "Down to 88 kg": the test named by its value's unit alone, no word of it
+        why = f"{d.evidence}; the newer statement names the test only by its value's unit"
+        return Decision(d.verdict, d.rule, WEAK, why, d.key)
     hedged = hedges(p.newer)
     if hedged and d.verdict is not Verdict.DUPLICATE:  # safe before clever: a reviewer decides
         said = ", ".join(sorted(c.value.replace("_", " ") for c in hedged))
