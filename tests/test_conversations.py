@@ -195,6 +195,19 @@ def test_the_twelfth_authors_ten_hold_their_first_run() -> None:
     assert s["superseded"] >= 6, s
 
 
+def test_the_thirteenth_authors_ten_hold_their_first_run() -> None:
+    """Set m (ten transcripts by a thirteenth author, written at the start of the sixteenth
+    session, frozen at 4681a07 and measured as they came on main a8c2aec and a3586cb: the
+    same) -- its test half's first run: 24 / 83 facts, 5 wrong dates, 2 forbidden, 7 / 18
+    superseded; with numbers of more than one word said in words read as digits, 29 found, 12
+    wrong dates (values read now, dated by words the dates reader does not know: "the
+    thirtieth"), 9 superseded (the targets are not met: a later change may only do better)."""
+    s = conv.summary(conv.run_all(conv.load(["m"], "test"), "hashing"))
+    assert s["transcripts"] == 5 and s["facts"] == 83 and s["links"] == 18
+    assert s["found"] >= 29 and s["forbidden"] <= 2 and s["wrong_dates"] <= 12, s
+    assert s["superseded"] >= 9, s
+
+
 def test_the_projects_own_twenty_stay_read() -> None:
     s = conv.summary(conv.run_all(conv.load(["dialogue"]), "hashing"))
     assert s["found"] >= 99 and s["forbidden"] == 0 and s["wrong_dates"] == 0, s

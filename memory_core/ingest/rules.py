@@ -77,6 +77,7 @@ from .dialogue import (
     sentences,
     split,
 )
+from .numbers import spoken_numbers
 from .proposals import Candidate, Extraction
 from .sentence import (
     Drug,
@@ -927,6 +928,7 @@ class RuleExtractor:
 
     def extract(self, patient_id: str, transcript: str, *, now: datetime) -> Extraction:
         out = Extraction(method=self.method)
+        transcript = spoken_numbers(transcript)  # "ninety-four kilos": 94, in place
         header, sents = split(transcript)
         sents = [part for x in sents for part in _statement_then_question(x)]
         session = session_date(header, now) or now

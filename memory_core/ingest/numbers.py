@@ -1,0 +1,86 @@
+"""Numbers said in words, as a transcript of speech writes them ("ninety-four kilos", "seven
+point nine", "one forty-eight over eighty-six"), read as digits -- in place, so that every
+offset into the transcript still points at the words as said (the evidence shown is the
+original; the reader reads "94 kilos"). Pure; the number words are words.json's
+``number_words``.
+
+What is turned into digits: a number of more than one word, or a tens word ("sixty-four",
+"a hundred and twelve", "six point eight", "sixty"). A number word below twenty alone stays a
+word ("two tablets four times a day", "the blue one", "nine is low": the readers know these
+words already, and a count said so is no reading), as do "half", "once", "twice" and a part of
+an ordinal ("the twenty-fifth": the dates reader's). Blood pressure said as it is spoken --
+"one forty-eight over eighty-six" -- is 148 over 86 (a hundreds digit, then a tens number,
+before "over")."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from ..facts.lexicon import lexicon
+
+
+@cache
+def _words() -> tuple[dict[str, int], dict[str, int], re.Pattern[str]]:
+    """The unit words (zero to nineteen), the tens words and the pattern of a number said."""
+    said = lexicon().number_words
+    units = {w: int(v) for w, v in said.items() if " " not in w and v == int(v) and v < 20}
+    units = {w: v for w, v in units.items() if w not in ("once", "twice")}
+    tens = {w: int(v) for w, v in said.items() if v == int(v) and 20 <= v < 100 and v % 10 == 0}
+    u = "|".join(sorted(units, key=len, reverse=True))
+    t = "|".join(tens)
+    tens_part = rf"(?:{t})(?:[- ](?:{u}))?"
+    below_100 = rf"(?:{tens_part}|{u})"
+    pattern = re.compile(
+        rf"\b(?P<bp>(?:{u})[ ](?:{tens_part})(?=\s+over\b))"
+        rf"|\b(?P<n>(?:(?:a|{u})[- ]hundred(?:[ ](?:and[ ])?{below_100})?|{below_100})"
+        rf"(?:[ ]point(?:[ ](?:{u}))+)?)\b(?![-'’]\w)",  # "twenty-fifth": an ordinal, a date's
+        re.IGNORECASE,
+    )
+    return units, tens, pattern
+
+
+def _value(words: str) -> str | None:
+    """The digits of a number said in words, or None where it stays words."""
+    units, tens, _p = _words()
+    whole, _, frac = words.lower().replace("-", " ").partition(" point ")
+    parts = whole.split()
+    if len(parts) == 1 and not frac and parts[0] not in tens:
+        return None  # a word alone ("two tablets", "the blue one"): said as words
+    current = 0
+    for w in parts:
+        if w == "a":
+            current = 1
+        elif w == "hundred":
+            current = (current or 1) * 100
+        elif w != "and":
+            current += tens.get(w, units.get(w, 0))
+    if frac:
+        digits = "".join(str(units[w]) for w in frac.split() if units.get(w, 10) < 10)
+        return f"{current}.{digits}" if digits else None
+    return str(current)
+
+
+def _bp(words: str) -> str | None:
+    """ "one forty-eight" before "over": 148."""
+    units, _tens, _p = _words()
+    head, _, rest = words.lower().replace("-", " ").partition(" ")
+    rest_value = _value(rest)
+    if not 1 <= units.get(head, 0) <= 2 or rest_value is None:
+        return None
+    return str(units[head] * 100 + int(rest_value))
+
+
+def spoken_numbers(text: str) -> str:
+    """``text`` with its numbers said in words written as digits, each right-aligned in the
+    place of its words (padded before with spaces): the same length, every offset kept."""
+    _u, _t, pattern = _words()
+
+    def sub(m: re.Match[str]) -> str:
+        said = m.group(0)
+        got = _bp(said) if m.group("bp") else _value(said)
+        if got is None or len(got) > len(said):
+            return said
+        return got.rjust(len(said))
+
+    return pattern.sub(sub, text)

@@ -1,0 +1,54 @@
+"""Numbers said in words in a transcript ("ninety-four kilos", "one forty-eight over
+eighty-six") are read as digits, in place: every offset still points at the words as said."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memory_core.ingest.numbers import spoken_numbers
+from memory_core.ingest.rules import RuleExtractor
+
+
+@pytest.mark.parametrize(
+    ("said", "read"),
+    [
+        ("Weight today is ninety-four kilos.", "94 kilos"),
+        ("about one forty-eight over eighty-six", "148 over         86"),
+        ("TSH six point eight", "6.8"),
+        ("a hundred and twelve", "112"),
+        ("seventy nine point five kilos", "79.5 kilos"),
+    ],
+)
+def test_a_number_said_in_words_is_read_as_its_digits(said: str, read: str) -> None:
+    got = spoken_numbers(said)
+    assert len(got) == len(said)  # in place: every offset kept
+    assert read in got
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I take the blue one, one puff at night.",  # "one" alone stays a word
+        "No one told me.",
+        "on the twenty-fifth of September",  # an ordinal: the dates reader's
+        "half a tablet once a day, twice on Sundays",
+        "two tablets four times a day",  # a word below twenty alone: said as words
+    ],
+)
+def test_what_is_no_number_said_stays_as_said(said: str) -> None:
+    assert spoken_numbers(said) == said
+
+
+def test_a_value_said_in_words_is_proposed_with_the_words_as_its_evidence() -> None:
+    transcript = (
+        "Date: 2026-03-17\nDr Lee: Hello Mr Ward.\n"
+        "Dr Lee: Let's weigh you. Weight today is ninety-four kilos.\n"
+        "Dr Lee: And your blood pressure is one forty-eight over eighty-six.\n"
+    )
+    ext = RuleExtractor().extract("NW-9", transcript, now=datetime(2026, 3, 17, 18, tzinfo=UTC))
+    got = {c.content: transcript[c.start : c.end] for c in ext.candidates}
+    weight = next(c for c in got if "weight" in c and "94 kg" in c)
+    assert "ninety-four kilos" in got[weight]  # the words as said
+    assert any("148/86" in c for c in got), got
