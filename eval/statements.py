@@ -32,7 +32,7 @@ from memory_core.normalize import fold
 from .runner import Context, Section, table
 
 HERE = Path(__file__).resolve().parent / "statements"
-PAIR_FILES = (*(f"set_{c}" for c in "abcdefghijklmnopqrstuvwxyz"), "set_aa", "set_ab")
+PAIR_FILES = (*(f"set_{c}" for c in "abcdefghijklmnopqrstuvwxyz"), "set_aa", "set_ab", "set_ac")
 T0 = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
 #: The issue's independent check on main dfd818e and its targets, for the report.
 BEFORE = {"heldout": "9 / 30 read safely (21 superseded the true fact at once)"}

@@ -95,6 +95,7 @@ FIRST_RUNS = (
     ("set_z", "b6d1616", 43, 16, 1, 9),  # a broad realistic mix, a check of the whole
     ("set_aa", "f4f0f68", 33, 19, 0, 15),  # a broad realistic mix, measured once as it came
     ("set_ab", "0d55f66", 59, 20, 1, 12),  # others' facts, definitions, conditionals, restated
+    ("set_ac", "a8c2aec", 40, 17, 0, 15),  # a broad realistic mix, kept out of the model's fit
 )
 
 
@@ -113,15 +114,15 @@ def test_each_later_authors_test_half_holds_its_first_run(
 
 
 def test_every_test_half_together() -> None:
-    """The twenty-eight sets' test halves (1,319 kept facts, 539 changes; hashing embedder):
+    """The twenty-nine sets' test halves (1,359 kept facts, 556 changes; hashing embedder):
     4 of the first twenty-seven's 1,260 kept facts superseded at once on main f4f0f68, where 16
     of the first twenty-six's 1,227 were before the learned assertion model held what the
     phrase rules read as a change; with set ab (a fresh author, 1 at once as it came on
-    0d55f66) 5 -- the issue's target is 0: not met. 389 changes found (377 of the twenty-seven's
-    and 12 of set ab's 20)."""
+    0d55f66) and set ac (0 at once) 5 -- the issue's target is 0: not met. 405 changes found
+    (378 of the twenty-seven's, 12 of set ab's 20, 15 of set ac's 17)."""
     total: Counter[str] = Counter(_measured(("set_a", "set_b", "set_c")))
     for name, *_ in FIRST_RUNS:
         total.update(_measured((name,)))
-    assert (total["keep"], total["replace"]) == (1319, 539)
+    assert (total["keep"], total["replace"]) == (1359, 556)
     assert total["keep_auto"] <= 5, total
-    assert total["replace_found"] >= 389, total
+    assert total["replace_found"] >= 405, total
