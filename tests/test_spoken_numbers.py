@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory_core.ingest.numbers import spoken_numbers
+from memory_core.facts.spoken import spoken_numbers
 from memory_core.ingest.rules import RuleExtractor
 
 
@@ -52,3 +52,18 @@ def test_a_value_said_in_words_is_proposed_with_the_words_as_its_evidence() -> N
     weight = next(c for c in got if "weight" in c and "94 kg" in c)
     assert "ninety-four kilos" in got[weight]  # the words as said
     assert any("148/86" in c for c in got), got
+
+
+def test_a_statement_with_a_number_said_in_words_is_read_with_its_digits() -> None:
+    """A note dictated or typed as said ("seventy-nine point five kilos", "twenty
+    milligrams") is read as one with digits: a weight's value, the same dose restated."""
+    from memory_core.facts import Verdict, decide_texts, read, values
+
+    fact = read("Weighed in at seventy-nine point five kilos this morning.", "vital_sign").facts[0]
+    assert values.parts(fact.value)["value"].startswith("79.5")
+    d = decide_texts(
+        "Fluoxetine 20 mg once daily",
+        "Continues on fluoxetine twenty milligrams each morning.",
+        "medication",
+    )
+    assert d.verdict is Verdict.DUPLICATE, d

@@ -45,7 +45,7 @@ FILES = (
 )
 #: Bumped when the reader's own logic changes how a text is read (the files' digest covers
 #: the data): part of the version every memory's facts carry.
-READER_VERSION = "5"
+READER_VERSION = "6"
 
 #: A modifier's scope (context.json, assertion.json): ConText's three, then the assertion
 #: step's -- its whole sentence, from it to the end of the statement (a heading), the whole

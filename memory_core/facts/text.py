@@ -14,6 +14,7 @@ from .. import drugs
 from ..normalize import fold
 from .lexicon import Lexicon, Match, PhraseMatcher, lexicon, tokenize
 from .model import KeyKind, subject_kinds
+from .spoken import spoken_numbers
 
 #: What ends a sentence between two tokens; what ends a clause (for a state word's reach).
 _SENTENCE_END = re.compile(r"[.;!\n]|\?\s")
@@ -66,8 +67,10 @@ class Text:
 def parse(text: str) -> Text:
     """``text`` tokenised, with sentence and clause numbers, as the readers read it: through
     the one normaliser (invisible characters removed, compatibility and look-alike forms
-    folded: :mod:`memory_core.normalize`); ``Text.text`` is that folded text."""
-    text = fold(text)
+    folded: :mod:`memory_core.normalize`) and with numbers of several words said in words
+    read as digits (:mod:`.spoken`: "seventy-nine point five kilos"); ``Text.text`` is that
+    text."""
+    text = spoken_numbers(fold(text))
     toks = tokenize(text)
     starts = tuple(s for _t, s, _e in toks)
     ends = tuple(e for _t, _s, e in toks)

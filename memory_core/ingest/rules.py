@@ -53,6 +53,7 @@ from typing import Any
 from ..facts.lexicon import lexicon
 from ..facts.model import KeyKind, Role
 from ..facts.reader import read as read_facts
+from ..facts.spoken import spoken_numbers
 from . import names
 from .dates import (
     DateSpan,
@@ -77,7 +78,6 @@ from .dialogue import (
     sentences,
     split,
 )
-from .numbers import spoken_numbers
 from .proposals import Candidate, Extraction
 from .sentence import (
     Drug,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from ..facts.lexicon import lexicon
+from .lexicon import lexicon
 
 
 @cache
