@@ -74,7 +74,10 @@ def _bp(words: str) -> str | None:
 def spoken_numbers(text: str) -> str:
     """``text`` with its numbers said in words written as digits, each right-aligned in the
     place of its words (padded before with spaces): the same length, every offset kept."""
-    _u, _t, pattern = _words()
+    _u, tens, pattern = _words()
+    low = text.lower()
+    if not any(w in low for w in (*tens, "hundred", "point")):
+        return text  # every number it reads has a tens word, "hundred" or "point"
 
     def sub(m: re.Match[str]) -> str:
         said = m.group(0)
