@@ -1553,3 +1553,19 @@ def test_the_clinicians_answer_about_the_person_the_patient_just_named_is_theirs
         datetime(2026, 4, 21, 18, tzinfo=UTC),
     )
     assert any("angina clinic" in c for c in same), same
+
+
+def test_a_target_said_with_its_test_is_no_reading() -> None:
+    """ "Aim for a weight of ninety kilos", "Keep your blood pressure under 140 over 90": the
+    facts reader reads a target there, so no result is proposed from it -- the reading said
+    next still is."""
+    got = _typed(
+        "Date: 2026-03-17\nDr Lee: Hello Mr Ward.\n"
+        "Dr Lee: We'll aim for a weight of ninety kilos by the summer.\n"
+        "Dr Lee: Weight today is ninety-four kilos.\n"
+        "Dr Lee: Keep your blood pressure under 140 over 90.\n",
+        datetime(2026, 3, 17, 18, tzinfo=UTC),
+    )
+    weights = [c for c in got if "body weight" in c]
+    assert weights and all("94 kg" in c for c in weights), got
+    assert not any("blood pressure was 140/90" in c for c in got), got

@@ -396,6 +396,20 @@ def _panel_parts() -> dict[Analyte, tuple[Analyte, Analyte]]:
     return out
 
 
+def _targets(text: str) -> frozenset[str]:
+    """The tests the facts reader reads a target of in ``text`` ("aim for a weight of 90 kilos",
+    "keep your blood pressure under 140 over 90")."""
+    from ..facts import read
+    from ..facts.values import parts
+
+    return frozenset(
+        f.key
+        for mtype in ("vital_sign", "lab_result")
+        for f in read(text, mtype).facts
+        if parts(f.value).get("target")
+    )
+
+
 def _changed_by(before: str) -> bool:
     """The words before a number make it no reading: a change, a bound or a guess (the facts
     reader's words)."""
@@ -420,6 +434,8 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
         mentions = _of_topic(s, st) or _by_unit(s.text) or _by_pair(s.text)
         if not mentions:
             return []
+    aims = _targets(s.text)  # "aim for a weight of 90 kilos": a target, no reading
+    mentions = [x for x in mentions if x[2].key not in aims]
     taken = [(d.start, d.end) for d in r.dates]
     raw: list[tuple[Analyte, str, str, int, int]] = []
     for k, (_a, b, analyte) in enumerate(mentions):
