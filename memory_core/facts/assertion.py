@@ -242,8 +242,9 @@ def thing_contexts(t: Text, spans: Sequence[Span]) -> list[frozenset[Context]]:
 @lru_cache(maxsize=65_536)
 def structural(t: Text) -> tuple[Scope, ...]:
     """The scopes read from a statement's structure rather than a trigger phrase, of things
-    and changes alike: a sentence that ends with "?"; a sentence that opens with a hedge of
-    the whole statement."""
+    and changes alike: a sentence that ends with "?"; "her own" after a relative; a sentence
+    that opens with a hedge of the whole statement; a sentence that opens with the pronoun of
+    a relative the patient's possessive named ("his wife ... Her potassium ...")."""
     return (*_questions(t), *_their_own(t), *_hedged_statement(t), *_relatives_pronoun(t))
 
 
