@@ -473,9 +473,10 @@ def _their_own(t: Text) -> list[Scope]:
 #: the patient's possessive that can name a relative ("his wife", "her husband") and the
 #: pronoun it makes the patient
 _PATIENTS_POSSESSIVE = {"his": "he", "her": "she"}
-#: words that open a sentence with a person's pronoun, and that pronoun
-_PRONOUN_OPENS = {"he": "he", "hes": "he", "his": "he", "him": "he",
-                  "she": "she", "shes": "she", "her": "she", "hers": "she"}  # fmt: skip
+#: a third person's pronouns as the tokeniser writes them ("he's": "hes"), and the subject
+#: pronoun each stands for (the transcript reader reads a clinician's answer with them too)
+PERSON_PRONOUNS = {"he": "he", "hes": "he", "his": "he", "him": "he",
+                   "she": "she", "shes": "she", "her": "she", "hers": "she"}  # fmt: skip
 _OPENING_LEADS = frozenset({"and", "but", "so", "also", "now", "then", "apparently"})
 
 
@@ -501,7 +502,7 @@ def _relatives_pronoun(t: Text) -> list[Scope]:
             j = lo
             while j < hi - 1 and t.tokens[j] in _OPENING_LEADS:
                 j += 1
-            if _PRONOUN_OPENS.get(t.tokens[j]) == theirs:
+            if PERSON_PRONOUNS.get(t.tokens[j]) == theirs:
                 out.append(Scope(j, j + 1, _STRUCTURE, Context.OTHER_PERSON, lo, hi))
             i = hi
     return out

@@ -302,9 +302,7 @@ def _named_by_unit(t: Text, lex: Lexicon) -> list[Span]:
     from .values import BOUND_BEFORE, CHANGE_BEFORE, GUESS_BEFORE
 
     named = units.tests_named_by_unit(lex)
-    for i, tok in enumerate(t.tokens):
-        if not _is_number(tok):
-            continue
+    for i, number in numbers(t, 0, len(t.tokens)):
         found = units.unit_after(lex, t.text, t.ends[i])
         before = t.text[max(0, t.starts[i] - 16) : t.starts[i]]
         if found is None or any(
@@ -314,7 +312,7 @@ def _named_by_unit(t: Text, lex: Lexicon) -> list[Span]:
         analyte = named.get(units.key(found[0].code))
         if analyte is None:
             continue
-        x = units.to_canonical(lex, analyte, _number(tok), found[0])
+        x = units.to_canonical(lex, analyte, number, found[0])
         if x is not None and analyte.bounds and analyte.bounds[0] <= x <= analyte.bounds[1]:
             return [Span(analyte.key, i, i, "lab")]  # (no value outside physiology names it)
     return []
@@ -394,13 +392,6 @@ def _follow_up_of(s: Span, specialties: Sequence[Match[str]], t: Text) -> Span:
         return s
     named = sorted({m.value for m in specialties if t.sentence[m.start] == t.sentence[s.start]})
     return Span(f"slot:follow up {'+'.join(named)}", s.start, s.end, s.how) if named else s
-
-
-def _number(tok: str) -> float:
-    try:
-        return float(tok.replace(",", "."))
-    except ValueError:
-        return float("nan")
 
 
 def _is_number(tok: str) -> bool:

@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from functools import cache
 from typing import TYPE_CHECKING
 
+from ..facts.assertion import PERSON_PRONOUNS
 from ..facts.lexicon import lexicon
 
 if TYPE_CHECKING:
@@ -345,9 +346,7 @@ _PRONOUN_SUBJECT = re.compile(
 )
 
 
-#: a person spoken of (not the one spoken to), by the pronoun, and the one spoken to
-_THIRD_PERSON = {"he": "he", "he's": "he", "him": "he", "his": "he",
-                 "she": "she", "she's": "she", "her": "she", "hers": "she"}  # fmt: skip
+#: the one spoken to (a person spoken of: the facts reader's ``PERSON_PRONOUNS``)
 _SECOND_PERSON = re.compile(r"\b(?:you|your|you're|yours|yourself)\b")
 
 #: what another person did to the speaker's treatment ("she put me on", "he started me on",
@@ -434,9 +433,9 @@ class State:
             and self.other_named_by_patient
             and self.patient_pronoun
             and any(
-                _THIRD_PERSON[w] != self.patient_pronoun
-                for w in re.findall(r"[a-z']+", s.low)
-                if w in _THIRD_PERSON
+                PERSON_PRONOUNS.get(w.replace("'s", "s"), self.patient_pronoun)
+                != self.patient_pronoun
+                for w in re.findall(r"[a-z']+", s.low)  # "he's" as the tokeniser writes it
             )
             and not _SECOND_PERSON.search(s.low)
         ):
