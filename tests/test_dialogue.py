@@ -563,3 +563,43 @@ def test_a_reaction_to_a_drug_said_so_is_a_reaction() -> None:
     assert ("adverse_reaction", "Patient reports a reaction to morphine") in [
         (m, c) for m, c, _d in got(t)
     ], got(t)
+
+
+def test_a_date_across_a_clause_break_is_the_next_values() -> None:
+    """ "Your TSH is 6.8 -- that's raised; in December it was 3.1": December opens the clause
+    after the break and dates the 3.1; the 6.8 is today's (it had taken December, and the old
+    3.1 the session's date, so the older value would have read as the current one)."""
+    now = datetime(2026, 7, 8, 18, tzinfo=UTC)
+    for said in (
+        "Your TSH is 6.8 — that's raised; in December it was 3.1.",
+        "Your TSH is 6.8; in December it was 3.1.",
+        "Your TSH is 6.8 - that's up - in December it was 3.1.",
+    ):
+        labs = {
+            c: d for m, c, d in got(f"Date: 2026-07-08\nNurse: {said}", now) if m == "lab_result"
+        }
+        by_value = {("6.8" if "6.8" in c else "3.1"): d for c, d in labs.items()}
+        assert by_value == {"6.8": None, "3.1": "2025-12-01"}, labs
+
+
+def test_a_weekday_of_a_named_week_is_that_day() -> None:
+    """ "the bloods you had on Tuesday last week" said on Wednesday the 8th of July is Tuesday
+    the 30th of June, one date (it was read as yesterday, a Tuesday, and as the week of the
+    29th); "the Tuesday before last" is the one before the last Tuesday; a weekday of this week
+    still to come is a plan's, no date."""
+    session = datetime(2026, 7, 8, 9, tzinfo=UTC)  # a Wednesday
+    said = {
+        "on Tuesday last week": "2026-06-30",
+        "Tuesday of last week": "2026-06-30",
+        "last week on Tuesday": "2026-06-30",
+        "last week, on the Friday": "2026-07-03",
+        "on Tues last week": "2026-06-30",
+        "the Thursday of the previous week": "2026-07-02",
+        "on Monday the week before last": "2026-06-22",
+        "the Tuesday before last": "2026-06-30",
+        "on Monday this week": "2026-07-06",
+    }
+    for text, want in said.items():
+        got = [d.date for d in dates_in(f"The bloods were {text}.", session)]
+        assert got == [want], text
+    assert dates_in("Come in on Friday this week.", session) == []  # ahead: a plan

@@ -176,6 +176,13 @@ def _patterns() -> dict[str, re.Pattern[str]]:
         "week": re.compile(
             r"(?<!over the )(?<!in the )(?<!for the )\b(last|this|previous|past) week\b"
         ),
+        # a weekday of a named week -- one day: "Tuesday last week", "Tuesday of last week",
+        # "last week on Tuesday", "Monday the week before last", "the Tuesday before last"
+        "weekday_of_week": re.compile(
+            rf"\b(?:on\s+)?(?:the\s+)?(?P<d1>{wd}|{short})\.?,?\s+(?:of\s+)?(?:the\s+)?"
+            rf"(?:(?P<w1>last|this|previous|past)\s+week|(?P<b1>week\s+)?before\s+last)\b"
+            rf"|\b(?P<w2>last|previous|past|this)\s+week,?\s+on\s+(?:the\s+)?(?P<d2>{wd}|{short})\b"
+        ),
         # "the 16th", "Wednesday the 2nd", "the 2nd of this month": a day of this month (or
         # the last one not after the session)
         "nth": re.compile(
@@ -244,6 +251,23 @@ def _weekday_index(name: str) -> int:
     """Monday 0 .. Sunday 6, for a weekday's name or its short form."""
     days = lexicon().weekdays
     return days.index(name) if name in days else _SHORT_DAYS[name]
+
+
+def _weekday_of_week(mt: re.Match[str], session: datetime) -> datetime | None:
+    """The day a weekday of a named week names (pattern ``weekday_of_week``); None when it is
+    still to come (a plan's day, no date of what happened)."""
+    name = mt.group("d1") or mt.group("d2")
+    which = mt.group("w1") or mt.group("w2")
+    monday = day(session) - timedelta(days=session.weekday())
+    if which is not None:  # "Tuesday last week": that week's Tuesday
+        at = monday - timedelta(weeks=0 if which == "this" else 1)
+    elif mt.group("b1"):  # "Monday the week before last"
+        at = monday - timedelta(weeks=2)
+    else:  # "the Tuesday before last": the one before the last Tuesday
+        back = (session.weekday() - _weekday_index(name)) % 7 or 7
+        return day(session) - timedelta(days=back + 7)
+    at += timedelta(days=_weekday_index(name))
+    return None if at > day(session) else at
 
 
 def said_ahead(text: str) -> tuple[int, int] | None:
@@ -502,6 +526,11 @@ def dates_in(
         add(mt.start(), mt.end(), day(session), "day")
     for mt in p["yesterday"].finditer(low):
         add(mt.start(), mt.end(), day(session) - timedelta(days=1), "day")
+    for mt in p["weekday_of_week"].finditer(low):
+        in_week = _weekday_of_week(mt, session)
+        if in_week is None:
+            taken.append((mt.start(), mt.end()))  # "Friday this week", said on a Wednesday
+        add(mt.start(), mt.end(), in_week, "day")
     for mt in p["week"].finditer(low):
         monday = day(session) - timedelta(days=session.weekday())
         if mt.group(1) != "this":

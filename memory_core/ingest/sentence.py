@@ -584,7 +584,11 @@ def panels() -> frozenset[str]:
     return frozenset(p for p, n in parts.items() if n >= 2)
 
 
-_CONNECTOR = re.compile(r",|\b(and|but|from|than|compared|versus|vs|was|were|it)\b", re.I)
+#: where a value's own words end: a connector, or a clause break (";", a dash) -- a date after
+#: it opens the next clause ("TSH 6.8 -- raised; in December it was 3.1": December is the 3.1's)
+_CONNECTOR = re.compile(
+    r",|;|\s-\s|\s?[\u2013\u2014]\s?|\b(and|but|from|than|compared|versus|vs|was|were|it)\b", re.I
+)
 
 
 #: a word after a value that brings in another to compare it with: a date after it is that
