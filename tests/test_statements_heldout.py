@@ -96,6 +96,7 @@ FIRST_RUNS = (
     ("set_aa", "f4f0f68", 33, 19, 0, 15),  # a broad realistic mix, measured once as it came
     ("set_ab", "0d55f66", 59, 20, 1, 12),  # others' facts, definitions, conditionals, restated
     ("set_ac", "a8c2aec", 40, 17, 0, 15),  # a broad realistic mix, kept out of the model's fit
+    ("set_ad", "f681928", 59, 24, 2, 19),  # others' facts, conditionals, restated, plans
 )
 
 
@@ -114,15 +115,16 @@ def test_each_later_authors_test_half_holds_its_first_run(
 
 
 def test_every_test_half_together() -> None:
-    """The twenty-nine sets' test halves (1,359 kept facts, 556 changes; hashing embedder):
+    """The thirty sets' test halves (1,418 kept facts, 580 changes; hashing embedder):
     4 of the first twenty-seven's 1,260 kept facts superseded at once on main f4f0f68, where 16
     of the first twenty-six's 1,227 were before the learned assertion model held what the
     phrase rules read as a change; with set ab (a fresh author, 1 at once as it came on
-    0d55f66) and set ac (0 at once) 5 -- the issue's target is 0: not met. 405 changes found
-    (378 of the twenty-seven's, 12 of set ab's 20, 15 of set ac's 17)."""
+    0d55f66) and set ac (0 at once) 5; with set ad (2 at once as it came on f681928) 7 -- the
+    issue's target is 0: not met. 424 changes found (378 of the twenty-seven's, 12 of set ab's
+    20, 15 of set ac's 17, 19 of set ad's 24)."""
     total: Counter[str] = Counter(_measured(("set_a", "set_b", "set_c")))
     for name, *_ in FIRST_RUNS:
         total.update(_measured((name,)))
-    assert (total["keep"], total["replace"]) == (1359, 556)
-    assert total["keep_auto"] <= 5, total
-    assert total["replace_found"] >= 405, total
+    assert (total["keep"], total["replace"]) == (1418, 580)
+    assert total["keep_auto"] <= 7, total
+    assert total["replace_found"] >= 424, total
