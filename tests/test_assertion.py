@@ -987,3 +987,41 @@ def test_a_value_named_only_by_its_unit_goes_to_a_reviewer(engine: mc.MemoryEngi
     assert read("The pallet was 3000 kg.", "vital_sign").facts == ()
     # a value alone names its test in a result's statement only
     assert read("Down to 81 kg.", "medication").facts == ()
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype"),
+    [
+        ("Prednisolone 10 mg daily", "I visited my aunt in hospital yesterday. They've reduced "
+         "her prednisolone to 5 mg and she's finally sleeping.", "medication"),
+        ("Prednisolone 10 mg daily", "Went to see my brother. His prednisolone was cut to 5 mg.",
+         "medication"),
+        ("Ramipril 5 mg daily", "Spoke to his wife this morning. The GP has stopped her "
+         "ramipril.", "medication"),
+    ],
+)  # fmt: skip
+def test_a_later_sentences_pronoun_of_a_relative_the_writer_named_is_the_relatives(
+    engine: mc.MemoryEngine, older: str, newer: str, mtype: str
+) -> None:
+    """The writer says "I" and names "my aunt": a later sentence without "I" or "my" whose
+    "she" or "her" stands before the change is the aunt's; "his wife ... her ramipril" the
+    same. (The aunt's prednisolone had replaced the patient's at once.)"""
+    assert _pair(engine, older, newer, mtype) == ("none", "")
+
+
+def test_a_writers_own_thing_is_theirs_beside_a_relative_they_name(
+    engine: mc.MemoryEngine,
+) -> None:
+    """ "My daughter came with me and the consultant cut my levothyroxine to 75 mcg": "my"
+    before the drug is the writer's, whom "my daughter" rules out as the daughter (it had been
+    read as the daughter's and changed nothing); "her levothyroxine" stays the daughter's, and
+    the later sentence with "I" or "my" stays the writer's."""
+    older = "Levothyroxine 100 micrograms daily"
+    for newer in (
+        "My daughter came with me to the endo appointment and the consultant cut my "
+        "levothyroxine to 75 mcg because my TSH was suppressed.",
+        "I saw my aunt yesterday. My levothyroxine was reduced to 75 mcg.",
+    ):
+        assert _pair(engine, older, newer, "medication")[0] != "none", newer
+    her = "My daughter came with me and the consultant cut her levothyroxine to 75 mcg."
+    assert _pair(engine, older, her, "medication") == ("none", "")

@@ -34,7 +34,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from .context import Scope, measured, opens_sentence, reaches_kind, scopes
+from .context import Scope, measured, opens_sentence, reaches_kind, scopes, writers_own
 from .lexicon import ContextRule, lexicon
 from .model import NEVER_SUPERSEDES, ClinicalFacts, Context
 from .text import Span, Text, clause_bounds, sentence_bounds
@@ -106,13 +106,13 @@ def change_contexts(
             # a habit's amount said as the past ("previously drank 60 units a week"): history,
             # though the words that make a habit's value former leave its slot out
             past = (
-                _reaching(found, s, n, _PAST, any_kind=True)
+                _reaching(t, found, s, n, _PAST, any_kind=True)
                 if measured(s.key) and not _said_now(t, n)
                 else frozenset()
             )
-            out.append(_reaching(found, s, n, NOT_ASSERTED) | ahead | past)
+            out.append(_reaching(t, found, s, n, NOT_ASSERTED) | ahead | past)
             continue
-        got = set(_reaching(found, s, i, _OF_CHANGES))
+        got = set(_reaching(t, found, s, i, _OF_CHANGES))
         if not _made(t, i):
             got |= {
                 sc.category for sc in events if sc.lo <= i < sc.hi and reaches_kind(sc.rule, s.key)
@@ -124,6 +124,7 @@ def change_contexts(
 
 
 def _reaching(
+    t: Text,
     found: Sequence[Scope],
     s: Span,
     i: int,
@@ -140,6 +141,7 @@ def _reaching(
         and sc.lo <= i < sc.hi
         and not sc.start <= i < sc.end
         and (any_kind or reaches_kind(sc.rule, s.key))
+        and not (sc.category is Context.OTHER_PERSON and writers_own(t, sc, s))
     )
 
 
@@ -480,18 +482,26 @@ PERSON_PRONOUNS = {"he": "he", "hes": "he", "his": "he", "him": "he",
 _OPENING_LEADS = frozenset({"and", "but", "so", "also", "now", "then", "apparently"})
 
 
+#: the words by which a writer is "I" (the tokeniser drops apostrophes: "I'm" is "im")
+FIRST_PERSON = frozenset({"i", "im", "ive", "id", "ill", "me", "my", "mine", "myself"})
+
+
 def _relatives_pronoun(t: Text) -> list[Scope]:
-    """A relative named with the patient's possessive of the other pronoun ("his wife", "her
-    husband": the patient is "he", the relative "she"), then a later sentence that opens with
-    the relative's pronoun ("Spoke to his wife today. Her potassium came back 6.0 ..."): that
-    sentence is the relative's. Where the two pronouns are the same ("his son ... He ...")
-    nothing is said: it may be either."""
+    """A relative named with a possessive that rules them out as the patient -- the patient's
+    of the other pronoun ("his wife", "her husband": the patient is "he", the relative "she"),
+    or the writer's own ("my aunt": the writer is "I") -- then a later sentence where the
+    relative's pronoun opens it ("Spoke to his wife today. Her potassium came back 6.0 ...") or,
+    as "her" or "his", stands before what its clause says ("I visited my aunt. They've reduced
+    her prednisolone ..."): that is the relative's. A later sentence where the writer says "I"
+    or "my" is the writer's; where the patient and the relative share a pronoun ("his son ...
+    He ...") nothing is said: it may be either."""
     lex = lexicon()
     out = []
     for m in lex.context.find(t.tokens, t.raw):
         if m.value.category != "FAMILY" or m.start == 0:
             continue
-        patient = _PATIENTS_POSSESSIVE.get(t.tokens[m.start - 1])
+        owner = t.tokens[m.start - 1]
+        patient = "i" if owner == "my" else _PATIENTS_POSSESSIVE.get(owner)
         relation = t.tokens[m.end - 1]
         theirs = next((p for p, kin in lex.relatives_by_pronoun.items() if relation in kin), "")
         if not patient or not theirs or patient == theirs:
@@ -499,12 +509,20 @@ def _relatives_pronoun(t: Text) -> list[Scope]:
         i = sentence_bounds(t, m.start)[1]
         while i < len(t.tokens):
             lo, hi = sentence_bounds(t, i)
+            i = hi
+            if patient == "i" and FIRST_PERSON & set(t.tokens[lo:hi]):
+                continue  # "... My levothyroxine was reduced": the writer's
             j = lo
             while j < hi - 1 and t.tokens[j] in _OPENING_LEADS:
                 j += 1
             if PERSON_PRONOUNS.get(t.tokens[j]) == theirs:
                 out.append(Scope(j, j + 1, _STRUCTURE, Context.OTHER_PERSON, lo, hi))
-            i = hi
+                continue
+            for k in range(j, hi - 1):
+                if t.tokens[k] in _PATIENTS_POSSESSIVE and PERSON_PRONOUNS[t.tokens[k]] == theirs:
+                    out.append(
+                        Scope(k, k + 1, _STRUCTURE, Context.OTHER_PERSON, k, clause_bounds(t, k)[1])
+                    )
     return out
 
 

@@ -115,6 +115,8 @@ def _applies(sc: Scope, s: Span, lex: Lexicon, t: Text) -> bool:
     sentence does not place the patient beside them ("her mum lives alone now", "her mum lives
     with her sister"): then it is the relative's."""
     kind, _, name = s.key.partition(":")
+    if sc.category is Context.OTHER_PERSON and writers_own(t, sc, s):
+        return False
     if MEASURED in sc.rule.kinds and measured(s.key):
         return True  # advice on a habit with an amount ("Reduce to 14 units a week")
     if sc.rule.kinds and kind not in sc.rule.kinds:
@@ -129,6 +131,17 @@ def _applies(sc: Scope, s: Span, lex: Lexicon, t: Text) -> bool:
         if slot is not None and slot.people:
             return sc.subject and not _joins_patient(t, sc.end, lex.stopwords)
     return True
+
+
+def writers_own(t: Text, sc: Scope, s: Span) -> bool:
+    """ "My daughter came with me and the consultant cut my levothyroxine": the thing said
+    with "my" is the writer's, and "my daughter" rules out the daughter as the writer."""
+    return (
+        s.start > 0
+        and sc.start > 0
+        and t.tokens[s.start - 1] == "my"
+        and t.tokens[sc.start - 1] == "my"
+    )
 
 
 #: The value a chart slot gives a habit given up ("former": an ex-smoker).
