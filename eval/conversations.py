@@ -61,6 +61,15 @@ BEFORE = {
 #: The issue's targets.
 TARGETS = {"found": 0.75, "forbidden": 0, "wrong_dates": 0, "superseded": 0.80}
 FAMILY = "family history"
+#: Words one author's prompt offered where the store has others (set n was offered one
+#: "response" type for side effects and responses to treatment alike, and "family_history" as
+#: a type and as whose): the memory types a proposal may have for each, and the relative's
+#: word. The answer keys stay as written.
+AS_WRITTEN_TYPES = {
+    "response": ("treatment_response", "adverse_reaction"),
+    "family_history": ("condition",),
+}
+AS_WRITTEN_WHOSE = {"family_history": FAMILY}
 
 
 @dataclass(frozen=True)
@@ -195,11 +204,13 @@ def judge(conv: Conversation, proposed: Sequence[Proposed]) -> Outcome:
     res = Outcome(conv, list(proposed))
     for fact in conv.facts:
         words = [norm(w) for w in fact["has"]]
-        family = fact.get("whose", "patient") == FAMILY
+        whose = fact.get("whose", "patient")
+        family = AS_WRITTEN_WHOSE.get(whose, whose) == FAMILY
+        types = AS_WRITTEN_TYPES.get(fact["type"], (fact["type"],))
         hits = [
             p
             for p in proposed
-            if p.memory_type == fact["type"]
+            if p.memory_type in types
             and p.family == family
             and all(w in norm(p.content) for w in words)
         ]
