@@ -603,3 +603,20 @@ def test_a_weekday_of_a_named_week_is_that_day() -> None:
         got = [d.date for d in dates_in(f"The bloods were {text}.", session)]
         assert got == [want], text
     assert dates_in("Come in on Friday this week.", session) == []  # ahead: a plan
+
+
+def test_a_stage_is_no_value_and_a_year_compared_with_is_not_the_results() -> None:
+    """ "Your eGFR is 54, which is much the same as last year, so still stage 3a": the 54 is
+    today's (last year is the value it is compared with), and "stage 3a" is a stage, not an
+    eGFR of 3 (both had been proposed: eGFR 54 and eGFR 3, dated 2025)."""
+    now = datetime(2026, 9, 14, 18, tzinfo=UTC)
+    said = (
+        "Dr: Your kidney function, the eGFR, is 54, which is much the same as last year, so "
+        "still stage 3a. Potassium was 4.9, that's fine."
+    )
+    labs = [(c, d) for m, c, d in got(f"Date: 2026-09-14\n{said}", now) if m == "lab_result"]
+    assert ("Patient's eGFR was 54", None) in labs, labs
+    assert not any("eGFR was 3" in c for c, _d in labs), labs
+    similar = "Dr: Your HbA1c is 52, similar to March."
+    labs = [(c, d) for m, c, d in got(f"Date: 2026-09-14\n{similar}", now) if m == "lab_result"]
+    assert ("Patient's HbA1c was 52", None) in labs, labs

@@ -15,7 +15,7 @@ from .text import Span, Text, numbers
 #: Words that make a number a target or a range, not a result ("INR target 2-3").
 TARGET_WORDS = frozenset({"target", "targets", "goal", "goals", "range", "aim", "aiming", "keep"})
 #: Qualifiers of a condition and the words they take ("stage 3a", "NYHA class II").
-_QUALIFIERS = frozenset({"stage", "class", "grade", "type", "gold", "nyha", "cga", "phase"})
+QUALIFIERS = frozenset({"stage", "class", "grade", "type", "gold", "nyha", "cga", "phase"})
 _SEVERITY = {
     "mild": "mild",
     "moderate": "moderate",
@@ -652,7 +652,7 @@ def condition_value(t: Text, span: Span, spans: Sequence[Span]) -> str:
     pairs: list[tuple[str, str]] = []
     toks = t.tokens
     for i in (*range(lo, span.start), *range(span.start, b)):
-        if toks[i] in _QUALIFIERS and i + 1 < len(toks):
+        if toks[i] in QUALIFIERS and i + 1 < len(toks):
             pairs.append((toks[i], _joined(t, i + 1)))
         elif toks[i] in _SEVERITY:
             pairs.append(("severity", _SEVERITY[toks[i]]))

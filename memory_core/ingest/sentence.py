@@ -15,7 +15,7 @@ from functools import cache, cached_property
 
 from .. import drugs
 from ..facts.lexicon import Analyte, PhraseMatcher, lexicon, tokenize
-from ..facts.values import BOUND_BEFORE, CHANGE_BEFORE, GUESS_BEFORE
+from ..facts.values import BOUND_BEFORE, CHANGE_BEFORE, GUESS_BEFORE, QUALIFIERS
 from . import names
 from .dates import DateSpan, dates_in
 from .dialogue import Sentence, State
@@ -458,8 +458,10 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
             if not m or _gap(last, m.start(), taken) > _REACH:
                 break
             pos = m.end()
-            if any(a <= m.start() < e for a, e in taken):
-                continue
+            if any(a <= m.start() < e for a, e in taken) or _QUALIFIED.search(
+                s.text, max(0, m.start() - 12), m.start()
+            ):
+                continue  # a date's number, or a stage's ("so still stage 3a": no eGFR of 3)
             u = unit_re.match(s.text, m.end())
             spelled = None if u else _analyte_unit_after(analyte, s.text, m.end())
             if u is None and spelled is None and _NOT_A_VALUE.match(s.text, m.end()):
@@ -485,6 +487,8 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
     return [x for x in found if x.date is not None or not _FROM_BEFORE.search(s.text, 0, x.start)]
 
 
+#: a condition's qualifier right before a number: a stage, class or grade, not a value
+_QUALIFIED = re.compile(rf"\b(?:{'|'.join(sorted(QUALIFIERS))})\s*$", re.I)
 #: the words before the value a result changed from ("down from 85", "up from 52")
 _FROM_BEFORE = re.compile(
     r"\b(?:down|up|fallen|dropped|risen|rose|fell|increased|decreased|reduced|went|gone|come|"
@@ -557,8 +561,13 @@ def _one_date_for_all(found: list[Result], dates: list[DateSpan], text: str) -> 
     if len(dates) != 1 or all(x.date is not None for x in found):
         return found
     only = dates[0]
-    after_all = all(x.date in (None, only) for x in found) and only.start > max(
-        x.end for x in found
+    last = max(x.end for x in found)
+    # ... unless a word between brings in another value the date is that one's ("54, much the
+    # same as last year")
+    after_all = (
+        all(x.date in (None, only) for x in found)
+        and only.start > last
+        and not _COMPARED_WITH.search(text, last, only.start)
     )
     dated = [x for x in found if x.date is not None]
     # "52, lower than the 56 in November": one value's date -- a comparison word said after
@@ -593,7 +602,14 @@ _CONNECTOR = re.compile(
 
 #: a word after a value that brings in another to compare it with: a date after it is that
 #: other value's
-_COMPARED_AFTER = re.compile(r"\b(than|compared|from|previous|previously|last time)\b", re.I)
+_COMPARED_AFTER = re.compile(
+    r"\b(than|compared|from|previous|previously|last time|same as|similar to)\b", re.I
+)
+#: ... of them, those that bring in another value whatever follows ("from" may say where a
+#: value came from: "5.1 from Monday's bloods")
+_COMPARED_WITH = re.compile(
+    r"\b(than|compared|previous|previously|last time|same as|similar to)\b", re.I
+)
 
 
 def pair_dates(
