@@ -620,3 +620,23 @@ def test_a_stage_is_no_value_and_a_year_compared_with_is_not_the_results() -> No
     similar = "Dr: Your HbA1c is 52, similar to March."
     labs = [(c, d) for m, c, d in got(f"Date: 2026-09-14\n{similar}", now) if m == "lab_result"]
     assert ("Patient's HbA1c was 52", None) in labs, labs
+
+
+def test_a_date_answering_another_question_does_not_re_date_the_tests() -> None:
+    """The bloods were "on the fifth"; asked when he stopped smoking, the patient says "New
+    Year." -- that is the stop's date, not the tests': the eGFR said after it is still of the
+    5th (it had been dated New Year's Day)."""
+    now = datetime(2026, 3, 17, 18, tzinfo=UTC)
+    t = (
+        "Date: 2026-03-17\n"
+        "Dr: You had your bloods done on the fifth, a couple of weeks ago.\n"
+        "Patient: That's right.\n"
+        "Dr: When did you stop smoking?\n"
+        "Patient: New Year.\n"
+        "Dr: Good. Kidney function - your eGFR is 52, about where it was."
+    )
+    labs = [(c, d) for m, c, d in got(t, now) if m == "lab_result"]
+    assert labs == [("Patient's eGFR was 52 on 2026-03-05", "2026-03-05")], labs
+    asked = t.replace("When did you stop smoking?", "When were the bloods taken, again?")
+    labs = [(c, d) for m, c, d in got(asked, now) if m == "lab_result"]
+    assert labs == [("Patient's eGFR was 52 on 2026-01-01", "2026-01-01")], labs

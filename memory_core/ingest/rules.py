@@ -1782,7 +1782,10 @@ class RuleExtractor:
             r"\w", s.text[: r.dates[0].start] + s.text[r.dates[0].end :]
         )
         asked = st.question is not None and bool(_TESTS.search(st.question[0].low))
-        if r.dates and (_TESTS.search(s.low) or (only_date and (st.test_date or asked))):
+        other_asked = st.question is not None and not asked  # "When did you stop smoking?"
+        if r.dates and (
+            _TESTS.search(s.low) or (only_date and (asked or (st.test_date and not other_asked)))
+        ):
             # "I had my kidney bloods done yesterday." / "Your blood tests from the 12th of May" /
             # "When were the bloods?" -- "14.03.2026.": the date of the results said next, in
             # this conversation, until another is said
