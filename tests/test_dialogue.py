@@ -640,3 +640,16 @@ def test_a_date_answering_another_question_does_not_re_date_the_tests() -> None:
     asked = t.replace("When did you stop smoking?", "When were the bloods taken, again?")
     labs = [(c, d) for m, c, d in got(asked, now) if m == "lab_result"]
     assert labs == [("Patient's eGFR was 52 on 2026-01-01", "2026-01-01")], labs
+
+
+def test_a_day_of_the_month_said_beside_last_week_is_that_day() -> None:
+    """ "our test from last week, the eighteenth", said on Tuesday the 25th of August: the
+    18th (it was read as the week of the 17th); a day the week does not hold leaves the week."""
+    session = datetime(2026, 8, 25, 9, tzinfo=UTC)  # a Tuesday
+    said = {
+        "from last week, the eighteenth": ["2026-08-18"],
+        "last week, on the 20th": ["2026-08-20"],
+        "last week, the 30th": ["2026-08-17"],  # not a day of last week: the week alone
+    }
+    for text, want in said.items():
+        assert [d.date for d in dates_in(f"Our test {text}.", session)] == want, text

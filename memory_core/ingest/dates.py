@@ -176,6 +176,12 @@ def _patterns() -> dict[str, re.Pattern[str]]:
         "week": re.compile(
             r"(?<!over the )(?<!in the )(?<!for the )\b(last|this|previous|past) week\b"
         ),
+        # a day of the month said beside a week: "last week, the eighteenth", "last week, on
+        # the 20th" -- that day, where the week holds it
+        "week_nth": re.compile(
+            rf"(?<!over the )(?<!in the )(?<!for the )\b(last|this|previous|past) week,?\s+"
+            rf"(?:on\s+)?the\s+(?:(\d{{1,2}})(?:st|nd|rd|th)|({_ORDINAL}))\b"
+        ),
         # a weekday of a named week -- one day: "Tuesday last week", "Tuesday of last week",
         # "last week on Tuesday", "Monday the week before last", "the Tuesday before last"
         "weekday_of_week": re.compile(
@@ -531,6 +537,15 @@ def dates_in(
         if in_week is None:
             taken.append((mt.start(), mt.end()))  # "Friday this week", said on a Wednesday
         add(mt.start(), mt.end(), in_week, "day")
+    for mt in p["week_nth"].finditer(low):
+        monday = day(session) - timedelta(days=session.weekday(), weeks=mt.group(1) != "this")
+        dom = int(mt.group(2)) if mt.group(2) else ORDINAL_WORDS[mt.group(3)]
+        held = [monday + timedelta(days=k) for k in range(7)]
+        on = next((d for d in held if d.day == dom and d <= day(session)), None)
+        if on is not None:
+            add(mt.start(), mt.end(), on, "day")
+        else:  # not a day of that week: the week alone
+            add(mt.start(), mt.end(), monday, "week")
     for mt in p["week"].finditer(low):
         monday = day(session) - timedelta(days=session.weekday())
         if mt.group(1) != "this":
