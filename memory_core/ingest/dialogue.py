@@ -419,6 +419,11 @@ class State:
     #: each drug's last start or change told with its date ("she put his levetiracetam up on
     #: the 5th of October"): the date, its turn and where it was said
     drug_dates: dict[str, tuple[DateSpan, int, int, int]] = field(default_factory=dict)
+    #: a hospital stay's days told ("you went home Monday the 4th"): each event's date, its
+    #: turn and where it was said; and the one the sentence being read refers to ("by the day
+    #: you went home"), if any
+    stays: dict[str, tuple[DateSpan, int, int, int]] = field(default_factory=dict)
+    stay: tuple[DateSpan, int, int, int] | None = None
 
     def refers_to_other(self, s: Sentence) -> bool:
         """Whether "she" or "he", as the sentence's subject, is someone other than the patient:

@@ -106,6 +106,7 @@ from .statements import (
     third_party,
     third_person,
 )
+from .stays import referred, told_days
 
 __all__ = ["RuleExtractor", "Sentence", "sentences"]
 
@@ -504,6 +505,20 @@ def _date_alone(s: Sentence, r: Named) -> DateSpan | None:
         return None
     d = r.dates[0]
     return d if _words_besides(s, d.start, d.end) <= _DATE_FILLERS else None
+
+
+def _stay_alone(s: Sentence, start: int, end: int) -> bool:
+    """A sentence that says only that something was done on a stay's day, named at
+    ``start``..``end`` ("They lowered it on the day you went home.")."""
+    return _words_besides(s, start, end) <= _DATE_FILLERS | _DONE_WORDS | {"day", "by", "time"}
+
+
+#: what a sentence may say was done to what the sentence before told, besides its date
+_DONE_WORDS = frozenset({
+    "lowered", "reduced", "increased", "raised", "upped", "cut", "halved", "doubled",
+    "decreased", "switched", "swapped", "adjusted", "put", "up", "down", "off", "took", "taken",
+    "you", "he", "she", "we", "when", "your", "his", "her",
+})  # fmt: skip
 
 
 def _words_besides(s: Sentence, start: int, end: int) -> set[str]:
@@ -1055,7 +1070,15 @@ class RuleExtractor:
                 and st.question is not None
                 and told_as_done(st.question[0].text)
             )
+            for event, at in told_days(s.text, r.dates).items():
+                st.stays[event] = (at, s.turn, s.start, s.end)
+            ref = referred(s.text) if not r.dates else None
+            st.stay = st.stays.get(ref[0]) if ref else None  # "by the day you went home"
             alone = _date_alone(s, r)
+            alone_by = (s.start, s.end)
+            if alone is None and st.stay is not None and ref and _stay_alone(s, *ref[1:]):
+                # "They lowered it on the day you went home.": the day the stay told
+                alone, alone_by = st.stay[0], (st.stay[2], st.stay[3])
             before = (
                 _told_before(s, prev, st.question, sents_by_turn) if alone is not None else None
             )
@@ -1067,9 +1090,11 @@ class RuleExtractor:
                         break
                     if before.start < c.end <= before.end and c.whose == PATIENT:
                         out.candidates[k] = replace(
-                            c, created_at=alone.at, dated_by=(s.start, s.end), end=max(c.end, s.end)
+                            c, created_at=alone.at, dated_by=alone_by, end=max(c.end, s.end)
                         )
             tale, story = _story(tale, s, r, asked_past or alone is not None)
+            if story is None and st.stay is not None:
+                story = st.stay
             if story is None and after_date is not None and after_date[1] == s.turn:
                 story = after_date  # "August, yes. I live at my daughter's now.": since then
             after_date = (alone, s.turn, s.start, s.end) if alone is not None else None
@@ -1799,7 +1824,7 @@ class RuleExtractor:
             if x.date is not None:
                 text += f" {x.date.phrase}"
                 created = x.date.at
-            elif carried is not None and x.analyte.kind == "lab":
+            elif carried is not None and x.analyte.kind == "lab" and st.stay is None:
                 text += f" {carried[0].phrase}"  # the date's own words are its evidence
                 created, dated_by = carried[0].at, (carried[2], carried[3])
             mtype = x.analyte.memory_type
