@@ -67,3 +67,29 @@ def test_a_statement_with_a_number_said_in_words_is_read_with_its_digits() -> No
         "medication",
     )
     assert d.verdict is Verdict.DUPLICATE, d
+
+
+@pytest.mark.parametrize(
+    ("said", "read"),
+    [
+        ("add empagliflozin, ten milligrams once a day", "10 milligrams"),
+        ("put the amlodipine up from five milligrams to ten.", "from    5 milligrams to  10."),
+        ("from fifty micrograms to seventy-five", "50 micrograms to           75"),
+        ("HbA1c is eight percent", "8 percent"),
+        ("she weighs nine stone", "9 stone"),
+    ],
+)
+def test_a_number_word_said_with_its_unit_is_read_as_digits(said: str, read: str) -> None:
+    """A number word below twenty stays a word alone, but not with a unit of mass or a percent
+    after it ("ten milligrams"), nor after "from five milligrams to" (the unit said once)."""
+    got = spoken_numbers(said)
+    assert len(got) == len(said)
+    assert read in got, got
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["one in the morning", "two tablets twice a day", "from two tablets to one", "nine is low"],
+)
+def test_a_number_word_without_a_unit_of_measure_stays_a_word(said: str) -> None:
+    assert spoken_numbers(said) == said

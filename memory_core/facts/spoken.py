@@ -5,7 +5,9 @@ original; the reader reads "94 kilos"). Pure; the number words are words.json's
 ``number_words``.
 
 What is turned into digits: a number of more than one word, or a tens word ("sixty-four",
-"a hundred and twelve", "six point eight", "sixty"). A number word below twenty alone stays a
+"a hundred and twelve", "six point eight", "sixty"), or a word below twenty with a unit of mass
+or a percent after it ("ten milligrams", "nine stone") or said after "from five milligrams to"
+("... to ten"). Otherwise a number word below twenty alone stays a
 word ("two tablets four times a day", "the blue one", "nine is low": the readers know these
 words already, and a count said so is no reading), as do "half", "once", "twice" and a part of
 an ordinal ("the twenty-fifth": the dates reader's). Blood pressure said as it is spoken --
@@ -71,19 +73,47 @@ def _bp(words: str) -> str | None:
     return str(units[head] * 100 + int(rest_value))
 
 
+#: what a number word below twenty is an amount of when a unit of these follows it ("ten
+#: milligrams", "eight percent", "nine stone"): never a count of tablets, nor "one in" (inches)
+MEASURED = frozenset({"mass", "fraction"})
+#: a unit said once for two numbers: "from five milligrams to ten"
+_FROM_UNIT_TO = re.compile(r"\bfrom\s+[\w.]+\s+([a-z%]+)\s+to\s+$", re.IGNORECASE)
+
+
+def _measured_at(text: str, pos: int) -> bool:
+    """A unit of :data:`MEASURED` is written at ``text[pos:]``."""
+    from .units import unit_after  # the units table needs the lexicon; read only when asked
+
+    found = unit_after(lexicon(), text, pos)
+    return found is not None and found[0].dimension in MEASURED
+
+
 def spoken_numbers(text: str) -> str:
     """``text`` with its numbers said in words written as digits, each right-aligned in the
     place of its words (padded before with spaces): the same length, every offset kept."""
-    _u, tens, pattern = _words()
+    units, tens, pattern = _words()
     low = text.lower()
-    if not any(w in low for w in (*tens, "hundred", "point")):
-        return text  # every number it reads has a tens word, "hundred" or "point"
+    if not any(w in low for w in (*tens, "hundred", "point")) and not (
+        any(w in low for w in units) and any(w in low for w in _MEASURE_WORDS)
+    ):
+        return text  # every number it reads has a tens word, "hundred", "point" or a unit
 
     def sub(m: re.Match[str]) -> str:
         said = m.group(0)
         got = _bp(said) if m.group("bp") else _value(said)
+        after_point = text[max(0, m.start() - 6) : m.start()].lower().rstrip().endswith("point")
+        if got is None and said.lower() in units and not after_point:  # "ten milligrams"
+            before = _FROM_UNIT_TO.search(text, max(0, m.start() - 40), m.start())
+            with_unit = _measured_at(text, m.end()) or (
+                before is not None and _measured_at(f" {before.group(1)}", 0)
+            )
+            got = str(units[said.lower()]) if with_unit else None
         if got is None or len(got) > len(said):
             return said
         return got.rjust(len(said))
 
     return pattern.sub(sub, text)
+
+
+#: the words of :data:`MEASURED` units a text must hold for a number word alone to be read
+_MEASURE_WORDS = ("gram", "kilo", "percent", "stone", "mg", "mcg", "kg", "%")
