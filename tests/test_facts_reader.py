@@ -213,6 +213,10 @@ def test_a_word_written_with_apostrophe_s_names_its_thing(text: str, mtype: str,
          "100 mg"),
         ("Metformin was 500 mg, now 1 g twice daily.", "medication", "dose", "1 g"),
         ("Ramipril 2.5 mg increased to 5 mg", "medication", "dose", "5 mg"),
+        # ... with its unit said once, for the dose it came from ("from 5 mg to 10")
+        ("Amlodipine increased from 5 mg to 10.", "medication", "dose", "10 mg"),
+        ("Levothyroxine up from 50 micrograms to 75 each morning", "medication", "dose",
+         "75 mcg"),
         # ... and a bare "up to" is a most, an earlier dose in brackets is history
         ("Paracetamol 1 g, up to 4 g a day", "medication", "dose", "1 g"),
         ("Ramipril 5 mg each morning (was 2.5 mg until March).", "medication", "dose", "5 mg"),
@@ -232,6 +236,20 @@ def test_a_word_written_with_apostrophe_s_names_its_thing(text: str, mtype: str,
 def test_the_value_said_now(text: str, mtype: str, field: str, want: str) -> None:
     f = next(x for x in read(text, mtype).facts if x.kind in (KeyKind.DRUG, KeyKind.LOINC))
     assert parts(f.value)[field] == want
+
+
+def test_a_title_is_no_formulation() -> None:
+    """ "Seen by Dr Khan, levothyroxine 75 mcg daily": "Dr" is a doctor, not "DR" (delayed
+    release: it had been read so, beside the dose); "omeprazole DR 20 mg" still is."""
+    for text in (
+        "Seen by Dr Khan, levothyroxine 75 mcg daily.",
+        "Levothyroxine 75 mcg, reviewed by Dr Shah",
+        "Dr wants the levothyroxine up to 75 mcg.",
+    ):
+        f = fact(text, "medication", "drug:levothyroxine")
+        assert "form" not in parts(f.value), text
+    f = fact("Omeprazole DR 20 mg once daily", "medication", "drug:omeprazole")
+    assert parts(f.value)["form"] == "delayed release"
 
 
 def test_a_measure_derived_from_a_result_and_a_result_before_an_event_are_not_its_value() -> None:

@@ -74,13 +74,28 @@ def drug_value(t: Text, span: Span, spans: Sequence[Span]) -> str:
     dose = _dose(t, a, b, lex)
     freq = [m.value for m in lex.frequencies.find(t.tokens[a:b], t.raw[a:b])]
     before = max(0, span.start - 3)
-    forms = [m.value for m in lex.formulations.find(t.tokens[before:b], t.raw[before:b])]
+    forms = [
+        m.value
+        for m in lex.formulations.find(t.tokens[before:b], t.raw[before:b])
+        if not _a_title(t.raw[before + m.start : before + m.end], lex)
+    ]
     return join(
         [
             ("dose", dose),
             ("freq", freq[0] if freq else ""),
             ("form", forms[0] if forms else ""),
         ]
+    )
+
+
+def _a_title(raw: Sequence[str], lex: Lexicon) -> bool:
+    """A formulation's abbreviation written as a title is the title ("Dr Khan", "Sr Jones":
+    not "DR", delayed release)."""
+    return (
+        len(raw) == 1
+        and raw[0].lower() in lex.titles
+        and raw[0][:1].isupper()
+        and raw[0][1:].islower()
     )
 
 
@@ -250,9 +265,23 @@ def _doses(t: Text, a: int, b: int, lex: Lexicon) -> Iterator[tuple[int, str]]:
         )
         if unit:
             yield i, f"{_num(strength)} {_unit(unit)}"
+            k = j + len(unit.split())  # "from 5 mg to 10": the unit said once, for both
+            if (
+                k + 1 < b
+                and t.tokens[k] == "to"
+                and t.tokens[k + 1][:1].isdigit()
+                and (k + 2 >= b or t.tokens[k + 2] not in lex.dose_units | _NOT_A_DOSE_AFTER)
+            ):
+                yield k + 1, f"{_num(t.tokens[k + 1])} {_unit(unit)}"
         elif "/" in strength:
             yield i, _num(strength)  # a combination's strengths ("co-codamol 30/500")
 
+
+#: words after a number that make it no dose of the unit said before it ("5 mg to 10 days")
+_NOT_A_DOSE_AFTER = frozenset(
+    {"day", "days", "week", "weeks", "month", "months", "year", "years", "hour", "hours",
+     "minute", "minutes", "times", "x", "tablets", "tablet", "puffs"}
+)  # fmt: skip
 
 #: One spelling of a dose unit written several ways.
 _DOSE_UNITS = {
