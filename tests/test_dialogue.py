@@ -653,3 +653,15 @@ def test_a_day_of_the_month_said_beside_last_week_is_that_day() -> None:
     }
     for text, want in said.items():
         assert [d.date for d in dates_in(f"Our test {text}.", session)] == want, text
+
+
+def test_a_dose_changed_to_a_number_said_with_the_unit_of_the_dose_it_came_from() -> None:
+    """ "put the amlodipine up from five milligrams to ten": to 10 mg (the unit is said once;
+    it had been proposed as "dose increased", with no dose)."""
+    for said, want in (
+        ("I'd like to put the amlodipine up from five milligrams to ten.", "to 10 mg"),
+        ("The levothyroxine goes up from fifty micrograms to seventy-five.", "to 75 mcg"),
+        ("We'll increase the ramipril from 5 mg to 10.", "to 10 mg"),
+    ):
+        meds = [c for m, c, _d in got(f"Dr: {said}\nPatient: OK.") if m == "medication"]
+        assert meds and meds[0].endswith(want), (said, meds)

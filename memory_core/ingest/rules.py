@@ -80,6 +80,7 @@ from .dialogue import (
 )
 from .proposals import Candidate, Extraction
 from .sentence import (
+    DOSE_UNIT_SPELLINGS,
     Drug,
     Finding,
     Named,
@@ -201,11 +202,13 @@ def _replaced(low: str, found: list[Drug]) -> tuple[Drug, Drug] | None:
 
 
 _UP = re.compile(
-    r"\b(increas\w+|rais\w+|upp\w+|titrat\w+ up|bump\w* up|went up|go up|doubl\w+|tripl\w+)\b"
+    r"\b(increas\w+|rais\w+|upp\w+|titrat\w+ up|bump\w* up|went up|go(?:es|ing|ne)? up|"
+    r"doubl\w+|tripl\w+)\b"
     r"|^\W*up\s+from\b"  # "we put your sertraline up from 50 to 100 milligrams"
 )
 _DOWN = re.compile(
     r"\b(decreas\w+|reduc\w+|lower\w*|cut\w* (?:it |them |that )?(?:back|down)|went down|"
+    r"go(?:es|ing|ne)? down|"
     r"halv\w+|drop\w*)\b"
 )
 #: a verb of moving with the drug as its object, "up" or "down" after the drug ("put my
@@ -674,6 +677,15 @@ def _told_before(
     before = [x for x in by_turn.get(q.turn, ()) if x.end <= q.start]
     return before[-1] if before else None
 
+
+#: a dose changed from one said with its unit to a number said without it ("up from five
+#: milligrams to ten": 10 mg), not to a number of days or tablets
+_UNIT_SAID_ONCE = re.compile(
+    r"\bfrom\s+\d+(?:[.,]\d+)?\s?(?P<unit>mg|mcg|milligrams?|micrograms?|units?|g|grams?)\s+"
+    r"to\s+(?P<to>\d+(?:[.,]\d+)?)\b(?!\s*(?:days?|weeks?|months?|years?|hours?|tablets?|"
+    r"puffs?|times|x\b|%))",
+    re.I,
+)
 
 #: a sentence without a subject that opens with a change ("Started on the 1st of June.")
 _BARE_CHANGE = re.compile(
@@ -1737,11 +1749,15 @@ class RuleExtractor:
                 )
                 verb = "increased" if up else "decreased"
                 text = f"Patient's {d.phrase} dose {verb}"
+                once = None if to else _UNIT_SAID_ONCE.search(s.text, d.end)
                 if to:
                     target = dose_after(s.text, d.end + to.start(1))
                     text += f" to {target}"
                     f2 = freq_after(r, d.end + to.end())
                     text += f" {f2}" if f2 else ""
+                elif once:  # "up from five milligrams to ten": the unit said once, for both
+                    unit = once.group("unit").lower()
+                    text += f" to {once.group('to')} {DOSE_UNIT_SPELLINGS.get(unit, unit)}"
                 elif dose and _UP.search(window):  # "you go up to the Ozempic 0.5 mg dose"
                     text += f" to {dose}{' ' + freq if freq else ''}"
                 done.add(d.name)
