@@ -665,3 +665,18 @@ def test_a_dose_changed_to_a_number_said_with_the_unit_of_the_dose_it_came_from(
     ):
         meds = [c for m, c, _d in got(f"Dr: {said}\nPatient: OK.") if m == "medication"]
         assert meds and meds[0].endswith(want), (said, meds)
+
+
+def test_a_start_said_done_on_a_day_is_no_plan_whatever_after_says() -> None:
+    """ "You stopped the ramipril on the 18th of October, and started the Entresto ... on the
+    20th, after the gap": "after the" is no later time here -- the start was on the 20th (it
+    had been dropped as deferred); "we'll start it after the scan" still is a plan."""
+    now = datetime(2026, 11, 10, 18, tzinfo=UTC)
+    t = (
+        "Date: 2026-11-10\nNurse: You stopped the ramipril on the 18th of October, and started "
+        "the Entresto, sacubitril valsartan, 24/26 twice a day on the 20th, after the gap."
+    )
+    meds = [(c, d) for m, c, d in got(t, now) if m == "medication"]
+    assert any("started sacubitril/valsartan" in c and d == "2026-10-20" for c, d in meds), meds
+    plan = "Date: 2026-11-10\nNurse: We'll start the Entresto after the scan."
+    assert not any(m == "medication" for m, _c, _d in got(plan, now))

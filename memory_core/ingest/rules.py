@@ -153,6 +153,15 @@ _LATER = re.compile(
 )
 
 
+def _done_on(when: DateSpan | None, window: str) -> bool:
+    """A start said in the past tense on a day said of it ("... and started the Entresto on
+    the 20th, after the gap": done, whatever "after the" says)."""
+    return when is not None and when.precision == "day" and _STARTED.search(window) is not None
+
+
+_STARTED = re.compile(r"\b(started|began|restarted|resumed|initiated|went back on)\b")
+
+
 def _later(low: str) -> bool:
     """Whether a sentence puts what it says at a later time ("next month we'll start ...", "I
     stop the aspirin next Monday")."""
@@ -1773,7 +1782,7 @@ class RuleExtractor:
                 yield "medication", f"Patient was given {d.phrase}{details}{on}", conf, at, *span
             elif _START.search(window):
                 done.add(d.name)
-                if _later(low) and not confirmed:
+                if _later(low) and not confirmed and not _done_on(when, window):
                     continue  # deferred: not a medicine the patient takes
                 yield "medication", f"Patient started {d.phrase}{details}{on}", conf, at, *span
             elif (

@@ -295,13 +295,23 @@ def _dated(text: str, at: int, starts: set[int]) -> bool:
     return at in starts or (text[at : at + 4].lower() == "the " and at + 4 in starts)
 
 
+#: where one clause of a sentence ends and the next begins ("You stopped the ramipril on the
+#: 18th, and started the Entresto on the 20th"); a comma alone may set off a name or a dose
+_CLAUSE_BREAK = re.compile(r";|,\s*(?:and|but|then|so)\b|\s(?:and then|but)\s", re.I)
+
+
 def date_for(r: Named, start: int, end: int, extra: Sequence[DateSpan] = ()) -> DateSpan | None:
-    """The date said for what is at ``start``..``end``: the nearest in its sentence (a reason
-    clause's dates excluded), else one said in the answer that confirmed it."""
+    """The date said for what is at ``start``..``end``: the nearest in its clause, else in its
+    sentence (a reason clause's dates excluded), else one said in the answer that confirmed
+    it."""
     reason = reason_after(r, end)
     limit = reason.start() if reason else len(r.text)
+    breaks = [m.start() for m in _CLAUSE_BREAK.finditer(r.text)]
+    lo = max((b for b in breaks if b < start), default=0)
+    hi = min((b for b in breaks if b >= end), default=len(r.text))
+    own = [d for d in r.dates if lo <= d.start < min(hi, limit)]
     best = None
-    for d in r.dates:
+    for d in own or r.dates:
         if d.start >= limit:
             continue
         dist = d.start - end if d.start >= end else start - d.end
