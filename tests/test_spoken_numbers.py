@@ -93,3 +93,19 @@ def test_a_number_word_said_with_its_unit_is_read_as_digits(said: str, read: str
 )
 def test_a_number_word_without_a_unit_of_measure_stays_a_word(said: str) -> None:
     assert spoken_numbers(said) == said
+
+
+def test_a_results_value_said_as_one_word_after_is_or_was_is_read() -> None:
+    """ "Your ferritin is nine, which is low", "the ACR, was eight.": a value said as one
+    number word after "is" or "was" and before a pause is the result's (it was left a word);
+    "one of the best" is no value."""
+    now = datetime(2026, 7, 8, 18, tzinfo=UTC)
+    t = (
+        "Date: 2026-07-08\n"
+        "Nurse: Your ferritin is nine, which is low. And the urine protein test, the ACR, "
+        "was eight.\nNurse: Your HbA1c was one of the better ones this year."
+    )
+    got = [c.content for c in RuleExtractor().extract("P", t, now=now).candidates]
+    assert "Patient's ferritin was 9" in got, got
+    assert any(c.startswith("Patient's urine albumin/creatinine ratio was 8") for c in got), got
+    assert not any("HbA1c was 1" in c for c in got), got

@@ -117,3 +117,29 @@ def spoken_numbers(text: str) -> str:
 
 #: the words of :data:`MEASURED` units a text must hold for a number word alone to be read
 _MEASURE_WORDS = ("gram", "kilo", "percent", "stone", "mg", "mcg", "kg", "%")
+
+
+@cache
+def _alone() -> re.Pattern[str]:
+    units, _tens, _p = _words()
+    u = "|".join(sorted(units, key=len, reverse=True))
+    return re.compile(
+        rf"\b(?:is|was|were|are|came back at|came back as)\s+(?P<w>{u})"
+        r"(?=\s*(?:[,.;:!?)]|\s[-\u2013\u2014]|$|which\b|so\b|and\b|but\b))",
+        re.IGNORECASE,
+    )
+
+
+def values_said_alone(text: str) -> str:
+    """``text`` with a number word below twenty said as a value -- after "is" or "was", before
+    a pause ("your free T4 is eleven, which ...", "the ACR, was eight.") -- written as digits,
+    in place. For a reader of results beside what they measure: alone, "she was nine." is an
+    age as much as a value."""
+    units, _tens, _p = _words()
+
+    def sub(m: re.Match[str]) -> str:
+        word = m.group("w")
+        digits = str(units[word.lower()]).rjust(len(word))
+        return m.group(0)[: m.start("w") - m.start()] + digits
+
+    return _alone().sub(sub, text)

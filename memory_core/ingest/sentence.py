@@ -15,6 +15,7 @@ from functools import cache, cached_property
 
 from .. import drugs
 from ..facts.lexicon import Analyte, PhraseMatcher, lexicon, tokenize
+from ..facts.spoken import values_said_alone
 from ..facts.values import BOUND_BEFORE, CHANGE_BEFORE, GUESS_BEFORE, QUALIFIERS
 from . import names
 from .dates import DateSpan, dates_in
@@ -447,6 +448,7 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
     aims = _targets(s.text)  # "aim for a weight of 90 kilos": a target, no reading
     mentions = [x for x in mentions if x[2].key not in aims]
     taken = [(d.start, d.end) for d in r.dates]
+    said = values_said_alone(s.text)
     raw: list[tuple[Analyte, str, str, int, int]] = []
     for k, (_a, b, analyte) in enumerate(mentions):
         stop = mentions[k + 1][0] if k + 1 < len(mentions) else len(s.text)
@@ -464,7 +466,7 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
                 raw.append((analyte, pair, unit_shown(u.group(1)) if u else "", m.start(), end))
                 pos = last = end
                 continue
-            m = _NUMBER.search(s.text, pos, stop)
+            m = _NUMBER.search(said, pos, stop)  # "free T4 is eleven, which ...": 11
             if not m or _gap(last, m.start(), taken) > _REACH:
                 break
             pos = m.end()
