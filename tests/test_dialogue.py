@@ -680,3 +680,33 @@ def test_a_start_said_done_on_a_day_is_no_plan_whatever_after_says() -> None:
     assert any("started sacubitril/valsartan" in c and d == "2026-10-20" for c, d in meds), meds
     plan = "Date: 2026-11-10\nNurse: We'll start the Entresto after the scan."
     assert not any(m == "medication" for m, _c, _d in got(plan, now))
+
+
+def test_a_question_of_she_after_the_clinician_named_a_relative_asks_of_the_relative() -> None:
+    """ "Oh -- your sister, you mentioned her. Is she on a blood thinner too?" -- "She is,
+    she's on rivaroxaban after a clot following her knee operation": the sister's, not the
+    patient's (it had been proposed as the patient's procedure)."""
+    t = (
+        "Date: 2026-05-12\n"
+        "Pharmacist: Any allergies I should double-check?\n"
+        "Gwen: Penicillin - I came out in a rash as a child.\n"
+        "Pharmacist: Yes, that's on your record. Are you still working?\n"
+        "Gwen: Part-time, I'm a receptionist at the primary school, mornings only.\n"
+        "Pharmacist: Lovely. Oh - your sister, you mentioned her. Is she on a blood thinner too?\n"
+        "Gwen: She is, she's on rivaroxaban after a clot following her knee operation last "
+        "year. Different one to mine."
+    )
+    got_ = got(t, datetime(2026, 5, 12, 18, tzinfo=UTC))
+    assert not any("rivaroxaban" in c or "knee" in c for _m, c, _d in got_), got_
+
+
+def test_a_relative_answering_of_your_mum_speaks_of_the_patient() -> None:
+    """ "Thanks for bringing your mum in today. How has she been on the donepezil?" --
+    "Daughter: She's been on donepezil 10 mg at night": the daughter answers of the patient."""
+    t = (
+        "Date: 2026-11-02\n"
+        "Nurse: Thanks for bringing your mum in today. How has she been on the donepezil?\n"
+        "Daughter: She's been on donepezil 10 mg at night since the summer."
+    )
+    meds = [c for m, c, _d in got(t, datetime(2026, 11, 2, 18, tzinfo=UTC)) if m == "medication"]
+    assert any("donepezil 10 mg" in c for c in meds), meds

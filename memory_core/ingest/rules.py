@@ -647,6 +647,10 @@ def _relatives_age(text: str) -> int | None:
     return age if 1 <= age <= 120 else None
 
 
+#: a third person, as the subject or object of a question ("Is she on a blood thinner too?")
+_THIRD = re.compile(r"\b(?:she|he|her|him|they|them)\b")
+
+
 @cache
 def _your_relative() -> re.Pattern[str]:
     """A relative of the patient's a clinician's question names ("your mum's", "your husband"),
@@ -1075,6 +1079,8 @@ class RuleExtractor:
         after_date: Story | None = None  # the sentence before was only a date
         took_turn = -1  # the turn whose last reading was of a medicine taken
         asked_of: str | None = None  # the relative the clinician's question asked after
+        named_in_turn: tuple[int, str] = (-1, "")  # a relative the clinician's turn named
+        asked_before = False  # ... whom a later question of the turn asks of as "she"
         turn_starts: list[tuple[int, int]] = []  # each turn, and its first candidate's index
         sents_by_turn: dict[int, list[Sentence]] = {}
         for x in sents:
@@ -1134,12 +1140,14 @@ class RuleExtractor:
             new_turn = prev is None or s.turn != prev.turn
             if new_turn:
                 turn_starts.append((s.turn, len(out.candidates)))
+            if asked_of is not None and asked_before and s.relation:
+                asked_of = None  # a relative answers of "your mum": the patient is the mum
             if new_turn and s.speaker != "clinician" and asked_of is not None:
                 # "... your mum's - are you looking after her?" -- "She's got dementia."
                 st.other_turn, st.other_relation = s.turn, asked_of
                 st.other_named_by_patient = s.speaker == "patient" and not s.relation
             if new_turn:
-                asked_of = None
+                asked_of, asked_before = None, False
             if s.speaker == "clinician" and len(turn_starts) >= 2:
                 _refine_days(out, r, turn_starts, sents_by_turn.get(s.turn, [])[:2], s)
             switched = prev is None or s.speaker != prev.speaker
@@ -1151,8 +1159,14 @@ class RuleExtractor:
                 st.family_asked = None
             if s.speaker == "clinician":
                 self._clinician_topics(s, r, st)
-                if s.question and (of := _your_relative().search(s.text)):
-                    asked_of = of.group(1).lower()  # whom "she" or "he" in the answer is
+                kin = _your_relative().search(s.text)
+                if kin and not s.question:
+                    named_in_turn = (s.turn, kin.group(1).lower())  # "Oh -- your sister, ..."
+                if s.question and kin:
+                    asked_of = kin.group(1).lower()  # whom "she" or "he" in the answer is
+                elif s.question and named_in_turn[0] == s.turn and _THIRD.search(s.low):
+                    asked_of = named_in_turn[1]  # "... Is she on a blood thinner too?"
+                    asked_before = True
                 back = prev is not None and prev.turn == s.turn and not prev.question
                 if s.question and back and prev is not None and _BACK_REF.match(s.text):
                     # "The letter says apixaban 5 mg twice a day. Is that how you've been
@@ -1170,7 +1184,7 @@ class RuleExtractor:
             elif s.relation and st.addressed_other:
                 prev = s
                 continue  # a relative answering of their own health ("How is your own ...?")
-            elif switched and st.question is not None and new_turn:
+            elif switched and st.question is not None and new_turn and st.other_turn != s.turn:
                 q, qr = st.question
                 # "One with breakfast, one at night. Yes.": a "yes" that ends the answer too
                 yes_last = any(_yes_alone(x.text) for x in sents_by_turn.get(s.turn, [])[1:])
