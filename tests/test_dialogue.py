@@ -710,3 +710,19 @@ def test_a_relative_answering_of_your_mum_speaks_of_the_patient() -> None:
     )
     meds = [c for m, c, _d in got(t, datetime(2026, 11, 2, 18, tzinfo=UTC)) if m == "medication"]
     assert any("donepezil 10 mg" in c for c in meds), meds
+
+
+def test_a_day_and_month_with_dots_and_no_year_after_a_date_word_is_a_day() -> None:
+    """ "since 12.06." (as Poland and Germany write the 12th of June) after "since", "until",
+    "dated": the last such day not after the session; a decimal after a value ("it was 5.1.")
+    or a dose ("I'm on 2.5.", "reduced from 7.5.") is no date."""
+    session = datetime(2026, 8, 25, 9, tzinfo=UTC)
+    assert [d.date for d in dates_in("Yes, since 12.06. Before, I lived alone.", session)] == [
+        "2026-06-12"
+    ]
+    assert [d.date for d in dates_in("A letter dated 3.8.", session)] == ["2026-08-03"]
+    assert [d.date for d in dates_in("I'm on 2.5.", session)] == []
+    assert [d.date for d in dates_in("Her warfarin was reduced from 7.5.", session)] == []
+    assert [d.date for d in dates_in("It was 5.1.", session)] == []
+    assert [d.date for d in dates_in("Potassium on the ward 5.1.", session)] == []
+    assert [d.date for d in dates_in("Since 31.09. nothing.", session)] == []  # no such day

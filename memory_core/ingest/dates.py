@@ -139,6 +139,9 @@ def _patterns() -> dict[str, re.Pattern[str]]:
         # where the day cannot be a month: "20/08"), "3.4.26"
         "dotted": re.compile(r"(?<![\d.,])(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})(?![\d.,]\d)"),
         "slashed": re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])"),
+        # ... and without the year, the month closed by its dot ("since 12.06."), only after a
+        # word that says a date follows: "it was 5.1." is a value
+        "dotted_dm": re.compile(r"\b(?:since|until|till|dated)\s+(\d{1,2})\.(\d{1,2})\.(?![\d])"),
         # "12/05", "12/05/2026" with both numbers 12 or less: read only by a month said beside it
         "either_way": re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})(?:/(\d{4}))?(?![\d/])"),
         "dmy": re.compile(
@@ -474,6 +477,10 @@ def dates_in(
                 continue  # "04/02/2026" may be April or February: not read
             with contextlib.suppress(ValueError):
                 add(mt.start(), mt.end(), datetime(y, mo, d, tzinfo=UTC), "day", relative=False)
+    for mt in p["dotted_dm"].finditer(low):
+        at = _latest(None, int(mt.group(2)), int(mt.group(1)), session)
+        if at is not None and 1 <= int(mt.group(2)) <= 12:
+            add(mt.start(1), mt.end(), at, "day", guessed=True)
     for mt in p["dmy"].finditer(low):
         year = int(mt.group(3)) if mt.group(3) else None
         add(
