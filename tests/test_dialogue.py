@@ -726,3 +726,19 @@ def test_a_day_and_month_with_dots_and_no_year_after_a_date_word_is_a_day() -> N
     assert [d.date for d in dates_in("It was 5.1.", session)] == []
     assert [d.date for d in dates_in("Potassium on the ward 5.1.", session)] == []
     assert [d.date for d in dates_in("Since 31.09. nothing.", session)] == []  # no such day
+
+
+def test_a_dose_put_up_to_a_number_without_a_unit_is_proposed_with_it() -> None:
+    """ "How is the metformin?" -- "The doctor put it up to 1000 in March.": the metformin's
+    dose went up to 1000 in March (nothing had been proposed: "put it" named no drug); "10 a
+    day" or "to 2 tablets" is no dose said."""
+    now = datetime(2026, 8, 11, 18, tzinfo=UTC)
+    t = (
+        "Date: 2026-08-11\nNurse: How is the metformin?\n"
+        "Patient: The doctor put it up to 1000 in March."
+    )
+    meds = [(c, d) for m, c, d in got(t, now) if m == "medication"]
+    assert meds == [("Patient's metformin dose increased to 1000", "2026-03-01")], meds
+    t = "Date: 2026-08-11\nPatient: My ramipril went up to 2 tablets."
+    meds = [c for m, c, _d in got(t, now) if m == "medication"]
+    assert meds == ["Patient's ramipril dose increased"], meds

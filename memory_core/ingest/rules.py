@@ -247,7 +247,8 @@ _IT_SUBJECT = re.compile(r"^\W*(?:(?:and|but|so|also|well)\W+)?(?:it|that|this o
 #: a pronoun a medication verb governs ("stopped it", "increase it", "it gave me")
 _GOVERNED = re.compile(
     r"\b(?:stop\w*|start\w*|increas\w*|decreas\w*|reduc\w*|drop\w*|cut|take|takes|taking|took|"
-    r"use|uses|using|continu\w*|off|(?:been|still|stay\w*|keep|kept)\s+on)\s+(?P<pro>it|that|them)\b|"
+    r"use|uses|using|continu\w*|off|(?:been|still|stay\w*|keep|kept)\s+on|upped|doubled|"
+    r"halved)\s+(?P<pro>it|that|them)\b|\bput\s+(?P<pro3>it|that)\s+up\b|"
     r"\b(?P<pro2>it|that|they)\s+"
     r"(?:made|makes|gave|gives|caused|causes|did|does)\b",
     re.I,
@@ -312,7 +313,7 @@ def _governed(text: str) -> list[tuple[int, int]]:
     """Where a pronoun a medication verb governs is."""
     out = []
     for m in _GOVERNED.finditer(text):
-        g = "pro" if m.group("pro") else "pro2"
+        g = next(n for n in ("pro", "pro2", "pro3") if m.group(n))
         out.append((m.start(g), m.end(g)))
     return out
 
@@ -697,6 +698,15 @@ _UNIT_SAID_ONCE = re.compile(
     r"\bfrom\s+\d+(?:[.,]\d+)?\s?(?P<unit>mg|mcg|milligrams?|micrograms?|units?|g|grams?)\s+"
     r"to\s+(?P<to>\d+(?:[.,]\d+)?)\b(?!\s*(?:days?|weeks?|months?|years?|hours?|tablets?|"
     r"puffs?|times|x\b|%))",
+    re.I,
+)
+
+#: a dose changed to a number said without a unit, right after the drug or the pronoun that
+#: names it ("The doctor put it up to 125 in May", "metformin went up to 1000")
+_TO_BARE = re.compile(
+    r"(?:\s+(?:up|down|dose))?\s+(?:has\s+)?(?:gone\s+|went\s+|go\s+)?(?:up\s+|down\s+)?to\s+"
+    r"(?P<to>\d+(?:[.,]\d+)?)\b(?![.,]\d|\s*(?:%|/|days?|weeks?|months?|years?|hours?|"
+    r"tablets?|puffs?|times|x\b|per\b|a day|a week))",
     re.I,
 )
 
@@ -1781,6 +1791,8 @@ class RuleExtractor:
                 elif once:  # "up from five milligrams to ten": the unit said once, for both
                     unit = once.group("unit").lower()
                     text += f" to {once.group('to')} {DOSE_UNIT_SPELLINGS.get(unit, unit)}"
+                elif bare := _TO_BARE.match(s.text, d.end):
+                    text += f" to {bare.group('to')}"  # "put it up to 125 in May": as said
                 elif dose and _UP.search(window):  # "you go up to the Ozempic 0.5 mg dose"
                     text += f" to {dose}{' ' + freq if freq else ''}"
                 done.add(d.name)
