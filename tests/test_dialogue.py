@@ -742,3 +742,18 @@ def test_a_dose_put_up_to_a_number_without_a_unit_is_proposed_with_it() -> None:
     t = "Date: 2026-08-11\nPatient: My ramipril went up to 2 tablets."
     meds = [c for m, c, _d in got(t, now) if m == "medication"]
     assert meds == ["Patient's ramipril dose increased"], meds
+
+
+def test_a_dose_a_record_holds_read_out_is_not_proposed_until_confirmed() -> None:
+    """ "Levothyroxine -- we have 100 micrograms on file." -- "That changed. The doctor put it
+    up to 125 in May": the record's 100 micrograms is no dose the patient takes (it had been
+    proposed beside the change, dated later than it); confirmed ("Is that right?" -- "Yes."),
+    it is."""
+    now = datetime(2026, 6, 10, 18, tzinfo=UTC)
+    said = "Pharmacist: Levothyroxine - we have 100 micrograms on file."
+    t = f"Date: 2026-06-10\n{said}\nPatient: That changed. The doctor put it up to 125 in May."
+    meds = [c for m, c, _d in got(t, now) if m == "medication"]
+    assert meds == ["Patient's levothyroxine dose increased to 125"], meds
+    t = f"Date: 2026-06-10\n{said} Is that right?\nPatient: Yes."
+    meds = [c for m, c, _d in got(t, now) if m == "medication"]
+    assert meds == ["Patient takes levothyroxine 100 mcg"], meds

@@ -701,6 +701,13 @@ _UNIT_SAID_ONCE = re.compile(
     re.I,
 )
 
+#: what a record holds, read out ("Levothyroxine -- we have 100 micrograms on file", "your
+#: list says ..."): not the patient's word until they confirm it
+_ON_RECORD = re.compile(
+    r"\b(?:on (?:file|(?:your|the|our) (?:records?|notes|list|system|file))|"
+    r"(?:records?|notes|list|system|file) (?:says?|shows?|has))\b"
+)
+
 #: a dose changed to a number said without a unit, right after the drug or the pronoun that
 #: names it ("The doctor put it up to 125 in May", "metformin went up to 1000")
 _TO_BARE = re.compile(
@@ -1821,8 +1828,11 @@ class RuleExtractor:
                         (dose or freq)
                         and len(_window(low, d.start, 60).split()) <= 3
                         and len(re.split(r"[,;]", low[d.end :], maxsplit=1)[0].split()) <= 12
+                        and not _ON_RECORD.search(low)
                     )  # a list read out: "Atorvastatin, 80 mg now"; "So: donepezil 10 mg in the
-                    # mornings, doxazosin down to 2 mg, ...": its item up to the next comma
+                    # mornings, doxazosin down to 2 mg, ...": its item up to the next comma --
+                    # not what a record holds ("we have 100 micrograms on file"): that is the
+                    # patient's to confirm
                 )
                 and (
                     dose
