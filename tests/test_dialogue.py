@@ -757,3 +757,21 @@ def test_a_dose_a_record_holds_read_out_is_not_proposed_until_confirmed() -> Non
     t = f"Date: 2026-06-10\n{said} Is that right?\nPatient: Yes."
     meds = [c for m, c, _d in got(t, now) if m == "medication"]
     assert meds == ["Patient takes levothyroxine 100 mcg"], meds
+
+
+def test_a_vaccine_recommended_or_left_to_the_gp_is_a_plan_not_a_dose_given() -> None:
+    """ "I'd also recommend the Shingrix shingles vaccine", "Shingrix through your GP.": a plan
+    (it had been proposed as an immunisation given); "I had my flu jab on Saturday" and "I'll
+    give the first hepatitis B dose in your right arm" (given in the session) are doses given."""
+    now = datetime(2026, 10, 6, 18, tzinfo=UTC)
+    t = (
+        "Date: 2026-10-06\nDr: I'd also recommend the Shingrix shingles vaccine.\n"
+        "Patient: OK.\nDr: Bloods every 2 weeks. Shingrix through your GP.\n"
+        "Patient: I had my flu jab on Saturday.\n"
+        "Nurse: I'll give the first hepatitis B dose in your right arm."
+    )
+    said = got(t, now)
+    jabs = [c for m, c, _d in said if m == "immunization"]
+    assert not any("Shingrix" in c for c in jabs), said
+    assert any("Shingrix" in c for m, c, _d in said if m == "care_plan"), said
+    assert any("flu jab" in c for c in jabs) and any("hepatitis B" in c for c in jabs), said
