@@ -534,3 +534,8 @@ def test_a_condition_a_condition_is_of_is_named_in_passing(
     assert facts.get(subject) is Role.SUBJECT, facts
     if in_passing:
         assert facts.get(in_passing) is Role.MENTION, facts
+
+
+def test_white_cells_said_as_people_say_them_are_the_white_cell_count() -> None:
+    """ "White cells 6.1" (a clinician reading results out): the white cell count."""
+    assert "loinc:6690-2" in read("White cells 6.1, haemoglobin 131.", "lab_result").keys
