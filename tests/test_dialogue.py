@@ -775,3 +775,14 @@ def test_a_vaccine_recommended_or_left_to_the_gp_is_a_plan_not_a_dose_given() ->
     assert not any("Shingrix" in c for c in jabs), said
     assert any("Shingrix" in c for m, c, _d in said if m == "care_plan"), said
     assert any("flu jab" in c for c in jabs) and any("hepatitis B" in c for c in jabs), said
+
+
+def test_a_habit_given_up_said_without_a_subject_answers_the_question() -> None:
+    """ "How's the smoking?" -- "Stopped! First of January.": the patient quit smoking on the
+    1st of January (nothing had been proposed: the give-up words wanted an "I")."""
+    t = (
+        "Date: 2026-03-10\nDr: How's the smoking?\n"
+        "Patient: Stopped! First of January. Not a single one since."
+    )
+    social = [(c, d) for m, c, d in got(t, datetime(2026, 3, 10, 18, tzinfo=UTC)) if m == "social"]
+    assert social == [("Patient quit smoking", "2026-01-01")], social

@@ -322,9 +322,10 @@ def _governed(text: str) -> list[tuple[int, int]]:
 _CONTRAST_CUT = re.compile(r"\b(?:though|although|but|except|however)\b", re.I)
 #: giving up a habit, said without naming it ("I stopped in January", "gave up last year")
 _GAVE_UP = re.compile(
-    r"^\W*(?:(?:no|yes|well|actually),?\s+)?i(?:'ve| have)?\s+"
+    r"^\W*(?:(?:no|yes|well|actually|oh),?\s+)?(?:i(?:'ve| have)?\s+)?"
     r"(?:stopped|quit|gave up|given up|packed (?:it )?in|stop(?=\s*[.!;]|\s*$))\b"
-)  # "I stop." alone: said in English as a second language for "I stopped"
+)  # "I stop." alone: said in English as a second language for "I stopped"; "Stopped!" with
+#  no subject: the answer's
 #: what may follow a give-up verb that names no thing given up ("I stopped in January", "gave
 #: up last year", "stopped completely", "quit two years ago"); any other word names it ("I've
 #: given up fizzy drinks")
