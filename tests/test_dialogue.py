@@ -786,3 +786,16 @@ def test_a_habit_given_up_said_without_a_subject_answers_the_question() -> None:
     )
     social = [(c, d) for m, c, d in got(t, datetime(2026, 3, 10, 18, tzinfo=UTC)) if m == "social"]
     assert social == [("Patient quit smoking", "2026-01-01")], social
+
+
+def test_a_course_finished_is_a_medicine_stopped() -> None:
+    """ "And you've finished the prednisolone?" -- "Yes, tapered down, last tablet on the 31st
+    of August": the prednisolone stopped on the 31st (nothing had been proposed)."""
+    t = (
+        "Date: 2026-10-06\nDr: And you've finished the prednisolone?\n"
+        "Patient: Yes, tapered down, last tablet on the 31st of August."
+    )
+    meds = [
+        (c, d) for m, c, d in got(t, datetime(2026, 10, 6, 18, tzinfo=UTC)) if m == "medication"
+    ]
+    assert meds == [("Patient stopped prednisolone on 2026-08-31", "2026-08-31")], meds

@@ -170,6 +170,7 @@ def _later(low: str) -> bool:
 
 _STOP = re.compile(
     r"\b(stopped|stopping|stop taking|discontinued|discontinuing|quit|came off|come off|"
+    r"finished|completed|"
     r"taken off|stopped taking|took (?:you |me |him |her |them )?off|take (?:you |me |him |her )?"
     r"off|(?<!don't )(?<!do not )(?<!never )stop(?: the| your| his| her| all)?)\b"
 )
