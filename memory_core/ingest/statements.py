@@ -26,6 +26,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
+from typing import Any
 
 from ..facts.model import Context, KeyKind, Role
 from ..facts.reader import read
@@ -134,12 +135,20 @@ def words_of(text: str) -> list[str]:
 
 
 @cache
-def cues() -> Cues:
-    raw = json.loads(
+def dialogue_words() -> dict[str, Any]:
+    """``lexicon/dialogue.json`` as written, read once (the cues below, a stay's days:
+    :mod:`.stays`)."""
+    raw: dict[str, Any] = json.loads(
         resources.files("memory_core")
         .joinpath("data", "lexicon", "dialogue.json")
         .read_text(encoding="utf-8")
     )
+    return raw
+
+
+@cache
+def cues() -> Cues:
+    raw = dialogue_words()
 
     def phrases(items: Sequence[str]) -> tuple[tuple[str, ...], ...]:
         return tuple(tuple(stems(words_of(p))) for p in items if words_of(p))

@@ -5,15 +5,14 @@ the 4th. The words are data (``dialogue.json``'s ``stays``); this module reads t
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
 from ..facts.lexicon import lexicon
 from .dates import DateSpan
+from .statements import dialogue_words
 
 #: words that may stand between a stay's event and the date said of it ("went home on Monday
 #: the 4th", "came home last Friday"), besides the weekdays
@@ -30,11 +29,7 @@ class _Words:
 
 @cache
 def _words() -> _Words:
-    raw = json.loads(
-        resources.files("memory_core")
-        .joinpath("data", "lexicon", "dialogue.json")
-        .read_text(encoding="utf-8")
-    )["stays"]
+    raw = dialogue_words()["stays"]
 
     def alts(words: Sequence[str]) -> str:
         return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
