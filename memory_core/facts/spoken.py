@@ -76,6 +76,8 @@ def _bp(words: str) -> str | None:
 #: what a number word below twenty is an amount of when a unit of these follows it ("ten
 #: milligrams", "eight percent", "nine stone"): never a count of tablets, nor "one in" (inches)
 MEASURED = frozenset({"mass", "fraction"})
+#: the words of :data:`MEASURED` units a text must hold for a number word alone to be read
+_MEASURE_WORDS = ("gram", "kilo", "percent", "stone", "mg", "mcg", "kg", "%")
 #: a unit said once for two numbers: "from five milligrams to ten"
 _FROM_UNIT_TO = re.compile(r"\bfrom\s+[\w.]+\s+([a-z%]+)\s+to\s+$", re.IGNORECASE)
 
@@ -113,10 +115,6 @@ def spoken_numbers(text: str) -> str:
         return got.rjust(len(said))
 
     return pattern.sub(sub, text)
-
-
-#: the words of :data:`MEASURED` units a text must hold for a number word alone to be read
-_MEASURE_WORDS = ("gram", "kilo", "percent", "stone", "mg", "mcg", "kg", "%")
 
 
 @cache

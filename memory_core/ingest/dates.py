@@ -545,7 +545,8 @@ def dates_in(
             taken.append((mt.start(), mt.end()))  # "Friday this week", said on a Wednesday
         add(mt.start(), mt.end(), in_week, "day")
     for mt in p["week_nth"].finditer(low):
-        monday = day(session) - timedelta(days=session.weekday(), weeks=mt.group(1) != "this")
+        back = 0 if mt.group(1) == "this" else 1
+        monday = day(session) - timedelta(days=session.weekday(), weeks=back)
         dom = int(mt.group(2)) if mt.group(2) else ORDINAL_WORDS[mt.group(3)]
         held = [monday + timedelta(days=k) for k in range(7)]
         on = next((d for d in held if d.day == dom and d <= day(session)), None)
