@@ -799,3 +799,15 @@ def test_a_course_finished_is_a_medicine_stopped() -> None:
         (c, d) for m, c, d in got(t, datetime(2026, 10, 6, 18, tzinfo=UTC)) if m == "medication"
     ]
     assert meds == [("Patient stopped prednisolone on 2026-08-31", "2026-08-31")], meds
+
+
+def test_when_the_last_one_was_dates_the_stop_just_told() -> None:
+    """ "I stopped smoking. Last cigarette was the bank holiday weekend in August.": the quit is
+    of August (it had been dated the session)."""
+    t = (
+        "Date: 2026-10-07\nNurse: Any flare-ups since then?\n"
+        "Patient: No. And I've got news. I stopped smoking. Last cigarette was the bank holiday "
+        "weekend in August."
+    )
+    quit_ = [d for m, c, d in got(t, datetime(2026, 10, 7, 18, tzinfo=UTC)) if "quit" in c]
+    assert quit_ == ["2026-08-01"], quit_

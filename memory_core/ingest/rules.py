@@ -515,11 +515,24 @@ def _since(d: DateSpan) -> str:
 
 def _date_alone(s: Sentence, r: Named) -> DateSpan | None:
     """The date a sentence says, where the sentence says nothing else ("The 3rd of May.",
-    "First of June.", "15.08.2026."); None for any other sentence."""
-    if len(r.dates) != 1 or s.question:
+    "First of June.", "15.08.2026.") or only when the last one was ("Last cigarette was the
+    bank holiday weekend in August."); None for any other sentence."""
+    if not r.dates or s.question:
+        return None
+    if _LAST_ONE.match(s.low):
+        return narrowest(list(r.dates))
+    if len(r.dates) != 1:
         return None
     d = r.dates[0]
     return d if _words_besides(s, d.start, d.end) <= _DATE_FILLERS else None
+
+
+#: a sentence that says when the last of something was: the date of a stop just told ("I
+#: stopped smoking. Last cigarette was ...", "Last tablet on the 31st of August.")
+_LAST_ONE = re.compile(
+    r"^\W*(?:(?:and|yes|yeah|well),?\s+)?(?:my\s+|the\s+|his\s+|her\s+)?(?:very\s+)?last\s+"
+    r"(?:cigarette|cig|fag|smoke|drink|dose|tablet|pill|one|injection|jab|patch|puff)s?\b"
+)
 
 
 def _stay_alone(s: Sentence, start: int, end: int) -> bool:
