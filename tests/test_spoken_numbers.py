@@ -77,6 +77,9 @@ def test_a_statement_with_a_number_said_in_words_is_read_with_its_digits() -> No
         ("from fifty micrograms to seventy-five", "50 micrograms to           75"),
         ("HbA1c is eight percent", "8 percent"),
         ("she weighs nine stone", "9 stone"),
+        # a decimal comma said aloud, as Europe writes it ("8,4"): a point
+        ("HbA1c eight comma four percent", "8.4 percent"),
+        ("the cholesterol there was five comma two?", "5.2?"),
     ],
 )
 def test_a_number_word_said_with_its_unit_is_read_as_digits(said: str, read: str) -> None:
@@ -89,7 +92,13 @@ def test_a_number_word_said_with_its_unit_is_read_as_digits(said: str, read: str
 
 @pytest.mark.parametrize(
     "said",
-    ["one in the morning", "two tablets twice a day", "from two tablets to one", "nine is low"],
+    [
+        "one in the morning",
+        "two tablets twice a day",
+        "from two tablets to one",
+        "nine is low",
+        "metformin 500 mg comma twice daily",  # dictation's "comma" after no number word
+    ],
 )
 def test_a_number_word_without_a_unit_of_measure_stays_a_word(said: str) -> None:
     assert spoken_numbers(said) == said

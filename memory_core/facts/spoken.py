@@ -36,7 +36,7 @@ def _words() -> tuple[dict[str, int], dict[str, int], re.Pattern[str]]:
     pattern = re.compile(
         rf"\b(?P<bp>(?:{u})[ ](?:{tens_part})(?=\s+over\b))"
         rf"|\b(?P<n>(?:(?:a|{u})[- ]hundred(?:[ ](?:and[ ])?{below_100})?|{below_100})"
-        rf"(?:[ ]point(?:[ ](?:{u}))+)?)\b(?![-'’]\w)",  # "twenty-fifth": an ordinal, a date's
+        rf"(?:[ ](?:point|comma)(?:[ ](?:{u}))+)?)\b(?![-'’]\w)",  # "twenty-fifth": an ordinal
         re.IGNORECASE,
     )
     return units, tens, pattern
@@ -45,7 +45,10 @@ def _words() -> tuple[dict[str, int], dict[str, int], re.Pattern[str]]:
 def _value(words: str) -> str | None:
     """The digits of a number said in words, or None where it stays words."""
     units, tens, _p = _words()
-    whole, _, frac = words.lower().replace("-", " ").partition(" point ")
+    # "eight comma four": a decimal comma said aloud, as a point
+    whole, _, frac = (
+        words.lower().replace("-", " ").replace(" comma ", " point ").partition(" point ")
+    )
     parts = whole.split()
     if len(parts) == 1 and not frac and parts[0] not in tens:
         return None  # a word alone ("two tablets", "the blue one"): said as words
@@ -95,7 +98,7 @@ def spoken_numbers(text: str) -> str:
     place of its words (padded before with spaces): the same length, every offset kept."""
     units, tens, pattern = _words()
     low = text.lower()
-    if not any(w in low for w in (*tens, "hundred", "point")) and not (
+    if not any(w in low for w in (*tens, "hundred", "point", "comma")) and not (
         any(w in low for w in units) and any(w in low for w in _MEASURE_WORDS)
     ):
         return text  # every number it reads has a tens word, "hundred", "point" or a unit
