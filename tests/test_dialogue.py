@@ -811,3 +811,13 @@ def test_when_the_last_one_was_dates_the_stop_just_told() -> None:
     )
     quit_ = [d for m, c, d in got(t, datetime(2026, 10, 7, 18, tzinfo=UTC)) if "quit" in c]
     assert quit_ == ["2026-08-01"], quit_
+
+
+def test_advice_to_steer_clear_of_a_product_is_no_finding() -> None:
+    """ "I'd steer clear of turmeric too, it can add to the bleeding risk": advice, not a
+    response to treatment ("clear" had been read as a symptom cleared) nor an observation."""
+    t = (
+        "Date: 2026-05-12\nPatient: Could I take turmeric instead for the back?\n"
+        "Pharmacist: I'd steer clear of turmeric too, it can add to the bleeding risk."
+    )
+    assert not any("turmeric" in c for _m, c, _d in got(t, datetime(2026, 5, 12, 18, tzinfo=UTC)))
