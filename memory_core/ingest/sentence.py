@@ -8,7 +8,9 @@ its sentence, so reading a transcript is linear in its length.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache, cached_property
@@ -138,6 +140,16 @@ class Named:
         self.told = told  # the day last named with its month (dates.dates_in)
         self.days = days  # the days said alone before, as read
         self._found: dict[int, list[tuple[int, int, str]]] = {}
+
+    @cached_property
+    def date_starts(self) -> frozenset[int]:
+        """Where each date said in the sentence begins."""
+        return frozenset(d.start for d in self.dates)
+
+    @cached_property
+    def clause_breaks(self) -> list[int]:
+        """Where each clause break of the sentence is (:data:`_CLAUSE_BREAK`), in order."""
+        return [m.start() for m in _CLAUSE_BREAK.finditer(self.text)]
 
     @cached_property
     def _tokens(self) -> tuple[list[str], list[str], list[tuple[int, int]]]:
@@ -280,18 +292,24 @@ def freq_after(r: Named, pos: int, limit: int = 60) -> str:
 def reason_after(r: Named, pos: int) -> re.Match[str] | None:
     """The reason clause said after ``pos`` ("because it gave me a rash", "since it upset my
     stomach") -- not a "since" that opens a date ("since February", "since the 6th")."""
-    starts = {d.start for d in r.dates}
-    m = REASON.search(r.text, pos)
+    starts = r.date_starts
+    stop = min(len(r.text), pos + _REASON_REACH)
+    m = REASON.search(r.text, pos, stop)
     while m is not None and (
         m.start() in starts
         or _dated(r.text, m.start("why"), starts)
         or (m.group(0).lower().startswith("since") and any(m.start() < x < m.end() for x in starts))
     ):  # "since I came home on the 4th": a time, not a reason
-        m = REASON.search(r.text, m.start() + 1)
+        m = REASON.search(r.text, m.start() + 1, stop)
     return m
 
 
-def _dated(text: str, at: int, starts: set[int]) -> bool:
+#: how far after a thing its reason clause may begin (an unpunctuated turn of speech runs on
+#: for pages: a "because" there is another clause's)
+_REASON_REACH = 400
+
+
+def _dated(text: str, at: int, starts: AbstractSet[int]) -> bool:
     """A date begins at ``at``, or after a "the" there ("since the 12th of May")."""
     return at in starts or (text[at : at + 4].lower() == "the " and at + 4 in starts)
 
@@ -307,9 +325,11 @@ def date_for(r: Named, start: int, end: int, extra: Sequence[DateSpan] = ()) -> 
     it."""
     reason = reason_after(r, end)
     limit = reason.start() if reason else len(r.text)
-    breaks = [m.start() for m in _CLAUSE_BREAK.finditer(r.text)]
-    lo = max((b for b in breaks if b < start), default=0)
-    hi = min((b for b in breaks if b >= end), default=len(r.text))
+    breaks = r.clause_breaks
+    k = bisect_left(breaks, start)
+    lo = breaks[k - 1] if k > 0 else 0
+    j = bisect_left(breaks, end)
+    hi = breaks[j] if j < len(breaks) else len(r.text)
     own = [d for d in r.dates if lo <= d.start < min(hi, limit)]
     best = None
     for d in own or r.dates:
@@ -409,16 +429,25 @@ def _panel_parts() -> dict[Analyte, tuple[Analyte, Analyte]]:
 
 def _targets(text: str) -> frozenset[str]:
     """The tests the facts reader reads a target of in ``text`` ("aim for a weight of 90 kilos",
-    "keep your blood pressure under 140 over 90")."""
+    "keep your blood pressure under 140 over 90"): read only around a target's word (the facts
+    reader, given a whole unpunctuated turn of 99,000 characters, takes minutes)."""
     from ..facts import read
-    from ..facts.values import parts
+    from ..facts.values import TARGET_WORDS, parts
 
-    return frozenset(
-        f.key
-        for mtype in ("vital_sign", "lab_result")
-        for f in read(text, mtype).facts
-        if parts(f.value).get("target")
-    )
+    out: set[str] = set()
+    for m in _TARGET_WORD.finditer(text):
+        if m.group(0).lower() not in TARGET_WORDS:
+            continue
+        near = text[max(0, m.start() - _TARGET_REACH) : m.end() + _TARGET_REACH]
+        for mtype in ("vital_sign", "lab_result"):
+            out |= {f.key for f in read(near, mtype).facts if parts(f.value).get("target")}
+    return frozenset(out)
+
+
+#: a word, for finding a target's (facts.values.TARGET_WORDS) -- and how far around it the
+#: target and its test are read
+_TARGET_WORD = re.compile(r"[A-Za-z]+")
+_TARGET_REACH = 120
 
 
 def _changed_by(before: str) -> bool:
