@@ -215,12 +215,13 @@ def test_the_fourteenth_authors_ten_hold_their_first_run() -> None:
     """Set n (ten transcripts by a fourteenth author, written at the start of the seventeenth
     session, frozen before any change made with them and measured as they came on the
     session's starting main f681928, its prompt's type words read as the store's) -- its test
-    half's first run: 58 / 122 facts, 23 wrong dates, 4 forbidden, 22 / 29 superseded (the
-    targets are not met: a later change may only do better)."""
+    half's first run: 58 / 122 facts, 23 wrong dates, 4 forbidden, 22 / 29 superseded; at the
+    session's end 61 found, 20 wrong dates, 23 superseded (the targets are not met: a later
+    change may only do better)."""
     s = conv.summary(conv.run_all(conv.load(["n"], "test"), "hashing"))
     assert s["transcripts"] == 7 and s["facts"] == 122 and s["links"] == 29
-    assert s["found"] >= 58 and s["forbidden"] <= 4 and s["wrong_dates"] <= 23, s
-    assert s["superseded"] >= 22, s
+    assert s["found"] >= 61 and s["forbidden"] <= 4 and s["wrong_dates"] <= 20, s
+    assert s["superseded"] >= 23, s
 
 
 def test_the_projects_own_twenty_stay_read() -> None:
