@@ -262,16 +262,21 @@ def _weekday_index(name: str) -> int:
     return days.index(name) if name in days else _SHORT_DAYS[name]
 
 
+def _monday(session: datetime, which: str) -> datetime:
+    """The first day of the week named ("this", "last", "previous", "past") -- of the session's
+    week, or of the one before."""
+    return day(session) - timedelta(days=session.weekday(), weeks=0 if which == "this" else 1)
+
+
 def _weekday_of_week(mt: re.Match[str], session: datetime) -> datetime | None:
     """The day a weekday of a named week names (pattern ``weekday_of_week``); None when it is
     still to come (a plan's day, no date of what happened)."""
     name = mt.group("d1") or mt.group("d2")
     which = mt.group("w1") or mt.group("w2")
-    monday = day(session) - timedelta(days=session.weekday())
     if which is not None:  # "Tuesday last week": that week's Tuesday
-        at = monday - timedelta(weeks=0 if which == "this" else 1)
+        at = _monday(session, which)
     elif mt.group("b1"):  # "Monday the week before last"
-        at = monday - timedelta(weeks=2)
+        at = _monday(session, "last") - timedelta(weeks=1)
     else:  # "the Tuesday before last": the one before the last Tuesday
         back = (session.weekday() - _weekday_index(name)) % 7 or 7
         return day(session) - timedelta(days=back + 7)
@@ -545,8 +550,7 @@ def dates_in(
             taken.append((mt.start(), mt.end()))  # "Friday this week", said on a Wednesday
         add(mt.start(), mt.end(), in_week, "day")
     for mt in p["week_nth"].finditer(low):
-        back = 0 if mt.group(1) == "this" else 1
-        monday = day(session) - timedelta(days=session.weekday(), weeks=back)
+        monday = _monday(session, mt.group(1))
         dom = int(mt.group(2)) if mt.group(2) else ORDINAL_WORDS[mt.group(3)]
         held = [monday + timedelta(days=k) for k in range(7)]
         on = next((d for d in held if d.day == dom and d <= day(session)), None)
@@ -555,10 +559,7 @@ def dates_in(
         else:  # not a day of that week: the week alone
             add(mt.start(), mt.end(), monday, "week")
     for mt in p["week"].finditer(low):
-        monday = day(session) - timedelta(days=session.weekday())
-        if mt.group(1) != "this":
-            monday -= timedelta(days=7)
-        add(mt.start(), mt.end(), monday, "week")
+        add(mt.start(), mt.end(), _monday(session, mt.group(1)), "week")
     nths = [(mt, int(mt.group(1))) for mt in p["nth"].finditer(low)]
     nths += [(mt, ORDINAL_WORDS[mt.group(1)]) for mt in p["nth_word"].finditer(low)]
     for mt, dom in nths:

@@ -709,10 +709,11 @@ def _told_before(
 
 #: a dose changed from one said with its unit to a number said without it ("up from five
 #: milligrams to ten": 10 mg), not to a number of days or tablets
+#: what may follow a number that makes it no dose: a period, a count of forms, a percent
+_NO_DOSE_AFTER = r"days?|weeks?|months?|years?|hours?|tablets?|puffs?|times|x\b|%"
 _UNIT_SAID_ONCE = re.compile(
     r"\bfrom\s+\d+(?:[.,]\d+)?\s?(?P<unit>mg|mcg|milligrams?|micrograms?|units?|g|grams?)\s+"
-    r"to\s+(?P<to>\d+(?:[.,]\d+)?)\b(?!\s*(?:days?|weeks?|months?|years?|hours?|tablets?|"
-    r"puffs?|times|x\b|%))",
+    rf"to\s+(?P<to>\d+(?:[.,]\d+)?)\b(?!\s*(?:{_NO_DOSE_AFTER}))",
     re.I,
 )
 
@@ -727,8 +728,7 @@ _ON_RECORD = re.compile(
 #: names it ("The doctor put it up to 125 in May", "metformin went up to 1000")
 _TO_BARE = re.compile(
     r"(?:\s+(?:up|down|dose))?\s+(?:has\s+)?(?:gone\s+|went\s+|go\s+)?(?:up\s+|down\s+)?to\s+"
-    r"(?P<to>\d+(?:[.,]\d+)?)\b(?![.,]\d|\s*(?:%|/|days?|weeks?|months?|years?|hours?|"
-    r"tablets?|puffs?|times|x\b|per\b|a day|a week))",
+    rf"(?P<to>\d+(?:[.,]\d+)?)\b(?![.,]\d|\s*(?:{_NO_DOSE_AFTER}|/|per\b|a day|a week))",
     re.I,
 )
 
