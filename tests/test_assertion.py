@@ -550,6 +550,36 @@ def test_a_pronoun_after_a_relative_who_reports_is_for_a_reviewer(
 
 
 @pytest.mark.parametrize(
+    "newer",
+    [
+        "Daughter (also registered here) attended with pt. She has been started on sertraline"
+        " 50 mg.",
+        "His son came in with him today. He has been started on sertraline 50 mg.",
+        "Wife phoned. She was started on sertraline 50 mg last week.",
+    ],
+)
+def test_a_pronoun_that_may_be_a_relative_named_before_is_for_a_reviewer(
+    engine: mc.MemoryEngine, newer: str
+) -> None:
+    """A relative named in an earlier sentence without a word that rules them out as the
+    patient ("Daughter attended with pt."; "her son ... He" where the patient may be a man),
+    then a sentence that opens with the relative's pronoun: the patient's change, or the
+    relative's? A reviewer decides (the daughter's new sertraline had changed the patient's
+    dose at once -- set ae, dev half). The patient's pronoun that is not the relative's stays
+    the patient's change; "his wife ... She" stays the wife's."""
+    older = "Sertraline 100 mg daily"
+    assert _pair(engine, older, newer, "medication") == ("pending", "drug.dose-change")
+    patients = decide_texts(
+        older, "Daughter attended with him. He has been started on sertraline 50 mg.", "medication"
+    )
+    assert patients.rule == "drug.dose-change" and patients.strong
+    wifes = decide_texts(
+        older, "His wife attended. She has been started on sertraline 50 mg.", "medication"
+    )
+    assert not wifes.supersedes
+
+
+@pytest.mark.parametrize(
     ("older", "newer"),
     [
         ("Walks 10 minutes a day", "Gradually build up to 30 minutes of brisk walking a day."),

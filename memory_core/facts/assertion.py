@@ -426,18 +426,35 @@ _FOR_MY = ("for", "my")
 def reporter_pronoun(t: Text) -> str:
     """A relative who reports, then "she" or "he" as the subject of what is reported
     ("Daughter says she stopped taking omeprazole", "Son reports that he has stopped ..."), or
-    "": the pronoun may be the relative as well as the patient -- whose change it is, only a
-    reader of the record can say."""
+    a relative named in an earlier sentence by no word that rules them out as the patient,
+    then a sentence that opens with "she" or "he" ("Daughter attended with pt. She has been
+    started on ...", "His son came with him. He ..."); else "": the pronoun may be the
+    relative as well as the patient -- whose change it is, only a reader of the record can
+    say. ("His wife ... She ..." and "my aunt ... her ..." are the relative's:
+    :func:`_relatives_pronoun`.)"""
     toks, lex = t.tokens, lexicon()
     for m in lex.context.find(toks, t.raw):
-        k = m.end
-        if m.value.category != "FAMILY" or k >= len(toks) or toks[k] not in _REPORTS:
+        if m.value.category != "FAMILY":
             continue
-        k += 2 if k + 1 < len(toks) and toks[k + 1] == "that" else 1
-        pronoun = _PRONOUNS.get(toks[k], "") if k < len(toks) else ""
         others = {g for g, words in lex.relatives_by_pronoun.items() if toks[m.end - 1] in words}
-        if pronoun and (not others or pronoun in others):  # "Wife says he ...": the patient
-            return " ".join(toks[m.start : k + 1])
+        k = m.end
+        if k < len(toks) and toks[k] in _REPORTS:
+            k += 2 if k + 1 < len(toks) and toks[k + 1] == "that" else 1
+            pronoun = _PRONOUNS.get(toks[k], "") if k < len(toks) else ""
+            if pronoun and (not others or pronoun in others):  # "Wife says he ...": the patient
+                return " ".join(toks[m.start : k + 1])
+        owner = toks[m.start - 1] if m.start else ""
+        if owner == "my" or _PATIENTS_POSSESSIVE.get(owner, "") not in ("", *others):
+            continue  # "my aunt", "his wife": the relative is not the patient
+        i = sentence_bounds(t, m.start)[1]
+        while i < len(toks):
+            lo, i = sentence_bounds(t, i)
+            j = lo
+            while j < i - 1 and toks[j] in _OPENING_LEADS:
+                j += 1
+            pronoun = _PRONOUNS.get(toks[j], "")
+            if pronoun and (not others or pronoun in others):
+                return f"{' '.join(toks[m.start : m.end])} ... {t.raw[j]}"
     return ""
 
 
