@@ -559,6 +559,34 @@ def _mesh_sorted() -> tuple[list[str], list[str]]:
     return [t for t, _ in pairs], [n for _, n in pairs]
 
 
+#: A clipped name ("levo", "pred", "doxy") has at least this many letters, and leaves at least
+#: :data:`CLIP_CUT` letters of the name unsaid.
+CLIP_MIN = 4
+CLIP_CUT = 2
+
+
+@lru_cache(maxsize=65_536)
+def clipped(word: str) -> frozenset[str]:
+    """The medicines (the dictionary's one-word generic names of MedlinePlus medicines) whose
+    names ``word`` begins as a clipped name ("levo": levothyroxine, levodopa, levofloxacin ...;
+    "pred": prednisolone, prednisone); empty for a word shorter than :data:`CLIP_MIN`, a word
+    of English ("temp", "ramp"), a word the clinical lexicon knows ("creat"), or a drug's own
+    spelling. Which of them a statement means, only the patient's own list can say."""
+    word = word.lower()
+    if len(word) < CLIP_MIN or not word.isalpha():
+        return frozenset()
+    names = _load()
+    if word in names or word in _lex()["supplement"] or word in _clinical_words():
+        return frozenset()
+    found = frozenset(
+        _canonical(w)
+        for w in _medicines
+        if w.startswith(word) and len(w) >= len(word) + CLIP_CUT and w.isalpha()
+    )
+    # the English lexicon is read last: only a word that begins a medicine's name loads it
+    return found if found and not _english(word) else frozenset()
+
+
 def canonical_names(text: str) -> frozenset[str]:
     """The canonical names of the drugs in ``text``."""
     return frozenset(d.name for d in _resolve(text))

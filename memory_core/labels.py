@@ -461,6 +461,7 @@ RULE_WORDS: dict[str, str] = {
     "drug.change-word": "a change of the same drug said in words",
     "drug.stop-named-elsewhere": "the drug said stopped in another note",
     "drug.class-named": "a drug of the class said stopped or changed",
+    "drug.clipped-name": "a drug whose name the clipped word begins, said stopped or changed",
     "drug.combination-and-part": "a combination and one of its ingredients",
     "drug.two-orders": "an as-needed order beside a scheduled one",
     "lab.new-value": "a new value of the same test",

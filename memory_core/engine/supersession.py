@@ -29,7 +29,7 @@ from ..contradictions import (
 from ..errors import StateError
 from ..facts import ClinicalFacts, Decision, Fact, KeyKind, Strength, Verdict, reach_keys
 from ..facts import decide as decide_facts
-from ..facts.classes import ClassChange, class_changes
+from ..facts.classes import ClassChange, class_changes, clipped_changes
 from ..facts.rules import decide_by_class, decide_elsewhere, stopped_elsewhere
 from ..importance import default_importance
 from ..ranking import cosine_to_all
@@ -294,15 +294,17 @@ def _medication_reviews(
     always for a reviewer (weak): a note of another type that says a drug was stopped or
     switched away from ("dry cough on lisinopril resolved after switching to losartan":
     ``drug.stop-named-elsewhere``), and a stop or change said of a drug class without its drug
-    ("PPI stopped", "steroids down to 10 mg": ``drug.class-named``). A medication memory
-    decided already with this statement (a model read "the blood sugar tablets" as metformin)
-    is not decided again."""
+    ("PPI stopped", "steroids down to 10 mg": ``drug.class-named``) or of a drug named by the
+    first letters of its name ("levo increased to 0.125 mg": ``drug.clipped-name``). A
+    medication memory decided already with this statement (a model read "the blood sugar
+    tablets" as metformin) is not decided again."""
     if "medication" in core.policy.contradiction.exempt_types:
         return []
     asks: list[tuple[frozenset[str], Fact | ClassChange]] = [
         (frozenset({f.key}), f) for f in stopped_elsewhere(facts_of(new), new.memory_type)
     ]
     asks += [(c.keys, c) for c in class_changes(new.content, new.memory_type)]
+    asks += [(c.keys, c) for c in clipped_changes(new.content, new.memory_type)]
     if not asks:
         return []
     indexes = _key_indexes(pool)

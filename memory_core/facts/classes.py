@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .. import vocabulary
+from .. import drugs, vocabulary
 from .model import Fact, KeyKind, Role, State
 from .reader import read
 
@@ -37,6 +37,8 @@ class ClassChange:
     name: str
     keys: frozenset[str]
     fact: Fact
+    #: the words are a clipped name ("levo"), not a class's (:func:`clipped_changes`)
+    clipped: bool = False
 
     @property
     def state(self) -> State | None:
@@ -59,16 +61,47 @@ def class_changes(text: str, memory_type: str) -> tuple[ClassChange, ...]:
     return tuple(out)
 
 
+#: A word as a clipped drug name may write it, and what may stand before a word that opens a
+#: sentence (a capitalised word inside one may be a name: "Levon").
+_WORD = re.compile(r"[A-Za-z]+")
+_OPENS = re.compile(r"(?:^|[.!?:;\n(\-]|[\-–—]\s)\s*$")
+
+
+@lru_cache(maxsize=65_536)
+def clipped_changes(text: str, memory_type: str) -> tuple[ClassChange, ...]:
+    """The asserted stops and changes ``text`` says of a drug it names by the first letters of
+    its name ("levo increased to 0.125 mg", "Pred weaned down to 15 mg"): the clip may begin
+    several medicines' names (:func:`memory_core.drugs.clipped`), so it is read as a class of
+    them -- the first by length read in its place, as a class's stand-in is -- and the
+    patient's own list says which (``drug.clipped-name``, weak). A clip of a drug the statement
+    also names in full is that drug, read as usual."""
+    named = {f.key for f in read(text, memory_type).facts if f.kind is KeyKind.DRUG}
+    out = []
+    for m in _WORD.finditer(text):
+        word = m.group(0)
+        if not word.islower() and not (word[1:].islower() and _OPENS.search(text[: m.start()])):
+            continue  # "Levon" inside a sentence: a name
+        keys = frozenset(f"drug:{n}" for n in drugs.clipped(word))
+        if not keys or keys & named:
+            continue
+        stand_in = min(keys, key=lambda k: (len(k), k))
+        got = _read_as_member(text, memory_type, word, keys, stand_in)
+        if got is not None:
+            what = f'the drugs whose names begin "{word.lower()}"'
+            out.append(ClassChange(got[0], what, keys, got[1], clipped=True))
+    return tuple(out)
+
+
 def _read_as_member(
-    text: str, memory_type: str, words: str, keys: frozenset[str]
+    text: str, memory_type: str, words: str, keys: frozenset[str], stand_in: str = ""
 ) -> tuple[str, Fact] | None:
-    """The class's words read as its first member (by name): the words as written and that
-    member's fact, when the statement asserts it stopped or changed, of the patient, as its
-    subject."""
+    """The class's words read as its first member (by name), or as ``stand_in``: the words as
+    written and that member's fact, when the statement asserts it stopped or changed, of the
+    patient, as its subject."""
     found = _words_pattern(words).search(text)
     if found is None:
         return None
-    stand_in = min(keys)
+    stand_in = stand_in or min(keys)
     swapped = text[: found.start()] + stand_in.partition(":")[2] + text[found.end() :]
     fact = read(swapped, memory_type).get(stand_in)
     if fact is None or fact.role is not Role.SUBJECT or not fact.asserted:

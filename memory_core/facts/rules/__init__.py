@@ -262,9 +262,9 @@ DEFAULT = Rule(
 
 def rule_ids() -> tuple[str, ...]:
     """Every rule id a decision can carry, in table order (and the chat filter's, a change
-    named in a note of another type and a change said of a drug class)."""
+    named in a note of another type and a change said of a drug class or a clipped name)."""
     ids = [i for r in (*TABLE, CHAT, CORRECTS, DEFAULT) for i in r.decides]
-    return tuple(dict.fromkeys([*ids, ELSEWHERE, CLASS_NAMED]))
+    return tuple(dict.fromkeys([*ids, ELSEWHERE, CLASS_NAMED, CLIPPED_NAME]))
 
 
 def decide(
@@ -357,6 +357,10 @@ def decide_elsewhere(
 #: 10 mg", "the water tablet was stopped on Monday"): evidence about the patient's drugs of
 #: that class, always for a reviewer (the statement does not say which drug).
 CLASS_NAMED = "drug.class-named"
+#: A medicine named by the first letters of its name ("levo increased to 0.125 mg", "Pred
+#: weaned down to 15 mg"), which may begin several medicines' names: evidence about the
+#: patient's drug whose name it begins, always for a reviewer.
+CLIPPED_NAME = "drug.clipped-name"
 
 
 def decide_by_class(
@@ -369,6 +373,12 @@ def decide_by_class(
         if a.key in change.keys and a.role is Role.SUBJECT and a.state not in ENDED and a.asserted:
             what = "stopped" if change.state is State.STOPPED else "changed"
             shown = f' ("{newer_text[:80]}")' if newer_text else ""
+            if change.clipped:
+                why = (
+                    f'a newer note says "{change.words}" was {what}{shown}; the patient\'s '
+                    f"{name_of(a)} ({said(a)}) is one of {change.name}"
+                )
+                return Decision(Verdict.UPDATES, CLIPPED_NAME, WEAK, why, a.key)
             why = (
                 f"a newer note says the patient's {change.words} was {what}{shown}; "
                 f"{name_of(a)} ({said(a)}) is one ({change.name})"
