@@ -477,6 +477,27 @@ def test_a_test_date_dates_the_results_said_later() -> None:
     assert "12th of November" in k.dated_by and "12th" not in k.evidence
 
 
+def test_a_date_said_of_one_result_just_named_dates_only_that_turns_results() -> None:
+    """'That was actually from the fasting sample on the 28th of October': the date of the
+    result just named, said against the date the call gave its results -- the results of later
+    turns keep the call's date (they had all taken the 28th; set o, dev half)."""
+    got = propose(
+        "Nurse: I'm ringing with your blood results, the ones we took on the 12th of November.\n"
+        "Patient: Go on.\n"
+        "Nurse: Next, cholesterol. That was actually from the fasting sample on the 28th of"
+        " October, the week before. Total cholesterol 5.8.\n"
+        "Patient: Good.\n"
+        "Nurse: Then your thyroid. Your TSH is 6.2.",
+    )
+    dates = {
+        p.content.split(" was ")[0]: p.created_at.date().isoformat()
+        for p in got
+        if " was " in p.content
+    }
+    assert dates["Patient's total cholesterol"] == "2026-10-28", dates
+    assert dates["Patient's TSH"] == "2026-11-12", dates
+
+
 def test_a_prescription_sent_is_a_medicine_started() -> None:
     """'I've sent a prescription for X' starts X (a plan was all it proposed); a repeat
     prescription starts nothing and a question about one proposes nothing."""

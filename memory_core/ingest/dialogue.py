@@ -416,6 +416,9 @@ class State:
     days_alone: dict[int, datetime] = field(default_factory=dict)
     #: the tests' date, its turn and where it was said (start, end)
     test_date: tuple[DateSpan, int, int, int] | None = None
+    #: the test date of the results said before one turn dated a result just named ("That
+    #: was actually from the fasting sample on the 28th"): in force again after that turn
+    test_date_before: tuple[DateSpan, int, int, int] | None = None
     #: each drug's last start or change told with its date ("she put his levetiracetam up on
     #: the 5th of October"): the date, its turn and where it was said
     drug_dates: dict[str, tuple[DateSpan, int, int, int]] = field(default_factory=dict)

@@ -298,6 +298,10 @@ _TESTS = re.compile(
     r"\b(bloods|blood (?:tests?|work|results?|samples?)|tests?|results?|labs?|laborator\w*|sample|"
     r"taken|done|checked)\b"
 )
+#: a sentence about the result just named ("That was actually from the fasting sample ...")
+_THAT_ONE = re.compile(
+    r"(?:(?:and|but|so|now)\s+)?(?:that|this|it|which)(?:\s+one)?\s*(?:was|were|is|['’]s)\b", re.I
+)
 _CLAUSE = re.compile(r"[,;]|\b(?:and|but|so|then|when|while|after|because|as)\b")
 _PATIENT_SUBJECT = re.compile(r"\b(i|she|he|patient|they)\b(?:\s+\w+){0,2}\s*$")
 _FIRST_TO_THIRD = (
@@ -1884,12 +1888,17 @@ class RuleExtractor:
         )
         asked = st.question is not None and bool(_TESTS.search(st.question[0].low))
         other_asked = st.question is not None and not asked  # "When did you stop smoking?"
+        if st.test_date_before is not None and st.test_date and st.test_date[1] != s.turn:
+            st.test_date, st.test_date_before = st.test_date_before, None
         if r.dates and (
             _TESTS.search(s.low) or (only_date and (asked or (st.test_date and not other_asked)))
         ):
             # "I had my kidney bloods done yesterday." / "Your blood tests from the 12th of May" /
             # "When were the bloods?" -- "14.03.2026.": the date of the results said next, in
-            # this conversation, until another is said
+            # this conversation, until another is said -- or, said of the result just named
+            # ("That was actually from the fasting sample on the 28th"), until the turn ends
+            if st.test_date and st.test_date[1] != s.turn and _THAT_ONE.match(s.text):
+                st.test_date_before = st.test_date
             st.test_date = (r.dates[-1], s.turn, s.start, s.end)
         carried = st.test_date
         for x in found:
