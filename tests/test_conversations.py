@@ -498,6 +498,29 @@ def test_a_date_said_of_one_result_just_named_dates_only_that_turns_results() ->
     assert dates["Patient's TSH"] == "2026-11-12", dates
 
 
+@pytest.mark.parametrize(
+    ("reply", "kept"),
+    [
+        ("Patient: No, that's one thirty-eight. My eights look like fives, sorry.", []),
+        ("Patient: No no, 9.4, not 8.4.", []),
+        ("Patient: Yes, that's about what I get at home.", ["158/86"]),
+        ("Patient: No, I don't take it at home.", ["158/86"]),
+    ],
+)
+def test_a_reading_the_other_speaker_corrects_at_once_is_not_proposed(
+    reply: str, kept: list[str]
+) -> None:
+    """'So your home average is 158 over 86.' -- 'No, that's 138.': the reading said is the
+    one corrected, not the patient's (it had been proposed beside the corrected one; set o,
+    dev half). A reply that opens with "no" and gives another number of the reading corrects
+    it; agreeing, or a "no" with no number, corrects nothing."""
+    first = "Clinician: So your home average is... one fifty-eight over eighty-six."
+    if "9.4" in reply:
+        first = "Nurse: Your HbA1c came back at 8.4 %."
+    got = [c for _t, _w, c in said(f"{first}\n{reply}") if "158" in c or "8.4" in c]
+    assert [x for x in ("158/86", "8.4") if any(x in c for c in got)] == kept, got
+
+
 def test_a_prescription_sent_is_a_medicine_started() -> None:
     """'I've sent a prescription for X' starts X (a plan was all it proposed); a repeat
     prescription starts nothing and a question about one proposes nothing."""

@@ -997,6 +997,39 @@ def _clean(text: str) -> str:
 Item = tuple[Any, ...]
 
 
+#: a reply that opens by saying the reading just said is wrong ("No, that's 138", "No no, 9.4")
+_CORRECTION = re.compile(r"^\W*(?:no|nope|sorry,? no)\b(?:[\s,.!-]+no\b)?")
+_FIGURE = re.compile(r"\d+(?:\.\d+)?")
+#: the readings a reply can correct
+_READINGS = frozenset({"vital_sign", "lab_result"})
+
+
+def _uncorrected(cands: list[Candidate], sents: Sequence[Sentence]) -> list[Candidate]:
+    """The candidates but the readings the other speaker's next turn corrects at once: a turn
+    that opens with "no" and gives a number the reading does not have ("So your home average
+    is 158 over 86." -- "No, that's 138.": the reading said was misread, and the corrected one
+    is read where it is said again)."""
+    wrong: list[tuple[int, int, frozenset[str]]] = []  # (start, end) of a turn, the numbers
+    firsts = [x for i, x in enumerate(sents) if i == 0 or x.turn != sents[i - 1].turn]
+    for before, reply in pairwise(firsts):
+        if reply.speaker == before.speaker or not _CORRECTION.match(reply.text.lower()):
+            continue
+        said = frozenset(_FIGURE.findall(reply.text))
+        turn = [x for x in sents if x.turn == before.turn]
+        if said:
+            wrong.append((turn[0].start, turn[-1].end, said))
+    if not wrong:
+        return cands
+    return [
+        c
+        for c in cands
+        if c.memory_type not in _READINGS
+        or not any(
+            a <= c.start < b and said - set(_FIGURE.findall(c.content)) for a, b, said in wrong
+        )
+    ]
+
+
 class RuleExtractor:
     """Offline, deterministic extraction (see the module docstring for what it understands)."""
 
@@ -1358,6 +1391,7 @@ class RuleExtractor:
                 took_turn = s.turn  # what the patient takes: a drug said alone next is too
             self._note_topics(r, st)
         emit(self._flush_allergy(st), "patient")
+        out.candidates = _uncorrected(out.candidates, sents)
         return out
 
     @staticmethod
