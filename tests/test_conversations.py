@@ -269,6 +269,21 @@ def test_a_relative_speaking_of_themself_proposes_nothing_for_the_patient() -> N
     assert any("donepezil" in c for _t, _w, c in got)
 
 
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "Daughter: That's me, I'm the one allergic to latex, not Mum.",
+        "Daughter: I'm allergic to latex, rather than her.",
+    ],
+)
+def test_a_relative_who_says_it_is_theirs_not_the_patients_proposes_nothing(turn: str) -> None:
+    """'I'm the one allergic to latex, not Mum': the patient named only to say it is not
+    theirs -- the daughter's allergy (it had been proposed as the patient's latex allergy; set
+    o, dev half)."""
+    got = said(f"GP: Did she have the shingles vaccine?\n{turn}")
+    assert not any("latex" in c.lower() for _t, _w, c in got), got
+
+
 def test_a_decided_plan_is_a_care_plan_a_suggestion_is_not() -> None:
     got = said(
         "Doctor: I'll refer you to the podiatry clinic and we'll repeat the kidney bloods in "

@@ -538,8 +538,15 @@ _CARING = re.compile(
 _GIVEN_ME = re.compile(r"\b(?:gave|give|given|giving|prescribed|put|started|switched)\s+me\b", re.I)
 
 
-#: the speaker as the one it is about ("I'm on lisinopril myself", "for my own stomach")
-_MYSELF = re.compile(r"\b(?:myself|my own)\b", re.I)
+#: the speaker as the one it is about ("I'm on lisinopril myself", "for my own stomach",
+#: "That's me, I'm the one allergic to latex")
+_MYSELF = re.compile(
+    r"\b(?:myself|my own|(?:that|it)(?:['’]s| is| was) me|i(?:['’]m| am) the one)\b", re.I
+)
+
+
+#: the patient named only to be ruled out ("I'm the one allergic to latex, not Mum")
+_NOT_THEM = re.compile(r"\b(?:not|rather than|instead of)\s+\w+", re.IGNORECASE)
 
 
 def proxy_self(text: str, relation: str) -> bool:
@@ -555,7 +562,7 @@ def proxy_self(text: str, relation: str) -> bool:
         and not _MYSELF.search(text)
     ):
         return False  # "They gave me co-codamol after my operation": given to the speaker
-    ws = set(words_of(text))
+    ws = set(words_of(_NOT_THEM.sub(" ", text)))  # "..., not Mum": the patient ruled out
     patient_words = {
         "she",
         "he",
