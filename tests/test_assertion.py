@@ -601,6 +601,19 @@ def test_the_patients_own_amount_still_changes_the_slot(engine: mc.MemoryEngine)
 
 @pytest.mark.parametrize(
     "newer",
+    ["Atorvastatin can cause muscle aches.", "Muscle aches are quite common with atorvastatin."],
+)
+def test_what_a_medicine_can_cause_is_said_of_it_in_general(newer: str) -> None:
+    """'Atorvastatin can cause muscle aches': a side effect told of the medicine in general (a
+    definition), not a reaction of the patient's (it had put "tolerating atorvastatin" to a
+    reviewer as a first reaction)."""
+    older = "Tolerating atorvastatin 20 mg with no side effects"
+    assert not decide_texts(older, newer, "adverse_reaction").supersedes
+    assert decide_texts(older, "Muscle aches on atorvastatin.", "adverse_reaction").supersedes
+
+
+@pytest.mark.parametrize(
+    "newer",
     [
         "Troponin I upper reference limit 34 ng/L",
         "TSH reference interval 0.4-4.0 mU/L on the new analyser",

@@ -536,6 +536,24 @@ def test_a_reading_the_other_speaker_corrects_at_once_is_not_proposed(
     assert [x for x in ("158/86", "8.4") if any(x in c for c in got)] == kept, got
 
 
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "Doctor: Ankle swelling is the main one. If your ankles swell up, let me know.",
+        "Nurse: Constipation is the common one.",
+        "Nurse: A hoarse voice can happen with steroid inhalers.",
+        "Nurse: Headache is quite common with it at first.",
+        "Pharmacist: It can cause a dry cough in some people.",
+    ],
+)
+def test_a_side_effect_told_of_a_medicine_is_no_finding_of_the_patient(turn: str) -> None:
+    """'Side effects?' -- 'Ankle swelling is the main one.': what a medicine can do, said of
+    it in general (a definition, as "is the usual dose" is), not what the patient has (each
+    had been proposed as an observation of the patient; sets m and o, dev halves)."""
+    got = said(f"Doctor: I'm putting the amlodipine up to 10 mg.\nPatient: Side effects?\n{turn}")
+    assert [t for t, _w, _c in got] == ["medication"], got
+
+
 def test_a_prescription_sent_is_a_medicine_started() -> None:
     """'I've sent a prescription for X' starts X (a plan was all it proposed); a repeat
     prescription starts nothing and a question about one proposes nothing."""
