@@ -161,3 +161,11 @@ def test_two_names_are_one_only_where_medlineplus_names_one() -> None:
     assert drugs._moiety["alendronic acid"] == "alendronate"
     assert "nitric acid" not in drugs._moiety and "nitrate" not in drugs._moiety
     assert "valproic acid" not in drugs._moiety  # "valproate" resolves to it already
+
+
+@pytest.mark.parametrize("text", ["the St John's wort", "st johns wort", "Saint John's wort"])
+def test_st_johns_wort_is_named_with_its_saint(text: str) -> None:
+    """'There's the St John's wort': the name as written is the whole name (it had been
+    "John's wort", and proposals read "Patient stopped john's wort")."""
+    (m,) = drugs.resolve(text)
+    assert m.name == "st john's wort" and m.text.lower().startswith(("st", "saint"))

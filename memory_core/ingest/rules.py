@@ -970,6 +970,44 @@ _COORDINATED = re.compile(
 )
 
 
+#: a change word's own object, when it is not the drug or its dose ("raise the risk of a bleed",
+#: "it lowers the level in your blood")
+_OWN_OBJECT = re.compile(
+    r"\s+(?:the|your|his|her|its|their|a|an|any)\s+"
+    r"(?!(?:dose|doses|amount|strength|tablets?|pills?|capsules?|puffs?|units?|one|other|last|"
+    r"next|same|following|previous|first|day|days|week|weeks|weekend|month|months|year|time|"
+    r"morning|evening|night|fortnight)\b)[a-z]+"
+)  # not a time: "the ramipril went up the other week"
+#: what a drug's stop may govern instead of the drug ("stop the apixaban working properly")
+_WORKING = re.compile(r"\s+(?:from\s+)?(?:working|work|being absorbed|absorbing)\b")
+
+
+def _of_the_drug(change: re.Pattern[str], rest: str, reach: int) -> bool:
+    """Whether a change word said after a drug (in ``rest``, the words after it; one that begins
+    within ``reach``) may be said of the drug: not where it has an object of its own ("Ibuprofen
+    with apixaban really does raise the risk of a bleed": no change of the apixaban). A change
+    word before the drug governs it ("reduced the evening furosemide")."""
+    for m in change.finditer(rest, 0, reach):
+        obj = _OWN_OBJECT.match(rest, m.end())
+        if obj is None or _DOSE_AHEAD.match(rest, obj.start()):
+            return True  # "... and raise the evening dose": the drug's dose
+        if not (m.group(0).endswith("s") or _GENERIC_BEFORE.search(rest, 0, m.start())):
+            return True  # "... was reduced the ...": what was done to it
+    return False
+
+
+#: what makes a change word after a drug a claim about what the drug does ("does raise",
+#: "can lower", "to reduce"), as "raises" and "lowers" are
+_GENERIC_BEFORE = re.compile(r"\b(?:can|could|may|might|will|would|does|do|to)\s+(?:\w+\s+)?$")
+
+
+#: an object that is the drug's dose after all ("the evening dose", "the total daily amount")
+_DOSE_AHEAD = re.compile(
+    r"\s+(?:the|your|his|her|its|their|a|an|any)(?:\s+[a-z]+){1,2}?\s+"
+    r"(?:dose|doses|amount|strength|tablets?|pills?|capsules?|puffs?|units?|one)\b"
+)
+
+
 def _window(low: str, start: int, size: int = 40) -> str:
     """The words before ``start`` in its clause ("they stopped it, and I'm on X": "I'm on")."""
     w = low[max(0, start - size) : start]
@@ -1809,9 +1847,16 @@ class RuleExtractor:
             if said_after and not (_STOP.search(window) or _START.search(window)):
                 window = f"{window} {said_after.group('verb')}"  # "X 70 mg, once a week, started"
             moved = _PARTICLE.match(after) if _MOVED.search(window) else None
-            up = bool(_UP.search(window) or _UP.search(after)) or bool(moved and moved[1] == "up")
-            down = bool(_DOWN.search(window + " " + later)) or bool(moved and moved[1] == "down")
-            changed = _STOP.search(window) or up or down or _SWITCH_TO.search(window)
+            rest = low[d.end :]
+            up = bool(_UP.search(window)) or _of_the_drug(_UP, rest, len(after))
+            up = up or bool(moved and moved[1] == "up")
+            down = bool(_DOWN.search(window)) or _of_the_drug(_DOWN, rest, len(later))
+            down = down or bool(moved and moved[1] == "down")
+            # "St John's wort can stop the apixaban working": the drug's working, not the drug
+            stop = _STOP.search(window)
+            generic = stop is not None and _GENERIC_BEFORE.search(window, 0, stop.start())
+            stopped = bool(stop) and not (generic and _WORKING.match(low, d.end))
+            changed = stopped or up or down or _SWITCH_TO.search(window)
             ahead = _planned(r, d, when) if changed or _START.search(window) else None
             if ahead is not None and not confirmed:
                 # "Next Monday I stop the aspirin", "On Monday, reduce the prednisolone to 20
@@ -1822,7 +1867,7 @@ class RuleExtractor:
                 when_said = re.sub(r"^(?:On|In|Next|This|Tomorrow|Coming|A)\b", _lower, ahead)
                 yield "care_plan", f"Plan: {said} {when_said}", conf, None, *span
                 continue
-            if _STOP.search(window):
+            if stopped:
                 text = f"Patient stopped {d.phrase}{on}"
                 why = reason_after(r, d.end)
                 if why:
