@@ -580,6 +580,31 @@ def test_a_pronoun_that_may_be_a_relative_named_before_is_for_a_reviewer(
 
 
 @pytest.mark.parametrize(
+    ("older", "newer", "mtype"),
+    [
+        ("Diabetic eye screening due in May.",
+         "Handover: retinal screening cancelled for Mr Adeyemi in bay 3.", "care_plan"),
+        ("eGFR 52 mL/min/1.73m2.",
+         "Shares a bay with Mr Doyle, whose eGFR dropped to 38 today.", "lab_result"),
+        ("Ramipril 5 mg daily", "Mrs Khan in bed 12: ramipril stopped.", "medication"),
+    ],
+)  # fmt: skip
+def test_a_person_named_with_where_they_lie_on_a_ward_is_for_a_reviewer(
+    older: str, newer: str, mtype: str
+) -> None:
+    """'cancelled for Mr Adeyemi in bay 3', 'Shares a bay with Mr Doyle, whose eGFR ...': an
+    inpatient named with their bay, bed or room may be another patient of the ward -- the
+    patient's record, or a neighbour's? A reviewer decides (each had changed the patient's fact
+    at once; sets ac and ad, dev halves). A note naming the patient by title alone stays
+    strong ("Mr Ford stopped his metformin")."""
+    d = decide_texts(older, newer, mtype)
+    assert not d.strong, d
+    named = decide_texts("Metformin 500 mg twice daily", "Mr Ford stopped his metformin.",
+                         "medication")  # fmt: skip
+    assert named.rule == "drug.stop" and named.strong
+
+
+@pytest.mark.parametrize(
     ("older", "newer"),
     [
         ("Walks 10 minutes a day", "Gradually build up to 30 minutes of brisk walking a day."),

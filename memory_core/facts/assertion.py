@@ -421,6 +421,24 @@ def for_the_writers(t: Text) -> str:
 
 _FOR_MY = ("for", "my")
 
+#: a person named by title and surname with where they lie on a ward ("Mr Adeyemi in bay 3",
+#: "Mrs Khan, bed 12"), or one the patient shares a bay or room with
+_INPATIENT = re.compile(
+    r"\b(?:Mr|Mrs|Ms|Miss|Mx)\.?\s+[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?,?\s+(?:(?:in|at|from|on)\s+)?"
+    r"(?:the\s+)?(?:bay|bed|room|side room|cubicle)\s*\d+"
+    r"|\b(?i:shar(?:es|ed|ing|e)\s+(?:a|the|his|her)\s+(?:bay|room|ward)\s+with)\s+"
+    r"(?:Mr|Mrs|Ms|Miss|Mx)\b"
+)
+
+
+def inpatient_named(text: str) -> str:
+    """A person a note names with where they lie on a ward ("retinal screening cancelled for
+    Mr Adeyemi in bay 3"), or one the patient shares a bay with ("Shares a bay with Mr Doyle,
+    whose eGFR ..."), or "": it may be another patient of the ward -- whose fact it is, only a
+    reader of the record can say."""
+    m = _INPATIENT.search(text)
+    return m.group(0) if m else ""
+
 
 @lru_cache(maxsize=65_536)
 def reporter_pronoun(t: Text) -> str:

@@ -23,7 +23,14 @@ from collections.abc import Iterable
 from dataclasses import replace
 from functools import lru_cache
 
-from ..assertion import disputed, for_the_writers, hedges, mood_unclear, reporter_pronoun
+from ..assertion import (
+    disputed,
+    for_the_writers,
+    hedges,
+    inpatient_named,
+    mood_unclear,
+    reporter_pronoun,
+)
 from ..assertion_model import reasons_not_asserted
 from ..classes import ClassChange
 from ..lexicon import lexicon
@@ -442,6 +449,10 @@ def _capped(d: Decision, p: Pair) -> Decision:
     whom = for_the_writers(parse(p.newer_text))
     if whom and d.verdict is not Verdict.DUPLICATE:
         why = f"{d.evidence}; the newer statement says it is {whom!r}: the patient, or another?"
+        return Decision(d.verdict, d.rule, WEAK, why, d.key)
+    ward = inpatient_named(p.newer_text)
+    if ward and d.verdict is not Verdict.DUPLICATE:
+        why = f"{d.evidence}; the newer statement names {ward!r}: the patient, or another?"
         return Decision(d.verdict, d.rule, WEAK, why, d.key)
     said_by = reporter_pronoun(parse(p.newer_text))
     if said_by and d.verdict is not Verdict.DUPLICATE:
