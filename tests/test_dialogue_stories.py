@@ -1207,6 +1207,27 @@ def test_a_sentence_that_is_only_a_date_dates_what_its_turn_tells() -> None:
     assert [d for c, d in got.items() if "allergy" in c] == ["2019-01-01"], got
 
 
+def test_a_date_answering_when_dates_what_the_other_speaker_told_before_it() -> None:
+    """ "I've stopped smoking." -- "Oh, that's brilliant. When did you stop?" -- "New Year's
+    Day.": the answer dates the quit the patient told a turn before the question (it had been
+    dated the session; set o, dev half). What the asker's own turn told before the question is
+    dated first, as before; a fact told two turns back is not."""
+    march = datetime(2026, 3, 11, 18, tzinfo=UTC)
+    t = (
+        "Date: 2026-03-11\nPatient: Big news. I've stopped smoking.\n"
+        "Dr Gale: Oh, that's brilliant. When did you stop?\n"
+        "Patient: New Year's Day. Not had one since.\n"
+    )
+    got = _got(t, march)
+    assert [d for c, d in got.items() if "smok" in c] == ["2026-01-01"], got
+    t = (
+        "Date: 2026-03-11\nPatient: I've stopped the aspirin.\nDr Gale: Right.\n"
+        "Patient: And my back is better.\nDr Gale: When did you stop?\nPatient: New Year's Day.\n"
+    )
+    got = _got(t, march)
+    assert [d for c, d in got.items() if "aspirin" in c] == [None], got  # the session
+
+
 def test_an_answer_since_a_date_confirms_a_question_about_now() -> None:
     """ "Since your husband went into the nursing home, you're living alone?" -- "Since July.":
     she lives alone, since July."""

@@ -697,18 +697,21 @@ def _told_before(
     prev: Sentence | None,
     question: tuple[Sentence, Named] | None,
     by_turn: Mapping[int, Sequence[Sentence]],
-) -> Sentence | None:
-    """What a date said alone (at ``s``) is the date of: the sentence just before it in its
-    turn, or -- as the first words of an answer to "When was that?" -- the sentence the
-    question followed ("I see your GP increased the sertraline. When was that?" -- "First of
-    June.")."""
+) -> tuple[Sentence, ...]:
+    """What a date said alone (at ``s``) may be the date of, the first that tells something
+    first: the sentence just before it in its turn, or -- as the first words of an answer to
+    "When was that?" -- the sentence the question followed ("I see your GP increased the
+    sertraline. When was that?" -- "First of June."), else the last of the turn before the
+    question's, where the other speaker told it ("I've stopped smoking." -- "Oh, brilliant.
+    When did you stop?" -- "New Year's Day.")."""
     if prev is not None and prev.turn == s.turn:
-        return prev
+        return (prev,)
     if question is None or not _WHEN_ASKED_Q.match(question[0].text):
-        return None
+        return ()
     q = question[0]
     before = [x for x in by_turn.get(q.turn, ()) if x.end <= q.start]
-    return before[-1] if before else None
+    told = [x for x in by_turn.get(q.turn - 1, ()) if x.speaker != q.speaker]
+    return (*before[-1:], *told[-1:])
 
 
 #: a dose changed from one said with its unit to a number said without it ("up from five
@@ -1213,19 +1216,21 @@ class RuleExtractor:
             if alone is None and st.stay is not None and ref and _stay_alone(s, *ref[1:]):
                 # "They lowered it on the day you went home.": the day the stay told
                 alone, alone_by = st.stay[0], (st.stay[2], st.stay[3])
-            before = (
-                _told_before(s, prev, st.question, sents_by_turn) if alone is not None else None
-            )
-            if alone is not None and before is not None:
+            befores = _told_before(s, prev, st.question, sents_by_turn) if alone else ()
+            for before in befores:
                 # "I stopped the amlodipine. The 3rd of May.": the date of what was just told
+                dated_now = False
                 for k in reversed(undated):  # the latest first: the ones before end it
                     c = out.candidates[k]  # told in that sentence, or ending in it
                     if c.end <= before.start:
                         break
-                    if before.start < c.end <= before.end and c.whose == PATIENT:
+                    if alone and before.start < c.end <= before.end and c.whose == PATIENT:
                         out.candidates[k] = replace(
                             c, created_at=alone.at, dated_by=alone_by, end=max(c.end, s.end)
                         )
+                        dated_now = True
+                if dated_now:
+                    break
             tale, story = _story(tale, s, r, asked_past or alone is not None)
             if story is None and st.stay is not None:
                 story = st.stay
