@@ -1228,6 +1228,23 @@ def test_a_date_answering_when_dates_what_the_other_speaker_told_before_it() -> 
     assert [d for c, d in got.items() if "aspirin" in c] == [None], got  # the session
 
 
+def test_a_day_of_the_month_said_after_the_month_refines_it_in_the_turn() -> None:
+    """ "I retired in March. My last day was the thirty-first.": a sentence that tells nothing
+    but a day dates what its turn told of that month (the retirement had kept the 1st of March;
+    set o, dev half). "The 31st" said in May, April having none, is the 31st of March (no date
+    had been read); a sentence that tells something of its own keeps its day to itself."""
+    may = datetime(2026, 5, 14, 18, tzinfo=UTC)
+    t = "Date: 2026-05-14\nPatient: I retired in March. My last day was the thirty-first.\n"
+    got = _got(t, may)
+    assert [d for c, d in got.items() if "retired" in c] == ["2026-03-31"], got
+    assert [(d.at.date().isoformat(), d.precision) for d in dates_in("It was the 31st.", may)] == [
+        ("2026-03-31", "day")
+    ]
+    t = "Date: 2026-05-14\nPatient: I retired in March. I stopped the aspirin on the 5th.\n"
+    got = _got(t, may)
+    assert [d for c, d in got.items() if "retired" in c] == ["2026-03-01"], got
+
+
 def test_an_answer_since_a_date_confirms_a_question_about_now() -> None:
     """ "Since your husband went into the nursing home, you're living alone?" -- "Since July.":
     she lives alone, since July."""

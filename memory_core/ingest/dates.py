@@ -198,11 +198,11 @@ def _patterns() -> dict[str, re.Pattern[str]]:
             r"\bthe (\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|"
             r"sep|oct|nov|dec)[a-z]*\b)(?: of (this|last) month)?"
         ),
-        # "on the fifth", "Tuesday the sixth": a day said in words, where a day is meant --
-        # after "on", "since", ... or a weekday, and ending its phrase ("on the second floor"
-        # is no day)
+        # "on the fifth", "Tuesday the sixth", "my last day was the thirty-first": a day said
+        # in words, where a day is meant -- after "on", "since", "was", ... or a weekday, and
+        # ending its phrase ("on the second floor" is no day)
         "nth_word": re.compile(
-            rf"\b(?:on|since|from|until|till|by|{wd}),?\s+the\s+({_ORDINAL})\b"
+            rf"\b(?:on|since|from|until|till|by|was|were|{wd}),?\s+the\s+({_ORDINAL})\b"
             r"(?:\s+of\s+(this|last)\s+month)?(?=\s*(?:[,.;:!?)\-–—]|$|and\b|when\b|at\b|"
             r"in the\b|so\b|but\b|because\b))"
         ),
@@ -233,6 +233,26 @@ def _patterns() -> dict[str, re.Pattern[str]]:
 #: How long before the session a day named with its month still sets the month of a day said
 #: alone after it.
 TOLD_REACH = timedelta(days=62)
+
+
+#: how many months back a day of the month said alone may be ("the 31st" said on the 14th of
+#: May: the 31st of March, April having none)
+DOM_REACH = 2
+
+
+def _day_of_month(session: datetime, dom: int, back: int, ahead_ok: bool) -> datetime | None:
+    """Day ``dom`` of the month ``back`` months before the session's; said without "this" or
+    "last" (``ahead_ok`` False), the latest such day not after the session, up to
+    :data:`DOM_REACH` months further back where a month has no such day; None if none."""
+    for k in range(back, back + DOM_REACH + 1):
+        first = _month_back(session, k)
+        try:
+            at = datetime(first.year, first.month, dom, tzinfo=UTC)
+        except ValueError:
+            continue  # "the 31st" in a month of 30 days: the month before
+        if ahead_ok or at <= day(session):
+            return at
+    return None
 
 
 def _on_or_after(told: datetime | None, dom: int, session: datetime) -> datetime | None:
@@ -564,30 +584,28 @@ def dates_in(
     nths += [(mt, ORDINAL_WORDS[mt.group(1)]) for mt in p["nth_word"].finditer(low)]
     for mt, dom in nths:
         back = 1 if mt.group(2) == "last" else 0
-        first = _month_back(session, back)
-        with contextlib.suppress(ValueError):
-            at = datetime(first.year, first.month, dom, tzinfo=UTC)
-            if at > day(session) and mt.group(2) is None:
-                prev = _month_back(session, 1)
-                at = datetime(prev.year, prev.month, dom, tzinfo=UTC)
-            after = None
-            before = p["weekday_before"].search(low, max(0, mt.start() - 14), mt.start())
-            first_word = mt.group(0).split()[0].strip(",")  # "tuesday the sixth"
-            named = before.group(0).strip(" ,") if before else first_word
-            named_day = named in lexicon().weekdays
-            if named_day and mt.group(2) is None:
-                # "Tuesday the 22nd": the month the day falls on that weekday in -- this one
-                # (ahead of the session: a plan), else the last; neither: no date
-                weekday = lexicon().weekdays.index(named)
-                here = datetime(session.year, session.month, dom, tzinfo=UTC)
-                at = here if here.weekday() == weekday else at
-                if at.weekday() != weekday:
-                    taken.append((mt.start(), mt.end()))
-                    continue
-            if mt.group(2) is None and not named_day:  # "last Tuesday, the 27th": this month's
-                again = (days or {}).get(dom)
-                after = again if again is not None else _on_or_after(told, dom, session)
-            add(mt.start(), mt.end(), after or at, "day", guessed=mt.group(2) is None)
+        on_day = _day_of_month(session, dom, back, ahead_ok=mt.group(2) is not None)
+        if on_day is None:
+            continue
+        at = on_day
+        after = None
+        before = p["weekday_before"].search(low, max(0, mt.start() - 14), mt.start())
+        first_word = mt.group(0).split()[0].strip(",")  # "tuesday the sixth"
+        named = before.group(0).strip(" ,") if before else first_word
+        named_day = named in lexicon().weekdays
+        if named_day and mt.group(2) is None:
+            # "Tuesday the 22nd": the month the day falls on that weekday in -- this one
+            # (ahead of the session: a plan), else the last; neither: no date
+            weekday = lexicon().weekdays.index(named)
+            here = _day_of_month(session, dom, 0, ahead_ok=True)
+            at = here if here is not None and here.weekday() == weekday else at
+            if at.weekday() != weekday:
+                taken.append((mt.start(), mt.end()))
+                continue
+        if mt.group(2) is None and not named_day:  # "last Tuesday, the 27th": this month's
+            again = (days or {}).get(dom)
+            after = again if again is not None else _on_or_after(told, dom, session)
+        add(mt.start(), mt.end(), after or at, "day", guessed=mt.group(2) is None)
     for mt in p["month"].finditer(low):
         add(mt.start(), mt.end(), _month_back(session, 0 if mt.group(1) == "this" else 1), "month")
     for mt in p["ago"].finditer(low):

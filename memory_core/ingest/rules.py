@@ -568,7 +568,9 @@ def _refine_days(
     """The day a clinician reads out as the first words of their turn ("Yep, I can see it here,
     fifth of May.") refines the month the patient's side told of just before ("One bad one in
     May. Dr Nguyen gave me the prednisolone."): what the turn before dated to that month's
-    first day (a month said) is dated to the day."""
+    first day (a month said) is dated to the day. (Called with the turn itself as the one
+    before, a sentence that tells nothing but a day refines what its turn told: "I retired in
+    March. My last day was the thirty-first.")"""
     if s not in opening or len(r.dates) != 1 or r.dates[0].precision != "day":
         return
     day_ = r.dates[0].at
@@ -1430,6 +1432,11 @@ class RuleExtractor:
             no_jab = _NO_JAB if "lab_result" in done else frozenset()
             general(s, r, done, default_at, no_jab, story)
             added = out.candidates[before_sentence:]  # this sentence's, not the whole list's
+            if not added and turn_starts and turn_starts[-1][0] == s.turn:
+                # "I retired in March. My last day was the thirty-first.": the day of the month
+                # its turn told just before
+                told_in_turn = [(s.turn, turn_starts[-1][1]), (s.turn, len(out.candidates))]
+                _refine_days(out, r, told_in_turn, [s], s)
             if any(c.memory_type == "medication" and c.start == s.start for c in added):
                 took_turn = s.turn  # what the patient takes: a drug said alone next is too
             self._note_topics(r, st)
