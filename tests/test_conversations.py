@@ -577,6 +577,18 @@ def test_a_change_word_with_an_object_of_its_own_changes_no_drug(turn: str) -> N
     assert ("medication", "patient", "Patient's furosemide dose decreased to 40 mg") in got
 
 
+@pytest.mark.parametrize("verb", ["double", "halve", "raise", "lower"])
+def test_a_change_said_of_it_after_the_drug_gives_its_new_dose(verb: str) -> None:
+    """'I'd like to increase the furosemide.' -- 'I'm going to double it to 80 mg': "it" is the
+    drug the change words govern, as "doubled it" was (the new dose had not been proposed;
+    set o, dev half)."""
+    got = said(
+        "Doctor: I'd like to change the furosemide.\nPatient: Okay.\n"
+        f"Doctor: I'm going to {verb} it to 80 mg."
+    )
+    assert any(t == "medication" and "furosemide" in c and "80 mg" in c for t, _w, c in got), got
+
+
 def test_a_prescription_sent_is_a_medicine_started() -> None:
     """'I've sent a prescription for X' starts X (a plan was all it proposed); a repeat
     prescription starts nothing and a question about one proposes nothing."""

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from memory_core.facts.spoken import spoken_numbers
+from memory_core.ingest.dates import dates_in
 from memory_core.ingest.rules import RuleExtractor
 
 
@@ -118,3 +119,21 @@ def test_a_results_value_said_as_one_word_after_is_or_was_is_read() -> None:
     assert "Patient's ferritin was 9" in got, got
     assert any(c.startswith("Patient's urine albumin/creatinine ratio was 8") for c in got), got
     assert not any("HbA1c was 1" in c for c in got), got
+
+
+@pytest.mark.parametrize(
+    ("said", "read"),
+    [
+        ("eighty-seven and a half kilos", "87.5 kilos"),
+        ("fluids to one and a half litres a day", "fluids to 1.5 litres a day"),
+        ("87 and a half kg", "87.5 kg"),
+        ("take a half", "take a half"),
+    ],
+)
+def test_a_number_and_a_half_is_the_number_and_point_five(said: str, read: str) -> None:
+    """'Let's weigh you... eighty-seven and a half kilos': 87.5 kg (it had been read as 87,
+    no unit); 'one and a half litres' is 1.5 (set o, dev half). In place: every offset kept;
+    "2.5 years ago" is no "5 years ago"."""
+    got = spoken_numbers(said)
+    assert len(got) == len(said) and " ".join(got.split()) == read
+    assert dates_in("2.5 years ago", datetime(2026, 5, 14, tzinfo=UTC)) == []

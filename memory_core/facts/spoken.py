@@ -10,7 +10,8 @@ or a percent after it ("ten milligrams", "nine stone") or said after "from five 
 ("... to ten"). Otherwise a number word below twenty alone stays a
 word ("two tablets four times a day", "the blue one", "nine is low": the readers know these
 words already, and a count said so is no reading), as do "half", "once", "twice" and a part of
-an ordinal ("the twenty-fifth": the dates reader's). Blood pressure said as it is spoken --
+an ordinal ("the twenty-fifth": the dates reader's). A number "and a half" is the number
+and .5 ("eighty-seven and a half kilos": 87.5). Blood pressure said as it is spoken --
 "one forty-eight over eighty-six" -- is 148 over 86 (a hundreds digit, then a tens number,
 before "over")."""
 
@@ -101,7 +102,8 @@ def spoken_numbers(text: str) -> str:
     if not any(w in low for w in (*tens, "hundred", "point", "comma")) and not (
         any(w in low for w in units) and any(w in low for w in _MEASURE_WORDS)
     ):
-        return text  # every number it reads has a tens word, "hundred", "point" or a unit
+        # every number it reads has a tens word, "hundred", "point" or a unit
+        return _and_a_half(text) if " a half" in low else text
 
     def sub(m: re.Match[str]) -> str:
         said = m.group(0)
@@ -117,7 +119,27 @@ def spoken_numbers(text: str) -> str:
             return said
         return got.rjust(len(said))
 
-    return pattern.sub(sub, text)
+    out = pattern.sub(sub, text)
+    return _and_a_half(out) if " a half" in low else out
+
+
+@cache
+def _half_pattern() -> re.Pattern[str]:
+    units, _tens, _p = _words()
+    u = "|".join(sorted(units, key=len, reverse=True))
+    return re.compile(rf"\b(?:(\d+)|({u}))\s+and\s+a\s+half\b", re.IGNORECASE)
+
+
+def _and_a_half(text: str) -> str:
+    """ "87 and a half kilos", "one and a half litres": the number and a half, as digits in the
+    place of the words ("87.5", "1.5")."""
+    units, _tens, _p = _words()
+
+    def sub(m: re.Match[str]) -> str:
+        whole = int(m.group(1)) if m.group(1) else units[m.group(2).lower()]
+        return f"{whole}.5".rjust(len(m.group(0)))
+
+    return _half_pattern().sub(sub, text)
 
 
 @cache

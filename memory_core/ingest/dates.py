@@ -208,7 +208,7 @@ def _patterns() -> dict[str, re.Pattern[str]]:
         ),
         "month": re.compile(r"\b(last|this|previous|past) month\b"),
         "ago": re.compile(
-            rf"\b{num}(?:\s+|(?<=\d))(day|days|week|weeks|wk|wks|fortnight|fortnights|month|months|mth|mths|mo|"
+            rf"(?<![\d.,])\b{num}(?:\s+|(?<=\d))(day|days|week|weeks|wk|wks|fortnight|fortnights|month|months|mth|mths|mo|"
             rf"mos|year|years|yr|yrs)\s+ago\b"
         ),
         "weekday": re.compile(rf"\b(?:(on|last|this past)\s+)?({wd})\b(?!,?\s+the\s+\d)"),

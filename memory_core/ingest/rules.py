@@ -248,8 +248,8 @@ _IT_SUBJECT = re.compile(r"^\W*(?:(?:and|but|so|also|well)\W+)?(?:it|that|this o
 #: a pronoun a medication verb governs ("stopped it", "increase it", "it gave me")
 _GOVERNED = re.compile(
     r"\b(?:stop\w*|start\w*|increas\w*|decreas\w*|reduc\w*|drop\w*|cut|take|takes|taking|took|"
-    r"use|uses|using|continu\w*|off|(?:been|still|stay\w*|keep|kept)\s+on|upped|doubled|"
-    r"halved)\s+(?P<pro>it|that|them)\b|\bput\s+(?P<pro3>it|that)\s+up\b|"
+    r"use|uses|using|continu\w*|off|(?:been|still|stay\w*|keep|kept)\s+on|upp\w+|doubl\w+|"
+    r"halv\w+|tripl\w+|rais\w+|lower\w*|restart\w*)\s+(?P<pro>it|that|them)\b|\bput\s+(?P<pro3>it|that)\s+up\b|"
     r"\b(?P<pro2>it|that|they)\s+"
     r"(?:made|makes|gave|gives|caused|causes|did|does)\b",
     re.I,
