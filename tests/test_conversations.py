@@ -589,6 +589,19 @@ def test_a_change_said_of_it_after_the_drug_gives_its_new_dose(verb: str) -> Non
     assert any(t == "medication" and "furosemide" in c and "80 mg" in c for t, _w, c in got), got
 
 
+def test_a_relatives_me_and_my_in_a_proposal_are_the_relative() -> None:
+    """'No, she moved in with me.' said by the daughter: the proposal says with whom ("She
+    moved in with their daughter"); it had said "with me" -- the reviewer's "me" (set o, dev
+    half)."""
+    got = said(
+        "GP: Is she still living on her own?\n"
+        "Daughter: No, she moved in with me. It wasn't safe any more, she'd left the gas on."
+    )
+    socials = [c for t, _w, c in got if t == "social"]
+    assert any("moved in with their daughter" in c for c in socials), got
+    assert not any(" me" in c for c in socials), got
+
+
 def test_a_prescription_sent_is_a_medicine_started() -> None:
     """'I've sent a prescription for X' starts X (a plan was all it proposed); a repeat
     prescription starts nothing and a question about one proposes nothing."""

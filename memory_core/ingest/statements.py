@@ -352,7 +352,8 @@ _CLINICIAN = (
 
 def third_person(text: str, speaker: str, relation: str) -> str:
     """The clause as a statement about the patient: a patient's "I" is the patient; a
-    clinician's "you" is the patient (their own "I" stays theirs)."""
+    clinician's "you" is the patient (their own "I" stays theirs); a relative's "me" and "my"
+    are the relative ("She moved in with their daughter")."""
     text = re.sub(r"\s+", " ", text.replace("’", "'")).strip(" ,;:-—.")
     text = re.sub(r"^(?:(?:yes|yeah|no|ok|okay|so|and|but|well|oh|right|um|er|exactly)\b[,.]?\s*)+",
                   "", text, flags=re.I)  # fmt: skip
@@ -363,6 +364,9 @@ def third_person(text: str, speaker: str, relation: str) -> str:
     elif not relation:
         for pat, rep in _THIRD:
             text = re.sub(pat, rep, text, flags=re.I)
+    else:  # a relative's "me" and "my" are the relative ("she moved in with me")
+        text = re.sub(r"\bme\b", f"their {relation}", text, flags=re.I)
+        text = re.sub(r"\bmy\b", f"their {relation}'s", text, flags=re.I)
     return text[:1].upper() + text[1:] if text else text
 
 
