@@ -602,6 +602,15 @@ def test_a_relatives_me_and_my_in_a_proposal_are_the_relative() -> None:
     assert not any(" me" in c for c in socials), got
 
 
+def test_a_time_asked_for_because_it_would_help_is_a_preference() -> None:
+    """'So if you could do her appointments in the morning, that would really help.': a
+    preference for mornings, said as a request (it had not been proposed; set o, dev half)."""
+    got = said(
+        "Daughter: So if you could do her appointments in the morning, that would really help."
+    )
+    assert ("preference", "patient", "Patient prefers morning appointments") in got, got
+
+
 def test_a_prescription_sent_is_a_medicine_started() -> None:
     """'I've sent a prescription for X' starts X (a plan was all it proposed); a repeat
     prescription starts nothing and a question about one proposes nothing."""

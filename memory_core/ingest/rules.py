@@ -256,7 +256,7 @@ _GOVERNED = re.compile(
 )
 _PREFER = re.compile(
     r"\b(prefer\w*|rather|better|best|suit\w*|work\w* for me|works? best|like|easier|easiest|"
-    r"want|please)\b"
+    r"want|please|(?:would|will|'d)(?: really)? help)\b"
 )
 _NOW = re.compile(r"\b(now|instead|these days|anymore|any more|from now on|switch)\b")
 _CONTRAST = re.compile(r"\b(rather than|instead of|not|never|no|don't|do not|than)\b")
