@@ -64,12 +64,12 @@ FAMILY = "family history"
 #: Words one author's prompt offered where the store has others (set n was offered one
 #: "response" type for side effects and responses to treatment alike, and "family_history" as
 #: a type and as whose): the memory types a proposal may have for each, and the relative's
-#: word. The answer keys stay as written.
+#: word; set o's prompt offered "family" as whose. The answer keys stay as written.
 AS_WRITTEN_TYPES = {
     "response": ("treatment_response", "adverse_reaction"),
     "family_history": ("condition",),
 }
-AS_WRITTEN_WHOSE = {"family_history": FAMILY}
+AS_WRITTEN_WHOSE = {"family_history": FAMILY, "family": FAMILY}
 
 
 @dataclass(frozen=True)
