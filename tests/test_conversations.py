@@ -611,6 +611,13 @@ def test_a_time_asked_for_because_it_would_help_is_a_preference() -> None:
     assert ("preference", "patient", "Patient prefers morning appointments") in got, got
 
 
+def test_a_result_said_before_the_test_it_is_of_is_read() -> None:
+    """'It's positive for nitrites and leukocytes': the urine nitrite positive (a result said
+    before its test had not been read, and the lexicon had no urine nitrite; sets g and o)."""
+    got = said("Doctor: We dipped the sample. It's positive for nitrites and leukocytes.")
+    assert ("lab_result", "patient", "Patient's urine nitrite was positive") in got, got
+
+
 def test_a_prescription_sent_is_a_medicine_started() -> None:
     """'I've sent a prescription for X' starts X (a plan was all it proposed); a repeat
     prescription starts nothing and a question about one proposes nothing."""

@@ -757,6 +757,8 @@ _WORDS_AFTER = re.compile(
     r"(?:\s+[\w'-]+){0,5}?\s+(?:came back|come back|was|is|were|showed|shows|result(?:ed)?)\b"
 )
 _NO_JAB = frozenset({"immunization"})
+#: a result said before the test it is of ("positive for nitrites and leukocytes")
+_FOUND_FOR = re.compile(r"\b((?:weakly |strongly )?(?:positive|negative))\s+for\s+(?:the\s+)?$")
 #: an answer with a subject of its own ("Yes, I live alone", "yes we do"): it says the fact
 _SAYS_ITSELF = re.compile(r"\b(?:i|i'm|i've|we|we're|he|she|he's|she's|they)\b", re.I)
 #: an answer that is only a confirmation, its subject and an auxiliary ("I do.", "Yes, she
@@ -2016,6 +2018,9 @@ class RuleExtractor:
                 continue
             words = _WORDS_AFTER.match(s.low, b)
             tail = s.low[b : b + 60]
+            before = _FOUND_FOR.search(s.low, max(0, a - 40), a)
+            if before is not None:  # "the urine dip is positive for nitrites"
+                words, tail = before, before.group(1)
             toks = re.findall(r"[a-z]+", tail)
             found = lex.qualitative.find(toks, toks)
             if words is None or not found:
