@@ -618,6 +618,26 @@ def test_a_result_said_before_the_test_it_is_of_is_read() -> None:
     assert ("lab_result", "patient", "Patient's urine nitrite was positive") in got, got
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Have you had any diabetes tablets that didn't agree with you?",
+        "Any medicines in the past you couldn't tolerate?",
+    ],
+)
+def test_a_drug_named_answering_which_medicines_disagreed_is_what_the_symptom_was_on(
+    question: str,
+) -> None:
+    """'Have you had any tablets that didn't agree with you?' -- 'Sitagliptin, years ago. My
+    joints ached terribly.': a reaction to sitagliptin, as the answer to "Any side effects?"
+    is to the drug asked of (it had been proposed as a symptom alone; set o, dev half)."""
+    got = said(
+        f"Nurse: {question}\nPatient: Sitagliptin, years ago. My joints ached terribly. They"
+        " stopped it."
+    )
+    assert any(t == "adverse_reaction" and "sitagliptin" in c for t, _w, c in got), got
+
+
 def test_a_prescription_sent_is_a_medicine_started() -> None:
     """'I've sent a prescription for X' starts X (a plan was all it proposed); a repeat
     prescription starts nothing and a question about one proposes nothing."""

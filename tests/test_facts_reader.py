@@ -539,3 +539,25 @@ def test_a_condition_a_condition_is_of_is_named_in_passing(
 def test_white_cells_said_as_people_say_them_are_the_white_cell_count() -> None:
     """ "White cells 6.1" (a clinician reading results out): the white cell count."""
     assert "loinc:6690-2" in read("White cells 6.1, haemoglobin 131.", "lab_result").keys
+
+
+@pytest.mark.parametrize(
+    ("text", "concept"),
+    [
+        ("My joints ached terribly, knees and hands.", "joint pain"),
+        ("Her ankles swelled up in the heat.", "edema"),
+        ("My chest hurts when I climb the stairs.", "chest pain"),
+    ],
+)
+def test_a_finding_said_with_its_body_part_as_subject_is_the_finding(
+    text: str, concept: str
+) -> None:
+    """'My joints ached': joint pain, as 'joint aches' is -- a finding of a body part is also
+    said with a verb (conditions.json's symptom_verbs, every form by lemminflect); it had been
+    read as no finding, so the answer to "any tablets that didn't agree with you?" named no
+    reaction (set o, dev half)."""
+    from memory_core.facts.lexicon import lexicon
+    from memory_core.facts.text import parse
+
+    t = parse(text)
+    assert concept in [m.value for m in lexicon().condition_phrases.find(t.tokens, t.raw)]

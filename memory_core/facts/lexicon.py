@@ -541,10 +541,40 @@ def _allergic_reactions(data: dict[str, Any], concepts: Mapping[str, Concept]) -
     return frozenset(ids)
 
 
+def _said_with_verbs(names: Sequence[str], verbs: Mapping[str, Sequence[str]]) -> list[str]:
+    """A finding of a body part said with the part as the subject of a verb (conditions.json's
+    ``symptom_verbs``): "joint aches" -> "joints ached", "joint aching", ...; "chest pain" ->
+    "chest hurts", ... Two-word names only; every form of each verb and of the part
+    (lemminflect)."""
+    if not verbs:
+        return []
+    from lemminflect import getAllInflections, getAllLemmas
+
+    out: list[str] = []
+    for name in names:
+        words = name.split()
+        if len(words) != 2:
+            continue
+        part, symptom = words
+        lemma = (getAllLemmas(symptom).get("NOUN") or getAllLemmas(symptom).get("VERB") or [""])[0]
+        said = [*verbs.get(symptom, ()), *verbs.get(lemma, ())]
+        nouns = getAllLemmas(part).get("NOUN")
+        if not said or not nouns:
+            continue
+        parts = {part, *(f for fs in getAllInflections(nouns[0], upos="NOUN").values() for f in fs)}
+        forms = {f for v in said for fs in getAllInflections(v, upos="VERB").values() for f in fs}
+        out += [f"{p} {f}" for p in sorted(parts) for f in sorted(forms)]
+    return out
+
+
 def _concepts(data: dict[str, Any]) -> tuple[dict[str, Concept], PhraseMatcher[str]]:
     c = _Check("conditions")
     out: dict[str, Concept] = {}
     matcher: PhraseMatcher[str] = PhraseMatcher()
+    raw_verbs = c.obj(data.get("symptom_verbs", {}), "symptom_verbs")
+    verbs = {
+        k: tuple(c.strs(v, f"symptom_verbs.{k}")) for k, v in raw_verbs.items() if k != "about"
+    }
     for i, e in enumerate(data.get("concepts") or []):
         where = f"concepts[{i}]"
         e = c.obj(e, where)
@@ -557,6 +587,8 @@ def _concepts(data: dict[str, Any]) -> tuple[dict[str, Concept], PhraseMatcher[s
         follows = tuple(c.strs(e.get("follows", []), f"{where}.follows", empty=True))
         out[cid] = Concept(cid, kind, within, measured, follows)
         names = [x for n in c.strs(e.get("names"), f"{where}.names") for x in alternatives(n)]
+        if kind == "finding":
+            names += [v for v in _said_with_verbs(names, verbs) if v not in names]
         c.phrases(matcher, names, cid, where)
     for cid, concept in out.items():
         for field, ids in (("within", concept.within), ("follows", concept.follows)):

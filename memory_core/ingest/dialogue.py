@@ -390,6 +390,9 @@ class State:
     #: the drugs the clinician's question about side effects asked of (named in it, or else
     #: talked about when it was asked)
     side_effects_of: list[Drug] = field(default_factory=list)
+    #: the clinician asked which medicines disagreed with the patient, naming none ("Any
+    #: tablets that didn't agree with you?"): the drug the answer names is the one asked of
+    reactions_asked: bool = False
     #: the drugs said last to have been started ("first dose on the 22nd")
     started: list[Drug] = field(default_factory=list)
     #: the drugs said last to have been started or had their dose changed

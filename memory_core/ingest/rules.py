@@ -779,6 +779,12 @@ _SIDE_EFFECT = re.compile(
 )
 #: a clinician's question about a drug's side effects ("Any side effects since the increase?")
 _SIDE_EFFECTS_ASKED = re.compile(r"\bside[- ]?effects?\b")
+#: a clinician's question about which medicines disagreed with the patient, naming none
+_REACTIONS_ASKED = re.compile(
+    r"\b(?:(?:didn't|did not|don't|do not) agree with|disagreed with|(?:couldn't|could not|"
+    r"can't|cannot) (?:take|tolerate)|not tolerate|reactions? (?:to|with) any|problems? with any|"
+    r"side[- ]?effects? (?:from|with|to) any)\b"
+)
 #: how many turns back the drug a side-effects question asks of may have been named ("we put
 #: your sertraline up ..." / "Better, honestly." / "Any side effects since the increase?")
 _SIDE_EFFECTS_TURNS = 2
@@ -1272,6 +1278,7 @@ class RuleExtractor:
                 st.allergy = st.appointments = st.contact = False
                 st.question = None
                 st.side_effects_of = []
+                st.reactions_asked = False
                 st.family_asked = None
             if s.speaker == "clinician":
                 self._clinician_topics(s, r, st)
@@ -1467,6 +1474,7 @@ class RuleExtractor:
             st.question = (s, r)
             asked = asks_of_family(s.text)  # "Does anyone in your family have diabetes?"
             st.family_asked = (s.start, asked) if asked else None
+            st.reactions_asked = bool(_REACTIONS_ASKED.search(s.low)) and not r.drugs
             if _SIDE_EFFECTS_ASKED.search(s.low):  # of the drug named, or talked of lately
                 recent = st.drugs if s.turn - st.drugs_turn <= _SIDE_EFFECTS_TURNS else []
                 if _SINCE_STARTED.search(s.low) and st.started:
@@ -1543,6 +1551,8 @@ class RuleExtractor:
     ) -> Iterator[Item]:
         found = self._with_pronouns(r.drugs, s, st, confirmed) if r.drugs else []
         found = found or self._implicit_drugs(s, r, st, confirmed)
+        if st.reactions_asked and s.speaker != "clinician" and r.drugs:
+            st.side_effects_of = r.drugs  # "Sitagliptin, years ago. My joints ached."
         allergy = list(self._allergy(s, r, found, st))
         yield from allergy
         if not allergy:
