@@ -638,6 +638,19 @@ def test_a_drug_named_answering_which_medicines_disagreed_is_what_the_symptom_wa
     assert any(t == "adverse_reaction" and "sitagliptin" in c for t, _w, c in got), got
 
 
+def test_a_clinicians_answer_of_his_own_after_the_patient_named_a_relative_is_theirs() -> None:
+    """'My son's shouting -- his asthma's been bad ...' -- 'He can have his own asthma review,
+    yes -- ring reception and book him in separately.': the son's review, not the patient's
+    plan, where the patient's title does not say their sex (set m, dev half)."""
+    got = said(
+        "Patient: Sorry, my son's shouting. His asthma's been bad with the pollen. Is that"
+        " something I need to book for him?\n"
+        "Nurse: He can have his own asthma review, yes. Ring reception and book him in"
+        " separately."
+    )
+    assert not any("asthma review" in c for _t, _w, c in got), got
+
+
 def test_a_prescription_sent_is_a_medicine_started() -> None:
     """'I've sent a prescription for X' starts X (a plan was all it proposed); a repeat
     prescription starts nothing and a question about one proposes nothing."""

@@ -335,7 +335,7 @@ def _relative_subject() -> re.Pattern[str]:
     describers = "|".join(map(re.escape, sorted(c.describers)))
     people = "|".join(sorted(set(_RELATIVES.split("|")) | c.relatives, key=lambda w: (-len(w), w)))
     return re.compile(
-        rf"^(?:(?:{leads})[, ]+)*(?:my|his|her|their|your|our) (?:(?:{describers}) )?"
+        rf"^(?:(?:{leads})[,—–\- ]+)*(?:my|his|her|their|your|our) (?:(?:{describers}) )?"
         rf"({people})\b"
     )
 
@@ -348,6 +348,8 @@ _PRONOUN_SUBJECT = re.compile(
 
 #: the one spoken to (a person spoken of: the facts reader's ``PERSON_PRONOUNS``)
 _SECOND_PERSON = re.compile(r"\b(?:you|your|you're|yours|yourself)\b")
+#: a third person's own, set against the patient's ("his own asthma review")
+_OWN = re.compile(r"\b(?:his|her|their) own\b")
 
 #: what another person did to the speaker's treatment ("she put me on", "he started me on",
 #: "she upped my"): the speaker's fact
@@ -437,20 +439,22 @@ class State:
         another person ("My wife, ... She takes bisoprolol"); and whether a clinician's answer
         to the patient's own turn that named another person speaks of that person ("My son
         has asthma ..." -- "Please book him his own appointment"): no "you", and a pronoun
-        the patient, titled as the other sex ("Mrs Nowak"), cannot be."""
+        the patient, titled as the other sex ("Mrs Nowak"), cannot be -- or, the patient's sex
+        unknown, "his own" or "her own" ("He can have his own asthma review")."""
         if (
             s.speaker == "clinician"
             and s.turn == self.other_turn + 1
             and self.other_named_by_patient
-            and self.patient_pronoun
-            and any(
+            and not _SECOND_PERSON.search(s.low)
+        ):
+            if self.patient_pronoun and any(
                 PERSON_PRONOUNS.get(w.replace("'s", "s"), self.patient_pronoun)
                 != self.patient_pronoun
                 for w in re.findall(r"[a-z']+", s.low)  # "he's" as the tokeniser writes it
-            )
-            and not _SECOND_PERSON.search(s.low)
-        ):
-            return True
+            ):
+                return True
+            if not self.patient_pronoun and _OWN.search(s.low):
+                return True  # "He can have his own asthma review": his, not the patient's
         if not _PRONOUN_SUBJECT.match(s.low) or ACTS_ON_ME.search(s.low):
             return False  # "She ... put me on flucloxacillin": what she did is the speaker's
         own = s.speaker == "patient" and not s.relation
