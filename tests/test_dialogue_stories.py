@@ -1245,6 +1245,20 @@ def test_a_day_of_the_month_said_after_the_month_refines_it_in_the_turn() -> Non
     assert [d for c, d in got.items() if "retired" in c] == ["2026-03-01"], got
 
 
+def test_two_things_each_with_its_day_in_one_sentence_date_the_first_by_its_own() -> None:
+    """'Flu jab at the surgery on the 2nd of October, and the Covid booster on the 16th': the
+    proposal opens with the flu jab, dated by its own clause's day (two days in one sentence
+    had dated it the session; set l, dev half)."""
+    nov = datetime(2026, 11, 10, 18, tzinfo=UTC)
+    t = (
+        "Date: 2026-11-10\nNurse: Have you had your jabs this autumn?\n"
+        "Patient: Flu jab at the surgery on the 2nd of October, and the Covid booster on the"
+        " 16th.\n"
+    )
+    got = _got(t, nov)
+    assert [d for c, d in got.items() if "Flu jab" in c] == ["2026-10-02"], got
+
+
 def test_an_answer_since_a_date_confirms_a_question_about_now() -> None:
     """ "Since your husband went into the nursing home, you're living alone?" -- "Since July.":
     she lives alone, since July."""

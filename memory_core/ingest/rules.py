@@ -43,6 +43,7 @@ extraction is linear in the transcript's length.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -1151,6 +1152,11 @@ class RuleExtractor:
             if _COMPARED_CLAUSE.search(r.text[a:b]):
                 return None
             inside = [d for d in r.dates if a <= d.start < b]
+            if len(inside) > 1 and narrowest(inside) is None:
+                # "Flu jab on the 2nd of October, and the Covid booster on the 16th": the date
+                # of the first clause, whose thing the proposal opens with
+                first = r.clause_breaks[bisect_left(r.clause_breaks, inside[0].start) :][:1]
+                inside = [d for d in inside if not first or d.start < first[0]]
             if inside:
                 return narrowest(inside)  # one date, or one inside the others' periods
             before = [d for d in r.dates if d.end <= a]
