@@ -38,6 +38,7 @@ PAIR_FILES = (
     "set_ab",
     "set_ac",
     "set_ad",
+    "set_ae",
 )
 #: a memory type as one author's prompt named it (set ad was asked for "response"), the store's
 #: name for it; the file stays as written
