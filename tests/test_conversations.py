@@ -664,6 +664,21 @@ def test_a_clinicians_answer_of_his_own_after_the_patient_named_a_relative_is_th
     assert not any("asthma review" in c for _t, _w, c in got), got
 
 
+@pytest.mark.parametrize(
+    ("turn", "shown"),
+    [
+        ("Patient: There's the St John's wort. I take that for my nerves, one a day.", "one a day"),
+        ("Patient: I take cod liver oil, one capsule a day.", "one capsule a day"),
+        ("Patient: I take metformin 500 a day.", "metformin 500 a day"),
+    ],
+)
+def test_a_count_said_before_a_period_is_part_of_how_often(turn: str, shown: str) -> None:
+    """'one a day': the count is how often, not dropped ("Patient takes st john's wort a day"
+    had been proposed; set o, dev half); a dose before a period stays the dose."""
+    got = said(turn)
+    assert any(t == "medication" and shown in c for t, _w, c in got), got
+
+
 def test_a_prescription_sent_is_a_medicine_started() -> None:
     """'I've sent a prescription for X' starts X (a plan was all it proposed); a repeat
     prescription starts nothing and a question about one proposes nothing."""

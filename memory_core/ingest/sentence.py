@@ -284,9 +284,19 @@ _BARE_STRENGTH = re.compile(
 def freq_after(r: Named, pos: int, limit: int = 60) -> str:
     for a, _b, _v in r.freqs:
         if pos <= a < pos + limit:
-            # the words as said ("at night", "twice a day"), with an "every" before them
-            return r.low[a:_b]
+            # the words as said ("at night", "twice a day"), with an "every" before them, and
+            # the count said before a period ("one a day", "two capsules a day")
+            count = _COUNT_BEFORE.search(r.low, pos, a)
+            return r.low[count.start() if count else a : _b]
     return ""
+
+
+#: a count of doses said right before a period ("one a day", "2 capsules a day")
+_COUNT_BEFORE = re.compile(
+    r"(?<![\d.,])\b(?:[1-9]|one|two|three|four|five|six)\s+(?:(?:capsules?|tablets?|pills?|"
+    r"puffs?|drops?|"
+    r"sprays?|sachets?|patch(?:es)?|teaspoons?|spoonfuls?|spoons?)\s+)?$"
+)
 
 
 def reason_after(r: Named, pos: int) -> re.Match[str] | None:
