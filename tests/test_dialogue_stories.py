@@ -648,7 +648,9 @@ def test_a_change_said_after_the_drugs_own_dose_and_frequency_is_its_change() ->
         datetime(2026, 3, 30, 18, tzinfo=UTC),
     )
     assert got.get("Patient started risedronate 35 mg once a week on 2026-03-25") == "2026-03-25"
-    assert "Patient takes calcium carbonate/cholecalciferol (Adcal-D3) twice a day" in got, got
+    assert (
+        "Patient takes calcium carbonate/cholecalciferol (Adcal-D3) one tablet twice a day" in got
+    ), got
     own = _got(
         "Date: 2026-03-30\nNurse: And the ramipril 5 mg, I started walking more since then?\n"
         "Patient: Yes.\n",

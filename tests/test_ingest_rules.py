@@ -172,7 +172,8 @@ def test_a_switch_to_a_drug_whose_old_drug_is_unnamed_or_unknown_is_a_change() -
     assert got == [
         (
             "medication",
-            "Patient switched to budesonide/formoterol (Symbicort) 100/6 twice a day in May 2026",
+            "Patient switched to budesonide/formoterol (Symbicort) 100/6 two puffs twice a day"
+            " in May 2026",
         )
     ]
     # from two drugs to a third: both are what was switched from
