@@ -31,7 +31,7 @@ reader's role ``mention`` (states.json's ``mentions`` and ``modified_heads``).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 from .context import Scope, measured, opens_sentence, reaches_kind, scopes, writers_own
@@ -464,16 +464,23 @@ def reporter_pronoun(t: Text) -> str:
         owner = toks[m.start - 1] if m.start else ""
         if owner == "my" or _PATIENTS_POSSESSIVE.get(owner, "") not in ("", *others):
             continue  # "my aunt", "his wife": the relative is not the patient
-        i = sentence_bounds(t, m.start)[1]
-        while i < len(toks):
-            lo, i = sentence_bounds(t, i)
-            j = lo
-            while j < i - 1 and toks[j] in _OPENING_LEADS:
-                j += 1
+        for _lo, _hi, j in _later_sentences(t, m.start):
             pronoun = _PRONOUNS.get(toks[j], "")
             if pronoun and (not others or pronoun in others):
                 return f"{' '.join(toks[m.start : m.end])} ... {t.raw[j]}"
     return ""
+
+
+def _later_sentences(t: Text, i: int) -> Iterator[tuple[int, int, int]]:
+    """Each sentence after the one of token ``i``: its bounds and its first word after the
+    words that may lead it ("And", "So", "Apparently": :data:`_OPENING_LEADS`)."""
+    k = sentence_bounds(t, i)[1]
+    while k < len(t.tokens):
+        lo, k = sentence_bounds(t, k)
+        j = lo
+        while j < k - 1 and t.tokens[j] in _OPENING_LEADS:
+            j += 1
+        yield lo, k, j
 
 
 #: verbs a relative reports with, and the pronouns that may then be the relative or the patient
@@ -541,15 +548,9 @@ def _relatives_pronoun(t: Text) -> list[Scope]:
         theirs = next((p for p, kin in lex.relatives_by_pronoun.items() if relation in kin), "")
         if not patient or not theirs or patient == theirs:
             continue
-        i = sentence_bounds(t, m.start)[1]
-        while i < len(t.tokens):
-            lo, hi = sentence_bounds(t, i)
-            i = hi
+        for lo, hi, j in _later_sentences(t, m.start):
             if patient == "i" and FIRST_PERSON & set(t.tokens[lo:hi]):
                 continue  # "... My levothyroxine was reduced": the writer's
-            j = lo
-            while j < hi - 1 and t.tokens[j] in _OPENING_LEADS:
-                j += 1
             if PERSON_PRONOUNS.get(t.tokens[j]) == theirs:
                 out.append(Scope(j, j + 1, _STRUCTURE, Context.OTHER_PERSON, lo, hi))
                 continue

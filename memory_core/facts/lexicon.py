@@ -556,7 +556,8 @@ def _said_with_verbs(names: Sequence[str], verbs: Mapping[str, Sequence[str]]) -
         if len(words) != 2:
             continue
         part, symptom = words
-        lemma = (getAllLemmas(symptom).get("NOUN") or getAllLemmas(symptom).get("VERB") or [""])[0]
+        lemmas = getAllLemmas(symptom)
+        lemma = (lemmas.get("NOUN") or lemmas.get("VERB") or [""])[0]
         said = [*verbs.get(symptom, ()), *verbs.get(lemma, ())]
         nouns = getAllLemmas(part).get("NOUN")
         if not said or not nouns:

@@ -584,10 +584,9 @@ def dates_in(
     nths += [(mt, ORDINAL_WORDS[mt.group(1)]) for mt in p["nth_word"].finditer(low)]
     for mt, dom in nths:
         back = 1 if mt.group(2) == "last" else 0
-        on_day = _day_of_month(session, dom, back, ahead_ok=mt.group(2) is not None)
-        if on_day is None:
+        at = _day_of_month(session, dom, back, ahead_ok=mt.group(2) is not None)
+        if at is None:
             continue
-        at = on_day
         after = None
         before = p["weekday_before"].search(low, max(0, mt.start() - 14), mt.start())
         first_word = mt.group(0).split()[0].strip(",")  # "tuesday the sixth"

@@ -559,24 +559,17 @@ def _words_besides(s: Sentence, start: int, end: int) -> set[str]:
     return set(re.findall(r"[a-z0-9']+", (s.text[:start] + " " + s.text[end:]).lower()))
 
 
-def _refine_days(
-    out: Extraction,
-    r: Named,
-    turn_starts: Sequence[tuple[int, int]],
-    opening: Sequence[Sentence],
-    s: Sentence,
-) -> None:
-    """The day a clinician reads out as the first words of their turn ("Yep, I can see it here,
-    fifth of May.") refines the month the patient's side told of just before ("One bad one in
-    May. Dr Nguyen gave me the prednisolone."): what the turn before dated to that month's
-    first day (a month said) is dated to the day. (Called with the turn itself as the one
-    before, a sentence that tells nothing but a day refines what its turn told: "I retired in
-    March. My last day was the thirty-first.")"""
-    if s not in opening or len(r.dates) != 1 or r.dates[0].precision != "day":
+def _refine_days(out: Extraction, r: Named, s: Sentence, told: range) -> None:
+    """The day ``s`` says alone refines the month the candidates ``told`` were dated to: what
+    they dated to that month's first day (a month said) is dated to the day. Read where a
+    clinician reads the day out as the first words of their turn ("Yep, I can see it here,
+    fifth of May.") after the patient's side told of the month ("One bad one in May. Dr Nguyen
+    gave me the prednisolone."), and where a sentence that tells nothing but a day follows in
+    the turn that told the month ("I retired in March. My last day was the thirty-first.")."""
+    if len(r.dates) != 1 or r.dates[0].precision != "day":
         return
     day_ = r.dates[0].at
-    (_t0, first), (_t1, last) = turn_starts[-2], turn_starts[-1]
-    for k in range(first, last):
+    for k in told:
         c = out.candidates[k]
         at = c.created_at
         if c.whose != PATIENT or at is None or at.day != 1 or day_.day == 1:
@@ -986,11 +979,13 @@ _COORDINATED = re.compile(
 
 #: a change word's own object, when it is not the drug or its dose ("raise the risk of a bleed",
 #: "it lowers the level in your blood")
+_DETERMINER = r"(?:the|your|his|her|its|their|a|an|any)"
+#: words that name a drug's dose, or a dose counted
+_DOSE_WORDS = r"dose|doses|amount|strength|tablets?|pills?|capsules?|puffs?|units?|one"
 _OWN_OBJECT = re.compile(
-    r"\s+(?:the|your|his|her|its|their|a|an|any)\s+"
-    r"(?!(?:dose|doses|amount|strength|tablets?|pills?|capsules?|puffs?|units?|one|other|last|"
-    r"next|same|following|previous|first|day|days|week|weeks|weekend|month|months|year|time|"
-    r"morning|evening|night|fortnight)\b)[a-z]+"
+    rf"\s+{_DETERMINER}\s+(?!(?:{_DOSE_WORDS}|other|last|next|same|following|previous|first|"
+    r"day|days|week|weeks|weekend|month|months|year|time|morning|evening|night|fortnight)\b)"
+    r"[a-z]+"
 )  # not a time: "the ramipril went up the other week"
 #: what a drug's stop may govern instead of the drug ("stop the apixaban working properly")
 _WORKING = re.compile(r"\s+(?:from\s+)?(?:working|work|being absorbed|absorbing)\b")
@@ -1016,10 +1011,7 @@ _GENERIC_BEFORE = re.compile(r"\b(?:can|could|may|might|will|would|does|do|to)\s
 
 
 #: an object that is the drug's dose after all ("the evening dose", "the total daily amount")
-_DOSE_AHEAD = re.compile(
-    r"\s+(?:the|your|his|her|its|their|a|an|any)(?:\s+[a-z]+){1,2}?\s+"
-    r"(?:dose|doses|amount|strength|tablets?|pills?|capsules?|puffs?|units?|one)\b"
-)
+_DOSE_AHEAD = re.compile(rf"\s+{_DETERMINER}(?:\s+[a-z]+){{1,2}}?\s+(?:{_DOSE_WORDS})\b")
 
 
 def _window(low: str, start: int, size: int = 40) -> str:
@@ -1056,20 +1048,21 @@ _FIGURE = re.compile(r"\d+(?:\.\d+)?")
 _READINGS = frozenset({"vital_sign", "lab_result"})
 
 
-def _uncorrected(cands: list[Candidate], sents: Sequence[Sentence]) -> list[Candidate]:
+def _uncorrected(
+    cands: list[Candidate], by_turn: Mapping[int, Sequence[Sentence]]
+) -> list[Candidate]:
     """The candidates but the readings the other speaker's next turn corrects at once: a turn
     that opens with "no" and gives a number the reading does not have ("So your home average
     is 158 over 86." -- "No, that's 138.": the reading said was misread, and the corrected one
-    is read where it is said again)."""
+    is read where it is said again). ``by_turn``: each turn's sentences, turns in order."""
     wrong: list[tuple[int, int, frozenset[str]]] = []  # (start, end) of a turn, the numbers
-    firsts = [x for i, x in enumerate(sents) if i == 0 or x.turn != sents[i - 1].turn]
-    for before, reply in pairwise(firsts):
-        if reply.speaker == before.speaker or not _CORRECTION.match(reply.text.lower()):
+    for before, after in pairwise(by_turn.values()):
+        reply = after[0]
+        if reply.speaker == before[0].speaker or not _CORRECTION.match(reply.text.lower()):
             continue
         said = frozenset(_FIGURE.findall(reply.text))
-        turn = [x for x in sents if x.turn == before.turn]
         if said:
-            wrong.append((turn[0].start, turn[-1].end, said))
+            wrong.append((before[0].start, before[-1].end, said))
     if not wrong:
         return cands
     return [
@@ -1155,8 +1148,10 @@ class RuleExtractor:
             if len(inside) > 1 and narrowest(inside) is None:
                 # "Flu jab on the 2nd of October, and the Covid booster on the 16th": the date
                 # of the first clause, whose thing the proposal opens with
-                first = r.clause_breaks[bisect_left(r.clause_breaks, inside[0].start) :][:1]
-                inside = [d for d in inside if not first or d.start < first[0]]
+                breaks = r.clause_breaks
+                k = bisect_left(breaks, inside[0].start)
+                if k < len(breaks):
+                    inside = [d for d in inside if d.start < breaks[k]]
             if inside:
                 return narrowest(inside)  # one date, or one inside the others' periods
             before = [d for d in r.dates if d.end <= a]
@@ -1276,8 +1271,9 @@ class RuleExtractor:
                 st.other_named_by_patient = s.speaker == "patient" and not s.relation
             if new_turn:
                 asked_of, asked_before = None, False
-            if s.speaker == "clinician" and len(turn_starts) >= 2:
-                _refine_days(out, r, turn_starts, sents_by_turn.get(s.turn, [])[:2], s)
+            opens_turn = s in sents_by_turn.get(s.turn, [])[:2]  # the turn's first words
+            if s.speaker == "clinician" and len(turn_starts) >= 2 and opens_turn:
+                _refine_days(out, r, s, range(turn_starts[-2][1], turn_starts[-1][1]))
             switched = prev is None or s.speaker != prev.speaker
             if switched and s.speaker == "clinician":
                 emit(self._flush_allergy(st), "patient")
@@ -1450,13 +1446,12 @@ class RuleExtractor:
             if not added and turn_starts and turn_starts[-1][0] == s.turn:
                 # "I retired in March. My last day was the thirty-first.": the day of the month
                 # its turn told just before
-                told_in_turn = [(s.turn, turn_starts[-1][1]), (s.turn, len(out.candidates))]
-                _refine_days(out, r, told_in_turn, [s], s)
+                _refine_days(out, r, s, range(turn_starts[-1][1], len(out.candidates)))
             if any(c.memory_type == "medication" and c.start == s.start for c in added):
                 took_turn = s.turn  # what the patient takes: a drug said alone next is too
             self._note_topics(r, st)
         emit(self._flush_allergy(st), "patient")
-        out.candidates = _uncorrected(out.candidates, sents)
+        out.candidates = _uncorrected(out.candidates, sents_by_turn)
         return out
 
     @staticmethod

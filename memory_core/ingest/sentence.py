@@ -294,8 +294,7 @@ def freq_after(r: Named, pos: int, limit: int = 60) -> str:
 #: a count of doses said right before a period ("one a day", "2 capsules a day")
 _COUNT_BEFORE = re.compile(
     r"(?<![\d.,])\b(?:[1-9]|one|two|three|four|five|six)\s+(?:(?:capsules?|tablets?|pills?|"
-    r"puffs?|drops?|"
-    r"sprays?|sachets?|patch(?:es)?|teaspoons?|spoonfuls?|spoons?)\s+)?$"
+    r"puffs?|drops?|sprays?|sachets?|patch(?:es)?|teaspoons?|spoonfuls?|spoons?)\s+)?$"
 )
 
 
