@@ -52,7 +52,7 @@ SETS = ("a", "b")
 #: fresh, measured once at the end of the session they were written in) and an eleventh (ten,
 #: measured once as they came), and so on to a fifteenth (set o), each frozen before the reader
 #: changed again and reported apart from a + b.
-FRESH = ("c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o")
+FRESH = ("c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p")
 #: The issue's check on main dfd818e (six held-out transcripts, then six more), for the report.
 BEFORE = {
     "first six": "19 / 53 (36 %), 3 wrong dates, 8 forbidden, 5 / 15 superseded",
@@ -63,11 +63,13 @@ TARGETS = {"found": 0.75, "forbidden": 0, "wrong_dates": 0, "superseded": 0.80}
 FAMILY = "family history"
 #: Words one author's prompt offered where the store has others (set n was offered one
 #: "response" type for side effects and responses to treatment alike, and "family_history" as
-#: a type and as whose): the memory types a proposal may have for each, and the relative's
-#: word; set o's prompt offered "family" as whose. The answer keys stay as written.
+#: a type and as whose): the memory types a proposal may have for each (a prior memory is
+#: added as the first), and the relative's word; set o's prompt offered "family" as whose, set
+#: p's "social_history" as a type. The answer keys stay as written.
 AS_WRITTEN_TYPES = {
     "response": ("treatment_response", "adverse_reaction"),
     "family_history": ("condition",),
+    "social_history": ("social",),
 }
 AS_WRITTEN_WHOSE = {"family_history": FAMILY, "family": FAMILY}
 
@@ -246,8 +248,9 @@ def run_one(conv: Conversation, embedder: mc.Embedder | str, workdir: Path) -> O
         ids: dict[str, str] = {}
         for p in conv.prior:
             created = _start_of(p["created"])
+            mtype = AS_WRITTEN_TYPES.get(p["type"], (p["type"],))[0]
             m = eng.add_memory(
-                conv.patient, p["content"], p["type"], created_at=created, by="eval", now=created
+                conv.patient, p["content"], mtype, created_at=created, by="eval", now=created
             ).memory
             ids[p["id"]] = m.id
         props = eng.extract_memories(conv.patient, conv.text, now=now, name=conv.file)
