@@ -130,6 +130,28 @@ def test_a_dose_of_several_tablets_is_their_strengths_together(text: str, dose: 
 
 
 @pytest.mark.parametrize(
+    ("text", "dose"),
+    [
+        ("bisoprolol ½ x 5mg tab od", "2.5 mg"),
+        ("Bisoprolol half of a 5mg tablet each morning", "2.5 mg"),
+        ("Bisoprolol half a 5 mg tablet daily", "2.5 mg"),
+        ("bisoprolol 5 mg, half a tablet daily", "2.5 mg"),
+        ("Bisoprolol 5mg tablets - half daily", "2.5 mg"),
+        ("warfarin one and a half 3 mg tablets daily", "4.5 mg"),
+        ("Warfarin 3 mg x 1.5 daily", "4.5 mg"),
+        ("Levothyroxine 25 micrograms 1.5 tablets each morning", "37.5 mcg"),
+        # a halving said of the dose, not of a tablet: the strength is read as written
+        ("Amlodipine 10 mg, half the dose from today", "10 mg"),
+    ],
+)
+def test_part_of_a_tablet_is_that_part_of_its_strength(text: str, dose: str) -> None:
+    """ "bisoprolol half a 5 mg tablet daily" is 2.5 mg a dose: read as 5 mg, it replaced
+    "Bisoprolol 2.5 mg once daily" at once as a dose change (a restatement, hidden)."""
+    fact = read(text, "medication").facts[0]
+    assert values.parts(fact.value).get("dose") == dose, fact
+
+
+@pytest.mark.parametrize(
     ("older", "newer"),
     [
         ("Metformin 1 g twice daily", "Metformin 500 mg tablets, two twice a day"),
@@ -148,6 +170,41 @@ def test_a_dose_that_may_be_one_forms_strength_hides_nothing_at_once(
 ) -> None:
     state, rule = _pair(engine, older, newer, "medication")
     assert state != "auto", rule
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Metformin 1 g twice daily", "metformin total daily dose 2 g"),
+        ("Metformin 1 g twice daily", "Metformin 2 g daily in divided doses"),
+        ("Paracetamol 1 g four times daily", "paracetamol 4 g per day"),
+        ("Metformin 500 mg twice daily", "Metformin 1000 mg a day"),
+        # the same dose said as part of a tablet: a restatement
+        ("Bisoprolol 2.5 mg once daily", "bisoprolol half a 5 mg tablet daily"),
+    ],
+)
+def test_the_same_amount_a_day_said_another_way_hides_nothing_at_once(
+    engine: mc.MemoryEngine, older: str, newer: str
+) -> None:
+    """A day's total said as one amount ("4 g per day" of "1 g four times daily") reads as one
+    dose a day of four times the amount: it had replaced the order at once as a dose change."""
+    state, rule = _pair(engine, older, newer, "medication")
+    assert state != "auto" or rule == "drug.same", rule
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Metformin 1000 mg twice daily", "Metformin reduced to 500 mg twice daily"),
+        ("Paracetamol 1000 mg four times daily", "paracetamol now 500 mg four times daily"),
+        ("Metformin 500 mg twice daily", "Metformin increased to 1500 mg a day"),
+    ],
+)
+def test_a_new_amount_a_day_is_still_a_change_at_once(
+    engine: mc.MemoryEngine, older: str, newer: str
+) -> None:
+    state, rule = _pair(engine, older, newer, "medication")
+    assert (state, rule) == ("auto", "drug.dose-change")
 
 
 def test_one_dose_in_two_units_is_a_restatement(engine: mc.MemoryEngine) -> None:

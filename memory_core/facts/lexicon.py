@@ -417,6 +417,8 @@ class Lexicon:
     once_daily_timings: frozenset[str]
     #: the frequencies that say when, not how often ("with meals")
     uncounted_timings: frozenset[str]
+    #: the doses a day of the frequencies that say it ("twice daily": 2)
+    doses_a_day: Mapping[str, float]
     formulations: PhraseMatcher[str]
     qualitative: PhraseMatcher[str]
     number_words: Mapping[str, float]
@@ -1003,6 +1005,11 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
     function = c.strs(stops.get("function"), "stopwords.function")
     clinical = c.strs(stops.get("clinical"), "stopwords.clinical")
     abbreviations = c.obj(data.get("period_abbreviations"), "period_abbreviations")
+    doses_a_day = c.obj(data.get("doses_a_day"), "doses_a_day")
+    if not all(isinstance(v, int) and v > 0 for v in doses_a_day.values()):
+        raise c.fail("doses_a_day", "values must be whole numbers of doses")
+    if set(doses_a_day) - set(c.obj(data.get("frequencies"), "frequencies")):
+        raise c.fail("doses_a_day", "names must be frequencies")
     return {
         "dose_units": frozenset(
             " ".join(phrase_tokens(u)) for u in c.strs(data.get("dose_units"), "dose_units")
@@ -1012,6 +1019,7 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
             c.strs(data.get("once_daily_timings"), "once_daily_timings")
         ),
         "uncounted_timings": frozenset(c.strs(data.get("uncounted_timings"), "uncounted_timings")),
+        "doses_a_day": {str(k): float(v) for k, v in doses_a_day.items()},
         "formulations": grouped("formulations"),
         "qualitative": grouped("qualitative"),
         "number_words": {str(k): float(v) for k, v in numbers.items()},

@@ -107,7 +107,7 @@ def _dose(t: Text, a: int, b: int, lex: Lexicon) -> str:
     if said is None:
         return ""
     i, dose = said
-    return _times(dose, _forms_count(t, i, a, b, lex) or 1.0)
+    return times(dose, _forms_count(t, i, a, b, lex) or 1.0)
 
 
 def _dose_said(t: Text, a: int, b: int, lex: Lexicon) -> tuple[int, str] | None:
@@ -169,8 +169,9 @@ _TIMES_N = re.compile(r"x(\d{1,2})")
 def _forms_count(t: Text, i: int, a: int, b: int, lex: Lexicon) -> float | None:
     """How many forms of the strength at token ``i`` (a number, then its unit) a dose is: "2 x
     500 mg", "500 mg x2", "two 500 mg tablets", "500 mg tablets, two twice a day", "500 mg, 2
-    tabs"; None where none is said, or the number counts days ("x 5 days") or a pack ("56
-    tablets supplied")."""
+    tabs", and parts of one ("half a 5 mg tablet", "5 mg, half a tablet", "3 mg x 1.5": the
+    normaliser reads "½" and "one and a half" as numbers); None where none is said, or the
+    number counts days ("x 5 days") or a pack ("56 tablets supplied")."""
     toks = t.tokens
 
     def n(k: int) -> float | None:
@@ -178,7 +179,7 @@ def _forms_count(t: Text, i: int, a: int, b: int, lex: Lexicon) -> float | None:
             return None
         w = toks[k]
         got = lex.number_words.get(w) if not w[:1].isdigit() else _float(w)
-        return got if got is not None and 1 <= got <= MOST_FORMS and got == int(got) else None
+        return got if got is not None and _a_count(got) else None
 
     def period(k: int) -> bool:
         return a <= k < b and _is_period(t, k - 1)
@@ -186,6 +187,9 @@ def _forms_count(t: Text, i: int, a: int, b: int, lex: Lexicon) -> float | None:
     j = i + 2 if i + 1 < b and _mass(toks[i + 1], lex) else -1
     if j < 0:
         return None
+    if i - 1 >= a and toks[i - 1] in _ONE:  # "half a 5 mg tablet", "half of a 5 mg tablet"
+        part = n(i - 3 if i - 2 >= a and toks[i - 2] == "of" else i - 2)
+        return part if part is not None and part < 1 else None
     if (before := n(i - 2)) and toks[i - 1] == "x":
         return before  # "2 x 500 mg"
     if (before := n(i - 1)) and j < b and toks[j] in _FORMS:
@@ -197,10 +201,21 @@ def _forms_count(t: Text, i: int, a: int, b: int, lex: Lexicon) -> float | None:
     formed = j < b and toks[j] in _FORMS
     k = j + 1 if formed else j
     if (after := n(k)) and not period(k + 1):
-        named = k + 1 < b and toks[k + 1] in _FORMS
+        f = k + 1 + (after < 1 and k + 1 < b and toks[k + 1] in _ONE)  # "half a tablet"
+        named = f < b and toks[f] in _FORMS
         if named or (formed and not (k + 1 < b and toks[k + 1] in lex.dose_units)):
             return after  # "500 mg, 2 tabs"; "500 mg tablets, two twice a day"
     return None
+
+
+#: The article between part of a form and the form ("half a tablet", "half of a 5 mg tablet").
+_ONE = frozenset({"a", "an"})
+
+
+def _a_count(x: float) -> bool:
+    """A number of forms a dose may be: whole ones up to :data:`MOST_FORMS`, or quarters of
+    one ("half a tablet", "one and a half tablets")."""
+    return 0.25 <= x <= MOST_FORMS and (x * 4).is_integer()
 
 
 def _n_of(digits: str) -> float | None:
@@ -215,8 +230,8 @@ def _float(w: str) -> float | None:
         return None
 
 
-def _times(dose: str, count: float) -> str:
-    """A dose of ``count`` forms: "500 mg" x 2 -> "1000 mg"."""
+def times(dose: str, count: float) -> str:
+    """A dose ``count`` times: "500 mg" x 2 -> "1000 mg" (two forms, or two doses a day)."""
     if count == 1:
         return dose
     number, _sp, unit = dose.partition(" ")

@@ -9,7 +9,7 @@ from ..lexicon import lexicon
 from ..model import Decision, Fact, KeyKind, State, Strength, Verdict
 from ..reader import dose_in_doubt
 from ..text import parse
-from ..values import parts
+from ..values import parts, times
 from .base import STRONG, WEAK, Pair, _changed, _compatible, _d, _ingredient, _negated, evidence
 
 
@@ -105,14 +105,17 @@ def _drug_regimen(p: Pair) -> Decision | None:
                     if part == "dose"
                     else not {pa[part], pb[part]} & lexicon().uncounted_timings
                 )  # 50 mg / 2 tabs; "with meals" / "three times daily": no count to compare
+                per_day = part == "dose" and _same_day_total(pa, pb)
                 ok = (
                     comparable
+                    and not per_day
                     and not (part == "dose" and dose_in_doubt(p.newer_text, p.memory_type, b.key))
                     and not _ingredient(a, b)
                     and b.state is not State.PLANNED  # "increase to 10 mg pending bloods"
                     and _said_to_change(p, b)
                 )
-                return _d(Verdict.UPDATES, rule, _strong_for(p, ok), evidence(a, b), a.key)
+                why = "the same amount a day: maybe the order said another way" if per_day else ""
+                return _d(Verdict.UPDATES, rule, _strong_for(p, ok), evidence(a, b, why), a.key)
         if pb.get("form") and pa.get("form") != pb["form"] and (pa.get("form") or _changed(b)):
             strength = _strong_for(p, _changed(b) and not _ingredient(a, b))
             return _d(Verdict.UPDATES, "drug.formulation-change", strength, evidence(a, b), a.key)
@@ -137,19 +140,31 @@ def _said_to_change(p: Pair, b: Fact) -> bool:
     return len(t.tokens) <= CHART_LINE_WORDS and first <= 2
 
 
-def _same_dose(a: str, b: str) -> bool:
+def _same_dose(a: str, b: str, *, one_unit: bool = False) -> bool:
     """Two doses of one mass in two units ("0.1 mg" / "100 mcg"); a dose in another unit than
-    its number says (50 mg / 50 mcg) is another dose -- for a reviewer, never a restatement."""
+    its number says (50 mg / 50 mcg) is another dose -- for a reviewer, never a restatement.
+    ``one_unit``: two doses in one unit count too ("2 g" / "2 g")."""
     lex = lexicon()
     (na, _, ua), (nb, _, ub) = a.partition(" "), b.partition(" ")
     x, y = units.unit_named(lex, ua), units.unit_named(lex, ub)
-    if x is None or y is None or x.dimension != y.dimension or x == y:
+    if x is None or y is None or x.dimension != y.dimension or (x == y and not one_unit):
         return False
     try:
         fa, fb = x.to_base(float(na)), y.to_base(float(nb))
     except ValueError:
         return False
     return abs(fa - fb) <= units.SAME_VALUE_TOLERANCE * max(abs(fa), abs(fb))
+
+
+def _same_day_total(pa: dict[str, str], pb: dict[str, str]) -> bool:
+    """The same amount a day in two ways ("1 g four times daily" / "4 g per day", which reads
+    as one dose a day; "500 mg twice daily" / "1000 mg a day"): maybe one order restated, for
+    a reviewer (words.json's ``doses_a_day``)."""
+    per_day = lexicon().doses_a_day
+    fa, fb = pa.get("freq", ""), pb.get("freq", "")
+    if fa not in per_day or fb not in per_day or per_day[fa] == per_day[fb]:
+        return False
+    return _same_dose(times(pa["dose"], per_day[fa]), times(pb["dose"], per_day[fb]), one_unit=True)
 
 
 def _same_frequency(a: str, b: str) -> bool:
