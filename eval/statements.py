@@ -39,10 +39,11 @@ PAIR_FILES = (
     "set_ac",
     "set_ad",
     "set_ae",
+    "set_af",
 )
-#: a memory type as one author's prompt named it (set ad was asked for "response"), the store's
-#: name for it; the file stays as written
-AS_WRITTEN = {"response": "treatment_response"}
+#: a memory type as one author's prompt named it (sets ad and af were asked for "response", set
+#: af for "social_history"), the store's name for it; the file stays as written
+AS_WRITTEN = {"response": "treatment_response", "social_history": "social"}
 T0 = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
 #: The issue's independent check on main dfd818e and its targets, for the report.
 BEFORE = {"heldout": "9 / 30 read safely (21 superseded the true fact at once)"}
