@@ -130,6 +130,23 @@ def test_a_dose_of_several_tablets_is_their_strengths_together(text: str, dose: 
 
 
 @pytest.mark.parametrize(
+    ("text", "freq"),
+    [
+        ("Prednisolone 30 mg for a week", None),
+        ("Occasional ibuprofen for a day or two is generally fine.", None),
+        ("Prednisolone 30 mg once daily for a week", "once daily"),
+        ("Alendronic acid 70 mg once a week", "weekly"),
+    ],
+)
+def test_how_long_is_not_how_often(text: str, freq: str | None) -> None:
+    """ "for a week" is a course's length: "Prednisolone 30 mg for a week" had been read as
+    30 mg weekly, and "ibuprofen for a day or two" as ibuprofen once a day (proposed as what
+    the patient takes)."""
+    fact = read(text, "medication").facts[0]
+    assert values.parts(fact.value).get("freq") == freq, fact
+
+
+@pytest.mark.parametrize(
     ("text", "dose"),
     [
         ("bisoprolol ½ x 5mg tab od", "2.5 mg"),

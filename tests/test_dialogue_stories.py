@@ -1623,3 +1623,33 @@ def test_a_target_said_with_its_test_is_no_reading() -> None:
     weights = [c for c in got if "body weight" in c]
     assert weights and all("94 kg" in c for c in weights), got
     assert not any("blood pressure was 140/90" in c for c in got), got
+
+
+def test_a_relative_after_an_aside_between_dashes_is_the_subject() -> None:
+    """ "Also -- difficult one -- my sister has just been diagnosed with breast cancer": an
+    aside between dashes before the relative leaves the relative the subject (family history;
+    it had been proposed as nothing at all)."""
+    got = _got(
+        "Date: 2026-06-12\nDoctor: Anything else?\n"
+        "Patient: Also -- difficult one -- my sister has just been diagnosed with breast cancer."
+        "\nDoctor: I'm sorry to hear that.\n",
+        datetime(2026, 6, 12, 18, tzinfo=UTC),
+    )
+    assert any(c.startswith("Family history (sister)") and "breast cancer" in c for c in got), got
+
+
+def test_how_long_is_not_how_often_in_a_conversation() -> None:
+    """ "Occasional ibuprofen for a day or two is generally fine" had been proposed as
+    "Patient takes ibuprofen a day" (its "a day" read as how often); "for a week" is a
+    course's length."""
+    got = _got(
+        "Date: 2026-06-09\nPatient: Is it OK to take ibuprofen for my back?\n"
+        "Clinician: Occasional ibuprofen for a day or two is generally fine.\n",
+        datetime(2026, 6, 9, 18, tzinfo=UTC),
+    )
+    assert not any("a day" in c for c in got), got
+    course = _got(
+        "Date: 2026-06-09\nClinician: You're taking prednisolone 30 mg once a day for a week.\n",
+        datetime(2026, 6, 9, 18, tzinfo=UTC),
+    )
+    assert any("prednisolone 30 mg once a day" in c.lower() for c in course), course

@@ -72,7 +72,11 @@ def drug_value(t: Text, span: Span, spans: Sequence[Span]) -> str:
     lex = lexicon()
     a, b = window(t, span, spans)
     dose = _dose(t, a, b, lex)
-    freq = [m.value for m in lex.frequencies.find(t.tokens[a:b], t.raw[a:b])]
+    freq = [
+        m.value
+        for m in lex.frequencies.find(t.tokens[a:b], t.raw[a:b])
+        if t.tokens[a + m.start - 1] not in HOW_LONG  # "for a week": a course, not weekly
+    ]
     before = max(0, span.start - 3)
     forms = [
         m.value
@@ -86,6 +90,11 @@ def drug_value(t: Text, span: Span, spans: Sequence[Span]) -> str:
             ("form", forms[0] if forms else ""),
         ]
     )
+
+
+#: Words before a frequency's phrase that make it a length of time ("for a week", "for a day or
+#: two", "within a day"): how long, not how often.
+HOW_LONG = frozenset({"for", "within", "over"})
 
 
 def _a_title(raw: Sequence[str], lex: Lexicon) -> bool:

@@ -327,16 +327,18 @@ _RELATIVES = (
 @cache
 def _relative_subject() -> re.Pattern[str]:
     """A sentence whose subject is a relative: after the words that may open an answer
-    ("Yeah, my mum ..."), a possessive and perhaps a describing word ("my younger sister")."""
+    ("Yeah, my mum ..."), perhaps an aside between dashes ("Also -- difficult one -- my
+    sister"), a possessive and perhaps a describing word ("my younger sister")."""
     from .statements import cues
 
     c = cues()
     leads = "|".join(map(re.escape, c.leads))
     describers = "|".join(map(re.escape, sorted(c.describers)))
     people = "|".join(sorted(set(_RELATIVES.split("|")) | c.relatives, key=lambda w: (-len(w), w)))
+    aside = r"(?:(?<=[—–\-] )[^—–\-.?!]{1,40}? [—–\-]{1,2} +)?"
     return re.compile(
-        rf"^(?:(?:{leads})[,—–\- ]+)*(?:my|his|her|their|your|our) (?:(?:{describers}) )?"
-        rf"({people})\b"
+        rf"^(?:(?:{leads})[,—–\- ]+)*{aside}(?:my|his|her|their|your|our) "
+        rf"(?:(?:{describers}) )?({people})\b"
     )
 
 

@@ -18,7 +18,7 @@ from functools import cache, cached_property
 from .. import drugs
 from ..facts.lexicon import Analyte, PhraseMatcher, lexicon, tokenize
 from ..facts.spoken import values_said_alone
-from ..facts.values import BOUND_BEFORE, CHANGE_BEFORE, GUESS_BEFORE, QUALIFIERS
+from ..facts.values import BOUND_BEFORE, CHANGE_BEFORE, GUESS_BEFORE, HOW_LONG, QUALIFIERS
 from . import names
 from .dates import DateSpan, dates_in
 from .dialogue import Sentence, State
@@ -218,7 +218,12 @@ class Named:
 
     @cached_property
     def freqs(self) -> list[tuple[int, int, str]]:
-        return self._matches(lexicon().frequencies)
+        """How often a dose is taken, as said -- not a length of time ("for a week")."""
+        return [
+            m
+            for m in self._matches(lexicon().frequencies)
+            if not HOW_LONG.intersection(self.low[max(0, m[0] - 8) : m[0]].split()[-1:])
+        ]
 
     @cached_property
     def dates(self) -> list[DateSpan]:
