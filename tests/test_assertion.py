@@ -1167,3 +1167,29 @@ def test_a_writers_own_thing_is_theirs_beside_a_relative_they_name(
         assert _pair(engine, older, newer, "medication")[0] != "none", newer
     her = "My daughter came with me and the consultant cut her levothyroxine to 75 mcg."
     assert _pair(engine, older, her, "medication") == ("none", "")
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "Text from patient's wife: Just to update you, he has quit smoking - 6 weeks now!",
+        "Call from daughter: Dad has quit smoking.",
+    ],
+)
+def test_a_relative_who_texts_or_calls_in_reports_the_patients_change(
+    engine: mc.MemoryEngine, newer: str
+) -> None:
+    """ "Text from patient's wife: ... he has quit smoking": the wife writes, the patient quit
+    (had been read as the wife's, superseding nothing, as "Message from ..." was not)."""
+    state, _rule = _pair(engine, "Current smoker, 10/day", newer, "social")
+    assert state != "none"
+
+
+def test_another_relative_in_a_relatives_text_is_still_another_person(
+    engine: mc.MemoryEngine,
+) -> None:
+    state, rule = _pair(
+        engine, "Current smoker, 10/day", "Text from patient's wife: her sister has quit smoking.",
+        "social",
+    )  # fmt: skip
+    assert state == "none", rule

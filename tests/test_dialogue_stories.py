@@ -1653,3 +1653,15 @@ def test_how_long_is_not_how_often_in_a_conversation() -> None:
         datetime(2026, 6, 9, 18, tzinfo=UTC),
     )
     assert any("prednisolone 30 mg once a day" in c.lower() for c in course), course
+
+
+def test_the_dose_after_talk_of_a_drug_is_that_drugs() -> None:
+    """ "I take levothyroxine fifty every morning." -- "I'm going to increase the dose to 75
+    micrograms every morning.": the dose is the levothyroxine's, as "increase it" is (the
+    change had been proposed as nothing)."""
+    got = _got(
+        "Date: 2026-09-15\nPatient: I take levothyroxine 50 every morning.\n"
+        "Clinician: I'm going to increase the dose to 75 micrograms every morning.\n",
+        datetime(2026, 9, 15, 18, tzinfo=UTC),
+    )
+    assert any("levothyroxine" in c and "increased to 75 mcg" in c for c in got), got

@@ -246,11 +246,13 @@ _STARTED_SAID = re.compile(r"\b(?:started|starting|first dose|new (?:one|tablet|
 _SINCE_STARTED = re.compile(r"\bsince (?:you|he|she|they) (?:started|began|have started)\b")
 #: a sentence whose subject is "it" or "that": the drug talked about
 _IT_SUBJECT = re.compile(r"^\W*(?:(?:and|but|so|also|well)\W+)?(?:it|that|this one|it's)\b")
-#: a pronoun a medication verb governs ("stopped it", "increase it", "it gave me")
+#: a pronoun a medication verb governs ("stopped it", "increase it", "it gave me", "increase the
+#: dose")
 _GOVERNED = re.compile(
     r"\b(?:stop\w*|start\w*|increas\w*|decreas\w*|reduc\w*|drop\w*|cut|take|takes|taking|took|"
     r"use|uses|using|continu\w*|off|(?:been|still|stay\w*|keep|kept)\s+on|upp\w+|doubl\w+|"
-    r"halv\w+|tripl\w+|rais\w+|lower\w*|restart\w*)\s+(?P<pro>it|that|them)\b|\bput\s+(?P<pro3>it|that)\s+up\b|"
+    r"halv\w+|tripl\w+|rais\w+|lower\w*|restart\w*)\s+(?P<pro>it|that|them|(?:the|your|his|her|my|"
+    r"their) dose)\b|\bput\s+(?P<pro3>it|that)\s+up\b|"
     r"\b(?P<pro2>it|that|they)\s+"
     r"(?:made|makes|gave|gives|caused|causes|did|does)\b",
     re.I,
