@@ -1665,3 +1665,19 @@ def test_the_dose_after_talk_of_a_drug_is_that_drugs() -> None:
         datetime(2026, 9, 15, 18, tzinfo=UTC),
     )
     assert any("levothyroxine" in c and "increased to 75 mcg" in c for c in got), got
+
+
+def test_a_doctor_who_would_like_you_to_start_a_drug_decided_it() -> None:
+    """ "Dr Lindqvist would like you to start ferrous fumarate ...": a request, as "I'd like
+    you to start" is -- the "would" is no hypothetical (it had been proposed as nothing)."""
+    got = _got(
+        "Date: 2026-10-20\nNurse: Your iron is low. Dr Lindqvist would like you to start ferrous "
+        "fumarate, 210 mg twice a day.\nPatient: Okay.\n",
+        datetime(2026, 10, 20, 18, tzinfo=UTC),
+    )
+    assert any(c.startswith("Patient started ferrous fumarate 210 mg") for c in got), got
+    maybe = _got(
+        "Date: 2026-10-20\nNurse: If it stays low we would start ferrous fumarate.\n",
+        datetime(2026, 10, 20, 18, tzinfo=UTC),
+    )
+    assert not any("ferrous" in c for c in maybe), maybe
