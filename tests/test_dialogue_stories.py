@@ -1681,3 +1681,20 @@ def test_a_doctor_who_would_like_you_to_start_a_drug_decided_it() -> None:
         datetime(2026, 10, 20, 18, tzinfo=UTC),
     )
     assert not any("ferrous" in c for c in maybe), maybe
+
+
+def test_mum_or_dad_said_as_a_name_is_the_relative() -> None:
+    """ "And Mum had angina." in the patient's mouth is family history, as "my mum" is (it had
+    been proposed as nothing); a daughter's "Mum" is the patient."""
+    got = _got(
+        "Date: 2026-10-22\nDoctor: Any heart trouble in the family?\n"
+        "Patient: My sister had a pacemaker fitted in her seventies. And Mum had angina.\n",
+        datetime(2026, 10, 22, 18, tzinfo=UTC),
+    )
+    assert any(c.startswith("Family history (mum)") and "angina" in c for c in got), got
+    proxy = _got(
+        "Date: 2026-10-22\nDoctor: Hello, you must be Joan's daughter.\n"
+        "Daughter: Yes. Mum had angina last year, she's been fine since.\n",
+        datetime(2026, 10, 22, 18, tzinfo=UTC),
+    )
+    assert not any(c.startswith("Family history") for c in proxy), proxy

@@ -337,9 +337,17 @@ def _relative_subject() -> re.Pattern[str]:
     people = "|".join(sorted(set(_RELATIVES.split("|")) | c.relatives, key=lambda w: (-len(w), w)))
     aside = r"(?:(?<=[—–\-] )[^—–\-.?!]{1,40}? [—–\-]{1,2} +)?"
     return re.compile(
-        rf"^(?:(?:{leads})[,—–\- ]+)*{aside}(?:my|his|her|their|your|our) "
-        rf"(?:(?:{describers}) )?({people})\b"
+        rf"^(?:(?:{leads})[,—–\- ]+)*{aside}(?:(?:my|his|her|their|your|our) "
+        rf"(?:(?:{describers}) )?({people})|(?P<named>{'|'.join(sorted(KIN_NAMES))}))\b"
     )
+
+
+#: the relatives a speaker names as a name, without "my" ("Mum had angina"): in a clinician's
+#: mouth the parent who came with a child, so read as a relative only when another speaks
+KIN_NAMES = frozenset(
+    {"mum", "mom", "mam", "mummy", "mommy", "dad", "daddy", "nan", "nana", "nanna", "gran",
+     "granny", "grandma", "grandad", "granddad", "grandpa"}
+)  # fmt: skip
 
 
 _PRONOUN_SUBJECT = re.compile(
@@ -479,9 +487,9 @@ def about_other(patient_id: str, s: Sentence, st: State) -> bool:
         elif name != st.patient_name:
             return True
     m = _relative_subject().match(s.low)
-    if m is None:
+    if m is None or (m.group("named") and s.speaker == "clinician"):
         return False
-    rel = m.group(1)
+    rel = m.group(1) or m.group("named")
     if s.relation and rel in _PATIENT_AS.get(s.relation, ()):
         return False  # a daughter's "my mum" is the patient
     clinician_asks = s.speaker == "clinician" and s.low.lstrip().startswith(("your", "his", "her"))

@@ -397,7 +397,7 @@ _FIRST_SUBJECT = re.compile(
 def relative_subject(text: str, relation: str) -> str | None:
     """The relative a clause is about as its subject ("my mother had diabetes", "his brother
     is on dialysis", "Mum's sister"), or None. A proxy's "my mum" is the patient."""
-    from .dialogue import _PATIENT_AS
+    from .dialogue import _PATIENT_AS, KIN_NAMES
 
     c = cues()
     ws = words_of(text)
@@ -408,7 +408,8 @@ def relative_subject(text: str, relation: str) -> str | None:
         before = ws[i - 2] if i > 1 and ws[i - 1] in c.describers else ws[i - 1] if i else ""
         if i > 1 and before in _POSSESSIVES and ws[i - 2] in _OBJECT_OF:
             continue  # "a carer for your mother", "I live with my son": no subject
-        if w in c.relatives and (i == 0 or before in _POSSESSIVES):
+        named = w in KIN_NAMES and set(ws[:i]) <= set(c.leads)  # "And Mum had angina"
+        if w in c.relatives and (i == 0 or before in _POSSESSIVES or named):
             if w != word and i + 1 < len(ws) and ws[i + 1] in c.relatives:
                 return f"{w}'s {ws[i + 1]}"  # a relative's relative: "Mum's sister"
             if relation and w in _PATIENT_AS.get(relation, ()):  # the proxy's "my mum": the patient
