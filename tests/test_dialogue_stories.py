@@ -1698,3 +1698,27 @@ def test_mum_or_dad_said_as_a_name_is_the_relative() -> None:
         datetime(2026, 10, 22, 18, tzinfo=UTC),
     )
     assert not any(c.startswith("Family history") for c in proxy), proxy
+
+
+def test_a_course_said_with_its_length_is_no_standing_order() -> None:
+    """ "Prednisolone, thirty milligrams for five days" had been proposed as "Patient takes
+    prednisolone 30 mg" -- which, accepted, replaced a maintenance 5 mg at once. A dose said
+    with a course's length is a course, for a reviewer to weigh against the standing order."""
+    got = _got(
+        "Date: 2026-10-22\nClinician: They gave you prednisolone?\n"
+        "Patient: Prednisolone, thirty milligrams for five days. All finished now.\n",
+        datetime(2026, 10, 22, 18, tzinfo=UTC),
+    )
+    pred = [c for c in got if "prednisolone" in c.lower()]
+    assert pred and not any(c.startswith("Patient takes") for c in pred), got
+    course = next(c for c in pred if "course" in c and "30 mg" in c and "for five days" in c)
+    from memory_core.facts import decide_texts
+    from memory_core.facts.model import Strength
+
+    decided = decide_texts("Prednisolone 5 mg once daily", course, "medication")
+    assert decided.strength is not Strength.STRONG, decided  # the standing order stays
+    standing = _got(
+        "Date: 2026-10-22\nPatient: I take prednisolone 5 mg every day.\n",
+        datetime(2026, 10, 22, 18, tzinfo=UTC),
+    )
+    assert any(c.startswith("Patient takes prednisolone 5 mg") for c in standing), standing

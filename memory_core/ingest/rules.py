@@ -246,6 +246,22 @@ _STARTED_SAID = re.compile(r"\b(?:started|starting|first dose|new (?:one|tablet|
 _SINCE_STARTED = re.compile(r"\bsince (?:you|he|she|they) (?:started|began|have started)\b")
 #: a sentence whose subject is "it" or "that": the drug talked about
 _IT_SUBJECT = re.compile(r"^\W*(?:(?:and|but|so|also|well)\W+)?(?:it|that|this one|it's)\b")
+#: a course's length said of a dose ("for five days", "x 7 days", "for a week")
+_COURSE = re.compile(r"\b(?:for|x)\s+(?:a|an|\d+|[a-z]+)\s+(?:more\s+)?(?:days?|weeks?)\b")
+
+
+def _course(low: str, start: int, end: int) -> str:
+    """The length of a course said right after a drug (before the next drug, within 60
+    characters): "prednisolone 30 mg for five days" -- a course, not a medicine taken from now
+    on."""
+    m = _COURSE.search(low, start, min(end, start + 60))
+    if m is None:
+        return ""
+    count = m.group(0).split()[1]
+    counted = count in ("a", "an") or count.isdigit() or count in lexicon().number_words
+    return m.group(0) if counted else ""
+
+
 #: a pronoun a medication verb governs ("stopped it", "increase it", "it gave me", "increase the
 #: dose")
 _GOVERNED = re.compile(
@@ -1968,8 +1984,14 @@ class RuleExtractor:
                     )  # "been on it since ... the 4th"
                 )
             ):
-                text = f"Patient takes {d.phrase}{details}" + (
-                    f" ({since.phrase})" if since else ""
+                course = _course(low, d.end, nxt)  # a course is no standing order
+                text = (
+                    f"Patient's course of {d.phrase}{details} {course}"
+                    if course
+                    else (
+                        f"Patient takes {d.phrase}{details}"
+                        + (f" ({since.phrase})" if since else "")
+                    )
                 )
                 done.add(d.name)
                 at, dated_by = (since.at if since else None), None
