@@ -1722,3 +1722,21 @@ def test_a_course_said_with_its_length_is_no_standing_order() -> None:
         datetime(2026, 10, 22, 18, tzinfo=UTC),
     )
     assert any(c.startswith("Patient takes prednisolone 5 mg") for c in standing), standing
+
+
+def test_a_date_then_where_it_was_done_dates_what_was_just_told() -> None:
+    """ "Hepatitis A, before holiday. 14.07.2026, here in the practice, with the nurse.": a
+    sentence of a date and where or with whom it was done dates the jab just told, as the date
+    alone does (it had kept the session's date)."""
+    got = _got(
+        "Date: 2026-09-15\nClinician: Any vaccinations this year?\n"
+        "Patient: Hepatitis A, before holiday. 14.07.2026, here in the practice, with the nurse.\n",
+        datetime(2026, 9, 15, 18, tzinfo=UTC),
+    )
+    assert [d for c, d in got.items() if "Hepatitis A" in c] == ["2026-07-14"], got
+    other = _got(
+        "Date: 2026-09-15\nClinician: Any vaccinations this year?\n"
+        "Patient: Hepatitis A, before holiday. 14.07.2026, then my knee started swelling.\n",
+        datetime(2026, 9, 15, 18, tzinfo=UTC),
+    )
+    assert [d for c, d in other.items() if "Hepatitis A" in c] == [None], other

@@ -547,7 +547,20 @@ def _date_alone(s: Sentence, r: Named) -> DateSpan | None:
     if len(r.dates) != 1:
         return None
     d = r.dates[0]
-    return d if _words_besides(s, d.start, d.end) <= _DATE_FILLERS else None
+    if _words_besides(s, d.start, d.end) <= _DATE_FILLERS:
+        return d
+    # "14.07.2026, here in the practice, with the nurse.": the date first, then only where or
+    # with whom (nothing named, no number)
+    head, tail = s.low[: d.start], s.low[d.end :]
+    where = _WHERE_DONE.match(tail)
+    if where and set(re.findall(r"[a-z0-9']+", head)) <= _DATE_FILLERS:
+        return None if (r.drugs or r.findings or r.analytes or re.search(r"\d", tail)) else d
+    return None
+
+
+#: what may follow a date said alone: where or with whom it was done ("..., here in the
+#: practice, with the nurse", "..., at the pharmacy")
+_WHERE_DONE = re.compile(r"^\s*,\s*(?:here|there|at|in|with|by)\b[^.?!;]*[.?!]?\s*$")
 
 
 #: a sentence that says when the last of something was: the date of a stop just told ("I
