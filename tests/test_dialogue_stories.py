@@ -1740,3 +1740,24 @@ def test_a_date_then_where_it_was_done_dates_what_was_just_told() -> None:
         datetime(2026, 9, 15, 18, tzinfo=UTC),
     )
     assert [d for c, d in other.items() if "Hepatitis A" in c] == [None], other
+
+
+def test_a_value_the_speaker_corrects_at_once_is_the_corrected_one() -> None:
+    """ "Also the haemoglobin -- they write one hundred twelve. No, sorry, eleven comma two.":
+    the speaker's own correction drops the first number (112 had been proposed) and the
+    corrected one is the result."""
+    got = _got(
+        "Date: 2026-09-15\nClinician: And the blood count?\n"
+        "Patient: Also the haemoglobin -- they write one hundred twelve. No, sorry, eleven comma "
+        "two.\n",
+        datetime(2026, 9, 15, 18, tzinfo=UTC),
+    )
+    hb = [c for c in got if "hemoglobin" in c]
+    assert hb == ["Patient's hemoglobin was 11.2"], got
+    said_back = _got(
+        "Date: 2026-09-15\nClinician: How's your pulse been?\n"
+        "Patient: My watch said seventy-two this morning.\nClinician: Sixty-two?\n"
+        "Patient: No, seventy. Seven, two.\n",
+        datetime(2026, 9, 15, 18, tzinfo=UTC),
+    )
+    assert not any("was 70" in c for c in said_back), said_back

@@ -1075,6 +1075,9 @@ Item = tuple[Any, ...]
 #: a reply that opens by saying the reading just said is wrong ("No, that's 138", "No no, 9.4")
 _CORRECTION = re.compile(r"^\W*(?:no|nope|sorry,? no)\b(?:[\s,.!-]+no\b)?")
 _FIGURE = re.compile(r"\d+(?:\.\d+)?")
+#: a sentence that corrects the speaker's own sentence before ("No, sorry, 11.2", "Sorry, I
+#: mean 138", "I mean 7.4")
+_SELF_CORRECTION = re.compile(r"^\W*(?:(?:no|nope),?\s+)?(?:sorry|i mean)\b")
 #: the readings a reply can correct
 _READINGS = frozenset({"vital_sign", "lab_result"})
 
@@ -1094,6 +1097,11 @@ def _uncorrected(
         said = frozenset(_FIGURE.findall(reply.text))
         if said:
             wrong.append((before[0].start, before[-1].end, said))
+    for turn in by_turn.values():  # "... one hundred twelve. No, sorry, eleven comma two.":
+        for x, y in pairwise(turn):  # the speaker's own correction of the sentence before
+            said = frozenset(_FIGURE.findall(y.text))
+            if said and _SELF_CORRECTION.match(y.text.lower()):
+                wrong.append((x.start, x.end, said))
     if not wrong:
         return cands
     return [

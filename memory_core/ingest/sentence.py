@@ -34,7 +34,9 @@ REASON = re.compile(
 #: a sentence that is a value, said just after its measurement was named ("Now your blood
 #: pressure. ... 148 over 90."; "84.5 kilos."; "Best was 360")
 _BARE_VALUE = re.compile(
-    r"^\W*(?:(?:about|around|roughly|nearly|just over|just under|best was|worst was|it's|it is|"
+    # "No, sorry, 11.2.": the speaker's correction (a bare "No, 70." is no value of its own)
+    r"^\W*(?:(?:(?:no|nope),?\s+)?(?:sorry|i mean),?\s+)?"
+    r"(?:(?:about|around|roughly|nearly|just over|just under|best was|worst was|it's|it is|"
     r"that's|that is|so)\s+)?\d+(?:[.,]\d+)?(?:\s*(?:/|over)\s*\d+)?\b(?:\s*\S+){0,4}\W*$",
     re.I,
 )
