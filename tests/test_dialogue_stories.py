@@ -1761,3 +1761,24 @@ def test_a_value_the_speaker_corrects_at_once_is_the_corrected_one() -> None:
         datetime(2026, 9, 15, 18, tzinfo=UTC),
     )
     assert not any("was 70" in c for c in said_back), said_back
+
+
+def test_an_answer_to_a_question_about_the_story_just_told_is_told_under_its_date() -> None:
+    """ "The out-of-hours doctor came out on Tuesday the 13th, said it was a flare-up." --
+    "They gave you prednisolone?" -- "Prednisolone, thirty milligrams for five days.": what
+    the clinician asks, in the past, of the story the turn before told is of its day."""
+    got = _got(
+        "Date: 2026-10-22\nClinician: How have you been?\n"
+        "Patient: The out-of-hours doctor came out on the Tuesday of last week, the thirteenth, "
+        "said it was a COPD flare-up.\n"
+        "Clinician: They gave you prednisolone and an antibiotic?\n"
+        "Patient: Prednisolone, thirty milligrams for five days. All finished now.\n",
+        datetime(2026, 10, 22, 18, tzinfo=UTC),
+    )
+    assert [d for c, d in got.items() if "prednisolone" in c.lower()] == ["2026-10-13"], got
+    now = _got(
+        "Date: 2026-10-22\nPatient: I saw the GP on the 13th.\n"
+        "Clinician: Did she change your tablets?\nPatient: No. I take ramipril 5 mg now.\n",
+        datetime(2026, 10, 22, 18, tzinfo=UTC),
+    )
+    assert [d for c, d in now.items() if "ramipril" in c.lower()] == [None], now

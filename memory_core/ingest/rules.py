@@ -1234,6 +1234,7 @@ class RuleExtractor:
         )
         prev: Sentence | None = None
         tale: Story | None = None  # the story being told, and its date
+        last_tale: Story | None = None  # the last story told, for an answer about it
         dated: Story | None = None  # the last date said in the turn, and where
         since_said: Story | None = None  # a sentence that is only a "since" and its date
         after_date: Story | None = None  # the sentence before was only a date
@@ -1281,7 +1282,16 @@ class RuleExtractor:
                         dated_now = True
                 if dated_now:
                     break
+            if asked_past and tale is None and last_tale is not None and st.question is not None:
+                # "... came out on the 13th." -- "They gave you prednisolone?" -- "Yes, ...":
+                # asked in the past, of a treatment or a finding, right after the story the
+                # turn before told, the answer goes on in it
+                q, qr = st.question
+                of_care = bool(qr.drugs or qr.findings or qr.analytes)
+                if of_care and last_tale[1] + 1 == q.turn == s.turn - 1 and not r.dates:
+                    tale = (last_tale[0], s.turn, last_tale[2], last_tale[3])
             tale, story = _story(tale, s, r, asked_past or alone is not None)
+            last_tale = tale or last_tale
             if story is None and st.stay is not None:
                 story = st.stay
             if story is None and after_date is not None and after_date[1] == s.turn:
