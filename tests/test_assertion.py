@@ -1193,3 +1193,30 @@ def test_another_relative_in_a_relatives_text_is_still_another_person(
         "social",
     )  # fmt: skip
     assert state == "none", rule
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "Prednisolone 30 mg x 7 days",
+        "Given prednisolone 40 mg once daily for five days.",
+        "Prednisolone 40 mg daily for 5 days started today for asthma flare.",
+        "Prednisolone increased to 40 mg daily for a week then back to 5 mg",
+    ],
+)
+def test_a_course_of_a_drug_hides_no_standing_order_at_once(
+    engine: mc.MemoryEngine, newer: str
+) -> None:
+    """A dose said with a course's length ("30 mg x 7 days") is a course: the maintenance
+    order may go on beside it or after it -- for a reviewer, never replaced at once (it had
+    been, as a dose change)."""
+    state, rule = _pair(engine, "Prednisolone 5 mg once daily", newer, "medication")
+    assert state != "auto", rule
+
+
+def test_a_standing_dose_change_is_still_applied_at_once(engine: mc.MemoryEngine) -> None:
+    state, rule = _pair(
+        engine, "Prednisolone 5 mg once daily", "Prednisolone increased to 10 mg once daily",
+        "medication",
+    )  # fmt: skip
+    assert (state, rule) == ("auto", "drug.dose-change")

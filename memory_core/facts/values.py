@@ -6,7 +6,7 @@ pairs joined by ``"; "`` (:func:`parts` reads them back). Pure."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from . import units
 from .lexicon import Analyte, Lexicon, lexicon
@@ -83,13 +83,37 @@ def drug_value(t: Text, span: Span, spans: Sequence[Span]) -> str:
         for m in lex.formulations.find(t.tokens[before:b], t.raw[before:b])
         if not _a_title(t.raw[before + m.start : before + m.end], lex)
     ]
+    course = course_length(t.tokens[a:b], lex.number_words)
     return join(
         [
             ("dose", dose),
             ("freq", freq[0] if freq else ""),
             ("form", forms[0] if forms else ""),
+            ("course", course[2] if course else ""),
         ]
     )
+
+
+#: The units a course's length is counted in, by their days.
+_COURSE_DAYS = {"day": 1, "days": 1, "week": 7, "weeks": 7}
+
+
+def course_length(
+    toks: Sequence[str], number_words: Mapping[str, float]
+) -> tuple[int, int, str] | None:
+    """A course's length said among ``toks`` ("for 5 days", "x 7 days", "for a week", "for
+    two more weeks"): its tokens' range and its days ("7 days"); None where none is said. A dose
+    said with one is a course, not a standing order."""
+    for i, w in enumerate(toks[:-2]):
+        if w not in ("for", "x"):
+            continue
+        n = 1.0 if toks[i + 1] in ("a", "an") else _float(toks[i + 1])
+        n = number_words.get(toks[i + 1]) if n is None else n
+        j = i + 2 + (toks[i + 2] == "more" and i + 3 < len(toks))
+        if n and toks[j] in _COURSE_DAYS:
+            days = n * _COURSE_DAYS[toks[j]]
+            return i, j + 1, f"{days:g} day{'s' if days != 1 else ''}"
+    return None
 
 
 #: Words before a frequency's phrase that make it a length of time ("for a week", "for a day or

@@ -51,10 +51,11 @@ from functools import cache
 from itertools import pairwise
 from typing import Any
 
-from ..facts.lexicon import lexicon
+from ..facts.lexicon import lexicon, tokenize
 from ..facts.model import KeyKind, Role
 from ..facts.reader import read as read_facts
 from ..facts.spoken import spoken_numbers
+from ..facts.values import course_length
 from . import names
 from .dates import (
     DateSpan,
@@ -246,20 +247,16 @@ _STARTED_SAID = re.compile(r"\b(?:started|starting|first dose|new (?:one|tablet|
 _SINCE_STARTED = re.compile(r"\bsince (?:you|he|she|they) (?:started|began|have started)\b")
 #: a sentence whose subject is "it" or "that": the drug talked about
 _IT_SUBJECT = re.compile(r"^\W*(?:(?:and|but|so|also|well)\W+)?(?:it|that|this one|it's)\b")
-#: a course's length said of a dose ("for five days", "x 7 days", "for a week")
-_COURSE = re.compile(r"\b(?:for|x)\s+(?:a|an|\d+|[a-z]+)\s+(?:more\s+)?(?:days?|weeks?)\b")
 
 
 def _course(low: str, start: int, end: int) -> str:
     """The length of a course said right after a drug (before the next drug, within 60
-    characters): "prednisolone 30 mg for five days" -- a course, not a medicine taken from now
-    on."""
-    m = _COURSE.search(low, start, min(end, start + 60))
-    if m is None:
-        return ""
-    count = m.group(0).split()[1]
-    counted = count in ("a", "an") or count.isdigit() or count in lexicon().number_words
-    return m.group(0) if counted else ""
+    characters; :func:`..facts.values.course_length`): "prednisolone 30 mg for five days" --
+    a course, not a medicine taken from now on."""
+    said = low[start : min(end, start + 60)]
+    toks = tokenize(said)
+    found = course_length([w for w, _a, _b in toks], lexicon().number_words)
+    return said[toks[found[0]][1] : toks[found[1] - 1][2]] if found else ""
 
 
 #: a pronoun a medication verb governs ("stopped it", "increase it", "it gave me", "increase the

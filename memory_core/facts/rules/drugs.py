@@ -106,15 +106,19 @@ def _drug_regimen(p: Pair) -> Decision | None:
                     else not {pa[part], pb[part]} & lexicon().uncounted_timings
                 )  # 50 mg / 2 tabs; "with meals" / "three times daily": no count to compare
                 per_day = part == "dose" and _same_day_total(pa, pb)
+                course = pb.get("course") if not pa.get("course") else ""
                 ok = (
                     comparable
                     and not per_day
+                    and not course  # "30 mg x 7 days": a course beside the standing order
                     and not (part == "dose" and dose_in_doubt(p.newer_text, p.memory_type, b.key))
                     and not _ingredient(a, b)
                     and b.state is not State.PLANNED  # "increase to 10 mg pending bloods"
                     and _said_to_change(p, b)
                 )
                 why = "the same amount a day: maybe the order said another way" if per_day else ""
+                if course:
+                    why = f"a course of {course}: the standing order may go on beside or after it"
                 return _d(Verdict.UPDATES, rule, _strong_for(p, ok), evidence(a, b, why), a.key)
         if pb.get("form") and pa.get("form") != pb["form"] and (pa.get("form") or _changed(b)):
             strength = _strong_for(p, _changed(b) and not _ingredient(a, b))
