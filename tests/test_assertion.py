@@ -1220,3 +1220,57 @@ def test_a_standing_dose_change_is_still_applied_at_once(engine: mc.MemoryEngine
         "medication",
     )  # fmt: skip
     assert (state, rule) == ("auto", "drug.dose-change")
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Metformin 500 mg twice daily", "Metformin held for 48 h after contrast."),
+        ("Metformin 500 mg twice daily", "Metformin withheld today as nil by mouth."),
+        ("Apixaban 5 mg twice daily", "Apixaban on hold until the bleeding has settled."),
+        ("Ramipril 5 mg once daily", "Ramipril paused while she is dehydrated."),
+    ],
+)
+def test_a_drug_held_for_a_while_is_no_stop_at_once(
+    engine: mc.MemoryEngine, older: str, newer: str
+) -> None:
+    """ "Metformin held for 48 h after contrast": a hold for a while, after which the order
+    goes on -- for a reviewer (it had been a stop applied at once)."""
+    state, rule = _pair(engine, older, newer, "medication")
+    assert state != "auto", rule
+
+
+def test_a_drug_stopped_is_still_a_stop_at_once(engine: mc.MemoryEngine) -> None:
+    state, rule = _pair(engine, "Metformin 500 mg twice daily", "Metformin stopped.", "medication")
+    assert (state, rule) == ("auto", "drug.stop")
+
+
+@pytest.mark.parametrize(
+    ("text", "dose"),
+    [
+        ("Salbutamol up to 8 puffs a day", None),
+        ("Paracetamol max 4 g in 24 hours", None),
+        ("Paracetamol no more than 4 g a day", None),
+        ("Paracetamol 1 g four times daily, max 4 g a day", "1 g"),
+        ("Ramipril went up to 10 mg", "10 mg"),
+    ],
+)
+def test_a_most_is_no_dose(text: str, dose: str | None) -> None:
+    """ "Salbutamol up to 8 puffs a day" is a limit: read as a dose of 8 puffs once daily, it
+    had replaced "Salbutamol 2 puffs as needed" at once."""
+    fact = read(text, "medication").facts[0]
+    assert values.parts(fact.value).get("dose") == dose, fact
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Salbutamol 2 puffs as needed", "Salbutamol up to 8 puffs a day"),
+        ("Paracetamol 1 g four times daily", "Paracetamol no more than 4 g a day"),
+    ],
+)
+def test_a_most_and_its_period_change_no_order_at_once(
+    engine: mc.MemoryEngine, older: str, newer: str
+) -> None:
+    state, rule = _pair(engine, older, newer, "medication")
+    assert state != "auto", rule

@@ -354,6 +354,7 @@ class StateRule:
     direction: str
     kinds: frozenset[str]  # empty: every kind
     record: bool = False  # says an earlier record was wrong ("entered in error", "incorrect")
+    hold: bool = False  # a stop for a while ("held", "on hold"): the order may go on after it
 
 
 @dataclass(frozen=True, slots=True)
@@ -835,6 +836,7 @@ def _states(data: dict[str, Any]) -> dict[str, Any]:
             ),
             kinds=frozenset(c.one_of(k, KEY_KINDS, f"{where}.kinds") for k in e.get("kinds", [])),
             record=c.flag(e.get("record", False), f"{where}.record"),
+            hold=c.flag(e.get("hold", False), f"{where}.hold"),
         )
         c.phrases(states, [c.str_(e.get("literal"), f"{where}.literal")], rule, where)
     mentions: PhraseMatcher[str] = PhraseMatcher()

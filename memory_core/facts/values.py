@@ -72,10 +72,13 @@ def drug_value(t: Text, span: Span, spans: Sequence[Span]) -> str:
     lex = lexicon()
     a, b = window(t, span, spans)
     dose = _dose(t, a, b, lex)
+    # a most's period ("up to 8 puffs a day") is no frequency either
+    limits = {i + 2 for i, _d in _doses(t, a, b, lex) if _a_most(t, i, a)}
     freq = [
         m.value
         for m in lex.frequencies.find(t.tokens[a:b], t.raw[a:b])
         if t.tokens[a + m.start - 1] not in HOW_LONG  # "for a week": a course, not weekly
+        and a + m.start not in limits
     ]
     before = max(0, span.start - 3)
     forms = [
@@ -145,7 +148,7 @@ def _dose(t: Text, a: int, b: int, lex: Lexicon) -> str:
 
 def _dose_said(t: Text, a: int, b: int, lex: Lexicon) -> tuple[int, str] | None:
     """The dose :func:`_dose` reads, as written, and its number's token."""
-    doses = list(_doses(t, a, b, lex))
+    doses = [(i, d) for i, d in _doses(t, a, b, lex) if not _a_most(t, i, a)]
     if not doses:
         return None
     target = [(i, d) for i, d in doses if _is_target(t, i, a)]
@@ -291,6 +294,27 @@ def _is_target(t: Text, i: int, a: int) -> bool:
     if before[-2:-1] in (["up"], ["down"]):
         return len(before) == 3 and before[0] in _MOVED
     return True
+
+
+def _a_most(t: Text, i: int, a: int) -> bool:
+    """The dose at token ``i`` is a most, not a dose taken: "max 4 g", "a maximum of 8
+    tablets", "no more than 4 g", and "up to 8 puffs a day" -- "up to" with a day's period
+    after the dose, none of "put it up to 5 mg", "titrated up to 24 units nocte", "MTX up to
+    20 mg weekly" (a change, in a note's shorthand)."""
+    before = list(t.tokens[max(a, i - 3) : i])
+    if before[-2:] == ["up", "to"]:
+        moved = any(w in _MOVED for w in t.tokens[a : i - 2])
+        after = tuple(t.tokens[i + 2 : i + 4])
+        return not moved and (after in _A_DAY_AFTER or after[:1] == ("daily",))
+    if before[-1:] == ["of"]:
+        before = before[:-1]  # "a maximum of 8"
+    return bool(before[-1:] and before[-1] in _MOST) or before[-2:] == ["more", "than"]
+
+
+#: A day's period right after a dose and its unit ("up to 8 puffs a day").
+_A_DAY_AFTER = frozenset({("a", "day"), ("per", "day"), ("each", "day"), ("in", "24")})
+#: Words right before a dose that make it a most ("max 4 g", "maximum of 8", "at most").
+_MOST = frozenset({"max", "maximum", "most", "exceed", "exceeding"})
 
 
 def _doses(t: Text, a: int, b: int, lex: Lexicon) -> Iterator[tuple[int, str]]:

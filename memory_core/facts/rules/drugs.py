@@ -39,10 +39,20 @@ def _strong_for(p: Pair, ok: bool = True) -> Strength:
 def _drug_stop(p: Pair) -> Decision | None:
     for a, b in _drugs(p):
         if b.state is State.STOPPED and a.state is not State.STOPPED:
-            strength = _strong_for(p, _same_order(a, b))
+            held = _held(p.newer_text)
+            strength = _strong_for(p, _same_order(a, b) and not held)
             why = "" if strength is STRONG else "the stop names another dose: maybe another order"
+            if held:
+                why = "held for a while: the order may go on after it"
             return _d(Verdict.UPDATES, "drug.stop", strength, evidence(a, b, why), a.key)
     return None
+
+
+def _held(text: str) -> bool:
+    """The newer says a stop for a while ("metformin held for 48 h after contrast", "on hold":
+    states.json's ``hold`` words)."""
+    t = parse(text)
+    return any(m.value.hold for m in lexicon().states.find(t.tokens, t.raw))
 
 
 def _same_order(a: Fact, b: Fact) -> bool:
