@@ -1274,3 +1274,56 @@ def test_a_most_and_its_period_change_no_order_at_once(
 ) -> None:
     state, rule = _pair(engine, older, newer, "medication")
     assert state != "auto", rule
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "Potassium 6.2 - haemolysed sample, please repeat.",
+        "Potassium 6.2 (sample haemolysed)",
+        "K 6.4, hemolyzed specimen",
+        "Potassium 6.1 on a clotted sample",
+    ],
+)
+def test_a_result_on_a_spoilt_sample_replaces_no_result_at_once(
+    engine: mc.MemoryEngine, newer: str
+) -> None:
+    """ "Potassium 6.2 - haemolysed sample, please repeat": the value may be the sample's, not
+    the patient's -- for a reviewer (it had replaced the potassium at once)."""
+    state, rule = _pair(engine, "Potassium 4.5 mmol/L", newer, "lab_result")
+    assert state != "auto", rule
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "Furosemide 80 mg IV stat given in ED.",
+        "Single dose of furosemide 80 mg given this morning.",
+        "Furosemide 80 mg once only today for fluid overload.",
+    ],
+)
+def test_a_single_dose_changes_no_standing_order_at_once(
+    engine: mc.MemoryEngine, newer: str
+) -> None:
+    """ "Furosemide 80 mg IV stat given in ED": one dose given, not the order changed (it had
+    replaced "Furosemide 40 mg each morning" at once)."""
+    state, rule = _pair(engine, "Furosemide 40 mg each morning", newer, "medication")
+    assert state != "auto", rule
+
+
+def test_a_result_on_a_sound_sample_is_still_applied_at_once(engine: mc.MemoryEngine) -> None:
+    state, rule = _pair(
+        engine, "Potassium 4.2 mmol/L", "K+ 5.9 on today's U&E, repeat sample not haemolysed.",
+        "lab_result",
+    )  # fmt: skip
+    assert (state, rule) == ("auto", "lab.new-value")
+
+
+def test_a_result_that_says_the_earlier_sample_was_spoilt_is_applied_at_once(
+    engine: mc.MemoryEngine,
+) -> None:
+    state, rule = _pair(
+        engine, "Potassium 5.9 mmol/L", "Repeat K 4.6 - earlier 5.9 was a haemolysed sample",
+        "lab_result",
+    )  # fmt: skip
+    assert (state, rule) == ("auto", "lab.new-value")

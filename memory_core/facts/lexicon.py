@@ -429,6 +429,8 @@ class Lexicon:
     qualifiers: Mapping[str, PhraseMatcher[str]]
     contrast: PhraseMatcher[str]
     spread: PhraseMatcher[str]
+    single_doses: PhraseMatcher[str]  # "stat", "a single dose": one dose given, no new order
+    spoilt_samples: PhraseMatcher[str]  # "haemolysed": the value may be the sample's
     durations: Mapping[str, float]
     periods: Mapping[str, float]  # days an amount is counted over ("a week": 7)
     now_words: PhraseMatcher[str]
@@ -1030,6 +1032,8 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
         "additions": additions(),
         "contrast": listed("contrast"),
         "spread": listed("spread"),
+        "single_doses": listed("single_doses"),
+        "spoilt_samples": listed("spoilt_samples"),
         "durations": {
             str(k): float(v) for k, v in c.obj(data.get("durations"), "durations").items()
         },

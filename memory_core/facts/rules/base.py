@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..lexicon import lexicon
+from ..lexicon import PhraseMatcher, lexicon
 from ..model import (
     ClinicalFacts,
     Context,
@@ -254,3 +254,19 @@ def one_occasion(text: str) -> bool:
 
     t = parse(text)
     return bool(lexicon().occasions.find(t.tokens, t.raw))
+
+
+def words_said(words: PhraseMatcher[str], text: str, not_of: frozenset[str] = frozenset()) -> str:
+    """The first of ``words`` (a lexicon list) said in ``text``, not denied right before
+    ("non-haemolysed", "not haemolysed") nor said of what ``not_of`` names in the few words
+    before it ("prior 6.4 was a hemolyzed specimen"), as written; "" where none is."""
+    from ..text import parse
+
+    t = parse(text)
+    for m in words.find(t.tokens, t.raw):
+        if m.start and t.tokens[m.start - 1] in ("non", "not", "no"):
+            continue
+        if not_of.intersection(t.tokens[max(0, m.start - 6) : m.start]):
+            continue
+        return " ".join(t.raw[m.start : m.end])
+    return ""

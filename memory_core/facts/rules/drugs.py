@@ -10,7 +10,18 @@ from ..model import Decision, Fact, KeyKind, State, Strength, Verdict
 from ..reader import dose_in_doubt
 from ..text import parse
 from ..values import parts, times
-from .base import STRONG, WEAK, Pair, _changed, _compatible, _d, _ingredient, _negated, evidence
+from .base import (
+    STRONG,
+    WEAK,
+    Pair,
+    _changed,
+    _compatible,
+    _d,
+    _ingredient,
+    _negated,
+    evidence,
+    words_said,
+)
 
 
 # --- drugs ----------------------------------------------------------------------------------------
@@ -117,10 +128,12 @@ def _drug_regimen(p: Pair) -> Decision | None:
                 )  # 50 mg / 2 tabs; "with meals" / "three times daily": no count to compare
                 per_day = part == "dose" and _same_day_total(pa, pb)
                 course = pb.get("course") if not pa.get("course") else ""
+                single = words_said(lexicon().single_doses, p.newer_text)  # "80 mg IV stat"
                 ok = (
                     comparable
                     and not per_day
                     and not course  # "30 mg x 7 days": a course beside the standing order
+                    and not single
                     and not (part == "dose" and dose_in_doubt(p.newer_text, p.memory_type, b.key))
                     and not _ingredient(a, b)
                     and b.state is not State.PLANNED  # "increase to 10 mg pending bloods"
@@ -129,6 +142,8 @@ def _drug_regimen(p: Pair) -> Decision | None:
                 why = "the same amount a day: maybe the order said another way" if per_day else ""
                 if course:
                     why = f"a course of {course}: the standing order may go on beside or after it"
+                if single:
+                    why = f"one dose given ({single!r}), not the order changed"
                 return _d(Verdict.UPDATES, rule, _strong_for(p, ok), evidence(a, b, why), a.key)
         if pb.get("form") and pa.get("form") != pb["form"] and (pa.get("form") or _changed(b)):
             strength = _strong_for(p, _changed(b) and not _ingredient(a, b))

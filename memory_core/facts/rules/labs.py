@@ -23,6 +23,7 @@ from .base import (
     name_of,
     one_occasion,
     said,
+    words_said,
 )
 
 
@@ -71,14 +72,22 @@ def _lab_value(p: Pair) -> Decision | None:
         if pa.get("value") and pb.get("value") and b.state is not State.REFUTED:
             same = _same_value(a, pa["value"], pb["value"])
             if not same:
-                ok = same is not None and _same_places(pa, pb)
+                spoilt = words_said(lexicon().spoilt_samples, p.newer_text, _EARLIER)
+                ok = same is not None and _same_places(pa, pb) and not spoilt
                 why = "" if same is not None else "the two values' units cannot be compared"
+                if spoilt:
+                    why = f"the sample is said to be {spoilt}: the value may be the sample's"
                 strength = STRONG if ok else WEAK
                 return _d(Verdict.UPDATES, "lab.new-value", strength, evidence(a, b, why), a.key)
             if a.date and b.date and not _one_time(a.date, b.date):
                 return _d(Verdict.UPDATES, "lab.new-date", STRONG, _dated(a, b), a.key)
             return _d(Verdict.DUPLICATE, "lab.same-value", STRONG, evidence(a, b), a.key)
     return None
+
+
+#: Words that make a spoilt sample an earlier one's ("prior 6.4 was a hemolyzed specimen",
+#: "the earlier 5.9 was a haemolysed sample"): the newer value is sound.
+_EARLIER = frozenset({"prior", "earlier", "previous", "last", "first", "old", "original"})
 
 
 def _one_time(x: str, y: str) -> bool:
