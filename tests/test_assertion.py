@@ -1327,3 +1327,20 @@ def test_a_result_that_says_the_earlier_sample_was_spoilt_is_applied_at_once(
         "lab_result",
     )  # fmt: skip
     assert (state, rule) == ("auto", "lab.new-value")
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Weight 82 kg", "Dry weight 78 kg"),
+        ("Weight 82 kg", "Ideal body weight 70 kg"),
+        ("Peak flow 380 L/min", "Predicted peak flow 480 L/min"),
+    ],
+)
+def test_a_weight_or_flow_to_aim_for_is_no_result(
+    engine: mc.MemoryEngine, older: str, newer: str
+) -> None:
+    """ "Dry weight 78 kg", "Ideal body weight 70 kg", "Predicted peak flow 480": what to aim
+    for or compare with, not a reading (they had replaced the reading at once)."""
+    state, rule = _pair(engine, older, newer, "vital_sign")
+    assert state == "none", rule

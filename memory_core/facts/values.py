@@ -12,8 +12,13 @@ from . import units
 from .lexicon import Analyte, Lexicon, lexicon
 from .text import Span, Text, numbers
 
-#: Words that make a number a target or a range, not a result ("INR target 2-3").
-TARGET_WORDS = frozenset({"target", "targets", "goal", "goals", "range", "aim", "aiming", "keep"})
+#: Words that make a number a target or a range, not a result ("INR target 2-3"), or what a
+#: reading is aimed at or compared with ("dry weight 78 kg", "ideal body weight", "predicted
+#: peak flow 480").
+TARGET_WORDS = frozenset({
+    "target", "targets", "goal", "goals", "range", "aim", "aiming", "keep", "dry", "ideal",
+    "predicted",
+})  # fmt: skip
 #: Qualifiers of a condition and the words they take ("stage 3a", "NYHA class II").
 QUALIFIERS = frozenset({"stage", "class", "grade", "type", "gold", "nyha", "cga", "phase"})
 _SEVERITY = {
