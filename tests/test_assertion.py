@@ -1344,3 +1344,13 @@ def test_a_weight_or_flow_to_aim_for_is_no_result(
     for or compare with, not a reading (they had replaced the reading at once)."""
     state, rule = _pair(engine, older, newer, "vital_sign")
     assert state == "none", rule
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("HbA1c 58 -> 52", "52"), ("Creatinine 110 → 135 umol/L", "135"), ("HbA1c 58", "58")],
+)
+def test_a_result_after_an_arrow_is_the_latest(text: str, value: str) -> None:
+    """ "HbA1c 58 -> 52": the value the arrow goes to is the result now (58 had been read)."""
+    fact = read(text, "lab_result").facts[0]
+    assert values.parts(fact.value).get("value", "").split()[0] == value, fact

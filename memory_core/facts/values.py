@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from itertools import pairwise
 
 from . import units
 from .lexicon import Analyte, Lexicon, lexicon
@@ -470,7 +471,9 @@ def _result_number(
         for i in candidates
         if any(0 < a + m.start - i <= 3 and t.clause[a + m.start] == t.clause[i] for m in said)
     ] + [i for i in candidates if now and i >= a + now[-1]]
-    for i in (*latest[:1], *candidates):
+    # "HbA1c 58 -> 52": where the arrows go, the last
+    arrowed = [j for i, j in pairwise(candidates) if _ARROW.search(t.text, t.ends[i], t.starts[j])]
+    for i in (*latest[:1], *arrowed[-1:], *candidates):
         after_drug = any(d < i for d in drugs_at)
         nxt = t.tokens[i + 1 : i + 2]
         dose = bool(nxt) and nxt[0] in lex.dose_units and (after_drug or len(nxt[0]) > 2)
@@ -480,6 +483,10 @@ def _result_number(
         if got:
             return got
     return ""
+
+
+#: An arrow from one value to the next ("58 -> 52", "110 → 135").
+_ARROW = re.compile(r"->|→|=>|⟶|>>")
 
 
 def _is_result_number(t: Text, i: int, lex: Lexicon) -> bool:
@@ -515,8 +522,8 @@ def _part_of_another(t: Text, i: int) -> bool:
 
 #: Words before a number that make it a bound, not a result ("over 30", "at least 5").
 BOUND_BEFORE = re.compile(
-    r"(?:>=?|<=?|≥|≤|\b(?:over|above|below|under|greater than|less than|more than|fewer than|"
-    r"at least|at most|exceeds|exceeding|beyond|between))\s*$",
+    r"(?:(?<![-=>])>=?|<=?|≥|≤|\b(?:over|above|below|under|greater than|less than|more than|"
+    r"fewer than|at least|at most|exceeds|exceeding|beyond|between))\s*$",  # "->": an arrow
     re.IGNORECASE,
 )
 #: Words before a number that make it a guess, not a reading taken ("that's nearly 5 kilos").
