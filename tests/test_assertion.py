@@ -1354,3 +1354,22 @@ def test_a_result_after_an_arrow_is_the_latest(text: str, value: str) -> None:
     """ "HbA1c 58 -> 52": the value the arrow goes to is the result now (58 had been read)."""
     fact = read(text, "lab_result").facts[0]
     assert values.parts(fact.value).get("value", "").split()[0] == value, fact
+
+
+@pytest.mark.parametrize(
+    "newer", ["Had 5 cigarettes today.", "Smoked 3 cigarettes at the party on Saturday."]
+)
+def test_one_days_amount_is_no_new_daily_amount_at_once(
+    engine: mc.MemoryEngine, newer: str
+) -> None:
+    """ "Had 5 cigarettes today" beside "Smokes 20 cigarettes a day": an amount on one day
+    against an amount a day -- not the same measure (it had replaced the habit at once)."""
+    state, rule = _pair(engine, "Smokes 20 cigarettes a day", newer, "social")
+    assert state != "auto", rule
+
+
+def test_a_new_daily_amount_is_still_a_change_at_once(engine: mc.MemoryEngine) -> None:
+    state, rule = _pair(
+        engine, "Smokes 20 cigarettes a day", "Now smokes 10 cigarettes a day.", "social"
+    )
+    assert (state, rule) == ("auto", "slot.new-amount")

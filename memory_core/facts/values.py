@@ -990,7 +990,8 @@ def _amount_found(t: Text, lo: int, hi: int, lex: Lexicon) -> tuple[str, int]:
         if minutes is not None:
             return f"{n * minutes:g} min", i
         unit = _UNIT_ALIASES.get(toks[j], toks[j])
-        said = f"{unit}{_period(toks[j + 1 : j + 3], lex)}"
+        k = j + 3 if toks[j + 1 : j + 2] == ("of",) else j + 1  # "20 units of alcohol a week"
+        said = f"{unit}{_period(toks[k : k + 2], lex)}"
         now = _bare_now(t, j + 1, hi, lex)
         if now is not None:
             return f"{now[0]:g} {said}", now[1]

@@ -137,8 +137,12 @@ def _slot_value(p: Pair) -> Decision | None:
                 strength = STRONG if (single or amount or exclusive) and explicit else WEAK
                 if Context.HISTORICAL in b.contexts or _one_sided_kind(a, b):
                     strength = WEAK
+                one_day = amount and _one_days_amount(a, b, p.newer_text)
+                if one_day:
+                    strength = WEAK  # "Had 5 cigarettes today" beside "20 a day"
+                why = "an amount on one day, not a day's" if one_day else ""
                 rule = "slot.new-amount" if amount else "slot.single-valued"
-                return _d(Verdict.UPDATES, rule, strength, evidence(a, b), a.key)
+                return _d(Verdict.UPDATES, rule, strength, evidence(a, b, why), a.key)
             return _compatible("slot.another-value", evidence(a, b, "another value"), a.key)
         if single and _entries(a, b) and _entry_changed(a, b) and not (va and vb and va != vb):
             if _plan(a) and _words_apart(p):
@@ -191,23 +195,44 @@ def _one_sided_kind(a: Fact, b: Fact) -> bool:
 
 
 def _amounts_differ(a: Fact, b: Fact) -> bool:
-    x, y = _amount(a), _amount(b)
+    x, y = _amounts(a, b)
     return x is not None and y is not None and x[0] == y[0] and x[1] != y[1]
 
 
 def _same_amount(a: Fact, b: Fact) -> bool:
-    x, y = _amount(a), _amount(b)
+    x, y = _amounts(a, b)
     return x is not None and x == y
 
 
-def _amount(f: Fact) -> tuple[str, float] | None:
+def _amounts(a: Fact, b: Fact) -> tuple[tuple[str, float] | None, tuple[str, float] | None]:
+    """The two amounts to compare: a day's where both say their period; as written where one
+    does not ("14 units/week" beside "... a week, about 14 units": 14 and 14)."""
+    said = ("/" in parts(a.value).get("amount", ""), "/" in parts(b.value).get("amount", ""))
+    per_day = said[0] == said[1]
+    return _amount(a, per_day), _amount(b, per_day)
+
+
+def _one_days_amount(a: Fact, b: Fact, text: str) -> bool:
+    """The newer's amount is one day's ("Had 5 cigarettes today", "smoked 3 at the party on
+    Saturday"), the older's an amount a day or a week: a day named, no period said."""
+    period = "/" in parts(a.value).get("amount", "") and "/" not in parts(b.value).get("amount", "")
+    if not period:
+        return False
+    from ..text import parse
+
+    t = parse(text)
+    days = {*lexicon().weekdays, "yesterday", "tonight", "weekend"}
+    return one_occasion(text) or bool(days.intersection(t.tokens))
+
+
+def _amount(f: Fact, per_day: bool = True) -> tuple[str, float] | None:
     """A habit's amount as ``(unit, number)``, the number a day where the amount says its
-    period ("140 cigarettes/week": 20 a day); as said where it does not."""
+    period ("140 cigarettes/week": 20 a day) and ``per_day``; as said where not."""
     said = parts(f.value).get("amount", "")
     number, _, unit = said.partition(" ")
     unit, _, period = unit.partition("/")
     try:
-        n = float(number) / (lexicon().periods.get(period, 1.0) if period else 1.0)
+        n = float(number) / (lexicon().periods.get(period, 1.0) if period and per_day else 1.0)
     except ValueError:
         return None
     return unit, round(n, 6)
