@@ -1373,3 +1373,17 @@ def test_a_new_daily_amount_is_still_a_change_at_once(engine: mc.MemoryEngine) -
         engine, "Smokes 20 cigarettes a day", "Now smokes 10 cigarettes a day.", "social"
     )
     assert (state, rule) == ("auto", "slot.new-amount")
+
+
+def test_a_count_a_day_said_without_its_unit_is_the_habits_unit(engine: mc.MemoryEngine) -> None:
+    """ "Smokes 10 a day now" beside "Smokes 20 cigarettes a day": ten cigarettes a day, a new
+    amount (it had been read as no amount: the same habit restated); "still smokes 20 a day"
+    is the same amount."""
+    from memory_core.facts import read
+
+    fact = read("Smokes 10 a day now", "social").facts[0]
+    assert values.parts(fact.value).get("amount") == "10 cigarettes/day", fact
+    state, rule = _pair(engine, "Smokes 20 cigarettes a day", "Smokes 10 a day now", "social")
+    assert (state, rule) == ("auto", "slot.new-amount")
+    same = read("Still smokes 20 a day", "social").facts[0]
+    assert values.parts(same.value).get("amount") == "20 cigarettes/day", same

@@ -335,6 +335,8 @@ class Slot:
     #: values of a slot of several that cannot hold together ("drives" and "no car"): one
     #: replaces the other as on a single-valued slot
     exclusive: tuple[frozenset[str], ...] = ()
+    #: the unit of a count said with a period and no unit of its own ("smokes 10 a day")
+    count_unit: str = ""
 
     def excludes(self, older: frozenset[str], newer: frozenset[str]) -> bool:
         """Whether ``newer`` names a value that cannot hold beside one of ``older``."""
@@ -770,6 +772,7 @@ def _slots(data: dict[str, Any]) -> dict[str, Any]:
                 frozenset(c.strs(g, f"{where}.exclusive[{j}]"))
                 for j, g in enumerate(e.get("exclusive", []))
             ),
+            count_unit=c.str_(e["count_unit"], f"{where}.count_unit") if "count_unit" in e else "",
         )
         unknown = {v for g in slots[sid].exclusive for v in g} - set(e.get("values", {}))
         if unknown:

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from itertools import pairwise
 
 from . import units
-from .lexicon import Analyte, Lexicon, lexicon
+from .lexicon import Analyte, Lexicon, Slot, lexicon
 from .text import Span, Text, numbers
 
 #: Words that make a number a target or a range, not a result ("INR target 2-3"), or what a
@@ -851,7 +851,7 @@ def slot_value(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon) -> str:
         pairs.append(("kind", "+".join(sorted(named))))
     slot = lex.slots.get(sid)
     if slot is not None and slot.measure:
-        pairs.append(("amount", _amount(t, lo, hi, lex)))
+        pairs.append(("amount", _amount(t, lo, hi, lex) or _count_a_day(t, lo, hi, lex, slot)))
     pairs.append(("timing", timing(t, lo, hi, lex)))
     return join(pairs)
 
@@ -997,6 +997,22 @@ def _amount_found(t: Text, lo: int, hi: int, lex: Lexicon) -> tuple[str, int]:
             return f"{now[0]:g} {said}", now[1]
         return f"{n:g} {said}", i
     return "", -1
+
+
+def _count_a_day(t: Text, lo: int, hi: int, lex: Lexicon, slot: Slot) -> str:
+    """A count said with its period and no unit ("smokes 10 a day", "20 per day"), in the
+    slot's count unit (slots.json's ``count_unit``: cigarettes); "" where the slot has none."""
+    if not slot.count_unit:
+        return ""
+    toks = t.tokens
+    for i in range(lo, hi - 1):
+        n = _number_at(toks, i, lex)
+        slash = t.text[t.ends[i] : t.starts[i + 1]] == "/"  # "20/day"
+        said = slash or toks[i + 1] in _PER or toks[i + 1] in ("daily", "nightly")
+        period = _period(toks[i + 1 : i + 3], lex) if n is not None and said else ""
+        if period:  # not "in 3 wks": how long, not how many
+            return f"{n:g} {slot.count_unit}{period}"
+    return ""
 
 
 def _bare_now(t: Text, lo: int, hi: int, lex: Lexicon) -> tuple[float, int] | None:
