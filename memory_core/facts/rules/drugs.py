@@ -126,24 +126,15 @@ def _drug_regimen(p: Pair) -> Decision | None:
                     if part == "dose"
                     else not {pa[part], pb[part]} & lexicon().uncounted_timings
                 )  # 50 mg / 2 tabs; "with meals" / "three times daily": no count to compare
-                per_day = part == "dose" and _same_day_total(pa, pb)
-                course = pb.get("course") if not pa.get("course") else ""
-                single = words_said(lexicon().single_doses, p.newer_text)  # "80 mg IV stat"
+                why = _not_the_order(p, pa, pb, part)
                 ok = (
                     comparable
-                    and not per_day
-                    and not course  # "30 mg x 7 days": a course beside the standing order
-                    and not single
+                    and not why
                     and not (part == "dose" and dose_in_doubt(p.newer_text, p.memory_type, b.key))
                     and not _ingredient(a, b)
                     and b.state is not State.PLANNED  # "increase to 10 mg pending bloods"
                     and _said_to_change(p, b)
                 )
-                why = "the same amount a day: maybe the order said another way" if per_day else ""
-                if course:
-                    why = f"a course of {course}: the standing order may go on beside or after it"
-                if single:
-                    why = f"one dose given ({single!r}), not the order changed"
                 return _d(Verdict.UPDATES, rule, _strong_for(p, ok), evidence(a, b, why), a.key)
         if pb.get("form") and pa.get("form") != pb["form"] and (pa.get("form") or _changed(b)):
             strength = _strong_for(p, _changed(b) and not _ingredient(a, b))
@@ -183,6 +174,20 @@ def _same_dose(a: str, b: str, *, one_unit: bool = False) -> bool:
     except ValueError:
         return False
     return abs(fa - fb) <= units.SAME_VALUE_TOLERANCE * max(abs(fa), abs(fb))
+
+
+def _not_the_order(p: Pair, pa: dict[str, str], pb: dict[str, str], part: str) -> str:
+    """Why the newer's new dose or frequency may not be a new standing order -- the same amount
+    a day said another way, a course ("30 mg x 7 days"), one dose given ("80 mg IV stat") --, in
+    words; "" where none is said."""
+    course = pb.get("course") if not pa.get("course") else ""
+    single = words_said(lexicon().single_doses, p.newer_text)
+    reasons = (
+        (part == "dose" and _same_day_total(pa, pb), "the same amount a day: maybe restated"),
+        (bool(course), f"a course of {course}: the standing order may go on beside or after it"),
+        (bool(single), f"one dose given ({single!r}), not the order changed"),
+    )
+    return next((why for said, why in reasons if said), "")
 
 
 def _same_day_total(pa: dict[str, str], pb: dict[str, str]) -> bool:
