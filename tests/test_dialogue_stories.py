@@ -1761,6 +1761,13 @@ def test_a_value_the_speaker_corrects_at_once_is_the_corrected_one() -> None:
         datetime(2026, 9, 15, 18, tzinfo=UTC),
     )
     assert not any("was 70" in c for c in said_back), said_back
+    aside = _got(
+        "Date: 2026-09-15\nClinician: What did the scales say?\n"
+        "Patient: My weight was 82 kg this morning. Sorry, I have to leave at 3 for the school "
+        "run.\n",
+        datetime(2026, 9, 15, 18, tzinfo=UTC),
+    )
+    assert any("weight was 82" in c for c in aside), aside  # "Sorry" before no number
 
 
 def test_an_answer_to_a_question_about_the_story_just_told_is_told_under_its_date() -> None:

@@ -1072,9 +1072,11 @@ Item = tuple[Any, ...]
 #: a reply that opens by saying the reading just said is wrong ("No, that's 138", "No no, 9.4")
 _CORRECTION = re.compile(r"^\W*(?:no|nope|sorry,? no)\b(?:[\s,.!-]+no\b)?")
 _FIGURE = re.compile(r"\d+(?:\.\d+)?")
-#: a sentence that corrects the speaker's own sentence before ("No, sorry, 11.2", "Sorry, I
-#: mean 138", "I mean 7.4")
-_SELF_CORRECTION = re.compile(r"^\W*(?:(?:no|nope),?\s+)?(?:sorry|i mean)\b")
+#: a sentence that corrects the speaker's own sentence before with a number said first ("No,
+#: sorry, 11.2", "Sorry, I mean 138", "I mean 7.4"; not "Sorry, I have to leave at 3")
+_SELF_CORRECTION = re.compile(
+    r"^\W*(?:(?:no|nope),?\s+)?(?:sorry|i mean)\b[,\s]*(?:(?:i mean|it's|it is|that's)\s+)?\d"
+)
 #: the readings a reply can correct
 _READINGS = frozenset({"vital_sign", "lab_result"})
 
