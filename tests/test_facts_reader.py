@@ -295,8 +295,11 @@ def test_a_plan_slot_is_its_clinic() -> None:
 
 
 def test_used_to_smoke_is_an_ex_smoker_now_not_history() -> None:
+    """An ex-smoker now, not history; the amount said is the one smoked then (a count a day
+    with no unit is in cigarettes since slots.json's count_unit)."""
     f = fact("Used to smoke 20 a day.", "social", "slot:tobacco")
-    assert Context.HISTORICAL not in f.contexts and parts(f.value) == {"value": "former"}
+    assert Context.HISTORICAL not in f.contexts
+    assert parts(f.value) == {"value": "former", "amount": "20 cigarettes/day"}
 
 
 def test_a_possessive_relative_is_the_household_value() -> None:
