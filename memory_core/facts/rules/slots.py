@@ -207,16 +207,19 @@ def _same_amount(a: Fact, b: Fact) -> bool:
 def _amounts(a: Fact, b: Fact) -> tuple[tuple[str, float] | None, tuple[str, float] | None]:
     """The two amounts to compare: a day's where both say their period; as written where one
     does not ("14 units/week" beside "... a week, about 14 units": 14 and 14)."""
-    said = ("/" in parts(a.value).get("amount", ""), "/" in parts(b.value).get("amount", ""))
-    per_day = said[0] == said[1]
+    per_day = _period_said(a) == _period_said(b)
     return _amount(a, per_day), _amount(b, per_day)
+
+
+def _period_said(f: Fact) -> bool:
+    """The habit's amount says its period ("20 cigarettes/day"; not "5 cigarettes")."""
+    return "/" in parts(f.value).get("amount", "")
 
 
 def _one_days_amount(a: Fact, b: Fact, text: str) -> bool:
     """The newer's amount is one day's ("Had 5 cigarettes today", "smoked 3 at the party on
     Saturday"), the older's an amount a day or a week: a day named, no period said."""
-    period = "/" in parts(a.value).get("amount", "") and "/" not in parts(b.value).get("amount", "")
-    if not period:
+    if not _period_said(a) or _period_said(b):
         return False
     from ..text import parse
 
