@@ -40,6 +40,7 @@ PAIR_FILES = (
     "set_ad",
     "set_ae",
     "set_af",
+    "set_ag",
 )
 #: a memory type as one author's prompt named it (sets ad and af were asked for "response", set
 #: af for "social_history"), the store's name for it; the file stays as written
