@@ -162,6 +162,12 @@ def _value(text: str, key: str, mtype: str = "lab_result") -> str:
         # a stage's label is no number ("3b"): a range then labels only
         ("CKD stage 3a = eGFR 45-59, stage 3b = 30-44.", "loinc:33914-3", ""),
         ("eGFR 60 mL/min/1.73m2", "loinc:33914-3", "60 mL/min/1.73m2"),
+        # a day's ordinal is a date's, no result (set ag's dev half: "3rd" had been read as 3)
+        ("Fasting sugar on 3rd March = 99 mg/dL.", "loinc:1558-6", "99 mg/dL"),
+        ("Sodium on the 21st was 131 mmol/L", "loinc:2951-2", "131 mmol/L"),
+        ("HbA1c 2nd check 61 mmol/mol", "loinc:4548-4", "61 mmol/mol"),
+        ("Weight 13st 2lb", "loinc:29463-7", "184 lb"),  # thirteen stone, not the 13th
+        ("eGFR 58 (March 2025)", "loinc:33914-3", "58"),  # beside a month, 58 is no day
     ],
 )
 def test_a_value_keeps_the_unit_it_was_written_in(text: str, key: str, value: str) -> None:

@@ -501,14 +501,24 @@ def _is_result_number(t: Text, i: int, lex: Lexicon) -> bool:
 
 def _label(t: Text, i: int) -> bool:
     """A number with a letter written on it is a label, not an amount ("stage 3b", "G3a",
-    "grade 2c")."""
+    "grade 2c"); with an ordinal's ending, a place in an order ("on 3rd March", "the 2nd
+    check")."""
     nxt = i + 1
-    return (
-        nxt < len(t.tokens)
-        and t.starts[nxt] == t.ends[i]
-        and len(t.tokens[nxt]) == 1
-        and t.tokens[nxt] in "abcde"
-    )
+    if nxt >= len(t.tokens) or t.starts[nxt] != t.ends[i]:
+        return False
+    word = t.tokens[nxt]
+    return (len(word) == 1 and word in "abcde") or word == _ordinal_ending(t.tokens[i])
+
+
+def _ordinal_ending(number: str) -> str:
+    """The ending an ordinal of ``number`` is written with ("1st", "22nd", "13th"): "13st" is
+    thirteen stone, not the thirteenth."""
+    if not number.isdigit():
+        return ""
+    n = int(number)
+    if n % 100 in (11, 12, 13):
+        return "th"
+    return {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
 
 
 def _part_of_another(t: Text, i: int) -> bool:
@@ -750,12 +760,14 @@ def _is_period(t: Text, i: int) -> bool:
 
 
 def _is_date_number(t: Text, i: int, months: dict[str, int] | object) -> bool:
-    """A number that is part of a date: a year, or a day next to a month name."""
+    """A number that is part of a date: a year, or a day of a month (1 to 31) next to a month
+    name ("3rd March = 99 mg/dL": 99 is no day)."""
     tok = t.tokens[i]
     if re.fullmatch(r"(19|20)\d\d", tok):
         return True
     near = t.tokens[max(0, i - 1) : i] + t.tokens[i + 1 : i + 2]
-    return isinstance(months, dict) and any(w in months for w in near) and len(tok) <= 2
+    day = tok.isdigit() and 1 <= int(tok) <= 31
+    return isinstance(months, dict) and any(w in months for w in near) and day
 
 
 # --- conditions and slots ----------------------------------------------------------------------
