@@ -253,6 +253,18 @@ def test_the_sixteenth_authors_ten_hold_their_first_run() -> None:
     assert s["superseded"] >= 19, s
 
 
+def test_the_seventeenth_authors_ten_hold_their_first_run() -> None:
+    """Set q (ten transcripts by a seventeenth author, written at the start of the twentieth
+    session, frozen at f11e108 before any change made with them and measured as they came on
+    c87de2f, hashing and MiniLM alike) -- its test half's first run: 44 / 58 facts, 5 wrong
+    dates, 3 forbidden, 9 / 9 superseded (dev 82 / 112, 3, 4, 17 / 21). The forbidden and
+    wrong-date targets are not met: a later change may only do better."""
+    s = conv.summary(conv.run_all(conv.load(["q"], "test"), "hashing"))
+    assert s["transcripts"] == 3 and s["facts"] == 58 and s["links"] == 9
+    assert s["found"] >= 44 and s["forbidden"] <= 3 and s["wrong_dates"] <= 5, s
+    assert s["superseded"] >= 9, s
+
+
 def test_the_projects_own_twenty_stay_read() -> None:
     s = conv.summary(conv.run_all(conv.load(["dialogue"]), "hashing"))
     assert s["found"] >= 99 and s["forbidden"] == 0 and s["wrong_dates"] == 0, s
