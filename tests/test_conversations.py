@@ -762,3 +762,37 @@ def test_of_two_dates_said_together_the_one_inside_the_other_dates_the_fact() ->
     jabs = [p for p in got if p.memory_type == "immunization"]
     assert jabs and jabs[0].created_at is not None
     assert jabs[0].created_at.date().isoformat() == "2026-10-02"
+
+
+def test_a_clinicians_wouldnt_is_a_decision_not_to_act() -> None:
+    """'No, I wouldn't stop it', answering a son's 'Should we stop the donepezil?': nothing
+    stopped (set q's dev half had proposed 'Patient stopped donepezil')."""
+    got = said(
+        "Doctor: How is the donepezil going?\n"
+        "Son: Should we stop the donepezil now she's getting worse?\n"
+        "Doctor: No, I wouldn't stop it. It can still be helping.\n"
+        "Son: And the amlodipine?\n"
+        "Doctor: I would not stop the amlodipine either."
+    )
+    assert not any("stopped" in c.lower() for _t, _w, c in got), got
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "Wife: The smoke used to set off my asthma something terrible.",
+        "Husband: The cold always sets off my angina.",
+        "Daughter: Honestly the stress has flared my eczema.",
+    ],
+)
+def test_a_relatives_my_before_a_condition_is_their_own(turn: str) -> None:
+    """A relative's "my asthma" is the relative's, whoever the sentence's subject is (set q's
+    dev half had proposed 'The smoke used to set off their wife's asthma' as the patient's
+    diagnosis)."""
+    got = said(f"Doctor: And the smoking?\nPatient: Stopped in March.\n{turn}")
+    assert not any(t == "condition" for t, _w, _c in got), got
+
+
+def test_a_relative_speaking_of_the_patients_condition_is_still_read() -> None:
+    got = said("Doctor: How is she?\nDaughter: The cold has set off her asthma again.")
+    assert any(t == "condition" and "asthma" in c.lower() for t, _w, c in got), got

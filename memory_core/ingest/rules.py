@@ -141,10 +141,10 @@ _MED_NEG = re.compile(
     r"(?:don't|do not|never|mustn't|must not|shouldn't|should not) (?:take|give|use|have))\b"
 )  # "Never give him ibuprofen 400 mg with the warfarin": an instruction, not what he takes
 #: a decision not to act on the drug, said before it in its clause ("I'm not going to start a
-#: statin yet", "we'll hold off on the ramipril")
+#: statin yet", "we'll hold off on the ramipril", "No, I wouldn't stop it")
 _NOT_NOW = re.compile(
-    r"\b(not going to|won't|will not|hold off|holding off|no need|(?:don't|do not|doesn't|does "
-    r"not) need|decided against|against starting|not starting|not start)\b"
+    r"\b(not going to|won't|will not|wouldn't|would not|hold off|holding off|no need|(?:don't|do "
+    r"not|doesn't|does not) need|decided against|against starting|not starting|not start)\b"
 )
 #: a start deferred to a later time: a plan, not a medicine taken ("Next month we'll start you
 #: on bisoprolol")

@@ -554,6 +554,23 @@ _MYSELF = re.compile(
 _NOT_THEM = re.compile(r"\b(?:not|rather than|instead of)\s+\w+", re.IGNORECASE)
 
 
+#: "my", a word or two, then where a thing's name begins ("my asthma", "my thyroid tablet",
+#: "my own back pain")
+_MY_BEFORE = re.compile(r"\bmy (?:[\w'-]+ ){0,2}$", re.I)
+
+
+def _my_thing(text: str) -> bool:
+    """Whether a disorder or a drug the clause names is the speaker's ("The smoke used to set
+    off my asthma"): in a relative's mouth, theirs whatever the subject."""
+    low = text.lower()
+    for kind, mtype in ((KeyKind.CONDITION, "condition"), (KeyKind.DRUG, "medication")):
+        for f in read(text, mtype).facts:
+            at = low.find(f.text.lower()) if f.kind is kind and f.text else -1
+            if at > 0 and _MY_BEFORE.search(low[:at]):
+                return True
+    return False
+
+
 def proxy_self(text: str, relation: str) -> bool:
     """A relative speaking of themself ("I'm allergic to penicillin", said by the daughter),
     not of the patient ("I give her the donepezil at night")."""
@@ -565,6 +582,7 @@ def proxy_self(text: str, relation: str) -> bool:
         _FIRST_SUBJECT.match(text.strip()) is None
         and not _GIVEN_ME.search(text)
         and not _MYSELF.search(text)
+        and not _my_thing(text)
     ):
         return False  # "They gave me co-codamol after my operation": given to the speaker
     ws = set(words_of(_NOT_THEM.sub(" ", text)))  # "..., not Mum": the patient ruled out
