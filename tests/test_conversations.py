@@ -5,6 +5,7 @@ written for these tests (none from the held-out transcripts)."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -765,12 +766,12 @@ def test_of_two_dates_said_together_the_one_inside_the_other_dates_the_fact() ->
 
 
 def test_a_clinicians_wouldnt_is_a_decision_not_to_act() -> None:
-    """'No, I wouldn't stop it', answering a son's 'Should we stop the donepezil?': nothing
-    stopped (set q's dev half had proposed 'Patient stopped donepezil')."""
+    """'No, I wouldn't stop it yet', answering a son's question whether to stop the donepezil:
+    nothing stopped (set q's dev half had proposed 'Patient stopped donepezil')."""
     got = said(
-        "Doctor: How is the donepezil going?\n"
-        "Son: Should we stop the donepezil now she's getting worse?\n"
-        "Doctor: No, I wouldn't stop it. It can still be helping.\n"
+        "Doctor: Any problems with the donepezil?\n"
+        "Son: Is it time to stop her donepezil, do you think?\n"
+        "Doctor: No, I wouldn't stop it yet, it may still help.\n"
         "Son: And the amlodipine?\n"
         "Doctor: I would not stop the amlodipine either."
     )
@@ -780,14 +781,14 @@ def test_a_clinicians_wouldnt_is_a_decision_not_to_act() -> None:
 @pytest.mark.parametrize(
     "turn",
     [
-        "Wife: The smoke used to set off my asthma something terrible.",
+        "Wife: Cigarette smoke always set off my asthma.",
         "Husband: The cold always sets off my angina.",
         "Daughter: Honestly the stress has flared my eczema.",
     ],
 )
 def test_a_relatives_my_before_a_condition_is_their_own(turn: str) -> None:
     """A relative's "my asthma" is the relative's, whoever the sentence's subject is (set q's
-    dev half had proposed 'The smoke used to set off their wife's asthma' as the patient's
+    dev half had proposed a wife's asthma, set off by his smoking, as the patient's
     diagnosis)."""
     got = said(f"Doctor: And the smoking?\nPatient: Stopped in March.\n{turn}")
     assert not any(t == "condition" for t, _w, _c in got), got
@@ -796,3 +797,38 @@ def test_a_relatives_my_before_a_condition_is_their_own(turn: str) -> None:
 def test_a_relative_speaking_of_the_patients_condition_is_still_read() -> None:
     got = said("Doctor: How is she?\nDaughter: The cold has set off her asthma again.")
     assert any(t == "condition" and "asthma" in c.lower() for t, _w, c in got), got
+
+
+@pytest.mark.parametrize(
+    ("line", "kept", "taken_back"),
+    [
+        (
+            "Nurse: Your ferritin came back at 45 -- sorry, that's last year's line -- it's 19 "
+            "micrograms per litre.",
+            "19",
+            "45",
+        ),
+        ("Doctor: Pressure's 162 over 90, sorry, wrong arm -- 142 over 84.", "142", "162"),
+        ("Doctor: Your weight is 84 kilos, sorry, 48 -- no I mean 84.5 kilos.", "84.5", "48"),
+    ],
+)
+def test_a_reading_taken_back_within_its_sentence_is_not_proposed(
+    line: str, kept: str, taken_back: str
+) -> None:
+    """A number the speaker takes back in the same sentence ("45 -- sorry, that's last year's
+    line -- it's 19"): only the reading after the last correction is proposed (set q's dev
+    half had proposed both values of a vitamin D said so)."""
+    got = [c for t, _w, c in said(line) if t in ("lab_result", "vital_sign")]
+    assert any(kept in c for c in got), got
+    assert not any(re.search(rf"\b{re.escape(taken_back)}\b", c) for c in got), got
+
+
+def test_an_apology_before_the_only_reading_keeps_it() -> None:
+    got = said("Nurse: Sorry, I'm running late. Your potassium was 5.1 on Monday.")
+    assert any("5.1" in c for _t, _w, c in got), got
+
+
+def test_sympathy_between_two_readings_takes_neither_back() -> None:
+    got = said("Doctor: Your HbA1c is 75, I'm sorry to say, and your weight is 96 kg.")
+    contents = " ".join(c for _t, _w, c in got)
+    assert "75" in contents and "96" in contents, got

@@ -1077,8 +1077,23 @@ _FIGURE = re.compile(r"\d+(?:\.\d+)?")
 _SELF_CORRECTION = re.compile(
     r"^\W*(?:(?:no|nope),?\s+)?(?:sorry|i mean)\b[,\s]*(?:(?:i mean|it's|it is|that's)\s+)?\d"
 )
+#: a word that takes back what was just said, within a sentence ("It was 38 -- sorry, wrong
+#: column -- 28", "84 kilos, no I mean 84.5")
+_TAKEN_BACK = re.compile(
+    r"\b(?:(?<!i'm )(?<!so )sorry(?! to\b| about\b| for\b| that\b)|i mean|i misread|my mistake|"
+    r"correction)\b"
+)  # not sympathy ("I'm sorry to say", "so sorry about that")
 #: the readings a reply can correct
 _READINGS = frozenset({"vital_sign", "lab_result"})
+
+
+def _taken_back(text: str) -> frozenset[str]:
+    """The numbers a sentence says after its last word that takes back a number said before
+    it ("It was 38 -- sorry, I'm looking at the wrong column -- it was 28": {"28"}); none
+    where no number comes before ("Sorry I'm late. Your potassium was 5.1")."""
+    low = text.lower()
+    marks = [m for m in _TAKEN_BACK.finditer(low) if _FIGURE.search(low, 0, m.start())]
+    return frozenset(_FIGURE.findall(low, marks[-1].end())) if marks else frozenset()
 
 
 def _uncorrected(
@@ -1087,7 +1102,8 @@ def _uncorrected(
     """The candidates but the readings the other speaker's next turn corrects at once: a turn
     that opens with "no" and gives a number the reading does not have ("So your home average
     is 158 over 86." -- "No, that's 138.": the reading said was misread, and the corrected one
-    is read where it is said again). ``by_turn``: each turn's sentences, turns in order."""
+    is read where it is said again); and those the speaker takes back, in the next sentence or
+    in the same one. ``by_turn``: each turn's sentences, turns in order."""
     wrong: list[tuple[int, int, frozenset[str]]] = []  # (start, end) of a turn, the numbers
     for before, after in pairwise(by_turn.values()):
         reply = after[0]
@@ -1101,6 +1117,9 @@ def _uncorrected(
             said = frozenset(_FIGURE.findall(y.text))
             if said and _SELF_CORRECTION.match(y.text.lower()):
                 wrong.append((x.start, x.end, said))
+        for y in turn:  # "It was 38 -- sorry, wrong column -- it was 28"
+            if said := _taken_back(y.text):
+                wrong.append((y.start, y.end, said))
     if not wrong:
         return cands
     return [
