@@ -35,9 +35,11 @@ PID = "HX-9001"
 #: superseded and wrong dates 15 (2026-12-06, the eleventh session: a relative after "for",
 #: "with", "to" is no subject -- "a carer for your mother", "I live with my son" -- so a social
 #: change is proposed where it was not before, superseding its prior, dated at the session where
-#: the key gives an earlier day); the issue's targets (75 %, 0, 0, 80 %) are in docs/ingest.md
-#: beside them, not met.
-FLOOR = {"found": 100, "forbidden": 6, "wrong_dates": 15, "superseded": 50}
+#: the key gives an earlier day); wrong dates 16 (2026-12-07, the twentieth session: a
+#: summing-up's items read one by one -- one fact not proposed at all before is now proposed,
+#: with a date the key does not give it; found the same); the issue's targets (75 %, 0, 0,
+#: 80 %) are in docs/ingest.md beside them, not met.
+FLOOR = {"found": 100, "forbidden": 6, "wrong_dates": 16, "superseded": 50}
 
 
 def test_the_held_out_test_half_holds_its_floor() -> None:
@@ -832,3 +834,20 @@ def test_sympathy_between_two_readings_takes_neither_back() -> None:
     got = said("Doctor: Your HbA1c is 75, I'm sorry to say, and your weight is 96 kg.")
     contents = " ".join(c for _t, _w, c in got)
     assert "75" in contents and "96" in contents, got
+
+
+def test_a_summing_up_is_read_item_by_item() -> None:
+    """'So to recap: a, b, c, and d': each item its own statement (set q's dev half had
+    proposed the whole list as one plan holding one drug's name and another's stop, and a
+    recap's "on the allergy list" as an allergy to every drug of the list)."""
+    got = said(
+        "Doctor: So to recap: warfarin stays at 3 mg, simvastatin stopped, a chest X-ray, "
+        "and the cardiology referral.\n"
+        "Doctor: So: metoprolol in the evenings, and co-amoxiclav on the allergy list."
+    )
+    plans = [c.lower() for t, _w, c in got if t == "care_plan"]
+    assert not any("warfarin" in c or "stopped" in c for c in plans), plans
+    assert any("x-ray" in c for c in plans) and any("cardiology" in c for c in plans), plans
+    assert any(t == "medication" and "stopped simvastatin" in c for t, _w, c in got), got
+    allergies = [c.lower() for t, _w, c in got if t == "allergy"]
+    assert allergies and not any("metoprolol" in c for c in allergies), allergies

@@ -152,6 +152,7 @@ class Sentence:
     relation: str = ""  # who speaks for the patient ("daughter", "interpreter"); "" otherwise
     sent: str = ""  # the message's send date (a portal thread's "[2026-10-14 09:12]"), ISO
     label: str = ""  # the speaker's label as written ("Maria", "Dr Osei", "Daughter")
+    listed: bool = False  # an item of a summing-up's list ("So to recap: ..., physio referral")
 
     @property
     def low(self) -> str:

@@ -417,6 +417,37 @@ def _statement_then_question(s: Sentence) -> list[Sentence]:
     return [replace(s, text=head + ".", end=s.start + len(head)), s]
 
 
+def _recap_items(s: Sentence) -> list[Sentence]:
+    """A summing-up ("So to recap: allopurinol up to 200, naproxen stopped, physio referral,
+    and a repeat urate in six weeks", "So: donepezil moves to the morning, ..., and
+    trimethoprim on the allergy list"): each item of its list read as a sentence of its own,
+    so that no item's words govern another's, and a clinician's item that names a test, a
+    scan or a service as a plan made; any other sentence as it is."""
+    head = _RECAP.match(s.text)
+    if head is None:
+        return [s]
+    out, at = [], head.end()
+    for cut in [*_RECAP_CUT.finditer(s.text, at), None]:
+        end = cut.start() if cut else len(s.text)
+        item = s.text[at:end].strip(" .")
+        if item:
+            a = s.text.index(item, at)
+            end_at = s.start + a + len(item)
+            out.append(replace(s, text=item + ".", start=s.start + a, end=end_at, listed=True))
+        at = cut.end() if cut else end
+    return out or [s]
+
+
+#: a summing-up's opening words, up to its list
+_RECAP = re.compile(
+    r"^\W*(?:so,?\s*(?:to (?:recap|sum up|summari[sz]e)|in summary)?\s*:|(?:so,?\s+)?(?:to recap|"
+    r"to sum up|to summari[sz]e|in summary)\b[:,]?)\s*",
+    re.I,
+)
+#: between a summing-up's items: a comma or semicolon, with an "and" after it or not
+_RECAP_CUT = re.compile(r"\s*[,;]\s+(?:and\s+)?")
+
+
 #: a question after a statement, past a dash or a semicolon: its opening words
 _THEN_ASKED = re.compile(
     r"\s[-–—]\s+(?=(?:and\s+)?(?:any|anything|are|is|do|does|did|have|has|how|what|when|"
@@ -1142,6 +1173,7 @@ class RuleExtractor:
         transcript = spoken_numbers(transcript)  # "ninety-four kilos": 94, in place
         header, sents = split(transcript)
         sents = [part for x in sents for part in _statement_then_question(x)]
+        sents = [part for x in sents for part in _recap_items(x)]
         session = session_date(header, now) or now
         seen: set[tuple[str, str]] = set()
         undated: list[int] = []  # the candidates dated by nothing said

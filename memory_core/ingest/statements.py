@@ -773,7 +773,9 @@ def stated(
     """The kinds of statement a sentence's clauses make of the patient (first kind whose cues
     and needs a clause carries), skipping types the specific rules already read from it and
     the kinds ``skip`` names (a confirmed question's plan: the question's words are no plan)."""
-    return iter(_stated(s.text, s.speaker, s.relation, done_types, drugs_done, patient_name, skip))
+    return iter(
+        _stated(s.text, s.speaker, s.relation, done_types, drugs_done, patient_name, skip, s.listed)
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -785,9 +787,10 @@ def _stated(
     drugs_done: bool,
     patient_name: str | tuple[str, ...] | None,
     skip: frozenset[str] = frozenset(),
+    listed: bool = False,
 ) -> tuple[Stated, ...]:
     """:func:`stated` of one sentence's words (pure, so a sentence said again is read once)."""
-    s = Sentence(text_, 0, len(text_), speaker, relation=relation)
+    s = Sentence(text_, 0, len(text_), speaker, relation=relation, listed=listed)
     return tuple(_each(s, done_types, drugs_done, patient_name, skip))
 
 
@@ -831,8 +834,9 @@ def _each(
                 continue
             if not _needs(k.needs, text, cue, st):
                 continue
-            arranged = who == "clinician" and any_phrase(st, k.plan_when)
-            kind = _plan_kind() if arranged else k  # "you'll need an ECG": a plan
+            # "you'll need an ECG", "So: ..., growth scan on the 10th of August": a plan
+            arranged = who == "clinician" and (s.listed or any_phrase(st, k.plan_when))
+            kind = _plan_kind() if arranged else k
             plan = kind.type == "care_plan"
             if plan and not arranged and not any_phrase(st, c.plan_markers):
                 continue  # a test or a service named, not a plan made
