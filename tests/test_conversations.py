@@ -851,3 +851,45 @@ def test_a_summing_up_is_read_item_by_item() -> None:
     assert any(t == "medication" and "stopped simvastatin" in c for t, _w, c in got), got
     allergies = [c.lower() for t, _w, c in got if t == "allergy"]
     assert allergies and not any("metoprolol" in c for c in allergies), allergies
+
+
+@pytest.mark.parametrize(
+    ("line", "drug", "new", "old"),
+    [
+        ("Doctor: We'll move your quetiapine from night-time to 6 pm.", "quetiapine", "6 pm", ""),
+        (
+            "Doctor: Please take the atorvastatin in the evening instead of the morning.",
+            "atorvastatin",
+            "evening",
+            "morning",
+        ),
+        (
+            "Doctor: I'm moving your levothyroxine to bedtime rather than breakfast.",
+            "levothyroxine",
+            "bedtime",
+            "breakfast",
+        ),
+        ("Doctor: Citalopram moves to the morning.", "citalopram", "morning", ""),
+    ],
+)
+def test_a_dose_moved_in_the_day_is_the_drug_at_its_new_time(
+    line: str, drug: str, new: str, old: str
+) -> None:
+    """A dose moved to another time of day is what the patient now takes, at the new time --
+    never a stop, never a social fact (set q's dev half: "Donepezil moves to the morning" was
+    proposed as a social fact, a move "from bedtime to the morning" not at all)."""
+    got = said(line)
+    meds = [c.lower() for t, _w, c in got if t == "medication" and drug in c.lower()]
+    assert meds and new in meds[0] and "stopped" not in meds[0], got
+    if old:
+        assert meds[0].index(new) < meds[0].index(old), meds  # the new time, then the old
+    assert not any(t == "social" for t, _w, _c in got), got
+
+
+def test_a_dose_lowered_and_moved_says_both() -> None:
+    got = said(
+        "Doctor: I'd like to move your insulin detemir from bedtime to the morning and "
+        "lower it to 18 units."
+    )
+    meds = [c.lower() for t, _w, c in got if t == "medication"]
+    assert any("18" in c and "morning" in c for c in meds), got

@@ -231,6 +231,51 @@ _MOVED = re.compile(
 )
 #: ... and the particle after it
 _PARTICLE = re.compile(r"^\W*(?:dose\s+)?(up|down)\b")
+#: a time of day a dose is taken at ("the morning", "bedtime", "6 pm", "breakfast")
+_A_TIME = (
+    r"(?:the\s+)?(?:morning|afternoon|evening|night(?:[- ]?time)?|bedtime|lunchtime|teatime|"
+    r"breakfast|lunch|dinner|supper)s?\b|\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)"
+)
+#: a dose moved to another time of day: the new time after "to" ("move it to the morning",
+#: "from bedtime to 6 pm"), or before "instead of" / "rather than" the old
+_NEW_TIME = re.compile(
+    rf"\b(?:to|until)\s+(?:at\s+)?(?P<to>{_A_TIME})"
+    rf"|\b(?:in|at|with)\s+(?P<new>{_A_TIME})\s+(?:instead of|rather than)\b"
+)
+_OLD_TIME = re.compile(
+    rf"\b(?:from|instead of|rather than)\s+(?:at\s+|in\s+|with\s+)?(?P<old>{_A_TIME})"
+)
+_MOVE_WORD = re.compile(r"\b(?:mov\w*|switch\w*|chang\w*|shift\w*|instead of|rather than)\b")
+
+
+def _retimed(low: str, start: int, stop: int) -> tuple[str, str] | None:
+    """The time of day a dose is moved to, and the one it is moved from ("move your quetiapine
+    from night-time to 6 pm": ("at 6 pm", "night-time"); "take it in the evening instead of the
+    morning": ("in the evening", "the morning")), read after the drug up to ``stop``; None where
+    the sentence moves nothing."""
+    if not _MOVE_WORD.search(low):
+        return None
+    new = _NEW_TIME.search(low, start, stop)
+    if new is None:
+        return None
+    old = _OLD_TIME.search(low, start, stop)
+    return _at_time(new.group("to") or new.group("new")), old.group("old") if old else ""
+
+
+def _moved_from(old: str) -> str:
+    return f" (moved from {old})" if old else " (time of day moved)"
+
+
+def _at_time(time: str) -> str:
+    """A time of day as a dose is said to be taken at it ("in the morning", "at bedtime")."""
+    bare = time.removeprefix("the ").strip()
+    if bare in ("morning", "afternoon", "evening"):
+        return f"in the {bare}"
+    if bare in ("breakfast", "lunch", "dinner", "supper"):
+        return f"with {bare}"
+    return f"at {bare}"
+
+
 #: the drug given to someone, the words before it ("I gave her", "they gave me", "was given")
 _GAVE = re.compile(
     r"\b(?:gave|given|giving)\s+(?:(?:him|her|me|them|you|us)\s+)?(?:(?:some|the|a|an)\s+)?$"
@@ -1972,6 +2017,7 @@ class RuleExtractor:
                 window = f"{window} {said_after.group('verb')}"  # "X 70 mg, once a week, started"
             moved = _PARTICLE.match(after) if _MOVED.search(window) else None
             rest = low[d.end :]
+            retimed = _retimed(low, d.end, nxt)
             up = bool(_UP.search(window)) or _of_the_drug(_UP, rest, len(after))
             up = up or bool(moved and moved[1] == "up")
             down = bool(_DOWN.search(window)) or _of_the_drug(_DOWN, rest, len(later))
@@ -2024,7 +2070,15 @@ class RuleExtractor:
                     text += f" to {bare.group('to')}"  # "put it up to 125 in May": as said
                 elif dose and _UP.search(window):  # "you go up to the Ozempic 0.5 mg dose"
                     text += f" to {dose}{' ' + freq if freq else ''}"
+                if retimed is not None:  # "... from bedtime to the morning and lower it to 22"
+                    text += f", {retimed[0]}{_moved_from(retimed[1])}"
                 done.add(d.name)
+                yield "medication", text, conf, at, *span
+            elif retimed is not None:
+                # "Donepezil moves to the morning", "from bedtime to 6 pm": taken, at its new time
+                done.add(d.name)
+                amount = f" {dose}" if dose else ""
+                text = f"Patient takes {d.phrase}{amount} {retimed[0]}{_moved_from(retimed[1])}"
                 yield "medication", text, conf, at, *span
             elif _SWITCH_TO.search(window):
                 done.add(d.name)
