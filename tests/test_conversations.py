@@ -893,3 +893,11 @@ def test_a_dose_lowered_and_moved_says_both() -> None:
     )
     meds = [c.lower() for t, _w, c in got if t == "medication"]
     assert any("18" in c and "morning" in c for c in meds), got
+
+
+def test_an_fev1_as_a_percentage_of_predicted_is_read() -> None:
+    """Spirometry's FEV1 is said in litres or as a percentage of the predicted value ("FEV1 is
+    61 percent of predicted"): both are its results (three COPD reviews of the dev halves had
+    the percentage unread)."""
+    got = said("Nurse: We did your breathing test. Your FEV1 is 61 percent of predicted.")
+    assert any(t == "lab_result" and "FEV1" in c and "61" in c for t, _w, c in got), got
