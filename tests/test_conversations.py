@@ -901,3 +901,15 @@ def test_an_fev1_as_a_percentage_of_predicted_is_read() -> None:
     the percentage unread)."""
     got = said("Nurse: We did your breathing test. Your FEV1 is 61 percent of predicted.")
     assert any(t == "lab_result" and "FEV1" in c and "61" in c for t, _w, c in got), got
+
+
+@pytest.mark.parametrize(
+    "answer", ["Wife: Thursday the 9th of July.", "Wife: Yes, Thursday the 9th of July."]
+)
+def test_a_date_answered_to_what_was_just_told_dates_it(answer: str) -> None:
+    """The other speaker's next turn gives only a date, a weekday beside it: the date of what
+    was just told, with no "When?" asked (set q's dev half: a fall, its day given in the
+    answer, had been dated at the session)."""
+    got = propose(f"Doctor: You had a fall on the stairs, I hear.\n{answer}", NOW)
+    falls = [p for p in got if p.memory_type == "observation" and "fall" in p.content.lower()]
+    assert falls and falls[0].created_at.date().isoformat() == "2026-07-09", got

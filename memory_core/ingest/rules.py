@@ -620,8 +620,8 @@ def _date_alone(s: Sentence, r: Named) -> DateSpan | None:
     if len(r.dates) != 1:
         return None
     d = r.dates[0]
-    if _words_besides(s, d.start, d.end) <= _DATE_FILLERS:
-        return d
+    if _words_besides(s, d.start, d.end) - set(lexicon().weekdays) <= _DATE_FILLERS:
+        return d  # "Saturday the 25th of July.": the weekday is the date's
     # "14.07.2026, here in the practice, with the nurse.": the date first, then only where or
     # with whom (nothing named, no number)
     head, tail = s.low[: d.start], s.low[d.end :]
@@ -803,11 +803,15 @@ def _told_before(
     "When was that?" -- the sentence the question followed ("I see your GP increased the
     sertraline. When was that?" -- "First of June."), else the last of the turn before the
     question's, where the other speaker told it ("I've stopped smoking." -- "Oh, brilliant.
-    When did you stop?" -- "New Year's Day.")."""
+    When did you stop?" -- "New Year's Day."); with no question, the last sentence of the
+    other speaker's turn just before ("You had a fall, I see." -- "Saturday the 25th.")."""
     if prev is not None and prev.turn == s.turn:
         return (prev,)
     if question is None or not _WHEN_ASKED_Q.match(question[0].text):
-        return ()
+        # "You mentioned a fall on the form too." -- "Yes, Saturday the 25th of July.": the
+        # other speaker's answer gives the date of what was just told
+        told_just = prev is not None and prev.turn == s.turn - 1 and prev.speaker != s.speaker
+        return (prev,) if told_just and not prev.question else ()
     q = question[0]
     before = [x for x in by_turn.get(q.turn, ()) if x.end <= q.start]
     told = [x for x in by_turn.get(q.turn - 1, ()) if x.speaker != q.speaker]
