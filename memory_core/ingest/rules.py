@@ -810,8 +810,9 @@ def _told_before(
     if question is None or not _WHEN_ASKED_Q.match(question[0].text):
         # "You mentioned a fall on the form too." -- "Yes, Saturday the 25th of July.": the
         # other speaker's answer gives the date of what was just told
-        told_just = prev is not None and prev.turn == s.turn - 1 and prev.speaker != s.speaker
-        return (prev,) if told_just and not prev.question else ()
+        if prev is None or prev.question or prev.turn != s.turn - 1 or prev.speaker == s.speaker:
+            return ()
+        return (prev,)
     q = question[0]
     before = [x for x in by_turn.get(q.turn, ()) if x.end <= q.start]
     told = [x for x in by_turn.get(q.turn - 1, ()) if x.speaker != q.speaker]
