@@ -913,3 +913,55 @@ def test_a_date_answered_to_what_was_just_told_dates_it(answer: str) -> None:
     got = propose(f"Doctor: You had a fall on the stairs, I hear.\n{answer}", NOW)
     falls = [p for p in got if p.memory_type == "observation" and "fall" in p.content.lower()]
     assert falls and falls[0].created_at.date().isoformat() == "2026-07-09", got
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Doctor: I'm going to reduce the bisoprolol to 5 milligrams once a day from tomorrow.",
+        "Doctor: Let's bring the bisoprolol down to 5 mg, starting tomorrow morning.",
+    ],
+)
+def test_a_change_decided_today_from_tomorrow_is_the_change(line: str) -> None:
+    """A change decided now that starts tomorrow is the order as it now stands (the
+    prescription changes today), not a plan for a later day (set q's dev half: "reduce the
+    amlodipine to 5 mg once a day from tomorrow" had been a plan only)."""
+    got = said(line)
+    assert any(t == "medication" and "5 mg" in c for t, _w, c in got), got
+
+
+def test_a_plan_for_next_week_stays_a_plan() -> None:
+    got = said("Doctor: Next Monday we'll reduce the bisoprolol to 5 milligrams.")
+    assert not any(t == "medication" for t, _w, _c in got), got
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Doctor: Carry on with the quetiapine at 8 pm.",
+        "Doctor: Keep taking the quetiapine at 8 pm.",
+    ],
+)
+def test_carry_on_with_a_drug_is_taking_it(line: str) -> None:
+    got = said(line)
+    assert any(t == "medication" and "quetiapine" in c and "8 pm" in c for t, _w, c in got), got
+
+
+def test_a_stop_told_after_the_drug_by_a_pronoun_is_a_stop() -> None:
+    """ "Now the clopidogrel you used to take, they've stopped that": the stop is told after
+    the drug, of "that" (a discharge's stop, unread in a dev transcript)."""
+    got = said("Pharmacist: Now the clopidogrel you used to take, they've stopped that.")
+    assert any(t == "medication" and "stopped clopidogrel" in c for t, _w, c in got), got
+
+
+def test_it_after_a_drug_only_considered_is_the_drug_talked_of_before() -> None:
+    """ "We could consider switching to nortriptyline" names a drug only considered: the "it"
+    said next is still the drug talked of before (set q's dev half had read "I took it at 7
+    pm" as the considered drug taken)."""
+    got = said(
+        "Doctor: How is the amitriptyline?\n"
+        "Patient: I'm drowsy in the mornings on the amitriptyline.\n"
+        "Doctor: If that doesn't settle we could consider switching to nortriptyline instead.\n"
+        "Patient: I took it at 8 pm last night and felt better this morning."
+    )
+    assert not any("nortriptyline" in c.lower() for _t, _w, c in got), got

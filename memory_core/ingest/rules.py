@@ -282,6 +282,7 @@ _GAVE = re.compile(
 )
 _TAKE = re.compile(
     r"\b(take|takes|taking|took|on|stays? at|continu\w+|remain\w* on|using|use|uses|"
+    r"carry on with|carrying on with|keep taking|keep using|"
     r"inject\w*|(?<!n't )(?<!not )(?<!never )(?:give|gives|giving))\b"  # a carer's "I give him
     # his donepezil at night" -- not "don't give her the aspirin", "never give him ibuprofen"
 )
@@ -571,15 +572,38 @@ def _planned(r: Named, drug: Drug, when: DateSpan | None) -> str | None:
     day ahead ("next Monday I stop the aspirin", "tomorrow"), or its date was said with no
     direction in a sentence that tells nothing done ("On Monday, reduce the prednisolone to 20
     mg", "I'm due to start the insulin on Monday", "We'll stop the alendronic acid in March"):
-    the next such day, not the last. None for a change made."""
+    the next such day, not the last. None for a change made, or made now to begin tomorrow
+    ("reduce the amlodipine to 5 mg from tomorrow": the prescription changes today)."""
     a = max(0, drug.start - 60)
-    clause = r.low[a : drug.end] + re.split(r"[,;.]", r.low[drug.end :], maxsplit=1)[0]
+    clause = r.low[a : drug.end] + re.split(r"[,;]|\.(?!\d)", r.low[drug.end :], maxsplit=1)[0]
     ahead = said_ahead(clause)
-    if ahead is not None:
+    if ahead is not None and not _FROM_TOMORROW.search(clause):
         return r.text[a + ahead[0] : a + ahead[1]]
     if when is not None and when.guessed_past and not told_as_done(r.text):
         return r.text[when.start : when.end]
     return None
+
+
+def _only_considered(r: Named) -> bool:
+    """A statement that names its drugs only as a treatment to consider, after a hedge and a
+    verb of starting or changing ("If the drowsiness hasn't settled we could consider
+    switching to propranolol"; not "That might have been when you started the turmeric")."""
+    first = min(d.start for d in r.drugs)
+    hedge = _HEDGE.search(r.low, 0, first)
+    return (
+        not r.s.question
+        and hedge is not None
+        and _CONSIDERED.search(r.low, hedge.end(), first) is not None
+    )
+
+
+#: a treatment considered, after a hedge: the words before the drug
+_CONSIDERED = re.compile(r"\b(?:switch\w*|add\w*|try\w*|trial\w*|consider\w*|chang\w*)\b")
+
+
+#: a change decided now that begins tomorrow or tonight ("reduce it to 5 mg from tomorrow"): the
+#: order as it now stands, not a plan for a later day
+_FROM_TOMORROW = re.compile(r"\b(?:from|starting|as of|beginning)\s+(?:tomorrow|tonight)\b")
 
 
 def _lower(m: re.Match[str]) -> str:
@@ -1071,6 +1095,12 @@ _DETAIL = (
     r"puffs?|sachets?|drops?|injections?|patch(?:es)?|once|twice|three|four|one|two|times?|a|an|"
     r"the|at|in|every|each|per|day|daily|week|weekly|month|monthly|night|nightly|morning|"
     r"evening|bedtime|od|bd|bid|tds|tid|qds|qid|nocte|mane|prn"
+)
+#: a stop told after the drug, of a pronoun for it ("the aspirin you used to take, they've
+#: stopped that", "Citalopram -- the hospital stopped it")
+_STOPPED_AFTER = re.compile(
+    r"\b(?:they|he|she|we|i|the (?:hospital|doctors?|team|gp|consultant|ward))(?:'ve| have| had)?"
+    r"\s+(?:stopped|discontinued)\s+(?:it|that|them|this|those)\b"
 )
 _CHANGE_AFTER = re.compile(
     rf"^(?:[\s,]*\b(?:{_DETAIL})\b)*[\s,]*(?:was\s+|were\s+)?"
@@ -1668,8 +1698,14 @@ class RuleExtractor:
                 st.dose_units[d.name] = unit
         if r.drugs and not allergy_talk:
             it = _IT_SUBJECT.match(r.low)
-            kept = st.topic_drugs() if it or _named_in_passing(r.text) else []
-            if kept and (not it or not any(d.start < it.end() for d in r.drugs)):
+            # a drug only considered ("we could consider switching to propranolol") is no new
+            # topic: "I took it at 7 pm" next is still the drug talked of before
+            considered = _only_considered(r)
+            passing = _named_in_passing(r.text) or considered
+            kept = st.topic_drugs() if it or passing else []
+            if considered and not kept:
+                pass
+            elif kept and (not it or not any(d.start < it.end() for d in r.drugs)):
                 # "The St John's wort is the important one. It speeds up how your body clears
                 # apixaban": "it", the subject, is still the St John's wort -- the drug named
                 # after it is no new topic for the "it" said next ("stop it from today")
@@ -2031,6 +2067,8 @@ class RuleExtractor:
             stop = _STOP.search(window)
             generic = stop is not None and _GENERIC_BEFORE.search(window, 0, stop.start())
             stopped = bool(stop) and not (generic and _WORKING.match(low, d.end))
+            # "the clopidogrel you used to take, they've stopped that": told after the drug
+            stopped = stopped or _STOPPED_AFTER.search(low, d.end, nxt) is not None
             changed = stopped or up or down or _SWITCH_TO.search(window)
             ahead = _planned(r, d, when) if changed or _START.search(window) else None
             if ahead is not None and not confirmed:

@@ -295,7 +295,12 @@ def freq_after(r: Named, pos: int, limit: int = 60) -> str:
             # the count said before a period ("one a day", "two capsules a day")
             count = _COUNT_BEFORE.search(r.low, pos, a)
             return r.low[count.start() if count else a : _b]
-    return ""
+    clock = _AT_CLOCK.search(r.low, pos, pos + limit)  # "Carry on with it at 7 pm"
+    return clock.group(0) if clock else ""
+
+
+#: a clock time a dose is taken at ("at 7 pm", "at 8.30am")
+_AT_CLOCK = re.compile(r"\bat\s+\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)")
 
 
 #: a count of doses said right before a period ("one a day", "2 capsules a day")
