@@ -965,3 +965,13 @@ def test_it_after_a_drug_only_considered_is_the_drug_talked_of_before() -> None:
         "Patient: I took it at 8 pm last night and felt better this morning."
     )
     assert not any("nortriptyline" in c.lower() for _t, _w, c in got), got
+
+
+def test_a_clinicians_finding_told_by_the_patient_is_the_patients() -> None:
+    """ "She said my heart's in atrial fibrillation": what the doctor said of the speaker is
+    the speaker's own fact, not a third person's (it had been read as "she"'s)."""
+    got = said(
+        "Pharmacist: Dr Osei saw you last week?\nPatient: She said my heart's in atrial "
+        "fibrillation."
+    )
+    assert any(t == "condition" and "atrial fibrillation" in c for t, _w, c in got), got

@@ -363,10 +363,12 @@ _SECOND_PERSON = re.compile(r"\b(?:you|your|you're|yours|yourself)\b")
 _OWN = re.compile(r"\b(?:his|her|their) own\b")
 
 #: what another person did to the speaker's treatment ("she put me on", "he started me on",
-#: "she upped my"): the speaker's fact
+#: "she upped my"), or said of the speaker ("she said my heart's in atrial fibrillation"): the
+#: speaker's fact
 ACTS_ON_ME = re.compile(
     r"\b(?:(?:put|started|switched|changed|moved|took|taken)\s+me\s+(?:on|off)|(?:upped|increased|"
-    r"reduced|lowered|stopped|changed|switched|doubled|halved)\s+my)\b"
+    r"reduced|lowered|stopped|changed|switched|doubled|halved)\s+my|(?:said|says|told me|thinks|"
+    r"reckons)\s+(?:that\s+)?(?:my|i|i've|i'm)\b)"
 )
 
 
