@@ -975,3 +975,25 @@ def test_a_clinicians_finding_told_by_the_patient_is_the_patients() -> None:
         "fibrillation."
     )
     assert any(t == "condition" and "atrial fibrillation" in c for t, _w, c in got), got
+
+
+@pytest.mark.parametrize(
+    ("line", "word"),
+    [
+        ("Patient: And I realised I never told you that my aunt had breast cancer at 45.", "aunt"),
+        ("Patient: I forgot to mention, my grandad had bowel cancer.", "grandad"),
+        ("Patient: I don't think I told you that my uncle had a heart attack at 50.", "uncle"),
+    ],
+)
+def test_a_frame_that_says_it_was_not_told_before_negates_nothing_told(
+    line: str, word: str
+) -> None:
+    """ "I never told you that my aunt had breast cancer": the negation is of the telling, not
+    of what is told (set q's dev half: a mother's stroke said so went unread)."""
+    got = said(f"Doctor: Anything else?\n{line}")
+    assert any(w == "family history" and word in c.lower() for _t, w, c in got), got
+
+
+def test_never_told_to_stop_is_no_stop() -> None:
+    got = said("Doctor: I never told you to stop the simvastatin, keep taking it.")
+    assert not any("stopped" in c.lower() for _t, _w, c in got), got

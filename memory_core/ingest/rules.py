@@ -141,10 +141,12 @@ _MED_NEG = re.compile(
     r"(?:don't|do not|never|mustn't|must not|shouldn't|should not) (?:take|give|use|have))\b"
 )  # "Never give him ibuprofen 400 mg with the warfarin": an instruction, not what he takes
 #: a decision not to act on the drug, said before it in its clause ("I'm not going to start a
-#: statin yet", "we'll hold off on the ramipril", "No, I wouldn't stop it")
+#: statin yet", "we'll hold off on the ramipril", "No, I wouldn't stop it", "I never told you to
+#: stop the simvastatin")
 _NOT_NOW = re.compile(
     r"\b(not going to|won't|will not|wouldn't|would not|hold off|holding off|no need|(?:don't|do "
-    r"not|doesn't|does not) need|decided against|against starting|not starting|not start)\b"
+    r"not|doesn't|does not) need|decided against|against starting|not starting|not start|"
+    r"(?:never|nobody|no one) (?:told|asked|said))\b"
 )
 #: a start deferred to a later time: a plan, not a medicine taken ("Next month we'll start you
 #: on bisoprolol")
@@ -444,6 +446,27 @@ def _untagged(s: Sentence) -> Sentence:
         return s
     said = m.group("said").rstrip(" ,;:—–-")
     return replace(s, text=said + ".", end=s.start + len(said))
+
+
+def _untold(s: Sentence) -> Sentence:
+    """A sentence that opens by saying it was not told before ("I realised I never told you
+    that my mother had a stroke", "I forgot to mention, my dad had bowel cancer"), as what it
+    tells: the frame's negation is of the telling, not of what is told; any other sentence as
+    it is."""
+    m = _UNTOLD.match(s.text)
+    if m is None or m.end() >= len(s.text):
+        return s
+    return replace(s, text=s.text[m.end() :], start=s.start + m.end())
+
+
+#: a frame that says what follows was not told before: its words up to what is told
+_UNTOLD = re.compile(
+    r"^\W*(?:(?:and|also|oh|sorry|actually)\W+)*(?:i\s+(?:realised|realized|just remembered)\s+)?"
+    r"(?:i\s+)?(?:never|didn't|did not|forgot to|haven't|have not|don't think i|do not think i|"
+    r"not sure (?:if|whether) i)\s+(?:told|tell|mention|mentioned|said|say)\b"
+    r"(?:\s+(?:you|it|this|before|earlier))*\s*(?:that\b|,|:|-|but\b)\s*(?!to\b)",
+    re.I,
+)
 
 
 def _statement_then_question(s: Sentence) -> list[Sentence]:
@@ -1253,7 +1276,7 @@ class RuleExtractor:
         transcript = spoken_numbers(transcript)  # "ninety-four kilos": 94, in place
         header, sents = split(transcript)
         sents = [part for x in sents for part in _statement_then_question(x)]
-        sents = [part for x in sents for part in _recap_items(x)]
+        sents = [part for x in sents for part in _recap_items(_untold(x))]
         session = session_date(header, now) or now
         seen: set[tuple[str, str]] = set()
         undated: list[int] = []  # the candidates dated by nothing said
