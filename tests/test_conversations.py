@@ -997,3 +997,27 @@ def test_a_frame_that_says_it_was_not_told_before_negates_nothing_told(
 def test_never_told_to_stop_is_no_stop() -> None:
     got = said("Doctor: I never told you to stop the simvastatin, keep taking it.")
     assert not any("stopped" in c.lower() for _t, _w, c in got), got
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["Daughter: Her own mother had Parkinson's.", "Son: Her mother, my nan, had Parkinson's too."],
+)
+def test_a_proxys_her_mother_is_the_patients_mother(line: str) -> None:
+    """A daughter's "my mum" is the patient, but "her mother" is the patient's mother: family
+    history (two dev transcripts' grandmothers' dementia went unread)."""
+    got = said(f"Doctor: Good morning, Mrs Hale. Anyone in the family with memory trouble?\n{line}")
+    assert [(t, w) for t, w, _c in got] == [("condition", "family history")], got
+
+
+def test_a_proxys_parent_is_the_patient_only_by_the_patients_sex() -> None:
+    """A daughter's "my mum has had a chest infection" is the patient's (Mrs Hale's), read
+    past the facts reader's "another person"; her "Dad has diabetes" is not the patient's."""
+    got = said(
+        "Doctor: Good morning, Mrs Hale. How has she been?\n"
+        "Daughter: My mum has had a chest infection.\n"
+        "Daughter: Dad has diabetes, he's in the car."
+    )
+    patients = [c.lower() for _t, w, c in got if w == "patient"]
+    assert any("chest infection" in c for c in patients), got
+    assert not any("diabetes" in c for c in patients), got

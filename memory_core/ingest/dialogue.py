@@ -493,7 +493,8 @@ def about_other(patient_id: str, s: Sentence, st: State) -> bool:
     if m is None or (m.group("named") and s.speaker == "clinician"):
         return False
     rel = m.group(1) or m.group("named")
-    if s.relation and rel in _PATIENT_AS.get(s.relation, ()):
+    mine = m.group("named") or re.search(r"\b(?:my|our) ", m.group(0))  # not "her own mother"
+    if s.relation and rel in _PATIENT_AS.get(s.relation, ()) and mine:
         return False  # a daughter's "my mum" is the patient
     clinician_asks = s.speaker == "clinician" and s.low.lstrip().startswith(("your", "his", "her"))
     if clinician_asks and rel in ("mum", "mom", "mother", "dad", "father", "son", "daughter"):

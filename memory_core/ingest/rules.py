@@ -1372,6 +1372,7 @@ class RuleExtractor:
                 drugs_done="medication" in done,
                 patient_name=st.names(),
                 skip=skip,
+                pronoun=st.patient_pronoun,
             ):
                 d = clause_date(r, x.start, x.end)
                 ahead = d is not None and x.type == "care_plan" and d.guessed_past

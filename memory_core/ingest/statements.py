@@ -412,8 +412,9 @@ def relative_subject(text: str, relation: str) -> str | None:
         if w in c.relatives and (i == 0 or before in _POSSESSIVES or named):
             if w != word and i + 1 < len(ws) and ws[i + 1] in c.relatives:
                 return f"{w}'s {ws[i + 1]}"  # a relative's relative: "Mum's sister"
-            if relation and w in _PATIENT_AS.get(relation, ()):  # the proxy's "my mum": the patient
-                continue
+            mine = i == 0 or named or before in ("my", "our")  # not "her mother": the patient's
+            if relation and w in _PATIENT_AS.get(relation, ()) and mine:
+                continue  # the proxy's "my mum": the patient
             return w
     return None
 
@@ -625,6 +626,32 @@ def _counted(text: str) -> bool:
     return any(w[:1].isdigit() or w in numbers for w in words_of(text))
 
 
+def as_patient(text: str, relation: str, pronoun: str = "") -> str:
+    """A proxy's words with the patient named as the patient ("My mum has had a chest
+    infection", said by the daughter of a patient "she": "The patient has had a chest
+    infection"), for the facts reader, which reads "my mum" as another person; any other
+    speaker's as they are -- and a son's or daughter's where the patient's sex is not known
+    (their "dad" may be the patient's husband)."""
+    from .dialogue import _PATIENT_AS
+
+    words = _PATIENT_AS.get(relation, ())
+    if relation in ("son", "daughter"):
+        words = _PARENT_AS.get(pronoun, ())
+    if not words:
+        return text
+    kin = "|".join(words)
+    return re.sub(
+        rf"\b(?:(?:my|our)\s+)?(?:{kin})(?P<own>'s|’s)?\b",
+        lambda m: "the patient's" if m.group("own") else "the patient",
+        text,
+        flags=re.I,
+    )
+
+
+#: a son's or daughter's words for a parent who is the patient, by the patient's pronoun
+_PARENT_AS = {"she": ("mum", "mom", "mother"), "he": ("dad", "father")}
+
+
 def _kinds_found(text: str, mtype: str) -> tuple[set[KeyKind], bool]:
     """The kinds of things the reader finds in the clause, and whether anything named is not
     asserted of the patient now."""
@@ -769,12 +796,25 @@ def stated(
     drugs_done: bool,
     patient_name: str | tuple[str, ...] | None = None,
     skip: frozenset[str] = frozenset(),
+    pronoun: str = "",
 ) -> Iterator[Stated]:
     """The kinds of statement a sentence's clauses make of the patient (first kind whose cues
     and needs a clause carries), skipping types the specific rules already read from it and
-    the kinds ``skip`` names (a confirmed question's plan: the question's words are no plan)."""
+    the kinds ``skip`` names (a confirmed question's plan: the question's words are no plan);
+    ``pronoun``: "she" or "he" where the patient's title says, which tells which parent a
+    son's or daughter's "my mum" / "my dad" is."""
     return iter(
-        _stated(s.text, s.speaker, s.relation, done_types, drugs_done, patient_name, skip, s.listed)
+        _stated(
+            s.text,
+            s.speaker,
+            s.relation,
+            done_types,
+            drugs_done,
+            patient_name,
+            skip,
+            s.listed,
+            pronoun,
+        )
     )
 
 
@@ -788,10 +828,11 @@ def _stated(
     patient_name: str | tuple[str, ...] | None,
     skip: frozenset[str] = frozenset(),
     listed: bool = False,
+    pronoun: str = "",
 ) -> tuple[Stated, ...]:
     """:func:`stated` of one sentence's words (pure, so a sentence said again is read once)."""
     s = Sentence(text_, 0, len(text_), speaker, relation=relation, listed=listed)
-    return tuple(_each(s, done_types, drugs_done, patient_name, skip))
+    return tuple(_each(s, done_types, drugs_done, patient_name, skip, pronoun))
 
 
 def _each(
@@ -800,6 +841,7 @@ def _each(
     drugs_done: bool,
     patient_name: str | tuple[str, ...] | None,
     skip: frozenset[str] = frozenset(),
+    pronoun: str = "",
 ) -> Iterator[Stated]:
     who = "clinician" if s.speaker == "clinician" else "patient"
     for a, b in clauses(s):
@@ -846,7 +888,7 @@ def _each(
             conditional = cond_at is not None and (not plan or cond_at < (cue_at or 0))
             if not decided or conditional:
                 break  # a suggestion, a condition, something to consider: no fact
-            _found, blocked = _kinds_found(text, k.type)
+            _found, blocked = _kinds_found(as_patient(text, s.relation, pronoun), k.type)
             if blocked:
                 break
             if k.type in NOT_NEGATED and set(words_of(text)) & (c.negations - {"without"}):
