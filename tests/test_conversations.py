@@ -1021,3 +1021,10 @@ def test_a_proxys_parent_is_the_patient_only_by_the_patients_sex() -> None:
     patients = [c.lower() for _t, w, c in got if w == "patient"]
     assert any("chest infection" in c for c in patients), got
     assert not any("diabetes" in c for c in patients), got
+
+
+def test_i_see_you_had_is_no_plan_to_see_you() -> None:
+    """ "I see you had a fall": the clinician noticing, not "see you" of a follow-up (it had
+    been proposed as a plan); "I'll see you in six weeks" stays a plan."""
+    got = said("Doctor: I see you had a fall on the stairs.\nDoctor: I'll see you in six weeks.")
+    assert [t for t, _w, _c in got] == ["observation", "care_plan"], got
