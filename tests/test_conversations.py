@@ -207,10 +207,11 @@ def test_the_thirteenth_authors_ten_hold_their_first_run() -> None:
     same) -- its test half's first run: 24 / 83 facts, 5 wrong dates, 2 forbidden, 7 / 18
     superseded; with numbers of more than one word said in words read as digits, 29 found, 12
     wrong dates (values read now, dated by words the dates reader does not know: "the
-    thirtieth"), 9 superseded (the targets are not met: a later change may only do better)."""
+    thirtieth"), 9 superseded (the targets are not met: a later change may only do better);
+    1 forbidden since the twentieth session."""
     s = conv.summary(conv.run_all(conv.load(["m"], "test"), "hashing"))
     assert s["transcripts"] == 5 and s["facts"] == 83 and s["links"] == 18
-    assert s["found"] >= 29 and s["forbidden"] <= 2 and s["wrong_dates"] <= 12, s
+    assert s["found"] >= 29 and s["forbidden"] <= 1 and s["wrong_dates"] <= 12, s
     assert s["superseded"] >= 9, s
 
 
@@ -224,10 +225,10 @@ def test_the_fourteenth_authors_ten_hold_their_first_run() -> None:
     change word after a drug that is a claim of what it does, with an object of its own ("With
     <x>, <drug> increases the risk of ..."), no longer proposes the drug's dose increased --
     two such value-less proposals had matched a fact's words and superseded its prior by the
-    drug's name alone."""
+    drug's name alone. 62 found since the twentieth session."""
     s = conv.summary(conv.run_all(conv.load(["n"], "test"), "hashing"))
     assert s["transcripts"] == 7 and s["facts"] == 122 and s["links"] == 29
-    assert s["found"] >= 60 and s["forbidden"] <= 4 and s["wrong_dates"] <= 20, s
+    assert s["found"] >= 62 and s["forbidden"] <= 4 and s["wrong_dates"] <= 20, s
     assert s["superseded"] >= 21, s
 
 
@@ -237,10 +238,11 @@ def test_the_fifteenth_authors_ten_hold_their_first_run() -> None:
     session's starting main 1c909c4, its prompt's "family" read as the store's "family
     history") -- its test half's first run: 36 / 64 facts, 8 wrong dates, 2 forbidden, 10 / 13
     superseded; the same at the session's end (the dev half 56 -> 69 / 99, 10 -> 4 wrong
-    dates, 3 -> 0 forbidden). The targets are not met: a later change may only do better."""
+    dates, 3 -> 0 forbidden). The targets are not met: a later change may only do better.
+    38 found since the twentieth session."""
     s = conv.summary(conv.run_all(conv.load(["o"], "test"), "hashing"))
     assert s["transcripts"] == 4 and s["facts"] == 64 and s["links"] == 13
-    assert s["found"] >= 36 and s["forbidden"] <= 2 and s["wrong_dates"] <= 8, s
+    assert s["found"] >= 38 and s["forbidden"] <= 2 and s["wrong_dates"] <= 8, s
     assert s["superseded"] >= 10, s
 
 
@@ -260,11 +262,12 @@ def test_the_seventeenth_authors_ten_hold_their_first_run() -> None:
     """Set q (ten transcripts by a seventeenth author, written at the start of the twentieth
     session, frozen at f11e108 before any change made with them and measured as they came on
     c87de2f, hashing and MiniLM alike) -- its test half's first run: 44 / 58 facts, 5 wrong
-    dates, 3 forbidden, 9 / 9 superseded (dev 82 / 112, 3, 4, 17 / 21). The forbidden and
-    wrong-date targets are not met: a later change may only do better."""
+    dates, 3 forbidden, 9 / 9 superseded (dev 82 / 112, 3, 4, 17 / 21); at that session's end
+    2 forbidden (a number taken back in its sentence), dev 88 / 112, 3, 0, 18 / 21. The
+    forbidden and wrong-date targets are not met: a later change may only do better."""
     s = conv.summary(conv.run_all(conv.load(["q"], "test"), "hashing"))
     assert s["transcripts"] == 3 and s["facts"] == 58 and s["links"] == 9
-    assert s["found"] >= 44 and s["forbidden"] <= 3 and s["wrong_dates"] <= 5, s
+    assert s["found"] >= 44 and s["forbidden"] <= 2 and s["wrong_dates"] <= 5, s
     assert s["superseded"] >= 9, s
 
 
