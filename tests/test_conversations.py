@@ -37,9 +37,10 @@ PID = "HX-9001"
 #: change is proposed where it was not before, superseding its prior, dated at the session where
 #: the key gives an earlier day); wrong dates 16 (2026-12-07, the twentieth session: a
 #: summing-up's items read one by one -- one fact not proposed at all before is now proposed,
-#: with a date the key does not give it; found the same); the issue's targets (75 %, 0, 0,
-#: 80 %) are in docs/ingest.md beside them, not met.
-FLOOR = {"found": 100, "forbidden": 6, "wrong_dates": 16, "superseded": 50}
+#: with a date the key does not give it; found the same), then found 101 and forbidden 5 at
+#: that session's end; the issue's targets (75 %, 0, 0, 80 %) are in docs/ingest.md beside
+#: them, not met.
+FLOOR = {"found": 101, "forbidden": 5, "wrong_dates": 16, "superseded": 50}
 
 
 def test_the_held_out_test_half_holds_its_floor() -> None:
