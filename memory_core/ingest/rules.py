@@ -609,8 +609,9 @@ def _planned(r: Named, drug: Drug, when: DateSpan | None) -> str | None:
 
 def _only_considered(r: Named) -> bool:
     """A statement that names its drugs only as a treatment to consider, after a hedge and a
-    verb of starting or changing ("If the drowsiness hasn't settled we could consider
-    switching to propranolol"; not "That might have been when you started the turmeric")."""
+    verb of switching, adding, trying or considering ("If the drowsiness hasn't settled we
+    could consider switching to propranolol"; not "That might have been when you started the
+    turmeric")."""
     first = min(d.start for d in r.drugs)
     hedge = _HEDGE.search(r.low, 0, first)
     return (
@@ -1727,14 +1728,12 @@ class RuleExtractor:
             considered = _only_considered(r)
             passing = _named_in_passing(r.text) or considered
             kept = st.topic_drugs() if it or passing else []
-            if considered and not kept:
-                pass
-            elif kept and (not it or not any(d.start < it.end() for d in r.drugs)):
+            if kept and (not it or not any(d.start < it.end() for d in r.drugs)):
                 # "The St John's wort is the important one. It speeds up how your body clears
                 # apixaban": "it", the subject, is still the St John's wort -- the drug named
                 # after it is no new topic for the "it" said next ("stop it from today")
                 st.drugs_age, st.drugs_turn = 0, r.s.turn
-            else:
+            elif not considered:  # a drug only considered leaves the topic as it was
                 st.drugs, st.drugs_age, st.drugs_turn = r.drugs, 0, r.s.turn
         if r.analytes:
             st.analyte, st.analyte_age = r.analytes[-1][2], 0
