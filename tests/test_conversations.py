@@ -1032,3 +1032,35 @@ def test_i_see_you_had_is_no_plan_to_see_you() -> None:
     been proposed as a plan); "I'll see you in six weeks" stays a plan."""
     got = said("Doctor: I see you had a fall on the stairs.\nDoctor: I'll see you in six weeks.")
     assert [t for t, _w, _c in got] == ["observation", "care_plan"], got
+
+
+@pytest.mark.parametrize(
+    ("asked", "agreed", "word"),
+    [
+        (
+            "Patient: Could I get my inhalers in a weekly tray? I forget them.",
+            "Pharmacist: Yes, we can do that for you.",
+            "tray",
+        ),
+        (
+            "Patient: Can you phone my landline rather than the mobile?",
+            "Nurse: Of course, I'll change that now.",
+            "landline",
+        ),
+    ],
+)
+def test_a_request_of_the_care_agreed_is_a_preference(asked: str, agreed: str, word: str) -> None:
+    """The patient asks for something of their care and the clinician agrees: how they want
+    their care (four dev transcripts' blister packs and dosette boxes, and letters by email,
+    had gone unread)."""
+    got = said(f"{asked}\n{agreed}")
+    assert any(t == "preference" and word in c for t, _w, c in got), got
+
+
+def test_a_request_turned_down_or_for_a_drug_is_no_preference() -> None:
+    got = said(
+        "Patient: Could I have some antibiotics for this cough?\nDoctor: Yes, I think so.\n"
+        "Patient: Could I have my tablets in a dosette box?\nDoctor: I'm afraid we can't do "
+        "those here."
+    )
+    assert not any(t == "preference" for t, _w, _c in got), got

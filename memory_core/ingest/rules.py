@@ -517,6 +517,21 @@ _RECAP = re.compile(
 _RECAP_CUT = re.compile(r"\s*[,;]\s+(?:and\s+)?")
 
 
+#: a request of the care, asked by the patient's side ("Could I have my tablets in a dosette
+#: box?", "Could you send the appointment by email?", "Can you text me first?")
+_ASKS_FOR = re.compile(
+    r"^\W*(?:(?:oh|also|and|so|one more thing|actually)\W+)*(?:could|can|would|may)\s+"
+    r"(?:i|we|you|u)\s+(?:have|get|do|send|put|text|email|ring|call|phone|message|see|book)\b",
+    re.I,
+)
+#: a clinician's turn that agrees to a request ("Yes, we can do a weekly blister pack", "Of
+#: course", "Sure, I'll set that up")
+_AGREED = re.compile(
+    r"^\W*(?:yes|yeah|yep|of course|certainly|sure|absolutely|no problem|definitely|that's fine)\b",
+    re.I,
+)
+
+
 #: a question after a statement, past a dash or a semicolon: its opening words
 _THEN_ASKED = re.compile(
     r"\s[-–—]\s+(?=(?:and\s+)?(?:any|anything|are|is|do|does|did|have|has|how|what|when|"
@@ -1398,6 +1413,7 @@ class RuleExtractor:
         named_in_turn: tuple[int, str] = (-1, "")  # a relative the clinician's turn named
         asked_before = False  # ... whom a later question of the turn asks of as "she"
         turn_starts: list[tuple[int, int]] = []  # each turn, and its first candidate's index
+        asked_for: Sentence | None = None  # the patient's side asked for something of the care
         sents_by_turn: dict[int, list[Sentence]] = {}
         for x in sents:
             sents_by_turn.setdefault(x.turn, []).append(x)
@@ -1478,6 +1494,19 @@ class RuleExtractor:
             opens_turn = s in sents_by_turn.get(s.turn, [])[:2]  # the turn's first words
             if s.speaker == "clinician" and len(turn_starts) >= 2 and opens_turn:
                 _refine_days(out, r, s, range(turn_starts[-2][1], turn_starts[-1][1]))
+            if asked_for is not None and s.speaker == "clinician" and new_turn:
+                if asked_for.turn == s.turn - 1 and _AGREED.match(s.text):
+                    # "Could I have my tablets in a dosette box?" -- "Yes, we can do that":
+                    # what the patient asked for, agreed, is how they want their care
+                    request = third_person(
+                        asked_for.text.rstrip(" ?"), "patient", asked_for.relation
+                    )
+                    content = f'Preference: asked "{request}" (agreed)'
+                    item = ("preference", content, 0.8, None, asked_for.start, s.end)
+                    emit(iter([item]), "patient")
+                asked_for = None
+            if s.speaker != "clinician" and s.question and _ASKS_FOR.match(s.text):
+                asked_for = None if r.drugs or disorders_named(s.text) else s
             switched = prev is None or s.speaker != prev.speaker
             if switched and s.speaker == "clinician":
                 emit(self._flush_allergy(st), "patient")
