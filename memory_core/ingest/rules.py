@@ -82,6 +82,7 @@ from .dialogue import (
 )
 from .proposals import Candidate, Extraction
 from .sentence import (
+    CLOCK_TIME,
     DOSE_UNIT_SPELLINGS,
     Drug,
     Finding,
@@ -236,7 +237,7 @@ _PARTICLE = re.compile(r"^\W*(?:dose\s+)?(up|down)\b")
 #: a time of day a dose is taken at ("the morning", "bedtime", "6 pm", "breakfast")
 _A_TIME = (
     r"(?:the\s+)?(?:morning|afternoon|evening|night(?:[- ]?time)?|bedtime|lunchtime|teatime|"
-    r"breakfast|lunch|dinner|supper)s?\b|\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)"
+    rf"breakfast|lunch|dinner|supper)s?\b|{CLOCK_TIME}"
 )
 #: a dose moved to another time of day: the new time after "to" ("move it to the morning",
 #: "from bedtime to 6 pm"), or before "instead of" / "rather than" the old

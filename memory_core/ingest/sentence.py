@@ -299,8 +299,9 @@ def freq_after(r: Named, pos: int, limit: int = 60) -> str:
     return clock.group(0) if clock else ""
 
 
-#: a clock time a dose is taken at ("at 7 pm", "at 8.30am")
-_AT_CLOCK = re.compile(r"\bat\s+\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)")
+#: a clock time ("7 pm", "8.30am", "10:15 a.m."), and one a dose is taken at ("at 7 pm")
+CLOCK_TIME = r"\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)"
+_AT_CLOCK = re.compile(rf"\bat\s+{CLOCK_TIME}")
 
 
 #: a count of doses said right before a period ("one a day", "2 capsules a day")

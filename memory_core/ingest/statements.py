@@ -632,11 +632,12 @@ def as_patient(text: str, relation: str, pronoun: str = "") -> str:
     infection"), for the facts reader, which reads "my mum" as another person; any other
     speaker's as they are -- and a son's or daughter's where the patient's sex is not known
     (their "dad" may be the patient's husband)."""
+    from ..facts.lexicon import lexicon
     from .dialogue import _PATIENT_AS
 
     words = _PATIENT_AS.get(relation, ())
-    if relation in ("son", "daughter"):
-        words = _PARENT_AS.get(pronoun, ())
+    if relation in ("son", "daughter"):  # the parent of the patient's sex (assertion.json)
+        words = tuple(w for w in words if w in lexicon().relatives_by_pronoun.get(pronoun, ()))
     if not words:
         return text
     kin = "|".join(words)
@@ -646,10 +647,6 @@ def as_patient(text: str, relation: str, pronoun: str = "") -> str:
         text,
         flags=re.I,
     )
-
-
-#: a son's or daughter's words for a parent who is the patient, by the patient's pronoun
-_PARENT_AS = {"she": ("mum", "mom", "mother"), "he": ("dad", "father")}
 
 
 def _kinds_found(text: str, mtype: str) -> tuple[set[KeyKind], bool]:
