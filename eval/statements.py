@@ -41,6 +41,7 @@ PAIR_FILES = (
     "set_ae",
     "set_af",
     "set_ag",
+    "set_ah",
 )
 #: a memory type as one author's prompt named it (sets ad and af were asked for "response", set
 #: af for "social_history"), the store's name for it; the file stays as written
