@@ -272,6 +272,18 @@ def test_the_seventeenth_authors_ten_hold_their_first_run() -> None:
     assert s["superseded"] >= 9, s
 
 
+def test_the_eighteenth_authors_ten_hold_their_first_run() -> None:
+    """Set r (ten transcripts by an eighteenth author, written at the start of the
+    twenty-first session, frozen at dcb4e2c before any change made with them and measured as
+    they came on the reader of f996329, hashing and MiniLM alike) -- its test half's first run:
+    69 / 83 facts, 1 wrong date, 3 forbidden, 19 / 19 superseded (dev 75 / 86, 4, 0, 17 / 18).
+    The forbidden and wrong-date targets are not met: a later change may only do better."""
+    s = conv.summary(conv.run_all(conv.load(["r"], "test"), "hashing"))
+    assert s["transcripts"] == 5 and s["facts"] == 83 and s["links"] == 19
+    assert s["found"] >= 69 and s["forbidden"] <= 3 and s["wrong_dates"] <= 1, s
+    assert s["superseded"] >= 19, s
+
+
 def test_the_projects_own_twenty_stay_read() -> None:
     s = conv.summary(conv.run_all(conv.load(["dialogue"]), "hashing"))
     assert s["found"] >= 99 and s["forbidden"] == 0 and s["wrong_dates"] == 0, s
