@@ -20,6 +20,9 @@ from memory_core.ingest.rules import RuleExtractor
         ("TSH six point eight", "6.8"),
         ("a hundred and twelve", "112"),
         ("seventy nine point five kilos", "79.5 kilos"),
+        # "one" after "hundred" is "the ... one" (the pack or tablet), not a units digit
+        ("I take glucosamine, the fifteen hundred one, for my knees", "1500 one,"),
+        ("the five hundred one twice a day", "500 one twice"),
     ],
 )
 def test_a_number_said_in_words_is_read_as_its_digits(said: str, read: str) -> None:

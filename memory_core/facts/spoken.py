@@ -25,7 +25,9 @@ from .lexicon import lexicon
 
 @cache
 def _words() -> tuple[dict[str, int], dict[str, int], re.Pattern[str]]:
-    """The unit words (zero to nineteen), the tens words and the pattern of a number said."""
+    """The unit words (zero to nineteen), the tens words and the pattern of a number said. A
+    "one" right after "hundred" is the thing ("the fifteen hundred one": the 1,500 tablet), not
+    a units digit; "a hundred and one" is 101."""
     said = lexicon().number_words
     units = {w: int(v) for w, v in said.items() if " " not in w and v == int(v) and v < 20}
     units = {w: v for w, v in units.items() if w not in ("once", "twice")}
@@ -36,7 +38,8 @@ def _words() -> tuple[dict[str, int], dict[str, int], re.Pattern[str]]:
     below_100 = rf"(?:{tens_part}|{u})"
     pattern = re.compile(
         rf"\b(?P<bp>(?:{u})[ ](?:{tens_part})(?=\s+over\b))"
-        rf"|\b(?P<n>(?:(?:a|{u})[- ]hundred(?:[ ](?:and[ ])?{below_100})?|{below_100})"
+        rf"|\b(?P<n>(?:(?:a|{u})[- ]hundred(?:[ ](?:and[ ]{below_100}|(?!one\b){below_100}))?"
+        rf"|{below_100})"
         rf"(?:[ ](?:point|comma)(?:[ ](?:{u}))+)?)\b(?![-'’]\w)",  # "twenty-fifth": an ordinal
         re.IGNORECASE,
     )
