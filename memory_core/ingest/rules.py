@@ -107,6 +107,7 @@ from .statements import (
     proxy_self,
     relative_answered,
     stated,
+    stems,
     third_party,
     third_person,
 )
@@ -621,6 +622,20 @@ def _planned(r: Named, drug: Drug, when: DateSpan | None) -> str | None:
     if when is not None and when.guessed_past and not told_as_done(r.text):
         return r.text[when.start : when.end]
     return None
+
+
+def _hedged(s: Sentence, found: Sequence[Drug]) -> bool:
+    """Whether a hedge governs the drugs of a sentence. A doubt the patient's side says after
+    the last drug, in a clause of its own, is of how much or how often, not of whether they
+    take it ("I use the gel on my wrist, maybe three times a week"); any other hedge -- a
+    condition, the clinician's "maybe", a doubt before the drug -- governs the drugs."""
+    last = max(d.end for d in found)
+    for m in _HEDGE.finditer(s.low):
+        doubt = tuple(stems(m.group(1).split())) in cues().doubts
+        later = s.speaker != "clinician" and doubt and m.start() > last
+        if not (later and re.search(r"[,;]", s.low[last : m.start()])):
+            return True
+    return False
 
 
 def _only_considered(r: Named) -> bool:
@@ -2050,7 +2065,7 @@ class RuleExtractor:
         confirmed: bool = False,
     ) -> Iterator[Item]:
         low = s.low
-        if not found or _MED_NEG.search(low) or _HEDGE.search(low):
+        if not found or _MED_NEG.search(low) or _hedged(s, found):
             return
         conf = 0.9 if s.speaker == "clinician" else 0.85
         span = (s.start, s.end)

@@ -294,7 +294,12 @@ def freq_after(r: Named, pos: int, limit: int = 60) -> str:
             # the words as said ("at night", "twice a day"), with an "every" before them, and
             # the count said before a period ("one a day", "two capsules a day")
             count = _COUNT_BEFORE.search(r.low, pos, a)
-            return r.low[count.start() if count else a : _b]
+            start = count.start() if count else a
+            if re.match(_COUNT, r.low[start:_b]):  # "three, four times a day": from the range
+                low_end = _RANGE_BEFORE.search(r.low, pos, start)
+                start = low_end.start() if low_end else start
+            bound = _BOUND_BEFORE.search(r.low, pos, start)  # "up to", "about", "maybe"
+            return r.low[bound.start() if bound else start : _b]
     clock = _AT_CLOCK.search(r.low, pos, pos + limit)  # "Carry on with it at 7 pm"
     return clock.group(0) if clock else ""
 
@@ -304,10 +309,22 @@ CLOCK_TIME = r"\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)"
 _AT_CLOCK = re.compile(rf"\bat\s+{CLOCK_TIME}")
 
 
-#: a count of doses said right before a period ("one a day", "2 capsules a day")
+#: the words that bound or doubt how often, said right before it ("up to four times a day",
+#: "about three times a day", "maybe twice a day")
+_BOUND_BEFORE = re.compile(
+    r"\b(?:up to|no more than|not more than|at most|about|around|roughly|maybe|perhaps)\s+$"
+)
+
+
+#: a count of doses said right before a period ("one a day", "2 capsules a day", "three times
+#: a week", "four or five times a day", "three or four days a week")
+_COUNT = r"\b(?:[1-9]|one|two|three|four|five|six|seven)\b"
+#: the lower end of a range of counts ("three or", "4-", "three, ")
+_LOWER = rf"(?<![\d.,/]){_COUNT}\s*(?:,|or|to|-|–)\s*"
+_RANGE_BEFORE = re.compile(rf"{_LOWER}$")
 _COUNT_BEFORE = re.compile(
-    r"(?<![\d.,])\b(?:[1-9]|one|two|three|four|five|six)\s+(?:(?:capsules?|tablets?|pills?|"
-    r"puffs?|drops?|sprays?|sachets?|patch(?:es)?|teaspoons?|spoonfuls?|spoons?)\s+)?$"
+    rf"(?<![\d.,/])(?:{_LOWER})?{_COUNT}\s+(?:(?:capsules?|tablets?|pills?|puffs?|drops?|"
+    r"sprays?|sachets?|patch(?:es)?|teaspoons?|spoonfuls?|spoons?|times|days?|nights?)\s+)?$"
 )
 
 

@@ -120,6 +120,7 @@ class Cues:
     declines: tuple[tuple[str, ...], ...] = ()  # "I'll skip rabies": turned down
     not_conditions: tuple[tuple[str, ...], ...] = ()  # "if that's possible", "any more"
     prefer_first: tuple[tuple[str, ...], ...] = ()  # "I'd rather ...": a preference first
+    doubts: tuple[tuple[str, ...], ...] = ()  # the hedges of doubt ("maybe"), not of condition
 
 
 _WORD = re.compile(r"[a-z0-9]+(?:['’-][a-z0-9]+)*")
@@ -184,6 +185,7 @@ def cues() -> Cues:
         phrases(raw["declines"]),
         phrases(raw["not_conditions"]),
         phrases(raw["preference_first"]),
+        phrases(raw["doubts"]),
     )
 
 
@@ -271,13 +273,27 @@ def has_phrase(seq: Sequence[str], phrase: Sequence[str]) -> bool:
     return any(tuple(seq[i : i + n]) == tuple(phrase) for i in range(len(seq) - n + 1))
 
 
-def hedged(text: str) -> bool:
-    """A suggestion, something to consider or a condition: no decision."""
-    st = _masked(stems(words_of(text)), cues().not_conditions)  # "if that's possible": politeness
+def hedged(text: str, unless: tuple[tuple[str, ...], ...] = ()) -> bool:
+    """A suggestion, something to consider or a condition: no decision (the hedges of
+    ``unless`` left out)."""
+    st = _masked(stems(words_of(text)), cues().not_conditions + unless)  # "if that's possible"
     for ex in cues().hedge_exceptions:  # "What I would like is to refer you": a decision
         while (at := first_at(st, (ex,))) is not None:
             st[at : at + len(ex)] = ["\0"]
     return any_phrase(st, cues().hedges)
+
+
+def hedged_drug(text: str, who: str) -> bool:
+    """Whether a hedge governs a clause's drugs. A doubt the patient's side says after the last
+    drug, in a clause of its own, is of how much or how often, not of whether they take it
+    ("I take melatonin most nights, perhaps five nights out of seven"); any other hedge -- a
+    condition, the clinician's "maybe", a doubt before the drug -- governs them."""
+    parts = re.split(r"(?<=[,;])", text)
+    drugs = [i for i, p in enumerate(parts) if _drug(p)]
+    if who == "clinician" or not drugs:
+        return hedged(text)
+    head, tail = "".join(parts[: drugs[-1] + 1]), "".join(parts[drugs[-1] + 1 :])
+    return hedged(head) or hedged(tail, unless=cues().doubts)
 
 
 #: a drug a plan would start or change later ("review in 3 months and start a statin")
@@ -856,7 +872,7 @@ def _each(
             continue
         said_words = words_of(text)
         c = cues()
-        is_hedged = hedged(text)
+        is_hedged = hedged_drug(text, who)
         cond_at = first_at(_masked(st, c.not_conditions), c.conditions)  # not "if that's possible"
         kinds = c.kinds
         if who == "patient" and any_phrase(st, c.prefer_first):

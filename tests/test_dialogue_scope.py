@@ -1,0 +1,80 @@
+"""A cue governs the clause it is in, not the whole turn (issue 30's scope, read in
+conversations, issue 31). Sentences written for these tests, not taken from any held-out
+transcript."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from memory_core.ingest.rules import RuleExtractor
+
+PID = "NW-1005"
+
+
+def _got(lines: list[str], session: str = "2026-04-14") -> list[tuple[str, str]]:
+    now = datetime.fromisoformat(session).replace(hour=18, tzinfo=UTC)
+    ext = RuleExtractor().extract(PID, f"Date: {session}\n" + "\n".join(lines), now=now)
+    return [(c.memory_type, c.content.lower()) for c in ext.candidates]
+
+
+def _meds(got: list[tuple[str, str]], drug: str) -> list[str]:
+    return [c for m, c in got if m == "medication" and drug in c]
+
+
+def test_a_patients_maybe_after_the_drug_hedges_how_often_not_whether_they_take_it() -> None:
+    """ "I use the diclofenac gel on my wrist, maybe three times a week": the patient uses the
+    gel; "maybe" is of the count, in its own clause after the drug. (The count said before
+    "a week" is kept with it: "three times a week", not "a week".)"""
+    got = _got(
+        [
+            "Nurse: Anything you use for the wrist?",
+            "Patient: I use the diclofenac gel on my wrist, maybe three times a week.",
+            "Nurse: And for sleep?",
+            "Patient: Melatonin, I take it most nights, perhaps five nights out of seven.",
+        ]
+    )
+    assert any("three times a week" in c for c in _meds(got, "diclofenac")), got
+    assert _meds(got, "melatonin"), got
+
+
+def test_a_hedge_before_the_drug_or_the_clinicians_maybe_still_proposes_nothing() -> None:
+    """ "Maybe I'll try cod liver oil" and a clinician's "We could add amlodipine, maybe 5 mg"
+    are a thought and a suggestion, not a medicine taken; a hedge in the drug's own clause
+    governs it."""
+    got = _got(
+        [
+            "Patient: Maybe I'll try cod liver oil for the joints.",
+            "Dr Shah: We could add amlodipine, maybe 5 mg, if the readings stay up.",
+            "Patient: My sister takes glucosamine, maybe I should too.",
+            "Patient: I might take some ibuprofen, perhaps tomorrow.",
+        ]
+    )
+    for drug in ("cod liver", "amlodipine", "glucosamine", "ibuprofen"):
+        assert not _meds(got, drug), (drug, got)
+
+
+def test_how_often_keeps_the_words_that_bound_or_doubt_it() -> None:
+    """ "up to four times a day" is a most, not a schedule; "about three times a day" and
+    "maybe twice a day" are the patient's estimate, "four or five times a day" a range: the
+    proposal keeps those words (not "five times a day", nor "a week" for "three or four days a
+    week")."""
+    got = _got(
+        [
+            "Dr Lee: For the hip you can take paracetamol, two 500 mg tablets up to four times "
+            "a day.",
+            "Patient: I'm on co-codamol as well, about three times a day.",
+            "Patient: And I take naproxen for it, maybe twice a day.",
+            "Patient: The salbutamol inhaler, I use it four or five times a day.",
+            "Patient: Loratadine, one tablet, maybe three or four days a week.",
+            "Patient: And the terbutaline, maybe three, four times a day lately.",
+            "Patient: The Symbicort 200/6, one puff twice a day.",
+        ]
+    )
+    assert any("up to four times a day" in c for c in _meds(got, "paracetamol")), got
+    assert any("about three times a day" in c for c in _meds(got, "co-codamol")), got
+    assert any("maybe twice a day" in c for c in _meds(got, "naproxen")), got
+    assert any("four or five times a day" in c for c in _meds(got, "salbutamol")), got
+    assert any("three or four days a week" in c for c in _meds(got, "loratadine")), got
+    assert any("maybe three, four times a day" in c for c in _meds(got, "terbutaline")), got
+    inhaler = _meds(got, "symbicort")  # "200/6, one puff": a strength, then a count, no range
+    assert inhaler and not any("6, one" in c for c in inhaler), got
