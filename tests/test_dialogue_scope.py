@@ -78,3 +78,17 @@ def test_how_often_keeps_the_words_that_bound_or_doubt_it() -> None:
     assert any("maybe three, four times a day" in c for c in _meds(got, "terbutaline")), got
     inhaler = _meds(got, "symbicort")  # "200/6, one puff": a strength, then a count, no range
     assert inhaler and not any("6, one" in c for c in inhaler), got
+
+
+def test_it_after_a_medicine_named_by_its_colour_is_not_the_drug_talked_of_before() -> None:
+    """ "The brown inhaler, I use it twice a day" after talk of naproxen: "it" is the brown
+    inhaler (a medicine the reader cannot name), never naproxen twice a day."""
+    got = _got(
+        [
+            "Dr Shah: How is the naproxen for your back?",
+            "Patient: Fine, one in the morning.",
+            "Patient: The brown inhaler, I use it twice a day now.",
+            "Patient: And my other tablets, I take them at teatime.",
+        ]
+    )
+    assert not any("twice" in c or "teatime" in c for c in _meds(got, "naproxen")), got

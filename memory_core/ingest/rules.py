@@ -381,12 +381,24 @@ _FIRST_TO_THIRD = (
 
 
 def _governed(text: str) -> list[tuple[int, int]]:
-    """Where a pronoun a medication verb governs is."""
+    """Where a pronoun a medication verb governs is -- none after a medicine named by what it
+    looks like or as "other" ("The brown inhaler, I use it twice a day": "it" is that
+    inhaler, not the drug talked of before)."""
     out = []
     for m in _GOVERNED.finditer(text):
         g = next(n for n in ("pro", "pro2", "pro3") if m.group(n))
+        if _UNNAMED_MEDICINE.search(text, 0, m.start(g)):
+            break
         out.append((m.start(g), m.end(g)))
     return out
+
+
+#: a medicine named by its colour or as "other", not by a name the lexicon reads
+_UNNAMED_MEDICINE = re.compile(
+    r"\b(?:blue|brown|purple|orange|pink|red|white|yellow|green|grey|gray|other)\s+(?:inhalers?|"
+    r"puffers?|tablets?|pills?|capsules?|creams?|patch(?:es)?|sprays?|drops|injections?)\b",
+    re.I,
+)
 
 
 #: where an answer turns to something else ("Yes, though ...", "Yes, but ...")
@@ -1855,8 +1867,8 @@ class RuleExtractor:
             # "I've had a headache most days since going up to the 100": the drug whose start
             # or change was told last
             return [st.changed[0].at(since.start(), since.start())]
-        if not topic:
-            return []
+        if not topic or _UNNAMED_MEDICINE.search(s.text):
+            return []  # "The brown inhaler, I use it twice a day": another medicine, unnamed
         out = [topic[0].at(a, b) for a, b in _governed(s.text)]
         if out:
             return out
