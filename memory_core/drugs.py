@@ -249,6 +249,9 @@ def _resolve(text: str) -> tuple[DrugMention, ...]:
         return ()
     found: list[DrugMention] = []
     taken: set[int] = set()
+    # "the furosemide's gone up": a name with a contracted "is" or "has", or a possessive (its
+    # last word: "St John's wort" keeps its own)
+    words = [w[:-2] if len(w) > 4 and w[-2:].lower() in _CONTRACTED else w for w, _s, _e in toks]
     lowered = [t[0].lower() for t in toks]
     lex = _lex()
     extra = lex["supplement"]
@@ -256,11 +259,15 @@ def _resolve(text: str) -> tuple[DrugMention, ...]:
     i = 0
     while i < len(toks):  # the supplement: its longest spellings first
         for n in range(min(longest, len(toks) - i), 0, -1):
+            last = i + n - 1
+            head, end = lowered[i:last], toks[last][2]
             key = " ".join(lowered[i : i + n])
+            if key not in extra and words[last] != toks[last][0]:  # "cod liver oil's fine"
+                key, end = " ".join([*head, words[last].lower()]), toks[last][1] + len(words[last])
             if n > 1 and key not in extra:  # a spelling's plural ("nicotine lozenges")
-                key = " ".join([*lowered[i : i + n - 1], _singular(lowered[i + n - 1])])
+                key = " ".join([*head, _singular(words[last].lower())])
             if key in extra:
-                start, end = toks[i][1], toks[i + n - 1][2]
+                start = toks[i][1]
                 found.append(
                     DrugMention(_canonical(extra[key]), start, end, text[start:end], "supplement")
                 )
@@ -269,8 +276,6 @@ def _resolve(text: str) -> tuple[DrugMention, ...]:
                 break
         else:
             i += 1
-    # "the furosemide's gone up": a name with a contracted "is" or "has", or a possessive
-    words = [w[:-2] if len(w) > 4 and w[-2:].lower() in _CONTRACTED else w for w, _s, _e in toks]
     found_as_written = _find(words)
     named_at = {i for _c, first, last in found_as_written for i in range(first, last)}
     us = _american(words, lex["uk_spellings"])

@@ -92,3 +92,23 @@ def test_it_after_a_medicine_named_by_its_colour_is_not_the_drug_talked_of_befor
         ]
     )
     assert not any("twice" in c or "teatime" in c for c in _meds(got, "naproxen")), got
+
+
+def test_a_product_the_clinician_says_to_carry_on_with_is_the_patients_medicine() -> None:
+    """ "Cod liver oil's fine to carry on with", "Carry on with the evening primrose oil": the
+    patient takes it, said by the clinician who lets it stand -- not when it is the thing to
+    give up, nor a question."""
+    got = _got(
+        [
+            "Patient: And the cod liver oil?",
+            "Pharmacist: Cod liver oil's fine to carry on with.",
+            "Pharmacist: Carry on with the evening primrose oil as well.",
+            "Pharmacist: The glucosamine is fine to keep taking.",
+            "Patient: Is it fine to carry on with the turmeric?",
+            "Pharmacist: No, I wouldn't carry on with the echinacea.",
+        ]
+    )
+    for drug in ("cod liver", "primrose", "glucosamine"):
+        assert _meds(got, drug), (drug, got)
+    for drug in ("turmeric", "echinacea"):
+        assert not _meds(got, drug), (drug, got)

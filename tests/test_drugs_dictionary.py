@@ -107,6 +107,9 @@ def test_a_nutrient_alone_is_no_medicine() -> None:
         ("So the furosemide's gone up, from 40 to 80 in the morning.", "furosemide"),
         ("Correct, the amlodipine\u2019s stopped.", "amlodipine"),
         ("Paracetamol's the safer one for you.", "acetaminophen"),
+        # the supplement's names too (products the dictionary does not list)
+        ("Cod liver oil's fine to carry on with.", "cod liver oil"),
+        ("The glucosamine’s been helping.", "glucosamine"),
     ],
 )
 def test_a_drug_named_with_a_contracted_is_or_has_is_that_drug(text: str, name: str) -> None:
@@ -114,7 +117,13 @@ def test_a_drug_named_with_a_contracted_is_or_has_is_that_drug(text: str, name: 
     drug; its span is the name alone."""
     got = drugs.resolve(text)
     assert [d.name for d in got] == [name]
-    assert got[0].text.lower() in ("furosemide", "amlodipine", "paracetamol")
+    assert got[0].text.lower() in (
+        "furosemide",
+        "amlodipine",
+        "paracetamol",
+        "cod liver oil",
+        "glucosamine",
+    )
 
 
 @pytest.mark.parametrize(

@@ -315,9 +315,10 @@ _OWN_MEDICINE = re.compile(
     r"\b(?:i|i'm|i've|i've been|we|she|he|she's|he's|mum|dad|you|you're|you've|the patient|"
     r"they|they're|they've)\b(?:\s+\w+){0,3}?\s+(?:take|takes|taking|took|use|uses|using|on|"
     r"bought|buy|started|start|stopped|stop|prescrib\w*|continue|keep)\b|\b(?:keep|carry on)"
-    r" taking\b|\bi'll (?:start|prescribe|stop|add)\b",
+    r" taking\b|\bi'll (?:start|prescribe|stop|add)\b"
+    r"|\b(?:carry on|carrying on|continue) with\b|\bfine to (?:carry on|continue|keep taking)\b",
     re.I,
-)
+)  # ... and the clinician letting it stand ("carry on with the senna", "it's fine to continue")
 
 
 # --- clauses -----------------------------------------------------------------------------------
