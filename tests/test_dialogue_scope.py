@@ -112,3 +112,32 @@ def test_a_product_the_clinician_says_to_carry_on_with_is_the_patients_medicine(
         assert _meds(got, drug), (drug, got)
     for drug in ("turmeric", "echinacea"):
         assert not _meds(got, drug), (drug, got)
+
+
+def test_what_i_would_like_is_a_decision_not_a_question_or_a_hypothesis() -> None:
+    """ "What I would like is to refer you to pulmonary rehab", "I would like to refer you to
+    the memory clinic": a clinician's plan said as a wish (a pseudo-cleft, a polite "would
+    like"), not a question opened by "what" nor a hypothesis of "would"."""
+    got = _got(
+        [
+            "Nurse: What I would like is to refer you to pulmonary rehab, it's an exercise "
+            "course at the leisure centre.",
+            "Dr Shah: I would like to refer you to the memory clinic.",
+        ]
+    )
+    plans = [c for m, c in got if m == "care_plan"]
+    assert any("pulmonary rehab" in c for c in plans), got
+    assert any("memory clinic" in c for c in plans), got
+
+
+def test_a_wish_to_stop_a_drug_stays_a_plan_in_a_statement() -> None:
+    """The same wish about a drug is no change made: "What I would like is to stop the
+    metformin" is for later, never a stop applied at once."""
+    from memory_core.facts import Context, read
+
+    for text in (
+        "What I would like is to stop the metformin.",
+        "I would like to stop the metformin.",
+    ):
+        facts = read(text, "medication").facts
+        assert facts and all(Context.FUTURE in f.contexts for f in facts), text
