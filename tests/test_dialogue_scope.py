@@ -141,3 +141,19 @@ def test_a_wish_to_stop_a_drug_stays_a_plan_in_a_statement() -> None:
     ):
         facts = read(text, "medication").facts
         assert facts and all(Context.FUTURE in f.contexts for f in facts), text
+
+
+def test_a_follow_up_in_a_clause_of_its_own_does_not_defer_the_start_before_it() -> None:
+    """ "I'll start you on citalopram 10 mg daily, and I'll see you again in 6 weeks": the
+    start is made today (the six weeks are the follow-up's); a later day in the start's own
+    clause, or before it, still defers it."""
+    got = _got(
+        [
+            "Dr Shah: I'll start you on citalopram 10 mg daily, and I'll see you again in 6 weeks.",
+            "Dr Shah: We'll start the ramipril 2.5 mg once the kidney bloods are back.",
+            "Dr Shah: In two weeks, we'll start the bisoprolol 1.25 mg.",
+        ]
+    )
+    assert any("started citalopram" in c for c in _meds(got, "citalopram")), got
+    assert any("6 weeks" in c for m, c in got if m == "care_plan"), got
+    assert not any("started" in c for c in _meds(got, "ramipril") + _meds(got, "bisoprolol")), got

@@ -174,6 +174,19 @@ def _later(low: str) -> bool:
     return _LATER.search(low) is not None or said_ahead(low) is not None
 
 
+def _later_for(low: str, drug: Drug) -> bool:
+    """Whether a sentence puts a change of ``drug`` at a later time: said before it or in its
+    clause, not in a clause joined after it ("I'll start you on citalopram 10 mg, and I'll see
+    you again in 6 weeks": the six weeks are the follow-up's)."""
+    joined = _JOINED_AFTER.search(low, drug.end)
+    return _later(low[: joined.start()] if joined else low)
+
+
+#: a clause joined after another, with its own subject or verb (", and I'll see you", ", then
+#: recheck")
+_JOINED_AFTER = re.compile(r",\s+(?:and|then|and then)\s+")
+
+
 _STOP = re.compile(
     r"\b(stopped|stopping|stop taking|discontinued|discontinuing|quit|came off|come off|"
     r"finished|completed|"
@@ -2205,16 +2218,16 @@ class RuleExtractor:
                 yield "medication", text, conf, at, *span
             elif _SWITCH_TO.search(window):
                 done.add(d.name)
-                if _later(low) and not confirmed:
+                if _later_for(low, d) and not confirmed:
                     continue  # a switch planned for later: not what the patient takes now
                 yield "medication", f"Patient switched to {d.phrase}{details}{on}", conf, at, *span
-            elif _GAVE.search(window) and not _later(low):
+            elif _GAVE.search(window) and not _later_for(low, d):
                 # "I gave her Nurofen for children at about three": what the patient was given
                 done.add(d.name)
                 yield "medication", f"Patient was given {d.phrase}{details}{on}", conf, at, *span
             elif _START.search(window):
                 done.add(d.name)
-                if _later(low) and not confirmed and not _done_on(when, window):
+                if _later_for(low, d) and not confirmed and not _done_on(when, window):
                     continue  # deferred: not a medicine the patient takes
                 yield "medication", f"Patient started {d.phrase}{details}{on}", conf, at, *span
             elif (

@@ -296,6 +296,23 @@ def hedged_drug(text: str, who: str) -> bool:
     return hedged(head) or hedged(tail, unless=cues().doubts)
 
 
+def _arranged_after(said: str, kind: Kind) -> bool:
+    """A plan arranged in a clause joined after the drugs a sentence names ("start the CBT, and
+    I'll see you again in 8 weeks"): that clause has a plan's cue and a marker of its
+    arranging, so the start is not what the plan defers ("We will switch you to apixaban at
+    the next review" is one clause: the switch is what waits)."""
+    from ..drugs import resolve
+
+    named = resolve(said)
+    joined = _JOINED.search(said, max(d.end for d in named)) if named else None
+    tail = stems(words_of(said[joined.start() :])) if joined else []
+    return any_phrase(tail, kind.cues) and any_phrase(tail, cues().plan_markers)
+
+
+#: a clause joined after another (", and I'll see you", ", then recheck")
+_JOINED = re.compile(r",\s+(?:and|then)\s+")
+
+
 #: a drug a plan would start or change later ("review in 3 months and start a statin")
 _DEFERRED_DRUG = re.compile(
     r"\b(start\w*|begin|add\w*|increas\w*|try\w*|switch\w*|put (?:you|him|her) on)\b", re.I
@@ -917,7 +934,7 @@ def _each(
             said = s.text[a:].strip() if plan else text  # a plan's details follow it
             if plan:
                 said = _until_condition(said)  # "..., to talk through what happens if ...": cut
-                if _drug(said) and _DEFERRED_DRUG.search(said):
+                if _drug(said) and _DEFERRED_DRUG.search(said) and not _arranged_after(said, k):
                     break  # a treatment deferred or considered is no plan made today
             body = third_person(said, s.speaker, s.relation)
             if len(body) < 8:
