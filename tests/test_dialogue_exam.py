@@ -33,3 +33,31 @@ def test_the_foot_check_and_other_findings_are_observations() -> None:
 def test_a_finding_asked_about_or_denied_is_no_observation() -> None:
     got = _observations(["Nurse: Any thirst?", "Patient: No, no thirst at all."])
     assert got == [], got
+
+
+def test_a_relative_on_dialysis_is_family_history_the_store_accepts() -> None:
+    """ "My brother's on dialysis": kidney failure in the family (the lexicon's end-stage
+    kidney disease is named by "on dialysis", "has dialysis"), proposed and not refused as
+    naming no condition; a dialysis unit or a dialysis that might come one day names none."""
+    import memory_core as mc
+    from memory_core.embedding import HashingEmbedder
+
+    now = datetime(2026, 4, 14, 18, tzinfo=UTC)
+    eng = mc.open_engine("sqlite:///:memory:", HashingEmbedder(), clock=lambda: now)
+    try:
+        props = eng.extract_memories(
+            "NW-1006",
+            "Date: 2026-04-14\nPatient: My brother has dialysis, three times a week.\n"
+            "Nurse: The dialysis unit is on the second floor.\n"
+            "Dr Shah: If the kidneys get worse you might need dialysis one day.",
+            now=now,
+        )
+    finally:
+        eng.store.close()
+    conditions = [(p.content, p.whose) for p in props if p.memory_type == "condition"]
+    assert conditions == [
+        (
+            "Family history (brother): Their brother has dialysis, three times a week",
+            "family history",
+        )
+    ], (conditions, props.rejected)
