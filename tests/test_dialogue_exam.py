@@ -61,3 +61,21 @@ def test_a_relative_on_dialysis_is_family_history_the_store_accepts() -> None:
             "family history",
         )
     ], (conditions, props.rejected)
+
+
+def test_a_vaccine_the_patient_turns_down_is_their_preference_not_an_immunisation() -> None:
+    """ "I'll give the shingles one a miss, thanks", "I don't want any more of the Covid
+    jabs": the patient's choice, kept as a preference (never as a vaccine had)."""
+    now = datetime(2026, 4, 14, 18, tzinfo=UTC)
+    text = (
+        "Date: 2026-04-14\nNurse: You're due the shingles vaccine and the Covid booster.\n"
+        "Patient: I'll give the shingles vaccine a miss, thanks.\n"
+        "Patient: And I don't want any more of the Covid jabs, I've decided.\n"
+    )
+    got = [
+        (c.memory_type, c.content.lower())
+        for c in RuleExtractor().extract("P", text, now=now).candidates
+    ]
+    prefs = [c for m, c in got if m == "preference"]
+    assert any("shingles" in c for c in prefs) and any("covid" in c for c in prefs), got
+    assert not any(m == "immunization" and ("miss" in c or "want" in c) for m, c in got), got

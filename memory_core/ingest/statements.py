@@ -683,6 +683,16 @@ def as_patient(text: str, relation: str, pronoun: str = "") -> str:
     )
 
 
+def _declined(text: str, st: Sequence[str]) -> bool:
+    """A clause that turns something down ("a miss", "don't want", "rather not"), of the patient
+    and said as a fact: nothing in it another person's, asked, hypothetical or reported (a
+    negation is the decline's own)."""
+    if not any_phrase(st, cues().declines):
+        return False
+    others = {Context.OTHER_PERSON, Context.QUESTION, Context.HYPOTHETICAL, Context.REPORTED}
+    return not any(f.contexts & others for f in read(text, "preference").facts)
+
+
 def _kinds_found(text: str, mtype: str) -> tuple[set[KeyKind], bool]:
     """The kinds of things the reader finds in the clause, and whether anything named is not
     asserted of the patient now."""
@@ -919,6 +929,12 @@ def _each(
             conditional = cond_at is not None and (not plan or cond_at < (cue_at or 0))
             if not decided or conditional:
                 break  # a suggestion, a condition, something to consider: no fact
+            if k.type == "immunization" and who == "patient" and _declined(text, st):
+                # "I'll give the Covid one a miss", "I don't want any more of the flu jabs": a
+                # vaccine the patient turns down is not had; their choice is a preference
+                body = third_person(text, s.speaker, s.relation)
+                yield Stated("preference", f"Preference: {body}", a, b)
+                break
             _found, blocked = _kinds_found(as_patient(text, s.relation, pronoun), k.type)
             if blocked:
                 break
