@@ -79,3 +79,34 @@ def test_a_vaccine_the_patient_turns_down_is_their_preference_not_an_immunisatio
     prefs = [c for m, c in got if m == "preference"]
     assert any("shingles" in c for c in prefs) and any("covid" in c for c in prefs), got
     assert not any(m == "immunization" and ("miss" in c or "want" in c) for m, c in got), got
+
+
+def _social(lines: list[str]) -> list[str]:
+    now = datetime(2026, 4, 14, 18, tzinfo=UTC)
+    ext = RuleExtractor().extract("NW-1006", "Date: 2026-04-14\n" + "\n".join(lines), now=now)
+    return [c.content.lower() for c in ext.candidates if c.memory_type == "social"]
+
+
+def test_the_patients_job_said_as_what_they_are_is_social_history() -> None:
+    """ "I'm a plumber", "I am cook in a hotel", "I work as a postman": the patient's job, now."""
+    got = _social(["Dr Shah: What do you do?", "Patient: I'm a plumber, self-employed."])
+    assert any("plumber" in c for c in got), got
+    got = _social(["Dr Shah: Are you working?", "Patient: Yes, I am cook in a hotel."])
+    assert any("cook" in c for c in got), got
+
+
+def test_a_relatives_job_or_a_job_held_before_is_not_the_patients_job() -> None:
+    """A daughter's "I work as a nurse" is hers, the nurse's "I'm a nurse with the heart failure
+    team" the nurse's; "I used to work as a cleaner" is history (it may be kept as said, never
+    as the job the patient has now)."""
+    got = _social(
+        [
+            "Dr Shah: And this is your daughter?",
+            "Daughter: Yes. I work as a nurse, so I help with the tablets.",
+            "Daughter: I'm a teacher, so I can only come after four.",
+            "Patient: I used to work as a cleaner.",
+            "Nurse: Hello, I'm a nurse with the heart failure team. I work nights mostly.",
+        ]
+    )
+    jobs = ("nurse", "teacher", "works as a cleaner", "works nights")
+    assert not any(w in c for c in got for w in jobs), got

@@ -102,6 +102,7 @@ from .statements import (
     asks_of_family,
     asserted_in,
     cues,
+    dialogue_words,
     disorders_named,
     family_history,
     proxy_self,
@@ -351,6 +352,40 @@ _WORK = re.compile(
     r"\bwork(?:s|ing)? (night shifts?|nights|shifts|from home|full[- ]time|part[- ]time|as an? "
     r"[a-z]+(?: [a-z]+)?)\b"
 )
+#: what the words before a job say of it: held before ("used to work as", "I was a"), or
+#: not the speaker's own ("my son works as")
+_JOB_BEFORE = re.compile(r"\b(?:used to|previously|before|retired|was|were|my|his|her|their)\W+$")
+
+
+def _job(s: Sentence) -> str | None:
+    """The patient's job now, said by them ("I work as a postman", "I'm a plumber", "I am cook
+    in a hotel") or to them ("you work nights"); not a relative's own ("Daughter: I'm a
+    teacher"), not one held before ("I used to work as a cleaner")."""
+    if s.speaker == "patient" and s.relation:
+        return None  # a relative speaks of their own job; the patient's is said as "he", "she"
+    low = s.low
+    m = _WORK.search(low)
+    if m and s.speaker != "patient" and not re.search(r"\byou(?:.re| are)?\W+$", low[: m.start()]):
+        m = None  # the clinician's own job ("I'm a nurse with the heart team", "I work nights")
+    if m is None and s.speaker == "patient":
+        m = _i_am_job().search(low)
+    if m is None or _JOB_BEFORE.search(low[max(0, m.start() - 30) : m.start()]):
+        return None
+    return (
+        m.group(1)
+        if m.re is _WORK
+        else f"as {'an' if m.group(1)[0] in 'aeiou' else 'a'} {m.group(1)}"
+    )
+
+
+@cache
+def _i_am_job() -> re.Pattern[str]:
+    """ "I'm a plumber", "I am cook": a job of dialogue.json's occupations said as what the
+    speaker is."""
+    jobs = sorted(dialogue_words()["occupations"], key=len, reverse=True)
+    return re.compile(rf"\bi(?:'m|’m| am) (?:now )?(?:an? )?({'|'.join(map(re.escape, jobs))})\b")
+
+
 _FAMILY = re.compile(
     r"\bmy (daughter|son|wife|husband|partner|carer|caregiver|neighbou?r|sister|brother) "
     r"((?:helps|visits|manages|drives|checks|cooks|sorts|stays|comes)\b[^.,;!?]{0,60})"
@@ -2414,8 +2449,8 @@ class RuleExtractor:
                     None,
                     *span,
                 )
-        if m := _WORK.search(low):
-            yield "social", f"Patient works {m.group(1)}", 0.8, None, *span
+        if job := _job(s):
+            yield "social", f"Patient works {job}", 0.8, None, *span
         yield from self._family(s)
 
     @staticmethod
