@@ -96,6 +96,7 @@ from .sentence import (
 from .statements import (
     FAMILY,
     FIRST_PERSON,
+    JOINED,
     PATIENT,
     as_request,
     as_statement,
@@ -179,13 +180,8 @@ def _later_for(low: str, drug: Drug) -> bool:
     """Whether a sentence puts a change of ``drug`` at a later time: said before it or in its
     clause, not in a clause joined after it ("I'll start you on citalopram 10 mg, and I'll see
     you again in 6 weeks": the six weeks are the follow-up's)."""
-    joined = _JOINED_AFTER.search(low, drug.end)
+    joined = JOINED.search(low, drug.end)
     return _later(low[: joined.start()] if joined else low)
-
-
-#: a clause joined after another, with its own subject or verb (", and I'll see you", ", then
-#: recheck")
-_JOINED_AFTER = re.compile(r",\s+(?:and|then|and then)\s+")
 
 
 _STOP = re.compile(

@@ -28,6 +28,7 @@ from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
+from ..drugs import resolve
 from ..facts.model import Context, KeyKind, Role
 from ..facts.reader import read
 from ..lexical import forms
@@ -301,16 +302,15 @@ def _arranged_after(said: str, kind: Kind) -> bool:
     I'll see you again in 8 weeks"): that clause has a plan's cue and a marker of its
     arranging, so the start is not what the plan defers ("We will switch you to apixaban at
     the next review" is one clause: the switch is what waits)."""
-    from ..drugs import resolve
-
     named = resolve(said)
-    joined = _JOINED.search(said, max(d.end for d in named)) if named else None
+    joined = JOINED.search(said, max(d.end for d in named)) if named else None
     tail = stems(words_of(said[joined.start() :])) if joined else []
     return any_phrase(tail, kind.cues) and any_phrase(tail, cues().plan_markers)
 
 
-#: a clause joined after another (", and I'll see you", ", then recheck")
-_JOINED = re.compile(r",\s+(?:and|then)\s+")
+#: a clause joined after another, with its own subject or verb (", and I'll see you", ", then
+#: recheck", ", and then")
+JOINED = re.compile(r",\s+(?:and|then|and then)\s+")
 
 
 #: a drug a plan would start or change later ("review in 3 months and start a statin")
