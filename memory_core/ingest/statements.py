@@ -289,10 +289,13 @@ def hedged_drug(text: str, who: str) -> bool:
     drug, in a clause of its own, is of how much or how often, not of whether they take it
     ("I take melatonin most nights, perhaps five nights out of seven"); any other hedge -- a
     condition, the clinician's "maybe", a doubt before the drug -- governs them."""
+    whole = hedged(text)
+    if who == "clinician" or not whole:
+        return whole  # the parts are read for drugs only where a doubt may be set apart
     parts = re.split(r"(?<=[,;])", text)
     drugs = [i for i, p in enumerate(parts) if _drug(p)]
-    if who == "clinician" or not drugs:
-        return hedged(text)
+    if not drugs:
+        return True
     head, tail = "".join(parts[: drugs[-1] + 1]), "".join(parts[drugs[-1] + 1 :])
     return hedged(head) or hedged(tail, unless=cues().doubts)
 
