@@ -42,6 +42,7 @@ PAIR_FILES = (
     "set_af",
     "set_ag",
     "set_ah",
+    "set_ai",
 )
 #: a memory type as one author's prompt named it (sets ad and af were asked for "response", set
 #: af for "social_history"), the store's name for it; the file stays as written
