@@ -157,3 +157,25 @@ def test_a_follow_up_in_a_clause_of_its_own_does_not_defer_the_start_before_it()
     assert any("started citalopram" in c for c in _meds(got, "citalopram")), got
     assert any("6 weeks" in c for m, c in got if m == "care_plan"), got
     assert not any("started" in c for c in _meds(got, "ramipril") + _meds(got, "bisoprolol")), got
+
+
+def test_a_doubt_about_the_cause_does_not_govern_the_change_made_because_of_it() -> None:
+    """ "They thought the citalopram might be causing that, so they stopped it on the 20th":
+    the doubt is of the cause, in its own clause; the stop after ", so" is said as done. A
+    consequence that is itself hedged ("so we could stop it"), or a condition before the
+    change, still proposes no change."""
+    got = _got(
+        [
+            "Nurse: They thought the citalopram might be causing that, so they stopped it on "
+            "the 20th.",
+            "Patient: I wondered if the simvastatin was giving me the cramps, so I stopped it "
+            "on Monday.",
+            "Dr Shah: It might be the ramipril, so we could stop it next time.",
+            "Dr Shah: If the ankles stay swollen, stop the amlodipine.",
+        ],
+        session="2026-03-26",
+    )
+    assert any("stopped citalopram" in c for c in _meds(got, "citalopram")), got
+    assert any("stopped simvastatin" in c for c in _meds(got, "simvastatin")), got
+    assert not any("stop" in c for c in _meds(got, "ramipril")), got
+    assert not any("stop" in c for c in _meds(got, "amlodipine")), got

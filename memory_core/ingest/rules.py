@@ -689,9 +689,28 @@ def _hedged(s: Sentence, found: Sequence[Drug]) -> bool:
     for m in _HEDGE.finditer(s.low):
         doubt = tuple(stems(m.group(1).split())) in cues().doubts
         later = s.speaker != "clinician" and doubt and m.start() > last
-        if not (later and re.search(r"[,;]", s.low[last : m.start()])):
+        if later and re.search(r"[,;]", s.low[last : m.start()]):
+            continue
+        if _done_so(s.low, m.end()) is None:
             return True
     return False
+
+
+def _done_so(low: str, after: int) -> int | None:
+    """Where a consequence said after a hedge begins, when it is a change made: a clause opened
+    by ", so" after the hedge, itself unhedged, with a verb of changing ("They thought the
+    citalopram might be causing that, so they stopped it on the 20th": the doubt is of the
+    cause, the stop is done)."""
+    so = _SO_CLAUSE.search(low, after)
+    if so is None:
+        return None
+    tail = low[so.end() :]
+    changed = any(v.search(tail) for v in (_STOP, _START, _UP, _DOWN, _SWITCH))
+    return so.end() if changed and _HEDGE.search(tail) is None else None
+
+
+#: a clause of consequence (", so they stopped it", "; and so I came off it")
+_SO_CLAUSE = re.compile(r"[,;]\s*(?:and\s+)?so\s+(?=\w)")
 
 
 def _only_considered(r: Named) -> bool:
@@ -2124,7 +2143,10 @@ class RuleExtractor:
         if not found or _MED_NEG.search(low) or _hedged(s, found):
             return
         conf = 0.9 if s.speaker == "clinician" else 0.85
-        span = (s.start, s.end)
+        # after a doubt of the cause, the evidence is the change made because of it
+        hedge = _HEDGE.search(low)
+        so = _done_so(low, hedge.end()) if hedge else None
+        span = (s.start + (so or 0), s.end)
         pair = _replaced(low, found)
         if pair is not None:
             # "on apixaban instead of the warfarin", "swapped my simvastatin for atorvastatin"
