@@ -590,3 +590,27 @@ def test_common_conditions_are_in_the_lexicon(said: str, concept: str) -> None:
     test half's supersessions 17 -> 16), where a broader name should be read as the same."""
     keys = {f.key for f in read(said, "condition").facts}
     assert f"condition:{concept}" in keys, keys
+
+
+@pytest.mark.parametrize(
+    ("text", "freq"),
+    [
+        ("Omeprazole 20 mg q.d.", "once daily"),
+        ("Bisoprolol 2.5 mg o.d.", "once daily"),
+        ("Colchicine 500 mcg b.d.", "twice daily"),
+        ("Amoxicillin 500 mg t.d.s.", "three times daily"),
+        ("Paracetamol 1 g q.d.s.", "four times daily"),
+        ("Zopiclone 3.75 mg q.h.s.", "at bedtime"),
+        ("Salbutamol 2 puffs p.r.n.", "as needed"),
+        ("Metformin 500 mg B.I.D.", "twice daily"),
+    ],
+)
+def test_a_frequency_abbreviation_written_with_full_stops_is_the_same_frequency(
+    text: str, freq: str
+) -> None:
+    """ "q.d.", "b.d.", "t.d.s.", "q.h.s." are "qd", "bd", "tds", "qhs" written with a full
+    stop after each letter: every short abbreviation of words.json's ``frequencies`` is read
+    dotted too, with no list of the dotted forms (a chart line restated as "Prilosec 20 mg q.d."
+    keeps its once-daily frequency)."""
+    (f,) = [f for f in read(text, "medication").facts if f.key.startswith("drug:")]
+    assert parts(f.value).get("freq") == freq, f.value

@@ -959,13 +959,21 @@ def _writer_kin(c: _Check, groups: list[Any]) -> dict[str, frozenset[str]]:
     return out
 
 
+#: an abbreviation short enough to be written dotted, one letter at a time ("bd", "qds", "qhs")
+_SHORT_ABBREVIATION = re.compile(r"[a-z]{2,4}")
+
+
 def _words(data: dict[str, Any]) -> dict[str, Any]:
     c = _Check("words")
 
-    def grouped(field: str) -> PhraseMatcher[str]:
+    def grouped(field: str, dotted: bool = False) -> PhraseMatcher[str]:
+        """``dotted``: each short abbreviation is read with a full stop after each letter
+        too ("qds" as "q.d.s.", whose tokens are its letters)."""
         m: PhraseMatcher[str] = PhraseMatcher()
         for value, phrases in c.obj(data.get(field), field).items():
-            c.phrases(m, c.strs(phrases, f"{field}.{value}"), value, field)
+            listed = c.strs(phrases, f"{field}.{value}")
+            spelt = [" ".join(p) for p in listed if dotted and _SHORT_ABBREVIATION.fullmatch(p)]
+            c.phrases(m, listed + spelt, value, field)
         return m
 
     def grouped_of(groups: dict[str, Any], where: str) -> PhraseMatcher[str]:
@@ -1021,7 +1029,7 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
         "dose_units": frozenset(
             " ".join(phrase_tokens(u)) for u in c.strs(data.get("dose_units"), "dose_units")
         ),
-        "frequencies": grouped("frequencies"),
+        "frequencies": grouped("frequencies", dotted=True),
         "once_daily_timings": frozenset(
             c.strs(data.get("once_daily_timings"), "once_daily_timings")
         ),
