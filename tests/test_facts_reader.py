@@ -614,3 +614,29 @@ def test_a_frequency_abbreviation_written_with_full_stops_is_the_same_frequency(
     keeps its once-daily frequency)."""
     (f,) = [f for f in read(text, "medication").facts if f.key.startswith("drug:")]
     assert parts(f.value).get("freq") == freq, f.value
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Tetanus: last booster 2010", "Tetanus booster given in the ER today after the dog bite."),
+        ("COVID-19 booster: last dose Apr 2024", "Spring COVID booster (Comirnaty) given 22 Apr."),
+        ("Shingles vaccine not yet given", "Shingrix dose 1 administered today."),
+        ("Hepatitis B course: 2 of 3 doses completed.", "3rd hep B dose given at occ health."),
+        ("Flu vaccine given Oct 2024", "Had my flu jab at the pharmacy on Saturday."),
+    ],
+)
+def test_a_vaccine_is_keyed_by_the_disease_it_prevents(older: str, newer: str) -> None:
+    """In an immunization statement, a disease named with a vaccine word ("tetanus booster",
+    "hep B dose", "shingles jab") is the vaccine against it, and a vaccine the drug dictionary
+    names (Comirnaty, Shingrix) is keyed by the disease its name says: one vaccine, one key,
+    however it is written."""
+    ka = {f.key for f in read(older, "immunization").facts if f.key.startswith("drug:")}
+    kb = {f.key for f in read(newer, "immunization").facts if f.key.startswith("drug:")}
+    assert ka and ka & kb, (ka, kb)
+
+
+def test_a_vaccine_preventable_disease_is_a_condition_and_yellow_fever_no_fever() -> None:
+    got = {f.key for f in read("History of measles and yellow fever; tetanus.", "condition").facts}
+    assert {"condition:measles", "condition:yellow fever", "condition:tetanus"} <= got, got
+    assert "condition:fever" not in got, got

@@ -132,10 +132,11 @@ def test_every_test_half_together() -> None:
     -- the issue's target is 0: not met. 494 changes found (381 of the twenty-seven's since
     clipped names ("levo", "pred") are read, 12 of set ab's 20, 15 of set ac's 17, 19 of set
     ad's 24, 18 of set ae's 20, 16 of set af's 22, 14 of set ag's 20, 18 of set ah's 24, 18 of
-    set ai's 22)."""
+    set ai's 22); 527 since a vaccine is keyed by the disease it prevents and a later dose
+    goes to a reviewer (plan.later-dose)."""
     total: Counter[str] = Counter(_measured(("set_a", "set_b", "set_c")))
     for name, *_ in FIRST_RUNS:
         total.update(_measured((name,)))
     assert (total["keep"], total["replace"]) == (1686, 688)
     assert total["keep_auto"] <= 7, total
-    assert total["replace_found"] >= 512, total
+    assert total["replace_found"] >= 527, total

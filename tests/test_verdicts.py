@@ -359,6 +359,11 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
         ("Refer to cardiology for palpitations.", "Cardiology appointment booked for 3 June.",
          "care_plan", "updates", S),
     ],
+    "plan.later-dose": [
+        # a later dose of one vaccine: the last dose now, for a reviewer
+        ("Tetanus: last booster 2010", "Tetanus booster given in A&E today after a garden fork.",
+         "immunization", "updates", W),
+    ],
     "plan.done-or-cancelled": [
         ("Referral to cardiology sent", "Attended cardiology clinic", "care_plan", "updates", S),
         ("Colonoscopy scheduled for Dec 12", "Colonoscopy cancelled - pt declined", "care_plan",
@@ -1717,8 +1722,8 @@ def test_how_the_patient_gets_about_is_one_chart_slot(
     ("text", "mtype", "key", "state"),
     [
         ("Not yet started metformin", "medication", "drug:metformin", None),
-        ("Influenza vaccine: not yet given", "immunization", "drug:influenza vaccines", "planned"),
-        ("Shingles vaccine: not given", "immunization", "drug:herpes zoster vaccine", "planned"),
+        ("Influenza vaccine: not yet given", "immunization", "drug:influenza-vaccine", "planned"),
+        ("Shingles vaccine: not given", "immunization", "drug:shingles-vaccine", "planned"),
         ("Bloods not done", "care_plan", "slot:procedure blood test", "planned"),
     ],
 )  # fmt: skip
@@ -1833,3 +1838,31 @@ def test_two_things_of_one_kind_named_apart_are_two_facts(
     words' reading sent them to a reviewer)."""
     d = decide_texts(older, newer, mtype)
     assert (d.rule, d.supersedes) == ("key.none-shared", False), d.evidence
+
+
+def test_a_later_dose_of_the_same_vaccine_updates_the_last_one_for_a_reviewer() -> None:
+    """ "Tetanus: last booster 2010" and "Tetanus booster given in A&E today": a later dose of
+    one vaccine is the patient's last dose now -- weak (a dose given stays in the history; a
+    reviewer says whether the older record is out of date). Another person's dose, a dose
+    planned or a dose only asked about changes nothing."""
+    for older, newer in (
+        ("Tetanus: last booster 2010", "Tetanus booster given in A&E today after a garden fork."),
+        ("Hepatitis B course: 2 of 3 doses completed.", "3rd hep B dose given at occ health."),
+        ("COVID-19 booster: last dose Apr 2024", "Had my covid booster at the chemist on Saturday"),
+    ):
+        d = decide_texts(older, newer, "immunization")
+        assert d.rule == "plan.later-dose" and not d.strong, (newer, d)
+    for newer in (
+        "Her husband had his tetanus booster today.",
+        "Tetanus booster due in 2030.",
+        "Does he need a tetanus booster after the dog bite?",
+    ):
+        d = decide_texts("Tetanus: last booster 2010", newer, "immunization")
+        assert d.verdict is not Verdict.UPDATES, (newer, d)
+
+
+def test_a_vaccine_dose_restated_with_its_own_date_is_no_later_dose() -> None:
+    d = decide_texts(
+        "Influenza vaccine given Oct 2024", "Flu jab done Oct 2024 at the surgery.", "immunization"
+    )
+    assert d.rule != "plan.later-dose", d

@@ -427,6 +427,8 @@ class Lexicon:
     number_words: Mapping[str, float]
     reporting: frozenset[str]
     measuring: frozenset[str]  # "carer weighed him": a person acting on the patient
+    #: beside a disease in an immunization statement, the vaccine against it ("tetanus booster")
+    vaccine_words: frozenset[str]
     additions: PhraseMatcher[str]
     qualifiers: Mapping[str, PhraseMatcher[str]]
     contrast: PhraseMatcher[str]
@@ -1039,6 +1041,7 @@ def _words(data: dict[str, Any]) -> dict[str, Any]:
         "qualitative": grouped("qualitative"),
         "number_words": {str(k): float(v) for k, v in numbers.items()},
         "reporting": frozenset(c.strs(data.get("reporting"), "reporting")),
+        "vaccine_words": frozenset(c.strs(data.get("vaccine_words"), "vaccine_words")),
         "measuring": frozenset(c.strs(data.get("measuring"), "measuring")),
         "additions": additions(),
         "contrast": listed("contrast"),

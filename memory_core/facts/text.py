@@ -141,7 +141,61 @@ def things(t: Text, memory_type: str) -> list[Span]:
         found += _named_by_unit(t, lex)
     drug_ends = {s.end for s in found if s.how in _DRUG_SPANS}
     found = [s for s in found if not _other_abbreviation(s, t, drug_ends, lex)]
-    return _without_overlaps(found, memory_type)
+    kept = _without_overlaps(found, memory_type)
+    if memory_type == "immunization":
+        kept = [_as_vaccine(s, t, lex) for s in kept]
+    return kept
+
+
+def _as_vaccine(s: Span, t: Text, lex: Lexicon) -> Span:
+    """A thing an immunization statement names, as the vaccine it is: a disease with a vaccine
+    word beside it (words.json's ``vaccine_words``: "tetanus booster", "3rd hep B dose",
+    "vaccinated against measles") is the vaccine against it, and a vaccine the drug dictionary
+    names ("Comirnaty", "Shingrix") is keyed by the disease its name says -- one vaccine, one
+    key, however it is written."""
+    if s.how == "condition":
+        near = t.tokens[max(0, s.start - VACCINE_WORD_BEFORE) : s.start]
+        near += t.tokens[s.end : s.end + VACCINE_WORD_AFTER]
+        if not any(w in lex.vaccine_words for w in near):
+            return s
+        disease = s.key.partition(":")[2]
+        # the vaccine word right after the disease is the vaccine's name ("hep B course: 2 of
+        # 3 doses" names the course, not a course of something else)
+        after = s.end < len(t.tokens) and t.tokens[s.end] in lex.vaccine_words
+        return Span(vaccine_key(disease), s.start, s.end + after, "drug")
+    elif s.how in ("drug", "combination"):
+        found = _disease_of_vaccine(s.key.partition(":")[2])
+        if found is None:
+            return s
+        disease = found
+    else:
+        return s
+    return Span(vaccine_key(disease), s.start, s.end, "drug")
+
+
+#: How far a vaccine word may be from the disease it names the vaccine of, in words: before
+#: ("vaccinated against measles") and after ("Tetanus: last booster", "hep B course: 2 of 3").
+VACCINE_WORD_BEFORE = 2
+VACCINE_WORD_AFTER = 3
+
+
+def vaccine_key(disease: str) -> str:
+    """The key of the vaccine against ``disease`` (a condition's id): one word, so that it is
+    no drug family's member."""
+    return f"drug:{disease.replace(' ', '-')}-vaccine"
+
+
+@lru_cache(maxsize=1024)
+def _disease_of_vaccine(drug: str) -> str | None:
+    """The disease a vaccine of the drug dictionary is named for ("recombinant zoster
+    (shingles) vaccine" -> shingles; "covid-19 vaccine, mrna" -> covid 19); None for a drug
+    that is no vaccine or names no disease of the lexicon."""
+    if "vaccin" not in drug:
+        return None
+    lex = lexicon()
+    named = parse(drug)
+    found = lex.condition_phrases.find_all(named.tokens, named.raw)
+    return str(found[0].value) if found else None
 
 
 _DRUG_SPANS = frozenset({"drug", "combination", "ingredient", "class"})

@@ -137,7 +137,7 @@ DECIDES: dict[str, tuple[str, ...]] = {
     "reaction.changed": ("reaction.resolved", "reaction.recurred", "reaction.changed"),
     "allergy.same-agent": ("allergy.reaction-change", "allergy.same-agent"),
     "drug.regimen": ("drug.dose-change", "drug.frequency-change", "drug.formulation-change"),
-    "plan.item": ("plan.done-or-cancelled", "plan.new-timing"),
+    "plan.item": ("plan.done-or-cancelled", "plan.later-dose", "plan.new-timing"),
     "lab.target": ("lab.target", "lab.new-target", "lab.same-target"),
     "lab.value": ("lab.new-value", "lab.new-date", "lab.same-value"),
     "lab.result": ("lab.result-flip", "lab.same-result"),

@@ -164,6 +164,22 @@ _TO_DO = frozenset({State.PLANNED, State.CANCELLED})
 _GIVEN = frozenset({State.DONE, State.ACTIVE, None})
 
 
+def _later_dose(p: Pair, a: Fact, b: Fact) -> bool:
+    """A later dose of one vaccine, given to the patient ("Tetanus: last booster 2010" /
+    "Tetanus booster given today"): the last dose now, for a reviewer (a dose given stays a
+    fact of the history; a course may want every dose kept)."""
+    # a dose given or recorded ("Had my covid booster on Saturday") is a later one unless it
+    # is dated no later than the older's ("Flu jab done Oct 2024": the same dose restated)
+    later = b.state in (State.DONE, State.ACTIVE) and not (a.date and b.date and b.date <= a.date)
+    return (
+        p.memory_type == "immunization"
+        and (a.state in _GIVEN or a.state is State.STOPPED)  # "2 of 3 doses completed"
+        and later
+        and b.asserted
+        and a.key == b.key
+    )
+
+
 def _plan_item(p: Pair) -> Decision | None:
     """A plan's test, procedure or follow-up: done or cancelled, due at another time, or the
     same item restated. A vaccine or a procedure due, booked, declined or not given that is
@@ -175,6 +191,9 @@ def _plan_item(p: Pair) -> Decision | None:
             # a vaccine or procedure the note of its type records ("Got my flu shot at CVS")
             if b.state in _GIVEN and a.state in _TO_DO and b.asserted:
                 return _d(Verdict.UPDATES, "plan.done-or-cancelled", STRONG, evidence(a, b), a.key)
+            if _later_dose(p, a, b):
+                why = "a later dose: the older one stays in the history"
+                return _d(Verdict.UPDATES, "plan.later-dose", WEAK, evidence(a, b, why), a.key)
             continue
         ta, tb = parts(a.value).get("timing"), parts(b.value).get("timing")
         if b.state in (State.DONE, State.CANCELLED, State.REFUTED) and b.state != a.state:
