@@ -284,6 +284,19 @@ def test_the_eighteenth_authors_ten_hold_their_first_run() -> None:
     assert s["superseded"] >= 19, s
 
 
+def test_the_nineteenth_authors_ten_hold_their_first_run() -> None:
+    """Set s (ten transcripts by a nineteenth author, written at the start of the
+    twenty-second session, frozen at c6ae899 before any change made with them and measured as
+    they came on the reader of 9ec3692, hashing and MiniLM alike) -- its test half's first run:
+    64 / 90 facts, 6 wrong dates, 4 forbidden, 24 / 27 superseded (dev 52 / 93, 16, 2,
+    21 / 26). The found, forbidden and wrong-date targets are not met: a later change may only
+    do better."""
+    s = conv.summary(conv.run_all(conv.load(["s"], "test"), "hashing"))
+    assert s["transcripts"] == 5 and s["facts"] == 90 and s["links"] == 27
+    assert s["found"] >= 64 and s["forbidden"] <= 4 and s["wrong_dates"] <= 6, s
+    assert s["superseded"] >= 24, s
+
+
 def test_the_projects_own_twenty_stay_read() -> None:
     s = conv.summary(conv.run_all(conv.load(["dialogue"]), "hashing"))
     assert s["found"] >= 99 and s["forbidden"] == 0 and s["wrong_dates"] == 0, s
