@@ -179,3 +179,19 @@ def test_a_doubt_about_the_cause_does_not_govern_the_change_made_because_of_it()
     assert any("stopped simvastatin" in c for c in _meds(got, "simvastatin")), got
     assert not any("stop" in c for c in _meds(got, "ramipril")), got
     assert not any("stop" in c for c in _meds(got, "amlodipine")), got
+
+
+def test_a_medicine_the_patient_used_to_take_is_not_one_they_take() -> None:
+    """ "I used to be on simvastatin years ago" is the patient's history, not a medicine they
+    are on: no medication proposal; "I'm on simvastatin" still is one."""
+    got = _got(
+        [
+            "Pharmacist: Any questions about the medicines?",
+            "Patient: Just one. I used to be on simvastatin years ago. Is the atorvastatin "
+            "stronger?",
+            "Patient: My sister was on lithium once, for years.",
+            "Patient: And I'm on the glucosamine still.",
+        ]
+    )
+    assert not _meds(got, "simvastatin"), got
+    assert _meds(got, "glucosamine"), got

@@ -959,6 +959,7 @@ def _each(
             if len(body) < 8:
                 break
             taken = kind.type in _TAKEN_OVER and not drugs_done and _drug(text)
+            taken = taken and not _taken_before(text)
             if taken and _OWN_MEDICINE.search(text) and not set(words_of(text)) & c.negations:
                 # "I take the St John's wort, for my mood": the medicine, not the mood
                 yield Stated("medication", f"Medication: {body}", a, b)
@@ -969,9 +970,16 @@ def _each(
             negated = bool(set(words_of(text)) & (cues().negations - {"without"}))
             if not drugs_done and not is_hedged and not negated and _drug(text):
                 _found, blocked = _kinds_found(text, "medication")
-                if not blocked and _OWN_MEDICINE.search(text):
+                if not blocked and _OWN_MEDICINE.search(text) and not _taken_before(text):
                     body = third_person(text, s.speaker, s.relation)
                     yield Stated("medication", f"Medication: {body}", a, b)
+
+
+def _taken_before(text: str) -> bool:
+    """A medicine the clause says the patient took in the past ("I used to be on simvastatin
+    years ago": the assertion step's history), not one they are on."""
+    drugs = [f for f in read(text, "medication").facts if f.kind is KeyKind.DRUG]
+    return bool(drugs) and all(Context.HISTORICAL in f.contexts for f in drugs)
 
 
 #: the kinds a clause that says the patient takes a medicine is not, whatever else it names
