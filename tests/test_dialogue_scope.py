@@ -195,3 +195,26 @@ def test_a_medicine_the_patient_used_to_take_is_not_one_they_take() -> None:
     )
     assert not _meds(got, "simvastatin"), got
     assert _meds(got, "glucosamine"), got
+
+
+def test_a_medicine_moved_to_another_time_by_a_pronoun_is_the_drug_talked_of() -> None:
+    """ "You take furosemide 20 mg at night." / "The hospital has moved it to the morning,
+    same dose": "it", moved, is the furosemide -- now taken in the morning. An appointment
+    moved ("We've moved it to Tuesday") is no medicine's new time."""
+    got = _got(
+        [
+            "Pharmacist: You take furosemide 20 mg at night, is that right?",
+            "Patient: Yes, and I'm up three times a night for the loo.",
+            "Pharmacist: The hospital has moved it to the morning, same dose, 20 mg.",
+        ],
+        session="2026-09-20",
+    )
+    assert any("morning" in c for c in _meds(got, "furosemide")), got
+    got = _got(
+        [
+            "Nurse: You're on amlodipine 5 mg in the morning.",
+            "Nurse: Your review was on Monday, but we've moved it to Tuesday.",
+        ],
+        session="2026-09-20",
+    )
+    assert not any("tuesday" in c for c in _meds(got, "amlodipine")), got

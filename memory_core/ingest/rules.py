@@ -324,8 +324,8 @@ def _course(low: str, start: int, end: int) -> str:
 _GOVERNED = re.compile(
     r"\b(?:stop\w*|start\w*|increas\w*|decreas\w*|reduc\w*|drop\w*|cut|take|takes|taking|took|"
     r"use|uses|using|continu\w*|off|(?:been|still|stay\w*|keep|kept)\s+on|upp\w+|doubl\w+|"
-    r"halv\w+|tripl\w+|rais\w+|lower\w*|restart\w*)\s+(?P<pro>it|that|them|(?:the|your|his|her|my|"
-    r"their) dose)\b|\bput\s+(?P<pro3>it|that)\s+up\b|"
+    r"halv\w+|tripl\w+|rais\w+|lower\w*|restart\w*|mov\w+|shift\w+)\s+"
+    r"(?P<pro>it|that|them|(?:the|your|his|her|my|their) dose)\b|\bput\s+(?P<pro3>it|that)\s+up\b|"
     r"\b(?P<pro2>it|that|they)\s+"
     r"(?:made|makes|gave|gives|caused|causes|did|does)\b",
     re.I,
