@@ -110,3 +110,19 @@ def test_a_relatives_job_or_a_job_held_before_is_not_the_patients_job() -> None:
     )
     jobs = ("nurse", "teacher", "works as a cleaner", "works nights")
     assert not any(w in c for c in got for w in jobs), got
+
+
+def test_a_pair_said_before_another_reading_is_the_blood_pressure_by_its_shape() -> None:
+    """ "This morning it was 118 over 70, pulse 58": the pair before the pulse is a blood
+    pressure by its shape (as it is alone), not lost because the sentence names the pulse."""
+    now = datetime(2026, 9, 20, 18, tzinfo=UTC)
+    said = "Date: 2026-09-20\nPharmacist: Do you have a monitor at home?\n" + (
+        "Patient: Yes. This morning it was 118 over 70, pulse 58."
+    )
+    got = [
+        (c.memory_type, c.content.lower())
+        for c in RuleExtractor().extract("P", said, now=now).candidates
+    ]
+    vitals = [c for m, c in got if m == "vital_sign"]
+    assert any("blood pressure" in c and "118/70" in c for c in vitals), got
+    assert any("heart rate" in c and "58" in c for c in vitals), got

@@ -509,6 +509,12 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
     named = {id(a) for _x, _y, a in mentions}
     if mentions and topic is not None and id(topic) not in named and _leads(s.text, mentions):
         mentions.insert(0, (0, 0, topic))  # "Your blood pressure. 104/66, pulse 58."
+    elif mentions:
+        # "This morning it was 118 over 70, pulse 58": a pair before the first measurement
+        # named is the panel its shape says (as it is said alone)
+        shaped = _by_pair(s.text[: mentions[0][0]])
+        if shaped and id(shaped[0][2]) not in named:
+            mentions.insert(0, shaped[0])
     if not mentions:
         mentions = _of_topic(s, st) or _by_unit(s.text) or _by_pair(s.text)
         if not mentions:
