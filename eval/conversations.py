@@ -45,6 +45,8 @@ import memory_core as mc
 HERE = Path(__file__).resolve().parent
 #: A portal message's send stamp ("[2026-10-12 08:47] Patient: ...").
 _STAMP = re.compile(r"^\[(\d{4}-\d{2}-\d{2})[ T]\d", re.MULTILINE)
+#: ... a message's stamp with its date in words: "[Mon 9 Mar 2026 08:14] Patient:" (set s)
+_STAMP_WORDS = re.compile(r"^\[(?:[A-Za-z]{3},? )?(\d{1,2} [A-Za-z]{3} \d{4})\b", re.MULTILINE)
 SETS = ("a", "b")
 #: Transcripts written later by a third author (issue 31's "ten fresh transcripts"), a fourth
 #: (twelve in new settings), a fifth (twelve more), a sixth (eight, a check of the whole), a
@@ -98,7 +100,11 @@ class Conversation:
     def now(self) -> datetime:
         """The extraction's moment: the evening of the session or of its last message, whichever
         is later (a portal thread whose header gives the day it began is read once it ends)."""
-        days = [self.date, *_STAMP.findall(self.text)]
+        worded = [
+            datetime.strptime(d, "%d %b %Y").date().isoformat()
+            for d in _STAMP_WORDS.findall(self.text)
+        ]
+        days = [self.date, *_STAMP.findall(self.text), *worded]
         return datetime.fromisoformat(max(days)).replace(hour=18, tzinfo=UTC)
 
 

@@ -62,7 +62,7 @@ CLINICIAN_PHRASES = frozenset(
      "welfare worker", "community worker", "care navigator"}
 )  # fmt: skip
 _LABEL = re.compile(
-    r"^[ \t]*(?:\[(?P<stamp>\d{4}-\d{2}-\d{2})(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?\][ \t]*)?"
+    r"^[ \t]*(?:\[(?P<stamp>[^\]\n]{4,40})\][ \t]*)?"
     r"(?P<who>[A-Za-z][\w.'’-]*(?:[ \t]+[A-Za-z][\w.'’-]*){0,2})"
     r"(?:[ \t]*\((?P<role>[^()\n:]{1,30})\))?[ \t]*:(?=[ \t]|$)",
     re.M,
@@ -178,24 +178,32 @@ def _message_headers(transcript: str) -> dict[int, tuple[int, str]]:
     (where the header starts, the date as YYYY-MM-DD)."""
     out: dict[int, tuple[int, str]] = {}
     for h in _HEADER_LINE.finditer(transcript):
-        m = _FULL_DATE.search(h.group("head"))
-        if m is None:
-            continue
-        if m.group("iso"):
-            iso = m.group("iso")
-        else:
-            day, mon, year = (m.group("d"), m.group("m"), m.group("y")) if m.group("d") else (
-                m.group("d2"), m.group("m2"), m.group("y2"))  # fmt: skip
-            month = lexicon().months.get(mon.lower())  # the dates reader's month names
-            if month is None:
-                continue
-            iso = f"{year}-{month:02d}-{int(day):02d}"
-        try:
-            datetime.fromisoformat(iso)
-        except ValueError:
-            continue
-        out[h.end()] = (h.start(), iso)
+        iso = date_written(h.group("head"))
+        if iso:
+            out[h.end()] = (h.start(), iso)
     return out
+
+
+def date_written(head: str) -> str:
+    """The date a header or a message's stamp writes in full ("Mon 12 Oct 2026 21:47", "Oct
+    12, 2026", "2026-10-12 09:10"), as YYYY-MM-DD; "" where it writes none."""
+    m = _FULL_DATE.search(head)
+    if m is None:
+        return ""
+    if m.group("iso"):
+        iso = m.group("iso")
+    else:
+        day, mon, year = (m.group("d"), m.group("m"), m.group("y")) if m.group("d") else (
+            m.group("d2"), m.group("m2"), m.group("y2"))  # fmt: skip
+        month = lexicon().months.get(mon.lower())  # the dates reader's month names
+        if month is None:
+            return ""
+        iso = f"{year}-{month:02d}-{int(day):02d}"
+    try:
+        datetime.fromisoformat(iso)
+    except ValueError:
+        return ""
+    return iso
 
 
 def split(transcript: str) -> tuple[str, list[Sentence]]:
@@ -247,7 +255,7 @@ def split(transcript: str) -> tuple[str, list[Sentence]]:
         note = _STAGE_NOTE.match(transcript, start, end)  # "(via interpreter)", "(laughs)"
         own = heads.get(m.start())  # "[Message from patient, sent Mon 12 Oct 2026 21:47]"
         carried = own[1] if own else carried
-        stamp = m.group("stamp") or carried
+        stamp = date_written(m.group("stamp") or "") or carried
         turns.append((who, rel, note.end() if note else start, end, stamp,
                       m.group("who")))  # fmt: skip
     out: list[Sentence] = []
