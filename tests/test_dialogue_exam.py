@@ -126,3 +126,20 @@ def test_a_pair_said_before_another_reading_is_the_blood_pressure_by_its_shape()
     vitals = [c for m, c in got if m == "vital_sign"]
     assert any("blood pressure" in c and "118/70" in c for c in vitals), got
     assert any("heart rate" in c and "58" in c for c in vitals), got
+
+
+def test_a_target_said_as_a_bare_pair_is_no_reading() -> None:
+    """ "At home we aim for under 135/85": a target, no blood pressure taken -- a pair known
+    only by its shape is no reading after a target's word; "It was 148/90 this morning" is."""
+    now = datetime(2026, 9, 20, 18, tzinfo=UTC)
+    said = (
+        "Date: 2026-09-20\nDr Shah: Your average of 152/96 is still above target. At home we aim "
+        "for under 135/85.\nPatient: It was 148/90 this morning."
+    )
+    got = [
+        c.content.lower()
+        for c in RuleExtractor().extract("P", said, now=now).candidates
+        if c.memory_type == "vital_sign"
+    ]
+    assert not any("135/85" in c for c in got), got
+    assert any("148/90" in c for c in got), got

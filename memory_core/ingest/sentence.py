@@ -441,17 +441,28 @@ def _by_unit(text: str) -> list[tuple[int, int, Analyte]]:
 def _by_pair(text: str) -> list[tuple[int, int, Analyte]]:
     """The panel a pair of values is by its shape, where no test is named ("Let me check it
     today. 118/76."): each part within its part's bounds, the first above the second (blood
-    pressure); never a pair with another unit after it ("50/20 mg")."""
+    pressure); never a pair with another unit after it ("50/20 mg"), nor one a target's word
+    says shortly before it ("aim for under 135/85")."""
+    from ..facts.values import TARGET_WORDS
+
     unit_re, _dose = units()
     for m in _PAIR.finditer(text):
         u = unit_re.match(text, m.end())
         a, b = float(m.group(1)), float(m.group(2))
+        if set(re.findall(r"[a-z]+", text[: m.start()].lower())[-_TARGET_WORDS_BEFORE:]) & (
+            TARGET_WORDS
+        ):
+            continue  # "At home we aim for under 135/85": a target, no reading
         for panel, (hi, lo) in _panel_parts().items():
             fits = hi.bounds[0] <= a <= hi.bounds[1] and lo.bounds[0] <= b <= lo.bounds[1]
             said = u is None or unit_shown(u.group(1)) == panel.unit
             if fits and a > b and said:
                 return [(m.start(), m.start(), panel)]
     return []
+
+
+#: How many words before a pair known by its shape a target's word makes it a target
+_TARGET_WORDS_BEFORE = 4
 
 
 @cache
