@@ -178,3 +178,30 @@ def test_st_johns_wort_is_named_with_its_saint(text: str) -> None:
     "John's wort", and proposals read "Patient stopped john's wort")."""
     (m,) = drugs.resolve(text)
     assert m.name == "st john's wort" and m.text.lower().startswith(("st", "saint"))
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("Trelegy Ellipta one puff daily", {"fluticasone furoate", "umeclidinium", "vilanterol"}),
+        ("Relvar 92/22 one puff daily", {"fluticasone furoate", "vilanterol"}),
+        ("Spiolto Respimat two puffs daily", {"olodaterol", "tiotropium"}),
+        ("Flutiform 125 two puffs twice daily", {"fluticasone", "formoterol"}),
+        ("DuoResp Spiromax 160/4.5", {"budesonide", "formoterol"}),
+        ("Incruse Ellipta", {"umeclidinium"}),
+    ],
+)
+def test_common_inhaler_brands_name_their_ingredients(text: str, want: set[str]) -> None:
+    """Inhalers a UK respiratory review names every day that the dictionary lacks (a dev
+    transcript's "switch you from the Anoro to Trelegy" proposed nothing): their ingredients,
+    by the dictionary's own names (an ingredient's salt as the dictionary writes Anoro's)."""
+    (m,) = drugs.resolve(text)
+    got = {drugs._canonical(i).split(" bromide")[0] for i in drugs.ingredients(m.name)}
+    assert got == want, m.name
+
+
+def test_beclometasone_and_beclomethasone_are_one_drug() -> None:
+    """The INN and the USAN of one steroid (Fostair's "beclometasone", Clenil's
+    "beclomethasone"): one canonical name, so a switch from Clenil to Fostair is read as one."""
+    assert drugs.canonical_names("beclometasone") == drugs.canonical_names("Clenil")
+    assert "beclomethasone" in drugs.ingredients(next(iter(drugs.canonical_names("Fostair"))))
