@@ -218,3 +218,18 @@ def test_a_medicine_moved_to_another_time_by_a_pronoun_is_the_drug_talked_of() -
         session="2026-09-20",
     )
     assert not any("tuesday" in c for c in _meds(got, "amlodipine")), got
+
+
+def test_a_change_the_clinician_says_for_when_it_happens_is_no_change_made() -> None:
+    """ "Ring us when you start it", "Once you finish the course, stop the lansoprazole too":
+    a change said for when something happens is an instruction, not a change made today."""
+    got = _got(
+        [
+            "Nurse: Here's a rescue pack of prednisolone 30 mg a day for five days.",
+            "Nurse: Ring us when you start it.",
+            "Dr Shah: You're on lansoprazole 30 mg with the antibiotics.",
+            "Dr Shah: Once you finish the antibiotics, stop the lansoprazole too.",
+        ]
+    )
+    assert not any("started" in c for c in _meds(got, "prednisolone")), got
+    assert not any("stopped" in c for c in _meds(got, "lansoprazole")), got

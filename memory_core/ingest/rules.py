@@ -137,7 +137,9 @@ _NO_PROBLEM = re.compile(
 )
 _HEDGE = re.compile(
     r"\b(consider\w*|might|maybe|perhaps|could|would you|should we|should i|thinking about|"
-    r"if you|if it|if my|if the|if your|in case|unless|not sure|before (?:stopping|starting|"
+    r"if you|if it|if my|if the|if your|in case|unless|"
+    r"(?:when|once|as soon as) you (?:start|stop|finish|take|get|have|run|begin|go)|"
+    r"not sure|before (?:stopping|starting|"
     r"taking|changing))\b"
 )
 _MED_NEG = re.compile(
