@@ -233,3 +233,11 @@ def test_a_change_the_clinician_says_for_when_it_happens_is_no_change_made() -> 
     )
     assert not any("started" in c for c in _meds(got, "prednisolone")), got
     assert not any("stopped" in c for c in _meds(got, "lansoprazole")), got
+
+
+def test_a_dose_said_after_another_drug_is_that_drugs() -> None:
+    """ "Instead of propranolol, let's start amitriptyline 10 mg at night": the 10 mg at night
+    is the amitriptyline's; the propranolol named before it has no such dose."""
+    got = _got(["Dr Osei: Instead of propranolol, let's start amitriptyline 10 mg at night."])
+    assert not any("10 mg" in c or "at night" in c for c in _meds(got, "propranolol")), got
+    assert any("10 mg" in c for c in _meds(got, "amitriptyline")), got

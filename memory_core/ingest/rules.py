@@ -83,7 +83,9 @@ from .dialogue import (
 from .proposals import Candidate, Extraction
 from .sentence import (
     CLOCK_TIME,
+    DOSE_REACH,
     DOSE_UNIT_SPELLINGS,
+    FREQ_REACH,
     Drug,
     Finding,
     Named,
@@ -213,6 +215,25 @@ _SWITCH_TO = re.compile(
 #: one drug in place of another: "<new> instead of <old>", "swapped <old> for <new>"
 _INSTEAD = re.compile(r"\binstead of (?:the |my |your |his |her |their )?$")
 _SWAPPED = re.compile(r"\bswap\w* (?:my |your |his |her |their |the )?$")
+
+
+def _another(o: Drug, d: Drug, low: str) -> bool:
+    """Whether ``o``, named after ``d``, is another drug whose dose follows it: not ``d``
+    under another name or one of its ingredients ("Spiolto, that's tiotropium and
+    olodaterol"), not ``d`` named again beside it ("colecalciferol -- that's vitamin D --
+    800 units"), nor a drug coordinated with it ("the ramipril and the amlodipine, one of each
+    in the morning": said of both)."""
+    if o.start <= d.start or set(d.name.split("/")) & set(o.name.split("/")):
+        return False
+    between = low[d.end : o.start]
+    return not (_APPOSITION.match(between) or _COORDINATED.match(between))
+
+
+#: the words between a drug and its other name ("colecalciferol, that's vitamin D")
+_APPOSITION = re.compile(
+    r"^[\s,(—–-]*(?:(?:that'?s|that is|which is|i\.?e\.?|aka|also called|called|known as)\b)?"
+    r"[\s,(—–-]*$"
+)
 
 
 def _replaced(low: str, found: list[Drug]) -> tuple[Drug, Drug] | None:
@@ -2191,8 +2212,13 @@ class RuleExtractor:
             prev = (d, window)
             after = low[d.end : d.end + 30]
             later = low[d.end : d.end + 60]  # "the metoprolol ..., so my GP cut it down to 25 mg"
-            dose = dose_after(s.text, d.end)
-            freq = freq_after(r, d.end)
+            nxt = min((o.start for o in found if o.start > d.start), default=len(low))
+            # a dose or frequency said after another drug is that drug's ("instead of
+            # propranolol, let's start amitriptyline 10 mg at night"; not after the same drug's
+            # other name: "vitamin D, colecalciferol, 800 units")
+            other = min((o.start for o in found if _another(o, d, low)), default=len(low))
+            dose = dose_after(s.text, d.end, min(DOSE_REACH, other - d.end))
+            freq = freq_after(r, d.end, min(FREQ_REACH, other - d.end))
             details = "".join(f" {x}" for x in (dose, freq) if x)
             when = date_for(r, d.start, d.end, extra_dates)
             on = f" {when.phrase}" if when else ""
@@ -2200,7 +2226,6 @@ class RuleExtractor:
             since = when if when is not None and when.phrase.startswith("since") else None
             if _NOT_NOW.search(window):
                 continue  # a decision not to act on it now
-            nxt = min((o.start for o in found if o.start > d.start), default=len(low))
             said_after = _CHANGE_AFTER.match(low[d.end : nxt])
             if said_after and not (_STOP.search(window) or _START.search(window)):
                 window = f"{window} {said_after.group('verb')}"  # "X 70 mg, once a week, started"

@@ -247,7 +247,12 @@ class Named:
         )
 
 
-def dose_after(text: str, pos: int, limit: int = 45) -> str:
+#: how far after a drug's name its dose and its frequency are read (characters)
+DOSE_REACH = 45
+FREQ_REACH = 60
+
+
+def dose_after(text: str, pos: int, limit: int = DOSE_REACH) -> str:
     units = "|".join(re.escape(u) for u in sorted(lexicon().dose_units, key=len, reverse=True))
     m = re.compile(rf"(\d+(?:[.,]\d+)?)\s?(micrograms?|{units})\b", re.I).search(
         text, pos, min(len(text), pos + limit)
@@ -288,7 +293,7 @@ _BARE_STRENGTH = re.compile(
 )
 
 
-def freq_after(r: Named, pos: int, limit: int = 60) -> str:
+def freq_after(r: Named, pos: int, limit: int = FREQ_REACH) -> str:
     for a, _b, _v in r.freqs:
         if pos <= a < pos + limit:
             # the words as said ("at night", "twice a day"), with an "every" before them, and
