@@ -1789,3 +1789,23 @@ def test_an_answer_to_a_question_about_the_story_just_told_is_told_under_its_dat
         datetime(2026, 10, 22, 18, tzinfo=UTC),
     )
     assert [d for c, d in now.items() if "ramipril" in c.lower()] == [None], now
+
+
+def test_a_day_said_alone_turns_later_is_not_in_the_month_named_before() -> None:
+    """ "I had a health check at work on the 2nd of March" (the patient), then, three turns
+    on, "The urine sample you dropped in on the 9th showed an ACR of 4.2" (the nurse, on the
+    21st of April): the 9th is the latest one before the session, not the 9th of March -- a
+    month named sets the month of a day said alone only in the turn that named it and the
+    next two."""
+    transcript = (
+        "Date: 2026-04-21\n"
+        "Patient: I had a health check at work on the 2nd of March, and they said my "
+        "cholesterol was 231.\n"
+        "Nurse: That would be about 6.0 in our units, so it's much the same.\n"
+        "Patient: OK.\n"
+        "Nurse: The urine sample you dropped in on the 9th showed an albumin creatinine "
+        "ratio of 4.2, which is slightly raised.\n"
+    )
+    got = _got(transcript, datetime(2026, 4, 21, 18, tzinfo=UTC))
+    acr = [at for c, at in got.items() if "albumin" in c]
+    assert acr == ["2026-04-09"], got

@@ -438,6 +438,7 @@ class State:
     #: the day the conversation last named with its month: a day said alone after it reads in
     #: its month ("born on the 1st of October ... home on the 4th")
     told_day: datetime | None = None
+    told_turn: int = -1  # the turn that named it
     #: the days said alone so far, as read: the same day said again is the same date
     days_alone: dict[int, datetime] = field(default_factory=dict)
     #: the tests' date, its turn and where it was said (start, end)

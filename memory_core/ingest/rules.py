@@ -733,6 +733,11 @@ def _done_so(low: str, after: int) -> int | None:
 
 
 #: a clause of consequence (", so they stopped it", "; and so I came off it")
+#: how many turns after the one that named a month a day said alone ("the 9th") is read in it
+#: ("born on the 1st of October" ... "since I came home on the 4th"); later, the latest such day
+TOLD_TURNS = 2
+
+
 _SO_CLAUSE = re.compile(r"[,;]\s*(?:and\s+)?so\s+(?=\w)")
 
 
@@ -1534,9 +1539,11 @@ class RuleExtractor:
         follows_other = -1  # the turn whose last sentence was about someone else
         for s in sents:
             s = _untagged(s)  # "You're booked for the 7th of April, is that right?": said
-            r = Named(s, moment(s, session, now), st.told_day, st.days_alone)
+            month_told = st.told_day if s.turn - st.told_turn <= TOLD_TURNS else None
+            r = Named(s, moment(s, session, now), month_told, st.days_alone)
             named = [d.at for d in r.dates if month_named(s.text, d) and d.at <= session]
-            st.told_day = named[-1] if named else st.told_day
+            if named:
+                st.told_day, st.told_turn = named[-1], s.turn
             st.days_alone.update({n: d.at for d in r.dates if (n := day_alone(s.text, d))})
             asked_past = (
                 s.speaker != "clinician"
