@@ -241,3 +241,19 @@ def test_a_dose_said_after_another_drug_is_that_drugs() -> None:
     got = _got(["Dr Osei: Instead of propranolol, let's start amitriptyline 10 mg at night."])
     assert not any("10 mg" in c or "at night" in c for c in _meds(got, "propranolol")), got
     assert any("10 mg" in c for c in _meds(got, "amitriptyline")), got
+
+
+def test_in_case_after_the_drug_says_what_it_is_for_not_whether_it_is_given() -> None:
+    """ "I have given you a GTN spray, in case chest pain comes on": given, for when chest pain
+    comes; "stop the ramipril, in case it's causing the cough" stops it. "In case of a flare,
+    start the prednisolone" -- the condition before the drug -- still proposes nothing."""
+    got = _got(
+        [
+            "Pharmacist: I have given you a GTN spray, in case chest pain comes on.",
+            "Dr Shah: Please stop the ramipril, in case it's causing the cough.",
+            "Dr Shah: In case of a flare, start the prednisolone.",
+        ]
+    )
+    assert _meds(got, "gtn"), got
+    assert any("stopped ramipril" in c for c in _meds(got, "ramipril")), got
+    assert not _meds(got, "prednisolone"), got

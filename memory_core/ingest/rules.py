@@ -714,6 +714,8 @@ def _hedged(s: Sentence, found: Sequence[Drug]) -> bool:
         later = s.speaker != "clinician" and doubt and m.start() > last
         if later and re.search(r"[,;]", s.low[last : m.start()]):
             continue
+        if m.group(1) == "in case" and m.start() > last:
+            continue  # "a GTN spray, in case chest pain comes on": what it is for
         if _done_so(s.low, m.end()) is None:
             return True
     return False
