@@ -1362,3 +1362,27 @@ def test_what_changes_no_standing_order_or_result_is_for_a_reviewer(
     order or the patient's value changed -- for a reviewer at most."""
     state, rule = _pair(engine, older, newer, mtype)
     assert state != "auto", rule
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "Spoke to daughter. Her ramipril is now 10 mg.",
+        "Daughter rang. Her ramipril was increased to 10 mg.",
+        "Husband present. His ramipril was increased to 10 mg.",
+        "Seen with son. His ramipril was increased to 10 mg last week.",
+    ],
+)
+def test_a_possessive_that_may_be_a_relative_named_before_is_for_a_reviewer(
+    engine: mc.MemoryEngine, newer: str
+) -> None:
+    """The same with the relative's possessive opening the later sentence ("Spoke to daughter.
+    Her ramipril is now 10 mg."): the daughter's ramipril, or the patient's? A reviewer decides
+    (it had changed the patient's dose at once). The patient's possessive that is not the
+    relative's ("Daughter attended with him. His ramipril ...") stays the patient's change."""
+    older = "Ramipril 5 mg daily"
+    assert _pair(engine, older, newer, "medication") == ("pending", "drug.dose-change")
+    patients = decide_texts(
+        older, "Daughter attended with him. His ramipril was increased to 10 mg.", "medication"
+    )
+    assert patients.rule == "drug.dose-change" and patients.strong

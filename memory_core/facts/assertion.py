@@ -445,8 +445,9 @@ def reporter_pronoun(t: Text) -> str:
     """A relative who reports, then "she" or "he" as the subject of what is reported
     ("Daughter says she stopped taking omeprazole", "Son reports that he has stopped ..."), or
     a relative named in an earlier sentence by no word that rules them out as the patient,
-    then a sentence that opens with "she" or "he" ("Daughter attended with pt. She has been
-    started on ...", "His son came with him. He ..."); else "": the pronoun may be the
+    then a sentence that opens with "she" or "he", or with "her" or "his" ("Daughter attended
+    with pt. She has been started on ...", "His son came with him. He ...", "Spoke to
+    daughter. Her ramipril is now 10 mg"); else "": the pronoun may be the
     relative as well as the patient -- whose change it is, only a reader of the record can
     say. ("His wife ... She ..." and "my aunt ... her ..." are the relative's:
     :func:`_relatives_pronoun`.)"""
@@ -465,7 +466,8 @@ def reporter_pronoun(t: Text) -> str:
         if owner == "my" or _PATIENTS_POSSESSIVE.get(owner, "") not in ("", *others):
             continue  # "my aunt", "his wife": the relative is not the patient
         for _lo, _hi, j in _later_sentences(t, m.start):
-            pronoun = _PRONOUNS.get(toks[j], "")
+            # "She has been started on ...", or her possessive: "Her ramipril is now 10 mg"
+            pronoun = _PRONOUNS.get(toks[j], "") or _PATIENTS_POSSESSIVE.get(toks[j], "")
             if pronoun and (not others or pronoun in others):
                 return f"{' '.join(toks[m.start : m.end])} ... {t.raw[j]}"
     return ""
