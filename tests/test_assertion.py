@@ -1386,3 +1386,42 @@ def test_a_possessive_that_may_be_a_relative_named_before_is_for_a_reviewer(
         older, "Daughter attended with him. His ramipril was increased to 10 mg.", "medication"
     )
     assert patients.rule == "drug.dose-change" and patients.strong
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Metformin 1 g twice daily", "eGFR <30 → stop metformin"),
+        ("Bisoprolol 5 mg once daily", "HR < 50: reduce bisoprolol to 2.5 mg."),
+        ("Warfarin 3 mg daily", "INR above 4 -> omit warfarin and recheck in 48 h."),
+        ("Atorvastatin 20 mg at night", "Atorvastatin 40 mg would be reasonable."),
+        ("Atorvastatin 20 mg at night", "Max dose atorvastatin 80 mg."),
+        ("Paracetamol 1 g four times daily", "Maximum dose of paracetamol is 4 g a day."),
+    ],
+)
+def test_a_threshold_before_a_change_a_suggestion_or_a_maximum_is_no_change_made(
+    older: str, newer: str
+) -> None:
+    """ "eGFR <30 → stop metformin", "HR < 50: reduce bisoprolol": a threshold said before a
+    colon or an arrow is a condition of what follows; "would be reasonable" is a suggestion;
+    "max dose" a limit -- none is the patient's drug changed (each had applied at once).
+    Probes written for this, not from a held-out set."""
+    d = decide_texts(older, newer, "medication")
+    assert not (d.supersedes and d.strong), (newer, d.rule, d.evidence)
+
+
+def test_a_result_before_a_colon_then_a_change_made_is_still_the_change() -> None:
+    """ "eGFR 28: metformin stopped." -- a result, not a threshold -- then the change made."""
+    d = decide_texts("Metformin 1 g twice daily", "eGFR 28: metformin stopped.", "medication")
+    assert d.rule == "drug.stop" and d.strong, d
+
+
+def test_the_patients_own_dose_at_its_maximum_is_no_definition() -> None:
+    """ "Gabapentin - no benefit at max dose, stopping": the patient's dose reached its
+    maximum, then stopped -- a change; "Max dose atorvastatin 80 mg" is a limit."""
+    d = decide_texts(
+        "Gabapentin 300 mg three times daily",
+        "Gabapentin - no benefit at max dose, stopping.",
+        "medication",
+    )
+    assert d.supersedes, d

@@ -261,7 +261,32 @@ def conditions(t: Text) -> tuple[Scope, ...]:
         *_will_contractions(t),
         *_timed_ahead(t),
         *_on_a_day(t),
+        *_thresholds(t),
     )
+
+
+#: A threshold that opens a sentence, then a colon or an arrow: "eGFR <30 → stop metformin",
+#: "HR < 50: reduce bisoprolol", "INR above 4 -> omit warfarin" (a result said before a colon,
+#: "eGFR 28: metformin stopped", has no comparison).
+_THRESHOLD = re.compile(
+    r"(?:^|[.;!?]\s+)[^\W\d][^.;:!?\n]{0,40}?"
+    r"(?:<=|>=|<|>|≤|≥|\b(?:below|above|under|over|less than|more than|greater than)\b)"
+    r"\s*\d+(?:[.,]\d+)?[^\s:.;]*\s*(?::|→|->|=>)",
+    re.IGNORECASE,
+)
+
+
+def _thresholds(t: Text) -> list[Scope]:
+    """A change said after a threshold and a colon or an arrow is what to do if the value
+    crosses it: from there to the end of the sentence, a condition."""
+    out = []
+    for m in _THRESHOLD.finditer(t.text):
+        i = t.token_at(m.end() - 1)
+        if i >= len(t.tokens):
+            continue
+        _lo, hi = sentence_bounds(t, i)
+        out.append(Scope(i, i + 1, _STRUCTURE, Context.HYPOTHETICAL, i, hi))
+    return out
 
 
 _WILL = re.compile(r"\b\w+['’]ll\b", re.IGNORECASE)
