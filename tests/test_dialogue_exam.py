@@ -143,3 +143,35 @@ def test_a_target_said_as_a_bare_pair_is_no_reading() -> None:
     ]
     assert not any("135/85" in c for c in got), got
     assert any("148/90" in c for c in got), got
+
+
+def _responses(lines: list[str]) -> list[str]:
+    now = datetime(2026, 8, 20, 18, tzinfo=UTC)
+    ext = RuleExtractor().extract("NW-1006", "Date: 2026-08-20\n" + "\n".join(lines), now=now)
+    return [c.content.lower() for c in ext.candidates if c.memory_type == "treatment_response"]
+
+
+def test_an_answer_to_how_a_drug_is_working_is_that_drugs_response() -> None:
+    """ "How's the carbocisteine going?" -- "It's helped. The phlegm's much easier to shift":
+    the answer is the carbocisteine's effect, though it names no drug; "And how is the
+    sumatriptan working for the attacks?" -- "It's brilliant", too. An answer that tells no
+    effect ("I haven't started it yet"), or a question that names no drug, proposes none."""
+    got = _responses(
+        [
+            "Nurse: How's the carbocisteine going?",
+            "Patient: It's helped. The phlegm's much easier to shift in the mornings.",
+            "Dr Osei: And how is the sumatriptan working for the attacks?",
+            "Patient: It's brilliant. The 50 mg knocks the headache out within an hour.",
+        ]
+    )
+    assert any("carbocisteine" in c and "helped" in c for c in got), got
+    assert any("sumatriptan" in c and "brilliant" in c for c in got), got
+    none = _responses(
+        [
+            "Nurse: How is the sertraline going?",
+            "Patient: I haven't started it yet, I was waiting for the pharmacy.",
+            "Nurse: How are you getting on generally?",
+            "Patient: Much better, thanks.",
+        ]
+    )
+    assert not any("sertraline" in c for c in none), none

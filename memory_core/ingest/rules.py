@@ -114,6 +114,7 @@ from .statements import (
     stems,
     third_party,
     third_person,
+    words_of,
 )
 from .stays import referred, told_days
 
@@ -735,6 +736,21 @@ def _done_so(low: str, after: int) -> int | None:
 
 
 #: a clause of consequence (", so they stopped it", "; and so I came off it")
+#: a question how a drug is working for the patient ("How's the carbocisteine going?", "how is
+#: the sumatriptan working for the attacks?", "Is the sertraline helping?")
+_HOW_WORKING = re.compile(
+    r"\bhow(?:'s| is| are)\b.{0,40}\b(?:going|working|doing|suiting you|getting on)\b"
+    r"|\b(?:is|are) (?:the|your) \w+(?: \w+)? (?:helping|working)\b"
+)
+
+
+def _effect_told(text: str) -> bool:
+    """Whether an answer tells an effect: a cue of dialogue.json's treatment responses
+    ("helped", "better", "no difference") in its words, not a relative's."""
+    kind = next(k for k in cues().kinds if k.type == "treatment_response")
+    return kind.cue_at(stems(words_of(text)), words_of(text)) is not None
+
+
 #: how many turns after the one that named a month a day said alone ("the 9th") is read in it
 #: ("born on the 1st of October" ... "since I came home on the 4th"); later, the latest such day
 TOLD_TURNS = 2
@@ -1692,6 +1708,14 @@ class RuleExtractor:
                             _NOT_CLINICAL if clinical or itself or _TESTS.search(q.low) else set()
                         )
                         general(said, Named(said, moment(q, session, now)), done, skip=skip)
+                elif qr.drugs and _HOW_WORKING.search(q.low) and _effect_told(s.text):
+                    # "How's the carbocisteine going?" -- "It's helped. The phlegm's easier to
+                    # shift": the drug asked about, the effect the answer tells
+                    body = third_person(s.text, s.speaker, s.relation)
+                    item = ("treatment_response",
+                            f"Response to treatment: {qr.drugs[-1].phrase}: {body}",
+                            0.75, None, q.start, s.end)  # fmt: skip
+                    emit(iter([item]), "patient", check=True)
                 elif _BARE_NO.match(s.text) and (still := _STILL_ASKED.match(q.text)):
                     # "Are you still managing the allotment?" -- "No.": no longer; its date is
                     # the answer turn's first ("No. ... I gave it up in March.")
