@@ -257,3 +257,22 @@ def test_in_case_after_the_drug_says_what_it_is_for_not_whether_it_is_given() ->
     assert _meds(got, "gtn"), got
     assert any("stopped ramipril" in c for c in _meds(got, "ramipril")), got
     assert not _meds(got, "prednisolone"), got
+
+
+def test_a_rescue_pack_given_with_when_to_start_it_is_a_plan_made() -> None:
+    """ "I'll give you a rescue pack to keep at home, steroids and antibiotics, so you can
+    start them straight away if you flare up": the pack is given today; "start them" is of
+    when to use it, after the drugs -- no treatment deferred, and the condition after it is
+    of its use. "We'll review in 3 months and start a statin" still defers the statin. (Not
+    yet read: "... with a written plan for when to start them", whose "when" the assertion
+    step reads as the drugs' condition.)"""
+    got = _got(
+        [
+            "Nurse: I'll also give you a rescue pack to keep at home, steroids and antibiotics, "
+            "so you can start them straight away if you flare up.",
+            "Dr Shah: We'll review in 3 months and start a statin then.",
+        ]
+    )
+    plans = [c for m, c in got if m == "care_plan"]
+    assert any("rescue pack" in c for c in plans), got
+    assert not any("statin" in c for c in plans), got

@@ -322,6 +322,30 @@ _DEFERRED_DRUG = re.compile(
 )
 
 
+def _deferred(said: str) -> bool:
+    """A drug a plan would start or change later: a drug named and a verb of starting or
+    changing ("review in 3 months and start a statin") -- not a verb after every drug whose
+    object is a pronoun for them, which says when to use what is given ("a rescue pack,
+    steroids and antibiotics, with a plan for when to start them")."""
+    if not _drug(said):
+        return False
+    named = resolve(said)
+    last = max((d.end for d in named), default=0)
+    return any(
+        not (m.start() >= last and _THEM.match(said, m.end()))
+        for m in _DEFERRED_DRUG.finditer(said)
+    )
+
+
+#: a pronoun object for drugs named before ("start them", "start it")
+_THEM = re.compile(r"\s+(?:them|it)\b", re.I)
+
+
+#: a condition of a plan's use, said after it ("..., with a plan for when to start them if you
+#: get a flare-up")
+_USE_IF = re.compile(r",?\s+\b(?:if (?:you|she|he|they)|in case)\b", re.I)
+
+
 def _until_condition(text: str) -> str:
     """A plan's words up to a condition after it ("if", "whether", "unless", "in case")."""
     m = re.search(r",?\s+\b(?:if|whether|unless|in case|should)\b", text, re.I)
@@ -938,7 +962,11 @@ def _each(
                 body = third_person(text, s.speaker, s.relation)
                 yield Stated("preference", f"Preference: {body}", a, b)
                 break
-            _found, blocked = _kinds_found(as_patient(text, s.relation, pronoun), k.type)
+            # a plan's condition after it is of its use ("a rescue pack ..., with a plan for
+            # when to start them if you get a flare-up"), not of the plan
+            cut = _USE_IF.search(text) if plan else None
+            read_as = text[: cut.start()] if cut else text
+            _found, blocked = _kinds_found(as_patient(read_as, s.relation, pronoun), k.type)
             if blocked:
                 break
             if k.type in NOT_NEGATED and set(words_of(text)) & (c.negations - {"without"}):
@@ -953,7 +981,7 @@ def _each(
             said = s.text[a:].strip() if plan else text  # a plan's details follow it
             if plan:
                 said = _until_condition(said)  # "..., to talk through what happens if ...": cut
-                if _drug(said) and _DEFERRED_DRUG.search(said) and not _arranged_after(said, k):
+                if _deferred(said) and not _arranged_after(said, k):
                     break  # a treatment deferred or considered is no plan made today
             body = third_person(said, s.speaker, s.relation)
             if len(body) < 8:
