@@ -501,6 +501,7 @@ RULE_WORDS: dict[str, str] = {
     "statement.restated": "the same statement made again",
     "plan.restated": "the same planned test restated",
     "plan.done-or-cancelled": "the same plan done or cancelled",
+    "plan.later-dose": "a later dose of the same vaccine",
     "plan.new-timing": "the same plan at a new time",
     "slot.single-valued": "a new answer to the same question (one answer at a time)",
     "slot.state-change": "the same item in a new state",
