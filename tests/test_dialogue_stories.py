@@ -1809,3 +1809,17 @@ def test_a_day_said_alone_turns_later_is_not_in_the_month_named_before() -> None
     got = _got(transcript, datetime(2026, 4, 21, 18, tzinfo=UTC))
     acr = [at for c, at in got.items() if "albumin" in c]
     assert acr == ["2026-04-09"], got
+
+
+def test_a_clause_takes_the_one_date_said_before_it_though_another_follows() -> None:
+    """ "So you came in on the Tuesday, the 28th, with fluid on your lungs -- the heart failure
+    flaring up -- and you went home on Monday the 4th": the heart failure's flare is the 28th's,
+    the one date said before its clause; the discharge date after it is another event's."""
+    transcript = (
+        "Date: 2026-05-06\n"
+        "Nurse: So you came in on the Tuesday, the 28th, with fluid on your lungs — the heart "
+        "failure flaring up — and you went home on Monday the 4th.\n"
+    )
+    got = _got(transcript, datetime(2026, 5, 6, 18, tzinfo=UTC))
+    hf = [at for c, at in got.items() if "heart failure" in c.lower()]
+    assert hf == ["2026-04-28"], got

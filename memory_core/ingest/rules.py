@@ -1500,7 +1500,9 @@ class RuleExtractor:
             if inside:
                 return narrowest(inside)  # one date, or one inside the others' periods
             before = [d for d in r.dates if d.end <= a]
-            if len(r.dates) == 1 and before:
+            if len(before) == 1:
+                # "you came in on the 28th with the fluid -- the heart failure flaring up --
+                # and went home on the 4th": the one date said before it, whatever follows
                 return before[0]
             after = [d for d in r.dates if d.start >= b]
             if len(r.dates) == 1 and after and _SINCE_NEXT.match(r.text[b : after[0].start]):
