@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
 from memory_core.ingest.dates import dates_in
 from memory_core.ingest.rules import RuleExtractor
 
@@ -1823,3 +1825,17 @@ def test_a_clause_takes_the_one_date_said_before_it_though_another_follows() -> 
     got = _got(transcript, datetime(2026, 5, 6, 18, tzinfo=UTC))
     hf = [at for c, at in got.items() if "heart failure" in c.lower()]
     assert hf == ["2026-04-28"], got
+
+
+@pytest.mark.parametrize(
+    "label",
+    ["Reception", "Admin", "Optician", "Optometrist", "Dentist", "Paediatrician", "Sonographer",
+     "Phlebotomist", "RN Tasha", "HCA", "OT", "Matron", "Pharmacy Technician", "Surgery"],
+)  # fmt: skip
+def test_a_practices_staff_labelled_by_their_role_are_the_clinicians_side(label: str) -> None:
+    """ "Reception: I've added a note that you prefer portal messages" is the practice
+    speaking -- not the patient, nor a relative (a portal thread's reception had been read as
+    the patient's side, and what it recorded of the patient was lost)."""
+    from memory_core.ingest.dialogue import _role
+
+    assert _role(label, None) == ("clinician", ""), label

@@ -54,8 +54,14 @@ CLINICIAN_WORDS = frozenset(
         "therapist", "dietitian", "dietician", "advisor", "adviser", "counsellor", "counselor",
         "receptionist", "consultant", "registrar", "specialist", "paramedic", "hcp",
         "coordinator", "physio", "practitioner", "clinic", "team", "ward", "staff", "prescriber",
+        "reception", "admin", "dentist", "optometrist", "orthoptist", "hygienist", "phlebotomist",
+        "rn", "rgn", "hca", "ot", "matron", "triage", "helpline", "surgery", "practice",
+        "pharmacy", "dispenser",
     }
 )  # fmt: skip
+#: endings of a word that names a clinical role ("paediatrician", "radiologist", "podiatrist",
+#: "sonographer")
+CLINICIAN_ENDINGS = ("ologist", "iatrist", "ician", "grapher")
 #: two-word labels of a professional whose last word alone names a carer ("worker")
 CLINICIAN_PHRASES = frozenset(
     {"link worker", "social worker", "case worker", "health worker", "outreach worker",
@@ -90,7 +96,7 @@ def _role(who: str, role: str | None) -> tuple[str, str] | None:
         rel = next((w for w in words if w in PROXY_WORDS), "")
         if rel:
             return "patient", rel
-        if any(w in CLINICIAN_WORDS or w.endswith(("ologist", "iatrist")) for w in words):
+        if any(w in CLINICIAN_WORDS or w.endswith(CLINICIAN_ENDINGS) for w in words):
             return "clinician", ""
         if any(w in PATIENT_WORDS for w in words):
             return "patient", ""
