@@ -402,7 +402,7 @@ def test_a_landline_asked_for_is_a_phone_preference() -> None:
         "Date: 2026-03-30\nNurse: Is there a number that's best to call you on?\n"
         "Patient: The landline, please. I can't hear the mobile.\n"
     )
-    assert ("preference", "Patient prefers to be contacted by phone") in [
+    assert ("preference", "Patient prefers to be contacted by phone (landline)") in [
         (m, c) for m, c, _d in got(t)
     ]
 

@@ -276,3 +276,21 @@ def test_a_rescue_pack_given_with_when_to_start_it_is_a_plan_made() -> None:
     plans = [c for m, c in got if m == "care_plan"]
     assert any("rescue pack" in c for c in plans), got
     assert not any("statin" in c for c in plans), got
+
+
+def test_a_contact_preference_keeps_the_patients_own_word_for_the_channel() -> None:
+    """ "The landline, please" is a phone preference -- which phone, the landline; "please
+    don't leave voicemails ... Call after four o'clock" is a phone preference without
+    voicemails: the proposal keeps the words that say which, and what not."""
+    got = _got(
+        [
+            "Nurse: Which number is best, the mobile or the landline?",
+            "Patient: The landline, please. I can't hear the mobile.",
+            "Nurse: And can we leave a message?",
+            "Patient: Please don't leave voicemails, I'm at work all day. Call after four o'clock "
+            "if you can.",
+        ]
+    )
+    prefs = [c for m, c in got if m == "preference"]
+    assert any("landline" in c for c in prefs), got
+    assert any("voicemail" in c for c in prefs), got

@@ -751,6 +751,13 @@ def _effect_told(text: str) -> bool:
     return kind.cue_at(stems(words_of(text)), words_of(text)) is not None
 
 
+#: the words for a contact channel that say which one or which use of it, beyond the channel
+#: itself (slots.json's contact channel values): kept in the proposal
+_CHANNEL_DEVICES = frozenset(
+    {"landline", "home phone", "house phone", "voicemail", "voicemails", "mobile", "mychart"}
+)
+
+
 #: how many turns after the one that named a month a day said alone ("the 9th") is read in it
 #: ("born on the 1st of October" ... "since I came home on the 4th"); later, the latest such day
 TOLD_TURNS = 2
@@ -2474,7 +2481,11 @@ class RuleExtractor:
             or (answering and st.contact)
             or request
         ):
-            allowed = [c for c in channels if not _CONTRAST.search(low[max(0, c[0] - 14) : c[0]])]
+            refused = [c for c in channels if _CONTRAST.search(low[max(0, c[0] - 14) : c[0]])]
+            allowed = [c for c in channels if c not in refused]
+            unwanted = [low[x:y] for x, y, _v in refused if low[x:y] in _CHANNEL_DEVICES]
+            if not allowed and unwanted:  # "Please don't leave voicemails"
+                yield "preference", f"Patient prefers no {unwanted[0]}", 0.8, None, *span
             appt_before = [
                 c for c in allowed if re.search(r"\bappointments?\b", low[max(0, c[0] - 15) : c[0]])
             ]
@@ -2486,10 +2497,15 @@ class RuleExtractor:
                 shown = [v for _a, _b, v in r.slot_values("instructions format")]
                 how = [v for v in shown if v == "large print"]
                 how += [v.title() for _a, _b, v in r.slot_values("language")]
+                a, b, value = allowed[0]
+                # which one ("the landline"), and what not ("don't leave voicemails"), as said
+                which = low[a:b] if low[a:b] in _CHANNEL_DEVICES else ""
+                detail = ", ".join(([which] if which else []) + [f"not {n}" for n in unwanted[:1]])
                 yield (
                     "preference",
-                    f"Patient prefers to be contacted {label[allowed[0][2]]}"
-                    + "".join(f" in {h}" for h in how[:1]),
+                    f"Patient prefers to be contacted {label[value]}"
+                    + "".join(f" in {h}" for h in how[:1])
+                    + (f" ({detail})" if detail else ""),
                     0.8,
                     None,
                     *span,
