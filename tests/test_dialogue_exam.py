@@ -175,3 +175,17 @@ def test_an_answer_to_how_a_drug_is_working_is_that_drugs_response() -> None:
         ]
     )
     assert not any("sertraline" in c for c in none), none
+
+
+def test_no_cigarette_since_a_day_is_smoking_stopped_that_day() -> None:
+    """ "I've not had a cigarette since the 3rd", "Haven't smoked since the 3rd": the patient
+    quit smoking on the 3rd, said as the habit's absence since a day."""
+    for said in ("I've not had a cigarette since the 3rd.", "Haven't smoked since the 3rd."):
+        now = datetime(2026, 9, 20, 18, tzinfo=UTC)
+        text = f"Date: 2026-09-20\nPharmacist: And smoking?\nPatient: {said}\n"
+        got = [
+            (c.content, c.created_at.date().isoformat() if c.created_at else None)
+            for c in RuleExtractor().extract("P", text, now=now).candidates
+            if c.memory_type == "social"
+        ]
+        assert any("quit smoking" in c and at == "2026-09-03" for c, at in got), (said, got)

@@ -368,6 +368,20 @@ _SMOKE = re.compile(
     r"\b(?:(quit|stopped|gave up) smokin[g']?(?: (?:in|back in) (\d{4}))?|(don't|do not|never|"
     r"doesn't|does not) smoke|(smokes?|smokin[g']?) (?:about |around )?(\d+|a pack|half a pack))"
 )
+#: the habit's absence since a day: "not had a cigarette since", "haven't smoked since"
+_SMOKE_FREE_SINCE = re.compile(
+    r"(?:\bnot|n't|\bnever|\bno)\s+(?:had\s+)?(?:a\s+(?:single\s+)?)?"
+    r"(?:cigarettes?|fags?|smoke|smoked|smoking)\s+since\b"
+)
+#: how far after "since" the day it names may begin ("since the 3rd", "since Monday the 5th")
+_SINCE_DATE_REACH = 6
+
+
+def _date_right_after(r: Named, at: int) -> DateSpan | None:
+    """The date said right after ``at`` (its first words within :data:`_SINCE_DATE_REACH`)."""
+    return next((d for d in r.dates if at <= d.start <= at + _SINCE_DATE_REACH), None)
+
+
 _WORK = re.compile(
     r"\bwork(?:s|ing)? (night shifts?|nights|shifts|from home|full[- ]time|part[- ]time|as an? "
     r"[a-z]+(?: [a-z]+)?)\b"
@@ -2545,6 +2559,11 @@ class RuleExtractor:
                     None,
                     *span,
                 )
+        elif (q := _SMOKE_FREE_SINCE.search(low)) and (when := _date_right_after(r, q.end())):
+            # "I've not had a cigarette since the 3rd": quit that day (a day said right after
+            # "since"; "since I came out of hospital" names an event, not a day)
+            on = re.sub(r"^since ", "on ", when.phrase)
+            yield "social", f"Patient quit smoking {on}", 0.8, when.at, *span
         if job := _job(s):
             yield "social", f"Patient works {job}", 0.8, None, *span
         yield from self._family(s)
