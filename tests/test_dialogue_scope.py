@@ -294,3 +294,21 @@ def test_a_contact_preference_keeps_the_patients_own_word_for_the_channel() -> N
     prefs = [c for m, c in got if m == "preference"]
     assert any("landline" in c for c in prefs), got
     assert any("voicemail" in c for c in prefs), got
+
+
+def test_a_drug_named_as_what_not_to_mix_with_is_not_the_one_stopped() -> None:
+    """ "I was taking 5-HTP for my mood, the pharmacist said not to mix it with sertraline so
+    I stopped it on the 20th": "it" is the 5-HTP; the sertraline is only what it is not to be
+    mixed with -- never "stopped sertraline" (it had been proposed, a current antidepressant
+    stopped)."""
+    got = _got(
+        [
+            "Patient: I was taking 5-HTP from the health shop for my mood since the summer, the "
+            "pharmacist said not to mix it with sertraline so I stopped it on the 20th.",
+            "Patient: I had some ginkgo, but you can't take it alongside warfarin, so I've "
+            "stopped it.",
+        ],
+        session="2026-10-29",
+    )
+    assert not any("stop" in c for c in _meds(got, "sertraline")), got
+    assert not any("stop" in c for c in _meds(got, "warfarin")), got

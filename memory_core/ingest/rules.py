@@ -368,6 +368,14 @@ _SMOKE = re.compile(
     r"\b(?:(quit|stopped|gave up) smokin[g']?(?: (?:in|back in) (\d{4}))?|(don't|do not|never|"
     r"doesn't|does not) smoke|(smokes?|smokin[g']?) (?:about |around )?(\d+|a pack|half a pack))"
 )
+#: a drug named as what another is (not) to be taken with ("not to mix it with sertraline",
+#: "can't take it alongside warfarin", "interacts with the apixaban"): no change of its own
+_PARTNER = re.compile(
+    r"\b(?:mix\w*|combin\w*|take|taking|use|using|have|having)\s+(?:it|them|that|this|those)\s+"
+    r"(?:with|alongside)\s+(?:the |your |my |his |her |their )?$"
+    r"|\b(?:interact\w*|together) with\s+(?:the |your |my |his |her |their )?$"
+)
+_PARTNER_REACH = 40
 #: the habit's absence since a day: "not had a cigarette since", "haven't smoked since"
 _SMOKE_FREE_SINCE = re.compile(
     r"(?:\bnot|n't|\bnever|\bno)\s+(?:had\s+)?(?:a\s+(?:single\s+)?)?"
@@ -2262,6 +2270,8 @@ class RuleExtractor:
         for d in found:
             if d.name in done:
                 continue
+            if _PARTNER.search(low, max(0, d.start - _PARTNER_REACH), d.start):
+                continue  # "not to mix it with sertraline": what another is not taken with
             window = _window(low, d.start)
             if prev is not None and _COORDINATED.match(low[prev[0].end : d.start]):
                 window = prev[1]  # "started you on apixaban and bisoprolol": started too
