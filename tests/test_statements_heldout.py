@@ -102,6 +102,7 @@ FIRST_RUNS = (
     ("set_ag", "377a31d", 55, 20, 0, 14),  # restated in other words and units, conditionals
     ("set_ah", "c18f3fa", 57, 24, 0, 18),  # restated, conditionals, others' doses and results
     ("set_ai", "2f94365", 46, 22, 0, 18),  # restated and look-alike units, conditionals, others
+    ("set_aj", "c506b4c", 41, 17, 1, 11),  # a broad realistic mix, measured once at the end
 )
 
 
@@ -120,23 +121,24 @@ def test_each_later_authors_test_half_holds_its_first_run(
 
 
 def test_every_test_half_together() -> None:
-    """The thirty-five sets' test halves (1,686 kept facts, 688 changes; hashing embedder):
+    """The thirty-six sets' test halves (1,727 kept facts, 705 changes; hashing embedder):
     4 of the first twenty-seven's 1,260 kept facts superseded at once on main f4f0f68, where 16
     of the first twenty-six's 1,227 were before the learned assertion model held what the
     phrase rules read as a change; with set ab (a fresh author, 1 at once as it came on
     0d55f66) and set ac (0 at once) 5; with set ad (2 at once as it came on f681928) 7, set
     ae (0 at once as it came on 1c909c4) 7, set af (1 at once as it came on ba836b0) 8, set ag
-    (0 at once as it came on 377a31d) 8, set ah (0 at once as it came on c18f3fa) 8 and set
-    ai (0 at once as it came on 9ec3692's reader) 8;
-    7 since a day's amount said another way and part of a tablet are read (one of set ab's)
-    -- the issue's target is 0: not met. 494 changes found (381 of the twenty-seven's since
+    (0 at once as it came on 377a31d) 8, set ah (0 at once as it came on c18f3fa) 8, set ai
+    (0 at once as it came on 9ec3692's reader) 8 and set aj (1 at once, measured once at the
+    end of the twenty-second session, as on its starting reader) 9; 7 since a day's amount
+    said another way and part of a tablet are read (one of set ab's), 8 with set aj's one --
+    the issue's target is 0: not met. 494 changes found (381 of the twenty-seven's since
     clipped names ("levo", "pred") are read, 12 of set ab's 20, 15 of set ac's 17, 19 of set
     ad's 24, 18 of set ae's 20, 16 of set af's 22, 14 of set ag's 20, 18 of set ah's 24, 18 of
     set ai's 22); 527 since a vaccine is keyed by the disease it prevents and a later dose
-    goes to a reviewer (plan.later-dose)."""
+    goes to a reviewer (plan.later-dose); 538 with set aj's 11 of 17."""
     total: Counter[str] = Counter(_measured(("set_a", "set_b", "set_c")))
     for name, *_ in FIRST_RUNS:
         total.update(_measured((name,)))
-    assert (total["keep"], total["replace"]) == (1686, 688)
-    assert total["keep_auto"] <= 7, total
-    assert total["replace_found"] >= 527, total
+    assert (total["keep"], total["replace"]) == (1727, 705)
+    assert total["keep_auto"] <= 8, total
+    assert total["replace_found"] >= 538, total
