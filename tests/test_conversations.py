@@ -406,18 +406,12 @@ def test_a_message_stamped_with_its_date_in_words_is_dated_by_it() -> None:
     messages as "[2026-11-11 09:10]" does: a message's relative words ("yesterday") are read
     against its own send date, and a later message's fact takes its date."""
     text = (
-        "Date: 2026-11-10\n"
         "[Tue 10 Nov 2026 08:00] Patient: Morning, quick question about my inhaler.\n"
         "[Thu 12 Nov 2026 09:10] Patient: I had my bloods done at the surgery yesterday. "
         "The potassium was 5.1.\n"
         "[Nov 14, 2026 7:30 PM] Patient: Update: my peak flow was 410 this evening.\n"
     )
-    eng = mc.open_engine("sqlite:///:memory:", HashingEmbedder(), clock=lambda: NOW)
-    try:
-        got = eng.extract_memories(PID, text, now=NOW)
-    finally:
-        eng.store.close()
-    dated = {p.content: p.created_at.date().isoformat() for p in got}
+    dated = {p.content: p.created_at.date().isoformat() for p in propose(text, NOW)}
     k = next(c for c in dated if "potassium" in c)
     assert dated[k] == "2026-11-11", dated
     pf = next(c for c in dated if "peak flow" in c)
