@@ -375,6 +375,7 @@ _PARTNER = re.compile(
     r"(?:with|alongside)\s+(?:the |your |my |his |her |their )?$"
     r"|\b(?:interact\w*|together) with\s+(?:the |your |my |his |her |their )?$"
 )
+#: how far before a drug's name the words that make it a partner are read (characters)
 _PARTNER_REACH = 40
 #: the habit's absence since a day: "not had a cigarette since", "haven't smoked since"
 _SMOKE_FREE_SINCE = re.compile(
@@ -757,7 +758,6 @@ def _done_so(low: str, after: int) -> int | None:
     return so.end() if changed and _HEDGE.search(tail) is None else None
 
 
-#: a clause of consequence (", so they stopped it", "; and so I came off it")
 #: a question how a drug is working for the patient ("How's the carbocisteine going?", "how is
 #: the sumatriptan working for the attacks?", "Is the sertraline helping?")
 _HOW_WORKING = re.compile(
@@ -768,7 +768,7 @@ _HOW_WORKING = re.compile(
 
 def _effect_told(text: str) -> bool:
     """Whether an answer tells an effect: a cue of dialogue.json's treatment responses
-    ("helped", "better", "no difference") in its words, not a relative's."""
+    ("helped", "better", "no difference") in its words."""
     kind = next(k for k in cues().kinds if k.type == "treatment_response")
     return kind.cue_at(stems(words_of(text)), words_of(text)) is not None
 
@@ -776,7 +776,7 @@ def _effect_told(text: str) -> bool:
 #: the words for a contact channel that say which one or which use of it, beyond the channel
 #: itself (slots.json's contact channel values): kept in the proposal
 _CHANNEL_DEVICES = frozenset(
-    {"landline", "home phone", "house phone", "voicemail", "voicemails", "mobile", "mychart"}
+    {"landline", "home phone", "house phone", "voicemail", "voicemails", "mychart"}
 )
 
 
@@ -785,6 +785,7 @@ _CHANNEL_DEVICES = frozenset(
 TOLD_TURNS = 2
 
 
+#: a clause of consequence (", so they stopped it", "; and so I came off it")
 _SO_CLAUSE = re.compile(r"[,;]\s*(?:and\s+)?so\s+(?=\w)")
 
 
