@@ -301,6 +301,19 @@ def test_the_nineteenth_authors_ten_hold_their_first_run() -> None:
     assert s["superseded"] >= 24, s
 
 
+def test_the_twentieth_authors_ten_hold_their_first_run() -> None:
+    """Set t (ten transcripts by a twentieth author, a check of the whole written in the
+    twenty-second session, frozen at 4bb3e94 and measured once at its end on the reader of
+    b7dbf99 -- the same figures on the session's starting reader, hashing and MiniLM alike):
+    its test half's first run, 45 / 76 facts, 24 wrong dates, 4 forbidden, 13 / 16 superseded
+    (dev 83 / 107, 11, 12, 19 / 21). The found, forbidden and wrong-date targets are not met: a
+    later change may only do better."""
+    s = conv.summary(conv.run_all(conv.load(["t"], "test"), "hashing"))
+    assert s["transcripts"] == 4 and s["facts"] == 76 and s["links"] == 16
+    assert s["found"] >= 45 and s["forbidden"] <= 4 and s["wrong_dates"] <= 24, s
+    assert s["superseded"] >= 13, s
+
+
 def test_the_projects_own_twenty_stay_read() -> None:
     s = conv.summary(conv.run_all(conv.load(["dialogue"]), "hashing"))
     assert s["found"] >= 99 and s["forbidden"] == 0 and s["wrong_dates"] == 0, s
