@@ -341,8 +341,8 @@ def _deferred(said: str) -> bool:
 _THEM = re.compile(r"\s+(?:them|it)\b", re.I)
 
 
-#: a condition of a plan's use, said after it ("..., with a plan for when to start them if you
-#: get a flare-up")
+#: a condition of a plan's use, said after it ("a rescue pack ..., so you can start them
+#: straight away if you flare up")
 _USE_IF = re.compile(r",?\s+\b(?:if (?:you|she|he|they)|in case)\b", re.I)
 
 
@@ -962,8 +962,8 @@ def _each(
                 body = third_person(text, s.speaker, s.relation)
                 yield Stated("preference", f"Preference: {body}", a, b)
                 break
-            # a plan's condition after it is of its use ("a rescue pack ..., with a plan for
-            # when to start them if you get a flare-up"), not of the plan
+            # a plan's condition after it is of its use ("a rescue pack ..., so you can start
+            # them straight away if you flare up"), not of the plan
             cut = _USE_IF.search(text) if plan else None
             read_as = text[: cut.start()] if cut else text
             _found, blocked = _kinds_found(as_patient(read_as, s.relation, pronoun), k.type)
