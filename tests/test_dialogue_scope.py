@@ -21,6 +21,10 @@ def _meds(got: list[tuple[str, str]], drug: str) -> list[str]:
     return [c for m, c in got if m == "medication" and drug in c]
 
 
+def _plans(got: list[tuple[str, str]]) -> list[str]:
+    return [c for m, c in got if m == "care_plan"]
+
+
 def test_a_patients_maybe_after_the_drug_hedges_how_often_not_whether_they_take_it() -> None:
     """ "I use the diclofenac gel on my wrist, maybe three times a week": the patient uses the
     gel; "maybe" is of the count, in its own clause after the drug. (The count said before
@@ -125,7 +129,7 @@ def test_what_i_would_like_is_a_decision_not_a_question_or_a_hypothesis() -> Non
             "Dr Shah: I would like to refer you to the memory clinic.",
         ]
     )
-    plans = [c for m, c in got if m == "care_plan"]
+    plans = _plans(got)
     assert any("pulmonary rehab" in c for c in plans), got
     assert any("memory clinic" in c for c in plans), got
 
@@ -273,7 +277,7 @@ def test_a_rescue_pack_given_with_when_to_start_it_is_a_plan_made() -> None:
             "Dr Shah: We'll review in 3 months and start a statin then.",
         ]
     )
-    plans = [c for m, c in got if m == "care_plan"]
+    plans = _plans(got)
     assert any("rescue pack" in c for c in plans), got
     assert not any("statin" in c for c in plans), got
 

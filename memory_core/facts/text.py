@@ -153,24 +153,19 @@ def _as_vaccine(s: Span, t: Text, lex: Lexicon) -> Span:
     "vaccinated against measles") is the vaccine against it, and a vaccine the drug dictionary
     names ("Comirnaty", "Shingrix") is keyed by the disease its name says -- one vaccine, one
     key, however it is written."""
-    if s.how == "condition":
-        near = t.tokens[max(0, s.start - VACCINE_WORD_BEFORE) : s.start]
-        near += t.tokens[s.end : s.end + VACCINE_WORD_AFTER]
-        if not any(w in lex.vaccine_words for w in near):
-            return s
-        disease = s.key.partition(":")[2]
-        # the vaccine word right after the disease is the vaccine's name ("hep B course: 2 of
-        # 3 doses" names the course, not a course of something else)
-        after = s.end < len(t.tokens) and t.tokens[s.end] in lex.vaccine_words
-        return Span(vaccine_key(disease), s.start, s.end + after, "drug")
-    elif s.how in ("drug", "combination"):
-        found = _disease_of_vaccine(s.key.partition(":")[2])
-        if found is None:
-            return s
-        disease = found
-    else:
+    if s.how in ("drug", "combination"):
+        disease = _disease_of_vaccine(s.key.partition(":")[2])
+        return s if disease is None else Span(vaccine_key(disease), s.start, s.end, "drug")
+    if s.how != "condition":
         return s
-    return Span(vaccine_key(disease), s.start, s.end, "drug")
+    near = t.tokens[max(0, s.start - VACCINE_WORD_BEFORE) : s.start]
+    near += t.tokens[s.end : s.end + VACCINE_WORD_AFTER]
+    if not any(w in lex.vaccine_words for w in near):
+        return s
+    # the vaccine word right after the disease is the vaccine's name ("hep B course: 2 of 3
+    # doses" names the course, not a course of something else)
+    after = s.end < len(t.tokens) and t.tokens[s.end] in lex.vaccine_words
+    return Span(vaccine_key(s.key.partition(":")[2]), s.start, s.end + after, "drug")
 
 
 #: How far a vaccine word may be from the disease it names the vaccine of, in words: before

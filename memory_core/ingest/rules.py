@@ -770,7 +770,8 @@ def _effect_told(text: str) -> bool:
     """Whether an answer tells an effect: a cue of dialogue.json's treatment responses
     ("helped", "better", "no difference") in its words."""
     kind = next(k for k in cues().kinds if k.type == "treatment_response")
-    return kind.cue_at(stems(words_of(text)), words_of(text)) is not None
+    words = words_of(text)
+    return kind.cue_at(stems(words), words) is not None
 
 
 #: the words for a contact channel that say which one or which use of it, beyond the channel
