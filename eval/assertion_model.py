@@ -51,7 +51,7 @@ CHANGES_HELD = 0.05
 FITTED_ON = tuple(
     f
     for f in PAIR_FILES
-    if f not in ("set_ac", "set_ad", "set_ae", "set_af", "set_ag", "set_ah", "set_ai", "set_aj")
+    if f not in ("set_ac", "set_ad", "set_ae", "set_af", "set_ag", "set_ah", "set_ai", "set_aj", "set_ak", "set_al")
 )
 OUT = Path(__file__).resolve().parent.parent / "memory_core" / Path(*am.FILE)
 
