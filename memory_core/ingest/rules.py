@@ -151,11 +151,12 @@ _MED_NEG = re.compile(
 )  # "Never give him ibuprofen 400 mg with the warfarin": an instruction, not what he takes
 #: a decision not to act on the drug, said before it in its clause ("I'm not going to start a
 #: statin yet", "we'll hold off on the ramipril", "No, I wouldn't stop it", "I never told you to
-#: stop the simvastatin")
+#: stop the simvastatin", "don't start the turmeric", "no reason to start alendronic acid")
 _NOT_NOW = re.compile(
     r"\b(not going to|won't|will not|wouldn't|would not|hold off|holding off|no need|(?:don't|do "
     r"not|doesn't|does not) need|decided against|against starting|not starting|not start|"
-    r"(?:never|nobody|no one) (?:told|asked|said))\b"
+    r"(?:never|nobody|no one) (?:told|asked|said)|(?:don't|do not|mustn't|must not|shouldn't|"
+    r"should not|no (?:reason|point|benefit) (?:in|to)) (?:start|begin|add|try|restart)\w*)\b"
 )
 #: a start deferred to a later time: a plan, not a medicine taken ("Next month we'll start you
 #: on bisoprolol")
@@ -1486,7 +1487,10 @@ class RuleExtractor:
                 if key in seen:
                     continue
                 side = speaker != "clinician"
-                if check and not asserted_in(transcript[start:end], content, mtype, relation, side):
+                said = transcript[start:end]
+                if check and not asserted_in(
+                    said, content, mtype, relation, side, pronouns=_governed(said)
+                ):
                     continue
                 seen.add(key)
                 if speaker == "unknown":

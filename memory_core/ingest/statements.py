@@ -29,7 +29,7 @@ from importlib import resources
 from typing import Any
 
 from ..drugs import resolve
-from ..facts.model import Context, KeyKind, Role
+from ..facts.model import ENDED, Context, Fact, KeyKind, Role
 from ..facts.reader import read
 from ..lexical import forms
 from .dialogue import ACTS_ON_ME, Sentence
@@ -1026,6 +1026,10 @@ _ANSWER_NO = re.compile(r"\s*(?:no|nope|nah)\s*[,;:—–-]\s*", re.I)
 _NOT_THE_PATIENTS = frozenset({Context.OTHER_PERSON})
 _NOT_DECIDED = frozenset({Context.HYPOTHETICAL, Context.UNCERTAIN, Context.REPORTED})
 _DECIDED_TYPES = frozenset({"medication", "allergy", "adverse_reaction"})
+#: What a statement that the thing is there (taken, started, changed, reacted to) must not rest
+#: on, where a pronoun a medication verb governs names it: the thing denied ("don't start it",
+#: "no reason to start it", "we won't add it"); a stop may ("I'm not taking it any more")
+_DENIED = frozenset({Context.NEGATED})
 
 
 #: What a medicine's change the patient's side tells must not rest on either: said as a plan
@@ -1039,13 +1043,20 @@ _NOT_DONE = frozenset({Context.FUTURE, Context.INSTRUCTION})
 
 
 def asserted_in(
-    evidence: str, content: str, mtype: str, relation: str = "", patients_side: bool = False
+    evidence: str,
+    content: str,
+    mtype: str,
+    relation: str = "",
+    patients_side: bool = False,
+    pronouns: Sequence[tuple[int, int]] = (),
 ) -> bool:
     """Whether the evidence asserts, of the patient, the things the statement is about (the
     assertion step on the evidence, for each key of the statement's subject). ``relation``:
     who speaks for the patient (a daughter's "my mum" is the patient); ``patients_side``: the
     patient or who speaks for them said it (a medicine's change they tell is one made only
-    when said as made: :data:`_NOT_DONE`)."""
+    when said as made: :data:`_NOT_DONE`); ``pronouns``: where in the evidence a pronoun
+    stands for the thing ("so please don't start it"), read as its name where the evidence
+    does not name it (:func:`_named`)."""
     from .dialogue import _PATIENT_AS
 
     wanted = [f for f in read(content, mtype).facts if f.kind is not KeyKind.QUESTION]
@@ -1062,7 +1073,47 @@ def asserted_in(
         alts = "|".join(names)
         evidence = re.sub(rf"\b(?:(?:my|our) )?(?:{alts})\b", "the patient", evidence, flags=re.I)
     told = patients_side and mtype == "medication"
-    return all(_asserted_near(evidence, f.text, f.key, mtype, told) for f in wanted)
+    evidence = _ANSWERED.sub("", evidence)  # "No, the doctor put it up": the "no" answers
+    for f in wanted:
+        named = _named(evidence, f.text, pronouns)
+        if named is not evidence:
+            # the pronoun a medication verb governs, read as the thing: a negation in its
+            # clause denies that verb ("please don't start it"); a negation said of a thing
+            # named is read by the rules' own words (a drug named after "no trouble with" is
+            # still taken), so only the pronoun's reading is checked for a denial
+            if _claims(f, mtype) and _has(named, f, mtype, _DENIED):
+                return False
+        elif not _asserted_near(evidence, f, mtype, told):
+            return False
+    return True
+
+
+def _claims(f: Fact, mtype: str) -> bool:
+    """Whether a statement says its thing is there (taken, started, changed, reacted to) --
+    not ended, and not denied in the statement itself ("... because you don't need it with
+    the apixaban")."""
+    return mtype in _DECIDED_TYPES and f.state not in ENDED and Context.NEGATED not in f.contexts
+
+
+def _has(evidence: str, wanted: Fact, mtype: str, bad: frozenset[Context]) -> bool:
+    """Whether the evidence says the wanted thing in one of the ``bad`` contexts."""
+    return any(f.key == wanted.key and f.contexts & bad for f in read(evidence, mtype).facts)
+
+
+#: the word that answers a question before what the answer tells ("No, the doctor put it up in
+#: March"): it negates the question's words, not the answer's
+_ANSWERED = re.compile(r"^\W*(?:no|nope|yes|yeah)\b\W+", re.I)
+
+
+def _named(evidence: str, words: str, pronouns: Sequence[tuple[int, int]]) -> str:
+    """The evidence with each pronoun that stands for the thing written as the thing's words,
+    where the evidence does not name it: "It thins the blood, so please don't start it" is
+    read as "... don't start ginkgo", so the negation governs the thing."""
+    if not pronouns or not words or words.lower() in evidence.lower():
+        return evidence
+    for a, b in sorted(pronouns, reverse=True):
+        evidence = evidence[:a] + words + evidence[b:]
+    return evidence
 
 
 #: How far either side of a thing the assertion step reads a long evidence (a sentence of an
@@ -1070,13 +1121,13 @@ def asserted_in(
 NEAR = 240
 
 
-def _asserted_near(evidence: str, words: str, key: str, mtype: str, told: bool = False) -> bool:
+def _asserted_near(evidence: str, wanted: Fact, mtype: str, told: bool = False) -> bool:
+    words = wanted.text
     if len(evidence) > 2 * NEAR:
         at = evidence.lower().find(words.lower()) if words else -1
         if at < 0:
             return True  # named otherwise in the evidence (a pronoun, a brand): not checked
         evidence = evidence[max(0, at - NEAR) : at + len(words) + NEAR]
-    said = read(evidence, mtype)
     bad = _NOT_THE_PATIENTS | (_NOT_DECIDED if mtype in _DECIDED_TYPES else frozenset())
     bad |= _NOT_DONE if told else frozenset()
-    return not any(f.key == key and f.contexts & bad for f in said.facts)
+    return not _has(evidence, wanted, mtype, bad)

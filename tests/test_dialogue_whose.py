@@ -1,0 +1,72 @@
+"""Whose fact, and was it done: a conversation's pronouns, allergens, advice against a product,
+options only thought about and numbers taken back (issue 31, on issue 30's assertion step).
+Sentences written for these tests, not taken from any held-out transcript."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from memory_core.ingest.rules import RuleExtractor
+
+PID = "NW-1007"
+
+
+def _got(lines: list[str], session: str = "2026-05-12") -> list[tuple[str, str]]:
+    now = datetime.fromisoformat(session).replace(hour=18, tzinfo=UTC)
+    ext = RuleExtractor().extract(PID, f"Date: {session}\n" + "\n".join(lines), now=now)
+    return [(c.memory_type, c.content.lower()) for c in ext.candidates]
+
+
+def _of(got: list[tuple[str, str]], mtype: str, word: str) -> list[str]:
+    return [c for m, c in got if m == mtype and word in c]
+
+
+def test_advice_not_to_start_a_product_named_by_a_pronoun_is_no_start() -> None:
+    """ "I'd steer clear of the ginkgo. It thins the blood, so please don't start it." and
+    "There's no need to begin them": the assertion step reads the pronoun as the product it
+    stands for, so the negation governs it -- nothing started."""
+    got = _got(
+        [
+            "Patient: I was going to try ginkgo for my memory.",
+            "Pharmacist: I'd steer clear of the ginkgo. It thins the blood, so please don't "
+            "start it.",
+            "Patient: What about glucosamine tablets?",
+            "Pharmacist: Glucosamine won't do much for the knee. There's no need to begin them.",
+        ]
+    )
+    assert not _of(got, "medication", "ginkgo"), got
+    assert not _of(got, "medication", "glucosamine"), got
+
+
+def test_advice_not_to_start_a_product_named_is_no_start_and_other_negations_keep_it() -> None:
+    """ "Don't start the echinacea", "There's no reason to start cod liver oil": no start.
+    A negation of something else said with a medicine named keeps the medicine taken ("I
+    haven't had any trouble with the ramipril 5 mg", "I don't forget the amlodipine")."""
+    got = _got(
+        [
+            "Pharmacist: Don't start the echinacea while you're on the tacrolimus.",
+            "Pharmacist: There's no reason to start cod liver oil for that.",
+            "Nurse: How are you getting on with your tablets?",
+            "Patient: I haven't had any trouble with the ramipril 5 mg.",
+            "Patient: I don't forget the amlodipine 10 mg, I take it every morning.",
+        ]
+    )
+    assert not _of(got, "medication", "echinacea"), got
+    assert not _of(got, "medication", "cod liver"), got
+    assert _of(got, "medication", "ramipril"), got
+    assert _of(got, "medication", "amlodipine"), got
+
+
+def test_a_start_said_of_a_pronoun_is_still_proposed() -> None:
+    """The same reading of a pronoun keeps a start that is said as done: "Fine, start it
+    tonight" and "I started them on Monday" (the control of the test above)."""
+    got = _got(
+        [
+            "Doctor: The nurse mentioned sertraline for your mood.",
+            "Doctor: Yes, I'm happy with sertraline 50 mg. Start it tonight.",
+            "Patient: And the vitamin D capsules the pharmacist suggested?",
+            "Patient: I started them on Monday.",
+        ]
+    )
+    assert _of(got, "medication", "sertraline"), got
+    assert _of(got, "medication", "vitamin d"), got
