@@ -314,6 +314,19 @@ def test_the_twentieth_authors_ten_hold_their_first_run() -> None:
     assert s["superseded"] >= 13, s
 
 
+def test_the_twenty_first_authors_ten_hold_their_first_run() -> None:
+    """Set u (ten transcripts by a twenty-first author, weighted toward another person's own
+    health said in the same conversation, written in the twenty-third session and frozen at
+    846aa53), measured as it came on the reader of a32e665 -- the same on the session's
+    starting reader 30ae8d1, hashing and MiniLM alike: its test half's first run, 48 / 80
+    facts, 9 wrong dates, 4 forbidden, 11 / 19 superseded (dev 60 / 85, 13, 2, 18 / 21). The
+    targets are not met: a later change may only do better."""
+    s = conv.summary(conv.run_all(conv.load(["u"], "test"), "hashing"))
+    assert s["transcripts"] == 5 and s["facts"] == 80 and s["links"] == 19
+    assert s["found"] >= 48 and s["forbidden"] <= 4 and s["wrong_dates"] <= 9, s
+    assert s["superseded"] >= 11, s
+
+
 def test_the_projects_own_twenty_stay_read() -> None:
     s = conv.summary(conv.run_all(conv.load(["dialogue"]), "hashing"))
     assert s["found"] >= 99 and s["forbidden"] == 0 and s["wrong_dates"] == 0, s
