@@ -70,3 +70,35 @@ def test_a_start_said_of_a_pronoun_is_still_proposed() -> None:
     )
     assert _of(got, "medication", "sertraline"), got
     assert _of(got, "medication", "vitamin d"), got
+
+
+def test_a_reaction_answer_is_of_the_allergen_the_clinician_just_named() -> None:
+    """ "Your notes say codeine allergy. Is that right?" -- "Yes, it brought me out in
+    a rash": "it" is codeine, not the drug talked of before (amlodipine)."""
+    got = _got(
+        [
+            "Doctor: I'm going to add amlodipine 5 mg for the blood pressure.",
+            "Doctor: Your notes say you're allergic to codeine. Is that still right?",
+            "Patient: That's right, it gave me a rash.",
+        ]
+    )
+    assert not _of(got, "allergy", "amlodipine"), got
+    assert _of(got, "allergy", "codeine"), got
+
+
+def test_a_relatives_own_allergen_is_never_the_patients_reaction() -> None:
+    """The husband says he cannot have aspirin himself; the nurse says that allergy is his and
+    names the patient's own (latex); the patient's "it gives me a rash" is latex's, never
+    aspirin's."""
+    got = _got(
+        [
+            "Nurse: Hello Maria, hello Tom. We're changing the ramipril to losartan.",
+            "Husband: Is that safe with her other tablets? I can't have aspirin, I came out "
+            "in a rash last time. Does it have aspirin in it?",
+            "Nurse: That allergy is yours, Tom. Maria, your only recorded allergy is latex. "
+            "Is that still right?",
+            "Patient: That's right, it gave me a rash.",
+        ]
+    )
+    assert not _of(got, "allergy", "aspirin"), got
+    assert _of(got, "allergy", "latex"), got

@@ -403,6 +403,8 @@ class State:
     contact: bool = False
     patient_name: str | None = None
     pending: list[tuple[Drug, Sentence]] = field(default_factory=list)  # allergens, no reaction
+    #: the substances the talk of allergies named last, the sentence and the date said of each
+    allergens: list[tuple[Drug, Sentence, DateSpan | None]] = field(default_factory=list)
     other_turn: int = -1  # the turn in which someone other than the patient was named last
     other_relation: str = ""  # and how the patient is related to them ("sister")
     other_named_by_patient: bool = False  # and it was the patient who named them

@@ -472,6 +472,12 @@ _FIRST_TO_THIRD = (
 #: the patient, as the relative or carer who speaks for them names them
 
 
+def _reacted(r: Named) -> bool:
+    """Whether the sentence tells of an allergic reaction ("it gave me a rash")."""
+    reactions = lexicon().allergic_reactions
+    return any(f.concept in reactions and not r.negated(f.start) for f in r.findings)
+
+
 def _governed(text: str) -> list[tuple[int, int]]:
     """Where a pronoun a medication verb governs is -- none after a medicine named by what it
     looks like or as "other" ("The brown inhaler, I use it twice a day": "it" is that
@@ -1687,6 +1693,7 @@ class RuleExtractor:
             if switched and s.speaker == "clinician":
                 emit(self._flush_allergy(st), "patient")
                 st.allergy = st.appointments = st.contact = False
+                st.allergens = []
                 st.question = None
                 st.side_effects_of = []
                 st.reactions_asked = False
@@ -1918,6 +1925,12 @@ class RuleExtractor:
             st.reported.update(f.concept for f in told)
             st.reported_on = st.topic_drugs()[:1]  # the drug talked of when it was told
         allergy_talk = _ALLERGY.search(r.low) or (st.allergy and r.s.speaker != "clinician")
+        if _ALLERGY.search(r.low) and (
+            mine := [d for d in r.drugs if d.name not in st.others_drugs]
+        ):
+            # not one said to be a relative's ("I can't have aspirin"); where and when it was
+            # said ("You reacted to co-amoxiclav on the 3rd of March"), for the answer's reaction
+            st.allergens = [(d, r.s, date_for(r, d.start, d.end)) for d in mine]
         if not r.drugs and st.drugs and _governed(r.text):
             st.drugs_age = 0  # "Could you stop it from today?": still the drug talked of
         started = bool(r.drugs) and _STARTED_SAID.search(r.low) is not None
@@ -2016,6 +2029,10 @@ class RuleExtractor:
         topic = st.topic_drugs()
         if st.allergy and s.speaker != "clinician" and st.pending:
             topic = [st.pending[-1][0]]  # "Trimethoprim. My face swelled up when I took it."
+        elif st.allergy and s.speaker != "clinician" and st.allergens and _reacted(r):
+            # "Your only recorded allergy is latex. Is that right?" -- "That's right, it gave
+            # me a rash": the substance the talk of allergies named last, not the drug before
+            topic = [st.allergens[0][0]]
         if confirmed:
             return []
         since = _SINCE_DRUG.search(s.low)
@@ -2092,9 +2109,15 @@ class RuleExtractor:
         # where the substance was named first ("Penicillin. It gave her a rash."): the evidence
         firsts = {d.name: first.start for d, first in st.pending if d.name in named}
         st.pending = [(d, first) for d, first in st.pending if d.name not in named]
+        # a substance the talk of allergies named and the answer calls "it": from where it was
+        # named, dated as it was there
+        told = {d.name: (x, when) for d, x, when in st.allergens if d.name in named}
         for d in allergens:
             start = firsts.get(d.name, s.start)
-            yield self._allergy_item(d, reactions, low, start, s.end, r, explicit)
+            when = None
+            if d.implicit and d.name in told:
+                start, when = told[d.name][0].start, told[d.name][1]
+            yield self._allergy_item(d, reactions, low, start, s.end, r, explicit, when)
 
     @staticmethod
     def _allergy_item(
@@ -2105,6 +2128,7 @@ class RuleExtractor:
         end: int,
         r: Named,
         explicit: bool,
+        told: DateSpan | None = None,
     ) -> Item:
         shown = list(dict.fromkeys(f.shown for f in reactions))
         sev = _SEVERITY.search(low)
@@ -2116,7 +2140,7 @@ class RuleExtractor:
             text += " causing " + " and ".join(shown)
         if severity:
             text += f" ({severity})"
-        when = date_for(r, d.start, d.end)
+        when = date_for(r, d.start, d.end) or told
         return "allergy", text, 0.9 if explicit else 0.8, when.at if when else None, start, end
 
     def _flush_allergy(self, st: State) -> Iterator[Item]:
