@@ -269,6 +269,12 @@ def test_a_newer_score_replaces_the_older(engine: mc.MemoryEngine) -> None:
         ("Patient's baby weighed 3.4 kg", "loinc:29463-7", Context.OTHER_PERSON),
         ("Reduce rivaroxaban to 15 mg if CrCl falls below 50", "drug:rivaroxaban",
          Context.HYPOTHETICAL),
+        # an option thought about is not one taken
+        ("I did think about adding pioglitazone to bring them lower", "drug:pioglitazone",
+         Context.HYPOTHETICAL),
+        ("Considered increasing the amlodipine, but BP fine", "drug:amlodipine",
+         Context.HYPOTHETICAL),
+        ("We thought about switching her to apixaban", "drug:apixaban", Context.HYPOTHETICAL),
     ],
 )  # fmt: skip
 def test_what_a_statement_does_with_a_thing(text: str, key: str, context: Context) -> None:
@@ -291,6 +297,35 @@ def test_a_results_value_said_under_a_definition_in_its_own_clause_is_no_result(
 ) -> None:
     fact = read(text, "lab_result").get(key)
     assert fact is None or not fact.asserted or "value" not in fact.value, fact
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("After thinking about it, he stopped taking sertraline", "drug:sertraline"),
+        ("Having thought about it, she has stopped the amitriptyline", "drug:amitriptyline"),
+        ("She's thought it over and stopped the citalopram", "drug:citalopram"),
+    ],
+)  # fmt: skip
+def test_a_decision_after_thinking_it_over_is_asserted(text: str, key: str) -> None:
+    """ "After thinking about it, he stopped ...": the thinking is done -- "it", not the
+    medicine, is what was thought about, and the stop that follows is said as fact."""
+    fact = read(text, "medication").get(key)
+    assert fact is not None and fact.asserted, (text, fact)
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("Asthma now considered well controlled", "condition:asthma"),
+        ("Her gout is considered to be in remission", "condition:gout"),
+    ],
+)  # fmt: skip
+def test_a_condition_considered_so_is_a_judgement_not_an_option(text: str, key: str) -> None:
+    """ "Considered" as "judged" ("now considered well controlled") asserts; only "considered
+    adding / switching ..." is an option thought about."""
+    fact = read(text, "condition").get(key)
+    assert fact is not None and Context.HYPOTHETICAL not in fact.contexts, (text, fact)
 
 
 def test_a_trigger_joined_to_a_number_is_part_of_a_compound() -> None:

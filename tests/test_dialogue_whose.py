@@ -72,6 +72,22 @@ def test_a_start_said_of_a_pronoun_is_still_proposed() -> None:
     assert _of(got, "medication", "vitamin d"), got
 
 
+def test_an_option_only_thought_about_is_no_change_and_no_side_effect() -> None:
+    """ "I did think about adding pioglitazone ..., but it can cause fluid retention, so we
+    won't add it", "We thought about upping the amlodipine": options considered, not made --
+    no medicine, no dose change, no reaction the patient had."""
+    got = _got(
+        [
+            "Doctor: Your sugars are a bit higher.",
+            "Doctor: I did think about adding pioglitazone to bring them down a bit lower, but "
+            "it can cause fluid retention, so we won't add it.",
+            "Doctor: I also considered increasing the amlodipine, but your pressure is fine.",
+        ]
+    )
+    assert not [c for m, c in got if "pioglitazone" in c], got
+    assert not _of(got, "medication", "amlodipine"), got
+
+
 def test_a_reaction_answer_is_of_the_allergen_the_clinician_just_named() -> None:
     """ "Your notes say codeine allergy. Is that right?" -- "Yes, it brought me out in
     a rash": "it" is codeine, not the drug talked of before (amlodipine)."""
