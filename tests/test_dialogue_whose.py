@@ -88,6 +88,23 @@ def test_an_option_only_thought_about_is_no_change_and_no_side_effect() -> None:
     assert not _of(got, "medication", "amlodipine"), got
 
 
+def test_a_dose_the_speaker_takes_back_at_once_is_not_proposed() -> None:
+    """ "Lansoprazole 30... no wait, it's 15 milligrams": the number taken back is not the
+    dose; the corrected one is. The same for "actually": "Sertraline 100, actually no, 50"."""
+    got = _got(
+        [
+            "Doctor: Which tablets are you on now?",
+            "Patient: Lansoprazole 30... no wait, it's 15 milligrams. I'm looking at the box.",
+            "Patient: And sertraline 100 mg, actually no, 50 mg, every morning.",
+        ]
+    )
+    lanso = _of(got, "medication", "lansoprazole")
+    assert lanso and all("30" not in c for c in lanso), got
+    assert any("15" in c for c in lanso), got
+    sert = _of(got, "medication", "sertraline")
+    assert sert and all("100" not in c for c in sert), got
+
+
 def test_a_reaction_answer_is_of_the_allergen_the_clinician_just_named() -> None:
     """ "Your notes say codeine allergy. Is that right?" -- "Yes, it brought me out in
     a rash": "it" is codeine, not the drug talked of before (amlodipine)."""

@@ -1398,18 +1398,23 @@ Item = tuple[Any, ...]
 _CORRECTION = re.compile(r"^\W*(?:no|nope|sorry,? no)\b(?:[\s,.!-]+no\b)?")
 _FIGURE = re.compile(r"\d+(?:\.\d+)?")
 #: a sentence that corrects the speaker's own sentence before with a number said first ("No,
-#: sorry, 11.2", "Sorry, I mean 138", "I mean 7.4"; not "Sorry, I have to leave at 3")
+#: sorry, 11.2", "Sorry, I mean 138", "I mean 7.4", "no wait, it's 15 milligrams", "Actually,
+#: it's 20"; not "Sorry, I have to leave at 3")
 _SELF_CORRECTION = re.compile(
-    r"^\W*(?:(?:no|nope),?\s+)?(?:sorry|i mean)\b[,\s]*(?:(?:i mean|it's|it is|that's)\s+)?\d"
+    r"^\W*(?:(?:no|nope),?\s+)?(?:sorry|i mean|wait|hang on|actually)\b[,\s]*"
+    r"(?:(?:no|i mean|it's|it is|that's)[,\s]+)?\d"
 )
 #: a word that takes back what was just said, within a sentence ("It was 38 -- sorry, wrong
-#: column -- 28", "84 kilos, no I mean 84.5")
+#: column -- 28", "84 kilos, no I mean 84.5", "100 mg, actually no, 50 mg")
 _TAKEN_BACK = re.compile(
     r"\b(?:(?<!i'm )(?<!so )sorry(?! to\b| about\b| for\b| that\b)|i mean|i misread|my mistake|"
-    r"correction)\b"
+    r"correction|(?:actually|wait),? no|no,? wait|hang on|scratch that)\b"
 )  # not sympathy ("I'm sorry to say", "so sorry about that")
 #: the readings a reply can correct
 _READINGS = frozenset({"vital_sign", "lab_result"})
+#: what the speaker can take back of their own: a reading, or a dose ("Lansoprazole 30... no
+#: wait, it's 15 milligrams")
+_OWN_NUMBERS = _READINGS | {"medication"}
 
 
 def _taken_back(text: str) -> frozenset[str]:
@@ -1429,32 +1434,46 @@ def _uncorrected(
     is 158 over 86." -- "No, that's 138.": the reading said was misread, and the corrected one
     is read where it is said again); and those the speaker takes back, in the next sentence or
     in the same one. ``by_turn``: each turn's sentences, turns in order."""
-    wrong: list[tuple[int, int, frozenset[str]]] = []  # (start, end) of a turn, the numbers
+    # (start, end) of what was said wrong, the numbers said instead, the types they may be of,
+    # and whether the numbers said instead are in the same sentence (its dose is mended there)
+    wrong: list[tuple[int, int, frozenset[str], frozenset[str], bool]] = []
     for before, after in pairwise(by_turn.values()):
         reply = after[0]
         if reply.speaker == before[0].speaker or not _CORRECTION.match(reply.text.lower()):
             continue
         said = frozenset(_FIGURE.findall(reply.text))
         if said:
-            wrong.append((before[0].start, before[-1].end, said))
+            wrong.append((before[0].start, before[-1].end, said, _READINGS, False))
     for turn in by_turn.values():  # "... one hundred twelve. No, sorry, eleven comma two.":
         for x, y in pairwise(turn):  # the speaker's own correction of the sentence before
             said = frozenset(_FIGURE.findall(y.text))
             if said and _SELF_CORRECTION.match(y.text.lower()):
-                wrong.append((x.start, x.end, said))
+                wrong.append((x.start, x.end, said, _OWN_NUMBERS, False))
         for y in turn:  # "It was 38 -- sorry, wrong column -- it was 28"
             if said := _taken_back(y.text):
-                wrong.append((y.start, y.end, said))
+                wrong.append((y.start, y.end, said, _OWN_NUMBERS, True))
     if not wrong:
         return cands
-    return [
-        c
-        for c in cands
-        if c.memory_type not in _READINGS
-        or not any(
-            a <= c.start < b and said - set(_FIGURE.findall(c.content)) for a, b, said in wrong
+    out = []
+    for c in cands:
+        figures = set(_FIGURE.findall(c.content))
+        hit, here = next(
+            (
+                (said, same)
+                for a, b, said, types, same in wrong
+                if c.memory_type in types and a <= c.start < b and said - figures
+            ),
+            (None, False),
         )
-    ]
+        if hit is None:
+            out.append(c)
+        elif here and c.memory_type == "medication" and len(hit) == 1 and len(figures - hit) == 1:
+            # "sertraline 100 mg, actually no, 50 mg": the dose said instead, in its place
+            (old,), (new,) = figures - hit, hit
+            out.append(
+                replace(c, content=re.sub(rf"(?<![\d.]){re.escape(old)}(?![\d.])", new, c.content))
+            )
+    return out
 
 
 class RuleExtractor:
