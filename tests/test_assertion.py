@@ -1460,3 +1460,36 @@ def test_the_patients_own_dose_at_its_maximum_is_no_definition() -> None:
         "medication",
     )
     assert d.supersedes, d
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype"),
+    [
+        ("Amlodipine 5 mg once daily",
+         "Accompanied by daughter Priya. Priya's own GP has increased her amlodipine to 10 mg.",
+         "medication"),
+        ("Metformin 500 mg twice daily",
+         "Came with her sister Joan. Joan has had metformin increased to 1 g twice daily.",
+         "medication"),
+        ("Weight 82 kg", "Seen with husband Tom today. Tom now weighs 95 kg.", "vital_sign"),
+        ("Ramipril 5 mg daily", "Son Daniel rang. Daniel's ramipril was stopped last week.",
+         "medication"),
+    ],
+)  # fmt: skip
+def test_a_relative_named_by_name_is_that_person_when_named_again(
+    engine: mc.MemoryEngine, older: str, newer: str, mtype: str
+) -> None:
+    """A relative given their name ("daughter Priya", "her sister Joan"), then that name again
+    ("Priya's own GP has increased her amlodipine"): what the name's clause says is that
+    person's -- the patient's fact stays current, asked of no one."""
+    assert _pair(engine, older, newer, mtype)[0] == "none"
+
+
+def test_a_name_after_a_relative_in_another_sentence_is_no_relatives_name(
+    engine: mc.MemoryEngine,
+) -> None:
+    """ "Seen with daughter. Today amlodipine increased to 10 mg.": "Today" opens a sentence of
+    its own, no name -- the patient's change, at once."""
+    older = "Amlodipine 5 mg once daily"
+    newer = "Seen with daughter. Today amlodipine increased to 10 mg."
+    assert _pair(engine, older, newer, "medication") == ("auto", "drug.dose-change")

@@ -246,8 +246,15 @@ def structural(t: Text) -> tuple[Scope, ...]:
     """The scopes read from a statement's structure rather than a trigger phrase, of things
     and changes alike: a sentence that ends with "?"; "her own" after a relative; a sentence
     that opens with a hedge of the whole statement; a sentence that opens with the pronoun of
-    a relative the patient's possessive named ("his wife ... Her potassium ...")."""
-    return (*_questions(t), *_their_own(t), *_hedged_statement(t), *_relatives_pronoun(t))
+    a relative the patient's possessive named ("his wife ... Her potassium ..."); a relative's
+    name said again ("daughter Priya ... Priya's own GP ...")."""
+    return (
+        *_questions(t),
+        *_their_own(t),
+        *_hedged_statement(t),
+        *_relatives_pronoun(t),
+        *_relatives_name(t),
+    )
 
 
 @lru_cache(maxsize=65_536)
@@ -587,6 +594,31 @@ def _relatives_pronoun(t: Text) -> list[Scope]:
                         Scope(k, k + 1, _STRUCTURE, Context.OTHER_PERSON, k, clause_bounds(t, k)[1])
                     )
     return out
+
+
+def _relatives_name(t: Text) -> list[Scope]:
+    """A relative given a name right after the word that says who they are ("daughter Priya",
+    "her sister Joan", in one sentence), then that name again: what its clause says from the
+    name on is that person's ("... Priya's own GP has increased her amlodipine to 10 mg")."""
+    lex = lexicon()
+    named: dict[str, int] = {}  # the name, and where it was given
+    for m in lex.context.find(t.tokens, t.raw):
+        k = m.end
+        if m.value.category != "FAMILY" or k >= len(t.tokens):
+            continue
+        if _a_name(t.raw[k]) and sentence_bounds(t, k) == sentence_bounds(t, m.end - 1):
+            named.setdefault(t.tokens[k], k)
+    out = []
+    for i, tok in enumerate(t.tokens):
+        if named.get(tok, i) < i:
+            out.append(Scope(i, i + 1, _STRUCTURE, Context.OTHER_PERSON, i, clause_bounds(t, i)[1]))
+    return out
+
+
+def _a_name(raw: str) -> bool:
+    """A word written as a given name: a capital, then small letters ("Priya", "Joan's")."""
+    word = raw.removesuffix("'s").removesuffix("’s")
+    return len(word) > 1 and word[0].isupper() and word[1:].isalpha() and word[1:].islower()
 
 
 def _when_conditions(t: Text) -> list[Scope]:
