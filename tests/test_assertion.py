@@ -696,6 +696,12 @@ def test_a_pronoun_that_may_be_a_relative_named_before_is_for_a_reviewer(
         ("eGFR 52 mL/min/1.73m2.",
          "Shares a bay with Mr Doyle, whose eGFR dropped to 38 today.", "lab_result"),
         ("Ramipril 5 mg daily", "Mrs Khan in bed 12: ramipril stopped.", "medication"),
+        ("Atorvastatin 20 mg at night",
+         "For info: Mr Patel (bed 7) atorvastatin increased to 80 mg post MI.", "medication"),
+        ("Gabapentin 300 mg three times daily",
+         "Other resident in room 12 had gabapentin increased to 600 mg tds.", "medication"),
+        ("Furosemide 40 mg each morning",
+         "Another resident's furosemide was doubled to 80 mg today.", "medication"),
     ],
 )  # fmt: skip
 def test_a_person_named_with_where_they_lie_on_a_ward_is_for_a_reviewer(

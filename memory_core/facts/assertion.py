@@ -454,9 +454,10 @@ def for_the_writers(t: Text) -> str:
 _FOR_MY = ("for", "my")
 
 #: a person named by title and surname with where they lie on a ward ("Mr Adeyemi in bay 3",
-#: "Mrs Khan, bed 12"), or one the patient shares a bay or room with
+#: "Mrs Khan, bed 12", "Mr Patel (bed 7)"), or one the patient shares a bay or room with
 _INPATIENT = re.compile(
-    r"\b(?:Mr|Mrs|Ms|Miss|Mx)\.?\s+[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?,?\s+(?:(?:in|at|from|on)\s+)?"
+    r"\b(?:Mr|Mrs|Ms|Miss|Mx)\.?\s+[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?,?\s*\(?\s*"
+    r"(?:(?:in|at|from|on)\s+)?"
     r"(?:the\s+)?(?:bay|bed|room|side room|cubicle)\s*\d+"
     r"|\b(?i:shar(?:es|ed|ing|e)\s+(?:a|the|his|her)\s+(?:bay|room|ward)\s+with)\s+"
     r"(?:Mr|Mrs|Ms|Miss|Mx)\b"
