@@ -1499,3 +1499,40 @@ def test_a_name_after_a_relative_in_another_sentence_is_no_relatives_name(
     older = "Amlodipine 5 mg once daily"
     newer = "Seen with daughter. Today amlodipine increased to 10 mg."
     assert _pair(engine, older, newer, "medication") == ("auto", "drug.dose-change")
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Alendronic acid 70 mg weekly",
+         "Heartburn or trouble swallowing = stop alendronic acid and see GP."),
+        ("Alendronic acid 70 mg weekly",
+         "Difficulty swallowing or heartburn = stop alendronic acid and contact GP."),
+        ("Levothyroxine 100 micrograms daily",
+         "Pregnant → increase levothyroxine by 25 micrograms and check TFTs."),
+        ("Dapagliflozin 10 mg daily", "Fever or not eating => pause dapagliflozin."),
+    ],
+)  # fmt: skip
+def test_a_change_after_an_arrow_or_equals_is_what_to_do_if(
+    engine: mc.MemoryEngine, older: str, newer: str
+) -> None:
+    """ "Heartburn = stop alendronic acid", "Pregnant → increase levothyroxine": the change in
+    its base form after the sign is what to do if the words before it hold -- a rule, never
+    the patient's change at once (each had been, in my probes)."""
+    assert _pair(engine, older, newer, "medication")[0] != "auto"
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "rule"),
+    [
+        ("Amlodipine 5 mg daily", "BP 168/95 → amlodipine increased to 10 mg.",
+         "drug.dose-change"),
+        ("Amlodipine 5 mg daily", "Ankle swelling -> amlodipine stopped.", "drug.stop"),
+    ],
+)  # fmt: skip
+def test_a_change_said_done_after_an_arrow_is_still_the_change(
+    engine: mc.MemoryEngine, older: str, newer: str, rule: str
+) -> None:
+    """The same sign before a change said as done ("→ amlodipine increased") is what was done
+    because of it: the patient's change, at once."""
+    assert _pair(engine, older, newer, "medication") == ("auto", rule)

@@ -269,6 +269,7 @@ def conditions(t: Text) -> tuple[Scope, ...]:
         *_timed_ahead(t),
         *_on_a_day(t),
         *_thresholds(t),
+        *_if_then(t),
     )
 
 
@@ -293,6 +294,27 @@ def _thresholds(t: Text) -> list[Scope]:
             continue
         _lo, hi = sentence_bounds(t, i)
         out.append(Scope(i, i + 1, _STRUCTURE, Context.HYPOTHETICAL, i, hi))
+    return out
+
+
+#: an arrow, or "=" between words: what follows is what to do if what comes before holds
+_IF_THEN = re.compile(r"\s(?:→|->|=>|=)\s")
+
+
+def _if_then(t: Text) -> list[Scope]:
+    """A change word in its base form right after an arrow or "=" that follows the words
+    opening its sentence is what to do if they hold ("Heartburn or trouble swallowing = stop
+    alendronic acid", "Pregnant → increase levothyroxine by 25 mcg"): a rule, from there to the
+    sentence's end. Said as done ("BP 168/95 → amlodipine increased") it is not."""
+    changes = {m.start for m in lexicon().states.find(t.tokens, t.raw)}
+    out = []
+    for m in _IF_THEN.finditer(t.text):
+        i = t.token_at(m.end() - 1)
+        if i >= len(t.tokens) or i not in changes or past_tense(t.tokens[i]):
+            continue
+        lo, hi = sentence_bounds(t, i)
+        if lo < i:  # words before the sign in its sentence: the condition
+            out.append(Scope(i, i + 1, _STRUCTURE, Context.HYPOTHETICAL, i, hi))
     return out
 
 
