@@ -383,6 +383,11 @@ def test_the_lexicon_loads_and_has_a_version() -> None:
         ("context", {"context_rules": [{"category": "NEGATED_EXISTENCE", "literal": "x",
                                         "direction": "SIDEWAYS"}]},
          "context.json, context_rules[0].direction"),
+        # a particular spelling that is none of the slot's values ("landline" of no value)
+        ("slots", {"slots": [{"id": "contact channel", "types": ["preference"],
+                              "triggers": ["contact"], "values": {"phone": ["phone"]},
+                              "particular": ["landline"]}]},
+         "slots.json, slots[0].particular"),
     ],
 )  # fmt: skip
 def test_a_malformed_lexicon_file_names_the_file_and_the_entry(

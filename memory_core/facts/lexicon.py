@@ -337,6 +337,9 @@ class Slot:
     exclusive: tuple[frozenset[str], ...] = ()
     #: the unit of a count said with a period and no unit of its own ("smokes 10 a day")
     count_unit: str = ""
+    #: spellings of its values that say which one, or which use of it, beyond the value
+    #: itself ("landline", "voicemails" of the phone): kept in what is proposed
+    particular: frozenset[str] = frozenset()
 
     def excludes(self, older: frozenset[str], newer: frozenset[str]) -> bool:
         """Whether ``newer`` names a value that cannot hold beside one of ``older``."""
@@ -775,10 +778,21 @@ def _slots(data: dict[str, Any]) -> dict[str, Any]:
                 for j, g in enumerate(e.get("exclusive", []))
             ),
             count_unit=c.str_(e["count_unit"], f"{where}.count_unit") if "count_unit" in e else "",
+            particular=(
+                frozenset(c.strs(e["particular"], f"{where}.particular"))
+                if "particular" in e
+                else frozenset()
+            ),
         )
         unknown = {v for g in slots[sid].exclusive for v in g} - set(e.get("values", {}))
         if unknown:
             raise c.fail(f"{where}.exclusive", f"not a value of the slot: {sorted(unknown)}")
+        spellings = {w for ws in e.get("values", {}).values() for w in ws}
+        if slots[sid].particular - spellings:
+            raise c.fail(
+                f"{where}.particular",
+                f"not a spelling of the slot's values: {sorted(slots[sid].particular - spellings)}",
+            )
         c.phrases(triggers, spoken(c.strs(e.get("triggers"), f"{where}.triggers")), sid, where)
         vm: PhraseMatcher[str] = PhraseMatcher()
         for value, phrases in c.obj(e.get("values", {}), f"{where}.values").items():

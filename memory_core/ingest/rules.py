@@ -145,9 +145,11 @@ _HEDGE = re.compile(
     r"not sure|before (?:stopping|starting|"
     r"taking|changing))\b"
 )
+#: the words that forbid what follows ("don't", "mustn't", "never")
+_FORBID = r"(?:don't|do not|never|mustn't|must not|shouldn't|should not)"
 _MED_NEG = re.compile(
     r"\b(not taking|never took|never taken|didn't start|did not start|not on|"
-    r"(?:don't|do not|never|mustn't|must not|shouldn't|should not) (?:take|give|use|have))\b"
+    rf"{_FORBID} (?:take|give|use|have))\b"
 )  # "Never give him ibuprofen 400 mg with the warfarin": an instruction, not what he takes
 #: a decision not to act on the drug, said before it in its clause ("I'm not going to start a
 #: statin yet", "we'll hold off on the ramipril", "No, I wouldn't stop it", "I never told you to
@@ -155,8 +157,8 @@ _MED_NEG = re.compile(
 _NOT_NOW = re.compile(
     r"\b(not going to|won't|will not|wouldn't|would not|hold off|holding off|no need|(?:don't|do "
     r"not|doesn't|does not) need|decided against|against starting|not starting|not start|"
-    r"(?:never|nobody|no one) (?:told|asked|said)|(?:don't|do not|mustn't|must not|shouldn't|"
-    r"should not|no (?:reason|point|benefit) (?:in|to)) (?:start|begin|add|try|restart)\w*)\b"
+    r"(?:never|nobody|no one) (?:told|asked|said)|"
+    rf"(?:{_FORBID}|no (?:reason|point|benefit) (?:in|to)) (?:start|begin|add|try|restart)\w*)\b"
 )
 #: a start deferred to a later time: a plan, not a medicine taken ("Next month we'll start you
 #: on bisoprolol")
@@ -779,13 +781,6 @@ def _effect_told(text: str) -> bool:
     kind = next(k for k in cues().kinds if k.type == "treatment_response")
     words = words_of(text)
     return kind.cue_at(stems(words), words) is not None
-
-
-#: the words for a contact channel that say which one or which use of it, beyond the channel
-#: itself (slots.json's contact channel values): kept in the proposal
-_CHANNEL_DEVICES = frozenset(
-    {"landline", "home phone", "house phone", "voicemail", "voicemails", "mychart"}
-)
 
 
 #: how many turns after the one that named a month a day said alone ("the 9th") is read in it
@@ -2556,7 +2551,9 @@ class RuleExtractor:
         ):
             refused = [c for c in channels if _CONTRAST.search(low[max(0, c[0] - 14) : c[0]])]
             allowed = [c for c in channels if c not in refused]
-            unwanted = [low[x:y] for x, y, _v in refused if low[x:y] in _CHANNEL_DEVICES]
+            # which one, or which use of it, beyond the channel (slots.json's "particular")
+            particular = lexicon().slots["contact channel"].particular
+            unwanted = [low[x:y] for x, y, _v in refused if low[x:y] in particular]
             if not allowed and unwanted:  # "Please don't leave voicemails"
                 yield "preference", f"Patient prefers no {unwanted[0]}", 0.8, None, *span
             appt_before = [
@@ -2572,7 +2569,7 @@ class RuleExtractor:
                 how += [v.title() for _a, _b, v in r.slot_values("language")]
                 a, b, value = allowed[0]
                 # which one ("the landline"), and what not ("don't leave voicemails"), as said
-                which = low[a:b] if low[a:b] in _CHANNEL_DEVICES else ""
+                which = low[a:b] if low[a:b] in particular else ""
                 detail = ", ".join(([which] if which else []) + [f"not {n}" for n in unwanted[:1]])
                 yield (
                     "preference",
