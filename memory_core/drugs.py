@@ -283,7 +283,7 @@ def _resolve(text: str) -> tuple[DrugMention, ...]:
     for canonical, first, last in [*found_as_written, *also]:
         span = range(first, last)
         named = " ".join(w.lower() for w in words[first:last])
-        if taken.intersection(span) or named in lex["not_drugs"]:
+        if taken.intersection(span) or named in lex["not_drugs"] or _phrase_of_english(named):
             continue
         name = _canonical(canonical.lower())
         start = toks[first][1]
@@ -409,6 +409,15 @@ def _misspelling_of(word: str) -> str | None:
     found = {_canonical(names[h[0]].lower()) for h in hits} - set(lex["not_drugs"])
     # the English lexicon is read last: only a word near one medicine loads it
     return found.pop() if len(found) == 1 and not _english(word) else None
+
+
+def _phrase_of_english(named: str) -> bool:
+    """A dictionary spelling made only of function words and numbers ("at 10", the brand AT-10
+    as free text writes a time or a dose: "stays at 10 milligrams"): no drug's name there."""
+    return all(w in _function_words() or _FIGURES.fullmatch(w) for w in named.split())
+
+
+_FIGURES = re.compile(r"[\d.,/-]+")
 
 
 @lru_cache(maxsize=1)

@@ -205,3 +205,19 @@ def test_beclometasone_and_beclomethasone_are_one_drug() -> None:
     "beclomethasone"): one canonical name, so a switch from Clenil to Fostair is read as one."""
     assert drugs.canonical_names("beclometasone") == drugs.canonical_names("Clenil")
     assert "beclomethasone" in drugs.ingredients(next(iter(drugs.canonical_names("Fostair"))))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Donepezil stays at 10 milligrams, but moves to the morning.",
+        "Take it at 10 each night.",
+    ],
+)
+def test_a_spelling_of_function_words_and_numbers_names_no_drug(text: str) -> None:
+    """The dictionary lists the brand AT-10 (dihydrotachysterol) as "at 10": in free text those
+    words are a time or a dose ("stays at 10 milligrams"), never the drug. A dictionary spelling
+    made only of the lexicon's function words and numbers names no drug; a real name beside it
+    still does."""
+    assert "dihydrotachysterol" not in drugs.canonical_names(text), text
+    assert "donepezil" in drugs.canonical_names("Donepezil at 10 mg")
