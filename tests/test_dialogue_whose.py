@@ -135,3 +135,20 @@ def test_a_relatives_own_allergen_is_never_the_patients_reaction() -> None:
     )
     assert not _of(got, "allergy", "aspirin"), got
     assert _of(got, "allergy", "latex"), got
+
+
+def test_a_medicine_taken_said_after_talk_of_allergies_is_no_allergen() -> None:
+    """After talk of allergies, "I take Cardicor, bisoprolol, for my heart rate": a medicine
+    taken, named twice (brand, then generic), not an allergen named alone -- no bisoprolol
+    allergy. A substance named alone in answer still is one ("Codeine. It made me sick.")."""
+    got = _got(
+        [
+            "Doctor: Have you ever had a reaction to any medicine?",
+            "Patient: Yes, codeine. I was very sick with it.",
+            "Doctor: I'll record an allergy to codeine.",
+            "Patient: Also, before, I take Cardicor, bisoprolol, for my heart rate.",
+            "Doctor: Okay.",
+        ]
+    )
+    assert not _of(got, "allergy", "bisoprolol"), got
+    assert _of(got, "allergy", "codeine"), got

@@ -1215,11 +1215,19 @@ def _named_in_passing(text: str) -> bool:
 
 
 def _taken(low: str, start: int) -> bool:
-    """Whether the words before a drug say the patient took or takes it, not that they cannot."""
+    """Whether the words before a drug say the patient took or takes it, not that they cannot
+    -- in its clause, or before a name it is another name of ("I take Cardicor, bisoprolol,
+    for my heart rate": the clause before the comma)."""
     window = _window(low, start)
+    if not window.strip() and (named := _APPOSED.search(low, 0, start)):
+        window = _window(low, named.start())  # "Cardicor, bisoprolol": Cardicor's clause
     return bool(_TAKE.search(window) or re.search(r"\btaken\b", window)) and not _CANNOT.search(
         window
     )
+
+
+#: one word and a comma right before a drug: a name of it the dictionary may not know
+_APPOSED = re.compile(r"\b[\w-]+,\s*$")
 
 
 _CANNOT = re.compile(r"\b(?:can't|cannot|can not|couldn't|don't|mustn't|not|never|no)\b")
