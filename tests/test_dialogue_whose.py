@@ -152,3 +152,39 @@ def test_a_medicine_taken_said_after_talk_of_allergies_is_no_allergen() -> None:
     )
     assert not _of(got, "allergy", "bisoprolol"), got
     assert _of(got, "allergy", "codeine"), got
+
+
+def test_news_a_clinician_breaks_is_said_as_fact_a_patients_fear_is_not() -> None:
+    """ "I'm afraid this is type 2 diabetes", "I'm sorry to say it's shingles": how a clinician
+    breaks news -- the diagnosis is said as fact. The patient's "I'm afraid it's cancer" is a
+    fear, no diagnosis."""
+    got = _got(
+        [
+            "Doctor: Your HbA1c is 52 again, so I'm afraid this is type 2 diabetes.",
+            "Doctor: And the rash, I'm sorry to say it's shingles.",
+            "Patient: I'm afraid it's bowel cancer, doctor.",
+        ]
+    )
+    assert _of(got, "condition", "diabetes"), got
+    assert _of(got, "condition", "shingles"), got
+    assert not _of(got, "condition", "cancer"), got
+
+
+def test_an_illness_had_is_no_immunisation_its_vaccine_still_is() -> None:
+    """ "I had pneumonia in March", "I've had the flu all week", "It's shingles": the disease
+    had, never an immunisation. Its vaccine named by the disease beside a vaccine word or as
+    "the ... one" still is ("I had my shingles jab in October", "The COVID one the same day")."""
+    got = _got(
+        [
+            "Patient: I had pneumonia in March.",
+            "Patient: And I've had the flu all week.",
+            "Doctor: Looking at the rash, it's shingles.",
+            "Patient: I had my shingles jab in October.",
+            "Patient: The COVID one the same day.",
+        ]
+    )
+    jabs = [c for m, c in got if m == "immunization"]
+    assert not [c for c in jabs if "pneumonia" in c or "flu" in c], got
+    assert not [c for c in jabs if "rash" in c], got
+    assert [c for c in jabs if "jab in october" in c], got
+    assert [c for c in jabs if "covid one" in c], got

@@ -122,6 +122,8 @@ class Cues:
     not_conditions: tuple[tuple[str, ...], ...] = ()  # "if that's possible", "any more"
     prefer_first: tuple[tuple[str, ...], ...] = ()  # "I'd rather ...": a preference first
     doubts: tuple[tuple[str, ...], ...] = ()  # the hedges of doubt ("maybe"), not of condition
+    #: how a clinician breaks news ("I'm afraid this is ..."): no worry, the news is fact
+    news: tuple[tuple[str, ...], ...] = ()
 
 
 _WORD = re.compile(r"[a-z0-9]+(?:['’-][a-z0-9]+)*")
@@ -187,6 +189,7 @@ def cues() -> Cues:
         phrases(raw["not_conditions"]),
         phrases(raw["preference_first"]),
         phrases(raw["doubts"]),
+        phrases(raw["news"]),
     )
 
 
@@ -733,6 +736,36 @@ def _disorder(text: str) -> bool:
     return bool(disorders_named(text))
 
 
+def _had_as_illness(text: str) -> bool:
+    """Whether a disease a vaccine is named by is said as an illness had ("I had pneumonia in
+    March", "I've had the flu all week", "it's shingles"): a verb of having it right before
+    it, and no vaccine word (words.json's ``vaccine_words``) nor "the ... one" in the clause
+    ("I had my shingles jab", "the COVID one")."""
+    from ..facts.lexicon import lexicon
+
+    said = set(words_of(text))
+    if said & (lexicon().vaccine_words | {"one", "ones"}):
+        return False
+    low = text.lower()
+    for name in disorders_named(text):
+        at = low.find(name.lower())
+        after = low[at + len(name) :]
+        if at > 0 and _ILL_WITH.search(low, 0, at) and not _SEASON.match(after):
+            return True
+    return False
+
+
+#: a disease's name that qualifies what follows ("flu season", "the flu clinic"): no illness
+_SEASON = re.compile(r"\s+(?:season|clinic|campaign)\b")
+
+
+#: a verb of having an illness, right before its name ("had the flu", "it's shingles")
+_ILL_WITH = re.compile(
+    r"\b(?:had|got|caught|has|have|having|with|it's|it is|diagnosed with|positive for|"
+    r"recovering from|getting over)\s+(?:(?:the|a|bad|a bad|really bad)\s+)?$"
+)
+
+
 def disorders_named(text: str) -> tuple[str, ...]:
     """The disorders a sentence names (not findings, not a clinic's name: "fracture clinic"),
     as written."""
@@ -928,7 +961,9 @@ def _each(
         said_words = words_of(text)
         c = cues()
         is_hedged = hedged_drug(text, who)
-        cond_at = first_at(_masked(st, c.not_conditions), c.conditions)  # not "if that's possible"
+        # not "if that's possible"; nor a clinician's "I'm afraid this is ...", news they break
+        said_as = c.not_conditions + (c.news if who == "clinician" else ())
+        cond_at = first_at(_masked(st, said_as), c.conditions)
         kinds = c.kinds
         if who == "patient" and any_phrase(st, c.prefer_first):
             # "I'd rather see a female doctor for the smear": a preference, not the smear
@@ -944,6 +979,8 @@ def _each(
                 continue
             if not _needs(k.needs, text, cue, st):
                 continue
+            if k.type == "immunization" and _had_as_illness(text):
+                continue  # "I had pneumonia in March": the illness, not its vaccine
             # "you'll need an ECG", "So: ..., growth scan on the 10th of August": a plan
             arranged = who == "clinician" and (s.listed or any_phrase(st, k.plan_when))
             kind = _plan_kind() if arranged else k
