@@ -206,6 +206,24 @@ def test_relative_dates_read_against_the_session() -> None:
     assert dates_in("since August", session)[0].phrase == "since August 2026"
 
 
+def test_a_state_said_to_have_lasted_is_dated_from_its_start() -> None:
+    """ "I've had a dry cough for about 3 weeks", "My ankles have been puffy for two months":
+    what has lasted to now began that long ago -- since then, as "N weeks ago" is read. A
+    course's length ("prednisolone for five days") and a length with no number ("for weeks")
+    date nothing."""
+    session = datetime(2026, 11, 24, 9, tzinfo=UTC)
+    said = {
+        "I've had a dry tickly cough for about 3 weeks now.": ("2026-11-03", True),
+        "My ankles have been puffy for two months.": ("2026-09", True),
+        "She has had the rash for a year.": ("2025", True),
+    }
+    for text, (want, since) in said.items():
+        (d,) = dates_in(text, session)
+        assert d.date == want and d.phrase.startswith("since") == since, (text, d)
+    assert dates_in("Take prednisolone 30 mg for five days.", session) == []
+    assert dates_in("They've been puffy for weeks.", session) == []
+
+
 def test_a_slashed_date_either_way_round_is_read_the_way_its_month_agrees() -> None:
     """ "12/05" is the 12th of May in Europe and the 5th of December in the US: read only where
     a month said beside it settles which ("in May - on 12/05"), or where only one way falls in

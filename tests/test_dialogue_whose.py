@@ -188,3 +188,17 @@ def test_an_illness_had_is_no_immunisation_its_vaccine_still_is() -> None:
     assert not [c for c in jabs if "rash" in c], got
     assert [c for c in jabs if "jab in october" in c], got
     assert [c for c in jabs if "covid one" in c], got
+
+
+def test_a_side_effect_the_clinician_names_is_dated_when_the_patient_said_it_began() -> None:
+    """ "I've had a dry cough for about 3 weeks" -- "A dry cough is a well-known side effect of
+    lisinopril": the reaction began when the patient said, not on the day it was named."""
+    now = datetime(2026, 5, 12, 18, tzinfo=UTC)
+    lines = [
+        "Patient: I've had a dry tickly cough for about 3 weeks now.",
+        "Doctor: A dry cough is a well-known side effect of lisinopril.",
+    ]
+    ext = RuleExtractor().extract(PID, "Date: 2026-05-12\n" + "\n".join(lines), now=now)
+    (reaction,) = [c for c in ext.candidates if c.memory_type == "adverse_reaction"]
+    assert "lisinopril" in reaction.content.lower() and reaction.created_at is not None
+    assert reaction.created_at.date().isoformat() == "2026-04-21", reaction

@@ -211,6 +211,13 @@ def _patterns() -> dict[str, re.Pattern[str]]:
             rf"(?<![\d.,])\b{num}(?:\s+|(?<=\d))(day|days|week|weeks|wk|wks|fortnight|fortnights|month|months|mth|mths|mo|"
             rf"mos|year|years|yr|yrs)\s+ago\b"
         ),
+        # "I've had a cough for about 3 weeks", "have been puffy for two months": a state that
+        # has lasted to now, since that long ago (not "for five days", a course's length)
+        "lasting": re.compile(
+            rf"\b(?:'ve|have|has|'s)\s+(?:had|been)\b[^.;!?]{{0,60}}?\b(?P<span>for\s+(?:about\s+|"
+            rf"around\s+|nearly\s+|almost\s+|over\s+|the\s+(?:last|past)\s+)?{num}\s+(day|days|"
+            r"week|weeks|fortnight|fortnights|month|months|year|years))\b"
+        ),
         "weekday": re.compile(rf"\b(?:(on|last|this past)\s+)?({wd})\b(?!,?\s+the\s+\d)"),
         # a day or month said ahead of the session: "next Tuesday", "this coming Monday",
         # "Friday week", "Tuesday next", "a week on Friday", "next June" -- a plan's, no date of
@@ -608,17 +615,10 @@ def dates_in(
     for mt in p["month"].finditer(low):
         add(mt.start(), mt.end(), _month_back(session, 0 if mt.group(1) == "this" else 1), "month")
     for mt in p["ago"].finditer(low):
-        n = int(mt.group(1)) if mt.group(1).isdigit() else _NUMBERS[mt.group(1)]
-        unit = _AGO_UNITS.get(mt.group(2), mt.group(2).rstrip("s"))
-        if unit == "day":
-            add(mt.start(), mt.end(), day(session) - timedelta(days=n), "day")
-        elif unit in ("week", "fortnight"):
-            weeks = n * (2 if unit == "fortnight" else 1)
-            add(mt.start(), mt.end(), day(session) - timedelta(weeks=weeks), "about")
-        elif unit == "month":
-            add(mt.start(), mt.end(), _month_back(session, n), "month")
-        else:
-            add(mt.start(), mt.end(), datetime(session.year - n, 1, 1, tzinfo=UTC), "year")
+        add(mt.start(), mt.end(), *_back(mt.group(1), mt.group(2), session))
+    for mt in p["lasting"].finditer(low):
+        at, precision = _back(mt.group(2), mt.group(3), session)
+        add(mt.start("span"), mt.end("span"), at, precision, since=True)
     for mt in p["weekday"].finditer(low):
         back = (session.weekday() - lexicon().weekdays.index(mt.group(2))) % 7 or 7
         undirected = mt.group(1) in (None, "on")
@@ -630,6 +630,20 @@ def dates_in(
     _either_way(p["either_way"], low, found, add, session)
     found.sort(key=lambda d: d.start)
     return found
+
+
+def _back(count: str, unit_word: str, session: datetime) -> tuple[datetime, str]:
+    """The start of the period a count of units back from the session ("two weeks", "three
+    months"): the day for days, about the day for weeks, the month, the year."""
+    n = int(count) if count.isdigit() else _NUMBERS[count]
+    unit = _AGO_UNITS.get(unit_word, unit_word.rstrip("s"))
+    if unit == "day":
+        return day(session) - timedelta(days=n), "day"
+    if unit in ("week", "fortnight"):
+        return day(session) - timedelta(weeks=n * (2 if unit == "fortnight" else 1)), "about"
+    if unit == "month":
+        return _month_back(session, n), "month"
+    return datetime(session.year - n, 1, 1, tzinfo=UTC), "year"
 
 
 def _either_way(

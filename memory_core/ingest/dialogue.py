@@ -415,6 +415,9 @@ class State:
     others_drugs: set[str] = field(default_factory=set)  # drugs said to be someone else's
     #: the concepts of the findings the patient's side told of, and those of its last sentence
     reported: set[str] = field(default_factory=set)
+    #: and the date said of each when it was told ("for about 3 weeks", "two years ago"), with
+    #: the sentence that said it (where in the transcript)
+    reported_when: dict[str, tuple[DateSpan, int, int]] = field(default_factory=dict)
     last_reported: list[Finding] = field(default_factory=list)
     #: the drug being talked about when the patient's side told of them
     reported_on: list[Drug] = field(default_factory=list)

@@ -474,6 +474,20 @@ _FIRST_TO_THIRD = (
 #: the patient, as the relative or carer who speaks for them names them
 
 
+def _dated_as_told(item: Item, r: Named, st: State) -> Item:
+    """A reaction the clinician names with no date of its own ("A dry cough is a well-known
+    side effect of lisinopril"), dated when the patient's side said the symptom began ("I've
+    had a dry cough for about 3 weeks")."""
+    mtype, content, conf, at, start, end, *_by = item
+    told = next(
+        (st.reported_when[f.concept] for f in r.findings if f.concept in st.reported_when), None
+    )
+    if at is not None or told is None:
+        return item
+    when, a, b = told
+    return mtype, content, conf, when.at, start, end, (a, b)  # dated by the patient's words
+
+
 def _reacted(r: Named) -> bool:
     """Whether the sentence tells of an allergic reaction ("it gave me a rash")."""
     reactions = lexicon().allergic_reactions
@@ -1945,6 +1959,9 @@ class RuleExtractor:
         if r.s.speaker != "clinician" and told:
             st.last_reported = told
             st.reported.update(f.concept for f in told)
+            for f in told:  # "I've had a dry cough for about 3 weeks": since when, and where
+                if (when := date_for(r, f.start, f.end)) is not None:
+                    st.reported_when[f.concept] = (when, r.s.start, r.s.end)
             st.reported_on = st.topic_drugs()[:1]  # the drug talked of when it was told
         allergy_talk = _ALLERGY.search(r.low) or (st.allergy and r.s.speaker != "clinician")
         if _ALLERGY.search(r.low) and (
@@ -2018,6 +2035,8 @@ class RuleExtractor:
                 or list(self._side_effect(s, r, found, st))
                 or list(self._side_effects_told(s, r, st))
             )
+            if s.speaker == "clinician":
+                adverse = [_dated_as_told(item, r, st) for item in adverse]
             yield from adverse
             yield from self._medication(s, r, found, st, extra_dates, adverse, confirmed)
         yield from self._readings(s, r, st)

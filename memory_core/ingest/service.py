@@ -254,10 +254,14 @@ def extract_memories(
             )
             continue
         try:
+            # the send dates of the messages the evidence is in, and the words that date it
+            by = c.dated_by[0] if c.dated_by is not None else -1
             sent = [
                 moment(x, session, at)
                 for x in sents
-                if x.start <= c.start < x.end or (c.start < x.start and x.end <= c.end)
+                if x.start <= c.start < x.end
+                or (c.start < x.start and x.end <= c.end)
+                or x.start <= by < x.end
             ]
             content, mtype, imp, created = _check(engine, pid, transcript, c, at, session, sent)
         except ValidationError as exc:
