@@ -202,3 +202,25 @@ def test_a_side_effect_the_clinician_names_is_dated_when_the_patient_said_it_beg
     (reaction,) = [c for c in ext.candidates if c.memory_type == "adverse_reaction"]
     assert "lisinopril" in reaction.content.lower() and reaction.created_at is not None
     assert reaction.created_at.date().isoformat() == "2026-04-21", reaction
+
+
+def test_a_job_said_with_a_word_before_it_or_as_started_is_the_patients_work() -> None:
+    """ "I'm a team leader at a call centre", "I started as a school nurse last week", "I'm a
+    primary teacher": the patient's job now, as "I'm a plumber" is; one held before ("I used
+    to be a school nurse") or a relative's ("my son is a lorry driver") is not."""
+    got = _got(
+        [
+            "Doctor: What do you do for work?",
+            "Patient: I'm a team leader at a call centre, so I'm on screens all day.",
+            "Patient: And my son is a lorry driver.",
+        ]
+    )
+    assert [c for m, c in got if m == "social" and "team leader" in c], got
+    assert not [c for m, c in got if m == "social" and "lorry" in c], got
+    got = _got(
+        [
+            "Doctor: Any changes at home or work?",
+            "Patient: I started as a school nurse last week, so it's days only now.",
+        ]
+    )
+    assert [c for m, c in got if m == "social" and "school nurse" in c], got

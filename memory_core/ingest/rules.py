@@ -417,19 +417,25 @@ def _job(s: Sentence) -> str | None:
         m = _i_am_job().search(low)
     if m is None or _JOB_BEFORE.search(low[max(0, m.start() - 30) : m.start()]):
         return None
-    return (
-        m.group(1)
-        if m.re is _WORK
-        else f"as {'an' if m.group(1)[0] in 'aeiou' else 'a'} {m.group(1)}"
-    )
+    if m.re is _WORK:
+        return m.group(1)
+    job = next(g for g in m.groups() if g)
+    return f"as {'an' if job[0] in 'aeiou' else 'a'} {job}"
 
 
 @cache
 def _i_am_job() -> re.Pattern[str]:
-    """ "I'm a plumber", "I am cook": a job of dialogue.json's occupations said as what the
-    speaker is."""
+    """ "I'm a plumber", "I am cook", "I'm a school nurse at the academy", "I started as a
+    school nurse": a job of dialogue.json's occupations said as what the speaker is, or has
+    started as (a word that says which before it only where a workplace follows, or after
+    "started as": not "I'm a good cook", "a nervous driver")."""
     jobs = sorted(dialogue_words()["occupations"], key=len, reverse=True)
-    return re.compile(rf"\bi(?:'m|’m| am) (?:now )?(?:an? )?({'|'.join(map(re.escape, jobs))})\b")
+    names = "|".join(map(re.escape, jobs))
+    return re.compile(
+        rf"\bi(?:'m|’m| am) (?:now )?(?:an? )?({names})\b"
+        rf"|\bi(?:'m|’m| am) (?:now )?an? ((?:[a-z]+ )?(?:{names})) (?:at|in|for) "
+        rf"|\bi(?: have|'ve)? started (?:work )?as an? ((?:[a-z]+ )?(?:{names}))\b"
+    )
 
 
 _FAMILY = re.compile(
