@@ -224,3 +224,18 @@ def test_a_job_said_with_a_word_before_it_or_as_started_is_the_patients_work() -
         ]
     )
     assert [c for m, c in got if m == "social" and "school nurse" in c], got
+
+
+def test_a_habit_the_clinician_raises_without_a_question_is_what_the_answer_gave_up() -> None:
+    """ "Now, smoking. Last time you were on about ten a day." -- "I stopped on New Year's Day.":
+    the habit the clinician raised, said as a heading and the last amount, is the one given
+    up, on that day; the heading alone is no social fact."""
+    got = _got(
+        [
+            "Nurse: Now, smoking. Last time you were on about ten a day.",
+            "Patient: I stopped on New Year's Day. Not had one since.",
+        ],
+        session="2026-03-10",
+    )
+    assert [c for m, c in got if m == "social" and "quit smoking" in c and "2026-01-01" in c], got
+    assert not [c for m, c in got if c.endswith("now, smoking")], got

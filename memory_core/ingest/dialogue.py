@@ -435,6 +435,8 @@ class State:
     dose_units: dict[str, str] = field(default_factory=dict)
     #: the clinician's question about the family: where it starts, and the disorders it asks of
     family_asked: tuple[int, tuple[str, ...]] | None = None
+    #: the clinician's sentence in their turn that raised a habit ("Now, smoking."), if any
+    habit_raised: str = ""
 
     def titled(self, title: str, name: str) -> None:
         """The patient is the first titled name said ("Hello Mrs Nowak"): that name, and the

@@ -1757,6 +1757,9 @@ class RuleExtractor:
                     st.question = (prev, Named(prev, moment(prev, session, now)))
                 if new_turn:  # whom the clinician turns to: the patient, or a relative
                     st.addressed_other = False
+                    st.habit_raised = ""
+                if any(topic.search(s.low) for topic, _habit in _HABITS):
+                    st.habit_raised = s.low  # "Now, smoking. Last time you were on ten a day."
                 if _TO_RELATIVE.search(s.low):
                     st.addressed_other = True
                 called = _VOCATIVE.match(s.text)
@@ -2660,15 +2663,17 @@ class RuleExtractor:
     @staticmethod
     def _habit_answer(s: Sentence, r: Named, st: State) -> Iterator[Item]:
         """An answer that gives up the habit a question asked about ("Do you smoke?" -- "I
-        stopped in January."): the habit, said only in the question, is what was given up."""
-        if s.speaker == "clinician" or st.question is None or _SMOKE.search(s.low):
+        stopped in January."), or the clinician's turn raised ("Now, smoking. Last time you were
+        on about ten a day."): the habit, said only there, is what was given up."""
+        # asked in a question, or raised by the clinician's turn before ("Now, smoking.")
+        asked = f"{st.question[0].low if st.question else ''} {st.habit_raised}".strip()
+        if s.speaker == "clinician" or not asked or _SMOKE.search(s.low):
             return
         quit_ = _GAVE_UP.search(s.low)
         if quit_ is None or _MED_NEG.search(s.low) or r.drugs:
             return
         if not _NO_OBJECT.match(s.low[quit_.end() :]):
             return  # "I've given up fizzy drinks": what was given up is named, and read as said
-        asked = st.question[0].low
         for topic, habit in _HABITS:
             if topic.search(asked) and not topic.search(s.low):
                 when = date_for(r, quit_.start(), quit_.end())

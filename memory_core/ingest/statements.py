@@ -379,6 +379,10 @@ _CLAUSE_CUT = re.compile(
 )
 
 
+#: words a clinician may open a heading with ("Now, smoking.", "Right, alcohol.")
+_HEADING_LEADS = frozenset({"now", "so", "and", "right", "ok", "okay", "next", "then", "well"})
+
+
 def clauses(s: Sentence) -> list[tuple[int, int]]:
     """The clauses of a sentence as offsets into ``s.text``."""
     out, at = [], 0
@@ -509,16 +513,25 @@ def names_other(text: str, patient_name: str | tuple[str, ...] | None) -> bool:
     """A person named by a given name as a clause's actor ("Kwame's on the Mounjaro",
     "Jamie who lives next door"), not the patient."""
     from .. import drugs
+    from .dates import EASTER_DAYS, HOLIDAYS
 
     found = drugs.resolve(text)
     drug_words = {m.text for m in found}
     own = (patient_name,) if isinstance(patient_name, str) else (patient_name or ())
+    low = text.lower()
+    feasts = [
+        (m.start(), m.end())
+        for day_ in (*HOLIDAYS, *EASTER_DAYS)
+        for m in re.finditer(rf"\b{re.escape(day_)}\b", low)
+    ]
     for m in _NAME.finditer(text):
         w = m.group(1)
         if w in _NOT_NAMES or w in own or w in drug_words:
             continue
         if any(d.start <= m.start(1) < d.end for d in found):
             continue  # a word of a drug's name ("St John's wort")
+        if any(a <= m.start(1) < b for a, b in feasts):
+            continue  # a word of a holiday's name ("New Year's Day", "St Patrick's Day")
         if w.lower() in _condition_words(text):
             continue  # a word of a condition's name ("Alzheimer's disease", "Crohn's")
         if _CLINICIAN_TITLE.search(text, 0, m.start()):
@@ -959,6 +972,8 @@ def _each(
         if not st:
             continue
         said_words = words_of(text)
+        if who == "clinician" and len([w for w in said_words if w not in _HEADING_LEADS]) <= 1:
+            continue  # "Now, smoking.": a heading that raises a topic, says nothing of it
         c = cues()
         is_hedged = hedged_drug(text, who)
         # not "if that's possible"; nor a clinician's "I'm afraid this is ...", news they break
