@@ -239,3 +239,16 @@ def test_a_habit_the_clinician_raises_without_a_question_is_what_the_answer_gave
     )
     assert [c for m, c in got if m == "social" and "quit smoking" in c and "2026-01-01" in c], got
     assert not [c for m, c in got if c.endswith("now, smoking")], got
+
+
+def test_a_day_said_two_ways_alone_dates_what_was_just_told() -> None:
+    """ "I stopped! New Year's Day, the 1st of January.": one day said two ways, alone in its
+    sentence, dates the quitting told just before, as "The 3rd of January." does."""
+    now = datetime(2026, 3, 10, 18, tzinfo=UTC)
+    lines = [
+        "Doctor: Now, smoking. Last time you were on about ten a day.",
+        "Patient: I stopped! New Year's Day, the 1st of January. Not had one since.",
+    ]
+    ext = RuleExtractor().extract(PID, "Date: 2026-03-10\n" + "\n".join(lines), now=now)
+    (quit_,) = [c for c in ext.candidates if "quit smoking" in c.content]
+    assert quit_.created_at is not None and quit_.created_at.date().isoformat() == "2026-01-01"

@@ -870,10 +870,11 @@ def _date_alone(s: Sentence, r: Named) -> DateSpan | None:
         return None
     if _LAST_ONE.match(s.low):
         return narrowest(list(r.dates))
-    if len(r.dates) != 1:
-        return None
+    if len({d.at for d in r.dates}) != 1:
+        return None  # one day, perhaps said two ways ("New Year's Day, the 1st of January.")
     d = r.dates[0]
-    if _words_besides(s, d.start, d.end) - set(lexicon().weekdays) <= _DATE_FILLERS:
+    start, end = r.dates[0].start, r.dates[-1].end
+    if _words_besides(s, start, end) - set(lexicon().weekdays) <= _DATE_FILLERS:
         return d  # "Saturday the 25th of July.": the weekday is the date's
     # "14.07.2026, here in the practice, with the nurse.": the date first, then only where or
     # with whom (nothing named, no number)
