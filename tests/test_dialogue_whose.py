@@ -252,3 +252,25 @@ def test_a_day_said_two_ways_alone_dates_what_was_just_told() -> None:
     ext = RuleExtractor().extract(PID, "Date: 2026-03-10\n" + "\n".join(lines), now=now)
     (quit_,) = [c for c in ext.candidates if "quit smoking" in c.content]
     assert quit_.created_at is not None and quit_.created_at.date().isoformat() == "2026-01-01"
+
+
+def test_a_contact_wish_asked_as_a_favour_is_the_patients_preference() -> None:
+    """ "Text me first, would you?", "Could you message me on here rather than phoning?" (in a
+    portal thread, "on here" is the portal), "please always ring the landline": how the
+    patient wants to be contacted, with which phone kept."""
+    got = _got(
+        [
+            "Pharmacist: I'll give you a ring next week.",
+            "Patient: Text me first, would you? I can't answer at work.",
+        ]
+    )
+    assert [c for m, c in got if m == "preference" and "text" in c], got
+    got = _got(["Nurse: Anything else?", "Patient: Please always ring the landline."])
+    assert [c for m, c in got if m == "preference" and "landline" in c], got
+    got = _got(
+        [
+            "[2026-05-11 09:00] Dr Shah: I'll phone you with the results.",
+            "[2026-05-11 09:40] Patient: Could you message me on here rather than phoning?",
+        ]
+    )
+    assert [c for m, c in got if m == "preference" and "portal" in c], got

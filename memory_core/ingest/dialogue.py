@@ -305,7 +305,8 @@ AFFIRM = re.compile(
 )
 #: a patient's question that asks for something ("Could you email me the letter?")
 REQUEST = re.compile(
-    r"^(?:[\w']+\s+){0,3}?(?:could|can|would|will) (?:you|u)\b|^please\b|\b(?:please|pls|plz)\b",
+    r"^(?:[\w']+\s+){0,3}?(?:could|can|would|will) (?:you|u)\b|^please\b|\b(?:please|pls|plz)\b"
+    r"|^[^?]*,\s*(?:could|can|would|will) (?:you|u)\s*\?\s*$",  # "Text me first, would you?"
     re.I,
 )
 #: a statement with a question tagged on ("I'm still on X, is that okay?")

@@ -2604,9 +2604,11 @@ class RuleExtractor:
                 shown = [v for _a, _b, v in r.slot_values("instructions format")]
                 how = [v for v in shown if v == "large print"]
                 how += [v.title() for _a, _b, v in r.slot_values("language")]
-                a, b, value = allowed[0]
-                # which one ("the landline"), and what not ("don't leave voicemails"), as said
-                which = low[a:b] if low[a:b] in particular else ""
+                value = allowed[0][2]
+                # which one ("ring the landline"), and what not ("don't leave voicemails"), as said
+                which = next(
+                    (low[x:y] for x, y, v in allowed if v == value and low[x:y] in particular), ""
+                )
                 detail = ", ".join(([which] if which else []) + [f"not {n}" for n in unwanted[:1]])
                 yield (
                     "preference",
