@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from memory_core.ingest.rules import RuleExtractor
+from memory_core.ingest.rules import RuleExtractor, _governed
+from memory_core.ingest.statements import asserted_in
 
 PID = "NW-1007"
 
@@ -274,3 +275,17 @@ def test_a_contact_wish_asked_as_a_favour_is_the_patients_preference() -> None:
         ]
     )
     assert [c for m, c in got if m == "preference" and "portal" in c], got
+
+
+def test_advice_not_to_start_after_an_answers_no_is_still_read_at_the_pronoun() -> None:
+    """ "No, it thins the blood, so please don't start it.": the answer's "No," is set aside
+    for the reading, and the pronoun is still read where it stands -- no start."""
+    got = _got(
+        [
+            "Patient: Should I start the ginkgo for my memory?",
+            "Pharmacist: No, it thins the blood, so please don't start it.",
+        ]
+    )
+    assert not _of(got, "medication", "ginkgo"), got
+    said = "No, it thins the blood, so please don't start it."
+    assert not asserted_in(said, "Patient started ginkgo", "medication", pronouns=_governed(said))

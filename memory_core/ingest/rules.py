@@ -477,7 +477,6 @@ _FIRST_TO_THIRD = (
     (r"\bi\b", "they"),
     (r"\bmine\b", "theirs"),
 )
-#: the patient, as the relative or carer who speaks for them names them
 
 
 def _dated_as_told(item: Item, r: Named, st: State) -> Item:
@@ -485,10 +484,12 @@ def _dated_as_told(item: Item, r: Named, st: State) -> Item:
     side effect of lisinopril"), dated when the patient's side said the symptom began ("I've
     had a dry cough for about 3 weeks")."""
     mtype, content, conf, at, start, end, *_by = item
+    if at is not None:
+        return item
     told = next(
         (st.reported_when[f.concept] for f in r.findings if f.concept in st.reported_when), None
     )
-    if at is not None or told is None:
+    if told is None:
         return item
     when, a, b = told
     return mtype, content, conf, when.at, start, end, (a, b)  # dated by the patient's words

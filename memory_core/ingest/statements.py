@@ -513,17 +513,11 @@ def names_other(text: str, patient_name: str | tuple[str, ...] | None) -> bool:
     """A person named by a given name as a clause's actor ("Kwame's on the Mounjaro",
     "Jamie who lives next door"), not the patient."""
     from .. import drugs
-    from .dates import EASTER_DAYS, HOLIDAYS
 
     found = drugs.resolve(text)
     drug_words = {m.text for m in found}
     own = (patient_name,) if isinstance(patient_name, str) else (patient_name or ())
-    low = text.lower()
-    feasts = [
-        (m.start(), m.end())
-        for day_ in (*HOLIDAYS, *EASTER_DAYS)
-        for m in re.finditer(rf"\b{re.escape(day_)}\b", low)
-    ]
+    feasts = [m.span() for m in _feasts().finditer(text.lower())]
     for m in _NAME.finditer(text):
         w = m.group(1)
         if w in _NOT_NAMES or w in own or w in drug_words:
@@ -538,6 +532,15 @@ def names_other(text: str, patient_name: str | tuple[str, ...] | None) -> bool:
             continue  # "Dr Lindqvist's locum": a clinician, whose care is the patient's
         return True
     return False
+
+
+@cache
+def _feasts() -> re.Pattern[str]:
+    """The names of the holidays the date reader reads ("new year's day", "easter monday")."""
+    from .dates import EASTER_DAYS, HOLIDAYS
+
+    names = sorted((*HOLIDAYS, *EASTER_DAYS), key=len, reverse=True)
+    return re.compile(rf"\b(?:{'|'.join(map(re.escape, names))})\b")
 
 
 def _condition_words(text: str) -> frozenset[str]:
@@ -1125,17 +1128,17 @@ def asserted_in(
         alts = "|".join(names)
         evidence = re.sub(rf"\b(?:(?:my|our) )?(?:{alts})\b", "the patient", evidence, flags=re.I)
     told = patients_side and mtype == "medication"
-    evidence = _ANSWERED.sub("", evidence)  # "No, the doctor put it up": the "no" answers
     for f in wanted:
-        named = _named(evidence, f.text, pronouns)
+        named = _named(evidence, f.text, pronouns)  # the pronouns' places are the evidence's
+        # "No, the doctor put it up": the "no" answers the question, it denies nothing said
         if named is not evidence:
             # the pronoun a medication verb governs, read as the thing: a negation in its
             # clause denies that verb ("please don't start it"); a negation said of a thing
             # named is read by the rules' own words (a drug named after "no trouble with" is
             # still taken), so only the pronoun's reading is checked for a denial
-            if _claims(f, mtype) and _has(named, f, mtype, _DENIED):
+            if _claims(f, mtype) and _has(_ANSWERED.sub("", named), f, mtype, _DENIED):
                 return False
-        elif not _asserted_near(evidence, f, mtype, told):
+        elif not _asserted_near(_ANSWERED.sub("", evidence), f, mtype, told):
             return False
     return True
 
