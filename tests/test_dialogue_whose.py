@@ -107,8 +107,8 @@ def test_a_dose_the_speaker_takes_back_at_once_is_not_proposed() -> None:
 
 
 def test_a_reaction_answer_is_of_the_allergen_the_clinician_just_named() -> None:
-    """ "Your notes say codeine allergy. Is that right?" -- "Yes, it brought me out in
-    a rash": "it" is codeine, not the drug talked of before (amlodipine)."""
+    """ "Your notes say you're allergic to codeine. Is that still right?" -- "That's right, it
+    gave me a rash": "it" is codeine, not the drug talked of before (amlodipine)."""
     got = _got(
         [
             "Doctor: I'm going to add amlodipine 5 mg for the blood pressure.",
@@ -122,7 +122,7 @@ def test_a_reaction_answer_is_of_the_allergen_the_clinician_just_named() -> None
 
 def test_a_relatives_own_allergen_is_never_the_patients_reaction() -> None:
     """The husband says he cannot have aspirin himself; the nurse says that allergy is his and
-    names the patient's own (latex); the patient's "it gives me a rash" is latex's, never
+    names the patient's own (latex); the patient's "it gave me a rash" is latex's, never
     aspirin's."""
     got = _got(
         [
