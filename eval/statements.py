@@ -45,6 +45,7 @@ PAIR_FILES = (
     "set_ai",
     "set_aj",
     "set_ak",
+    "set_al",
 )
 #: a memory type as one author's prompt named it (sets ad and af were asked for "response", set
 #: af for "social_history"), the store's name for it; the file stays as written

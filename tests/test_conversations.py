@@ -335,6 +335,19 @@ def test_the_twenty_first_authors_ten_hold_their_first_run() -> None:
     assert s["superseded"] >= 11, s
 
 
+def test_the_twenty_second_authors_ten_hold_their_first_run() -> None:
+    """Set v (ten transcripts by a twenty-second author, a check of the whole written in the
+    twenty-third session, frozen at 24c411a and measured once at its end on the reader of
+    4b0b512, hashing and MiniLM alike): its test half's first run, 69 / 108 facts, 11 wrong
+    dates, 3 forbidden, 18 / 23 superseded (dev 37 / 72, 10, 3, 10 / 12); on the session's
+    starting reader 30ae8d1, 12 wrong dates and 4 forbidden. The targets are not met: a later
+    change may only do better."""
+    s = conv.summary(conv.run_all(conv.load(["v"], "test"), "hashing"))
+    assert s["transcripts"] == 6 and s["facts"] == 108 and s["links"] == 23
+    assert s["found"] >= 69 and s["forbidden"] <= 3 and s["wrong_dates"] <= 11, s
+    assert s["superseded"] >= 18, s
+
+
 def test_the_projects_own_twenty_stay_read() -> None:
     s = conv.summary(conv.run_all(conv.load(["dialogue"]), "hashing"))
     assert s["found"] >= 99 and s["forbidden"] == 0 and s["wrong_dates"] == 0, s

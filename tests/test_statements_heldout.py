@@ -104,6 +104,7 @@ FIRST_RUNS = (
     ("set_ai", "2f94365", 46, 22, 0, 18),  # restated and look-alike units, conditionals, others
     ("set_aj", "c506b4c", 41, 17, 1, 11),  # a broad realistic mix, measured once at the end
     ("set_ak", "e44e406", 55, 26, 2, 20),  # others' doses and results, definitions, restated
+    ("set_al", "4b0b512", 43, 15, 1, 12),  # a broad realistic mix, measured once at the end
 )
 
 
@@ -122,7 +123,7 @@ def test_each_later_authors_test_half_holds_its_first_run(
 
 
 def test_every_test_half_together() -> None:
-    """The thirty-seven sets' test halves (1,782 kept facts, 731 changes; hashing embedder):
+    """The thirty-eight sets' test halves (1,825 kept facts, 746 changes; hashing embedder):
     4 of the first twenty-seven's 1,260 kept facts superseded at once on main f4f0f68, where 16
     of the first twenty-six's 1,227 were before the learned assertion model held what the
     phrase rules read as a change; with set ab (a fresh author, 1 at once as it came on
@@ -138,10 +139,14 @@ def test_every_test_half_together() -> None:
     set ai's 22); 527 since a vaccine is keyed by the disease it prevents and a later dose
     goes to a reviewer (plan.later-dose); 538 with set aj's 11 of 17. Set ak (a thirty-seventh
     author, as it came on e44e406, the reader of 30ae8d1): 2 of 55 kept facts at once (another
-    person's dose changes), 20 of 26 changes found -- 10 and 558 in all."""
+    person's dose changes), 20 of 26 changes found -- 10 and 558 in all; 8 at once after that
+    session's changes (one of set ak's now for a reviewer, one of set ad's conditionals
+    unchanged); set al (a thirty-eighth author, measured once at that session's end on
+    4b0b512, as on its starting reader): 1 of 43 at once (a single-valued slot restated), 12
+    of 15 found -- 9 and 570 in all."""
     total: Counter[str] = Counter(_measured(("set_a", "set_b", "set_c")))
     for name, *_ in FIRST_RUNS:
         total.update(_measured((name,)))
-    assert (total["keep"], total["replace"]) == (1782, 731)
-    assert total["keep_auto"] <= 10, total
-    assert total["replace_found"] >= 558, total
+    assert (total["keep"], total["replace"]) == (1825, 746)
+    assert total["keep_auto"] <= 9, total
+    assert total["replace_found"] >= 570, total
