@@ -289,3 +289,17 @@ def test_advice_not_to_start_after_an_answers_no_is_still_read_at_the_pronoun() 
     assert not _of(got, "medication", "ginkgo"), got
     said = "No, it thins the blood, so please don't start it."
     assert not asserted_in(said, "Patient started ginkgo", "medication", pronouns=_governed(said))
+
+
+def test_a_bumps_fundal_height_is_no_body_height_nor_a_babys_heartbeat() -> None:
+    """At an antenatal visit, "fundal height is 28 centimetres" is the bump's measure, not the
+    mother's height; the baby's heartbeat "about 140" said after it is no height at all."""
+    got = _got(
+        [
+            "Midwife: Let me measure your bump. Fundal height is 28 centimetres, on track.",
+            "Patient: Is baby's heartbeat okay?",
+            "Midwife: Let's have a listen... there it is, about 140, perfect.",
+        ]
+    )
+    assert not [c for m, c in got if "body height" in c], got
+    assert [c for m, c in got if m == "vital_sign" and "fundal height" in c and "28" in c], got
