@@ -303,3 +303,18 @@ def test_a_bumps_fundal_height_is_no_body_height_nor_a_babys_heartbeat() -> None
     )
     assert not [c for m, c in got if "body height" in c], got
     assert [c for m, c in got if m == "vital_sign" and "fundal height" in c and "28" in c], got
+
+
+def test_a_dose_taken_back_with_what_am_i_saying_is_the_dose_said_after() -> None:
+    """ "He's on the bisoprolol 5, no, what am I saying, it's 2.5": the dose taken back is not
+    his; the one said after it is."""
+    got = _got(["Doctor: What dose are you on?", "Patient: The bisoprolol 5, no, it's 2.5."])
+    assert all("bisoprolol 5" not in c for c in _of(got, "medication", "bisoprolol")), got
+    got = _got(
+        [
+            "Doctor: What dose is he on?",
+            "Wife: He's on the bisoprolol 5, no, what am I saying, it's 2.5. One in the morning.",
+        ]
+    )
+    meds = _of(got, "medication", "bisoprolol")
+    assert all("bisoprolol 5" not in c for c in meds), got

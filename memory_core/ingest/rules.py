@@ -1430,10 +1430,12 @@ _SELF_CORRECTION = re.compile(
     r"(?:(?:no|i mean|it's|it is|that's)[,\s]+)?\d"
 )
 #: a word that takes back what was just said, within a sentence ("It was 38 -- sorry, wrong
-#: column -- 28", "84 kilos, no I mean 84.5", "100 mg, actually no, 50 mg")
+#: column -- 28", "84 kilos, no I mean 84.5", "100 mg, actually no, 50 mg", "the furosemide
+#: 20, no, what am I saying, it's 40")
 _TAKEN_BACK = re.compile(
     r"\b(?:(?<!i'm )(?<!so )sorry(?! to\b| about\b| for\b| that\b)|i mean|i misread|my mistake|"
-    r"correction|(?:actually|wait),? no|no,? wait|hang on|scratch that)\b"
+    r"correction|(?:actually|wait),? no|no,? wait|hang on|scratch that|what am i saying|"
+    r"no,? (?:it's|it is|it was|that's|make that))\b"
 )  # not sympathy ("I'm sorry to say", "so sorry about that")
 #: the readings a reply can correct
 _READINGS = frozenset({"vital_sign", "lab_result"})
