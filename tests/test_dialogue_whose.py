@@ -318,3 +318,22 @@ def test_a_dose_taken_back_with_what_am_i_saying_is_the_dose_said_after() -> Non
     )
     meds = _of(got, "medication", "bisoprolol")
     assert all("bisoprolol 5" not in c for c in meds), got
+
+
+def test_a_relative_answering_of_their_own_health_names_their_own_medicine() -> None:
+    """The wife asks about her knee; the doctor answers "I'd rather see you in your own
+    appointment"; her "And my metformin's running low" is of her own health too, so the
+    doctor's "Put a repeat request in for the metformin" is hers, never the patient's."""
+    got = _got(
+        [
+            "Doctor: Hello Harry, hello Joan.",
+            "Wife: While we're here, doctor, can I ask about my knee? It's agony on the stairs.",
+            "Doctor: Joan, I'd rather see you properly in your own appointment. Book one on "
+            "the way out.",
+            "Wife: And my metformin's running low, that's all.",
+            "Doctor: Put a repeat request in for the metformin and we'll sort it.",
+            "Doctor: Now, Harry, your furosemide goes up to 80 mg each morning.",
+        ]
+    )
+    assert not [c for m, c in got if "metformin" in c], got
+    assert _of(got, "medication", "furosemide"), got

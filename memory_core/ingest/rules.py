@@ -1772,6 +1772,7 @@ class RuleExtractor:
                 elif called and st.given_name is None:
                     st.given_name = called.group(1)  # "Ernest, I'd like you to ..."
             elif s.relation and st.addressed_other:
+                st.others_drugs |= {d.name for d in r.drugs}  # "And my metformin's low": hers
                 prev = s
                 continue  # a relative answering of their own health ("How is your own ...?")
             elif switched and st.question is not None and new_turn and st.other_turn != s.turn:
