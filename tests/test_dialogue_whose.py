@@ -337,3 +337,28 @@ def test_a_relative_answering_of_their_own_health_names_their_own_medicine() -> 
     )
     assert not [c for m, c in got if "metformin" in c], got
     assert _of(got, "medication", "furosemide"), got
+
+
+def test_a_dose_the_writer_corrects_in_their_next_message_is_not_proposed() -> None:
+    """ "Please start levothyroxine 125 micrograms daily." then, from the same writer, "Sorry,
+    typo! I meant 100 micrograms daily, not 125.": the 125 taken back is no dose."""
+    got = _got(
+        [
+            "[2026-02-19 13:10] Dr Rao: Please start levothyroxine 125 micrograms daily.",
+            "[2026-02-19 13:25] Dr Rao: Sorry, typo! I meant 100 micrograms daily, not 125.",
+        ]
+    )
+    assert not [c for m, c in got if m == "medication" and "125" in c], got
+
+
+def test_advice_against_a_product_is_no_social_fact() -> None:
+    """ "I wouldn't spend your money on milk thistle": the clinician's advice against it, no
+    fact of the patient's life or medicines."""
+    got = _got(
+        [
+            "Doctor: Have you tried milk thistle?",
+            "Patient: Saw it in the shop. Should I?",
+            "Doctor: I wouldn't spend your money on milk thistle. The evidence isn't good.",
+        ]
+    )
+    assert not [c for m, c in got if "milk thistle" in c], got

@@ -1426,8 +1426,8 @@ _FIGURE = re.compile(r"\d+(?:\.\d+)?")
 #: sorry, 11.2", "Sorry, I mean 138", "I mean 7.4", "no wait, it's 15 milligrams", "Actually,
 #: it's 20"; not "Sorry, I have to leave at 3")
 _SELF_CORRECTION = re.compile(
-    r"^\W*(?:(?:no|nope),?\s+)?(?:sorry|i mean|wait|hang on|actually)\b[,\s]*"
-    r"(?:(?:no|i mean|it's|it is|that's)[,\s]+)?\d"
+    r"^\W*(?:(?:no|nope),?\s+)?(?:sorry|i mean|i meant|wait|hang on|actually)\b[,\s]*"
+    r"(?:(?:no|i mean|i meant|it's|it is|that's)[,\s]+)?\d"
 )
 #: a word that takes back what was just said, within a sentence ("It was 38 -- sorry, wrong
 #: column -- 28", "84 kilos, no I mean 84.5", "100 mg, actually no, 50 mg", "the furosemide
@@ -1471,11 +1471,21 @@ def _uncorrected(
         said = frozenset(_FIGURE.findall(reply.text))
         if said:
             wrong.append((before[0].start, before[-1].end, said, _READINGS, False))
-    for turn in by_turn.values():  # "... one hundred twelve. No, sorry, eleven comma two.":
-        for x, y in pairwise(turn):  # the speaker's own correction of the sentence before
-            said = frozenset(_FIGURE.findall(y.text))
-            if said and _SELF_CORRECTION.match(y.text.lower()):
+    # "... one hundred twelve. No, sorry, eleven comma two.": the speaker's own correction of
+    # the sentence before -- in the same turn, or opening their next one ("Sorry, typo! I meant
+    # 100 micrograms daily, not 125.", a message after their own)
+    said_in_order = [x for turn in by_turn.values() for x in turn]
+    for k, y in enumerate(said_in_order):
+        said = frozenset(_FIGURE.findall(y.text))
+        if not said or not _SELF_CORRECTION.match(y.text.lower()):
+            continue
+        for x in reversed(said_in_order[:k]):  # the same speaker's last words with a number
+            if x.label != y.label or x.speaker != y.speaker:
+                break
+            if _FIGURE.search(x.text):
                 wrong.append((x.start, x.end, said, _OWN_NUMBERS, False))
+                break
+    for turn in by_turn.values():
         for y in turn:  # "It was 38 -- sorry, wrong column -- it was 28"
             if said := _taken_back(y.text):
                 wrong.append((y.start, y.end, said, _OWN_NUMBERS, True))
