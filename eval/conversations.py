@@ -12,8 +12,12 @@ everything would. Measured:
   the right person (a family-history fact only by a family-history proposal, a patient's fact
   only by the patient's) and, where the key gives a date, is dated within it (a day, a month or
   a year; a proposal with no date of its own is the session's); where the key gives none, any
-  date is right (the issue's measure). The project's own twenty keep their harness's stricter
-  rule (no date, or the session's, where the key gives none: ``eval/dialogue.py``);
+  date is right (the issue's measure). A plan the key dates after the session (the day a test
+  is booked for) is dated by that day written in the proposal's words ("Kidney bloods on
+  Monday (2026-05-11)"): a record's date may not lie in the future, so a plan is dated the day
+  it was made and says the day it is for (since the twenty-third session; before, no plan
+  could meet such a date). The project's own twenty keep their harness's stricter rule (no
+  date, or the session's, where the key gives none: ``eval/dialogue.py``);
 - **wrong dates**: an expected fact matched by type, words and person whose proposals all have
   another date;
 - **forbidden**: a proposal stated as the patient's own fact that contains every word of a
@@ -223,7 +227,12 @@ def judge(conv: Conversation, proposed: Sequence[Proposed]) -> Outcome:
             and all(w in norm(p.content) for w in words)
         ]
         strict = conv.set == "dialogue"  # that harness's own rule (eval/dialogue.py)
-        if any(_date_ok(fact.get("date"), p.date, conv.date, strict) for p in hits):
+        want = fact.get("date")
+        ahead = want is not None and fact["type"] == "care_plan" and want[:10] > conv.date
+        if any(
+            _date_ok(want, p.date, conv.date, strict) or bool(ahead and want in p.content)
+            for p in hits
+        ):
             res.found.append(fact)
         else:
             res.missed.append(fact)

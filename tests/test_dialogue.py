@@ -839,3 +839,35 @@ def test_advice_to_steer_clear_of_a_product_is_no_finding() -> None:
         "Pharmacist: I'd steer clear of turmeric too, it can add to the bleeding risk."
     )
     assert not any("turmeric" in c for _m, c, _d in got(t, datetime(2026, 5, 12, 18, tzinfo=UTC)))
+
+
+def test_the_day_a_plan_is_for_is_the_next_such_day() -> None:
+    """The day a plan names, read ahead of the session (a Thursday, 7 May 2026): a day and a
+    month the next such day, a weekday alone the next one, a day of the month alone the next
+    such day, "tomorrow" the day after; two days, or none, name no one day."""
+    from memory_core.ingest.dates import day_planned
+
+    session = datetime(2026, 5, 7, 10, tzinfo=UTC)
+    said = {
+        "Your growth scan is booked for the 10th of August.": "2026-08-10",
+        "I've booked you for Tuesday 23 June at 08:50.": "2026-06-23",
+        "Kidney bloods on Monday, please.": "2026-05-11",
+        "See you at the review on the 27th.": "2026-05-27",
+        "I'll ring you on the 3rd.": "2026-06-03",
+        "Come back tomorrow for the dressing.": "2026-05-08",
+        "The asthma review is on March 25th.": "2027-03-25",
+        "I'll see you this Friday.": "2026-05-08",
+        "Your nurse review is on Thursday 7 May at 4.": "2026-05-07",
+        "Repeat bloods for Wednesday the nineteenth of August.": "2026-08-19",
+    }
+    for text, want in said.items():
+        got = day_planned(text, session)
+        assert got is not None and got.date().isoformat() == want, (text, got)
+    for text in (
+        "Repeat the bloods in two weeks.",
+        "Blood test on Thursday 26 March and nurse review on Thursday 9 April.",
+        "We spoke on the phone last week.",
+        "Keep going with the 21 mg patches, then down to 14.",
+        "The group course is on Thursday evenings.",
+    ):
+        assert day_planned(text, session) is None, text

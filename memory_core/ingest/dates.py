@@ -311,6 +311,75 @@ def _weekday_of_week(mt: re.Match[str], session: datetime) -> datetime | None:
     return None if at > day(session) else at
 
 
+def day_planned(text: str, session: datetime) -> datetime | None:
+    """The one day a plan names, read ahead of the session -- the next such day on or after
+    the session's day: a day and a month ("the 10th of August", "Tuesday 23 June", "March
+    25th"), a day of the month alone ("on the 27th"), a weekday alone ("on Monday", "this
+    Friday"), "tomorrow". None where it names none, or more than one ("... on Thursday 26 March
+    and ... on Thursday 9 April"), or a time counted ("in two weeks")."""
+    low = text.lower()
+    p = _plan_patterns()
+    today = day(session)
+    days: list[datetime] = []
+    taken: list[tuple[int, int]] = []
+    for key in ("dom_month", "month_dom"):
+        for mt in p[key].finditer(low):
+            dom, month = (mt.group(1), mt.group(2)) if key == "dom_month" else mt.group(2, 1)
+            at = _next_date(today, _dom(dom), _month(month))
+            if at is not None:
+                days.append(at)
+                taken.append(mt.span())
+    for mt in p["dom"].finditer(low):
+        if any(a <= mt.start() < b for a, b in taken):
+            continue
+        at = _next_date(today, _dom(mt.group(1)), None)
+        if at is not None:
+            days.append(at)
+            taken.append(mt.span())
+    for mt in p["weekday"].finditer(low):
+        if any(a <= mt.start() < b for a, b in taken):
+            continue
+        ahead = (lexicon().weekdays.index(mt.group(1)) - today.weekday()) % 7
+        days.append(today + timedelta(days=ahead))
+    if p["tomorrow"].search(low):
+        days.append(today + timedelta(days=1))
+    return days[0] if len(set(days)) == 1 else None
+
+
+def _next_date(today: datetime, dom: int, month: int | None) -> datetime | None:
+    """The next day ``dom`` (of ``month``, or of any month) on or after ``today``."""
+    for k in range(0, 14):
+        y, m = divmod(today.month - 1 + k, 12)
+        if month is not None and m + 1 != month:
+            continue
+        with contextlib.suppress(ValueError):  # no 31st in June
+            at = datetime(today.year + y, m + 1, dom, tzinfo=UTC)
+            if at >= today:
+                return at
+    return None
+
+
+@cache
+def _plan_patterns() -> dict[str, re.Pattern[str]]:
+    months = "|".join(sorted(lexicon().months, key=len, reverse=True))
+    wd = "|".join(lexicon().weekdays)
+    nth = rf"(\d{{1,2}}|{_ORDINAL})(?:st|nd|rd|th)?"
+    return {
+        "dom_month": re.compile(rf"\b(?:the\s+)?{nth}\s+(?:of\s+)?({months})\b"),
+        "month_dom": re.compile(rf"\b({months})\s+(?:the\s+)?{nth}\b(?!\s*(?::|am|pm))"),
+        # a day of the month alone, said as one ("on the 27th", "the nineteenth"), not a dose
+        # ("the 21 mg patches")
+        "dom": re.compile(rf"\bthe\s+(\d{{1,2}}(?:st|nd|rd|th)|{_ORDINAL})\b"),
+        # a weekday alone, not one a day of the month follows ("Tuesday 23 June", "Wednesday
+        # the nineteenth of August"), nor a weekday that recurs ("Thursday evenings")
+        "weekday": re.compile(
+            rf"\b({wd})\b(?!,?\s+(?:the\s+)?(?:\d|(?:{_ORDINAL})\b))"
+            r"(?!\s+(?:evenings|mornings|afternoons|nights)\b)"
+        ),
+        "tomorrow": re.compile(r"\btomorrow\b"),
+    }
+
+
 def said_ahead(text: str) -> tuple[int, int] | None:
     """Where ``text`` names a day or a month ahead of when it is said ("next Tuesday", "this
     coming Monday", "Friday week", "next June", "tomorrow"), if it does."""

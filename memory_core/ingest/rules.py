@@ -62,6 +62,7 @@ from .dates import (
     dates_in,
     day,
     day_alone,
+    day_planned,
     month_named,
     narrowest,
     said_ahead,
@@ -1628,11 +1629,18 @@ class RuleExtractor:
             ):
                 d = clause_date(r, x.start, x.end)
                 ahead = d is not None and x.type == "care_plan" and d.guessed_past
-                if ahead and not told_as_done(r.text[x.start : x.end]):
+                said = r.text[x.start : x.end]
+                if ahead and not told_as_done(said):
                     d = None  # "see you Friday", "scan on the 10th of August": the next one
+                content = x.content
+                if x.type == "care_plan" and d is None and not told_as_done(said):
+                    # the day it is for, written as a date ("Kidney bloods on Monday
+                    # (2026-05-11)"); the plan is dated the day it was made
+                    due = day_planned(said, r.session)
+                    content += f" ({due:%Y-%m-%d})" if due is not None else ""
                 at = d.at if d is not None else None
                 conf = 0.7 if x.type == "care_plan" else 0.65
-                items.append((x.type, x.content, conf, at, s.start, s.end))
+                items.append((x.type, content, conf, at, s.start, s.end))
             emit(iter(items), s.speaker, default_at=default_at, story=story)
 
         st.proxy_names = frozenset(
