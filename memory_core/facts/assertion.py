@@ -273,13 +273,15 @@ def conditions(t: Text) -> tuple[Scope, ...]:
     )
 
 
+#: the arrows a note writes between a condition and what to do ("eGFR <30 → stop metformin")
+_ARROWS = "→|->|=>"
 #: A threshold that opens a sentence, then a colon or an arrow: "eGFR <30 → stop metformin",
 #: "HR < 50: reduce bisoprolol", "INR above 4 -> omit warfarin" (a result said before a colon,
 #: "eGFR 28: metformin stopped", has no comparison).
 _THRESHOLD = re.compile(
     r"(?:^|[.;!?]\s+)[^\W\d][^.;:!?\n]{0,40}?"
     r"(?:<=|>=|<|>|≤|≥|\b(?:below|above|under|over|less than|more than|greater than)\b)"
-    r"\s*\d+(?:[.,]\d+)?[^\s:.;]*\s*(?::|→|->|=>)",
+    rf"\s*\d+(?:[.,]\d+)?[^\s:.;]*\s*(?::|{_ARROWS})",
     re.IGNORECASE,
 )
 
@@ -298,7 +300,7 @@ def _thresholds(t: Text) -> list[Scope]:
 
 
 #: an arrow, or "=" between words: what follows is what to do if what comes before holds
-_IF_THEN = re.compile(r"\s(?:→|->|=>|=)\s")
+_IF_THEN = re.compile(rf"\s(?:{_ARROWS}|=)\s")
 
 
 def _if_then(t: Text) -> list[Scope]:

@@ -322,22 +322,24 @@ def day_planned(text: str, session: datetime) -> datetime | None:
     today = day(session)
     days: list[datetime] = []
     taken: list[tuple[int, int]] = []
-    for key in ("dom_month", "month_dom"):
-        for mt in p[key].finditer(low):
-            dom, month = (mt.group(1), mt.group(2)) if key == "dom_month" else mt.group(2, 1)
-            at = _next_date(today, _dom(dom), _month(month))
-            if at is not None:
-                days.append(at)
-                taken.append(mt.span())
-    for mt in p["dom"].finditer(low):
-        if any(a <= mt.start() < b for a, b in taken):
-            continue
-        at = _next_date(today, _dom(mt.group(1)), None)
+
+    def take(mt: re.Match[str], at: datetime | None) -> None:
         if at is not None:
             days.append(at)
             taken.append(mt.span())
+
+    def inside(mt: re.Match[str]) -> bool:  # a part of a day already read
+        return any(a <= mt.start() < b for a, b in taken)
+
+    for key in ("dom_month", "month_dom"):
+        for mt in p[key].finditer(low):
+            dom, month = (mt.group(1), mt.group(2)) if key == "dom_month" else mt.group(2, 1)
+            take(mt, _next_date(today, _dom(dom), _month(month)))
+    for mt in p["dom"].finditer(low):
+        if not inside(mt):
+            take(mt, _next_date(today, _dom(mt.group(1)), None))
     for mt in p["weekday"].finditer(low):
-        if any(a <= mt.start() < b for a, b in taken):
+        if inside(mt):
             continue
         ahead = (lexicon().weekdays.index(mt.group(1)) - today.weekday()) % 7
         days.append(today + timedelta(days=ahead))

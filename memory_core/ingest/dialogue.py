@@ -373,7 +373,7 @@ _PRONOUN_SUBJECT = re.compile(
 
 
 #: the one spoken to (a person spoken of: the facts reader's ``PERSON_PRONOUNS``)
-SECOND_PERSON = re.compile(r"\b(?:you|your|you're|yours|yourself)\b")
+_SECOND_PERSON = re.compile(r"\b(?:you|your|you're|yours|yourself)\b")
 #: a third person's own, set against the patient's ("his own asthma review")
 _OWN = re.compile(r"\b(?:his|her|their) own\b")
 
@@ -481,7 +481,7 @@ class State:
             s.speaker == "clinician"
             and s.turn == self.other_turn + 1
             and self.other_named_by_patient
-            and not SECOND_PERSON.search(s.low)
+            and not _SECOND_PERSON.search(s.low)
         ):
             if self.patient_pronoun and any(
                 PERSON_PRONOUNS.get(w.replace("'s", "s"), self.patient_pronoun)

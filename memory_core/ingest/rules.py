@@ -496,10 +496,10 @@ def _dated_as_told(item: Item, r: Named, st: State) -> Item:
     return mtype, content, conf, when.at, start, end, (a, b)  # dated by the patient's words
 
 
-def _reacted(r: Named) -> bool:
-    """Whether the sentence tells of an allergic reaction ("it gave me a rash")."""
+def _reactions(r: Named) -> list[Finding]:
+    """The allergic reactions the sentence tells of, not denied ("it gave me a rash")."""
     reactions = lexicon().allergic_reactions
-    return any(f.concept in reactions and not r.negated(f.start) for f in r.findings)
+    return [f for f in r.findings if f.concept in reactions and not r.negated(f.start)]
 
 
 def _governed(text: str) -> list[tuple[int, int]]:
@@ -2102,7 +2102,7 @@ class RuleExtractor:
         topic = st.topic_drugs()
         if st.allergy and s.speaker != "clinician" and st.pending:
             topic = [st.pending[-1][0]]  # "Trimethoprim. My face swelled up when I took it."
-        elif st.allergy and s.speaker != "clinician" and st.allergens and _reacted(r):
+        elif st.allergy and s.speaker != "clinician" and st.allergens and _reactions(r):
             # "Your only recorded allergy is latex. Is that right?" -- "That's right, it gave
             # me a rash": the substance the talk of allergies named last, not the drug before
             topic = [st.allergens[0][0]]
@@ -2143,9 +2143,7 @@ class RuleExtractor:
         lex = lexicon()
         explicit = bool(_ALLERGY.search(low))
         answering = st.allergy and s.speaker != "clinician"
-        reactions = [
-            f for f in r.findings if f.concept in lex.allergic_reactions and not r.negated(f.start)
-        ]
+        reactions = _reactions(r)
         if not explicit and not answering:
             return
         if _NO_PROBLEM.search(low):

@@ -1128,9 +1128,10 @@ def asserted_in(
         alts = "|".join(names)
         evidence = re.sub(rf"\b(?:(?:my|our) )?(?:{alts})\b", "the patient", evidence, flags=re.I)
     told = patients_side and mtype == "medication"
+    # "No, the doctor put it up": the "no" answers the question, it denies nothing said
+    answered = _ANSWERED.sub("", evidence)
     for f in wanted:
         named = _named(evidence, f.text, pronouns)  # the pronouns' places are the evidence's
-        # "No, the doctor put it up": the "no" answers the question, it denies nothing said
         if named is not evidence:
             # the pronoun a medication verb governs, read as the thing: a negation in its
             # clause denies that verb ("please don't start it"); a negation said of a thing
@@ -1138,7 +1139,7 @@ def asserted_in(
             # still taken), so only the pronoun's reading is checked for a denial
             if _claims(f, mtype) and _has(_ANSWERED.sub("", named), f, mtype, _DENIED):
                 return False
-        elif not _asserted_near(_ANSWERED.sub("", evidence), f, mtype, told):
+        elif not _asserted_near(answered, f, mtype, told):
             return False
     return True
 
