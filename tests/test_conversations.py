@@ -348,6 +348,19 @@ def test_the_twenty_second_authors_ten_hold_their_first_run() -> None:
     assert s["superseded"] >= 18, s
 
 
+def test_the_twenty_third_authors_ten_hold_their_first_run() -> None:
+    """Set w (ten transcripts by a twenty-third author, weighted toward results and changes
+    with their own dates, medication changes in plain speech, social changes, plans,
+    observations and preferences; written in the twenty-fourth session, frozen at 903fbc4),
+    measured as it came on the reader of d2a28f6, hashing and MiniLM alike: its test half's
+    first run, 52 / 87 facts, 9 wrong dates, 4 forbidden, 17 / 21 superseded (dev 54 / 91, 6,
+    5, 11 / 17). The targets are not met: a later change may only do better."""
+    s = conv.summary(conv.run_all(conv.load(["w"], "test"), "hashing"))
+    assert s["transcripts"] == 5 and s["facts"] == 87 and s["links"] == 21
+    assert s["found"] >= 52 and s["forbidden"] <= 4 and s["wrong_dates"] <= 9, s
+    assert s["superseded"] >= 17, s
+
+
 def test_the_projects_own_twenty_stay_read() -> None:
     s = conv.summary(conv.run_all(conv.load(["dialogue"]), "hashing"))
     assert s["found"] >= 99 and s["forbidden"] == 0 and s["wrong_dates"] == 0, s

@@ -105,6 +105,7 @@ FIRST_RUNS = (
     ("set_aj", "c506b4c", 41, 17, 1, 11),  # a broad realistic mix, measured once at the end
     ("set_ak", "e44e406", 55, 26, 2, 20),  # others' doses and results, definitions, restated
     ("set_al", "4b0b512", 43, 15, 1, 12),  # a broad realistic mix, measured once at the end
+    ("set_am", "d3790e5", 51, 24, 1, 10),  # history of the same thing, restated, not medicines
 )
 
 
@@ -123,7 +124,7 @@ def test_each_later_authors_test_half_holds_its_first_run(
 
 
 def test_every_test_half_together() -> None:
-    """The thirty-eight sets' test halves (1,825 kept facts, 746 changes; hashing embedder):
+    """The thirty-nine sets' test halves (1,876 kept facts, 770 changes; hashing embedder):
     4 of the first twenty-seven's 1,260 kept facts superseded at once on main f4f0f68, where 16
     of the first twenty-six's 1,227 were before the learned assertion model held what the
     phrase rules read as a change; with set ab (a fresh author, 1 at once as it came on
@@ -143,10 +144,13 @@ def test_every_test_half_together() -> None:
     session's changes (one of set ak's now for a reviewer, one of set ad's conditionals
     unchanged); set al (a thirty-eighth author, measured once at that session's end on
     4b0b512, as on its starting reader): 1 of 43 at once (a single-valued slot restated), 12
-    of 15 found -- 9 and 570 in all."""
+    of 15 found -- 9 and 570 in all. Set am (a thirty-ninth author, weighted toward history
+    of the same thing, restatements and changes that are not medicines or results, as it came
+    on d3790e5, the reader of d2a28f6): 1 of 51 kept facts at once (a conditional dose
+    change), 10 of 24 changes found -- 10 and 580 in all."""
     total: Counter[str] = Counter(_measured(("set_a", "set_b", "set_c")))
     for name, *_ in FIRST_RUNS:
         total.update(_measured((name,)))
-    assert (total["keep"], total["replace"]) == (1825, 746)
-    assert total["keep_auto"] <= 9, total
-    assert total["replace_found"] >= 570, total
+    assert (total["keep"], total["replace"]) == (1876, 770)
+    assert total["keep_auto"] <= 10, total
+    assert total["replace_found"] >= 580, total
