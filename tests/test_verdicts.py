@@ -232,9 +232,17 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
         # a strength and a count of tablets are no two values of one thing
         ("Tylenol 500 mg q6h PRN pain", "Tylenol 2 tabs qHS PRN sleep", "medication",
          "updates", W),
+        # an as-needed dose beside a scheduled one may be a second order (a dose for highs)
+        ("Insulin aspart 6 units with meals", "Insulin aspart 2 units as needed for high sugars",
+         "medication", "updates", W),
     ],
     "drug.frequency-change": [
         ("Metformin 500 mg daily", "Metformin 500 mg BID", "medication", "updates", S),
+        # as needed beside at night: maybe a second order, unless the newer says it changed
+        ("Lorazepam 0.5 mg at night", "Lorazepam 0.5 mg PRN for agitation", "medication",
+         "updates", W),
+        ("Lorazepam 0.5 mg at night", "Lorazepam changed to 0.5 mg PRN only", "medication",
+         "updates", S),
         # the same side, another time: the order changed
         ("Latanoprost one drop left eye at night", "Latanoprost one drop left eye in the morning",
          "medication", "updates", S),

@@ -126,7 +126,7 @@ def _drug_regimen(p: Pair) -> Decision | None:
                     if part == "dose"
                     else not {pa[part], pb[part]} & lexicon().uncounted_timings
                 )  # 50 mg / 2 tabs; "with meals" / "three times daily": no count to compare
-                why = _not_the_order(p, pa, pb, part)
+                why = _not_the_order(p, pa, pb, part, _changed(b))
                 ok = (
                     comparable
                     and not why
@@ -176,18 +176,34 @@ def _same_dose(a: str, b: str, *, one_unit: bool = False) -> bool:
     return abs(fa - fb) <= units.SAME_VALUE_TOLERANCE * max(abs(fa), abs(fb))
 
 
-def _not_the_order(p: Pair, pa: dict[str, str], pb: dict[str, str], part: str) -> str:
+def _not_the_order(
+    p: Pair, pa: dict[str, str], pb: dict[str, str], part: str, changed: bool
+) -> str:
     """Why the newer's new dose or frequency may not be a new standing order -- the same amount
-    a day said another way, a course ("30 mg x 7 days"), one dose given ("80 mg IV stat") --, in
-    words; "" where none is said."""
+    a day said another way, a course ("30 mg x 7 days"), one dose given ("80 mg IV stat"), an
+    as-needed order beside a scheduled one where no change word says the one became the other
+    (``changed``) --, in words; "" where none is said."""
     course = pb.get("course") if not pa.get("course") else ""
     single = words_said(lexicon().single_doses, p.newer_text)
     reasons = (
         (part == "dose" and _same_day_total(pa, pb), "the same amount a day: maybe restated"),
         (bool(course), f"a course of {course}: the standing order may go on beside or after it"),
         (bool(single), f"one dose given ({single!r}), not the order changed"),
+        (
+            not changed and _beside(pa, pb),
+            "an as-needed order beside a scheduled one: maybe a second order",
+        ),
     )
     return next((why for said, why in reasons if said), "")
+
+
+def _beside(pa: dict[str, str], pb: dict[str, str]) -> bool:
+    """One side taken as needed, the other on a schedule ("lorazepam 0.5 mg at night" /
+    "lorazepam 0.5 mg PRN for agitation"; a correction dose of a mealtime insulin): the
+    as-needed order is often a second order beside the scheduled one, not its change."""
+    prn = "as needed"
+    fa, fb = pa.get("freq", ""), pb.get("freq", "")
+    return bool(fa and fb) and (fa == prn) != (fb == prn)
 
 
 def _same_day_total(pa: dict[str, str], pb: dict[str, str]) -> bool:
