@@ -362,3 +362,22 @@ def test_advice_against_a_product_is_no_social_fact() -> None:
         ]
     )
     assert not [c for m, c in got if "milk thistle" in c], got
+
+
+def test_a_fact_said_with_a_proviso_in_a_conversation_is_still_proposed() -> None:
+    """ "Depending on how bad the pain is", "provided your kidney test is fine", "subject to
+    how your ankles cope": the words that send a statement's change to a reviewer
+    (assertion.json's ``provisos``) make nothing hypothetical, so a conversation's medicine
+    taken as needed, a medicine carried on and one started beside them are still proposed."""
+    got = _got(
+        [
+            "Doctor: And pain relief?",
+            "Patient: I take paracetamol, two tablets, depending on how bad the pain is.",
+            "Doctor: Provided your kidney blood test is fine, we'll carry on with the "
+            "metformin 500 mg twice a day.",
+            "Doctor: I've started you on amlodipine 5 mg, subject to how your ankles cope.",
+        ]
+    )
+    assert _of(got, "medication", "paracetamol"), got
+    assert _of(got, "medication", "metformin"), got
+    assert _of(got, "medication", "amlodipine"), got

@@ -147,10 +147,12 @@ def test_every_test_half_together() -> None:
     of 15 found -- 9 and 570 in all. Set am (a thirty-ninth author, weighted toward history
     of the same thing, restatements and changes that are not medicines or results, as it came
     on d3790e5, the reader of d2a28f6): 1 of 51 kept facts at once (a conditional dose
-    change), 10 of 24 changes found -- 10 and 580 in all."""
+    change), 10 of 24 changes found -- 10 and 580 in all; 9 since a change said to hold on a
+    condition ("subject to", "on days with", a "when" naming a clinical thing) goes to a
+    reviewer (set am's)."""
     total: Counter[str] = Counter(_measured(("set_a", "set_b", "set_c")))
     for name, *_ in FIRST_RUNS:
         total.update(_measured((name,)))
     assert (total["keep"], total["replace"]) == (1876, 770)
-    assert total["keep_auto"] <= 10, total
+    assert total["keep_auto"] <= 9, total
     assert total["replace_found"] >= 580, total

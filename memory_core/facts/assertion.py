@@ -37,7 +37,7 @@ from functools import lru_cache
 from .context import Scope, measured, opens_sentence, reaches_kind, scopes, writers_own
 from .lexicon import ContextRule, lexicon
 from .model import NEVER_SUPERSEDES, ClinicalFacts, Context
-from .text import Span, Text, clause_bounds, sentence_bounds
+from .text import Span, Text, clause_bounds, sentence_bounds, things
 
 #: What a change word's scope can make of the change: never asserted (a change that is only
 #: history is no current change either).
@@ -663,6 +663,33 @@ def _when_conditions(t: Text) -> list[Scope]:
     return out
 
 
+@lru_cache(maxsize=65_536)
+def proviso(t: Text, memory_type: str) -> str:
+    """The words that make a change hold only on a condition (assertion.json's ``provisos``:
+    "subject to", "provided", "depending on", "on days with", "in hot weather"), or of a "when"
+    of a condition (:func:`_when_conditions`) whose own clause names a clinical thing ("when
+    fasting sugars are under 4", "when wheezy"); "" where there are none. A change said beside
+    them may be a dose for when that holds -- a second order, or the as-needed order itself --:
+    for a reviewer. Only the decision reads them, and they make nothing hypothetical: in a
+    conversation they often go with a fact ("I take paracetamol, two tablets, depending on how
+    bad the pain is"; "when we recheck the ferritin" is a time)."""
+    found = lexicon().provisos.find(t.tokens, t.raw)
+    pseudo = [m for m in found if m.value != "proviso"]  # "provided by the pharmacy"
+    for m in found:
+        if m.value == "proviso" and not any(n.start <= m.start < n.end for n in pseudo):
+            return " ".join(t.tokens[m.start : m.end])
+    spans = things(t, memory_type)
+    for sc in _when_conditions(t):
+        end = clause_bounds(t, sc.start)[1]
+        if any(sc.end <= s.start and s.end <= end for s in spans):
+            return " ".join(t.tokens[sc.start : min(end, sc.start + WHEN_WORDS)])
+    return ""
+
+
+#: How many words of a "when" clause a decision's reason quotes.
+WHEN_WORDS = 6
+
+
 def _before_events(t: Text) -> list[Scope]:
     """A change timed before an event ("hold apixaban for 48 h before the hip replacement",
     "stop empagliflozin 3 days prior to surgery") is an instruction for then: its sentence."""
@@ -684,6 +711,7 @@ __all__ = [
     "hedges",
     "own",
     "past_tense",
+    "proviso",
     "structural",
     "thing_contexts",
 ]

@@ -411,6 +411,7 @@ class Lexicon:
     past_forms: frozenset[str]  # "when I was ...": a time in the past, not a condition
     either_mood: frozenset[str]  # "Cut down to ...": advice, or what was done
     standing_requests: PhraseMatcher[str]  # "... from now on": a request that lasts
+    provisos: PhraseMatcher[str]  # "subject to bloods": a change that holds on a condition
     relatives_by_pronoun: Mapping[str, frozenset[str]]  # "she" -> the relatives she can be
     take_verbs: frozenset[str]  # "stopped taking X": a way of taking a thing, not another act
     # a relative who writes the statement -> the words they name the patient by ("mum")
@@ -938,6 +939,10 @@ def _context(context: dict[str, Any], assertion: dict[str, Any]) -> dict[str, An
     standing: PhraseMatcher[str] = PhraseMatcher()
     said = c.strs(assertion.get("standing_requests"), "standing_requests")
     c.phrases(standing, said, "standing", "standing_requests")
+    provisos: PhraseMatcher[str] = PhraseMatcher()
+    for key, value in (("provisos", "proviso"), ("not_provisos", "none")):
+        said = [a for p in c.strs(assertion.get(key), key) for a in alternatives(p)]
+        c.phrases(provisos, said, value, key)
     return {
         "context": matcher,
         "before_events": before,
@@ -946,6 +951,7 @@ def _context(context: dict[str, Any], assertion: dict[str, Any]) -> dict[str, An
         "past_forms": frozenset(c.strs(assertion.get("past_forms"), "past_forms")),
         "either_mood": frozenset(c.strs(assertion.get("either_mood"), "either_mood")),
         "standing_requests": standing,
+        "provisos": provisos,
         "relatives_by_pronoun": {
             k: frozenset(c.strs(v, f"relatives_by_pronoun.{k}"))
             for k, v in c.obj(

@@ -29,6 +29,7 @@ from ..assertion import (
     hedges,
     inpatient_named,
     mood_unclear,
+    proviso,
     reporter_pronoun,
 )
 from ..assertion_model import reasons_not_asserted
@@ -420,8 +421,10 @@ def _capped(d: Decision, p: Pair) -> Decision:
     says anywhere something it does not assert -- a question, a condition,
     a plan, reported speech, another person (:func:`..assertion.hedges`: an automatic change
     needs a statement that only asserts) --, the newer says an earlier record was wrong (a
-    correction, whichever row read its change), a chart slot's change opens with a verb that
-    may be advice or a note of what was done ("Cut down to 14 units a week"), or the newer is
+    correction, whichever row read its change), the newer says the change holds only on a
+    condition (:func:`..assertion.proviso`: "subject to bloods", "16 units when fasting sugars
+    are under 4"), a chart slot's change opens with a verb that may be advice or a note of
+    what was done ("Cut down to 14 units a week") -- :func:`_says_otherwise` --, the newer is
     dated before the older was recorded ("2019: omeprazole 40 mg BD for 8 weeks" read after
     "omeprazole 20 mg OD" was charted: an earlier course, not a change), or -- last, where no
     rule said why -- the learned assertion model reads the newer as not asserting
@@ -438,36 +441,9 @@ def _capped(d: Decision, p: Pair) -> Decision:
         # "Down to 88 kg": the test named by its value's unit alone, no word of it
         why = f"{d.evidence}; the newer statement names the test only by its value's unit"
         return Decision(d.verdict, d.rule, WEAK, why, d.key)
-    hedged = hedges(p.newer)
-    if hedged and d.verdict is not Verdict.DUPLICATE:  # safe before clever: a reviewer decides
-        said = ", ".join(sorted(c.value.replace("_", " ") for c in hedged))
-        why = f"{d.evidence}; the newer statement also says what it does not assert ({said})"
-        return Decision(d.verdict, d.rule, WEAK, why, d.key)
-    if d.verdict is not Verdict.DUPLICATE and disputed(parse(p.newer_text)):
-        why = f"{d.evidence}; the newer statement disputes the change in the same sentence"
-        return Decision(d.verdict, d.rule, WEAK, why, d.key)
-    whom = for_the_writers(parse(p.newer_text))
-    if whom and d.verdict is not Verdict.DUPLICATE:
-        why = f"{d.evidence}; the newer statement says it is {whom!r}: the patient, or another?"
-        return Decision(d.verdict, d.rule, WEAK, why, d.key)
-    ward = inpatient_named(p.newer_text)
-    if ward and d.verdict is not Verdict.DUPLICATE:
-        why = f"{d.evidence}; the newer statement names {ward!r}: the patient, or another?"
-        return Decision(d.verdict, d.rule, WEAK, why, d.key)
-    said_by = reporter_pronoun(parse(p.newer_text))
-    if said_by and d.verdict is not Verdict.DUPLICATE:
-        why = f"{d.evidence}; the newer statement says {said_by!r}: the patient, or the relative?"
-        return Decision(d.verdict, d.rule, WEAK, why, d.key)
-    if d.verdict is not Verdict.DUPLICATE and record_words(p.newer_text):
-        # "Wheelchair entry incorrect; walks with a frame": a correction is never applied at
-        # once, whichever row read the change
-        said = ", ".join(f'"{w}"' for w in dict.fromkeys(record_words(p.newer_text)))
-        why = f"{d.evidence}; the newer note says an earlier record was wrong ({said})"
-        return Decision(d.verdict, d.rule, WEAK, why, d.key)
-    verb = mood_unclear(parse(p.newer_text)) if KeyKind.of(d.key) is KeyKind.SLOT else ""
-    if verb and d.verdict is not Verdict.DUPLICATE:
-        why = f"{d.evidence}; the newer statement opens with {verb!r}: advice, or what was done?"
-        return Decision(d.verdict, d.rule, WEAK, why, d.key)
+    said = _says_otherwise(p, d.key) if d.verdict is not Verdict.DUPLICATE else ""
+    if said:  # safe before clever: a reviewer decides
+        return Decision(d.verdict, d.rule, WEAK, f"{d.evidence}; {said}", d.key)
     when = out_of_time(p, a, b)  # dated before the older, or from a month still ahead
     if when:
         return Decision(d.verdict, d.rule, WEAK, f"{d.evidence}; {when}", d.key)
@@ -484,6 +460,41 @@ def _capped(d: Decision, p: Pair) -> Decision:
         )
         return Decision(d.verdict, d.rule, WEAK, why, d.key)
     return d
+
+
+def _says_otherwise(p: Pair, key: str) -> str:
+    """Why the newer statement, though it reads a change, may not assert it as the patient's
+    own change now, in words -- it also says what it does not assert, disputes the change,
+    says whose it may be, says an earlier record was wrong, says the change holds only on a
+    condition, or opens with a verb of either mood --; "" where it says none of these."""
+    t = parse(p.newer_text)
+    hedged = hedges(p.newer)
+    if hedged:
+        said = ", ".join(sorted(c.value.replace("_", " ") for c in hedged))
+        return f"the newer statement also says what it does not assert ({said})"
+    if disputed(t):
+        return "the newer statement disputes the change in the same sentence"
+    whom = for_the_writers(t)
+    if whom:
+        return f"the newer statement says it is {whom!r}: the patient, or another?"
+    ward = inpatient_named(p.newer_text)
+    if ward:
+        return f"the newer statement names {ward!r}: the patient, or another?"
+    said_by = reporter_pronoun(t)
+    if said_by:
+        return f"the newer statement says {said_by!r}: the patient, or the relative?"
+    if record_words(p.newer_text):
+        # "Wheelchair entry incorrect; walks with a frame": a correction is never applied at
+        # once, whichever row read the change
+        said = ", ".join(f'"{w}"' for w in dict.fromkeys(record_words(p.newer_text)))
+        return f"the newer note says an earlier record was wrong ({said})"
+    held = proviso(t, p.memory_type) if p.newer.origin is Origin.TEXT else ""
+    if held:
+        return f"the newer statement says it holds {held!r}: a standing change?"
+    verb = mood_unclear(t) if KeyKind.of(key) is KeyKind.SLOT else ""
+    if verb:
+        return f"the newer statement opens with {verb!r}: advice, or what was done?"
+    return ""
 
 
 def _second_opinion(p: Pair, key: str) -> tuple[str, ...]:
