@@ -1,44 +1,7 @@
-"""The offline extractor: hand-written rules over a session transcript read as a dialogue (no
-model, no network).
-
-Reading a dialogue (:mod:`.dialogue` has the turns and speakers), in one pass:
-
-- a clinician's question the patient confirms ("You're on dapagliflozin 10 mg now?" / "That's
-  right") is read as the patient's statement; its evidence spans question and answer, and a
-  date said in the answer ("Yes, since August") belongs to it;
-- "it", "that", "them" governed by a medication verb ("stopped it", "it gave me") refer to the
-  drug talked about last, "it was 2.6" to the measurement; an answer that names only a dose or
-  a value ("5 mg every evening", "82.5 kg this morning") is about what the question asked;
-- a reaction named in answer to a question about allergies (hives, swelling, anaphylaxis, a
-  rash: the lexicon's allergic reactions) is an allergy to the substance the answer names,
-  even when the substance and the reaction are two sentences ("Penicillin. It gave her a
-  rash."); another finding there (vomiting) is an intolerance, an adverse reaction;
-- values and dates are paired by place (:mod:`.sentence`): "7.4 % last week, down from 8.1 % in
-  June" is two readings, each with its own date; a date said once after a list of results
-  dates them all;
-- a sentence about another person (:func:`.dialogue.about_other`) proposes nothing for this
-  patient, nor does a sentence that opens with its verb right after one ("My dad had lung
-  cancer. Smoked sixty a day."); negated and hypothetical talk proposes nothing; decimal commas
-  are decimals;
-- a story told in the past under one date dates the undated sentences after it in the turn
-  ("I went to A&E on Saturday. They stopped the ramipril."), "since then" the date said last;
-- a clinician's statement with a question tag ("..., is that right?") is a statement; a dose
-  said right after the drug alone ("Furosemide. I'm on 80 mg now.") is that drug's;
-- a start, stop or dose change said for a later day ("next Monday I stop the aspirin", "On
-  Monday, reduce the prednisolone to 20 mg": a day with no direction in a sentence that tells
-  nothing done is the next one) is a plan, with the day in its words; a drug's start or change
-  told with its date dates the dose said of it in the next two turns.
-
-What it proposes: allergies (with reaction and severity), medications (taking, started, stopped
-with the reason and date, switched, re-dosed), adverse reactions, lab results and vital signs
-(every analyte and vital the lexicon knows, with value, unit and date), preferences
-(appointment times, contact channel, written instructions, language) and social facts
-(household, smoking, work, family help), each a statement in the product's style ("Patient
-..."), the sentence (or question and answer) as its evidence. Vocabulary: drugs through the drug
-dictionary and its supplement; analytes, findings, frequencies, dose units and the chart slots
-from the clinical lexicon. Time: every rule reads a bounded window of one sentence, so
-extraction is linear in the transcript's length.
-"""
+""":class:`RuleExtractor`: one pass over a transcript read as a dialogue -- its sentences shaped,
+dated, and followed from question to answer and from topic to topic -- that calls each subject's
+rules (the package docstring says what it reads).
+The rules not yet in a module of their own are here too."""
 
 from __future__ import annotations
 
@@ -51,13 +14,13 @@ from functools import cache
 from itertools import pairwise
 from typing import Any
 
-from ..facts.lexicon import lexicon, tokenize
-from ..facts.model import KeyKind, Role
-from ..facts.reader import read as read_facts
-from ..facts.spoken import spoken_numbers
-from ..facts.values import course_length
-from . import names
-from .dates import (
+from ...facts.lexicon import lexicon, tokenize
+from ...facts.model import KeyKind, Role
+from ...facts.reader import read as read_facts
+from ...facts.spoken import spoken_numbers
+from ...facts.values import course_length
+from .. import names
+from ..dates import (
     DateSpan,
     dates_in,
     day,
@@ -69,7 +32,7 @@ from .dates import (
     session_date,
     told_as_done,
 )
-from .dialogue import (
+from ..dialogue import (
     AFFIRM,
     DECLARED,
     REQUEST,
@@ -78,11 +41,10 @@ from .dialogue import (
     State,
     about_other,
     moment,
-    sentences,
     split,
 )
-from .proposals import Candidate, Extraction
-from .sentence import (
+from ..proposals import Candidate, Extraction
+from ..sentence import (
     CLOCK_TIME,
     DOSE_REACH,
     DOSE_UNIT_SPELLINGS,
@@ -96,7 +58,7 @@ from .sentence import (
     reason_after,
     results,
 )
-from .statements import (
+from ..statements import (
     FAMILY,
     FIRST_PERSON,
     JOINED,
@@ -117,11 +79,8 @@ from .statements import (
     third_person,
     words_of,
 )
-from .stays import referred, told_days
+from ..stays import referred, told_days
 
-__all__ = ["RuleExtractor", "Sentence", "sentences"]
-
-# --- words the rules read (grammar; the clinical vocabulary is the lexicon's) ------------------
 _ALLERGY = re.compile(r"\ballerg(?:y|ic|ies)\b|\banaphyla\w*")
 _ALLERGY_TOPIC = re.compile(r"\ballerg(?:y|ic|ies)\b|\breactions?\b")
 _ALLERGY_NEG = re.compile(
@@ -1515,7 +1474,7 @@ def _uncorrected(
 
 
 class RuleExtractor:
-    """Offline, deterministic extraction (see the module docstring for what it understands)."""
+    """Offline, deterministic extraction (see the package docstring for what it understands)."""
 
     method = "rule"
 
@@ -1958,7 +1917,6 @@ class RuleExtractor:
         for disorder in disorders:
             yield "condition", f"Family history ({rel}): {disorder}", 0.7, None, start, s.end
 
-    # --- the dialogue ---------------------------------------------------------------------------
     @staticmethod
     def _clinician_topics(s: Sentence, r: Named, st: State) -> None:
         if _ALLERGY_TOPIC.search(s.low):
@@ -2135,7 +2093,6 @@ class RuleExtractor:
             return [topic[0].at(at, at)]
         return []
 
-    # --- allergies and reactions ------------------------------------------------------------------
     def _allergy(self, s: Sentence, r: Named, found: list[Drug], st: State) -> Iterator[Item]:
         low = s.low
         if _ALLERGY_NEG.search(low) or _NEGATIVE.match(low.strip()):
@@ -2316,7 +2273,6 @@ class RuleExtractor:
                 s.end,
             )
 
-    # --- medications ----------------------------------------------------------------------------
     def _medication(
         self,
         s: Sentence,
@@ -2524,7 +2480,6 @@ class RuleExtractor:
                     at, dated_by = told[0].at, (told[2], told[3])
                 yield "medication", text, conf - 0.05, at, *span, dated_by
 
-    # --- results and vital signs ----------------------------------------------------------------
     def _readings(self, s: Sentence, r: Named, st: State) -> Iterator[Item]:
         conf = 0.9 if s.speaker == "clinician" else 0.8
         yield from self._qualitative(s, r, conf)
@@ -2583,7 +2538,6 @@ class RuleExtractor:
             text = f"Patient's {analyte.display} was {found[0].value}{on}"
             yield "lab_result", text, conf, when.at if when else None, s.start, s.end
 
-    # --- preferences and social history ---------------------------------------------------------
     def _preference(self, s: Sentence, r: Named, st: State) -> Iterator[Item]:
         low = s.low
         span = (s.start, s.end)
