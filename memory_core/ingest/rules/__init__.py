@@ -41,8 +41,10 @@ extraction is linear in the transcript's length.
 
 Its modules, by subject (the words each rule reads are grammar; the clinical vocabulary is the
 lexicon's): :mod:`.extractor` (:class:`RuleExtractor`, the pass over the dialogue, and the
-rules not yet moved), :mod:`.changes` (the words of a medicine taken or changed), :mod:`.base`
-(what the modules share).
+rules not yet moved), :mod:`.changes` (the words of a medicine taken or changed),
+:mod:`.shaping` (a sentence as the rules read it), :mod:`.telling` (when what is told
+happened), :mod:`.whose` (whom a sentence is of), :mod:`.answers` (what an answer confirms),
+:mod:`.base` (what the modules share).
 """
 
 from __future__ import annotations
@@ -50,9 +52,9 @@ from __future__ import annotations
 from ..dialogue import Sentence, sentences
 from .base import Item as Item
 from .extractor import MAX_REASON_WORDS as MAX_REASON_WORDS
-from .extractor import TOLD_TURNS as TOLD_TURNS
 from .extractor import RuleExtractor
-from .extractor import Story as Story
 from .extractor import _governed as _governed
+from .telling import TOLD_TURNS as TOLD_TURNS
+from .telling import Story as Story
 
 __all__ = ["RuleExtractor", "Sentence", "sentences"]

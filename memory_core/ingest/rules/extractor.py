@@ -22,7 +22,6 @@ from .. import names
 from ..dates import (
     DateSpan,
     dates_in,
-    day,
     day_alone,
     day_planned,
     month_named,
@@ -63,19 +62,34 @@ from ..statements import (
     as_statement,
     asks_of_family,
     asserted_in,
-    cues,
     dialogue_words,
     disorders_named,
     family_history,
     proxy_self,
     relative_answered,
     stated,
-    stems,
     third_party,
     third_person,
-    words_of,
 )
 from ..stays import referred, told_days
+from .answers import (
+    _AGREED,
+    _ASKS_FOR,
+    _BACK_REF,
+    _BARE_NO,
+    _BARE_YES,
+    _CONTRAST_CUT,
+    _ECHOED,
+    _HOW_WORKING,
+    _NO_PLAN,
+    _NOT_CLINICAL,
+    _SAYS_ITSELF,
+    _STILL_ASKED,
+    _dated_answer,
+    _effect_told,
+    _gerund,
+    _yes_alone,
+)
 from .base import Item, _a, _clean, _third_person, _window, _words_besides
 from .changes import (
     _CANNOT,
@@ -106,6 +120,31 @@ from .changes import (
     _retimed,
     _taken,
     _told_when,
+)
+from .shaping import _recap_items, _statement_then_question, _untagged, _untold
+from .telling import (
+    _COMPARED_CLAUSE,
+    _SINCE_ALONE,
+    _SINCE_NEXT,
+    _SINCE_THEN,
+    TOLD_TURNS,
+    Story,
+    _at,
+    _date_alone,
+    _refine_days,
+    _sent_day,
+    _stay_alone,
+    _story,
+    _told_before,
+)
+from .whose import (
+    _OWN_SAID,
+    _SUBJECTLESS,
+    _THIRD,
+    _TO_RELATIVE,
+    _VOCATIVE,
+    _relatives_age,
+    _your_relative,
 )
 
 _ALLERGY = re.compile(r"\ballerg(?:y|ic|ies)\b|\banaphyla\w*")
@@ -276,20 +315,6 @@ _FAMILY = re.compile(
 _SO_STOPPED = re.compile(r"\b(?:so|and so|which is why)\b[^.;]{0,25}\b(?:stop\w*|came off|quit)\b")
 #: the most words a stated reason keeps ("because of the cough", "as it upset my stomach")
 MAX_REASON_WORDS = 12
-#: a clause that compares values over time: its dates are the values', not the clause's
-_COMPARED_CLAUSE = re.compile(r"\b(?:from \S+ (?:in|on|last)\b|than|compared|used to be)\b", re.I)
-#: a name the clinician opens a sentence with: whom they speak to
-_VOCATIVE = re.compile(r"^(?:(?:and|so|now|right|okay|ok),?\s+)?([A-Z][a-z]{2,}),\s")
-#: the patient's own, said outright ("I'm on it too", "you're also on", "I take")
-_OWN_SAID = re.compile(
-    r"\b(i'm on|i am on|i take|i've been taking|i use|you're on|you are on|you take|you're "
-    r"taking|(?:i'm|you're) also on|too|as well)\b"
-)
-#: a clinician turning to the relative who came with the patient, about their own health
-_TO_RELATIVE = re.compile(
-    r"\b(your own|you yourself|and how are you|how about you|what about you|and you,|"
-    r"for yourself)\b"
-)
 #: a sentence about tests taken (its date dates the results said next)
 _TESTS = re.compile(
     r"\b(bloods|blood (?:tests?|work|results?|samples?)|tests?|results?|labs?|laborator\w*|sample|"
@@ -343,10 +368,6 @@ _UNNAMED_MEDICINE = re.compile(
     r"puffers?|tablets?|pills?|capsules?|creams?|patch(?:es)?|sprays?|drops|injections?)\b",
     re.I,
 )
-
-
-#: where an answer turns to something else ("Yes, though ...", "Yes, but ...")
-_CONTRAST_CUT = re.compile(r"\b(?:though|although|but|except|however)\b", re.I)
 #: giving up a habit, said without naming it ("I stopped in January", "gave up last year")
 _GAVE_UP = re.compile(
     r"^\W*(?:(?:no|yes|well|actually|oh),?\s+)?(?:i(?:'ve| have)?\s+)?"
@@ -367,212 +388,10 @@ _HABITS = (
     (re.compile(r"\b(smoke|smoking|cigarettes?|cigs?)\b"), "smoking"),
     (re.compile(r"\b(drink|drinking|alcohol)\b"), "drinking"),
 )
-#: the next clause opens with "since", a few words before its date: the clause's start
-_SINCE_NEXT = re.compile(r"^\W*since\b(?:\W+\w+){0,4}?\W*$")
-#: words that bring a told story back to now ("I take amlodipine now", "it's fine these days")
-_NOW_AGAIN = re.compile(
-    r"\b(?:now|currently|today|these days|nowadays|at the moment|at present|still|anymore|"
-    r"any more|am|is|are|i'm|we're|you're|they're|he's|she's|it's|do|does|don't|doesn't|take|"
-    r"takes|use|uses|have|has|i've|feel|feels|get|gets|need|needs|want|wants|will|won't|"
-    r"i'll|going to)\b",
-    re.I,
-)
-#: a question tag after a clinician's statement ("..., is that right?"): the statement is said,
-#: the tag only checks it
-_TAG = re.compile(
-    r"^(?P<said>.*?\w.*?)[\s,;:—–-]+(?:is that right|is that correct|isn'?t it|is that so|am i "
-    r"right|have i got that right|is that your understanding|does that sound right|right|yes|"
-    r"correct|yeah)\s*\?\s*$",
-    re.I,
-)
-#: a question's own opening: an auxiliary before its subject ("Are you ...", "Have you ...")
-_ASKS = re.compile(
-    r"^\W*(?:(?:and|so|now|okay|ok|right),?\s+)?(?:are|is|do|does|did|have|has|can|"
-    r"could|would|will|was|were|what|when|where|which|who|how|why)\b",
-    re.I,
-)
-
-
-def _untagged(s: Sentence) -> Sentence:
-    """A clinician's statement with a question tag after it, as the statement ("You've got your
-    fracture clinic appointment on the 7th of April, is that right?" states the appointment);
-    any other sentence as it is."""
-    if s.speaker != "clinician" or not s.question:
-        return s
-    m = _TAG.match(s.text)
-    if m is None or _ASKS.match(m.group("said")) or len(m.group("said").split()) < 3:
-        return s
-    said = m.group("said").rstrip(" ,;:—–-")
-    return replace(s, text=said + ".", end=s.start + len(said))
-
-
-def _untold(s: Sentence) -> Sentence:
-    """A sentence that opens by saying it was not told before ("I realised I never told you
-    that my mother had a stroke", "I forgot to mention, my dad had bowel cancer"), as what it
-    tells: the frame's negation is of the telling, not of what is told; any other sentence as
-    it is."""
-    m = _UNTOLD.match(s.text)
-    if m is None or m.end() >= len(s.text):
-        return s
-    return replace(s, text=s.text[m.end() :], start=s.start + m.end())
-
-
-#: a frame that says what follows was not told before: its words up to what is told
-_UNTOLD = re.compile(
-    r"^\W*(?:(?:and|also|oh|sorry|actually)\W+)*(?:i\s+(?:realised|realized|just remembered)\s+)?"
-    r"(?:i\s+)?(?:never|didn't|did not|forgot to|haven't|have not|don't think i|do not think i|"
-    r"not sure (?:if|whether) i)\s+(?:told|tell|mention|mentioned|said|say)\b"
-    r"(?:\s+(?:you|it|this|before|earlier))*\s*(?:that\b|,|:|-|but\b)\s*(?!to\b)",
-    re.I,
-)
-
-
-def _statement_then_question(s: Sentence) -> list[Sentence]:
-    """A clinician's statement with a question after a dash or a semicolon ("You had oral
-    thrush in April on the Clenil - any sore mouth on the Symbicort?"): the statement, read as
-    said, then the whole question (what it asks of is the statement's too: "The water tablet,
-    furosemide - what dose are you taking?"); any other sentence as it is."""
-    if s.speaker != "clinician" or not s.question:
-        return [s]
-    cuts = list(_THEN_ASKED.finditer(s.text))
-    if not cuts:
-        return [s]
-    cut = cuts[-1]
-    head = s.text[: cut.start()].rstrip()
-    if _ASKS.match(head) or len(head.split()) < 3 or head.endswith("?"):
-        return [s]
-    return [replace(s, text=head + ".", end=s.start + len(head)), s]
-
-
-def _recap_items(s: Sentence) -> list[Sentence]:
-    """A summing-up ("So to recap: allopurinol up to 200, naproxen stopped, physio referral,
-    and a repeat urate in six weeks", "So: donepezil moves to the morning, ..., and
-    trimethoprim on the allergy list"): each item of its list read as a sentence of its own,
-    so that no item's words govern another's, and a clinician's item that names a test, a
-    scan or a service as a plan made; any other sentence as it is."""
-    head = _RECAP.match(s.text)
-    if head is None:
-        return [s]
-    out, at = [], head.end()
-    for cut in [*_RECAP_CUT.finditer(s.text, at), None]:
-        end = cut.start() if cut else len(s.text)
-        item = s.text[at:end].strip(" .")
-        if item:
-            a = s.text.index(item, at)
-            end_at = s.start + a + len(item)
-            out.append(replace(s, text=item + ".", start=s.start + a, end=end_at, listed=True))
-        at = cut.end() if cut else end
-    return out or [s]
-
-
-#: a summing-up's opening words, up to its list
-_RECAP = re.compile(
-    r"^\W*(?:so,?\s*(?:to (?:recap|sum up|summari[sz]e)|in summary)?\s*:|(?:so,?\s+)?(?:to recap|"
-    r"to sum up|to summari[sz]e|in summary)\b[:,]?)\s*",
-    re.I,
-)
-#: between a summing-up's items: a comma or semicolon, with an "and" after it or not
-_RECAP_CUT = re.compile(r"\s*[,;]\s+(?:and\s+)?")
-
-
-#: a request of the care, asked by the patient's side ("Could I have my tablets in a dosette
-#: box?", "Could you send the appointment by email?", "Can you text me first?")
-_ASKS_FOR = re.compile(
-    r"^\W*(?:(?:oh|also|and|so|one more thing|actually)\W+)*(?:could|can|would|may)\s+"
-    r"(?:i|we|you|u)\s+(?:have|get|do|send|put|text|email|ring|call|phone|message|see|book)\b",
-    re.I,
-)
-#: a clinician's turn that agrees to a request ("Yes, we can do a weekly blister pack", "Of
-#: course", "Sure, I'll set that up")
-_AGREED = re.compile(
-    r"^\W*(?:yes|yeah|yep|of course|certainly|sure|absolutely|no problem|definitely|that's fine)\b",
-    re.I,
-)
-
-
-#: a question after a statement, past a dash or a semicolon: its opening words
-_THEN_ASKED = re.compile(
-    r"\s[-–—]\s+(?=(?:and\s+)?(?:any|anything|are|is|do|does|did|have|has|how|what|when|"
-    r"which|who|can|could|would|will)\b)|;\s+(?=(?:any|are|is|do|does|did|have|has|how|what)\b)",
-    re.I,
-)
-
-
-#: a sentence that opens with its verb, no subject ("Smoked sixty a day.", "Died at 70."): it
-#: goes on about whoever the sentence before was about
-_SUBJECTLESS = re.compile(
-    r"^\W*(?:(?:and|but|also|then)\s+)?(?:smoked|drank|died|passed|had|was|took|used|worked|"
-    r"lived|never|always|still)\b",
-    re.I,
-)
-#: a sentence that is only a "since" and its date ("Since my birthday, the 12th of
-#: September."): what the next sentence says holds from then
-_SINCE_ALONE = re.compile(r"\W*(?:and\s+|ever\s+)?since\b[^.!?;]{0,60}[.!?;]?\s*$", re.I)
-#: a date pointed back to: "since then", "from then on", "since that day"
-_SINCE_THEN = re.compile(
-    r"\b(?:since|from|ever since) (?:then|that (?:day|time|date|point))\b", re.I
-)
-#: a told story's date: the date, the turn, and where the sentence that says it is
-Story = tuple[DateSpan, int, int, int]
-
-
-def _story(
-    told: Story | None, s: Sentence, r: Named, asked_past: bool = False
-) -> tuple[Story | None, Story | None]:
-    """The story a sentence goes on, and the one it is told under. A sentence told in the past
-    with one date begins a story ("I went to A&E on Saturday."); the sentences after it in the
-    same turn that say no date of their own and stay in the past are told under its date
-    ("They said my potassium was 5.9 and stopped the ramipril."); a question, or a sentence
-    back in the present ("I take amlodipine now"), ends it -- but for what the story led to
-    ("So now I live with my daughter": since then). A dated answer to a question asked in the
-    past tense begins one too ("Did you see the GP?" -- "Yes, last Friday, the 11th.")."""
-    if r.dates:
-        one = narrowest(r.dates)
-        if one is not None and not s.question and (asked_past or told_as_done(s.text)):
-            return (one, s.turn, s.start, s.end), None
-        return None, None
-    if told is None or told[1] != s.turn or s.question:
-        return None, None
-    if _NOW_AGAIN.search(s.text) and not _SO_NOW.match(s.text):
-        return None, None
-    return told, told
-
-
-#: words a sentence that only gives a date may hold besides it ("It was the 3rd of May, I
-#: think.", "Yes, first of June.", "That stopped at the start of September too.", "They
-#: started that on the eighth."): the date of what was just told
-_DATE_FILLERS = frozenset({
-    "on", "in", "at", "since", "around", "about", "roughly", "approximately", "it", "was",
-    "that", "that's", "thats", "it's", "its", "yes", "yeah", "no", "i", "think", "the", "of",
-    "back", "maybe", "sometime", "so", "um", "er", "erm", "well", "oh", "and", "from", "this",
-    "they", "started", "stopped", "began", "happened", "changed", "finished", "ended", "did",
-    "were", "start", "end", "beginning", "middle", "too", "also", "then",
-})  # fmt: skip
 
 
 #: how many turns a drug's start or change told with its date dates what is said of it next
 _DRUG_DATE_TURNS = 2
-
-
-#: a question how a drug is working for the patient ("How's the carbocisteine going?", "how is
-#: the sumatriptan working for the attacks?", "Is the sertraline helping?")
-_HOW_WORKING = re.compile(
-    r"\bhow(?:'s| is| are)\b.{0,40}\b(?:going|working|doing|suiting you|getting on)\b"
-    r"|\b(?:is|are) (?:the|your) \w+(?: \w+)? (?:helping|working)\b"
-)
-
-
-def _effect_told(text: str) -> bool:
-    """Whether an answer tells an effect: a cue of dialogue.json's treatment responses
-    ("helped", "better", "no difference") in its words."""
-    kind = next(k for k in cues().kinds if k.type == "treatment_response")
-    words = words_of(text)
-    return kind.cue_at(stems(words), words) is not None
-
-
-#: how many turns after the one that named a month a day said alone ("the 9th") is read in it
-#: ("born on the 1st of October" ... "since I came home on the 4th"); later, the latest such day
-TOLD_TURNS = 2
 
 
 def _only_considered(r: Named) -> bool:
@@ -605,75 +424,6 @@ def _start_told(r: Named, drug: Drug, when: DateSpan, found: Sequence[Drug]) -> 
 def _since(d: DateSpan) -> str:
     """A date as the start of what holds since ("since 2026-09-22", "since August 2026")."""
     return "since " + re.sub(r"^(?:on|in|at|from|since) ", "", d.phrase)
-
-
-def _date_alone(s: Sentence, r: Named) -> DateSpan | None:
-    """The date a sentence says, where the sentence says nothing else ("The 3rd of May.",
-    "First of June.", "15.08.2026.") or only when the last one was ("Last cigarette was the
-    bank holiday weekend in August."); None for any other sentence."""
-    if not r.dates or s.question:
-        return None
-    if _LAST_ONE.match(s.low):
-        return narrowest(list(r.dates))
-    if len({d.at for d in r.dates}) != 1:
-        return None  # one day, perhaps said two ways ("New Year's Day, the 1st of January.")
-    d = r.dates[0]
-    start, end = r.dates[0].start, r.dates[-1].end
-    if _words_besides(s, start, end) - set(lexicon().weekdays) <= _DATE_FILLERS:
-        return d  # "Saturday the 25th of July.": the weekday is the date's
-    # "14.07.2026, here in the practice, with the nurse.": the date first, then only where or
-    # with whom (nothing named, no number)
-    head, tail = s.low[: d.start], s.low[d.end :]
-    where = _WHERE_DONE.match(tail)
-    if where and set(re.findall(r"[a-z0-9']+", head)) <= _DATE_FILLERS:
-        return None if (r.drugs or r.findings or r.analytes or re.search(r"\d", tail)) else d
-    return None
-
-
-#: what may follow a date said alone: where or with whom it was done ("..., here in the
-#: practice, with the nurse", "..., at the pharmacy")
-_WHERE_DONE = re.compile(r"^\s*,\s*(?:here|there|at|in|with|by)\b[^.?!;]*[.?!]?\s*$")
-
-
-#: a sentence that says when the last of something was: the date of a stop just told ("I
-#: stopped smoking. Last cigarette was ...", "Last tablet on the 31st of August.")
-_LAST_ONE = re.compile(
-    r"^\W*(?:(?:and|yes|yeah|well),?\s+)?(?:my\s+|the\s+|his\s+|her\s+)?(?:very\s+)?last\s+"
-    r"(?:cigarette|cig|fag|smoke|drink|dose|tablet|pill|one|injection|jab|patch|puff)s?\b"
-)
-
-
-def _stay_alone(s: Sentence, start: int, end: int) -> bool:
-    """A sentence that says only that something was done on a stay's day, named at
-    ``start``..``end`` ("They lowered it on the day you went home.")."""
-    return _words_besides(s, start, end) <= _DATE_FILLERS | _DONE_WORDS | {"day", "by", "time"}
-
-
-#: what a sentence may say was done to what the sentence before told, besides its date
-_DONE_WORDS = frozenset({
-    "lowered", "reduced", "increased", "raised", "upped", "cut", "halved", "doubled",
-    "decreased", "switched", "swapped", "adjusted", "put", "up", "down", "off", "took", "taken",
-    "you", "he", "she", "we", "when", "your", "his", "her",
-})  # fmt: skip
-
-
-def _refine_days(out: Extraction, r: Named, s: Sentence, told: range) -> None:
-    """The day ``s`` says alone refines the month the candidates ``told`` were dated to: what
-    they dated to that month's first day (a month said) is dated to the day. Read where a
-    clinician reads the day out as the first words of their turn ("Yep, I can see it here,
-    fifth of May.") after the patient's side told of the month ("One bad one in May. Dr Nguyen
-    gave me the prednisolone."), and where a sentence that tells nothing but a day follows in
-    the turn that told the month ("I retired in March. My last day was the thirty-first.")."""
-    if len(r.dates) != 1 or r.dates[0].precision != "day":
-        return
-    day_ = r.dates[0].at
-    for k in told:
-        c = out.candidates[k]
-        at = c.created_at
-        if c.whose != PATIENT or at is None or at.day != 1 or day_.day == 1:
-            continue
-        if (at.year, at.month) == (day_.year, day_.month):
-            out.candidates[k] = replace(c, created_at=day_, dated_by=(s.start, s.end))
 
 
 #: a symptom told from when a drug began or went up ("since starting the ramipril", "since
@@ -729,90 +479,6 @@ def _drug_alone(s: Sentence, r: Named) -> bool:
     return _words_besides(s, d.start, d.end) <= _ALONE_WITH
 
 
-#: a question that only points back at what was just said ("Is that right?", "Is that how
-#: you've been taking it?", "Is that still the case?")
-_BACK_REF = re.compile(
-    r"^\W*(?:(?:and|so)\s+)?is (?:that|this) (?:still )?(?:right|correct|the case|true|how "
-    r"you(?:'ve| have) been taking (?:it|them)|what you(?:'re| are) taking)\s*\?\s*$",
-    re.I,
-)
-#: a relative's age said after their illness ("He was fifty-two.", "She was only 60")
-_AGE_SAID = re.compile(
-    r"^\W*(?:he|she)\s+(?:was|'d been|had been)\s+(?:only\s+|just\s+)?(?:aged?\s+)?"
-    r"(\d{1,3}|[a-z]+(?:[- ][a-z]+)?)(?:\s+years?\s+old)?\W*$",
-    re.I,
-)
-
-
-def _relatives_age(text: str) -> int | None:
-    """The age a sentence that says only a relative's age gives ("He was fifty-two."), in
-    figures; None for any other sentence."""
-    m = _AGE_SAID.match(text)
-    if m is None:
-        return None
-    said = m.group(1).lower()
-    if said.isdigit():
-        return int(said)
-    words = lexicon().number_words
-    parts = re.split(r"[- ]", said)
-    if not all(p in words for p in parts):
-        return None
-    age = int(sum(words[p] for p in parts))
-    return age if 1 <= age <= 120 else None
-
-
-#: a third person, as the subject or object of a question ("Is she on a blood thinner too?")
-_THIRD = re.compile(r"\b(?:she|he|her|him|they|them)\b")
-
-
-@cache
-def _your_relative() -> re.Pattern[str]:
-    """A relative of the patient's a clinician's question names ("your mum's", "your husband"),
-    of ``dialogue.json``'s relatives."""
-    people = "|".join(sorted(map(re.escape, cues().relatives), key=len, reverse=True))
-    return re.compile(rf"\byour ({people})\b", re.I)
-
-
-def _yes_alone(text: str) -> bool:
-    """A sentence that is only a yes ("Yes.", "Yeah, that's right.")."""
-    m = AFFIRM.match(text.strip())
-    return m is not None and not re.search(
-        r"\w",
-        text.strip()[m.end() :].lower().replace("that's right", "").replace("that is right", ""),
-    )
-
-
-#: a question that asks when ("When was that?", "When did you stop it?")
-_WHEN_ASKED_Q = re.compile(r"^\W*(?:(?:and|so|okay|right),?\s+)?(?:when|what date)\b", re.I)
-
-
-def _told_before(
-    s: Sentence,
-    prev: Sentence | None,
-    question: tuple[Sentence, Named] | None,
-    by_turn: Mapping[int, Sequence[Sentence]],
-) -> tuple[Sentence, ...]:
-    """What a date said alone (at ``s``) may be the date of, the first that tells something
-    first: the sentence just before it in its turn, or -- as the first words of an answer to
-    "When was that?" -- the sentence the question followed ("I see your GP increased the
-    sertraline. When was that?" -- "First of June."), else the last of the turn before the
-    question's, where the other speaker told it ("I've stopped smoking." -- "Oh, brilliant.
-    When did you stop?" -- "New Year's Day."); with no question, the last sentence of the
-    other speaker's turn just before ("You had a fall, I see." -- "Saturday the 25th.")."""
-    if prev is not None and prev.turn == s.turn:
-        return (prev,)
-    if question is None or not _WHEN_ASKED_Q.match(question[0].text):
-        # "You mentioned a fall on the form too." -- "Yes, Saturday the 25th of July.": the
-        # other speaker's answer gives the date of what was just told
-        if prev is None or prev.question or prev.turn != s.turn - 1 or prev.speaker == s.speaker:
-            return ()
-        return (prev,)
-    q = question[0]
-    before = [x for x in by_turn.get(q.turn, ()) if x.end <= q.start]
-    told = [x for x in by_turn.get(q.turn - 1, ()) if x.speaker != q.speaker]
-    return (*before[-1:], *told[-1:])
-
-
 #: a dose changed from one said with its unit to a number said without it ("up from five
 #: milligrams to ten": 10 mg), not to a number of days or tablets
 #: what may follow a number that makes it no dose: a period, a count of forms, a percent
@@ -843,10 +509,6 @@ _BARE_CHANGE = re.compile(
     r"\W*(?:started|stopped|began|increased|reduced|decreased|upped|came off)\b", re.I
 )
 
-#: a sentence that says what the story's event led to ("My husband went back to Jordan in May.
-#: So now I live with my daughter."): it holds from the story's date
-_SO_NOW = re.compile(r"\W*(?:and\s+)?so\s+now\b", re.I)
-
 
 #: a test's name followed by its result in a few words ("came back positive", "was negative",
 #: "from a fortnight ago came back positive")
@@ -856,19 +518,6 @@ _WORDS_AFTER = re.compile(
 _NO_JAB = frozenset({"immunization"})
 #: a result said before the test it is of ("positive for nitrites and leukocytes")
 _FOUND_FOR = re.compile(r"\b((?:weakly |strongly )?(?:positive|negative))\s+for\s+(?:the\s+)?$")
-#: an answer with a subject of its own ("Yes, I live alone", "yes we do"): it says the fact
-_SAYS_ITSELF = re.compile(r"\b(?:i|i'm|i've|we|we're|he|she|he's|she's|they)\b", re.I)
-#: an answer that is only a confirmation, its subject and an auxiliary ("I do.", "Yes, she
-#: is.", "We have."): it says nothing itself, so the question is what it confirms
-_BARE_YES = re.compile(
-    r"^(?:(?:yes|yeah|yep|oh|well|aye),?\s+)?(?:i|we|he|she|they)\s+(?:do|did|does|am|are|is|was|"
-    r"were|have|has|had|will|can|would)(?:\s+(?:yes|indeed|still|now))?\W*$",
-    re.I,
-)
-#: a confirmed question is no plan: the plan words of a question are the clinician's asking
-_NO_PLAN = frozenset({"care_plan"})
-#: what a confirmed question about a medicine, a dose or a test does not state
-_NOT_CLINICAL = frozenset({"social", "preference", "observation"})
 #: a clinician's word that a symptom is a drug's side effect ("a well-known side effect of")
 _SIDE_EFFECT = re.compile(
     r"\b(?:is|'s|are)\s+(?:a\s+|an\s+)?(?:very\s+)?(?:well[- ]?)?(?:known|common|recogni[sz]ed|"
@@ -975,55 +624,6 @@ def _named_in_passing(text: str) -> bool:
     return bool(drugs) and all(f.role is Role.MENTION for f in drugs)
 
 
-def _dated_answer(s: Sentence, r: Named, q: Sentence) -> bool:
-    """An answer whose first clause says when, and nothing against, to a question about
-    something done ("Did you have your flu jab this year?" -- "October, at the pharmacy.",
-    "Got it on the 7th of October."): it confirms the question as a "yes" does."""
-    if not r.dates or as_statement(q.text) is None:
-        return False
-    if not told_as_done(q.text) and not _SINCE_OPENS.match(s.text):
-        return False  # a question about now is confirmed by "since ..." ("Since July.")
-    head = _FIRST_CLAUSE.match(s.text)
-    end = head.end() if head else len(s.text)
-    negated = set(re.findall(r"[\w']+", s.low[:end])) & cues().negations
-    opens = r.dates[0].start <= _OPENS_WITHIN and r.dates[0].start < end
-    return opens and not negated and not _NOT_YET.search(s.low[:end])
-
-
-#: an answer that opens with "since" ("Since July.", "Ever since the 3rd of May")
-_SINCE_OPENS = re.compile(r"^\W*(?:(?:yes|yeah|yep),?\s+)?(?:ever\s+)?since\b", re.I)
-#: an answer that echoes the question's verb of its thing ("Has he had his Covid booster?" --
-#: "He had it at the chemist on the 2nd of October."): a "yes"
-_ECHOED = re.compile(
-    r"^\W*(?:i|he|she|we|they)\s+(?:had|got|did|have had|has had|'ve had|'s had)\s+"
-    r"(?:it|that|them|one)\b",
-    re.I,
-)
-
-
-def _gerund(phrase: str) -> str:
-    """A phrase whose first word is a verb, that word as its -ing form ("drive" -> "driving",
-    "go to church" -> "going to church"; lemminflect)."""
-    first, _sp, rest = phrase.partition(" ")
-    if not first.endswith("ing"):
-        from lemminflect import getInflection
-
-        forms_ = getInflection(first, tag="VBG")
-        first = forms_[0] if forms_ else first
-    return f"{first} {rest}".strip()
-
-
-#: a question whether something goes on ("Are you still managing the allotment?", "Do you
-#: still drive?"), what it asks of after "still"
-_STILL_ASKED = re.compile(
-    r"^\W*(?:(?:and|so|now)\W+)?(?:are|do|is|does)\s+(?P<who>you|he|she|they)\s+still\s+"
-    r"(?P<rest>[^?]{3,80}?)\s*\?\s*$",
-    re.I,
-)
-#: an answer that is only "No." ("No.", "Nope.", "Not any more.")
-_BARE_NO = re.compile(r"^\W*(?:no|nope|nah|not any ?more|not now)\W*$", re.I)
-#: how far into the answer its date may begin ("Got it on the 7th of October")
-_OPENS_WITHIN = 12
 #: what, besides the words of a preference (:data:`_PREFER`), asks for a choice of time
 #: ("Which days can you do?", "Are you available on Tuesdays?") -- not a question that only
 #: names a visit ("How has she been since Monday's visit?")
@@ -1031,20 +631,6 @@ _WHEN_ASKED = re.compile(
     r"\b(?:when can|what time|which days?|what days?|available|availability|convenient|"
     r"good for you|mornings? or|afternoons? or|any particular)\b"
 )
-#: an answer's first clause: up to the end of its sentence or a semicolon
-_FIRST_CLAUSE = re.compile(r"[^.;!?]*")
-#: "not yet", "still waiting": nothing done
-_NOT_YET = re.compile(r"\b(?:yet|still waiting|waiting for|booked)\b")
-
-
-def _at(d: DateSpan | None) -> datetime | None:
-    return d.at if d is not None else None
-
-
-def _sent_day(s: Sentence, session: datetime, now: datetime) -> datetime | None:
-    """A message's send date when it is not the session's (a portal thread's message)."""
-    sent = day(moment(s, session, now))
-    return sent if sent != day(session) else None
 
 
 #: a drug's own details (dose, form, frequency) and then its change, said after it with no
