@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import cache
@@ -18,7 +18,6 @@ from ...facts.model import KeyKind, Role
 from ...facts.reader import read as read_facts
 from ...facts.spoken import spoken_numbers
 from ...facts.values import course_length
-from .. import names
 from ..dates import (
     DateSpan,
     dates_in,
@@ -52,7 +51,6 @@ from ..sentence import (
     dose_after,
     freq_after,
     reason_after,
-    results,
 )
 from ..statements import (
     FAMILY,
@@ -90,7 +88,7 @@ from .answers import (
     _gerund,
     _yes_alone,
 )
-from .base import Item, _a, _clean, _third_person, _window, _words_besides
+from .base import Item, _a, _clean, _third_person, _window
 from .changes import (
     _CANNOT,
     _DOWN,
@@ -121,6 +119,8 @@ from .changes import (
     _taken,
     _told_when,
 )
+from .doses import _amend_dose, _drug_alone
+from .results import _NO_JAB, _TESTS, ReadingRules, _uncorrected
 from .shaping import _recap_items, _statement_then_question, _untagged, _untold
 from .telling import (
     _COMPARED_CLAUSE,
@@ -315,15 +315,6 @@ _FAMILY = re.compile(
 _SO_STOPPED = re.compile(r"\b(?:so|and so|which is why)\b[^.;]{0,25}\b(?:stop\w*|came off|quit)\b")
 #: the most words a stated reason keeps ("because of the cough", "as it upset my stomach")
 MAX_REASON_WORDS = 12
-#: a sentence about tests taken (its date dates the results said next)
-_TESTS = re.compile(
-    r"\b(bloods|blood (?:tests?|work|results?|samples?)|tests?|results?|labs?|laborator\w*|sample|"
-    r"taken|done|checked)\b"
-)
-#: a sentence about the result just named ("That was actually from the fasting sample ...")
-_THAT_ONE = re.compile(
-    r"(?:(?:and|but|so|now)\s+)?(?:that|this|it|which)(?:\s+one)?\s*(?:was|were|is|['’]s)\b", re.I
-)
 _PATIENT_SUBJECT = re.compile(r"\b(i|she|he|patient|they)\b(?:\s+\w+){0,2}\s*$")
 
 
@@ -463,22 +454,6 @@ def _disorder_on_drug(s: Sentence, r: Named, found: list[Drug]) -> Iterator[Item
             return
 
 
-#: what may stand beside a drug said alone ("And cod liver oil capsules.", "Also the
-#: vitamin D tablets, too.")
-_ALONE_WITH = frozenset({
-    "and", "also", "plus", "oh", "the", "some", "a", "an", "my", "too", "as", "well", "capsule",
-    "capsules", "tablet", "tablets", "tabs", "caps", "tea", "drops", "spray", "cream",
-})  # fmt: skip
-
-
-def _drug_alone(s: Sentence, r: Named) -> bool:
-    """A sentence that names one drug and nothing else ("And cod liver oil capsules.")."""
-    if len(r.drugs) != 1 or s.question:
-        return False
-    d = r.drugs[0]
-    return _words_besides(s, d.start, d.end) <= _ALONE_WITH
-
-
 #: a dose changed from one said with its unit to a number said without it ("up from five
 #: milligrams to ten": 10 mg), not to a number of days or tablets
 #: what may follow a number that makes it no dose: a period, a count of forms, a percent
@@ -508,16 +483,6 @@ _TO_BARE = re.compile(
 _BARE_CHANGE = re.compile(
     r"\W*(?:started|stopped|began|increased|reduced|decreased|upped|came off)\b", re.I
 )
-
-
-#: a test's name followed by its result in a few words ("came back positive", "was negative",
-#: "from a fortnight ago came back positive")
-_WORDS_AFTER = re.compile(
-    r"(?:\s+[\w'-]+){0,5}?\s+(?:came back|come back|was|is|were|showed|shows|result(?:ed)?)\b"
-)
-_NO_JAB = frozenset({"immunization"})
-#: a result said before the test it is of ("positive for nitrites and leukocytes")
-_FOUND_FOR = re.compile(r"\b((?:weakly |strongly )?(?:positive|negative))\s+for\s+(?:the\s+)?$")
 #: a clinician's word that a symptom is a drug's side effect ("a well-known side effect of")
 _SIDE_EFFECT = re.compile(
     r"\b(?:is|'s|are)\s+(?:a\s+|an\s+)?(?:very\s+)?(?:well[- ]?)?(?:known|common|recogni[sz]ed|"
@@ -536,85 +501,6 @@ _REACTIONS_ASKED = re.compile(
 _SIDE_EFFECTS_TURNS = 2
 #: "that", "this", "it" opening a sentence: what was just said
 _PRONOUN_SUBJECT = re.compile(r"^\W*(?:(?:yes|yeah|ah|oh|ok|okay|right),?\s+)?(?:that|this|it)\b")
-#: a sentence that gives a dose of something said just before ("It's 5 milligrams at night",
-#: "We'll start at 18 units once a day", "That's two puffs twice a day")
-_DOSE_ONLY = re.compile(
-    r"^\W*(?:(?:and|so|ok|okay|right),?\s+)?(?:it's|it is|that's|that is|we'll start at|we will "
-    r"start at|start at|starting at|the dose is|dose is|at)\b",
-    re.I,
-)
-
-
-#: what follows a bare number that is no dose: a percentage, a result's unit, a time, a count
-_NOT_A_DOSE = (
-    r"(?!\s*(?:%|percent|mmol|kg|kilos?|years?|days?|weeks?|months?|hours?|times|am|pm|"
-    r"o'clock|a day|a week|[./]\d))"
-)
-#: a bare number said as what a drug is now ("It's 1000 now", "I'm on 80 now")
-_BARE_NOW = re.compile(
-    rf"\W*(?:it's|it is|i'm on|i am on|he's on|she's on)\s+(\d+(?:[.,]\d+)?)\b{_NOT_A_DOSE}",
-    re.I,
-)
-#: a confirmation that gives a dose ("That's right, 80 milligrams each morning", "Yes, 5 mg")
-_AFFIRMED_DOSE = re.compile(
-    r"^\W*(?:yes|yeah|yep|correct|that's right|that is right|exactly|right)\b[,.!]?\s+"
-    r"(?:it's\s+|that's\s+|it is\s+)?(?=\d|(?:one|two|three|four|five|half)\b)",
-    re.I,
-)
-#: what lies between the end of a turn's last sentence and the next turn's first words
-_NEXT_TURN = re.compile(r"[.!?\s]*\n[^\n.!?]{1,40}:\s*")
-
-
-def _amend_dose(
-    out: Extraction,
-    last_med: list[tuple[int, str]],
-    s: Sentence,
-    r: Named,
-    transcript: str,
-    units: Mapping[str, str] | None = None,
-) -> bool:
-    """A sentence that only gives a dose, said by whoever just proposed a drug with none, right
-    after it in the same turn, is that drug's dose: the proposal is amended and its evidence
-    runs on to the sentence's end. Whether it was."""
-    affirmed = _AFFIRMED_DOSE.match(s.text)
-    bare = _BARE_NOW.match(s.text)  # "It's 1000 now": the dose a change just told went to
-    if not last_med or not (_DOSE_ONLY.match(s.text) or affirmed or bare):
-        return False
-    ((k, speaker),) = last_med
-    c = out.candidates[k]
-    between = transcript[c.end : s.start]
-    if affirmed and speaker != s.speaker:
-        # "... the furosemide's gone up." -- "That's right, 80 milligrams each morning.": the
-        # next turn's first sentence, confirming the drug its turn ended on
-        if not _NEXT_TURN.fullmatch(between):
-            return False
-    elif speaker != s.speaker or "\n" in between or re.search(r"[.!?].*[.!?]", between):
-        return False  # another turn, or a sentence between
-    dose = dose_after(s.text, 0, len(s.text))
-    changed = re.search(r" dose (?:increased|decreased)", c.content)
-    if not dose and bare and changed:
-        drug = c.content[len("Patient's ") : changed.start()]
-        unit = next((u for name, u in (units or {}).items() if name in drug.lower()), "")
-        dose = f"{bare.group(1).replace(',', '.')}{' ' + unit if unit else ''}"
-    if not dose or dose_after(c.content, 0, len(c.content)):
-        return False  # no dose said, or the drug has one
-    if changed and not c.content.endswith(changed.group(0)):
-        # "Patient's metformin dose increased in March 2026" + "It's 1000": to 1000 in March
-        at = changed.end()
-        out.candidates[k] = replace(
-            c, content=f"{c.content[:at]} to {dose}{c.content[at:]}", end=s.end
-        )
-        return True
-    freq = freq_after(r, 0, len(s.text))
-    to = " to" if c.content.endswith((" dose increased", " dose decreased")) else ""
-    said = Named(replace(s, text=c.content), r.session).freqs
-    if said:  # "Patient takes furosemide in the morning": the dose before how often
-        at = said[0][0]
-        content = f"{c.content[:at]}{dose} {c.content[at:]}"
-    else:
-        content = f"{c.content}{to} {dose}{' ' + freq if freq else ''}"
-    out.candidates[k] = replace(c, content=content, end=s.end)
-    return True
 
 
 def _named_in_passing(text: str) -> bool:
@@ -698,101 +584,7 @@ _GENERIC_BEFORE = re.compile(r"\b(?:can|could|may|might|will|would|does|do|to)\s
 _DOSE_AHEAD = re.compile(rf"\s+{_DETERMINER}(?:\s+[a-z]+){{1,2}}?\s+(?:{_DOSE_WORDS})\b")
 
 
-#: a reply that opens by saying the reading just said is wrong ("No, that's 138", "No no, 9.4")
-_CORRECTION = re.compile(r"^\W*(?:no|nope|sorry,? no)\b(?:[\s,.!-]+no\b)?")
-_FIGURE = re.compile(r"\d+(?:\.\d+)?")
-#: a sentence that corrects the speaker's own sentence before with a number said first ("No,
-#: sorry, 11.2", "Sorry, I mean 138", "I mean 7.4", "no wait, it's 15 milligrams", "Actually,
-#: it's 20"; not "Sorry, I have to leave at 3")
-_SELF_CORRECTION = re.compile(
-    r"^\W*(?:(?:no|nope),?\s+)?(?:sorry|i mean|i meant|wait|hang on|actually)\b[,\s]*"
-    r"(?:(?:no|i mean|i meant|it's|it is|that's)[,\s]+)?\d"
-)
-#: a word that takes back what was just said, within a sentence ("It was 38 -- sorry, wrong
-#: column -- 28", "84 kilos, no I mean 84.5", "100 mg, actually no, 50 mg", "the furosemide
-#: 20, no, what am I saying, it's 40")
-_TAKEN_BACK = re.compile(
-    r"\b(?:(?<!i'm )(?<!so )sorry(?! to\b| about\b| for\b| that\b)|i mean|i misread|my mistake|"
-    r"correction|(?:actually|wait),? no|no,? wait|hang on|scratch that|what am i saying|"
-    r"no,? (?:it's|it is|it was|that's|make that))\b"
-)  # not sympathy ("I'm sorry to say", "so sorry about that")
-#: the readings a reply can correct
-_READINGS = frozenset({"vital_sign", "lab_result"})
-#: what the speaker can take back of their own: a reading, or a dose ("Lansoprazole 30... no
-#: wait, it's 15 milligrams")
-_OWN_NUMBERS = _READINGS | {"medication"}
-
-
-def _taken_back(text: str) -> frozenset[str]:
-    """The numbers a sentence says after its last word that takes back a number said before
-    it ("It was 38 -- sorry, I'm looking at the wrong column -- it was 28": {"28"}); none
-    where no number comes before ("Sorry I'm late. Your potassium was 5.1")."""
-    low = text.lower()
-    marks = [m for m in _TAKEN_BACK.finditer(low) if _FIGURE.search(low, 0, m.start())]
-    return frozenset(_FIGURE.findall(low, marks[-1].end())) if marks else frozenset()
-
-
-def _uncorrected(
-    cands: list[Candidate], by_turn: Mapping[int, Sequence[Sentence]]
-) -> list[Candidate]:
-    """The candidates but the readings the other speaker's next turn corrects at once: a turn
-    that opens with "no" and gives a number the reading does not have ("So your home average
-    is 158 over 86." -- "No, that's 138.": the reading said was misread, and the corrected one
-    is read where it is said again); and those the speaker takes back, in the next sentence or
-    in the same one. ``by_turn``: each turn's sentences, turns in order."""
-    # (start, end) of what was said wrong, the numbers said instead, the types they may be of,
-    # and whether the numbers said instead are in the same sentence (its dose is mended there)
-    wrong: list[tuple[int, int, frozenset[str], frozenset[str], bool]] = []
-    for before, after in pairwise(by_turn.values()):
-        reply = after[0]
-        if reply.speaker == before[0].speaker or not _CORRECTION.match(reply.text.lower()):
-            continue
-        said = frozenset(_FIGURE.findall(reply.text))
-        if said:
-            wrong.append((before[0].start, before[-1].end, said, _READINGS, False))
-    # "... one hundred twelve. No, sorry, eleven comma two.": the speaker's own correction of
-    # the sentence before -- in the same turn, or opening their next one ("Sorry, typo! I meant
-    # 100 micrograms daily, not 125.", a message after their own)
-    said_in_order = [x for turn in by_turn.values() for x in turn]
-    for k, y in enumerate(said_in_order):
-        said = frozenset(_FIGURE.findall(y.text))
-        if not said or not _SELF_CORRECTION.match(y.text.lower()):
-            continue
-        for x in reversed(said_in_order[:k]):  # the same speaker's last words with a number
-            if x.label != y.label or x.speaker != y.speaker:
-                break
-            if _FIGURE.search(x.text):
-                wrong.append((x.start, x.end, said, _OWN_NUMBERS, False))
-                break
-    for turn in by_turn.values():
-        for y in turn:  # "It was 38 -- sorry, wrong column -- it was 28"
-            if said := _taken_back(y.text):
-                wrong.append((y.start, y.end, said, _OWN_NUMBERS, True))
-    if not wrong:
-        return cands
-    out = []
-    for c in cands:
-        figures = set(_FIGURE.findall(c.content))
-        hit, here = next(
-            (
-                (said, same)
-                for a, b, said, types, same in wrong
-                if c.memory_type in types and a <= c.start < b and said - figures
-            ),
-            (None, False),
-        )
-        if hit is None:
-            out.append(c)
-        elif here and c.memory_type == "medication" and len(hit) == 1 and len(figures - hit) == 1:
-            # "sertraline 100 mg, actually no, 50 mg": the dose said instead, in its place
-            (old,), (new,) = figures - hit, hit
-            out.append(
-                replace(c, content=re.sub(rf"(?<![\d.]){re.escape(old)}(?![\d.])", new, c.content))
-            )
-    return out
-
-
-class RuleExtractor:
+class RuleExtractor(ReadingRules):
     """Offline, deterministic extraction (see the package docstring for what it understands)."""
 
     method = "rule"
@@ -1798,64 +1590,6 @@ class RuleExtractor:
                     text += f" ({_since(told[0])})"
                     at, dated_by = told[0].at, (told[2], told[3])
                 yield "medication", text, conf - 0.05, at, *span, dated_by
-
-    def _readings(self, s: Sentence, r: Named, st: State) -> Iterator[Item]:
-        conf = 0.9 if s.speaker == "clinician" else 0.8
-        yield from self._qualitative(s, r, conf)
-        found = results(s, r, st)
-        only_date = len(r.dates) == 1 and not re.search(
-            r"\w", s.text[: r.dates[0].start] + s.text[r.dates[0].end :]
-        )
-        asked = st.question is not None and bool(_TESTS.search(st.question[0].low))
-        other_asked = st.question is not None and not asked  # "When did you stop smoking?"
-        if st.test_date_before is not None and st.test_date and st.test_date[1] != s.turn:
-            st.test_date, st.test_date_before = st.test_date_before, None
-        if r.dates and (
-            _TESTS.search(s.low) or (only_date and (asked or (st.test_date and not other_asked)))
-        ):
-            # "I had my kidney bloods done yesterday." / "Your blood tests from the 12th of May" /
-            # "When were the bloods?" -- "14.03.2026.": the date of the results said next, in
-            # this conversation, until another is said -- or, said of the result just named
-            # ("That was actually from the fasting sample on the 28th"), until the turn ends
-            if st.test_date and st.test_date[1] != s.turn and _THAT_ONE.match(s.text):
-                st.test_date_before = st.test_date
-            st.test_date = (r.dates[-1], s.turn, s.start, s.end)
-        carried = st.test_date
-        for x in found:
-            shown = names.quantity(x.value, x.unit)
-            text = f"Patient's {x.analyte.display} was {shown}"
-            created = None
-            dated_by = None
-            if x.date is not None:
-                text += f" {x.date.phrase}"
-                created = x.date.at
-            elif carried is not None and x.analyte.kind == "lab" and st.stay is None:
-                text += f" {carried[0].phrase}"  # the date's own words are its evidence
-                created, dated_by = carried[0].at, (carried[2], carried[3])
-            mtype = x.analyte.memory_type
-            yield mtype, text, conf, created, s.start, s.end, dated_by
-
-    @staticmethod
-    def _qualitative(s: Sentence, r: Named, conf: float) -> Iterator[Item]:
-        """A test read as positive or negative ("Your chlamydia test ... came back positive",
-        "The COVID test was negative"): its result, dated by what is said beside it."""
-        lex = lexicon()
-        for a, b, analyte in r.analytes:
-            if not analyte.qualitative:
-                continue
-            words = _WORDS_AFTER.match(s.low, b)
-            tail = s.low[b : b + 60]
-            before = _FOUND_FOR.search(s.low, max(0, a - 40), a)
-            if before is not None:  # "the urine dip is positive for nitrites"
-                words, tail = before, before.group(1)
-            toks = re.findall(r"[a-z]+", tail)
-            found = lex.qualitative.find(toks, toks)
-            if words is None or not found:
-                continue
-            when = date_for(r, a, b)
-            on = f" {when.phrase}" if when else ""
-            text = f"Patient's {analyte.display} was {found[0].value}{on}"
-            yield "lab_result", text, conf, when.at if when else None, s.start, s.end
 
     def _preference(self, s: Sentence, r: Named, st: State) -> Iterator[Item]:
         low = s.low
