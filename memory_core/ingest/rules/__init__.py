@@ -43,9 +43,10 @@ Its modules, by subject (the words each rule reads are grammar; the clinical voc
 lexicon's): :mod:`.extractor` (:class:`RuleExtractor`, the pass over the dialogue, and the
 rules not yet moved), :mod:`.allergies` (allergies and reactions), :mod:`.changes` (the words
 of a medicine taken or changed), :mod:`.doses` (a dose or a drug said alone), :mod:`.results`
-(results and vital signs, and the numbers taken back), :mod:`.shaping` (a sentence as the rules
-read it), :mod:`.telling` (when what is told happened), :mod:`.whose` (whom a sentence is of),
-:mod:`.answers` (what an answer confirms), :mod:`.base` (what the modules share).
+(results and vital signs, and the numbers taken back), :mod:`.social` (preferences and social
+history), :mod:`.shaping` (a sentence as the rules read it), :mod:`.telling` (when what is told
+happened), :mod:`.whose` (whom a sentence is of), :mod:`.answers` (what an answer confirms),
+:mod:`.base` (what the modules share).
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime
-from functools import cache
 from itertools import pairwise
 
 from ...facts.lexicon import lexicon, tokenize
@@ -59,7 +58,6 @@ from ..statements import (
     as_statement,
     asks_of_family,
     asserted_in,
-    dialogue_words,
     disorders_named,
     family_history,
     proxy_self,
@@ -98,7 +96,7 @@ from .answers import (
     _gerund,
     _yes_alone,
 )
-from .base import Item, _a, _clean, _third_person, _window
+from .base import Item, _clean, _third_person, _window
 from .changes import (
     _DOWN,
     _GAVE,
@@ -130,6 +128,7 @@ from .changes import (
 from .doses import _amend_dose, _drug_alone
 from .results import _NO_JAB, _TESTS, ReadingRules, _uncorrected
 from .shaping import _recap_items, _statement_then_question, _untagged, _untold
+from .social import _HABITS, _PREFER, _WHEN_ASKED, SocialRules
 from .telling import (
     _COMPARED_CLAUSE,
     _SINCE_ALONE,
@@ -218,20 +217,6 @@ _GOVERNED = re.compile(
     r"(?:made|makes|gave|gives|caused|causes|did|does)\b",
     re.I,
 )
-_PREFER = re.compile(
-    r"\b(prefer\w*|rather|better|best|suit\w*|work\w* for me|works? best|like|easier|easiest|"
-    r"want|please|(?:would|will|'d)(?: really)? help)\b"
-)
-_NOW = re.compile(r"\b(now|instead|these days|anymore|any more|from now on|switch)\b")
-_CONTRAST = re.compile(r"\b(rather than|instead of|not|never|no|don't|do not|than)\b")
-_LANG_CUE = re.compile(
-    r"\b(first language|native language|mother tongue|prefer\w*|speak\w*|interpreter)\b"
-)
-#: smoking given up, denied or counted ("smokin": the g dropped, as patients write it)
-_SMOKE = re.compile(
-    r"\b(?:(quit|stopped|gave up) smokin[g']?(?: (?:in|back in) (\d{4}))?|(don't|do not|never|"
-    r"doesn't|does not) smoke|(smokes?|smokin[g']?) (?:about |around )?(\d+|a pack|half a pack))"
-)
 #: a drug named as what another is (not) to be taken with ("not to mix it with sertraline",
 #: "can't take it alongside warfarin", "interacts with the apixaban"): no change of its own
 _PARTNER = re.compile(
@@ -241,71 +226,8 @@ _PARTNER = re.compile(
 )
 #: how far before a drug's name the words that make it a partner are read (characters)
 _PARTNER_REACH = 40
-#: the habit's absence since a day: "not had a cigarette since", "haven't smoked since"
-_SMOKE_FREE_SINCE = re.compile(
-    r"(?:\bnot|n't|\bnever|\bno)\s+(?:had\s+)?(?:a\s+(?:single\s+)?)?"
-    r"(?:cigarettes?|fags?|smoke|smoked|smoking)\s+since\b"
-)
-#: how far after "since" the day it names may begin ("since the 3rd", "since Monday the 5th")
-_SINCE_DATE_REACH = 6
-
-
-def _date_right_after(r: Named, at: int) -> DateSpan | None:
-    """The date said right after ``at`` (its first words within :data:`_SINCE_DATE_REACH`)."""
-    return next((d for d in r.dates if at <= d.start <= at + _SINCE_DATE_REACH), None)
-
-
-_WORK = re.compile(
-    r"\bwork(?:s|ing)? (night shifts?|nights|shifts|from home|full[- ]time|part[- ]time|as an? "
-    r"[a-z]+(?: [a-z]+)?)\b"
-)
-#: what the words before a job say of it: held before ("used to work as", "I was a"), or
-#: not the speaker's own ("my son works as")
-_JOB_BEFORE = re.compile(r"\b(?:used to|previously|before|retired|was|were|my|his|her|their)\W+$")
-
-
-def _job(s: Sentence) -> str | None:
-    """The patient's job now, said by them ("I work as a postman", "I'm a plumber", "I am cook
-    in a hotel") or to them ("you work nights"); not a relative's own ("Daughter: I'm a
-    teacher"), not one held before ("I used to work as a cleaner")."""
-    if s.speaker == "patient" and s.relation:
-        return None  # a relative speaks of their own job; the patient's is said as "he", "she"
-    low = s.low
-    m = _WORK.search(low)
-    if m and s.speaker != "patient" and not re.search(r"\byou(?:.re| are)?\W+$", low[: m.start()]):
-        m = None  # the clinician's own job ("I'm a nurse with the heart team", "I work nights")
-    if m is None and s.speaker == "patient":
-        m = _i_am_job().search(low)
-    if m is None or _JOB_BEFORE.search(low[max(0, m.start() - 30) : m.start()]):
-        return None
-    if m.re is _WORK:
-        return m.group(1)
-    job = next(g for g in m.groups() if g)
-    return f"as {'an' if job[0] in 'aeiou' else 'a'} {job}"
-
-
-@cache
-def _i_am_job() -> re.Pattern[str]:
-    """ "I'm a plumber", "I am cook", "I'm a school nurse at the academy", "I started as a
-    school nurse": a job of dialogue.json's occupations said as what the speaker is, or has
-    started as (a word that says which before it only where a workplace follows, or after
-    "started as": not "I'm a good cook", "a nervous driver")."""
-    jobs = sorted(dialogue_words()["occupations"], key=len, reverse=True)
-    names = "|".join(map(re.escape, jobs))
-    return re.compile(
-        rf"\bi(?:'m|’m| am) (?:now )?(?:an? )?({names})\b"
-        rf"|\bi(?:'m|’m| am) (?:now )?an? ((?:[a-z]+ )?(?:{names})) (?:at|in|for) "
-        rf"|\bi(?: have|'ve)? started (?:work )?as an? ((?:[a-z]+ )?(?:{names}))\b"
-    )
-
-
-_FAMILY = re.compile(
-    r"\bmy (daughter|son|wife|husband|partner|carer|caregiver|neighbou?r|sister|brother) "
-    r"((?:helps|visits|manages|drives|checks|cooks|sorts|stays|comes)\b[^.,;!?]{0,60})"
-)
 #: the most words a stated reason keeps ("because of the cough", "as it upset my stomach")
 MAX_REASON_WORDS = 12
-_PATIENT_SUBJECT = re.compile(r"\b(i|she|he|patient|they)\b(?:\s+\w+){0,2}\s*$")
 
 
 def _governed(text: str) -> list[tuple[int, int]]:
@@ -326,26 +248,6 @@ _UNNAMED_MEDICINE = re.compile(
     r"\b(?:blue|brown|purple|orange|pink|red|white|yellow|green|grey|gray|other)\s+(?:inhalers?|"
     r"puffers?|tablets?|pills?|capsules?|creams?|patch(?:es)?|sprays?|drops|injections?)\b",
     re.I,
-)
-#: giving up a habit, said without naming it ("I stopped in January", "gave up last year")
-_GAVE_UP = re.compile(
-    r"^\W*(?:(?:no|yes|well|actually|oh),?\s+)?(?:i(?:'ve| have)?\s+)?"
-    r"(?:stopped|quit|gave up|given up|packed (?:it )?in|stop(?=\s*[.!;]|\s*$))\b"
-)  # "I stop." alone: said in English as a second language for "I stopped"; "Stopped!" with
-#  no subject: the answer's
-#: what may follow a give-up verb that names no thing given up ("I stopped in January", "gave
-#: up last year", "stopped completely", "quit two years ago"); any other word names it ("I've
-#: given up fizzy drinks")
-_NO_OBJECT = re.compile(
-    r"^\W*(?:$|(?:in|on|at|last|about|around|when|after|before|since|ago|completely|totally|"
-    r"altogether|now|then|already|for|it|that|them|this|and|but|back|over|a|an|the (?:day|"
-    r"week|month|year|start|end)|years?|months?|weeks?|days?|\d+|one|two|three|four|five|six|"
-    r"seven|eight|nine|ten|yesterday|today|recently|ages)\b)"
-)
-#: the habits a question may ask about, and how a statement names them
-_HABITS = (
-    (re.compile(r"\b(smoke|smoking|cigarettes?|cigs?)\b"), "smoking"),
-    (re.compile(r"\b(drink|drinking|alcohol)\b"), "drinking"),
 )
 
 
@@ -423,15 +325,6 @@ def _named_in_passing(text: str) -> bool:
     return bool(drugs) and all(f.role is Role.MENTION for f in drugs)
 
 
-#: what, besides the words of a preference (:data:`_PREFER`), asks for a choice of time
-#: ("Which days can you do?", "Are you available on Tuesdays?") -- not a question that only
-#: names a visit ("How has she been since Monday's visit?")
-_WHEN_ASKED = re.compile(
-    r"\b(?:when can|what time|which days?|what days?|available|availability|convenient|"
-    r"good for you|mornings? or|afternoons? or|any particular)\b"
-)
-
-
 #: a drug's own details (dose, form, frequency) and then its change, said after it with no
 #: subject of its own ("The alendronic acid 70 milligrams, once a week, started on the 25th")
 _DETAIL = (
@@ -497,7 +390,7 @@ _GENERIC_BEFORE = re.compile(r"\b(?:can|could|may|might|will|would|does|do|to)\s
 _DOSE_AHEAD = re.compile(rf"\s+{_DETERMINER}(?:\s+[a-z]+){{1,2}}?\s+(?:{_DOSE_WORDS})\b")
 
 
-class RuleExtractor(AllergyRules, ReadingRules):
+class RuleExtractor(AllergyRules, ReadingRules, SocialRules):
     """Offline, deterministic extraction (see the package docstring for what it understands)."""
 
     method = "rule"
@@ -1323,164 +1216,3 @@ class RuleExtractor(AllergyRules, ReadingRules):
                     text += f" ({_since(told[0])})"
                     at, dated_by = told[0].at, (told[2], told[3])
                 yield "medication", text, conf - 0.05, at, *span, dated_by
-
-    def _preference(self, s: Sentence, r: Named, st: State) -> Iterator[Item]:
-        low = s.low
-        span = (s.start, s.end)
-        answering = s.speaker != "clinician"
-        times = r.slot_values("visit time")
-        triggers = {slot for _a, _b, slot in r.slot_triggers()}
-        if (
-            times
-            and ("visit time" in triggers or (answering and st.appointments))
-            and (_PREFER.search(low) or (answering and st.appointments))
-        ):
-            when = times[0][2]
-            now_word = "now " if _NOW.search(low) else ""
-            yield "preference", f"Patient {now_word}prefers {when} appointments", 0.85, None, *span
-        channels = r.slot_values("contact channel")
-        request = answering and s.question and REQUEST.match(s.text) is not None
-        if channels and (
-            _PREFER.search(low)
-            or re.search(r"\bplease (?:text|e-?mail|call|phone|write)", low)
-            or (answering and st.contact)
-            or request
-        ):
-            refused = [c for c in channels if _CONTRAST.search(low[max(0, c[0] - 14) : c[0]])]
-            allowed = [c for c in channels if c not in refused]
-            # which one, or which use of it, beyond the channel (slots.json's "particular")
-            particular = lexicon().slots["contact channel"].particular
-            unwanted = [low[x:y] for x, y, _v in refused if low[x:y] in particular]
-            if not allowed and unwanted:  # "Please don't leave voicemails"
-                yield "preference", f"Patient prefers no {unwanted[0]}", 0.8, None, *span
-            appt_before = [
-                c for c in allowed if re.search(r"\bappointments?\b", low[max(0, c[0] - 15) : c[0]])
-            ]
-            allowed = [c for c in allowed if c not in appt_before]
-            if allowed:
-                label = {"text": "by text message", "phone": "by phone", "email": "by email",
-                         "letter": "by letter", "portal": "through the patient portal"}  # fmt: skip
-                # "letters in large print", "letters in Arabic": how it is to be written
-                shown = [v for _a, _b, v in r.slot_values("instructions format")]
-                how = [v for v in shown if v == "large print"]
-                how += [v.title() for _a, _b, v in r.slot_values("language")]
-                value = allowed[0][2]
-                # which one ("ring the landline"), and what not ("don't leave voicemails"), as said
-                which = next(
-                    (low[x:y] for x, y, v in allowed if v == value and low[x:y] in particular), ""
-                )
-                detail = ", ".join(([which] if which else []) + [f"not {n}" for n in unwanted[:1]])
-                yield (
-                    "preference",
-                    f"Patient prefers to be contacted {label[value]}"
-                    + "".join(f" in {h}" for h in how[:1])
-                    + (f" ({detail})" if detail else ""),
-                    0.8,
-                    None,
-                    *span,
-                )
-        written = re.search(
-            r"\bwritten instructions\b|\bwrite (?:it|things|them) down\b|\bin writing\b", low
-        )
-        if written and (_PREFER.search(low) or "please" in low or s.question):
-            yield "preference", "Patient prefers written instructions", 0.8, None, *span
-        langs = r.slot_values("language")
-        if langs and _LANG_CUE.search(low):
-            name = langs[0][2].title()
-            if "interpreter" in low:
-                yield "preference", f"Patient needs a {name} interpreter", 0.85, None, *span
-            else:
-                yield "preference", f"Patient prefers to communicate in {name}", 0.85, None, *span
-
-    def _social(self, s: Sentence, r: Named) -> Iterator[Item]:
-        low = s.low
-        span = (s.start, s.end)
-        yield from self._household(s, r)
-        if m := _SMOKE.search(low):
-            if m.group(1):
-                when = None if m.group(2) else date_for(r, m.start(), m.end())
-                year = f" in {m.group(2)}" if m.group(2) else (f" {when.phrase}" if when else "")
-                at = when.at if when else None
-                yield "social", f"Patient quit smoking{year}", 0.85, at, *span
-            elif m.group(3):
-                yield "social", "Patient does not smoke", 0.85, None, *span
-            else:
-                yield (
-                    "social",
-                    f"Patient smokes {m.group(5)} a day"
-                    if m.group(5)[0].isdigit()
-                    else "Patient smokes",
-                    0.75,
-                    None,
-                    *span,
-                )
-        elif (q := _SMOKE_FREE_SINCE.search(low)) and (when := _date_right_after(r, q.end())):
-            # "I've not had a cigarette since the 3rd": quit that day (a day said right after
-            # "since"; "since I came out of hospital" names an event, not a day)
-            on = re.sub(r"^since ", "on ", when.phrase)
-            yield "social", f"Patient quit smoking {on}", 0.8, when.at, *span
-        if job := _job(s):
-            yield "social", f"Patient works {job}", 0.8, None, *span
-        yield from self._family(s)
-
-    @staticmethod
-    def _habit_answer(s: Sentence, r: Named, st: State) -> Iterator[Item]:
-        """An answer that gives up the habit a question asked about ("Do you smoke?" -- "I
-        stopped in January."), or the clinician's turn raised ("Now, smoking. Last time you were
-        on about ten a day."): the habit, said only there, is what was given up."""
-        # asked in a question, or raised by the clinician's turn before ("Now, smoking.")
-        asked = f"{st.question[0].low if st.question else ''} {st.habit_raised}".strip()
-        if s.speaker == "clinician" or not asked or _SMOKE.search(s.low):
-            return
-        quit_ = _GAVE_UP.search(s.low)
-        if quit_ is None or _MED_NEG.search(s.low) or r.drugs:
-            return
-        if not _NO_OBJECT.match(s.low[quit_.end() :]):
-            return  # "I've given up fizzy drinks": what was given up is named, and read as said
-        for topic, habit in _HABITS:
-            if topic.search(asked) and not topic.search(s.low):
-                when = date_for(r, quit_.start(), quit_.end())
-                on = f" {when.phrase}" if when else ""
-                yield (
-                    "social",
-                    f"Patient quit {habit}{on}",
-                    0.8,
-                    when.at if when else None,
-                    s.start,
-                    s.end,
-                )
-                return
-
-    @staticmethod
-    def _family(s: Sentence) -> Iterator[Item]:
-        if s.relation:
-            return  # a relative's "my son" is not the patient's
-        if m := _FAMILY.search(s.low):
-            rest = _third_person(_clean(m.group(2)))
-            yield "social", f"Patient's {m.group(1)} {rest}", 0.75, None, s.start, s.end
-
-    @staticmethod
-    def _household(s: Sentence, r: Named) -> Iterator[Item]:
-        low = s.low
-        for a, b, slot in r.slot_triggers():
-            if slot != "household" or not re.match(r"(li?ve|lives|living|lived)\b", low[a:b]):
-                continue
-            if not _PATIENT_SUBJECT.search(low[max(0, a - 30) : a]):
-                continue
-            rest = low[b : b + 80]
-            rest = re.split(r"[.;!?]|,\s*(?:but|and|so)\b|\b(?:now|since|but|though)\b", rest)[0]
-            values = [v for x, _y, v in r.slot_values("household") if a <= x < b + len(rest)]
-            if "alone" in values:
-                yield "social", "Patient lives alone", 0.85, None, s.start, s.end
-            elif values and "with" in low[a:b]:
-                who = rest.strip()
-                if s.relation:  # a relative's "me" is the relative
-                    who = re.sub(r"\bme\b", f"their {s.relation}", who)
-                    who = re.sub(r"\bmy\b", f"their {s.relation}'s", who)
-                who = _third_person(who)
-                if not who.startswith(("their", "a ", "the ")):
-                    who = f"their {who}"
-                yield "social", f"Patient lives with {who.strip(' ,')}", 0.85, None, s.start, s.end
-            elif values:
-                yield "social", f"Patient lives in {_a(values[0])}", 0.8, None, s.start, s.end
-            return
