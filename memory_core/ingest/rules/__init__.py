@@ -40,13 +40,14 @@ from the clinical lexicon. Time: every rule reads a bounded window of one senten
 extraction is linear in the transcript's length.
 
 Its modules, by subject (the words each rule reads are grammar; the clinical vocabulary is the
-lexicon's): :mod:`.extractor` (:class:`RuleExtractor`, the pass over the dialogue, and the
-rules not yet moved), :mod:`.allergies` (allergies and reactions), :mod:`.medicines`
-(medications), :mod:`.changes` (the words of a medicine taken or changed), :mod:`.doses` (a
-dose or a drug said alone), :mod:`.results` (results and vital signs, and the numbers taken
-back), :mod:`.social` (preferences and social history), :mod:`.shaping` (a sentence as the
-rules read it), :mod:`.telling` (when what is told happened), :mod:`.whose` (whom a sentence is
-of), :mod:`.answers` (what an answer confirms), :mod:`.base` (what the modules share).
+lexicon's): :mod:`.extractor` (:class:`RuleExtractor`, the pass over the dialogue),
+:mod:`.topics` (what the talk is about, and the drugs said without a name), :mod:`.allergies`
+(allergies and reactions), :mod:`.medicines` (medications), :mod:`.changes` (the words of a
+medicine taken or changed), :mod:`.doses` (a dose or a drug said alone), :mod:`.results`
+(results and vital signs, and the numbers taken back), :mod:`.social` (preferences and social
+history), :mod:`.shaping` (a sentence as the rules read it), :mod:`.telling` (when what is told
+happened), :mod:`.whose` (whom a sentence is of), :mod:`.answers` (what an answer confirms),
+:mod:`.base` (what the modules share).
 """
 
 from __future__ import annotations
@@ -54,9 +55,9 @@ from __future__ import annotations
 from ..dialogue import Sentence, sentences
 from .base import Item as Item
 from .extractor import RuleExtractor
-from .extractor import _governed as _governed
 from .medicines import MAX_REASON_WORDS as MAX_REASON_WORDS
 from .telling import TOLD_TURNS as TOLD_TURNS
 from .telling import Story as Story
+from .topics import _governed as _governed
 
 __all__ = ["RuleExtractor", "Sentence", "sentences"]
