@@ -381,3 +381,25 @@ def test_a_fact_said_with_a_proviso_in_a_conversation_is_still_proposed() -> Non
     assert _of(got, "medication", "paracetamol"), got
     assert _of(got, "medication", "metformin"), got
     assert _of(got, "medication", "amlodipine"), got
+
+
+def test_a_number_taken_back_with_words_before_the_new_one_is_not_proposed() -> None:
+    """ "The bisoprolol 10... no, sorry, that was the old dose. It's 5 now.", "She was 61.2...
+    sorry, no, I read the wrong line... 62.1 kilos.": a double word of taking back ("no,
+    sorry", "sorry, no", "no, wait") with no number after it takes back the speaker's last
+    number, and the number said next in the turn is said instead -- the dose in its place."""
+    got = _got(
+        [
+            "Nurse: Which heart tablet are you on?",
+            "Patient: The bisoprolol 10... no, sorry, that was the old dose from last year. "
+            "It's 5 now, in the morning.",
+            "Nurse: And her weight this week?",
+            "Carer: She was 61.2... sorry, no, I read the wrong line... 62.1 kilos.",
+        ]
+    )
+    biso = _of(got, "medication", "bisoprolol")
+    assert biso and all("10" not in c for c in biso), got
+    assert any("5" in c for c in biso), got
+    weights = _of(got, "vital_sign", "weight")
+    assert weights and all("61.2" not in c for c in weights), got
+    assert any("62.1" in c for c in weights), got

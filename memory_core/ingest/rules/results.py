@@ -47,6 +47,12 @@ _SELF_CORRECTION = re.compile(
     r"^\W*(?:(?:no|nope),?\s+)?(?:sorry|i mean|i meant|wait|hang on|actually)\b[,\s]*"
     r"(?:(?:no|i mean|i meant|it's|it is|that's)[,\s]+)?\d"
 )
+#: two words of taking back at a sentence's opening ("no, sorry, that's what I was on in
+#: hospital", "sorry, no, I've got that the wrong way round ... 55.1"): the speaker's last
+#: number is taken back, whatever words come before the one said instead
+_RETRACT = re.compile(
+    r"^\W*(?:no,?\s+sorry|sorry,?\s+no|no,?\s+wait|wait,?\s+no|actually,?\s+no)\b"
+)
 #: a word that takes back what was just said, within a sentence ("It was 38 -- sorry, wrong
 #: column -- 28", "84 kilos, no I mean 84.5", "100 mg, actually no, 50 mg", "the furosemide
 #: 20, no, what am I saying, it's 40")
@@ -69,6 +75,16 @@ def _taken_back(text: str) -> frozenset[str]:
     low = text.lower()
     marks = [m for m in _TAKEN_BACK.finditer(low) if _FIGURE.search(low, 0, m.start())]
     return frozenset(_FIGURE.findall(low, marks[-1].end())) if marks else frozenset()
+
+
+def _said_next(said: Sequence[Sentence], k: int) -> frozenset[str]:
+    """The numbers of the sentence after ``said[k]`` where the same speaker says it in the
+    same turn: what a speaker who took a number back without a new one says instead."""
+    if k + 1 < len(said):
+        y, z = said[k], said[k + 1]
+        if z.label == y.label and z.speaker == y.speaker and z.turn == y.turn:
+            return frozenset(_FIGURE.findall(z.text))
+    return frozenset()
 
 
 def _uncorrected(
@@ -95,13 +111,16 @@ def _uncorrected(
     said_in_order = [x for turn in by_turn.values() for x in turn]
     for k, y in enumerate(said_in_order):
         said = frozenset(_FIGURE.findall(y.text))
-        if not said or not _SELF_CORRECTION.match(y.text.lower()):
+        retracted = bool(_RETRACT.match(y.text.lower()))
+        if retracted and not said:  # "no, sorry, that's the old dose. It's 5 now."
+            said = _said_next(said_in_order, k)
+        if not said or not (retracted or _SELF_CORRECTION.match(y.text.lower())):
             continue
         for x in reversed(said_in_order[:k]):  # the same speaker's last words with a number
             if x.label != y.label or x.speaker != y.speaker:
                 break
             if _FIGURE.search(x.text):
-                wrong.append((x.start, x.end, said, _OWN_NUMBERS, False))
+                wrong.append((x.start, x.end, said, _OWN_NUMBERS, retracted))
                 break
     for turn in by_turn.values():
         for y in turn:  # "It was 38 -- sorry, wrong column -- it was 28"
