@@ -871,3 +871,20 @@ def test_the_day_a_plan_is_for_is_the_next_such_day() -> None:
         "The group course is on Thursday evenings.",
     ):
         assert day_planned(text, session) is None, text
+
+
+def test_a_date_a_letter_gives_dates_the_medicine_just_named() -> None:
+    """ "Ramipril 2.5 milligrams once a day. The discharge letter says that was started on the
+    4th.": where the letter or the notes say the date, the sentence still says only when --
+    the medicine just named is dated by it (it had been dated the session)."""
+    t = (
+        "Date: 2026-05-12\nPharmacist: Can we go through the new ones?\n"
+        "Wife: Ramipril 2.5 milligrams once a day. The discharge letter says that was started "
+        "on the 4th.\n"
+        "Pharmacist: And the other one?\n"
+        "Wife: Bisoprolol 1.25 milligrams in the morning. The notes said started on the 6th of "
+        "May."
+    )
+    dated = {c.split()[2]: d for m, c, d in got(t, datetime(2026, 5, 12, 18, tzinfo=UTC))}
+    assert dated.get("ramipril") == "2026-05-04", dated
+    assert dated.get("bisoprolol") == "2026-05-06", dated

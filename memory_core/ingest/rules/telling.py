@@ -71,6 +71,9 @@ _DATE_FILLERS = frozenset({
     "back", "maybe", "sometime", "so", "um", "er", "erm", "well", "oh", "and", "from", "this",
     "they", "started", "stopped", "began", "happened", "changed", "finished", "ended", "did",
     "were", "start", "end", "beginning", "middle", "too", "also", "then",
+    # where it is written, which says no more than when ("The letter says that was started on
+    # the 10th.")
+    "letter", "discharge", "notes", "says", "said",
 })  # fmt: skip
 
 
