@@ -888,3 +888,18 @@ def test_a_date_a_letter_gives_dates_the_medicine_just_named() -> None:
     dated = {c.split()[2]: d for m, c, d in got(t, datetime(2026, 5, 12, 18, tzinfo=UTC))}
     assert dated.get("ramipril") == "2026-05-04", dated
     assert dated.get("bisoprolol") == "2026-05-06", dated
+
+
+def test_a_change_of_one_medicine_to_another_is_a_switch() -> None:
+    """ "I'm changing your ramipril to losartan 50 mg", "I want to switch his amlodipine over
+    to lercanidipine 10 mg": a medicine changed to another names the one given up first, the
+    one in its place after "to" (neither had been proposed)."""
+    t = (
+        "Date: 2026-05-12\nDoctor: The cough fits with the ramipril. I'm changing your ramipril "
+        "to losartan 50 mg once a day.\n"
+        "Patient: Fine.\n"
+        "Doctor: And the ankles: I want to switch his amlodipine over to lercanidipine 10 mg."
+    )
+    said = [c.lower() for _m, c, _d in got(t, datetime(2026, 5, 12, 18, tzinfo=UTC))]
+    assert any("ramipril" in c and "losartan" in c for c in said), said
+    assert any("amlodipine" in c and "lercanidipine" in c for c in said), said

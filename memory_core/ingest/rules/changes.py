@@ -83,6 +83,9 @@ _START = re.compile(
 _SWITCH = re.compile(
     r"\b(switch\w*|chang\w+|mov\w+)\b[^.]*?\bfrom\b"
     r"|\bstop\w*\b[^.]*?\band (?:switch|change|move)\w* (?:you |him |her |them )?(?:over )?to\b"
+    # "I'm changing your ramipril to losartan", "switch his amlodipine over to lercanidipine"
+    r"|\b(?:switch\w*|chang\w+|swap\w*) (?:(?:you|him|her|them|me) )?(?:your|his|her|my|their|the)"
+    r" [a-z][\w/-]*(?: [a-z][\w/-]*)? (?:over |across )?(?:on)?to\b"
 )
 #: a switch that names only the drug switched to ("we switched you to Symbicort", "change him
 #: over to apixaban"): the words before the drug in its clause
