@@ -403,3 +403,21 @@ def test_a_number_taken_back_with_words_before_the_new_one_is_not_proposed() -> 
     weights = _of(got, "vital_sign", "weight")
     assert weights and all("61.2" not in c for c in weights), got
     assert any("62.1" in c for c in weights), got
+
+
+def test_a_mood_a_carer_or_the_patient_tells_is_an_observation() -> None:
+    """ "She gets tearful in the evenings" (a carer of the patient), "I get weepy", "the
+    cravings are easing": words of mood and craving are findings to note (none had been
+    proposed)."""
+    got = _got(
+        [
+            "Doctor: How is her mood?",
+            "Carer: She gets tearful in the evenings, asking for her late husband.",
+            "Patient: And I get a bit weepy at night myself.",
+            "Doctor: And the drink?",
+            "Patient: The cravings are easing off, mostly just after tea now.",
+        ]
+    )
+    assert _of(got, "observation", "tearful"), got
+    assert _of(got, "observation", "weepy"), got
+    assert _of(got, "observation", "craving"), got
