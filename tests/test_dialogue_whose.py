@@ -421,3 +421,12 @@ def test_a_mood_a_carer_or_the_patient_tells_is_an_observation() -> None:
     assert _of(got, "observation", "tearful"), got
     assert _of(got, "observation", "weepy"), got
     assert _of(got, "observation", "craving"), got
+
+
+def test_a_preference_the_clinician_sets_on_the_record_is_a_preference() -> None:
+    """ "I'll set your record so letters come in large print": the clinician recording how the
+    patient wants letters is the patient's preference, not a plan of care (it had been)."""
+    got = _got(["Patient: I can't read the small letters.",
+                "Doctor: I'll set your record so letters come in large print."])  # fmt: skip
+    assert _of(got, "preference", "large print"), got
+    assert not _of(got, "care_plan", "large print"), got
