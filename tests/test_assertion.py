@@ -1599,3 +1599,14 @@ def test_a_dose_given_with_a_past_when_or_a_provider_is_still_the_change(
     """A "when" with a past verb after it dates the change ("when her sugar went down"), and
     "provided by" names who supplies it: the change is made, at once."""
     assert _pair(engine, older, newer, "medication") == ("auto", rule)
+
+
+def test_an_amount_over_a_span_of_days_is_a_rate_of_change_not_a_reading(
+    engine: mc.MemoryEngine,
+) -> None:
+    """ "2 kg in three days: ring the nurse" (a heart-failure rescue plan's threshold) is how
+    fast a weight changes, no weight: the body weight of 82 kg is not sent to a reviewer as
+    replaced by 2 kg (it had been)."""
+    newer = "2 kg in three days: ring the nurse."
+    assert _pair(engine, "Weight 82 kg", newer, "vital_sign") == ("none", "")
+    assert "value=" not in read("Weight 2 kg over a week.", "vital_sign").facts[0].value

@@ -577,8 +577,22 @@ _CLOSED = re.compile(r"\s*\)")
 
 
 def _change_amount(t: Text, i: int) -> bool:
-    """A number said as the amount a result changed by, or the value it changed from."""
-    return bool(CHANGE_BEFORE.search(t.text[max(0, t.starts[i] - 12) : t.starts[i]]))
+    """A number said as the amount a result changed by, or the value it changed from, or as a
+    rate of change ("2 kg in three days", "3 kg over a week")."""
+    if CHANGE_BEFORE.search(t.text[max(0, t.starts[i] - 12) : t.starts[i]]):
+        return True
+    end = t.ends[i]
+    found = units.unit_after(lexicon(), t.text, end)
+    return bool(found) and bool(_RATE_AFTER.match(t.text, found[1] if found else end))
+
+
+#: A span of time after a number and its unit that makes it a rate of change ("2 kg in three
+#: days", "3 kg over a week"), not a reading.
+_RATE_AFTER = re.compile(
+    r"\s*(?:in|over|within)\s+(?:\d+|a|an|one|two|three|four|five|six|seven|a couple of|a few)"
+    r"\s+(?:days?|weeks?|hours?|months?)\b",
+    re.IGNORECASE,
+)
 
 
 _RANGE_LINK = re.compile(r"^\s*(?:[-–—]|to)\s*$")
