@@ -903,3 +903,11 @@ def test_a_change_of_one_medicine_to_another_is_a_switch() -> None:
     said = [c.lower() for _m, c, _d in got(t, datetime(2026, 5, 12, 18, tzinfo=UTC))]
     assert any("ramipril" in c and "losartan" in c for c in said), said
     assert any("amlodipine" in c and "lercanidipine" in c for c in said), said
+
+
+def test_an_amount_over_days_is_no_weight() -> None:
+    """ "A gain of two kilos in three days means fluid": how fast a weight changes, no weight
+    reading (it had been proposed as a body weight of 2 kg)."""
+    t = "Date: 2026-06-16\nNurse: A gain of two kilos in three days means fluid."
+    said = [(m, c) for m, c, _d in got(t, datetime(2026, 6, 16, 18, tzinfo=UTC))]
+    assert not [c for m, c in said if m == "vital_sign"], said

@@ -583,12 +583,12 @@ def _change_amount(t: Text, i: int) -> bool:
         return True
     end = t.ends[i]
     found = units.unit_after(lexicon(), t.text, end)
-    return bool(found) and bool(_RATE_AFTER.match(t.text, found[1] if found else end))
+    return bool(found) and bool(RATE_AFTER.match(t.text, found[1] if found else end))
 
 
 #: A span of time after a number and its unit that makes it a rate of change ("2 kg in three
 #: days", "3 kg over a week"), not a reading.
-_RATE_AFTER = re.compile(
+RATE_AFTER = re.compile(
     r"\s*(?:in|over|within)\s+(?:\d+|a|an|one|two|three|four|five|six|seven|a couple of|a few)"
     r"\s+(?:days?|weeks?|hours?|months?)\b",
     re.IGNORECASE,

@@ -18,7 +18,14 @@ from functools import cache, cached_property
 from .. import drugs
 from ..facts.lexicon import Analyte, PhraseMatcher, lexicon, tokenize
 from ..facts.spoken import values_said_alone
-from ..facts.values import BOUND_BEFORE, CHANGE_BEFORE, GUESS_BEFORE, HOW_LONG, QUALIFIERS
+from ..facts.values import (
+    BOUND_BEFORE,
+    CHANGE_BEFORE,
+    GUESS_BEFORE,
+    HOW_LONG,
+    QUALIFIERS,
+    RATE_AFTER,
+)
 from . import names
 from .dates import DateSpan, dates_in
 from .dialogue import Sentence, State
@@ -425,6 +432,15 @@ def _of_topic(s: Sentence, st: State) -> list[tuple[int, int, Analyte]]:
     return [(pos, pos, topic)]
 
 
+def _rate(text: str, end: int) -> bool:
+    """The number ending at ``end`` is said with its unit and a span of time: a rate of change
+    ("2 kg in three days"; the facts reader's words)."""
+    from ..facts import units as facts_units
+
+    found = facts_units.unit_after(lexicon(), text, end)
+    return found is not None and bool(RATE_AFTER.match(text, found[1]))
+
+
 def _by_unit(text: str) -> list[tuple[int, int, Analyte]]:
     """The test a value's unit names by itself, where no test is named ("That's 104.2
     kilograms": a weight; labs.json's ``named_by``) -- not an amount of change ("lost 5 kg")."""
@@ -437,6 +453,8 @@ def _by_unit(text: str) -> list[tuple[int, int, Analyte]]:
         found = facts_units.unit_after(lex, text, m.end())
         if found is None or _changed_by(text[max(0, m.start() - 16) : m.start()]):
             continue
+        if _rate(text, m.end()):
+            continue  # "2 kg in three days": how fast it changes, no reading
         a = facts_units.tests_named_by_unit(lex).get(facts_units.key(found[0].code))
         if a is not None:
             return [(m.start(), m.start(), a)]
