@@ -430,3 +430,19 @@ def test_a_preference_the_clinician_sets_on_the_record_is_a_preference() -> None
                 "Doctor: I'll set your record so letters come in large print."])  # fmt: skip
     assert _of(got, "preference", "large print"), got
     assert not _of(got, "care_plan", "large print"), got
+
+
+def test_a_medicine_a_clinician_only_tells_of_is_not_started() -> None:
+    """ "There's a tablet called mirtazapine we sometimes use for sleep", "There is a medicine
+    called pregabalin that can help": an option described, no medicine of the patient's (the
+    first had been proposed as one); "I'm on a tablet called amlodipine" is still theirs."""
+    got = _got(
+        [
+            "Doctor: There's a tablet called mirtazapine we sometimes use for sleep, but I'd "
+            "rather not add anything yet.",
+            "Doctor: There is a medicine called pregabalin that can help nerve pain.",
+            "Patient: I'm on a tablet called amlodipine, 5 mg.",
+        ]
+    )
+    assert not [c for _m, c in got if "mirtazapine" in c or "pregabalin" in c], got
+    assert _of(got, "medication", "amlodipine"), got
