@@ -446,3 +446,20 @@ def test_a_medicine_a_clinician_only_tells_of_is_not_started() -> None:
     )
     assert not [c for _m, c in got if "mirtazapine" in c or "pregabalin" in c], got
     assert _of(got, "medication", "amlodipine"), got
+
+
+def test_a_state_wished_for_is_no_preference() -> None:
+    """ "I wish it was 224", "I wish I was still 70 kilos": a state wished otherwise, not how
+    the patient wants their care (the first had been proposed as a preference); "I wish you'd
+    text me instead of calling" still is one."""
+    got = _got(
+        [
+            "Doctor: What do you weigh now?",
+            "Patient: 244 this morning. I wish it was 224.",
+            "Patient: I wish I was still 70 kilos.",
+            "Patient: And I wish you'd text me instead of calling.",
+        ]
+    )
+    prefs = [c for m, c in got if m == "preference"]
+    assert not [c for c in prefs if "224" in c or "70" in c], got
+    assert [c for c in prefs if "text" in c], got
