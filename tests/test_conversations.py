@@ -361,6 +361,19 @@ def test_the_twenty_third_authors_ten_hold_their_first_run() -> None:
     assert s["superseded"] >= 17, s
 
 
+def test_the_twenty_fourth_authors_ten_hold_their_first_run() -> None:
+    """Set x (ten transcripts by a twenty-fourth author, a check of the whole written in the
+    twenty-fourth session, frozen at d90c063 and measured once at its end on the reader of
+    196d081, hashing and MiniLM alike): its test half's first run, 60 / 108 facts, 9 wrong
+    dates, 0 forbidden, 17 / 19 superseded (dev 37 / 71, 10, 4, 10 / 10); the same test half on
+    the session's starting reader d2a28f6. The targets are not met: a later change may only do
+    better."""
+    s = conv.summary(conv.run_all(conv.load(["x"], "test"), "hashing"))
+    assert s["transcripts"] == 6 and s["facts"] == 108 and s["links"] == 19
+    assert s["found"] >= 60 and s["forbidden"] <= 0 and s["wrong_dates"] <= 9, s
+    assert s["superseded"] >= 17, s
+
+
 def test_the_projects_own_twenty_stay_read() -> None:
     s = conv.summary(conv.run_all(conv.load(["dialogue"]), "hashing"))
     assert s["found"] >= 99 and s["forbidden"] == 0 and s["wrong_dates"] == 0, s
