@@ -463,3 +463,11 @@ def test_a_state_wished_for_is_no_preference() -> None:
     prefs = [c for m, c in got if m == "preference"]
     assert not [c for c in prefs if "224" in c or "70" in c], got
     assert [c for c in prefs if "text" in c], got
+
+
+def test_what_a_clinician_calls_a_finding_is_no_question() -> None:
+    """ "That's what we call sleep apnoea": "what" there names the finding, it asks nothing
+    (the assertion step had read the sentence as a question and proposed nothing)."""
+    got = _got(["Patient: I stop breathing in my sleep, my wife says.",
+                "Doctor: That's what we call sleep apnoea."])  # fmt: skip
+    assert [c for m, c in got if m == "condition" and "apnoea" in c], got
