@@ -911,3 +911,18 @@ def test_an_amount_over_days_is_no_weight() -> None:
     t = "Date: 2026-06-16\nNurse: A gain of two kilos in three days means fluid."
     said = [(m, c) for m, c, _d in got(t, datetime(2026, 6, 16, 18, tzinfo=UTC))]
     assert not [c for m, c in said if m == "vital_sign"], said
+
+
+def test_that_day_is_the_day_just_named() -> None:
+    """ "You were seen in A&E on the 2nd of March." -- "Yes." -- "They checked your kidneys
+    that day. The eGFR was 51.": the results are that day's (they had been dated the session);
+    "the day after" or "that day I started" would be another day, and say none."""
+    t = (
+        "Date: 2026-03-20\nNurse: I see you were seen in A&E on the 2nd of March.\n"
+        "Patient: Yes, with the chest.\n"
+        "Nurse: And they checked your kidneys that day. The eGFR was 51."
+    )
+    dated = {
+        c: d for m, c, d in got(t, datetime(2026, 3, 20, 18, tzinfo=UTC)) if "egfr" in c.lower()
+    }
+    assert list(dated.values()) == ["2026-03-02"], dated

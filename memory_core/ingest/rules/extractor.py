@@ -69,6 +69,8 @@ from .telling import (
     _SINCE_ALONE,
     _SINCE_NEXT,
     _SINCE_THEN,
+    _THAT_DAY,
+    _THAT_DAY_TURNS,
     TOLD_TURNS,
     Story,
     _at,
@@ -227,6 +229,7 @@ class RuleExtractor(TopicRules, AllergyRules, MedicationRules, ReadingRules, Soc
         tale: Story | None = None  # the story being told, and its date
         last_tale: Story | None = None  # the last story told, for an answer about it
         dated: Story | None = None  # the last date said in the turn, and where
+        last_day: Story | None = None  # the last date said, whatever the turn
         since_said: Story | None = None  # a sentence that is only a "since" and its date
         after_date: Story | None = None  # the sentence before was only a date
         took_turn = -1  # the turn whose last reading was of a medicine taken
@@ -284,6 +287,11 @@ class RuleExtractor(TopicRules, AllergyRules, MedicationRules, ReadingRules, Soc
                 of_care = bool(qr.drugs or qr.findings or qr.analytes)
                 if of_care and last_tale[1] + 1 == q.turn == s.turn - 1 and not r.dates:
                     tale = (last_tale[0], s.turn, last_tale[2], last_tale[3])
+            near = last_day is not None and s.turn - last_day[1] <= _THAT_DAY_TURNS
+            if last_day is not None and near and not r.dates and _THAT_DAY.search(s.text):
+                # "On the 14th of April." -- "They also did bloods that day. Your potassium
+                # was 4.9": a story told under the day just named
+                tale = (last_day[0], s.turn, last_day[2], last_day[3])
             tale, story = _story(tale, s, r, asked_past or alone is not None)
             last_tale = tale or last_tale
             if story is None and st.stay is not None:
@@ -301,6 +309,7 @@ class RuleExtractor(TopicRules, AllergyRules, MedicationRules, ReadingRules, Soc
             since_said = None
             if r.dates:
                 dated = (r.dates[-1], s.turn, s.start, s.end)
+                last_day = dated
                 if _SINCE_ALONE.match(s.text):
                     since_said = dated
             new_turn = prev is None or s.turn != prev.turn

@@ -36,6 +36,17 @@ _SINCE_ALONE = re.compile(r"\W*(?:and\s+|ever\s+)?since\b[^.!?;]{0,60}[.!?;]?\s*
 _SINCE_THEN = re.compile(
     r"\b(?:since|from|ever since) (?:then|that (?:day|time|date|point))\b", re.I
 )
+#: a day said as the one just named ("They also did bloods that day."), not one reckoned from
+#: it ("that day after") nor an event's ("that day I started the tablet"); "the same day" is
+#: more often an instruction's ("ring us the same day")
+_THAT_DAY = re.compile(
+    r"\b(?:that (?:day|date))\b"
+    r"(?!\s+(?:after|before|as|when|that|i|you|he|she|we|they)\b)",
+    re.I,
+)
+#: how many turns back the day "that day" names may have been said (a question and its answer
+#: may come between)
+_THAT_DAY_TURNS = 3
 #: a told story's date: the date, the turn, and where the sentence that says it is
 Story = tuple[DateSpan, int, int, int]
 
