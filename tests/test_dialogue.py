@@ -926,3 +926,14 @@ def test_that_day_is_the_day_just_named() -> None:
         c: d for m, c, d in got(t, datetime(2026, 3, 20, 18, tzinfo=UTC)) if "egfr" in c.lower()
     }
     assert list(dated.values()) == ["2026-03-02"], dated
+
+
+def test_a_dated_change_said_after_the_dose_dates_the_dose() -> None:
+    """ "I'm on the citalopram 20 now. The GP upped it on the 3rd of February.": the dose said
+    first is the dose since that day (it had been dated the session)."""
+    t = (
+        "Date: 2026-03-20\nDoctor: Which antidepressant are you on?\n"
+        "Patient: I'm on the citalopram 20 now. The GP upped it on the 3rd of February."
+    )
+    dated = {c: d for m, c, d in got(t, datetime(2026, 3, 20, 18, tzinfo=UTC)) if "20" in c}
+    assert dated and set(dated.values()) == {"2026-02-03"}, dated

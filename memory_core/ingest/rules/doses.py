@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import replace
+from datetime import datetime
 
 from ..dialogue import Sentence
 from ..proposals import Extraction
@@ -108,3 +109,31 @@ def _amend_dose(
         content = f"{c.content}{to} {dose}{' ' + freq if freq else ''}"
     out.candidates[k] = replace(c, content=content, end=s.end)
     return True
+
+
+#: a change of a drug's dose said without the dose ("Patient's sertraline dose increased")
+_DOSE_CHANGED = re.compile(r"^Patient's (.+?) dose (?:increased|decreased)$")
+
+
+def _date_the_dose(
+    out: Extraction,
+    transcript: str,
+    undated: list[int],
+    k: int,
+    content: str,
+    said: tuple[int, int],
+    created: datetime,
+    dated_by: tuple[int, int] | None,
+) -> None:
+    """A dated change of a drug's dose said without the dose ("The doctor upped it, since the
+    1st of June"), right after the same speaker's undated dose of that drug in the same turn
+    ("I'm on the sertraline 100."), dates that dose: it is the dose since the change."""
+    changed = _DOSE_CHANGED.match(content)
+    if changed is None or k not in undated:
+        return
+    c = out.candidates[k]
+    between = transcript[c.end : said[0]]
+    if c.memory_type != "medication" or "\n" in between or changed.group(1) not in c.content:
+        return
+    out.candidates[k] = replace(c, created_at=created, dated_by=dated_by or said)
+    undated.remove(k)

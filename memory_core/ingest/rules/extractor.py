@@ -59,7 +59,7 @@ from .answers import (
     _yes_alone,
 )
 from .base import Item
-from .doses import _amend_dose, _drug_alone
+from .doses import _amend_dose, _date_the_dose, _drug_alone
 from .medicines import MedicationRules
 from .results import _NO_JAB, _TESTS, ReadingRules, _uncorrected
 from .shaping import _recap_items, _statement_then_question, _untagged, _untold
@@ -144,6 +144,10 @@ class RuleExtractor(TopicRules, AllergyRules, MedicationRules, ReadingRules, Soc
                 if created is None:
                     created = default_at  # a message's fact: its send date, if not the session's
                 added.add(mtype)
+                if mtype == "medication" and created is not None and last_med:
+                    k = last_med[0][0]
+                    said_at = (start, end)
+                    _date_the_dose(out, transcript, undated, k, content, said_at, created, dated_by)
                 if mtype == "medication":
                     last_med[:] = [(len(out.candidates), speaker)]
                 out.candidates.append(
