@@ -581,14 +581,18 @@ def _change_amount(t: Text, i: int) -> bool:
     rate of change ("2 kg in three days", "3 kg over a week")."""
     if CHANGE_BEFORE.search(t.text[max(0, t.starts[i] - 12) : t.starts[i]]):
         return True
-    end = t.ends[i]
-    found = units.unit_after(lexicon(), t.text, end)
-    return bool(found) and bool(RATE_AFTER.match(t.text, found[1] if found else end))
+    return rate_after(t.text, t.ends[i])
 
 
-#: A span of time after a number and its unit that makes it a rate of change ("2 kg in three
-#: days", "3 kg over a week"), not a reading.
-RATE_AFTER = re.compile(
+def rate_after(text: str, end: int) -> bool:
+    """Whether the number ending at ``end`` of ``text`` is said with its unit and a span of
+    time: a rate of change ("2 kg in three days", "3 kg over a week"), not a reading."""
+    found = units.unit_after(lexicon(), text, end)
+    return found is not None and bool(_RATE_AFTER.match(text, found[1]))
+
+
+#: A span of time after a number and its unit that makes it a rate of change.
+_RATE_AFTER = re.compile(
     r"\s*(?:in|over|within)\s+(?:\d+|a|an|one|two|three|four|five|six|seven|a couple of|a few)"
     r"\s+(?:days?|weeks?|hours?|months?)\b",
     re.IGNORECASE,

@@ -24,7 +24,7 @@ from ..facts.values import (
     GUESS_BEFORE,
     HOW_LONG,
     QUALIFIERS,
-    RATE_AFTER,
+    rate_after,
 )
 from . import names
 from .dates import DateSpan, dates_in
@@ -432,15 +432,6 @@ def _of_topic(s: Sentence, st: State) -> list[tuple[int, int, Analyte]]:
     return [(pos, pos, topic)]
 
 
-def _rate(text: str, end: int) -> bool:
-    """The number ending at ``end`` is said with its unit and a span of time: a rate of change
-    ("2 kg in three days"; the facts reader's words)."""
-    from ..facts import units as facts_units
-
-    found = facts_units.unit_after(lexicon(), text, end)
-    return found is not None and bool(RATE_AFTER.match(text, found[1]))
-
-
 def _by_unit(text: str) -> list[tuple[int, int, Analyte]]:
     """The test a value's unit names by itself, where no test is named ("That's 104.2
     kilograms": a weight; labs.json's ``named_by``) -- not an amount of change ("lost 5 kg")."""
@@ -453,7 +444,7 @@ def _by_unit(text: str) -> list[tuple[int, int, Analyte]]:
         found = facts_units.unit_after(lex, text, m.end())
         if found is None or _changed_by(text[max(0, m.start() - 16) : m.start()]):
             continue
-        if _rate(text, m.end()):
+        if rate_after(text, m.end()):
             continue  # "2 kg in three days": how fast it changes, no reading
         a = facts_units.tests_named_by_unit(lex).get(facts_units.key(found[0].code))
         if a is not None:
