@@ -1570,6 +1570,7 @@ def test_a_dose_said_with_a_condition_after_it_is_what_to_do_then(
         ("Insulin glargine 20 units at night", "Glargine 16 units on nights after a long run."),
         ("Ramipril 5 mg daily", "Ramipril: 2.5 mg in hot weather."),
         ("Furosemide 40 mg once daily", "During a heatwave the furosemide is 20 mg."),
+        ("Levothyroxine 100 micrograms daily", "Levothyroxine 125 micrograms in pregnancy."),
     ],
 )  # fmt: skip
 def test_a_dose_said_with_a_proviso_is_not_made_at_once(
@@ -1578,8 +1579,8 @@ def test_a_dose_said_with_a_proviso_is_not_made_at_once(
     """ "Subject to", "provided", "as long as", "assuming", "depending on", "on condition
     that", "on days with", "in hot weather": words that make a change hold on a condition
     (assertion.json's ``provisos``) -- maybe a dose for those days, not the patient's new
-    dose: for a reviewer. The first and the last four had changed the dose at once in my
-    probes."""
+    dose: for a reviewer ("in pregnancy": her dose now if she is pregnant, a rule if not). The
+    first and the last five had changed the dose at once in my probes."""
     assert _pair(engine, older, newer, "medication")[0] != "auto"
 
 
