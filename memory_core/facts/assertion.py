@@ -678,8 +678,9 @@ def proviso(t: Text, memory_type: str) -> str:
     for m in found:
         if m.value == "proviso" and not any(n.start <= m.start < n.end for n in pseudo):
             return " ".join(t.tokens[m.start : m.end])
-    spans = things(t, memory_type)
-    for sc in _when_conditions(t):
+    conditions = _when_conditions(t)
+    spans = things(t, memory_type) if conditions else []
+    for sc in conditions:
         end = clause_bounds(t, sc.start)[1]
         if any(sc.end <= s.start and s.end <= end for s in spans):
             return " ".join(t.tokens[sc.start : min(end, sc.start + WHEN_WORDS)])

@@ -102,9 +102,9 @@ def _two_orders(p: Pair) -> Decision | None:
     modified-release) are two orders of one drug."""
     for a, b in _drugs(p):
         pa, pb = parts(a.value), parts(b.value)
-        prn = (pa.get("freq") == "as needed") != (pb.get("freq") == "as needed")
+        prn = _as_needed_one_side(pa, pb)
         forms = pa.get("form") and pb.get("form") and pa["form"] != pb["form"]
-        scheduled, as_needed = (pb, pa) if pa.get("freq") == "as needed" else (pa, pb)
+        scheduled, as_needed = (pb, pa) if pa.get("freq") == _PRN else (pa, pb)
         slow = scheduled.get("form") == _SLOW and as_needed.get("form") != _SLOW
         if prn and (forms or slow) and not _changed(b):
             return _compatible("drug.two-orders", evidence(a, b, "two orders"), a.key)
@@ -201,9 +201,16 @@ def _beside(pa: dict[str, str], pb: dict[str, str]) -> bool:
     """One side taken as needed, the other on a schedule ("lorazepam 0.5 mg at night" /
     "lorazepam 0.5 mg PRN for agitation"; a correction dose of a mealtime insulin): the
     as-needed order is often a second order beside the scheduled one, not its change."""
-    prn = "as needed"
-    fa, fb = pa.get("freq", ""), pb.get("freq", "")
-    return bool(fa and fb) and (fa == prn) != (fb == prn)
+    return bool(pa.get("freq") and pb.get("freq")) and _as_needed_one_side(pa, pb)
+
+
+#: The frequency of an order taken as needed.
+_PRN = "as needed"
+
+
+def _as_needed_one_side(pa: dict[str, str], pb: dict[str, str]) -> bool:
+    """Exactly one of two regimens is taken as needed."""
+    return (pa.get("freq") == _PRN) != (pb.get("freq") == _PRN)
 
 
 def _same_day_total(pa: dict[str, str], pb: dict[str, str]) -> bool:

@@ -59,6 +59,12 @@ _AFFIRMED_DOSE = re.compile(
 _NEXT_TURN = re.compile(r"[.!?\s]*\n[^\n.!?]{1,40}:\s*")
 
 
+#: how a proposal says a drug's dose changed ("Patient's sertraline dose increased", "...
+#: dose decreased to 5 mg"), after the drug named after the possessive
+_DOSE_CHANGED = re.compile(r" dose (?:increased|decreased)")
+_PATIENTS = "Patient's "
+
+
 def _amend_dose(
     out: Extraction,
     last_med: list[tuple[int, str]],
@@ -85,9 +91,9 @@ def _amend_dose(
     elif speaker != s.speaker or "\n" in between or re.search(r"[.!?].*[.!?]", between):
         return False  # another turn, or a sentence between
     dose = dose_after(s.text, 0, len(s.text))
-    changed = re.search(r" dose (?:increased|decreased)", c.content)
+    changed = _DOSE_CHANGED.search(c.content)
     if not dose and bare and changed:
-        drug = c.content[len("Patient's ") : changed.start()]
+        drug = c.content[len(_PATIENTS) : changed.start()]
         unit = next((u for name, u in (units or {}).items() if name in drug.lower()), "")
         dose = f"{bare.group(1).replace(',', '.')}{' ' + unit if unit else ''}"
     if not dose or dose_after(c.content, 0, len(c.content)):
@@ -111,10 +117,6 @@ def _amend_dose(
     return True
 
 
-#: a change of a drug's dose said without the dose ("Patient's sertraline dose increased")
-_DOSE_CHANGED = re.compile(r"^Patient's (.+?) dose (?:increased|decreased)$")
-
-
 def _date_the_dose(
     out: Extraction,
     transcript: str,
@@ -128,12 +130,13 @@ def _date_the_dose(
     """A dated change of a drug's dose said without the dose ("The doctor upped it, since the
     1st of June"), right after the same speaker's undated dose of that drug in the same turn
     ("I'm on the sertraline 100."), dates that dose: it is the dose since the change."""
-    changed = _DOSE_CHANGED.match(content)
-    if changed is None or k not in undated:
+    changed = _DOSE_CHANGED.search(content)  # said without the dose: it ends the proposal
+    if changed is None or changed.end() != len(content) or k not in undated:
         return
+    drug = content[len(_PATIENTS) : changed.start()] if content.startswith(_PATIENTS) else ""
     c = out.candidates[k]
     between = transcript[c.end : said[0]]
-    if c.memory_type != "medication" or "\n" in between or changed.group(1) not in c.content:
+    if c.memory_type != "medication" or "\n" in between or not drug or drug not in c.content:
         return
     out.candidates[k] = replace(c, created_at=created, dated_by=dated_by or said)
     undated.remove(k)
