@@ -471,3 +471,51 @@ def test_what_a_clinician_calls_a_finding_is_no_question() -> None:
     got = _got(["Patient: I stop breathing in my sleep, my wife says.",
                 "Doctor: That's what we call sleep apnoea."])  # fmt: skip
     assert [c for m, c in got if m == "condition" and "apnoea" in c], got
+
+
+def test_a_job_said_by_its_workplace_or_its_work_is_the_patients_work() -> None:
+    """ "I work at the garden centre", "I work for the council", "I teach Year 3", "I'm a
+    porter at the Royal Infirmary": the patient's work now, with where or what it is as said
+    (the words a reviewer needs); a relative's ("my wife works at the bank") or one held before
+    ("I used to work for the council") is not."""
+    got = _got(
+        [
+            "Doctor: Are you still working?",
+            "Patient: Yes, I work at the garden centre on the ring road, so I'm on my feet.",
+            "Patient: I teach Year 3 at the primary school round the corner.",
+            "Patient: My wife works at the bank.",
+            "Patient: I used to work for the council.",
+        ]
+    )
+    assert _of(got, "social", "garden centre"), got
+    assert _of(got, "social", "year 3"), got
+    assert not _of(got, "social", "bank"), got
+    assert not [c for c in _of(got, "social", "council") if "works" in c], got  # as said, if kept
+    got = _got(["Nurse: What do you do?", "Patient: I'm a porter at the Royal Infirmary."])
+    assert _of(got, "social", "royal infirmary"), got
+
+
+def test_going_back_to_work_is_the_patients_work_from_the_day_said() -> None:
+    """ "I went back to part-time nursing in March": work begun again, dated by its month; "go
+    back to work next week" is a plan of the speaker's (not work now)."""
+    got = _got(
+        ["Doctor: How are things?", "Patient: I went back to part-time nursing in March."],
+        session="2026-06-10",
+    )
+    assert _of(got, "social", "part-time nursing in march"), got
+    got = _got(["Doctor: How are things?", "Patient: I hope to go back to work after the op."])
+    assert not _of(got, "social", "back to work"), got
+
+
+def test_a_channel_the_patient_cannot_take_is_not_the_one_they_prefer() -> None:
+    """ "I can't really answer calls at work, so messages on here suit me much better than
+    phone calls": the portal, not the phone the sentence names twice."""
+    got = _got(
+        [
+            "Doctor: How would you like us to get in touch?",
+            "Patient: I can't really answer calls at work, so messages on here suit me much "
+            "better than phone calls.",
+        ]
+    )
+    prefs = _of(got, "preference", "contacted")
+    assert prefs and all("portal" in p for p in prefs), got

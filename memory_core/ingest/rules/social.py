@@ -22,6 +22,12 @@ _PREFER = re.compile(
 )
 _NOW = re.compile(r"\b(now|instead|these days|anymore|any more|from now on|switch)\b")
 _CONTRAST = re.compile(r"\b(rather than|instead of|not|never|no|don't|do not|than)\b")
+#: a channel the speaker cannot take, in its own clause ("I can't really answer calls at work",
+#: "I can never pick up my phone"): not the one they prefer
+_CANT_TAKE = re.compile(
+    r"\b(?:can't|can’t|cannot|can not|unable to|couldn't|can never|never)\s+(?:\w+\s+){0,2}?"
+    r"(?:answer|take|pick up|get to|get|hear|check|read|use)\b[^,.;:!?]*$"
+)
 _LANG_CUE = re.compile(
     r"\b(first language|native language|mother tongue|prefer\w*|speak\w*|interpreter)\b"
 )
@@ -47,7 +53,33 @@ def _date_right_after(r: Named, at: int) -> DateSpan | None:
 _WORK = re.compile(
     r"\bwork(?:s|ing)? (night shifts?|nights|shifts|from home|full[- ]time|part[- ]time|as an? "
     r"[a-z]+(?: [a-z]+)?)\b"
+    # where, said as the speaker's own ("I work at the garden centre", "I work for the council",
+    # "I'm working in a warehouse"; not "that works for me")
+    r"|\bi(?:'m| am)? (?:still |now |currently )?work(?:ing)? ((?:at|for|in an?) [a-z])"
+    # what the work is ("I teach Year 3")
+    r"|\bi (?:still |now |currently )?(teach) [a-z0-9]"
 )
+#: work begun again, said as done ("I went back to part-time nursing in March", "I've gone back
+#: to work"); "go back to work next week" is a plan
+_BACK_TO_WORK = re.compile(
+    r"\bi(?:'ve| have)? (?:went|gone|got) back to ((?:full|part)[- ]time [a-z]+|work)\b"
+)
+#: up to five words to the end of a clause (not over a word that joins another clause)
+_CLAUSE_WORDS = (
+    r"(?:\s+(?!(?:and|so|but|because|which|where|when|since|as|if|though)\b)[a-z0-9'&-]+){1,5}"
+)
+#: the words after a job that say where or what it is ("... at the Royal Infirmary", "..., doing
+#: software testing")
+_JOB_TAIL = re.compile(r"(?:\s+(?:at|in|for|with|on)|,?\s+doing)" + _CLAUSE_WORDS)
+#: what is taught ("I teach Year 3")
+_TAUGHT = re.compile(_CLAUSE_WORDS)
+#: the words a tail cut at five may end on that belong to what comes next ("at the garden
+#: centre on the ring road": "... centre")
+_LOOSE_END = re.compile(r"(?:\s+(?:the|a|an|on|in|at|of|to|for|with|by|near|round|now))+$", re.I)
+#: a date said as when something began ("since July", "from January")
+_SINCE_WORDS = re.compile(r"\b(?:since|from|as of|starting)\s+(?:\w+\s+){0,2}?\S*$")
+#: a job word of :data:`_WORK`'s first group that a tail may follow
+_TAILED = re.compile(r"^(?:as |from home)")
 #: what the words before a job say of it: held before ("used to work as", "I was a"), or
 #: not the speaker's own ("my son works as")
 _JOB_BEFORE = re.compile(r"\b(?:used to|previously|before|retired|was|were|my|his|her|their)\W+$")
@@ -55,8 +87,10 @@ _JOB_BEFORE = re.compile(r"\b(?:used to|previously|before|retired|was|were|my|hi
 
 def _job(s: Sentence) -> str | None:
     """The patient's job now, said by them ("I work as a postman", "I'm a plumber", "I am cook
-    in a hotel") or to them ("you work nights"); not a relative's own ("Daughter: I'm a
-    teacher"), not one held before ("I used to work as a cleaner")."""
+    in a hotel", "I work at the garden centre", "I teach Year 3") or to them ("you work
+    nights"), with where or what it is as said ("as a porter at the Royal Infirmary"); not a
+    relative's own ("Daughter: I'm a teacher"), not one held before ("I used to work as a
+    cleaner")."""
     if s.speaker == "patient" and s.relation:
         return None  # a relative speaks of their own job; the patient's is said as "he", "she"
     low = s.low
@@ -67,10 +101,34 @@ def _job(s: Sentence) -> str | None:
         m = _i_am_job().search(low)
     if m is None or _JOB_BEFORE.search(low[max(0, m.start() - 30) : m.start()]):
         return None
+    said = s.text if len(s.text) == len(low) else low  # the words as written ("Royal Infirmary")
     if m.re is _WORK:
-        return m.group(1)
-    job = next(g for g in m.groups() if g)
-    return f"as {'an' if job[0] in 'aeiou' else 'a'} {job}"
+        if m.group(3):  # "I teach Year 3 at the primary school"
+            taught = _TAUGHT.match(low, m.end(3))
+            words = _LOOSE_END.sub("", taught.group(0)) if taught else ""
+            return f"teaches{said[m.end(3) : m.end(3) + len(words)]}" if words else None
+        if m.group(2):  # "I work at the garden centre": the workplace is the tail
+            job, end = "", m.start(2) - 1
+        else:
+            job, end = m.group(1), m.end(1)
+            if not _TAILED.match(job):
+                return job
+    else:
+        g = next(k for k in range(1, len(m.groups()) + 1) if m.group(k))
+        job, end = f"as {'an' if m.group(g)[0] in 'aeiou' else 'a'} {m.group(g)}", m.end(g)
+    tail = _JOB_TAIL.match(low, end)
+    shown = said[tail.start() : tail.end()] if tail else ""
+    return (job + _LOOSE_END.sub("", shown)).strip() or None
+
+
+def _back_to_work(s: Sentence, r: Named) -> tuple[str, DateSpan | None] | None:
+    """Work begun again, said by the patient as done, with its date."""
+    if s.speaker != "patient" or s.relation:
+        return None
+    m = _BACK_TO_WORK.search(s.low)
+    if m is None:
+        return None
+    return f"went back to {m.group(1)}", date_for(r, m.start(), m.end())
 
 
 @cache
@@ -147,7 +205,12 @@ class SocialRules:
             or (answering and st.contact)
             or request
         ):
-            refused = [c for c in channels if _CONTRAST.search(low[max(0, c[0] - 14) : c[0]])]
+            refused = [
+                c
+                for c in channels
+                if _CONTRAST.search(low[max(0, c[0] - 14) : c[0]])
+                or _CANT_TAKE.search(low[max(0, c[0] - 40) : c[0]])
+            ]
             allowed = [c for c in channels if c not in refused]
             # which one, or which use of it, beyond the channel (slots.json's "particular")
             particular = lexicon().slots["contact channel"].particular
@@ -221,7 +284,15 @@ class SocialRules:
             on = re.sub(r"^since ", "on ", when.phrase)
             yield "social", f"Patient quit smoking {on}", 0.8, when.at, *span
         if job := _job(s):
-            yield "social", f"Patient works {job}", 0.8, None, *span
+            # the day the job began, where the sentence says one ("Since July I work at ...")
+            when = next((d for d in r.dates if _SINCE_WORDS.search(s.low, 0, d.end)), None)
+            what = job if job.startswith("teaches") else f"works {job}"
+            on = f" ({when.phrase})" if when else ""
+            yield "social", f"Patient {what}{on}", 0.8, when.at if when else None, *span
+        elif back := _back_to_work(s, r):
+            what, when = back
+            on = f" {when.phrase}" if when else ""
+            yield "social", f"Patient {what}{on}", 0.8, when.at if when else None, *span
         yield from self._family(s)
 
     @staticmethod
