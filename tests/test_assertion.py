@@ -58,6 +58,13 @@ def _pair(engine: mc.MemoryEngine, older: str, newer: str, mtype: str) -> tuple[
         ("Omeprazole 20 mg daily", "Was on omeprazole 40 mg until last year", "medication"),
         ("eGFR 52 mL/min/1.73m2", "CKD G3a is eGFR 45-59 mL/min/1.73m2", "lab_result"),
         ("Lives alone", "If her son moves in she will not live alone", "social"),
+        # a relative named after the thing, as the one who takes it (my sentences)
+        ("Bisoprolol 2.5 mg daily", "Bisoprolol 5 mg - that's the dose my son takes now.",
+         "medication"),
+        ("Metformin 500 mg twice daily", "Metformin 1 g twice daily, which is what my wife is on",
+         "medication"),
+        ("Amlodipine 5 mg daily", "Amlodipine 10 mg is what her husband has been on since May",
+         "medication"),
     ],
 )  # fmt: skip
 def test_a_statement_that_asserts_no_change_hides_nothing(
