@@ -519,3 +519,24 @@ def test_a_channel_the_patient_cannot_take_is_not_the_one_they_prefer() -> None:
     )
     prefs = _of(got, "preference", "contacted")
     assert prefs and all("portal" in p for p in prefs), got
+
+
+def test_who_may_be_told_or_may_collect_is_the_patients_preference() -> None:
+    """Consent to share: "my neighbour Sue can pick up my prescriptions and you can talk to her
+    about my tablets", "please don't tell my brother anything", a clinician's "So your niece
+    Priya can be told about your results": who may know or collect, said by the patient or
+    recorded by the clinician, is a preference with the person named. A clinician's "you can
+    collect it from Friday" is no one's consent."""
+    got = _got(
+        [
+            "Nurse: Is there anyone who helps with your medicines?",
+            "Patient: My neighbour Sue can pick up my prescriptions, and you can talk to her "
+            "about my tablets.",
+            "Patient: Please don't tell my brother anything about this.",
+            "Nurse: So your niece Priya can be told about your results too.",
+            "Nurse: You can collect the new prescription from Friday.",
+        ]
+    )
+    for name in ("sue", "brother", "priya"):
+        assert _of(got, "preference", name), (name, got)
+    assert not _of(got, "preference", "friday"), got

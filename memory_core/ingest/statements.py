@@ -76,6 +76,10 @@ class Kind:
     suffixes: tuple[str, ...] = ()  # endings of a word that is a cue ("-ectomy")
     plan_when: tuple[tuple[str, ...], ...] = ()  # the clinician arranging it: a plan
     pseudo: tuple[tuple[str, ...], ...] = ()  # words with a cue in them that are none
+    #: a kind whose statements name another person by what they are (who may be told, who
+    #: collects): read where that person is the clause's subject ("My neighbour Sue can pick
+    #: up my prescriptions")
+    names_others: bool = False
 
     def cue_at(self, stemmed: Sequence[str], words: Sequence[str]) -> int | None:
         """Where the first cue begins (a cue's stems, or a word with one of the suffixes), not
@@ -167,6 +171,7 @@ def cues() -> Cues:
             tuple(k.get("suffixes", ())),
             phrases(k.get("plan_when", ())),
             phrases(k.get("pseudo", ())),
+            bool(k.get("names_others", False)),
         )
         for k in raw["kinds"]
     )
@@ -914,12 +919,14 @@ def stated(
     patient_name: str | tuple[str, ...] | None = None,
     skip: frozenset[str] = frozenset(),
     pronoun: str = "",
+    others_only: bool = False,
 ) -> Iterator[Stated]:
     """The kinds of statement a sentence's clauses make of the patient (first kind whose cues
     and needs a clause carries), skipping types the specific rules already read from it and
     the kinds ``skip`` names (a confirmed question's plan: the question's words are no plan);
     ``pronoun``: "she" or "he" where the patient's title says, which tells which parent a
-    son's or daughter's "my mum" / "my dad" is."""
+    son's or daughter's "my mum" / "my dad" is; ``others_only``: only the kinds that name
+    another person by what they are (a sentence about someone else: who may be told)."""
     return iter(
         _stated(
             s.text,
@@ -931,6 +938,7 @@ def stated(
             skip,
             s.listed,
             pronoun,
+            others_only,
         )
     )
 
@@ -946,10 +954,11 @@ def _stated(
     skip: frozenset[str] = frozenset(),
     listed: bool = False,
     pronoun: str = "",
+    others_only: bool = False,
 ) -> tuple[Stated, ...]:
     """:func:`stated` of one sentence's words (pure, so a sentence said again is read once)."""
     s = Sentence(text_, 0, len(text_), speaker, relation=relation, listed=listed)
-    return tuple(_each(s, done_types, drugs_done, patient_name, skip, pronoun))
+    return tuple(_each(s, done_types, drugs_done, patient_name, skip, pronoun, others_only))
 
 
 def _each(
@@ -959,6 +968,7 @@ def _each(
     patient_name: str | tuple[str, ...] | None,
     skip: frozenset[str] = frozenset(),
     pronoun: str = "",
+    others_only: bool = False,
 ) -> Iterator[Stated]:
     who = "clinician" if s.speaker == "clinician" else "patient"
     for a, b in clauses(s):
@@ -967,10 +977,13 @@ def _each(
         text = s.text[a:b]
         if b - a > MAX_CLAUSE:
             continue  # no clause of one statement is this long (an unpunctuated turn)
-        if proxy_self(text, s.relation) or relative_subject(text, s.relation):
+        if proxy_self(text, s.relation):
             continue
-        if third_party(text, s.speaker, s.relation, patient_name):
-            continue  # someone else's
+        # someone else's: only what names another person by what it is ("Sue can collect")
+        others = others_only or bool(
+            relative_subject(text, s.relation)
+            or third_party(text, s.speaker, s.relation, patient_name)
+        )
         st = stems(words_of(text))
         if not st:
             continue
@@ -988,6 +1001,8 @@ def _each(
             kinds = tuple(sorted(kinds, key=lambda k: k.type != "preference"))
         for k in kinds:
             if who not in k.speakers or k.type in done_types or k.type in skip:
+                continue
+            if others and not k.names_others:
                 continue
             if done_types and k.type not in DISTINCT:
                 continue  # the rules read this sentence: its findings are theirs
@@ -1022,7 +1037,7 @@ def _each(
             cut = _USE_IF.search(text) if plan else None
             read_as = text[: cut.start()] if cut else text
             _found, blocked = _kinds_found(as_patient(read_as, s.relation, pronoun), k.type)
-            if blocked:
+            if blocked and not k.names_others:  # "don't tell my brother": the person named
                 break
             if k.type in NOT_NEGATED and set(words_of(text)) & (c.negations - {"without"}):
                 break  # "I haven't fallen since": a negated finding is no observation
@@ -1051,7 +1066,7 @@ def _each(
             break
         else:
             negated = bool(set(words_of(text)) & (cues().negations - {"without"}))
-            if not drugs_done and not is_hedged and not negated and _drug(text):
+            if not others and not drugs_done and not is_hedged and not negated and _drug(text):
                 _found, blocked = _kinds_found(text, "medication")
                 if not blocked and _OWN_MEDICINE.search(text) and not _taken_before(text):
                     body = third_person(text, s.speaker, s.relation)

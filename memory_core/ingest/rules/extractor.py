@@ -459,6 +459,8 @@ class RuleExtractor(TopicRules, AllergyRules, MedicationRules, ReadingRules, Soc
                 follows_other = s.turn
                 st.others_drugs |= {d.name for d in r.drugs}  # theirs, for the conversation
                 emit(self._family(s), s.speaker)  # "my son stays with me": the patient's support
+                # "My neighbour Sue can collect my prescriptions": who may know or collect
+                emit(self._names_others(s, st), s.speaker)
                 fh = [
                     (x.type, x.content, 0.7, _at(clause_date(r, x.start, x.end)), s.start, s.end)
                     for x in family_history(s, st.other_relation if st.other_turn == s.turn else "")

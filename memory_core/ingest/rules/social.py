@@ -12,7 +12,7 @@ from ...facts.lexicon import lexicon
 from ..dates import DateSpan
 from ..dialogue import REQUEST, Sentence, State
 from ..sentence import Named, date_for
-from ..statements import dialogue_words
+from ..statements import dialogue_words, stated
 from .base import Item, _a, _clean, _third_person
 from .changes import _MED_NEG
 
@@ -322,6 +322,15 @@ class SocialRules:
                     s.end,
                 )
                 return
+
+    @staticmethod
+    def _names_others(s: Sentence, st: State) -> Iterator[Item]:
+        """In a sentence about another person, what names them by what they may do for the
+        patient ("My neighbour Sue can pick up my prescriptions", "So your niece Priya can be
+        told about your results"): the patient's preference, with the person as said."""
+        for x in stated(s, done_types=frozenset(), drugs_done=True, patient_name=st.names(),
+                        pronoun=st.patient_pronoun, others_only=True):  # fmt: skip
+            yield x.type, x.content, 0.7, None, s.start, s.end
 
     @staticmethod
     def _family(s: Sentence) -> Iterator[Item]:
