@@ -374,6 +374,20 @@ def test_the_twenty_fourth_authors_ten_hold_their_first_run() -> None:
     assert s["superseded"] >= 17, s
 
 
+def test_the_twenty_fifth_authors_ten_hold_their_first_run() -> None:
+    """Set y (ten transcripts by a twenty-fifth author, weighted toward life changes said in
+    plain words, preferences (who may be told what), observations with their start, plans, and
+    results and changes dated indirectly; written in the twenty-fifth session, frozen at
+    bcf33c4), measured as it came on the reader of 6c6d2ea and on the session's starting reader
+    6c6148d alike: its test half's first run, 67 / 129 facts, 13 wrong dates, 2 forbidden,
+    16 / 25 superseded (dev 36 / 55, 2, 3, 7 / 14). The targets are not met: a later change may
+    only do better."""
+    s = conv.summary(conv.run_all(conv.load(["y"], "test"), "hashing"))
+    assert s["transcripts"] == 7 and s["facts"] == 129 and s["links"] == 25
+    assert s["found"] >= 67 and s["forbidden"] <= 2 and s["wrong_dates"] <= 13, s
+    assert s["superseded"] >= 16, s
+
+
 def test_the_projects_own_twenty_stay_read() -> None:
     s = conv.summary(conv.run_all(conv.load(["dialogue"]), "hashing"))
     assert s["found"] >= 99 and s["forbidden"] == 0 and s["wrong_dates"] == 0, s
