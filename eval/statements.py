@@ -48,6 +48,7 @@ PAIR_FILES = (
     "set_al",
     "set_am",
     "set_an",
+    "set_ao",
 )
 #: a memory type as one author's prompt named it (sets ad and af were asked for "response", set
 #: af for "social_history"), the store's name for it; the file stays as written

@@ -107,6 +107,7 @@ FIRST_RUNS = (
     ("set_al", "4b0b512", 43, 15, 1, 12),  # a broad realistic mix, measured once at the end
     ("set_am", "d3790e5", 51, 24, 1, 10),  # history of the same thing, restated, not medicines
     ("set_an", "196d081", 42, 17, 0, 15),  # a broad realistic mix, measured once at the end
+    ("set_ao", "058a318", 59, 26, 1, 22),  # restated in other units, others' same thing, rules
 )
 
 
@@ -125,7 +126,7 @@ def test_each_later_authors_test_half_holds_its_first_run(
 
 
 def test_every_test_half_together() -> None:
-    """The forty sets' test halves (1,918 kept facts, 787 changes; hashing embedder):
+    """The forty-one sets' test halves (1,977 kept facts, 813 changes; hashing embedder):
     4 of the first twenty-seven's 1,260 kept facts superseded at once on main f4f0f68, where 16
     of the first twenty-six's 1,227 were before the learned assertion model held what the
     phrase rules read as a change; with set ab (a fresh author, 1 at once as it came on
@@ -152,10 +153,13 @@ def test_every_test_half_together() -> None:
     condition ("subject to", "on days with", a "when" naming a clinical thing) goes to a
     reviewer (set am's). Set an (a fortieth author, measured once at that session's end on
     196d081, as on its starting reader d2a28f6): 0 of 42 at once, 15 of 17 found -- 9 and 595
-    in all."""
+    in all. Set ao (a forty-first author, weighted toward restatements in other units and
+    names, another person's same thing, definitions, conditionals and timing said again, as it
+    came on 058a318, the reader of 6c6148d): 1 of 59 kept facts at once (another person's dose
+    change), 22 of 26 changes found -- 10 and 617 in all."""
     total: Counter[str] = Counter(_measured(("set_a", "set_b", "set_c")))
     for name, *_ in FIRST_RUNS:
         total.update(_measured((name,)))
-    assert (total["keep"], total["replace"]) == (1918, 787)
-    assert total["keep_auto"] <= 9, total
-    assert total["replace_found"] >= 595, total
+    assert (total["keep"], total["replace"]) == (1977, 813)
+    assert total["keep_auto"] <= 10, total
+    assert total["replace_found"] >= 617, total
