@@ -540,3 +540,32 @@ def test_who_may_be_told_or_may_collect_is_the_patients_preference() -> None:
     for name in ("sue", "brother", "priya"):
         assert _of(got, "preference", name), (name, got)
     assert not _of(got, "preference", "friday"), got
+
+
+def test_a_booking_the_patient_tells_of_is_a_plan_for_its_day() -> None:
+    """ "I've got my first physio session on Monday the 9th", "My hearing test is booked for
+    the 12th of March": an appointment the patient says is booked is a plan, with the day it is
+    for; one they had ("I had my physio appointment last week") is not."""
+    got = _got(
+        [
+            "Nurse: Have you heard from the physios?",
+            "Patient: Yes, I've got my first physio session on Monday the 9th.",
+            "Patient: And my hearing test is booked for the 12th of March.",
+            "Patient: I had my eye appointment last week, that was fine.",
+        ],
+        session="2026-03-04",
+    )
+    assert [c for c in _of(got, "care_plan", "physio") if "2026-03-09" in c], got
+    assert [c for c in _of(got, "care_plan", "hearing test") if "2026-03-12" in c], got
+    assert not _of(got, "care_plan", "eye"), got
+
+
+def test_have_got_is_to_have_and_got_worse_is_still_told_as_done() -> None:
+    """British "I've got" is possession now, no past ("I've got a scan on Monday"); "got" as
+    became or came stays past ("It's got worse since Monday", "I got a letter yesterday")."""
+    from memory_core.ingest.dates import told_as_done
+
+    assert not told_as_done("I've got a scan on Monday")
+    assert not told_as_done("She has got her review on the 9th")
+    assert told_as_done("It's got worse since Monday")
+    assert told_as_done("I got a letter from the hospital yesterday")

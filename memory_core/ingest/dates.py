@@ -525,8 +525,17 @@ def told_as_done(text: str) -> bool:
     step's reading) that does not set a date ahead."""
     from ..facts.assertion import past_tense
 
-    words = re.findall(r"[a-z]+", text.lower())
+    words = re.findall(r"[a-z]+", _HAVE_GOT.sub("have", text.lower()))
     return any(past_tense(w) and w not in _SET_FOR for w in words)
+
+
+#: "'ve got" / "have got": to have, in British speech ("I've got a scan on Monday"), no past;
+#: not "got" as became or came to ("it's got worse", "I've got used to it", "got back")
+_HAVE_GOT = re.compile(
+    r"(?:'ve|’ve|\bhave|\bhas|'s)\s+got\b"
+    r"(?!\s+(?:worse|better|bigger|smaller|higher|lower|heavier|thinner|weaker|stronger|harder|"
+    r"easier|older|rid|used|back|over|into|to|up|down|sorted|through)\b)"
+)
 
 
 def dates_in(

@@ -32,6 +32,7 @@ from ..drugs import resolve
 from ..facts.model import ENDED, Context, Fact, KeyKind, Role
 from ..facts.reader import read
 from ..lexical import forms
+from .dates import told_as_done
 from .dialogue import ACTS_ON_ME, Sentence
 
 #: Contexts under which a clause states nothing of the patient now.
@@ -876,7 +877,20 @@ def _needs(need: str, text: str, kind_cue: bool, st: Sequence[str]) -> bool:
         return kind_cue and any_phrase(st, cues().attitudes)
     if need == "recorded":  # a clinician noting the patient's preference
         return kind_cue and any_phrase(st, cues().records)
+    if need == "ahead":  # a booking the patient tells of: a day to come, not one gone by
+        return kind_cue and _AHEAD.search(text) is not None and not told_as_done(text)
     return kind_cue
+
+
+#: a day to come, as a booking is told of ("on Monday the 9th", "next Thursday", "tomorrow",
+#: "in two weeks", "on the 17th")
+_AHEAD = re.compile(
+    r"\b(?:on (?:the )?\d{1,2}(?:st|nd|rd|th)?\b|on (?:mon|tues|wednes|thurs|fri|satur|sun)day"
+    r"|(?:next|this coming) (?:week|month|\w+day)|tomorrow|in (?:a|one|two|three|four|five|six|"
+    r"\d+) (?:days?|weeks?|months?)|(?:for|on) (?:the )?(?:\d{1,2}(?:st|nd|rd|th)?|first|second|"
+    r"third|\w+teenth|twentieth|twenty-\w+|thirtieth) of)",
+    re.I,
+)
 
 
 def family_history(s: Sentence, named: str = "") -> Iterator[Stated]:
@@ -1015,7 +1029,9 @@ def _each(
             if k.type == "immunization" and _had_as_illness(text):
                 continue  # "I had pneumonia in March": the illness, not its vaccine
             # "you'll need an ECG", "So: ..., growth scan on the 10th of August": a plan
-            arranged = who == "clinician" and (s.listed or any_phrase(st, k.plan_when))
+            arranged = (who == "clinician" and (s.listed or any_phrase(st, k.plan_when))) or (
+                k.needs == "ahead"  # the patient tells of a booking
+            )
             kind = _plan_kind() if arranged else k
             plan = kind.type == "care_plan"
             if plan and not arranged and not any_phrase(st, c.plan_markers):

@@ -92,6 +92,10 @@ from .whose import (
     _your_relative,
 )
 
+#: how far ahead a booking the patient tells of may lie (a day said without its year that
+#: would be further off is one gone by: "on the 4th of October" told in November)
+_BOOKED_AHEAD_DAYS = 183
+
 
 class RuleExtractor(TopicRules, AllergyRules, MedicationRules, ReadingRules, SocialRules):
     """Offline, deterministic extraction (see the package docstring for what it understands)."""
@@ -211,15 +215,24 @@ class RuleExtractor(TopicRules, AllergyRules, MedicationRules, ReadingRules, Soc
                 pronoun=st.patient_pronoun,
             ):
                 d = clause_date(r, x.start, x.end)
-                ahead = d is not None and x.type == "care_plan" and d.guessed_past
+                # a day to come: said without a direction ("the 10th of August"), or ahead of the
+                # session ("on Monday the 9th"); a record's date may not lie in the future
+                ahead = (
+                    d is not None and x.type == "care_plan" and (d.guessed_past or d.at > r.session)
+                )
                 said = r.text[x.start : x.end]
                 if ahead and not told_as_done(said):
                     d = None  # "see you Friday", "scan on the 10th of August": the next one
                 content = x.content
+                booked = x.type == "care_plan" and s.speaker != "clinician"  # told by the patient
+                if booked and d is not None and d.at <= r.session:
+                    continue  # "I make blood test on 03.10.2026": a day gone by, no booking
                 if x.type == "care_plan" and d is None and not told_as_done(said):
                     # the day it is for, written as a date ("Kidney bloods on Monday
                     # (2026-05-11)"); the plan is dated the day it was made
                     due = day_planned(said, r.session)
+                    if booked and due is not None and (due - r.session).days > _BOOKED_AHEAD_DAYS:
+                        continue  # "on the 4th of October" told in November: gone by
                     content += f" ({due:%Y-%m-%d})" if due is not None else ""
                 at = d.at if d is not None else None
                 conf = 0.7 if x.type == "care_plan" else 0.65
