@@ -569,3 +569,20 @@ def test_have_got_is_to_have_and_got_worse_is_still_told_as_done() -> None:
     assert not told_as_done("She has got her review on the 9th")
     assert told_as_done("It's got worse since Monday")
     assert told_as_done("I got a letter from the hospital yesterday")
+
+
+def test_a_habit_the_question_names_is_what_the_answer_gave_up() -> None:
+    """ "And the cannabis?" -- "Stopped that in the spring."; "Still vaping?" -- "Gave it up
+    at Easter.": the habit the question names (any of the chart's habits, not only smoking and
+    drinking) is what was given up."""
+    got = _got(
+        [
+            "Doctor: And the cannabis?",
+            "Patient: Stopped that in the spring, when the baby came.",
+            "Doctor: Are you still vaping?",
+            "Patient: No, gave it up at Easter.",
+        ],
+        session="2026-09-01",
+    )
+    assert _of(got, "social", "quit cannabis"), got
+    assert _of(got, "social", "quit vaping"), got

@@ -154,7 +154,8 @@ _PATIENT_SUBJECT = re.compile(r"\b(i|she|he|patient|they)\b(?:\s+\w+){0,2}\s*$")
 #: giving up a habit, said without naming it ("I stopped in January", "gave up last year")
 _GAVE_UP = re.compile(
     r"^\W*(?:(?:no|yes|well|actually|oh),?\s+)?(?:i(?:'ve| have)?\s+)?"
-    r"(?:stopped|quit|gave up|given up|packed (?:it )?in|stop(?=\s*[.!;]|\s*$))\b"
+    r"(?:stopped|quit|gave (?:(?:it|that|them) )?up|given (?:(?:it|that|them) )?up|"
+    r"packed (?:it )?in|stop(?=\s*[.!;]|\s*$))\b"
 )  # "I stop." alone: said in English as a second language for "I stopped"; "Stopped!" with
 #  no subject: the answer's
 #: what may follow a give-up verb that names no thing given up ("I stopped in January", "gave
@@ -171,6 +172,23 @@ _HABITS = (
     (re.compile(r"\b(smoke|smoking|cigarettes?|cigs?)\b"), "smoking"),
     (re.compile(r"\b(drink|drinking|alcohol)\b"), "drinking"),
 )
+#: the chart's other habits a question may name by their own word ("And the cannabis?", "Still
+#: vaping?"): slots.json's triggers of these slots
+_HABIT_SLOTS = frozenset({"tobacco", "substance use"})
+
+
+def _habit_named(asked: str) -> str | None:
+    """The habit a question names by a trigger of one of :data:`_HABIT_SLOTS`, as said."""
+    from ...facts.text import parse
+
+    t = parse(asked)
+    lex = lexicon()
+    for m in lex.slot_triggers.find_all(t.tokens, t.raw):
+        if m.value in _HABIT_SLOTS:
+            return " ".join(t.tokens[m.start : m.end])
+    return None
+
+
 #: what, besides the words of a preference (:data:`_PREFER`), asks for a choice of time
 #: ("Which days can you do?", "Are you available on Tuesdays?") -- not a question that only
 #: names a visit ("How has she been since Monday's visit?")
@@ -309,19 +327,16 @@ class SocialRules:
             return
         if not _NO_OBJECT.match(s.low[quit_.end() :]):
             return  # "I've given up fizzy drinks": what was given up is named, and read as said
-        for topic, habit in _HABITS:
-            if topic.search(asked) and not topic.search(s.low):
-                when = date_for(r, quit_.start(), quit_.end())
-                on = f" {when.phrase}" if when else ""
-                yield (
-                    "social",
-                    f"Patient quit {habit}{on}",
-                    0.8,
-                    when.at if when else None,
-                    s.start,
-                    s.end,
-                )
+        habit = next(
+            (h for topic, h in _HABITS if topic.search(asked) and not topic.search(s.low)), None
+        )
+        if habit is None:  # another habit the chart keeps, named by the question ("And the
+            habit = _habit_named(asked)  # cannabis?"), and not named again in the answer
+            if habit is None or habit in s.low:
                 return
+        when = date_for(r, quit_.start(), quit_.end())
+        on = f" {when.phrase}" if when else ""
+        yield "social", f"Patient quit {habit}{on}", 0.8, when.at if when else None, s.start, s.end
 
     @staticmethod
     def _names_others(s: Sentence, st: State) -> Iterator[Item]:
