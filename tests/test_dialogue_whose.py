@@ -503,6 +503,8 @@ def test_going_back_to_work_is_the_patients_work_from_the_day_said() -> None:
         session="2026-06-10",
     )
     assert _of(got, "social", "part-time nursing in march"), got
+    got = _got(["Doctor: And work?", "Patient: I went back to teaching on the 2nd."])
+    assert _of(got, "social", "back to teaching"), got
     got = _got(["Doctor: How are things?", "Patient: I hope to go back to work after the op."])
     assert not _of(got, "social", "back to work"), got
 

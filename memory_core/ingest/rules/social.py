@@ -62,7 +62,8 @@ _WORK = re.compile(
 #: work begun again, said as done ("I went back to part-time nursing in March", "I've gone back
 #: to work"); "go back to work next week" is a plan
 _BACK_TO_WORK = re.compile(
-    r"\bi(?:'ve| have)? (?:went|gone|got) back to ((?:full|part)[- ]time [a-z]+|work)\b"
+    r"\bi(?:'ve| have)? (?:went|gone|got) back to ((?:full|part)[- ]time [a-z]+|work|my job|"
+    r"[a-z]+ing)\b(?<!\bfeeling)(?<!\bthinking)"
 )
 #: up to five words to the end of a clause (not over a word that joins another clause)
 _CLAUSE_WORDS = (
