@@ -588,3 +588,39 @@ def test_a_habit_the_question_names_is_what_the_answer_gave_up() -> None:
     )
     assert _of(got, "social", "quit cannabis"), got
     assert _of(got, "social", "quit vaping"), got
+
+
+def test_a_test_date_the_clinician_asks_to_confirm_dates_the_results_said_next() -> None:
+    """ "You had the heart scan at the hospital last Tuesday?" -- "The jelly one? Yes." --
+    "It showed the ejection fraction at 40 percent.": the clinician's question says when the
+    test was done; the patient's own question in the answer does not undo it."""
+    got = _got(
+        [
+            "Doctor: Now, you had the heart scan, the echo, at the hospital last Tuesday?",
+            "Patient: The one with the cold jelly? Yes, that's right.",
+            "Doctor: It showed your ejection fraction at 40 percent.",
+        ],
+        session="2026-06-12",
+    )
+    assert [c for c in _of(got, "lab_result", "ejection fraction") if "2026-06-09" in c], got
+
+
+def test_a_scans_date_does_not_date_the_bloods_said_later() -> None:
+    """The echo's date dates the ejection fraction said with it, not a blood result the
+    clinician comes back to turns later ("Bloods from the 2nd of June: potassium 5.2" ... "the
+    echo on the 20th of April showed ..." ... "Because the potassium is 5.2, ...")."""
+    got = _got(
+        [
+            "Nurse: Bloods from the 2nd of June: sodium 137, potassium 5.2.",
+            "Patient: Is that high?",
+            "Nurse: A little. And the echo on the 20th of April showed an ejection fraction of "
+            "35 percent.",
+            "Patient: Right.",
+            "Nurse: How's the breathing?",
+            "Patient: About the same.",
+            "Nurse: Because the potassium is 5.2, I'd like a repeat blood test next week.",
+        ],
+        session="2026-06-10",
+    )
+    assert [c for c in _of(got, "lab_result", "ejection fraction") if "2026-04-20" in c], got
+    assert not [c for c in _of(got, "lab_result", "potassium") if "2026-04-20" in c], got

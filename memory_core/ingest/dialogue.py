@@ -457,6 +457,9 @@ class State:
     days_alone: dict[int, datetime] = field(default_factory=dict)
     #: the tests' date, its turn and where it was said (start, end)
     test_date: tuple[DateSpan, int, int, int] | None = None
+    # ... and a scan's or a test of function's ("the echo on the fifth"), for the results said
+    # in the next turns
+    scan_date: tuple[DateSpan, int, int, int] | None = None
     #: the test date of the results said before one turn dated a result just named ("That
     #: was actually from the fasting sample on the 28th"): in force again after that turn
     test_date_before: tuple[DateSpan, int, int, int] | None = None

@@ -507,6 +507,7 @@ class RuleExtractor(TopicRules, AllergyRules, MedicationRules, ReadingRules, Soc
                 if asked:  # "Can you keep a note of his mood?": an instruction, a plan
                     general(replace(s, text=asked), Named(replace(s, text=asked), session), set())
                 self._note_topics(r, st)
+                self._test_asked(s, r, st)
                 continue
             default_at = _sent_day(s, session, now)
             theirs = st.others_drugs & {d.name for d in r.drugs}

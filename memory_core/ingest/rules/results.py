@@ -11,6 +11,7 @@ from itertools import pairwise
 
 from ...facts.lexicon import lexicon
 from .. import names
+from ..dates import told_as_done
 from ..dialogue import Sentence, State
 from ..proposals import Candidate
 from ..sentence import Named, date_for, results
@@ -21,6 +22,15 @@ _TESTS = re.compile(
     r"\b(bloods|blood (?:tests?|work|results?|samples?)|tests?|results?|labs?|laborator\w*|sample|"
     r"taken|done|checked)\b"
 )
+#: a sentence about a scan or a test of how an organ works (its date dates the results said
+#: just after it -- the ejection fraction after the echo -- not the bloods' results said later)
+_SCANS = re.compile(
+    r"\b(scans?|echo|echocardiogram|x-?rays?|ecg|spirometry|ultrasound|mri|ct|dexa|"
+    r"bone density|breathing tests?|lung function(?: tests?)?)\b"
+)
+#: how many turns after a scan's date its results may be said ("on the fifth" -- "ejection
+#: fraction 35 percent"; a question and its answer between)
+_SCAN_TURNS = 2
 #: a sentence about the result just named ("That was actually from the fasting sample ...")
 _THAT_ONE = re.compile(
     r"(?:(?:and|but|so|now)\s+)?(?:that|this|it|which)(?:\s+one)?\s*(?:was|were|is|['’]s)\b", re.I
@@ -153,6 +163,18 @@ def _uncorrected(
 class ReadingRules:
     """The rules of results and vital signs."""
 
+    @staticmethod
+    def _test_asked(s: Sentence, r: Named, st: State) -> None:
+        """A clinician's question that says when a test was done ("You had the breathing test
+        at the lab last Thursday?"): the date of the results said next, as a statement's is
+        (the answer confirms it, or corrects it with a date of its own)."""
+        if s.speaker != "clinician" or not r.dates or not told_as_done(s.text):
+            return
+        if _SCANS.search(s.low):
+            st.scan_date = (r.dates[-1], s.turn, s.start, s.end)
+        elif _TESTS.search(s.low):
+            st.test_date = (r.dates[-1], s.turn, s.start, s.end)
+
     def _readings(self, s: Sentence, r: Named, st: State) -> Iterator[Item]:
         conf = 0.9 if s.speaker == "clinician" else 0.8
         yield from self._qualitative(s, r, conf)
@@ -160,11 +182,15 @@ class ReadingRules:
         only_date = len(r.dates) == 1 and not re.search(
             r"\w", s.text[: r.dates[0].start] + s.text[r.dates[0].end :]
         )
+        scan_asked = st.question is not None and bool(_SCANS.search(st.question[0].low))
         asked = st.question is not None and bool(_TESTS.search(st.question[0].low))
         other_asked = st.question is not None and not asked  # "When did you stop smoking?"
         if st.test_date_before is not None and st.test_date and st.test_date[1] != s.turn:
             st.test_date, st.test_date_before = st.test_date_before, None
-        if r.dates and (
+        if r.dates and (_SCANS.search(s.low) or (only_date and scan_asked)):
+            # "They did the echo on the fifth": the date of the scan's results said next
+            st.scan_date = (r.dates[-1], s.turn, s.start, s.end)
+        elif r.dates and (
             _TESTS.search(s.low) or (only_date and (asked or (st.test_date and not other_asked)))
         ):
             # "I had my kidney bloods done yesterday." / "Your blood tests from the 12th of May" /
@@ -175,6 +201,8 @@ class ReadingRules:
                 st.test_date_before = st.test_date
             st.test_date = (r.dates[-1], s.turn, s.start, s.end)
         carried = st.test_date
+        if st.scan_date is not None and s.turn - st.scan_date[1] <= _SCAN_TURNS:
+            carried = st.scan_date
         for x in found:
             shown = names.quantity(x.value, x.unit)
             text = f"Patient's {x.analyte.display} was {shown}"
