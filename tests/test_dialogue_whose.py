@@ -624,3 +624,13 @@ def test_a_scans_date_does_not_date_the_bloods_said_later() -> None:
     )
     assert [c for c in _of(got, "lab_result", "ejection fraction") if "2026-04-20" in c], got
     assert not [c for c in _of(got, "lab_result", "potassium") if "2026-04-20" in c], got
+
+
+def test_a_dose_moved_from_one_bare_number_to_another_is_changed_to_the_second() -> None:
+    """ "We put the amitriptyline up from 10 to 20 at your last appointment": increased to 20,
+    as "up to 20" is (the unit said nowhere, the number as said)."""
+    got = _got(
+        ["Doctor: We put the amitriptyline up from 10 to 20 at your last appointment, the 3rd."],
+        session="2026-05-12",
+    )
+    assert _of(got, "medication", "amitriptyline dose increased to 20"), got

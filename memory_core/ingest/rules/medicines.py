@@ -151,7 +151,8 @@ _ON_RECORD = re.compile(
 #: a dose changed to a number said without a unit, right after the drug or the pronoun that
 #: names it ("The doctor put it up to 125 in May", "metformin went up to 1000")
 _TO_BARE = re.compile(
-    r"(?:\s+(?:up|down|dose))?\s+(?:has\s+)?(?:gone\s+|went\s+|go\s+)?(?:up\s+|down\s+)?to\s+"
+    r"(?:\s+(?:up|down|dose))?\s+(?:has\s+)?(?:gone\s+|went\s+|go\s+)?(?:up\s+|down\s+)?"
+    r"(?:from\s+\d+(?:[.,]\d+)?\s+)?to\s+"  # "up from 50 to 100": to the second
     rf"(?P<to>\d+(?:[.,]\d+)?)\b(?![.,]\d|\s*(?:{_NO_DOSE_AFTER}|/|per\b|a day|a week))",
     re.I,
 )
