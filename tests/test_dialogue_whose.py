@@ -634,3 +634,32 @@ def test_a_dose_moved_from_one_bare_number_to_another_is_changed_to_the_second()
         session="2026-05-12",
     )
     assert _of(got, "medication", "amitriptyline dose increased to 20"), got
+
+
+def test_a_change_told_as_made_after_a_discharge_day_is_of_that_day() -> None:
+    """In a call after a hospital stay whose discharge day was told ("you came home on Friday
+    the 6th"), a change told as made ("The ramipril's gone up to 10 mg, and they've stopped the
+    bendroflumethiazide") is of the stay, dated the day the patient went home with it; a change
+    the caller makes now ("I'm going to stop the naproxen today") is today's; a result told
+    with a change ("sodium dropped to 129 while you were in") is of some day of the stay."""
+    lines = [
+        "Nurse: So you came home on Friday the 6th, is that right?",
+        "Patient: Yes, Friday.",
+        "Nurse: Looking at the letter, the ramipril's gone up to 10 mg, and they've stopped "
+        "the bendroflumethiazide.",
+        "Nurse: And I'm going to stop the naproxen today, with your kidneys.",
+        "Nurse: Your sodium dropped to 129 while you were in, so the citalopram was stopped.",
+    ]
+    now = datetime(2026, 3, 10, 18, tzinfo=UTC)
+    ext = RuleExtractor().extract(PID, "Date: 2026-03-10\n" + "\n".join(lines), now=now)
+    days = {
+        c.content.lower(): c.created_at.date().isoformat() if c.created_at else ""
+        for c in ext.candidates
+        if c.memory_type == "medication"
+    }
+    assert [c for c, d in days.items() if "ramipril" in c and d == "2026-03-06"], days
+    assert [c for c, d in days.items() if "bendroflumethiazide" in c and d == "2026-03-06"], days
+    assert not [c for c, d in days.items() if "naproxen" in c and d == "2026-03-06"], days
+    assert [c for c, d in days.items() if "citalopram" in c and d == "2026-03-06"], days
+    sodium = [c for c in ext.candidates if "sodium" in c.content.lower()]
+    assert sodium and all(c.created_at is None for c in sodium), sodium  # some day of the stay

@@ -4,6 +4,7 @@ rules (the package docstring says what it reads)."""
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
@@ -91,6 +92,30 @@ from .whose import (
     _relatives_age,
     _your_relative,
 )
+
+#: a change told as made, not as one the speaker makes now ("the ramipril's gone up", "they've
+#: stopped the bendroflumethiazide", "was reduced"; not "I'm going to stop it today")
+_MADE = re.compile(
+    r"\b(?:(?:'s|has|have|'ve|had|was|were)\s+(?:been\s+)?(?:gone up|gone down|stopped|started|"
+    r"increased|reduced|decreased|doubled|halved|changed|switched|cut|put up|upped)|(?:they|the "
+    r"hospital|the ward|the doctors?|the consultant|the team)\s+(?:\w+\s+){0,2}?(?:stopped|"
+    r"started|increased|reduced|decreased|doubled|halved|changed|switched|cut|put|upped))\b",
+    re.I,
+)
+_MADE_NOW = re.compile(
+    r"\b(?:i'll|we'll|i will|we will|i'm going to|we're going to|i am going to|let's|today|"
+    r"tomorrow|from now)\b",
+    re.I,
+)
+
+
+def _made_on_the_stay(s: Sentence, r: Named) -> bool:
+    """Whether a sentence tells a medicine's change as made before now (the stay's), not as
+    one the speaker makes today."""
+    if not r.drugs or r.dates:
+        return False
+    return _MADE.search(s.text) is not None and _MADE_NOW.search(s.text) is None
+
 
 #: how far ahead a booking the patient tells of may lie (a day said without its year that
 #: would be further off is one gone by: "on the 4th of October" told in November)
@@ -540,6 +565,16 @@ class RuleExtractor(TopicRules, AllergyRules, MedicationRules, ReadingRules, Soc
             # a result read ("The COVID test was negative") is no immunisation of the same name
             no_jab = _NO_JAB if "lab_result" in done else frozenset()
             general(s, r, done, default_at, no_jab, story)
+            discharged = st.stays.get("discharge")
+            if story is None and discharged is not None and _made_on_the_stay(s, r):
+                # "you came home on Friday the 6th" ... "the ramipril's gone up to 10 mg, and
+                # they've stopped the bendroflumethiazide": a change the stay made, of the day
+                # the patient went home with it (a result told with it is of some day of the stay)
+                for k in range(before_sentence, len(out.candidates)):
+                    c = out.candidates[k]
+                    if c.memory_type == "medication" and c.created_at is None:
+                        by = (discharged[2], discharged[3])
+                        out.candidates[k] = replace(c, created_at=discharged[0].at, dated_by=by)
             added = out.candidates[before_sentence:]  # this sentence's, not the whole list's
             if not added and turn_starts and turn_starts[-1][0] == s.turn:
                 # "I retired in March. My last day was the thirty-first.": the day of the month
