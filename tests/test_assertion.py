@@ -65,6 +65,7 @@ def _pair(engine: mc.MemoryEngine, older: str, newer: str, mtype: str) -> tuple[
          "medication"),
         ("Amlodipine 5 mg daily", "Amlodipine 10 mg is what her husband has been on since May",
          "medication"),
+        ("Ramipril 5 mg daily", "Ramipril 10mg is what Dad's on now, she says.", "medication"),
     ],
 )  # fmt: skip
 def test_a_statement_that_asserts_no_change_hides_nothing(
