@@ -663,3 +663,12 @@ def test_a_change_told_as_made_after_a_discharge_day_is_of_that_day() -> None:
     assert [c for c, d in days.items() if "citalopram" in c and d == "2026-03-06"], days
     sodium = [c for c in ext.candidates if "sodium" in c.content.lower()]
     assert sodium and all(c.created_at is None for c in sodium), sodium  # some day of the stay
+
+
+def test_a_preference_the_clinician_records_is_no_plan() -> None:
+    """ "I'll note that you prefer video appointments in the mornings": the patient's
+    preference, recorded -- not a plan of care beside it."""
+    got = _got(["Nurse: I'll note that you prefer video appointments in the mornings."])
+    assert _of(got, "preference", "morning"), got
+    assert _of(got, "preference", "video"), got  # how, as well as when
+    assert not [c for m, c in got if m == "care_plan"], got

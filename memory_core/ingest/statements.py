@@ -1014,7 +1014,13 @@ def _each(
             # "I'd rather see a female doctor for the smear": a preference, not the smear
             kinds = tuple(sorted(kinds, key=lambda k: k.type != "preference"))
         for k in kinds:
-            if who not in k.speakers or k.type in done_types or k.type in skip:
+            if who not in k.speakers or k.type in skip:
+                continue
+            if k.type in done_types:
+                if k.needs == "recorded" and _needs(
+                    k.needs, text, k.cue_at(st, said_words) is not None, st
+                ):
+                    break  # "I'll note that you prefer video": the preference the rules read
                 continue
             if others and not k.names_others:
                 continue

@@ -215,7 +215,10 @@ class SocialRules:
         ):
             when = times[0][2]
             now_word = "now " if _NOW.search(low) else ""
-            yield "preference", f"Patient {now_word}prefers {when} appointments", 0.85, None, *span
+            # how, said with when ("video appointments in the mornings")
+            mode = next((f"{low[a:b]} " for a, b, _v in r.slot_values("visit mode")), "")
+            text = f"Patient {now_word}prefers {when} {mode}appointments"
+            yield "preference", text, 0.85, None, *span
         channels = r.slot_values("contact channel")
         request = answering and s.question and REQUEST.match(s.text) is not None
         if channels and (
