@@ -672,3 +672,28 @@ def test_a_preference_the_clinician_records_is_no_plan() -> None:
     assert _of(got, "preference", "morning"), got
     assert _of(got, "preference", "video"), got  # how, as well as when
     assert not [c for m, c in got if m == "care_plan"], got
+
+
+def test_a_stop_on_the_day_another_medicine_started_is_of_that_day() -> None:
+    """ "The discharge letter says edoxaban, first dose on the 3rd of March." ... "Are you still
+    on the clopidogrel?" -- "No, I stopped it the same day I started the new tablet.": the
+    stop is of the day the new medicine was started (told once, referred to after), also where
+    that day was said in the clinician's question ("You started the edoxaban on the 3rd?")."""
+    for first in (
+        "Pharmacist: The discharge letter says edoxaban 60 mg once a day, first dose on the 3rd "
+        "of March.",
+        "Pharmacist: So you started the edoxaban on the 3rd of March, after the clinic?",
+    ):
+        lines = [
+            first,
+            "Patient: That's right.",
+            "Pharmacist: Are you still taking the clopidogrel?",
+            "Patient: No, I stopped it the same day I started the new tablet.",
+        ]
+        now = datetime(2026, 3, 17, 18, tzinfo=UTC)
+        ext = RuleExtractor().extract(PID, "Date: 2026-03-17\n" + "\n".join(lines), now=now)
+        stops = [c for c in ext.candidates if "stopped clopidogrel" in c.content.lower()]
+        assert stops and all(c.created_at and c.created_at.day == 3 for c in stops), (
+            first,
+            [(c.content, c.created_at) for c in ext.candidates],
+        )

@@ -180,8 +180,8 @@ def _told_when(r: Named, when: DateSpan) -> bool:
     """Whether ``when`` dates a start or change told in ``r``: not after the sentence's moment,
     and told as done ("we started the allopurinol on the 22nd"), said with its year or against
     the session ("two weeks ago"), or a first dose ("first dose on the 22nd of September")."""
-    if when.at > r.session or _later(r.low):
-        return False
+    if when.at > r.session or (_later(r.low) and not told_as_done(r.text)):
+        return False  # a day ahead; "after your clinic" in a sentence told as done is past
     return not when.guessed_past or told_as_done(r.text) or bool(_STARTED_SAID.search(r.low))
 
 

@@ -117,6 +117,34 @@ def _made_on_the_stay(s: Sentence, r: Named) -> bool:
     return _MADE.search(s.text) is not None and _MADE_NOW.search(s.text) is None
 
 
+#: the day another medicine was started, said as when ("the same day I started the new tablet",
+#: "when I began the apixaban")
+_STARTED_ON = re.compile(
+    r"\b(?:(?:on\s+)?the\s+(?:same\s+)?day|when|as soon as)\s+(?:i|you|he|she|we|they)\s+"
+    r"(?:started|began)\s+(?P<what>(?:the|my|his|her|your|their|that)?\s*(?:new\s+)?[\w' -]{2,30}?)"
+    r"(?=\s*(?:[.,;!?]|$|\band\b|\bbut\b))",
+    re.I,
+)
+#: a medicine named by being the new one ("the new tablet", "the new blood thinner")
+_THE_NEW_ONE = re.compile(r"\bnew\b|\bblood thinner\b|\banticoagulant\b", re.I)
+
+
+def _started_on(s: Sentence, r: Named, st: State) -> tuple[Story, tuple[int, int]] | None:
+    """The start of another medicine a sentence dates a change by, where that start's day was
+    told before (its date, turn and place), and where the words that say it are."""
+    m = _STARTED_ON.search(s.text)
+    if m is None or not st.drug_dates:
+        return None
+    named = [d for d in r.drugs if m.start("what") <= d.start < m.end()]
+    if named:
+        told = st.drug_dates.get(named[0].name)
+    elif _THE_NEW_ONE.search(m.group("what")):
+        told = max(st.drug_dates.values(), key=lambda t: (t[1], t[2]))  # the latest told
+    else:
+        return None
+    return (told, (m.start(), m.end())) if told is not None else None
+
+
 #: how far ahead a booking the patient tells of may lie (a day said without its year that
 #: would be further off is one gone by: "on the 4th of October" told in November)
 _BOOKED_AHEAD_DAYS = 183
@@ -553,6 +581,13 @@ class RuleExtractor(TopicRules, AllergyRules, MedicationRules, ReadingRules, Soc
                     self._note_topics(r, st)
                     prev = s
                     continue
+            started_on = _started_on(s, r, st)
+            if started_on is not None:
+                # "I stopped it the same day I started the new tablet": the new tablet is when,
+                # not what was stopped -- read without it, dated by it
+                a, b = started_on[1]
+                s = replace(s, text=s.text[:a] + " " * (b - a) + s.text[b:])
+                r = Named(s, moment(s, session, now), month_told, st.days_alone)
             before_sentence = len(out.candidates)
             done = emit(
                 self._sentence(s, r, st),
@@ -565,6 +600,13 @@ class RuleExtractor(TopicRules, AllergyRules, MedicationRules, ReadingRules, Soc
             # a result read ("The COVID test was negative") is no immunisation of the same name
             no_jab = _NO_JAB if "lab_result" in done else frozenset()
             general(s, r, done, default_at, no_jab, story)
+            if started_on is not None:
+                for k in range(before_sentence, len(out.candidates)):
+                    c = out.candidates[k]
+                    if c.memory_type == "medication" and c.created_at is None:
+                        day = started_on[0]
+                        by = (day[2], day[3])
+                        out.candidates[k] = replace(c, created_at=day[0].at, dated_by=by)
             discharged = st.stays.get("discharge")
             if story is None and discharged is not None and _made_on_the_stay(s, r):
                 # "you came home on Friday the 6th" ... "the ramipril's gone up to 10 mg, and

@@ -9,6 +9,7 @@ import re
 
 from ...facts.model import KeyKind, Role
 from ...facts.reader import read as read_facts
+from ..dates import told_as_done
 from ..dialogue import TITLED, Sentence, State
 from ..sentence import Drug, Named, date_for, dose_after
 from ..statements import asks_of_family
@@ -145,7 +146,10 @@ class TopicRules:
             st.started = r.drugs  # "apixaban 5 mg twice a day, first dose on the 22nd"
         if r.drugs and (started or _UP.search(r.low) or _DOWN.search(r.low)):
             st.changed = r.drugs
-        if not r.s.question:
+        # the day a drug was started or changed, told -- or asked to be confirmed ("So you
+        # started the apixaban on the 28th?")
+        asked_to_confirm = r.s.speaker == "clinician" and told_as_done(r.text)
+        if not r.s.question or asked_to_confirm:
             for d in r.drugs:
                 when = date_for(r, d.start, d.end)
                 if when is not None and _told_when(r, when):
