@@ -697,3 +697,19 @@ def test_a_stop_on_the_day_another_medicine_started_is_of_that_day() -> None:
             first,
             [(c.content, c.created_at) for c in ext.candidates],
         )
+
+
+def test_a_since_said_after_what_is_taken_dates_it() -> None:
+    """ "Forty in the morning and forty at two o'clock. Since he came home on the 15th.": the
+    "since" sentence after the dose says from when it holds (as one before it does)."""
+    lines = [
+        "Nurse: And the furosemide, how is he taking it?",
+        "Wife: Furosemide 40 at eight in the morning and 40 at two o'clock. Since he came home "
+        "on the 15th.",
+    ]
+    now = datetime(2026, 5, 20, 18, tzinfo=UTC)
+    ext = RuleExtractor().extract(PID, "Date: 2026-05-20\n" + "\n".join(lines), now=now)
+    meds = [c for c in ext.candidates if "furosemide" in c.content.lower()]
+    assert meds and all(c.created_at and c.created_at.day == 15 for c in meds), [
+        (c.content, c.created_at) for c in ext.candidates
+    ]

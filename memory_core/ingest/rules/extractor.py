@@ -61,7 +61,7 @@ from .answers import (
 )
 from .base import Item
 from .doses import _amend_dose, _date_the_dose, _drug_alone
-from .medicines import MedicationRules
+from .medicines import MedicationRules, _since
 from .results import _NO_JAB, _TESTS, ReadingRules, _uncorrected
 from .shaping import _recap_items, _statement_then_question, _untagged, _untold
 from .social import _HABITS, SocialRules
@@ -143,6 +143,17 @@ def _started_on(s: Sentence, r: Named, st: State) -> tuple[Story, tuple[int, int
     else:
         return None
     return (told, (m.start(), m.end())) if told is not None else None
+
+
+def _since_after(out: Extraction, prev: Sentence, since: Story) -> None:
+    """ "Forty in the morning and forty at two. Since he came home on the 15th.": a sentence
+    that is only a "since" and its date dates the medicines the sentence before said, undated."""
+    for k, c in enumerate(out.candidates):
+        if c.start == prev.start and c.memory_type == "medication" and c.created_at is None:
+            out.candidates[k] = replace(
+                c, content=f"{c.content} ({_since(since[0])})", created_at=since[0].at,
+                dated_by=(since[2], since[3]),
+            )  # fmt: skip
 
 
 #: how far ahead a booking the patient tells of may lie (a day said without its year that
@@ -382,6 +393,8 @@ class RuleExtractor(TopicRules, AllergyRules, MedicationRules, ReadingRules, Soc
                 last_day = dated
                 if _SINCE_ALONE.match(s.text):
                     since_said = dated
+                    if prev is not None and (prev.turn, prev.speaker) == (s.turn, s.speaker):
+                        _since_after(out, prev, dated)
             new_turn = prev is None or s.turn != prev.turn
             if new_turn:
                 turn_starts.append((s.turn, len(out.candidates)))
