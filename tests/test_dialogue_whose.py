@@ -713,3 +713,18 @@ def test_a_since_said_after_what_is_taken_dates_it() -> None:
     assert meds and all(c.created_at and c.created_at.day == 15 for c in meds), [
         (c.content, c.created_at) for c in ext.candidates
     ]
+
+
+def test_sticky_plasters_are_an_allergen_and_a_plaster_cast_is_none() -> None:
+    """ "I'm allergic to sticky plasters -- they bring me out in a rash": an adhesive allergy;
+    "my wrist is still in plaster" names no allergen and no medicine."""
+    got = _got(
+        [
+            "Nurse: Anything else before I go?",
+            "Patient: Oh, one more thing, can you add to my notes that I'm allergic to sticky "
+            "plasters? They give me a red rash.",
+            "Patient: And my wrist is still in plaster from the fall.",
+        ]
+    )
+    assert _of(got, "allergy", "sticky plasters"), got
+    assert not [c for m, c in got if m == "medication"], got

@@ -309,6 +309,15 @@ REQUEST = re.compile(
     r"|^[^?]*,\s*(?:could|can|would|will) (?:you|u)\s*\?\s*$",  # "Text me first, would you?"
     re.I,
 )
+#: a request to record what the patient states ("Please can you put on my record that I'm
+#: allergic to sticky plasters?", "Can you note that I've stopped the omeprazole?"): the
+#: statement, said
+RECORD_THAT = re.compile(
+    r"^(?:[\w',]+\s+){0,4}?(?:could|can|would|will) (?:you|u)\s+(?:please\s+)?(?:put|add|note|"
+    r"record|write|make a note|update)\b[^?]*?\bthat\s+"
+    r"(?P<said>(?:i|i'm|i am|i've|i have|my)\b[^?]+)\?\s*$",
+    re.I,
+)
 #: a statement with a question tagged on ("I'm still on X, is that okay?")
 DECLARED = re.compile(
     r"^((?:i|i'm|i am|i've|i have|my|she|he|she's|he's|we)\b.*),\s*[^,]*\?\s*$", re.I

@@ -21,7 +21,17 @@ from ..dates import (
     session_date,
     told_as_done,
 )
-from ..dialogue import AFFIRM, DECLARED, REQUEST, Sentence, State, about_other, moment, split
+from ..dialogue import (
+    AFFIRM,
+    DECLARED,
+    RECORD_THAT,
+    REQUEST,
+    Sentence,
+    State,
+    about_other,
+    moment,
+    split,
+)
 from ..proposals import Candidate, Extraction
 from ..sentence import Named, dose_after
 from ..statements import (
@@ -556,6 +566,11 @@ class RuleExtractor(TopicRules, AllergyRules, MedicationRules, ReadingRules, Soc
             if proxy_self(s.text, s.relation):
                 st.others_drugs |= {d.name for d in r.drugs}
                 continue  # a relative speaking of themself
+            record = RECORD_THAT.match(s.text) if s.question and s.speaker != "clinician" else None
+            if record:  # "Please can you put on my record that I'm allergic to penicillin?"
+                a, b = record.span("said")
+                s = replace(s, text=s.text[a:b] + ".", start=s.start + a, end=s.start + b)
+                r = Named(s, moment(s, session, now))
             if s.question and s.speaker != "clinician" and not REQUEST.match(s.text):
                 declared = DECLARED.match(s.text)
                 if declared:  # "I'm still on lansoprazole 15 mg, is that okay?"
