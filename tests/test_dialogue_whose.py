@@ -728,3 +728,20 @@ def test_sticky_plasters_are_an_allergen_and_a_plaster_cast_is_none() -> None:
     )
     assert _of(got, "allergy", "sticky plasters"), got
     assert not [c for m, c in got if m == "medication"], got
+
+
+def test_a_plans_purpose_does_not_undo_the_plan() -> None:
+    """ "I'll ring you again in three weeks to see how you're managing without the naproxen":
+    the plan stands, whatever the purpose clause names as stopped; "I've uploaded a written
+    asthma plan to your app" is a plan given."""
+    got = _got(
+        [
+            "Pharmacist: I'll ring you again in three weeks to see how you're managing without "
+            "the naproxen.",
+            "Nurse: I've uploaded a written asthma action plan to your app.",
+            "Nurse: I've also sent a copy of your care plan to your app.",
+        ]
+    )
+    assert _of(got, "care_plan", "three weeks"), got
+    assert _of(got, "care_plan", "action plan"), got
+    assert _of(got, "care_plan", "copy of"), got  # not read as a diagnosis of what it names

@@ -353,6 +353,11 @@ _THEM = re.compile(r"\s+(?:them|it)\b", re.I)
 #: a condition of a plan's use, said after it ("a rescue pack ..., so you can start them
 #: straight away if you flare up")
 _USE_IF = re.compile(r",?\s+\b(?:if (?:you|she|he|they)|in case)\b", re.I)
+#: a plan's purpose after it ("to see how you're managing without the naproxen"): what it
+#: names is not the plan, nor asserted by it
+_PURPOSE = re.compile(
+    r",?\s+\b(?:to (?:see|check|find out) (?:how|if|whether|what)|so (?:that|we can))\b", re.I
+)
 
 
 def _until_condition(text: str) -> str:
@@ -1056,7 +1061,7 @@ def _each(
                 break
             # a plan's condition after it is of its use ("a rescue pack ..., so you can start
             # them straight away if you flare up"), not of the plan
-            cut = _USE_IF.search(text) if plan else None
+            cut = (_USE_IF.search(text) or _PURPOSE.search(text)) if plan else None
             read_as = text[: cut.start()] if cut else text
             _found, blocked = _kinds_found(as_patient(read_as, s.relation, pronoun), k.type)
             if blocked and not k.names_others:  # "don't tell my brother": the person named
