@@ -745,3 +745,20 @@ def test_a_plans_purpose_does_not_undo_the_plan() -> None:
     assert _of(got, "care_plan", "three weeks"), got
     assert _of(got, "care_plan", "action plan"), got
     assert _of(got, "care_plan", "copy of"), got  # not read as a diagnosis of what it names
+
+
+def test_a_name_the_patient_opens_with_is_someone_elses() -> None:
+    """The patient's own "Kiera's got chickenpox now, poor thing" or "Tomasz threw up all
+    night": a given name opening the sentence (a word no English dictionary has, not a
+    medicine) is another person's, as one later in the sentence already was; "Sugar's been
+    high" is the patient's."""
+    got = _got(
+        [
+            "Nurse: How are things at home?",
+            "Patient: Kiera's got chickenpox now, poor thing.",
+            "Patient: Tomasz threw up all night as well.",
+            "Patient: Sugar's been high this week, about 14 most mornings.",
+        ]
+    )
+    assert not [c for m, c in got if "chickenpox" in c or "threw up" in c], got
+    assert [c for m, c in got if "14" in c or "sugar" in c], got

@@ -545,6 +545,32 @@ def names_other(text: str, patient_name: str | tuple[str, ...] | None) -> bool:
     return False
 
 
+#: a given name opening a sentence as its actor ("Kiera's got chickenpox", "Tomasz threw up")
+_NAME_FIRST = re.compile(
+    r"^\W*([A-Z][a-z]{2,})(?:(?:'s|’s)\s+(?:got|been|had|gone|on|in|off|not|taking|having|"
+    r"started|stopped|doing|feeling|back|home|ill|poorly|sick|unwell|better|worse|still|also|"
+    r"just)|\s+(?:is|was|has|had|got|gets|threw|takes|took|uses|used|needs|went|came|started|"
+    r"stopped|keeps|kept))\b"
+)  # "'s" as is or has, not a possession ("Kim's office", a title split off before it)
+
+
+def _named_first(text: str, patient_name: str | tuple[str, ...] | None) -> bool:
+    """Whether a clause opens with a given name as its actor, in the patient's own words: a
+    capitalised word no English dictionary has (lemminflect's), not the patient's name, a
+    medicine's, a condition's or a holiday's ("Sugar's been high" is the patient's)."""
+    from ..drugs import _english, resolve
+
+    m = _NAME_FIRST.match(text)
+    if m is None:
+        return False
+    w = m.group(1)
+    own = (patient_name,) if isinstance(patient_name, str) else (patient_name or ())
+    if w in own or w in _NOT_NAMES or _english(w.lower()):
+        return False
+    medicine = any(d.start == m.start(1) for d in resolve(text))
+    return not medicine and w.lower() not in _condition_words(text)
+
+
 @cache
 def _feasts() -> re.Pattern[str]:
     """The names of the holidays the date reader reads ("new year's day", "easter monday")."""
@@ -613,6 +639,8 @@ def third_party(
             return False  # "She said it looked infected and put me on flucloxacillin"
         if _THIRD_SUBJECT.search(text):
             return True  # "she's on the alendronate", said by her husband
+        if _named_first(text, patient_name):
+            return True  # "Kiera's got chickenpox now": someone the patient names
         third = _THIRD_PERSON.search(text)
         first = FIRST_PERSON.search(text)
         if third is None:
