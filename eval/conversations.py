@@ -58,7 +58,7 @@ SETS = ("a", "b")
 #: fresh, measured once at the end of the session they were written in) and an eleventh (ten,
 #: measured once as they came), and so on to a fifteenth (set o), each frozen before the reader
 #: changed again and reported apart from a + b.
-FRESH = tuple("cdefghijklmnopqrstuvwxy")  # one letter a set
+FRESH = tuple("cdefghijklmnopqrstuvwxyz")  # one letter a set
 #: The issue's check on main dfd818e (six held-out transcripts, then six more), for the report.
 BEFORE = {
     "first six": "19 / 53 (36 %), 3 wrong dates, 8 forbidden, 5 / 15 superseded",
@@ -254,20 +254,27 @@ def run_one(conv: Conversation, embedder: mc.Embedder | str, workdir: Path) -> O
     """One transcript on a fresh SQLite store: priors, extraction, acceptance of all."""
     now = conv.now
     path = workdir / f"conv-{conv.set}-{conv.file}.db"
-    eng = mc.open_engine(f"sqlite:///{path}", embedder, clock=lambda: now)
-    # the store refuses a write dated after its wall clock; a session dated after the day this
-    # runs (a14 is 2026-12-10) is read as of its own evening, so the store's clock is that too
-    wall = patch("memory_core.store.sqlite._wall", lambda: max(now, datetime.now(UTC)))
+    # the engine's clock and the store's wall clock: each prior's day while it is written (a
+    # store takes no action dated before a write it holds), then the session's; the store
+    # refuses a write dated after its wall clock, and a session dated after the day this runs
+    # (a14 is 2026-12-10) is read as of its own evening, so the store's clock is that too
+    clock = [now, max(now, datetime.now(UTC))]
+    eng = mc.open_engine(f"sqlite:///{path}", embedder, clock=lambda: clock[0])
+    wall = patch("memory_core.store.sqlite._wall", lambda: clock[1])
     wall.start()
     try:
         ids: dict[str, str] = {}
-        for p in conv.prior:
+        # in the order they were made (a store takes no write dated before one it holds; an
+        # answer key may list its priors in another order)
+        for p in sorted(conv.prior, key=lambda p: p["created"]):
             created = _start_of(p["created"])
+            clock[:] = [created, created]  # a prior is written when it was made
             mtype = AS_WRITTEN_TYPES.get(p["type"], (p["type"],))[0]
             m = eng.add_memory(
                 conv.patient, p["content"], mtype, created_at=created, by="eval", now=created
             ).memory
             ids[p["id"]] = m.id
+        clock[:] = [now, max(now, datetime.now(UTC))]
         props = eng.extract_memories(conv.patient, conv.text, now=now, name=conv.file)
         if props:
             eng.accept_proposals(conv.patient, props, by="eval", now=now)

@@ -388,6 +388,19 @@ def test_the_twenty_fifth_authors_ten_hold_their_first_run() -> None:
     assert s["superseded"] >= 16, s
 
 
+def test_the_twenty_sixth_authors_ten_hold_their_first_run() -> None:
+    """Set z (ten transcripts by a twenty-sixth author, a check of the whole written in the
+    twenty-fifth session, frozen at c6399a8 and measured once at its end on the reader of
+    aa56dca, hashing and MiniLM alike): its test half's first run, 27 / 52 facts, 1 wrong date,
+    1 forbidden, 8 / 14 superseded (dev 78 / 119, 8, 2, 16 / 22); the same on the session's
+    starting reader 6c6148d. Its priors are written in the order they were made (one answer
+    key lists them otherwise). The targets are not met: a later change may only do better."""
+    s = conv.summary(conv.run_all(conv.load(["z"], "test"), "hashing"))
+    assert s["transcripts"] == 3 and s["facts"] == 52 and s["links"] == 14
+    assert s["found"] >= 27 and s["forbidden"] <= 1 and s["wrong_dates"] <= 1, s
+    assert s["superseded"] >= 8, s
+
+
 def test_the_projects_own_twenty_stay_read() -> None:
     s = conv.summary(conv.run_all(conv.load(["dialogue"]), "hashing"))
     assert s["found"] >= 99 and s["forbidden"] == 0 and s["wrong_dates"] == 0, s
