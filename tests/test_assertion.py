@@ -66,6 +66,11 @@ def _pair(engine: mc.MemoryEngine, older: str, newer: str, mtype: str) -> tuple[
         ("Amlodipine 5 mg daily", "Amlodipine 10 mg is what her husband has been on since May",
          "medication"),
         ("Ramipril 5 mg daily", "Ramipril 10mg is what Dad's on now, she says.", "medication"),
+        # another form of the same ingredient: a second order, not this one changed
+        ("Fluticasone inhaler 250 mcg twice daily", "Fluticasone nasal spray (Flixonase) daily",
+         "medication"),
+        ("Beclometasone inhaler 200 micrograms twice daily",
+         "Beclometasone nasal spray 100 micrograms once daily in hay fever season", "medication"),
     ],
 )  # fmt: skip
 def test_a_statement_that_asserts_no_change_hides_nothing(

@@ -103,7 +103,7 @@ def _two_orders(p: Pair) -> Decision | None:
     for a, b in _drugs(p):
         pa, pb = parts(a.value), parts(b.value)
         prn = _as_needed_one_side(pa, pb)
-        forms = pa.get("form") and pb.get("form") and pa["form"] != pb["form"]
+        forms = _other_form(pa, pb)
         scheduled, as_needed = (pb, pa) if pa.get("freq") == _PRN else (pa, pb)
         slow = scheduled.get("form") == _SLOW and as_needed.get("form") != _SLOW
         if prn and (forms or slow) and not _changed(b):
@@ -193,8 +193,18 @@ def _not_the_order(
             not changed and _beside(pa, pb),
             "an as-needed order beside a scheduled one: maybe a second order",
         ),
+        (
+            not changed and _other_form(pa, pb),
+            f"another form ({pa.get('form')} / {pb.get('form')}): maybe a second order",
+        ),
     )
     return next((why for said, why in reasons if said), "")
+
+
+def _other_form(pa: dict[str, str], pb: dict[str, str]) -> bool:
+    """Each side names a form and they differ ("fluticasone inhaler" / "fluticasone nasal
+    spray", "diclofenac gel" / "diclofenac tablets"): often two orders of one ingredient."""
+    return bool(pa.get("form") and pb.get("form")) and pa["form"] != pb["form"]
 
 
 def _beside(pa: dict[str, str], pb: dict[str, str]) -> bool:
