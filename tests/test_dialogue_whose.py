@@ -762,3 +762,16 @@ def test_a_name_the_patient_opens_with_is_someone_elses() -> None:
     )
     assert not [c for m, c in got if "chickenpox" in c or "threw up" in c], got
     assert [c for m, c in got if "14" in c or "sugar" in c], got
+
+
+def test_what_a_medicine_can_raise_is_no_change_of_it() -> None:
+    """ "I'd rather you didn't take ibuprofen at the moment, it can raise blood pressure": what
+    the medicine does, not its dose increased."""
+    got = _got(
+        [
+            "Patient: Can I take ibuprofen for my knee?",
+            "Doctor: I'd rather you didn't take ibuprofen at the moment, it can raise blood "
+            "pressure and upset the kidneys.",
+        ]
+    )
+    assert not [c for m, c in got if "increased" in c], got

@@ -206,6 +206,8 @@ def _of_the_drug(change: re.Pattern[str], rest: str, reach: int) -> bool:
     with apixaban really does raise the risk of a bleed": no change of the apixaban). A change
     word before the drug governs it ("reduced the evening furosemide")."""
     for m in change.finditer(rest, 0, reach):
+        if _EFFECT_BEFORE.search(rest, 0, m.start()) and not _DOSE_AHEAD.match(rest, m.end()):
+            continue  # "..., it can raise blood pressure": what the drug does
         obj = _OWN_OBJECT.match(rest, m.end())
         if obj is None or _DOSE_AHEAD.match(rest, obj.start()):
             return True  # "... and raise the evening dose": the drug's dose
@@ -219,6 +221,12 @@ def _of_the_drug(change: re.Pattern[str], rest: str, reach: int) -> bool:
 _GENERIC_BEFORE = re.compile(r"\b(?:can|could|may|might|will|would|does|do|to)\s+(?:\w+\s+)?$")
 
 
+#: a change word said of what the drug does, with the drug as its subject ("it can raise
+#: blood pressure", "they may lower your sodium"), whatever follows it
+_EFFECT_BEFORE = re.compile(
+    r"\b(?:it|they|this|that|which|these|both)\s+(?:\w+\s+)?(?:can|could|may|might|does|do|"
+    r"tends? to)\s+(?:\w+\s+)?$"
+)
 #: an object that is the drug's dose after all ("the evening dose", "the total daily amount")
 _DOSE_AHEAD = re.compile(rf"\s+{_DETERMINER}(?:\s+[a-z]+){{1,2}}?\s+(?:{_DOSE_WORDS})\b")
 
