@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -155,15 +155,22 @@ def _started_on(s: Sentence, r: Named, st: State) -> tuple[Story, tuple[int, int
     return (told, (m.start(), m.end())) if told is not None else None
 
 
+def _date_medicines(out: Extraction, ks: Iterable[int], day: Story, since: bool = False) -> None:
+    """Date the undated medicines among ``out.candidates[k]`` for ``k`` in ``ks`` by ``day``
+    (its date, and where it was said); ``since``: the content says from when it holds."""
+    for k in ks:
+        c = out.candidates[k]
+        if c.memory_type == "medication" and c.created_at is None:
+            content = f"{c.content} ({_since(day[0])})" if since else c.content
+            by = (day[2], day[3])
+            out.candidates[k] = replace(c, content=content, created_at=day[0].at, dated_by=by)
+
+
 def _since_after(out: Extraction, prev: Sentence, since: Story) -> None:
     """ "Forty in the morning and forty at two. Since he came home on the 15th.": a sentence
     that is only a "since" and its date dates the medicines the sentence before said, undated."""
-    for k, c in enumerate(out.candidates):
-        if c.start == prev.start and c.memory_type == "medication" and c.created_at is None:
-            out.candidates[k] = replace(
-                c, content=f"{c.content} ({_since(since[0])})", created_at=since[0].at,
-                dated_by=(since[2], since[3]),
-            )  # fmt: skip
+    said = [k for k, c in enumerate(out.candidates) if c.start == prev.start]
+    _date_medicines(out, said, since, since=True)
 
 
 #: how far ahead a booking the patient tells of may lie (a day said without its year that
@@ -628,23 +635,15 @@ class RuleExtractor(TopicRules, AllergyRules, MedicationRules, ReadingRules, Soc
             # a result read ("The COVID test was negative") is no immunisation of the same name
             no_jab = _NO_JAB if "lab_result" in done else frozenset()
             general(s, r, done, default_at, no_jab, story)
+            these = range(before_sentence, len(out.candidates))
             if started_on is not None:
-                for k in range(before_sentence, len(out.candidates)):
-                    c = out.candidates[k]
-                    if c.memory_type == "medication" and c.created_at is None:
-                        day = started_on[0]
-                        by = (day[2], day[3])
-                        out.candidates[k] = replace(c, created_at=day[0].at, dated_by=by)
+                _date_medicines(out, these, started_on[0])
             discharged = st.stays.get("discharge")
             if story is None and discharged is not None and _made_on_the_stay(s, r):
                 # "you came home on Friday the 6th" ... "the ramipril's gone up to 10 mg, and
                 # they've stopped the bendroflumethiazide": a change the stay made, of the day
                 # the patient went home with it (a result told with it is of some day of the stay)
-                for k in range(before_sentence, len(out.candidates)):
-                    c = out.candidates[k]
-                    if c.memory_type == "medication" and c.created_at is None:
-                        by = (discharged[2], discharged[3])
-                        out.candidates[k] = replace(c, created_at=discharged[0].at, dated_by=by)
+                _date_medicines(out, these, discharged)
             added = out.candidates[before_sentence:]  # this sentence's, not the whole list's
             if not added and turn_starts and turn_starts[-1][0] == s.turn:
                 # "I retired in March. My last day was the thirty-first.": the day of the month
