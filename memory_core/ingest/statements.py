@@ -557,7 +557,7 @@ _NAME_FIRST = re.compile(
 def _named_first(text: str, patient_name: str | tuple[str, ...] | None) -> bool:
     """Whether a clause opens with a given name as its actor, in the patient's own words: a
     capitalised word no English dictionary has (lemminflect's), not the patient's name, a
-    medicine's, a condition's or a holiday's ("Sugar's been high" is the patient's)."""
+    medicine's or a condition's ("Sugar's been high" is the patient's)."""
     from ..drugs import _english, resolve
 
     m = _NAME_FIRST.match(text)
