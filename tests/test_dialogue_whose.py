@@ -6,16 +6,22 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from memory_core.ingest.proposals import Candidate
 from memory_core.ingest.rules import RuleExtractor, _governed
 from memory_core.ingest.statements import asserted_in
 
 PID = "NW-1007"
 
 
-def _got(lines: list[str], session: str = "2026-05-12") -> list[tuple[str, str]]:
+def _extracted(lines: list[str], session: str = "2026-05-12") -> list[Candidate]:
+    """What the reader proposes from ``lines``, said on ``session``'s evening."""
     now = datetime.fromisoformat(session).replace(hour=18, tzinfo=UTC)
-    ext = RuleExtractor().extract(PID, f"Date: {session}\n" + "\n".join(lines), now=now)
-    return [(c.memory_type, c.content.lower()) for c in ext.candidates]
+    said = f"Date: {session}\n" + "\n".join(lines)
+    return RuleExtractor().extract(PID, said, now=now).candidates
+
+
+def _got(lines: list[str], session: str = "2026-05-12") -> list[tuple[str, str]]:
+    return [(c.memory_type, c.content.lower()) for c in _extracted(lines, session)]
 
 
 def _of(got: list[tuple[str, str]], mtype: str, word: str) -> list[str]:
@@ -194,13 +200,12 @@ def test_an_illness_had_is_no_immunisation_its_vaccine_still_is() -> None:
 def test_a_side_effect_the_clinician_names_is_dated_when_the_patient_said_it_began() -> None:
     """ "I've had a dry cough for about 3 weeks" -- "A dry cough is a well-known side effect of
     lisinopril": the reaction began when the patient said, not on the day it was named."""
-    now = datetime(2026, 5, 12, 18, tzinfo=UTC)
     lines = [
         "Patient: I've had a dry tickly cough for about 3 weeks now.",
         "Doctor: A dry cough is a well-known side effect of lisinopril.",
     ]
-    ext = RuleExtractor().extract(PID, "Date: 2026-05-12\n" + "\n".join(lines), now=now)
-    (reaction,) = [c for c in ext.candidates if c.memory_type == "adverse_reaction"]
+    candidates = _extracted(lines, "2026-05-12")
+    (reaction,) = [c for c in candidates if c.memory_type == "adverse_reaction"]
     assert "lisinopril" in reaction.content.lower() and reaction.created_at is not None
     assert reaction.created_at.date().isoformat() == "2026-04-21", reaction
 
@@ -245,13 +250,12 @@ def test_a_habit_the_clinician_raises_without_a_question_is_what_the_answer_gave
 def test_a_day_said_two_ways_alone_dates_what_was_just_told() -> None:
     """ "I stopped! New Year's Day, the 1st of January.": one day said two ways, alone in its
     sentence, dates the quitting told just before, as "The 3rd of January." does."""
-    now = datetime(2026, 3, 10, 18, tzinfo=UTC)
     lines = [
         "Doctor: Now, smoking. Last time you were on about ten a day.",
         "Patient: I stopped! New Year's Day, the 1st of January. Not had one since.",
     ]
-    ext = RuleExtractor().extract(PID, "Date: 2026-03-10\n" + "\n".join(lines), now=now)
-    (quit_,) = [c for c in ext.candidates if "quit smoking" in c.content]
+    candidates = _extracted(lines, "2026-03-10")
+    (quit_,) = [c for c in candidates if "quit smoking" in c.content]
     assert quit_.created_at is not None and quit_.created_at.date().isoformat() == "2026-01-01"
 
 
@@ -650,18 +654,17 @@ def test_a_change_told_as_made_after_a_discharge_day_is_of_that_day() -> None:
         "Nurse: And I'm going to stop the naproxen today, with your kidneys.",
         "Nurse: Your sodium dropped to 129 while you were in, so the citalopram was stopped.",
     ]
-    now = datetime(2026, 3, 10, 18, tzinfo=UTC)
-    ext = RuleExtractor().extract(PID, "Date: 2026-03-10\n" + "\n".join(lines), now=now)
+    candidates = _extracted(lines, "2026-03-10")
     days = {
         c.content.lower(): c.created_at.date().isoformat() if c.created_at else ""
-        for c in ext.candidates
+        for c in candidates
         if c.memory_type == "medication"
     }
     assert [c for c, d in days.items() if "ramipril" in c and d == "2026-03-06"], days
     assert [c for c, d in days.items() if "bendroflumethiazide" in c and d == "2026-03-06"], days
     assert not [c for c, d in days.items() if "naproxen" in c and d == "2026-03-06"], days
     assert [c for c, d in days.items() if "citalopram" in c and d == "2026-03-06"], days
-    sodium = [c for c in ext.candidates if "sodium" in c.content.lower()]
+    sodium = [c for c in candidates if "sodium" in c.content.lower()]
     assert sodium and all(c.created_at is None for c in sodium), sodium  # some day of the stay
 
 
@@ -690,12 +693,11 @@ def test_a_stop_on_the_day_another_medicine_started_is_of_that_day() -> None:
             "Pharmacist: Are you still taking the clopidogrel?",
             "Patient: No, I stopped it the same day I started the new tablet.",
         ]
-        now = datetime(2026, 3, 17, 18, tzinfo=UTC)
-        ext = RuleExtractor().extract(PID, "Date: 2026-03-17\n" + "\n".join(lines), now=now)
-        stops = [c for c in ext.candidates if "stopped clopidogrel" in c.content.lower()]
+        candidates = _extracted(lines, "2026-03-17")
+        stops = [c for c in candidates if "stopped clopidogrel" in c.content.lower()]
         assert stops and all(c.created_at and c.created_at.day == 3 for c in stops), (
             first,
-            [(c.content, c.created_at) for c in ext.candidates],
+            [(c.content, c.created_at) for c in candidates],
         )
 
 
@@ -707,11 +709,10 @@ def test_a_since_said_after_what_is_taken_dates_it() -> None:
         "Wife: Furosemide 40 at eight in the morning and 40 at two o'clock. Since he came home "
         "on the 15th.",
     ]
-    now = datetime(2026, 5, 20, 18, tzinfo=UTC)
-    ext = RuleExtractor().extract(PID, "Date: 2026-05-20\n" + "\n".join(lines), now=now)
-    meds = [c for c in ext.candidates if "furosemide" in c.content.lower()]
+    candidates = _extracted(lines, "2026-05-20")
+    meds = [c for c in candidates if "furosemide" in c.content.lower()]
     assert meds and all(c.created_at and c.created_at.day == 15 for c in meds), [
-        (c.content, c.created_at) for c in ext.candidates
+        (c.content, c.created_at) for c in candidates
     ]
 
 
