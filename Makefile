@@ -12,7 +12,8 @@ help:
 	@echo "make run      seed the demo patients if the store is empty, start the dashboard"
 	@echo "              on http://localhost:$(PORT) (PORT=8502 make run, or make run PORT=8502)"
 	@echo "make test     lint, install Debian's chromium if missing, then the whole pytest suite"
-	@echo "              (needs node/npm for the Cosmos-protocol test server)"
+	@echo "              on every core (TEST_WORKERS=0 for one process; needs node/npm for the"
+	@echo "              Cosmos-protocol test server)"
 	@echo "make lint     ruff check, ruff format --check, mypy memory_core"
 	@echo "make seed     seed the demo patients if the store is empty"
 	@echo "make eval     the evaluation on public data in EVAL_DATA (default data/eval;"
@@ -77,8 +78,11 @@ browser:
 	  echo "installed chromium"; \
 	fi
 
+# The suite runs on every core (pytest-xdist; each test file on one worker, so a file's
+# fixtures are built once); TEST_WORKERS=0 make test runs it in one process.
+TEST_WORKERS ?= auto
 test: lint browser
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # Benchmarks (issue 5; BENCH_ARGS passes options, e.g. --only=section): a separate venv with the app's requirements plus the peers (Mem0,
 # FAISS, Qdrant, LangGraph) and profilers, which never go into the app's .venv.

@@ -25,7 +25,6 @@ from memory_core.values import AuditEntry, Memory, Status, Tier
 from tests.conftest import NOW
 from tests.cosmos_server import CosmosServer
 
-pytestmark = pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
 EMBEDDER = HashingEmbedder()
 
 

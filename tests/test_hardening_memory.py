@@ -22,7 +22,6 @@ from memory_core.values import Memory
 from tests import test_store_contract as contract
 from tests.conftest import NOW, Clock
 
-pytestmark = pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
 DIMS = 64
 # both stores (SQLite and the local Cosmos-protocol server), as the store contract runs them
 backend = contract.backend

@@ -43,7 +43,6 @@ from tests.conftest import NOW, Clock
 from tests.cosmos_server import EMULATOR_KEY, CosmosServer
 
 # the local server's certificate is self-signed (loopback only)
-pytestmark = pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
 EMBEDDER = HashingEmbedder()
 MODEL = (EMBEDDER.model_id, EMBEDDER.dimensions)
 
