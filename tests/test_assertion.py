@@ -71,6 +71,20 @@ def _pair(engine: mc.MemoryEngine, older: str, newer: str, mtype: str) -> tuple[
          "medication"),
         ("Beclometasone inhaler 200 micrograms twice daily",
          "Beclometasone nasal spray 100 micrograms once daily in hay fever season", "medication"),
+        # a relative as a label after the thing: a dash, a bracket or a comma, then only the
+        # person, what of theirs it is, or "not patient" (my sentences)
+        ("Ramipril 5 mg once daily", "Ramipril increased to 10 mg - husband, not patient",
+         "medication"),
+        ("Ramipril 5 mg once daily", "Ramipril increased to 10 mg (husband's)", "medication"),
+        ("Metformin 500 mg twice daily", "Metformin stopped (wife, not pt)", "medication"),
+        ("Amlodipine 5 mg once daily", "Amlodipine 10 mg - wife's prescription", "medication"),
+        ("Amlodipine 5 mg once daily", "amlodipine 10 mg, daughter's meds", "medication"),
+        ("Amlodipine 5 mg once daily", "Amlodipine 10mg daily (son, aged 19)", "medication"),
+        ("Sertraline 50 mg daily", "Sertraline 100 mg daily - sister", "medication"),
+        ("HbA1c 58 mmol/mol", "HbA1c 64 mmol/mol (husband)", "lab_result"),
+        ("Weight 82 kg", "Weight 64 kg - wife", "vital_sign"),
+        ("Levothyroxine 100 micrograms daily", "Levothyroxine 125 micrograms - mum",
+         "medication"),
     ],
 )  # fmt: skip
 def test_a_statement_that_asserts_no_change_hides_nothing(
@@ -89,8 +103,17 @@ def test_a_statement_that_asserts_no_change_hides_nothing(
         ("Creatinine 150 umol/L", "Creatinine back to baseline 88 umol/L", "lab_result"),
         ("Weight 82 kg", "Weight 78.5 kg today", "vital_sign"),
         ("Smokes 10 cigarettes a day", "Quit smoking in October", "social"),
+        # a relative after the change who is told, present or acts for the patient: no label
+        ("Ramipril 5 mg once daily", "Ramipril increased to 10 mg - husband informed",
+         "medication"),
+        ("Metformin 500 mg twice daily", "Metformin stopped today, wife aware", "medication"),
+        ("Amlodipine 5 mg once daily", "Amlodipine increased to 10 mg (daughter present)",
+         "medication"),
+        ("Ramipril 5 mg once daily", "Ramipril increased to 10 mg, son to collect", "medication"),
+        ("Weight 82 kg", "Weight 78 kg - weighed by daughter", "vital_sign"),
+        ("HbA1c 58 mmol/mol", "HbA1c 64 mmol/mol - daughter told", "lab_result"),
     ],
-)
+)  # fmt: skip
 def test_an_asserted_change_still_replaces(
     engine: mc.MemoryEngine, older: str, newer: str, mtype: str
 ) -> None:

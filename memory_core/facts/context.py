@@ -7,7 +7,7 @@ is a phrase that contains a trigger word but is none). The rules are data
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .lexicon import MEASURED, ContextRule, Lexicon, Match, lexicon
@@ -91,7 +91,9 @@ def scopes(t: Text, spans: Sequence[Span]) -> list[Scope]:
         lo, hi = _scope(t, m, stops, spans)
         if category is Context.OTHER_PERSON and subject:
             lo, hi = sentence_bounds(t, m.start)
-        elif category is Context.OTHER_PERSON and _in_whom(t, m):
+        elif category is Context.OTHER_PERSON and _a_label(t, m, lex.labels):
+            lo, hi = sentence_bounds(t, m.start)  # "Ramipril increased to 10 mg - husband"
+        elif category is Context.OTHER_PERSON and _in_whom(t, m, lex.labels):
             lo = _annotated(t, clause_bounds(t, m.start)[0])  # "... in her sister"
         out.append(Scope(m.start, m.end, m.value, category, lo, hi, subject))
     return out
@@ -245,15 +247,16 @@ def _reports(t: Text, m: Match[ContextRule], reporting: frozenset[str]) -> bool:
     )
 
 
-def _in_whom(t: Text, m: Match[ContextRule]) -> bool:
+def _in_whom(t: Text, m: Match[ContextRule], labels: Mapping[str, frozenset[str]]) -> bool:
     """A person named after "in her", "in his", "in my", "in their" ("diabetes in his father",
     "ruled out hypertension in her sister"), or "for her", "for his", "for" ("colonoscopy done
     for her husband", "increased to 10 mg for husband"): what comes before in the clause is
     theirs."""
     if m.start >= 1 and t.tokens[m.start - 1] == "for":
-        # a bare relative ends its clause ("for husband, not patient"; "Nurofen for children at
-        # three" is a product's name)
-        return m.end == len(t.tokens) or t.clause[m.end] != t.clause[m.start]
+        # a bare relative ends its clause, but for a label's tail words ("for husband, not
+        # patient", "for Dad as well"; "Nurofen for children at three" is a product's name)
+        _lo, c_hi = clause_bounds(t, m.start)
+        return all(w in labels.get("tail", ()) for w in t.tokens[m.end : c_hi])
     if m.start < 2 or t.tokens[m.start - 1] not in _WHOSE:
         return False
     return t.tokens[m.start - 2] == "in" or (
@@ -262,6 +265,23 @@ def _in_whom(t: Text, m: Match[ContextRule]) -> bool:
 
 
 _WHOSE = frozenset({"her", "his", "my", "their", "the", "a"})
+
+
+def _a_label(t: Text, m: Match[ContextRule], labels: Mapping[str, frozenset[str]]) -> bool:
+    """A relative named as a label after what is theirs: in a clause after the sentence's first
+    (a dash, a bracket or a comma before it), with only assertion.json's ``labels.lead`` words
+    before the person in that clause and only ``labels.tail`` words or numbers after them to the
+    sentence's end ("Ramipril increased to 10 mg - husband, not patient", "HbA1c 64 mmol/mol
+    (husband)", "amlodipine 10 mg, daughter's meds"). A relative who is told, present or acts
+    ("- husband informed", "(daughter present)", ", son to collect") is no label."""
+    s_lo, s_hi = sentence_bounds(t, m.start)
+    c_lo, _c_hi = clause_bounds(t, m.start)
+    if c_lo == s_lo:
+        return False
+    lead, tail = labels.get("lead", frozenset()), labels.get("tail", frozenset())
+    return all(w in lead for w in t.tokens[c_lo : m.start]) and all(
+        w in tail or w[:1].isdigit() for w in t.tokens[m.end : s_hi]
+    )
 
 
 def _annotated(t: Text, lo: int) -> int:

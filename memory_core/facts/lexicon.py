@@ -418,6 +418,8 @@ class Lexicon:
     writer_kin: Mapping[str, frozenset[str]]
     # a change disputed in its sentence: contrast, pointer and continuation words
     disputes: Mapping[str, frozenset[str]]
+    # a relative as a label after what is theirs: the words before ("lead") and after ("tail")
+    labels: Mapping[str, frozenset[str]]
     dose_units: frozenset[str]
     frequencies: PhraseMatcher[str]
     #: the frequencies that say when a once-daily dose is taken ("in the morning")
@@ -963,6 +965,10 @@ def _context(context: dict[str, Any], assertion: dict[str, Any]) -> dict[str, An
         "disputes": {
             k: frozenset(c.strs(v, f"disputes.{k}"))
             for k, v in c.obj(assertion.get("disputes", {}), "disputes").items()
+        },
+        "labels": {
+            k: frozenset(c.strs(v, f"labels.{k}"))
+            for k, v in c.obj(assertion.get("labels", {}), "labels").items()
         },
     }
 
