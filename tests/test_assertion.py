@@ -85,6 +85,9 @@ def _pair(engine: mc.MemoryEngine, older: str, newer: str, mtype: str) -> tuple[
         ("Weight 82 kg", "Weight 64 kg - wife", "vital_sign"),
         ("Levothyroxine 100 micrograms daily", "Levothyroxine 125 micrograms - mum",
          "medication"),
+        ("Amlodipine 5 mg once daily", "Amlodipine up to 10 mg for Dad as well", "medication"),
+        ("Ramipril 5 mg once daily", "Ramipril increased to 10 mg -- for her husband",
+         "medication"),
     ],
 )  # fmt: skip
 def test_a_statement_that_asserts_no_change_hides_nothing(
