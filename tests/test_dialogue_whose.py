@@ -776,3 +776,22 @@ def test_what_a_medicine_can_raise_is_no_change_of_it() -> None:
         ]
     )
     assert not [c for m, c in got if "increased" in c], got
+
+
+def test_a_stop_told_after_the_medicine_in_the_perfect_is_a_stop() -> None:
+    """ "Yes, the amlodipine's stopped, the ramipril does that job now", "the doxazosin has
+    been stopped": a stop said after the medicine in the perfect or with "'s" is the stop, as
+    "was stopped" is (my sentences); "is stopped for two days before the op" is a hold, said
+    in the present: no stop."""
+    got = _got(
+        [
+            "Pharmacist: Did the hospital change anything?",
+            "Patient: They crossed something out on the letter.",
+            "Pharmacist: Yes, the amlodipine's stopped, the ramipril does that job now.",
+            "Pharmacist: And the doxazosin has been stopped as well.",
+            "Pharmacist: The apixaban is stopped for two days before the op.",
+        ]
+    )
+    assert _of(got, "medication", "stopped amlodipine"), got
+    assert _of(got, "medication", "stopped doxazosin"), got
+    assert not _of(got, "medication", "stopped apixaban"), got

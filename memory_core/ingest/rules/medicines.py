@@ -172,8 +172,11 @@ _STOPPED_AFTER = re.compile(
     r"\b(?:they|he|she|we|i|the (?:hospital|doctors?|team|gp|consultant|ward))(?:'ve| have| had)?"
     r"\s+(?:stopped|discontinued)\s+(?:it|that|them|this|those)\b"
 )
+#: a start or stop told after the drug and its details, in the past, the perfect or with
+#: "'s" ("X 70 mg, once a week, started", "the amlodipine's stopped", "the doxazosin has been
+#: stopped"); not in the present ("is stopped for two days before the op": a hold)
 _CHANGE_AFTER = re.compile(
-    rf"^(?:[\s,]*\b(?:{_DETAIL})\b)*[\s,]*(?:was\s+|were\s+)?"
+    rf"^(?:[\s,]*\b(?:{_DETAIL})\b)*[\s,]*(?:(?:was|were|has|have|had|'s|’s)\s+(?:been\s+)?)?"
     r"(?P<verb>started|commenced|stopped|discontinued)\b"
 )
 
