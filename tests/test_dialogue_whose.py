@@ -795,3 +795,26 @@ def test_a_stop_told_after_the_medicine_in_the_perfect_is_a_stop() -> None:
     assert _of(got, "medication", "stopped amlodipine"), got
     assert _of(got, "medication", "stopped doxazosin"), got
     assert not _of(got, "medication", "stopped apixaban"), got
+
+
+def test_a_date_said_alone_turns_after_the_bloods_does_not_re_date_them() -> None:
+    """The bloods were "on Monday"; turns later the patient says "Bonfire Night was...
+    Bonfire Night." -- a date said alone, with no question about the tests: the sodium said
+    after it is still of Monday (my sentences; a fragment like it had dated two results
+    Christmas Day). A date said alone in the turn right after the tests' date corrects it."""
+    lines = [
+        "Nurse: You had your bloods taken on Monday, is that right?",
+        "Patient: Yes, first thing.",
+        "Nurse: Your potassium is fine, 4.4.",
+        "Patient: Good. I won't lie, Bonfire Night was... Bonfire Night.",
+        "Nurse: Ha. And the sodium is 138, also fine.",
+    ]
+    got = _got(lines, session="2026-11-20")
+    assert _of(got, "lab_result", "sodium was 138 on 2026-11-16"), got
+    corrected = [
+        "Nurse: Your bloods were taken on Monday the 16th.",
+        "Patient: The 17th.",
+        "Nurse: Sorry. The sodium is 138, fine.",
+    ]
+    got = _got(corrected, session="2026-11-20")
+    assert _of(got, "lab_result", "sodium was 138 on 2026-11-17"), got

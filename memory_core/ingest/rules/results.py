@@ -160,6 +160,18 @@ def _uncorrected(
     return out
 
 
+def _dates_the_tests(st: State, s: Sentence, other_asked: bool) -> bool:
+    """A sentence that is only a date, said with no question about the tests: it dates them
+    again only in the turn that said their date or the next ("... on the 12th. Sorry, the
+    14th."), not after another question ("When did you stop smoking?" -- "New Year.") nor
+    turns later ("I won't lie, Christmas was... Christmas.")."""
+    return st.test_date is not None and not other_asked and s.turn - st.test_date[1] <= _TEST_TURNS
+
+
+#: how many turns after the tests' date a date said alone may correct it
+_TEST_TURNS = 1
+
+
 class ReadingRules:
     """The rules of results and vital signs."""
 
@@ -191,7 +203,7 @@ class ReadingRules:
             # "They did the echo on the fifth": the date of the scan's results said next
             st.scan_date = (r.dates[-1], s.turn, s.start, s.end)
         elif r.dates and (
-            _TESTS.search(s.low) or (only_date and (asked or (st.test_date and not other_asked)))
+            _TESTS.search(s.low) or (only_date and (asked or _dates_the_tests(st, s, other_asked)))
         ):
             # "I had my kidney bloods done yesterday." / "Your blood tests from the 12th of May" /
             # "When were the bloods?" -- "14.03.2026.": the date of the results said next, in
