@@ -818,3 +818,18 @@ def test_a_date_said_alone_turns_after_the_bloods_does_not_re_date_them() -> Non
     ]
     got = _got(corrected, session="2026-11-20")
     assert _of(got, "lab_result", "sodium was 138 on 2026-11-17"), got
+
+
+def test_a_result_that_came_back_is_no_plan_to_come_back() -> None:
+    """ "Your HbA1c has come back at 58" and "the sodium came back normal" tell results, not a
+    visit to come back for; "Please come back in two weeks" is a plan (my sentences)."""
+    got = _got(
+        [
+            "Nurse: Your HbA1c has come back at 58.",
+            "Nurse: And the sodium came back normal.",
+            "Nurse: Please come back in two weeks so we can check your blood pressure.",
+        ]
+    )
+    assert not _of(got, "care_plan", "hba1c"), got
+    assert not _of(got, "care_plan", "sodium"), got
+    assert _of(got, "care_plan", "two weeks"), got
