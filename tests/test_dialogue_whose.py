@@ -833,3 +833,19 @@ def test_a_result_that_came_back_is_no_plan_to_come_back() -> None:
     assert not _of(got, "care_plan", "hba1c"), got
     assert not _of(got, "care_plan", "sodium"), got
     assert _of(got, "care_plan", "two weeks"), got
+
+
+def test_a_since_and_an_amount_of_change_are_no_reading_or_its_day() -> None:
+    """ "88.2 kg this morning, two kilos down since Easter": the weight is this morning's, not
+    Easter's, and no weight of 2 kg; "I'm 91 kg now, I've lost 3 kg since the new year": no
+    weight of 3 kg; "58 mmol/mol, down from 64" is still 58 (my sentences; a kilo "down since
+    Christmas" had dated a weight Christmas Day, and a kilo lost had been proposed as a weight
+    of 2 kg)."""
+    for line, want in (
+        ("Patient: The scales said 88.2 kg this morning, two kilos down since Easter.", "88.2 kg"),
+        ("Patient: I'm 91 kg now, I've lost 3 kg since the new year.", "91 kg"),
+        ("Nurse: Your HbA1c is 58 mmol/mol, down from 64.", "58 mmol/mol"),
+    ):
+        got = _got([line], session="2026-05-12")
+        readings = [c for m, c in got if m in ("vital_sign", "lab_result")]
+        assert readings and all(want in c and "2026-04" not in c for c in readings), got

@@ -573,6 +573,7 @@ def dates_in(
         taken.append((start, end))  # a plan's words are no other date ("of April" ahead)
         if at > day(session) + timedelta(days=1):
             return  # a date after the session is a plan, not when something happened
+        since = since or low.startswith("since", start)  # a pattern that holds its "since"
         since = since or bool(_SINCE_BEFORE.search(low, max(0, start - 40), start))
         phrase = _fmt(at, precision, since)
         found.append(DateSpan(start, end, at, phrase, precision, relative, guessed))

@@ -573,6 +573,8 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
                 s.text, max(0, m.start() - 12), m.start()
             ):
                 continue  # a date's number, or a stage's ("so still stage 3a": no eGFR of 3)
+            if _AMOUNT_BEFORE.search(s.text, max(0, m.start() - 16), m.start()):
+                continue  # "80 kg now, I've lost 4 kg": an amount of change, no reading
             u = unit_re.match(s.text, m.end())
             spelled = None if u else _analyte_unit_after(analyte, s.text, m.end())
             if u is None and spelled is None and _NOT_A_VALUE.match(s.text, m.end()):
@@ -582,6 +584,8 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
             # never the analyte's default unit: the unit said, as units.json spells it
             unit = unit_shown(u.group(1)) if u else (spelled[0] if spelled else "")
             end = u.end() if u else (spelled[1] if spelled else m.end())
+            if unit and _AMOUNT_AFTER.match(s.text, end):
+                continue  # "two kilos down since Easter": an amount of change, no reading
             value = m.group(1).replace(",", ".")
             pounds = _POUNDS.match(s.text, end) if unit == "st" else None
             if pounds:  # "13 stone 2": the pounds are part of the weight, not a weight of 2
@@ -598,6 +602,18 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
     return [x for x in found if x.date is not None or not _FROM_BEFORE.search(s.text, 0, x.start)]
 
 
+#: the words of an amount of change right before a number ("lost 4 kg", "put on 2", "down 3
+#: kilos", "by 5"); not "from" ("down from 85": what it was, read as such)
+_AMOUNT_BEFORE = re.compile(
+    r"\b(?:by|down|up|lost|lose|losing|gained|gain|gaining|put on|dropped|dropping|fell|rose|"
+    r"risen|fallen|minus|plus)\s*$",
+    re.I,
+)
+#: ... or right after a number and its unit ("two kilos down", "3 kg lighter"; not "58
+#: mmol/mol, down from 64": what it is now)
+_AMOUNT_AFTER = re.compile(
+    r"\s*(?:down|up|lighter|heavier|less|more|off)\b(?!\s+(?:from|to)\b)", re.I
+)
 #: a condition's qualifier right before a number: a stage, class or grade, not a value
 _QUALIFIED = re.compile(rf"\b(?:{'|'.join(sorted(QUALIFIERS))})\s*$", re.I)
 #: the words before the value a result changed from ("down from 85", "up from 52")
@@ -668,8 +684,9 @@ _COMPARED = re.compile(
 def _one_date_for_all(found: list[Result], dates: list[DateSpan], text: str) -> list[Result]:
     """A sentence with one date and results it did not pair: the date is theirs too when it
     is said after them all ("LDL 3.1 and total cholesterol 5.4, taken on 20 November") or is
-    the only date any result took ("heart rate today is 68 and weight 91 kg")."""
-    if len(dates) != 1 or all(x.date is not None for x in found):
+    the only date any result took ("heart rate today is 68 and weight 91 kg"); never a "since"
+    ("72.4 kg, a kilo down since Christmas")."""
+    if len(dates) != 1 or all(x.date is not None for x in found) or _a_since(dates[0]):
         return found
     only = dates[0]
     last = max(x.end for x in found)
@@ -723,11 +740,18 @@ _COMPARED_WITH = re.compile(
 )
 
 
+def _a_since(d: DateSpan) -> bool:
+    """A date said after "since": when a period began ("72.4 kg, a kilo down since
+    Christmas"), not the day of a value said before it."""
+    return d.phrase.startswith("since")
+
+
 def pair_dates(
     raw: list[tuple[Analyte, str, str, int, int]], dates: list[DateSpan], n: int, text: str
 ) -> list[Result]:
     """Each value with the date said beside it: after it before the next connector ("7.2 % on
-    Friday, and ..."), else before it since the previous value ("INR yesterday was 3.4")."""
+    Friday, and ..."), else before it since the previous value ("INR yesterday was 3.4"); a
+    "since" after it is no value's day."""
     out: list[Result] = []
     claimed: set[int] = set()
     for i, (analyte, value, unit, start, end) in enumerate(raw):
@@ -740,7 +764,12 @@ def pair_dates(
         if compared:  # "52, a little lower than the 56 in November": November is the 56's
             limit = min(limit, end + compared.start())
         mine = next(
-            (k for k, d in enumerate(dates) if end <= d.start < limit and k not in claimed), None
+            (
+                k
+                for k, d in enumerate(dates)
+                if end <= d.start < limit and k not in claimed and not _a_since(d)
+            ),
+            None,
         )
         if mine is None:
             mine = next(
