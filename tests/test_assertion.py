@@ -1650,3 +1650,14 @@ def test_an_amount_over_a_span_of_days_is_a_rate_of_change_not_a_reading(
     newer = "2 kg in three days: ring the nurse."
     assert _pair(engine, "Weight 82 kg", newer, "vital_sign") == ("none", "")
     assert "value=" not in read("Weight 2 kg over a week.", "vital_sign").facts[0].value
+
+
+@pytest.mark.parametrize(
+    "newer",
+    ["Two kilos down since Easter", "3 kg lighter than at Christmas", "Lost 4 kg since January"],
+)
+def test_an_amount_of_change_is_no_new_weight(engine: mc.MemoryEngine, newer: str) -> None:
+    """An amount a weight changed by, said before or after its number ("two kilos down", "3 kg
+    lighter"), is no weight of 2 or 3 kg: nothing for a reviewer either (my sentences; the
+    amount said after had been a new value of 2 kg, for review)."""
+    assert _pair(engine, "Weight 82 kg", newer, "vital_sign") == ("none", "")

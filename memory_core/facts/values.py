@@ -540,12 +540,20 @@ BOUND_BEFORE = re.compile(
 GUESS_BEFORE = re.compile(
     r"\b(?:another|extra|about|around|nearly|almost|roughly|approximately)\s*$", re.I
 )
-#: Words before a number that make it an amount of change or the value it changed from, not
-#: the result now ("down 3 kg to 81 kg", "lost 3 kg", "from 8.1 % to 7.2 %", "up by 10").
-CHANGE_BEFORE = re.compile(
-    r"\b(?:from|by|down|up|lost|lose|losing|gained|gain|gaining|put on|dropped|dropping|fell|"
+#: Words before a number that make it an amount of change, not the result now ("down 3 kg to
+#: 81 kg", "lost 3 kg", "up by 10").
+AMOUNT_BEFORE = re.compile(
+    r"\b(?:by|down|up|lost|lose|losing|gained|gain|gaining|put on|dropped|dropping|fell|"
     r"rose|risen|fallen|minus|plus)\s*$",
     re.IGNORECASE,
+)
+#: ... and those words or "from": an amount of change or the value it changed from ("from 8.1 %
+#: to 7.2 %").
+CHANGE_BEFORE = re.compile(rf"\bfrom\s*$|{AMOUNT_BEFORE.pattern}", re.IGNORECASE)
+#: Words right after a number and its unit that make it an amount of change ("two kilos down",
+#: "3 kg lighter"; not "58 mmol/mol down from 64": what it is now).
+AMOUNT_AFTER = re.compile(
+    r"\s*(?:down|up|lighter|heavier|less|more|off)\b(?!\s+(?:from|to)\b)", re.IGNORECASE
 )
 #: Words after a number (and its unit) that make it a bound ("48 or more", "30+").
 _BOUND_AFTER = re.compile(
@@ -577,10 +585,13 @@ _CLOSED = re.compile(r"\s*\)")
 
 
 def _change_amount(t: Text, i: int) -> bool:
-    """A number said as the amount a result changed by, or the value it changed from, or as a
-    rate of change ("2 kg in three days", "3 kg over a week")."""
+    """A number said as the amount a result changed by ("lost 3 kg", "two kilos down"), or the
+    value it changed from, or as a rate of change ("2 kg in three days", "3 kg over a week")."""
     if CHANGE_BEFORE.search(t.text[max(0, t.starts[i] - 12) : t.starts[i]]):
         return True
+    found = units.unit_after(lexicon(), t.text, t.ends[i])
+    if found is not None and AMOUNT_AFTER.match(t.text, found[1]):
+        return True  # "two kilos down"
     return rate_after(t.text, t.ends[i])
 
 

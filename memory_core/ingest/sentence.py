@@ -19,6 +19,8 @@ from .. import drugs
 from ..facts.lexicon import Analyte, PhraseMatcher, lexicon, tokenize
 from ..facts.spoken import values_said_alone
 from ..facts.values import (
+    AMOUNT_AFTER,
+    AMOUNT_BEFORE,
     BOUND_BEFORE,
     CHANGE_BEFORE,
     GUESS_BEFORE,
@@ -573,7 +575,7 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
                 s.text, max(0, m.start() - 12), m.start()
             ):
                 continue  # a date's number, or a stage's ("so still stage 3a": no eGFR of 3)
-            if _AMOUNT_BEFORE.search(s.text, max(0, m.start() - 16), m.start()):
+            if AMOUNT_BEFORE.search(s.text, max(0, m.start() - 16), m.start()):
                 continue  # "80 kg now, I've lost 4 kg": an amount of change, no reading
             u = unit_re.match(s.text, m.end())
             spelled = None if u else _analyte_unit_after(analyte, s.text, m.end())
@@ -584,7 +586,7 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
             # never the analyte's default unit: the unit said, as units.json spells it
             unit = unit_shown(u.group(1)) if u else (spelled[0] if spelled else "")
             end = u.end() if u else (spelled[1] if spelled else m.end())
-            if unit and _AMOUNT_AFTER.match(s.text, end):
+            if unit and AMOUNT_AFTER.match(s.text, end):
                 continue  # "two kilos down since Easter": an amount of change, no reading
             value = m.group(1).replace(",", ".")
             pounds = _POUNDS.match(s.text, end) if unit == "st" else None
@@ -602,18 +604,6 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
     return [x for x in found if x.date is not None or not _FROM_BEFORE.search(s.text, 0, x.start)]
 
 
-#: the words of an amount of change right before a number ("lost 4 kg", "put on 2", "down 3
-#: kilos", "by 5"); not "from" ("down from 85": what it was, read as such)
-_AMOUNT_BEFORE = re.compile(
-    r"\b(?:by|down|up|lost|lose|losing|gained|gain|gaining|put on|dropped|dropping|fell|rose|"
-    r"risen|fallen|minus|plus)\s*$",
-    re.I,
-)
-#: ... or right after a number and its unit ("two kilos down", "3 kg lighter"; not "58
-#: mmol/mol, down from 64": what it is now)
-_AMOUNT_AFTER = re.compile(
-    r"\s*(?:down|up|lighter|heavier|less|more|off)\b(?!\s+(?:from|to)\b)", re.I
-)
 #: a condition's qualifier right before a number: a stage, class or grade, not a value
 _QUALIFIED = re.compile(rf"\b(?:{'|'.join(sorted(QUALIFIERS))})\s*$", re.I)
 #: the words before the value a result changed from ("down from 85", "up from 52")
