@@ -38,9 +38,12 @@ PID = "HX-9001"
 #: the key gives an earlier day); wrong dates 16 (2026-12-07, the twentieth session: a
 #: summing-up's items read one by one -- one fact not proposed at all before is now proposed,
 #: with a date the key does not give it; found the same), then found 101 and forbidden 5 at
-#: that session's end; the issue's targets (75 %, 0, 0, 80 %) are in docs/ingest.md beside
-#: them, not met.
-FLOOR = {"found": 101, "forbidden": 5, "wrong_dates": 16, "superseded": 50}
+#: that session's end; superseded lowered to 49 (2026-12-07, the twenty-sixth session: a rate
+#: of change, "N kg in M days", is no reading -- the one proposal it removes from these test
+#: halves, checked by a count without reading its text, is a body weight under 10 kg, and it
+#: had superseded the patient's weight); the issue's targets (75 %, 0, 0, 80 %) are in
+#: docs/ingest.md beside them, not met.
+FLOOR = {"found": 101, "forbidden": 5, "wrong_dates": 16, "superseded": 49}
 
 
 def test_the_held_out_test_half_holds_its_floor() -> None:

@@ -849,3 +849,19 @@ def test_a_since_and_an_amount_of_change_are_no_reading_or_its_day() -> None:
         got = _got([line], session="2026-05-12")
         readings = [c for m, c in got if m in ("vital_sign", "lab_result")]
         assert readings and all(want in c and "2026-04" not in c for c in readings), got
+
+
+def test_a_rate_of_change_is_no_weight() -> None:
+    """ "If your weight goes up by more than two kilos in three days, ring us" and its echo
+    "Two kilos in three days": a rate of change to watch for, no weight of 2 kg (my
+    sentences; a weight of 2 kg had been proposed from five such dev-half sentences, and it
+    would have superseded the patient's weight)."""
+    got = _got(
+        [
+            "Nurse: Let's weigh you. 92.4 kilos.",
+            "Nurse: If your weight goes up by more than two kilos in three days, ring us.",
+            "Patient: Two kilos in three days. Got it.",
+        ]
+    )
+    weights = _of(got, "vital_sign", "weight")
+    assert weights and all("92.4" in c for c in weights), got

@@ -577,6 +577,8 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
                 continue  # a date's number, or a stage's ("so still stage 3a": no eGFR of 3)
             if AMOUNT_BEFORE.search(s.text, max(0, m.start() - 16), m.start()):
                 continue  # "80 kg now, I've lost 4 kg": an amount of change, no reading
+            if rate_after(s.text, m.end()):
+                continue  # "if it goes up by more than two kilos in three days": a rate
             u = unit_re.match(s.text, m.end())
             spelled = None if u else _analyte_unit_after(analyte, s.text, m.end())
             if u is None and spelled is None and _NOT_A_VALUE.match(s.text, m.end()):
