@@ -865,3 +865,19 @@ def test_a_rate_of_change_is_no_weight() -> None:
     )
     weights = _of(got, "vital_sign", "weight")
     assert weights and all("92.4" in c for c in weights), got
+
+
+def test_weighing_every_day_the_clinician_asks_for_is_a_plan() -> None:
+    """ "From tomorrow, weigh yourself every morning before breakfast and jot it down" is a plan
+    (heart failure's daily weights), not an observation; asked as a question, or told by the
+    patient, it is none; "Let's weigh you. 77.2 kilos." is a reading (my sentences)."""
+    got = _got(
+        [
+            "Nurse: From tomorrow, weigh yourself every morning before breakfast and jot it down.",
+            "Nurse: Do you weigh yourself every morning?",
+            "Patient: I weigh myself every morning, yes.",
+            "Nurse: Let's weigh you. 77.2 kilos.",
+        ]
+    )
+    assert len(_of(got, "care_plan", "weigh")) == 1, got
+    assert _of(got, "vital_sign", "77.2"), got
