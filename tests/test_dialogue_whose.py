@@ -881,3 +881,18 @@ def test_weighing_every_day_the_clinician_asks_for_is_a_plan() -> None:
     )
     assert len(_of(got, "care_plan", "weigh")) == 1, got
     assert _of(got, "vital_sign", "77.2"), got
+
+
+def test_a_fluid_allowance_after_a_weight_is_no_weight() -> None:
+    """In a summing-up after "weigh daily", "1.5 litres of fluid" is a fluid allowance, no
+    weight of 1.5; a peak flow "in litres per minute" is still a reading (my sentences)."""
+    got = _got(
+        [
+            "Doctor: Let's weigh you. 88.6 kilos.",
+            "Doctor: So: bisoprolol as before, weigh daily, 1.5 litres of fluid, bloods Monday.",
+            "Nurse: Your peak flow, best of three, is 410 litres per minute.",
+        ]
+    )
+    weights = _of(got, "vital_sign", "weight")
+    assert weights and all("88.6" in c for c in weights), got
+    assert _of(got, "vital_sign", "410"), got

@@ -129,7 +129,8 @@ _NUMBER = re.compile(r"(?<![\d.,/-])(\d{1,4}(?:[.,]\d{1,3}(?![\d]))?)(?![\d/]|\s
 _PAIR = re.compile(r"(?<![\d.])(\d{2,3})\s*(?:/|over)\s*(\d{2,3})(?!\d|[.,]\d)")
 _NOT_A_VALUE = re.compile(
     r"\s*(?:times?|x\b|days?|weeks?|months?|years?|hours?|hrs?|minutes?|mins?|am\b|pm\b|:|"
-    r"a day|a week|per|tablets?|puffs?|doses?|units?|mg|mcg|g\b|ml\b|cigarettes?)",
+    r"a day|a week|per|tablets?|puffs?|doses?|units?|mg|mcg|g\b|ml\b|cigarettes?|"
+    r"lit(?:re|er)s?\b(?!\s*(?:per|/|a min))|pints?\b|cups?\b|glasses\b)",
     re.I,
 )
 
