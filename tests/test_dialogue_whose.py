@@ -896,3 +896,18 @@ def test_a_fluid_allowance_after_a_weight_is_no_weight() -> None:
     weights = _of(got, "vital_sign", "weight")
     assert weights and all("88.6" in c for c in weights), got
     assert _of(got, "vital_sign", "410"), got
+
+
+def test_a_relatives_illness_after_an_aside_is_family_history() -> None:
+    """ "Mind you, my brother had a heart attack at 50" and "Come to think of it, my sister had
+    breast cancer -- should I be checked?" open with an aside before the relative: family
+    history, never the patient's condition (my sentences)."""
+    got = _got(
+        [
+            "Patient: Mind you, my brother had a heart attack at 50.",
+            "Patient: Come to think of it, my sister had breast cancer - should I be checked?",
+        ]
+    )
+    family = [c for m, c in got if c.startswith("family history")]
+    assert any("brother" in c for c in family) and any("sister" in c for c in family), got
+    assert all(c.startswith("family history") for m, c in got if m == "condition"), got
