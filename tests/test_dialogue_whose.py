@@ -911,3 +911,12 @@ def test_a_relatives_illness_after_an_aside_is_family_history() -> None:
     family = [c for m, c in got if c.startswith("family history")]
     assert any("brother" in c for c in family) and any("sister" in c for c in family), got
     assert all(c.startswith("family history") for m, c in got if m == "condition"), got
+
+
+def test_a_relatives_lasting_treatment_is_family_history_of_its_disorder() -> None:
+    """ "My brother had a quadruple bypass at 58" -- family history, with the disorder the
+    treatment says (coronary heart disease): it had been rejected for naming no condition the
+    lexicon knows (my sentence)."""
+    got = _got(["Patient: My brother had a quadruple bypass at 58."])
+    family = [c for m, c in got if c.startswith("family history")]
+    assert [c for c in family if "brother" in c and "coronary heart disease" in c], got

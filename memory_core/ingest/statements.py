@@ -935,20 +935,25 @@ def family_history(s: Sentence, named: str = "") -> Iterator[Stated]:
         rel = relative_subject(text, s.relation)
         if rel is None and named and _PRONOUN_OPENS.match(text):
             rel = named
-        if rel is None or not (_disorder(text) or _LASTING_TREATMENT.search(text)):
+        treated = None if _disorder(text) else _lasting_treatment(text)
+        if rel is None or not (_disorder(text) or treated is not None):
             continue
         if hedged(text):
             continue
         body = third_person(text, s.speaker, s.relation)
-        yield Stated("condition", f"Family history ({rel}): {body}", a, b, FAMILY)
+        said = f" ({treated})" if treated else ""  # "a triple bypass (coronary heart disease)"
+        yield Stated("condition", f"Family history ({rel}): {body}{said}", a, b, FAMILY)
 
 
-#: a treatment that says a lasting disorder ("my brother has dialysis"): family history by it
-_LASTING_TREATMENT = re.compile(
-    r"\b(?:dialysis|kidney transplant|liver transplant|heart transplant|transplant|"
-    r"chemotherapy|chemo|radiotherapy|pacemaker|heart bypass|bypass surgery|stents?)\b",
-    re.I,
-)
+def _lasting_treatment(text: str) -> str | None:
+    """The disorder a treatment named in ``text`` says a person has (dialogue.json's
+    ``lasting_treatments``: "my brother has dialysis" -- kidney failure, "a triple bypass" --
+    coronary heart disease); "" for one that says no disorder the lexicon names (a pacemaker),
+    None where none is named."""
+    said = dialogue_words()["lasting_treatments"]
+    names = sorted(said, key=len, reverse=True)
+    m = re.search(rf"\b(?:{'|'.join(map(re.escape, names))})\b", text, re.I)
+    return None if m is None else said[m.group(0).lower()]
 
 
 #: a clause that opens with "she" or "he" (after a few lead words): its subject is a person
