@@ -920,3 +920,13 @@ def test_a_relatives_lasting_treatment_is_family_history_of_its_disorder() -> No
     got = _got(["Patient: My brother had a quadruple bypass at 58."])
     family = [c for m, c in got if c.startswith("family history")]
     assert [c for c in family if "brother" in c and "coronary heart disease" in c], got
+
+
+def test_a_tests_name_keeps_the_speakers_british_spelling() -> None:
+    """ "Your haemoglobin is 118 and the haematocrit 0.36": the statement keeps the speaker's
+    spelling of the test's name (it had written "hemoglobin"), and "Hb 121" stays the display
+    name (my sentences)."""
+    got = _got(["Nurse: Your haemoglobin is 118 and the haematocrit 0.36.", "Nurse: Hb 121."])
+    assert _of(got, "lab_result", "haemoglobin was 118"), got
+    assert _of(got, "lab_result", "haematocrit was 0.36"), got
+    assert _of(got, "lab_result", "hemoglobin was 121"), got

@@ -11,7 +11,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import cache, cached_property
 
@@ -90,6 +90,8 @@ class Result:
     start: int
     end: int
     date: DateSpan | None = None
+    #: the test's name as said where it is the display name in another spelling ("haemoglobin")
+    said: str = ""
 
 
 def shown(written: str, concept: str) -> str:
@@ -603,8 +605,28 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
         if k == 0 and not raw and analyte.id not in panels():
             raw.extend(_said_before(analyte, s.text, _a, taken))
     found = _one_date_for_all(pair_dates(raw, r.dates, len(s.text), s.text), r.dates, s.text)
+    names = {id(a): _spelled_as_said(s.text[n:e], a) for n, e, a in reversed(mentions) if e > n}
     # "82 kilos today, down from 85": what it was, with no date of its own, is no result
-    return [x for x in found if x.date is not None or not _FROM_BEFORE.search(s.text, 0, x.start)]
+    return [
+        replace(x, said=names.get(id(x.analyte), ""))
+        for x in found
+        if x.date is not None or not _FROM_BEFORE.search(s.text, 0, x.start)
+    ]
+
+
+def _spelled_as_said(said: str, analyte: Analyte) -> str:
+    """The test's name as said where it is the display name spelled the British way
+    ("haemoglobin", "haematocrit", "oestradiol"): the statement keeps the speaker's spelling;
+    "" otherwise."""
+    words = " ".join(said.split()).lower()
+    display = analyte.display.lower()
+    if words == display or _BRITISH.sub("e", words) != display:
+        return ""
+    return words
+
+
+#: the British spellings of a vowel the American drop ("haem-", "oestr-", "faec-")
+_BRITISH = re.compile(r"(?<=[hfpc])ae|(?<=\b)oe|(?<=[^\W\d_])ae(?=m)")
 
 
 #: a condition's qualifier right before a number: a stage, class or grade, not a value
@@ -665,7 +687,7 @@ def unit_shown(written: str) -> str:
 
 
 def with_date(x: Result, d: DateSpan) -> Result:
-    return Result(x.analyte, x.value, x.unit, x.start, x.end, d)
+    return replace(x, date=d)
 
 
 _COMPARED = re.compile(

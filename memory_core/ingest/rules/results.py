@@ -217,7 +217,7 @@ class ReadingRules:
             carried = st.scan_date
         for x in found:
             shown = names.quantity(x.value, x.unit)
-            text = f"Patient's {x.analyte.display} was {shown}"
+            text = f"Patient's {x.said or x.analyte.display} was {shown}"
             created = None
             dated_by = None
             if x.date is not None:
