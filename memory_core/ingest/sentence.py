@@ -625,8 +625,9 @@ def _spelled_as_said(said: str, analyte: Analyte) -> str:
     return words
 
 
-#: the British spellings of a vowel the American drop ("haem-", "oestr-", "faec-")
-_BRITISH = re.compile(r"(?<=[hfpc])ae|(?<=\b)oe|(?<=[^\W\d_])ae(?=m)")
+#: the British spellings of a vowel the American spell "e" ("haem-", "faec-", "oestr-"); only
+#: a name that then reads as the display name is kept as said
+_BRITISH = re.compile(r"ae|\boe")
 
 
 #: a condition's qualifier right before a number: a stage, class or grade, not a value
