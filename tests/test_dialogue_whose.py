@@ -930,3 +930,19 @@ def test_a_tests_name_keeps_the_speakers_british_spelling() -> None:
     assert _of(got, "lab_result", "haemoglobin was 118"), got
     assert _of(got, "lab_result", "haematocrit was 0.36"), got
     assert _of(got, "lab_result", "hemoglobin was 121"), got
+
+
+def test_an_amount_said_in_words_or_over_months_is_no_weight() -> None:
+    """ "I've put on about three kilos since the tablets went up" and "That's two kilos in
+    three or four months": an amount of change, in words, with "about" between, or over a span
+    said as "N or M months", is no weight of 3 or 2 kg (my sentences; such weights had been
+    proposed from two dev-half sentences)."""
+    got = _got(
+        [
+            "Nurse: Any change in your weight?",
+            "Patient: I've put on about three kilos since the tablets went up.",
+            "Nurse: Let's see... 74.6 kilos. That's two kilos in three or four months.",
+        ]
+    )
+    weights = _of(got, "vital_sign", "weight")
+    assert weights and all("74.6" in c for c in weights), got

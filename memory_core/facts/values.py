@@ -544,7 +544,8 @@ GUESS_BEFORE = re.compile(
 #: 81 kg", "lost 3 kg", "up by 10").
 AMOUNT_BEFORE = re.compile(
     r"\b(?:by|down|up|lost|lose|losing|gained|gain|gaining|put on|dropped|dropping|fell|"
-    r"rose|risen|fallen|minus|plus)\s*$",
+    r"rose|risen|fallen|minus|plus)(?:\s+(?:about|around|nearly|almost|roughly|over|a good))?"
+    r"\s*$",
     re.IGNORECASE,
 )
 #: ... and those words or "from": an amount of change or the value it changed from ("from 8.1 %
@@ -604,7 +605,8 @@ def rate_after(text: str, end: int) -> bool:
 
 #: A span of time after a number and its unit that makes it a rate of change.
 _RATE_AFTER = re.compile(
-    r"\s*(?:in|over|within)\s+(?:\d+|a|an|one|two|three|four|five|six|seven|a couple of|a few)"
+    r"\s*(?:in|over|within)\s+(?:(?:\d+|a|an|one|two|three|four|five|six|seven)"
+    r"(?:\s+(?:or|to)\s+(?:\d+|two|three|four|five|six|seven|eight))?|a couple of|a few)"
     r"\s+(?:days?|weeks?|hours?|months?)\b",
     re.IGNORECASE,
 )

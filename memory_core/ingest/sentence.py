@@ -578,7 +578,7 @@ def results(s: Sentence, r: Named, st: State) -> list[Result]:
                 s.text, max(0, m.start() - 12), m.start()
             ):
                 continue  # a date's number, or a stage's ("so still stage 3a": no eGFR of 3)
-            if AMOUNT_BEFORE.search(s.text, max(0, m.start() - 16), m.start()):
+            if AMOUNT_BEFORE.search(said, max(0, m.start() - 24), m.start()):
                 continue  # "80 kg now, I've lost 4 kg": an amount of change, no reading
             if rate_after(s.text, m.end()):
                 continue  # "if it goes up by more than two kilos in three days": a rate
