@@ -946,3 +946,19 @@ def test_an_amount_said_in_words_or_over_months_is_no_weight() -> None:
     )
     weights = _of(got, "vital_sign", "weight")
     assert weights and all("74.6" in c for c in weights), got
+
+
+def test_a_vital_sign_a_quarter_of_the_last_one_read_is_no_reading() -> None:
+    """ "Let's get you on the scales... 88.2 kilos." -- "Three and a half kilos off! Brilliant."
+    and the baby's "She weighs 4.2 kg": a weight a quarter or less of the last one read is the
+    amount said back, or another person's, not the patient's weight (my sentences; four such
+    weights had been proposed from dev halves)."""
+    got = _got(
+        [
+            "Nurse: Let's get you on the scales... 88.2 kilos. You were 91.7 at Christmas.",
+            "Patient: Three and a half kilos! Brilliant.",
+            "Nurse: And the little one. She weighs 4.2 kg.",
+        ]
+    )
+    weights = _of(got, "vital_sign", "weight")
+    assert weights and all("88.2" in c or "91.7" in c for c in weights), got

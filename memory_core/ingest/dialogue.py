@@ -407,6 +407,8 @@ class State:
     drugs_turn: int = -1  # the turn that named them
     analyte: Analyte | None = None
     analyte_age: int = 99
+    #: each test's values as read so far in the conversation, in order (by analyte id)
+    values: dict[str, list[float]] = field(default_factory=dict)
     question: tuple[Sentence, Named] | None = None
     allergy: bool = False
     appointments: bool = False

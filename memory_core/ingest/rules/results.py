@@ -14,7 +14,7 @@ from .. import names
 from ..dates import told_as_done
 from ..dialogue import Sentence, State
 from ..proposals import Candidate
-from ..sentence import Named, date_for, results
+from ..sentence import Named, Result, date_for, results
 from .base import Item
 
 #: a sentence about tests taken (its date dates the results said next)
@@ -172,6 +172,28 @@ def _dates_the_tests(st: State, s: Sentence, other_asked: bool) -> bool:
 _TEST_TURNS = 1
 
 
+def _number(value: str) -> float | None:
+    try:
+        return float(value)
+    except ValueError:
+        return None  # "132/84", "13 st 2"
+
+
+def _the_change(x: Result, st: State) -> bool:
+    """A vital sign's value a quarter or less of the last one read of it in the conversation
+    ("Let's get you on the scales... 91.5 kilos." -- "Four and a half kilos! I'll take
+    that.", "That's about three and a half kilos", or the baby's "She weighs 4.6 kg"): no
+    reading of the patient's -- the amount said back, or another person's. (A result of a
+    test of the blood may fall that far: it is read.)"""
+    said, v = st.values.get(x.analyte.id, []), _number(x.value)
+    return x.analyte.kind == "vital" and v is not None and bool(said) and v <= said[-1] / 4
+
+
+def _record(x: Result, st: State) -> None:
+    if (v := _number(x.value)) is not None:
+        st.values.setdefault(x.analyte.id, []).append(v)
+
+
 class ReadingRules:
     """The rules of results and vital signs."""
 
@@ -216,6 +238,9 @@ class ReadingRules:
         if st.scan_date is not None and s.turn - st.scan_date[1] <= _SCAN_TURNS:
             carried = st.scan_date
         for x in found:
+            if _the_change(x, st):
+                continue  # "91.5 kilos. You were 96." -- "Four and a half kilos!": said back
+            _record(x, st)
             shown = names.quantity(x.value, x.unit)
             text = f"Patient's {x.said or x.analyte.display} was {shown}"
             created = None
