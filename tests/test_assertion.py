@@ -1661,3 +1661,14 @@ def test_an_amount_of_change_is_no_new_weight(engine: mc.MemoryEngine, newer: st
     lighter"), is no weight of 2 or 3 kg: nothing for a reviewer either (my sentences; the
     amount said after had been a new value of 2 kg, for review)."""
     assert _pair(engine, "Weight 82 kg", newer, "vital_sign") == ("none", "")
+
+
+def test_a_message_headed_re_a_relative_waits_for_a_reviewer(engine: mc.MemoryEngine) -> None:
+    """ "Re: son. Ramipril increased to 10 mg." -- a parent may write of a child who is the
+    patient, or of their own son: whose change it is, only a reader of the record can say, as
+    for "for my daughter" (my sentence; it had been applied at once). A heading that names no
+    one ("Re: blood pressure.") leaves the change as said."""
+    assert _pair(engine, "Ramipril 5 mg once daily", "Re: son. Ramipril increased to 10 mg.",
+                 "medication")[0] == "pending"  # fmt: skip
+    assert _pair(engine, "Amlodipine 5 mg daily", "Re: blood pressure. Amlodipine up to 10 mg.",
+                 "medication")[0] == "auto"  # fmt: skip

@@ -466,16 +466,24 @@ def disputed(t: Text) -> bool:
 @lru_cache(maxsize=65_536)
 def for_the_writers(t: Text) -> str:
     """The person a change is said to be for, as the writer's own ("reduced to 50 mg for my
-    daughter"), or "": a parent may write for a child who is the patient, or a patient of
-    their own child -- whose change it is, only a reader of the record can say."""
+    daughter"), or the person a message's heading is about ("Re: son. Ramipril increased to
+    10 mg"), or "": a parent may write for a child who is the patient, or of their own child
+    -- whose change it is, only a reader of the record can say."""
     for m in lexicon().context.find(t.tokens, t.raw):
+        if m.value.category != "FAMILY":
+            continue
         lead = t.tokens[max(0, m.start - 2) : m.start]
-        if m.value.category == "FAMILY" and lead == _FOR_MY:
+        if lead == _FOR_MY:
             return " ".join(t.tokens[m.start - 2 : m.end])
+        heading = t.tokens[: m.start]
+        if heading[:1] == ("re",) and set(heading[1:]) <= _WHOSE_HEADING:
+            return " ".join(t.tokens[: m.end])  # "Re: son.", "RE: my husband"
     return ""
 
 
 _FOR_MY = ("for", "my")
+#: the words that may stand between a heading's "Re:" and the relative ("Re: my husband")
+_WHOSE_HEADING = frozenset({"my", "his", "her", "their", "our"})
 
 #: a person named by title and surname with where they lie on a ward ("Mr Adeyemi in bay 3",
 #: "Mrs Khan, bed 12", "Mr Patel (bed 7)"), or one the patient shares a bay or room with
