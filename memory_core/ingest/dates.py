@@ -50,6 +50,12 @@ class DateSpan:
     guessed_past: bool = False
 
     @property
+    def since(self) -> bool:
+        """Said after "since" ("since Christmas"): when a period began, not the day of a value
+        or a change said with it."""
+        return self.phrase.startswith("since")
+
+    @property
     def date(self) -> str:
         """``YYYY-MM-DD``, ``YYYY-MM`` or ``YYYY`` as precise as it was said."""
         if self.precision in ("year", "season"):

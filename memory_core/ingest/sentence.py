@@ -702,7 +702,7 @@ def _one_date_for_all(found: list[Result], dates: list[DateSpan], text: str) -> 
     is said after them all ("LDL 3.1 and total cholesterol 5.4, taken on 20 November") or is
     the only date any result took ("heart rate today is 68 and weight 91 kg"); never a "since"
     ("72.4 kg, a kilo down since Christmas")."""
-    if len(dates) != 1 or all(x.date is not None for x in found) or _a_since(dates[0]):
+    if len(dates) != 1 or all(x.date is not None for x in found) or dates[0].since:
         return found
     only = dates[0]
     last = max(x.end for x in found)
@@ -756,12 +756,6 @@ _COMPARED_WITH = re.compile(
 )
 
 
-def _a_since(d: DateSpan) -> bool:
-    """A date said after "since": when a period began ("72.4 kg, a kilo down since
-    Christmas"), not the day of a value said before it."""
-    return d.phrase.startswith("since")
-
-
 def pair_dates(
     raw: list[tuple[Analyte, str, str, int, int]], dates: list[DateSpan], n: int, text: str
 ) -> list[Result]:
@@ -783,7 +777,7 @@ def pair_dates(
             (
                 k
                 for k, d in enumerate(dates)
-                if end <= d.start < limit and k not in claimed and not _a_since(d)
+                if end <= d.start < limit and k not in claimed and not d.since
             ),
             None,
         )

@@ -950,10 +950,15 @@ def _lasting_treatment(text: str) -> str | None:
     ``lasting_treatments``: "my brother has dialysis" -- kidney failure, "a triple bypass" --
     coronary heart disease); "" for one that says no disorder the lexicon names (a pacemaker),
     None where none is named."""
-    said = dialogue_words()["lasting_treatments"]
-    names = sorted(said, key=len, reverse=True)
-    m = re.search(rf"\b(?:{'|'.join(map(re.escape, names))})\b", text, re.I)
-    return None if m is None else said[m.group(0).lower()]
+    m = _lasting_pattern().search(text)
+    return None if m is None else dialogue_words()["lasting_treatments"][m.group(0).lower()]
+
+
+@cache
+def _lasting_pattern() -> re.Pattern[str]:
+    """dialogue.json's ``lasting_treatments`` as one pattern, longest first, built once."""
+    names = sorted(dialogue_words()["lasting_treatments"], key=len, reverse=True)
+    return re.compile(rf"\b(?:{'|'.join(map(re.escape, names))})\b", re.I)
 
 
 #: a clause that opens with "she" or "he" (after a few lead words): its subject is a person

@@ -310,7 +310,7 @@ class MedicationRules:
             when = date_for(r, d.start, d.end, extra_dates)
             on = f" {when.phrase}" if when else ""
             at = when.at if when else None
-            since = when if when is not None and when.phrase.startswith("since") else None
+            since = when if when is not None and when.since else None
             if _NOT_NOW.search(window):
                 continue  # a decision not to act on it now
             said_after = _CHANGE_AFTER.match(low[d.end : nxt])
