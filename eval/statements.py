@@ -50,6 +50,7 @@ PAIR_FILES = (
     "set_an",
     "set_ao",
     "set_ap",
+    "set_aq",
 )
 #: a memory type as one author's prompt named it (sets ad and af were asked for "response", set
 #: af for "social_history"), the store's name for it; the file stays as written

@@ -109,6 +109,7 @@ FIRST_RUNS = (
     ("set_an", "196d081", 42, 17, 0, 15),  # a broad realistic mix, measured once at the end
     ("set_ao", "058a318", 59, 26, 1, 22),  # restated in other units, others' same thing, rules
     ("set_ap", "3db18c2", 51, 23, 0, 19),  # others' same thing as labels, near misses, restated
+    ("set_aq", "0101224", 46, 27, 1, 21),  # the everyday notes of a week, every memory type
 )
 
 
@@ -127,7 +128,7 @@ def test_each_later_authors_test_half_holds_its_first_run(
 
 
 def test_every_test_half_together() -> None:
-    """The forty-two sets' test halves (2,028 kept facts, 836 changes; hashing embedder):
+    """The forty-three sets' test halves (2,074 kept facts, 863 changes; hashing embedder):
     4 of the first twenty-seven's 1,260 kept facts superseded at once on main f4f0f68, where 16
     of the first twenty-six's 1,227 were before the learned assertion model held what the
     phrase rules read as a change; with set ab (a fresh author, 1 at once as it came on
@@ -161,10 +162,13 @@ def test_every_test_half_together() -> None:
     weighted toward another person's same thing with the person said in every place -- a label
     after a dash or in brackets, a heading, "for her husband" --, near misses that are both
     true, restatements and rules, as it came on 3db18c2, the reader of 4e618e6): 0 of 51 kept
-    facts at once, 19 of 23 changes found -- 10 and 636 in all."""
+    facts at once, 19 of 23 changes found -- 10 and 636 in all. Set aq (a forty-third author,
+    the everyday notes of a week in every memory type, not aimed at tricks, as it came on
+    0101224, the reader of 0bea6fb): 1 of 46 kept facts at once, 21 of 27 changes found -- 11
+    and 657 in all."""
     total: Counter[str] = Counter(_measured(("set_a", "set_b", "set_c")))
     for name, *_ in FIRST_RUNS:
         total.update(_measured((name,)))
-    assert (total["keep"], total["replace"]) == (2028, 836)
-    assert total["keep_auto"] <= 10, total
-    assert total["replace_found"] >= 636, total
+    assert (total["keep"], total["replace"]) == (2074, 863)
+    assert total["keep_auto"] <= 11, total
+    assert total["replace_found"] >= 657, total
