@@ -213,6 +213,10 @@ def test_a_word_written_with_apostrophe_s_names_its_thing(text: str, mtype: str,
          "100 mg"),
         ("Metformin was 500 mg, now 1 g twice daily.", "medication", "dose", "1 g"),
         ("Ramipril 2.5 mg increased to 5 mg", "medication", "dose", "5 mg"),
+        # an arrow between two doses is "to": the dose after it is the drug's dose now
+        ("amlodipine 10mg -> 5mg, ankle swelling", "medication", "dose", "5 mg"),
+        ("Bisoprolol 2.5 mg => 5 mg from today", "medication", "dose", "5 mg"),
+        ("sertraline 50mg → 100mg", "medication", "dose", "100 mg"),
         # ... with its unit said once, for the dose it came from ("from 5 mg to 10")
         ("Amlodipine increased from 5 mg to 10.", "medication", "dose", "10 mg"),
         ("Levothyroxine up from 50 micrograms to 75 each morning", "medication", "dose",

@@ -229,6 +229,12 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
         ("ASA 75 mg daily", "Aspirin 150 mg by mouth once daily", "medication", "updates", S),
         ("Insulin glargine 20 units at bedtime", "Lantus titrated to 26 units qHS",
          "medication", "updates", S),
+        # a "?" written onto a word is a query of it ("?ADHF": possible heart failure), no
+        # question the statement asks and answers; an arrow between two doses is "to"
+        ("Furosemide 40 mg orally once daily", "Furosemide increased to 80 mg for ?ADHF",
+         "medication", "updates", S),
+        ("Amlodipine 10 mg once daily", "amlodipine 10mg -> 5mg, ankle swelling ++",
+         "medication", "updates", S),
         # a strength and a count of tablets are no two values of one thing
         ("Tylenol 500 mg q6h PRN pain", "Tylenol 2 tabs qHS PRN sleep", "medication",
          "updates", W),

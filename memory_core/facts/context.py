@@ -348,8 +348,11 @@ def _scope(
     if direction == "CLAUSE":  # "reduce X if Y" and "if Y, reduce X": the clause to the end
         return clause_bounds(t, m.start)[0], s_hi
     if m.value.category == "POSSIBLE_EXISTENCE" and t.tokens[m.start] == "?":
-        # "?gout" reaches forward; "lip swelling after ibuprofen?" back to the clause start
-        direction = "FORWARD" if _thing_at(spans, m.end) else "BACKWARD"
+        # "?gout" reaches forward; "lip swelling after ibuprofen?" back to the clause start;
+        # a "?" written onto the word after it and apart from the one before is that word's
+        # query, whether the lexicon knows the word or not ("increased for ?ADHF")
+        forward = _thing_at(spans, m.end) or _query_of_next(t, m.start)
+        direction = "FORWARD" if forward else "BACKWARD"
     lo, hi = m.start, m.end
     if direction in ("FORWARD", "BIDIRECTIONAL"):
         hi = _forward_end(t, m, stops, spans, s_hi)
@@ -360,6 +363,12 @@ def _scope(
             # a reading's own clause
             lo = max(lo, clause_bounds(t, m.start)[0])
     return lo, hi
+
+
+def _query_of_next(t: Text, i: int) -> bool:
+    """The "?" at token ``i`` touches the next token and not the one before ("for ?ADHF")."""
+    touches_next = i + 1 < len(t.tokens) and t.starts[i + 1] == t.ends[i]
+    return touches_next and (i == 0 or t.ends[i - 1] < t.starts[i])
 
 
 #: A rule for readings only (``kinds`` loinc): "before the dose increase" is the history of

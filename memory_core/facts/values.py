@@ -283,6 +283,8 @@ def times(dose: str, count: float) -> str:
 
 #: Movement words before "up to" / "down to" that make its dose a target, not a maximum ("went
 #: up to 100 mg"; "up to 8 tablets a day" is a most).
+#: The arrows a note writes from one dose to the next, as the tokenizer keeps them.
+_ARROWS = frozenset({"->", "=>", "→"})
 _MOVED = frozenset({
     "went", "gone", "go", "goes", "going", "came", "come", "put", "moved", "bumped",
     "titrated", "increased", "reduced", "cut", "dropped", "stepped",
@@ -291,9 +293,9 @@ _MOVED = frozenset({
 
 def _is_target(t: Text, i: int, a: int) -> bool:
     """The dose at token ``i`` is what a change in the clause goes to: "to 100 mg" (not a bare
-    "up to"), "now 1 g"."""
+    "up to"), "now 1 g", after an arrow ("10mg -> 5mg")."""
     before = list(t.tokens[max(a, i - 3) : i])
-    if before[-1:] == ["now"]:
+    if before[-1:] == ["now"] or (before[-1:] and before[-1] in _ARROWS):
         return True
     if before[-1:] != ["to"]:
         return False
