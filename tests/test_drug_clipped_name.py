@@ -93,3 +93,29 @@ def test_the_clip_reads_the_drugs_whose_names_it_begins() -> None:
     assert {"levothyroxine", "levetiracetam"} <= names or {"levothyroxine", "levodopa"} <= names
     assert "amlodipine" not in names
     assert drugs.clipped("hello") == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Amlodipine 10 mg once daily", "amlo now 5 mg, ankles better"),
+        ("Levothyroxine 75 micrograms once daily", "TSH 6.8 - levo incr to 100mcg OD"),
+        ("Prednisolone 30 mg once daily", "Pred now 20mg OD, continue reducing by 5mg weekly"),
+    ],
+)
+def test_a_clipped_name_with_another_dose_goes_to_a_reviewer(
+    engine: mc.MemoryEngine, older: str, newer: str
+) -> None:
+    """A clip said with the dose it is now ("amlo now 5 mg", "levo incr to 100mcg") is read,
+    for the patient's order it begins, as the table reads the drug's own name: another dose,
+    for a reviewer (set aq's dev half: three such notes had changed nothing)."""
+    old_id, res = _added(engine, older, newer)
+    assert [(s.old_id, s.rule, s.state) for s in res.supersessions] == [
+        (old_id, "drug.clipped-name", mc.SupersessionState.PENDING)
+    ]
+
+
+def test_a_clipped_name_with_the_same_dose_changes_nothing(engine: mc.MemoryEngine) -> None:
+    """ "Pred 30mg OD continues" is the order said again: nothing for a reviewer."""
+    _old, res = _added(engine, "Prednisolone 30 mg once daily", "Pred 30mg OD continues.")
+    assert not res.supersessions

@@ -27,7 +27,7 @@ from ..contradictions import (
     same_type_similarities,
 )
 from ..errors import StateError
-from ..facts import ClinicalFacts, Decision, Fact, KeyKind, Strength, Verdict, reach_keys
+from ..facts import Decision, Fact, KeyKind, Strength, Verdict, reach_keys
 from ..facts import decide as decide_facts
 from ..facts.classes import ClassChange, class_changes, clipped_changes
 from ..facts.rules import decide_by_class, decide_elsewhere, stopped_elsewhere
@@ -312,7 +312,7 @@ def _medication_reviews(
     out = []
     for keys, said in asks:
         for row, older in _older_filed(pool, indexes, "medication", keys, new, decided):
-            d = _decide_named(facts_of(older), said, new)
+            d = _decide_named(older, said, new)
             if d is None:
                 continue
             decided.add(older.id)
@@ -409,12 +409,12 @@ def _result_reviews(
     return out
 
 
-def _decide_named(older: ClinicalFacts, said: Fact | ClassChange, new: Memory) -> Decision | None:
+def _decide_named(older: Memory, said: Fact | ClassChange, new: Memory) -> Decision | None:
     """The decision on one medication memory: of a drug a note of another type says stopped,
-    or of a drug of a class a statement says stopped or changed."""
+    or of a drug of a class (or a clipped name) a statement says stopped or changed."""
     if isinstance(said, ClassChange):
-        return decide_by_class(older, said, new.content)
-    return decide_elsewhere(older, said, new.memory_type, new.content)
+        return decide_by_class(facts_of(older), said, new.content, older.content)
+    return decide_elsewhere(facts_of(older), said, new.memory_type, new.content)
 
 
 class Preview(NamedTuple):

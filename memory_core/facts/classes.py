@@ -69,12 +69,13 @@ _OPENS = re.compile(r"(?:^|[.!?:;\n(\-]|[\-–—]\s)\s*$")
 
 @lru_cache(maxsize=65_536)
 def clipped_changes(text: str, memory_type: str) -> tuple[ClassChange, ...]:
-    """The asserted stops and changes ``text`` says of a drug it names by the first letters of
-    its name ("levo increased to 0.125 mg", "Pred weaned down to 15 mg"): the clip may begin
-    several medicines' names (:func:`memory_core.drugs.clipped`), so it is read as a class of
-    them -- the first by length read in its place, as a class's stand-in is -- and the
-    patient's own list says which (``drug.clipped-name``, weak). A clip of a drug the statement
-    also names in full is that drug, read as usual."""
+    """The asserted stops, changes and doses ``text`` says of a drug it names by the first
+    letters of its name ("levo increased to 0.125 mg", "Pred weaned down to 15 mg", "amlo now 5
+    mg"): the clip may begin several medicines' names (:func:`memory_core.drugs.clipped`), so
+    it is read as a class of them -- the first by length read in its place, as a class's
+    stand-in is -- and the patient's own list says which: the table decides each of the
+    patient's orders of them with the clip read as that drug's name (``drug.clipped-name``,
+    weak). A clip of a drug the statement also names in full is that drug, read as usual."""
     named = {f.key for f in read(text, memory_type).facts if f.kind is KeyKind.DRUG}
     out = []
     for m in _WORD.finditer(text):
@@ -85,7 +86,7 @@ def clipped_changes(text: str, memory_type: str) -> tuple[ClassChange, ...]:
         if not keys or keys & named:
             continue
         stand_in = min(keys, key=lambda k: (len(k), k))
-        got = _read_as_member(text, memory_type, word, keys, stand_in)
+        got = _read_as_member(text, memory_type, word, keys, stand_in, dose_said=True)
         if got is not None:
             what = f'the drugs whose names begin "{word.lower()}"'
             out.append(ClassChange(got[0], what, keys, got[1], clipped=True))
@@ -93,11 +94,18 @@ def clipped_changes(text: str, memory_type: str) -> tuple[ClassChange, ...]:
 
 
 def _read_as_member(
-    text: str, memory_type: str, words: str, keys: frozenset[str], stand_in: str = ""
+    text: str,
+    memory_type: str,
+    words: str,
+    keys: frozenset[str],
+    stand_in: str = "",
+    dose_said: bool = False,
 ) -> tuple[str, Fact] | None:
     """The class's words read as its first member (by name), or as ``stand_in``: the words as
     written and that member's fact, when the statement asserts it stopped or changed, of the
-    patient, as its subject."""
+    patient, as its subject -- or, with ``dose_said``, asserts a dose or a timing of it ("amlo
+    now 5 mg", "levo incr to 100mcg": a clip names one drug, whose older order the table
+    compares it with)."""
     found = _words_pattern(words).search(text)
     if found is None:
         return None
@@ -106,7 +114,8 @@ def _read_as_member(
     fact = read(swapped, memory_type).get(stand_in)
     if fact is None or fact.role is not Role.SUBJECT or not fact.asserted:
         return None
-    return (found.group(0), fact) if fact.state in CHANGES else None
+    said = fact.state in CHANGES or (dose_said and fact.state is State.ACTIVE and bool(fact.value))
+    return (found.group(0), fact) if said else None
 
 
 @lru_cache(maxsize=1024)

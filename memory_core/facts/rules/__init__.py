@@ -19,6 +19,7 @@ Principles (domain.md, "Clinical facts and keys"):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 from functools import lru_cache
@@ -48,6 +49,7 @@ from ..model import (
     Verdict,
     subject_kinds,
 )
+from ..reader import read
 from ..text import parse
 from .allergies import (
     _allergy_list,
@@ -372,27 +374,43 @@ CLIPPED_NAME = "drug.clipped-name"
 
 
 def decide_by_class(
-    older: ClinicalFacts, change: ClassChange, newer_text: str = ""
+    older: ClinicalFacts, change: ClassChange, newer_text: str = "", older_text: str = ""
 ) -> Decision | None:
     """A medication memory (``older``) about a drug of a class a newer statement says was
     stopped or changed: an update, weak evidence -- a reviewer decides whether it is this
-    drug's order that ended or changed."""
+    drug's order that ended or changed. Of a clipped name, the table decides the pair with
+    the clip read as the older order's drug ("amlo now 5 mg" as "amlodipine now 5 mg"): what
+    would out-date that order is for a reviewer; the same dose again is nothing."""
     for a in older.facts:
         if a.key in change.keys and a.role is Role.SUBJECT and a.state not in ENDED and a.asserted:
             what = "stopped" if change.state is State.STOPPED else "changed"
             shown = f' ("{newer_text[:80]}")' if newer_text else ""
             if change.clipped:
-                why = (
-                    f'a newer note says "{change.words}" was {what}{shown}; the patient\'s '
-                    f"{name_of(a)} ({said(a)}) is one of {change.name}"
-                )
-                return Decision(Verdict.UPDATES, CLIPPED_NAME, WEAK, why, a.key)
+                return _by_clip(older, a, change, newer_text, older_text)
             why = (
                 f"a newer note says the patient's {change.words} was {what}{shown}; "
                 f"{name_of(a)} ({said(a)}) is one ({change.name})"
             )
             return Decision(Verdict.UPDATES, CLASS_NAMED, WEAK, why, a.key)
     return None
+
+
+def _by_clip(
+    older: ClinicalFacts, a: Fact, change: ClassChange, newer_text: str, older_text: str
+) -> Decision | None:
+    """The table's decision on ``older`` with the clip in ``newer_text`` read as the name of
+    ``a``'s drug, for a reviewer when it would out-date ``a``."""
+    name = a.key.partition(":")[2]
+    pattern = re.compile(rf"\b{re.escape(change.words)}\b")
+    newer = pattern.sub(name, newer_text, count=1)
+    d = decide(older, read(newer, "medication"), "medication", older_text, newer)
+    if not d.supersedes or d.verdict is Verdict.DUPLICATE or d.key != a.key:
+        return None
+    why = (
+        f'a newer note names "{change.words}" ("{newer_text[:80]}"), the first letters of '
+        f"{change.name}; read as the patient's {name_of(a)} ({said(a)}): {d.evidence}"
+    )
+    return Decision(Verdict.UPDATES, CLIPPED_NAME, WEAK, why, a.key)
 
 
 def _chat_noise(d: Decision, p: Pair) -> bool:
