@@ -342,15 +342,36 @@ def _misspelt(text: str, toks: list[tuple[str, int, int]], taken: set[int]) -> l
     """Words no dictionary spelling names that are one edit from exactly one drug's one-word
     spelling ("rampiril": ramipril; "metformen": metformin) and are no English word
     (lemminflect's lexicon knows "aspiring", so it never becomes aspirin). Written in lower case
-    (a capitalised word may be a person's or a place's name)."""
+    (a capitalised word may be a person's or a place's name) -- or capitalised where it opens a
+    sentence and a dose follows it in its clause, as on a chart's medication line ("Fuorsemide
+    changed to 40mg IV BD")."""
     out = []
     for i, (word, start, end) in enumerate(toks):
-        if i in taken or len(word) < MISSPELT_MIN or not word.isalpha() or not word.islower():
+        if i in taken or len(word) < MISSPELT_MIN or not word.isalpha():
             continue
-        name = _misspelling_of(word)
+        if not word.islower() and not _a_medication_line(text, word, start, end):
+            continue
+        name = _misspelling_of(word.lower())
         if name is not None:
             out.append(DrugMention(name, start, end, text[start:end], "misspelt"))
     return out
+
+
+def _a_medication_line(text: str, word: str, start: int, end: int) -> bool:
+    """``word`` is capitalised only where it opens a sentence, and a dose follows it in its
+    clause ("Metfromin 500 mg", "Fuorsemide changed to 40mg")."""
+    if not (word[:1].isupper() and word[1:].islower()):
+        return False
+    return bool(_OPENS_SENTENCE.search(text, 0, start)) and bool(_DOSE_IN_CLAUSE.match(text, end))
+
+
+#: What may stand before a word that opens a sentence: the text's start, a sentence's end, a
+#: colon or a line break, then spaces.
+_OPENS_SENTENCE = re.compile(r"(?:^|[.!?:;\n])\s*$")
+#: A dose after a name, in its clause: no sentence or clause end before the number and its unit.
+_DOSE_IN_CLAUSE = re.compile(
+    r"[^.!?;\n,]{0,30}?\b\d+(?:\.\d+)?\s*(?:mg|mcg|micrograms?|g|units?|ml|iu)\b", re.I
+)
 
 
 #: How many words a medicine's name may be split into by dictation ("sertra line": sertraline;

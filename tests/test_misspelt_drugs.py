@@ -41,6 +41,34 @@ def test_what_is_no_misspelt_drug(text: str) -> None:
     assert not [d for d in drugs.resolve(text) if d.origin == "misspelt"]
 
 
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Fuorsemide changed to 40mg IV BD - fluid overloaded", "furosemide"),
+        ("Plan: Metfromin 500 mg twice daily", "metformin"),
+        ("BP high. Amlodopine 10mg OD started", "amlodipine"),
+    ],
+)
+def test_a_capitalised_misspelling_that_opens_a_sentence_with_its_dose_is_the_drug(
+    text: str, name: str
+) -> None:
+    """A capital at a sentence's start says nothing of a name where a dose follows in its
+    clause, as it does on a chart's medication line."""
+    assert [(d.name, d.origin) for d in drugs.resolve(text)] == [(name, "misspelt")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Rampiril said hello",  # no dose: may be a name
+        "Saw Rampiril, 5 mg tablets discussed",  # inside a sentence: a name
+        "Rampiril. 5 mg",  # the dose in another sentence
+    ],
+)
+def test_a_capitalised_word_without_its_dose_is_no_misspelt_drug(text: str) -> None:
+    assert not [d for d in drugs.resolve(text) if d.origin == "misspelt"]
+
+
 def test_a_misspelt_drug_changes_the_patients_order() -> None:
     d = decide_texts("Ramipril 2.5 mg once daily", "dr put my rampiril up to 5mg", "medication")
     assert d.supersedes and d.rule == "drug.dose-change"
