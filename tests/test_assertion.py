@@ -1672,3 +1672,20 @@ def test_a_message_headed_re_a_relative_waits_for_a_reviewer(engine: mc.MemoryEn
                  "medication")[0] == "pending"  # fmt: skip
     assert _pair(engine, "Amlodipine 5 mg daily", "Re: blood pressure. Amlodipine up to 10 mg.",
                  "medication")[0] == "auto"  # fmt: skip
+
+
+def test_a_letters_politeness_is_no_condition(engine: mc.MemoryEngine) -> None:
+    """ "... we have increased her atorvastatin to 80 mg at night and would be grateful if this
+    could be continued": "grateful if" asks politely, it makes nothing conditional -- the
+    change is found (set aq's dev half: it had changed nothing); "if the rash comes back"
+    still does."""
+    older = "Atorvastatin 20 mg at night"
+    newer = (
+        "Dear Dr Hughes, following her NSTEMI we have increased her atorvastatin to 80 mg "
+        "at night and would be grateful if this could be continued in primary care."
+    )
+    assert _pair(engine, older, newer, "medication")[1] == "drug.dose-change"
+    assert _pair(engine, older, "Atorvastatin 80 mg if the LDL stays high.", "medication") == (
+        "none",
+        "",
+    )
