@@ -962,3 +962,18 @@ def test_a_vital_sign_a_quarter_of_the_last_one_read_is_no_reading() -> None:
     )
     weights = _of(got, "vital_sign", "weight")
     assert weights and all("88.2" in c or "91.7" in c for c in weights), got
+
+
+def test_a_score_said_after_its_questionnaire_is_named_is_its_score() -> None:
+    """ "Let's go through the PHQ-9 together... right, that comes to 14." and "In March you
+    scored 19": the number is the questionnaire's score, said without its name (my sentences;
+    two dev-half scores had been proposed with no name, or not at all)."""
+    got = _got(
+        [
+            "Doctor: Let's go through the PHQ-9 together.",
+            "Patient: Okay.",
+            "Doctor: Right, that comes to 14. In March you scored 19.",
+        ]
+    )
+    assert _of(got, "observation", "phq-9 was 14"), got
+    assert _of(got, "observation", "phq-9 was 19"), got

@@ -57,7 +57,9 @@ _LEADING_VALUE = re.compile(r"^\W*\d+(?:[.,]\d+)?(?:\s*(?:/|over)\s*\d+)?\s*,")
 #: a result said of the test just named: "it was 5.1", "it had come down to 5.1", "it's crept up"
 _LAB_PRONOUN = re.compile(
     r"\b(it|that)\s*(?:'s\s+|\s)(?:(?:had|has|have)\s+)?(?:was|is|came back|come back|were|went|"
-    r"gone|come|came|dropped|fallen|fell|risen|rose|climbed|crept|settled|got|reached|now)\b",
+    r"gone|come|comes|came|dropped|fallen|fell|risen|rose|climbed|crept|settled|got|reached|now)\b"
+    # a questionnaire's score said of the person who answered it ("In March you scored 19")
+    r"|\b(?:you|he|she|they|i|we)\s+(?P<scored>scored)\b",
     re.I,
 )
 
@@ -422,6 +424,8 @@ def _of_topic(s: Sentence, st: State) -> list[tuple[int, int, Analyte]]:
     if topic is None:
         return []
     lab_pronoun = _LAB_PRONOUN.search(s.text)
+    if lab_pronoun and lab_pronoun.group("scored") and topic.kind != "score":
+        lab_pronoun = None  # "you scored" tells a questionnaire's score, no test's value
     asked = (
         s.speaker != "clinician"
         and st.question is not None
