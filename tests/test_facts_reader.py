@@ -649,3 +649,25 @@ def test_a_vaccine_preventable_disease_is_a_condition_and_yellow_fever_no_fever(
     got = {f.key for f in read("History of measles and yellow fever; tetanus.", "condition").facts}
     assert {"condition:measles", "condition:yellow fever", "condition:tetanus"} <= got, got
     assert "condition:fever" not in got, got
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"I can\'t swallow tablets, can I have it as a syrup?"',
+        "Pt asked: could the metformin be changed to a liquid? :)",
+    ],
+)
+def test_a_question_followed_by_no_words_has_no_answer(text: str) -> None:
+    """A quoted question, or one followed by a closing mark, is no question and its answer
+    (it had been read as a question whose answer was the closing quote)."""
+    assert not [f for f in read(text, "preference").facts if f.key.startswith("question:")]
+
+
+def test_visual_impairment_is_no_visual_format() -> None:
+    """ "Prefers large-print letters (visual impairment)": the impairment is why, not a
+    preference for pictures -- the format is large print alone, as "Send all correspondence in
+    large font please" says it again."""
+    older = read("Prefers large-print letters (visual impairment).", "preference")
+    (fmt,) = [f for f in older.facts if f.key == "slot:instructions format"]
+    assert fmt.value == "value=large print"

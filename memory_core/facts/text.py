@@ -229,6 +229,8 @@ def _question_spans(t: Text, lex: Lexicon) -> list[Span]:
     m = _QA.match(t.text)
     if m is None or m.group("a").rstrip().endswith("?"):
         return []  # a question followed by another question is no question and its answer
+    if not any(c.isalnum() for c in m.group("a")):
+        return []  # '"... can I have it as a syrup?"': a closing quote is no answer
     if t.text[m.end("q") - 2 : m.end("q") - 1].isspace() and m.group("a")[:1].isalnum():
         return []  # "increased to 80 mg for ?ADHF": a query written onto a word, no question
     words = [w for w, _s, _e in tokenize(m.group("q")) if w not in lex.stopwords and w != "?"]
