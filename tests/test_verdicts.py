@@ -340,6 +340,11 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
          "condition", "compatible", N),
         ("Gout.", "Gout attack in the right knee last week, on colchicine", "condition",
          "compatible", N),
+        # ... with the episode's word before it ("an exacerbation of COPD")
+        ("COPD", "Infective exacerbation of COPD - doxy 200mg stat then 100mg od x4",
+         "condition", "compatible", N),
+        ("Ulcerative colitis", "Moderate flare of ulcerative colitis, started prednisolone",
+         "condition", "compatible", N),
     ],
     "condition.restated": [
         ("Essential hypertension", "HTN (primary)", "condition", "duplicate", W),

@@ -349,7 +349,7 @@ def _states(
         ):
             best[k] = (gap, state, m.start)
     for k, (_gap, state, start) in best.items():
-        if state is State.RESOLVED and _episode(t, spans[k], lex):
+        if state is State.RESOLVED and _episode(t, spans[k]):
             continue  # "asthma attack ... settled": the attack is over, not the asthma
         if state is State.STOPPED and k in restarted:
             # "Metformin stopped on admission, restarted on discharge", "held for the scan and
@@ -384,11 +384,10 @@ def _stopped_before(t: Text, spans: Sequence[Span], at: int) -> list[int]:
     return [k for k in drugs if spans[k].end <= at]
 
 
-def _episode(t: Text, s: Span, lex: Lexicon) -> bool:
-    """A condition named with an episode word after it ("asthma attack", "gout flare"): an
-    episode of it."""
-    after = t.tokens[s.end] if s.end < len(t.tokens) else ""
-    return KeyKind.of(s.key) is KeyKind.CONDITION and after in lex.episodes
+def _episode(t: Text, s: Span) -> bool:
+    """A condition named with an episode word ("asthma attack", "an exacerbation of COPD"):
+    an episode of it (:func:`.values.episode_of`)."""
+    return KeyKind.of(s.key) is KeyKind.CONDITION and bool(values.episode_of(t, s))
 
 
 def _outranks(state: State, gap: int, other_gap: int, other: State) -> bool:

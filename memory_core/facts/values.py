@@ -814,9 +814,24 @@ def condition_value(t: Text, span: Span, spans: Sequence[Span]) -> str:
             pairs.append((toks[i], _joined(t, i + 1)))
         elif toks[i] in _SEVERITY:
             pairs.append(("severity", _SEVERITY[toks[i]]))
-    if span.end < len(toks) and toks[span.end] in lexicon().episodes:
-        pairs.append(("episode", toks[span.end]))  # "asthma attack": an episode of it
+    episode = episode_of(t, span)
+    if episode:
+        pairs.append(("episode", episode))  # "asthma attack": an episode of it
     return join(_unique(pairs) + qualifiers(t, span, spans))
+
+
+def episode_of(t: Text, span: Span) -> str:
+    """The episode word a condition is named with, after it ("asthma attack", "gout flare") or
+    before it with "of" ("an exacerbation of COPD", "a flare of ulcerative colitis"); "" when
+    it names the condition itself."""
+    episodes = lexicon().episodes
+    toks = t.tokens
+    if span.end < len(toks) and toks[span.end] in episodes:
+        return toks[span.end]
+    before = toks[max(0, span.start - 2) : span.start]
+    if len(before) == 2 and before[1] == "of" and before[0] in episodes:
+        return before[0]
+    return ""
 
 
 def _joined(t: Text, i: int) -> str:
