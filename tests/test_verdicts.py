@@ -121,6 +121,9 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
         # a reading before a run is at rest, one right after it on exertion
         ("Heart rate 72 before her run", "Heart rate 158 right after her run", "observation",
          "compatible", N),
+        # lying and standing are two postures: a postural drop is no new blood pressure
+        ("Blood pressure lying 138/80 mmHg", "Standing BP 112/70 at 3 mins - postural drop",
+         "vital_sign", "compatible", N),
         # an order for one side is another order than for the other side; a target is set
         # for where it is read, as a reading is
         ("Latanoprost 0.005% one drop left eye at night",

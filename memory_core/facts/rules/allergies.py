@@ -11,7 +11,6 @@ from ..model import ENDED, ClinicalFacts, Context, Decision, Fact, KeyKind, Role
 from ..values import parts
 from .base import (
     _LIST,
-    QUALIFIER_DIMENSIONS,
     STRONG,
     WEAK,
     Pair,
@@ -24,6 +23,7 @@ from .base import (
     _words_apart,
     evidence,
     name_of,
+    qualifier_dimensions,
     said,
 )
 
@@ -162,7 +162,7 @@ def _said_none(a: Fact) -> bool:
 
 def _own_parts(f: Fact) -> dict[str, str]:
     """A fact's value without where and when (a severity, a stage)."""
-    return {k: v for k, v in parts(f.value).items() if k not in QUALIFIER_DIMENSIONS}
+    return {k: v for k, v in parts(f.value).items() if k not in qualifier_dimensions()}
 
 
 def _reaction_change(p: Pair) -> Decision | None:

@@ -147,7 +147,11 @@ def _alike(small: frozenset[str], large: frozenset[str]) -> set[str]:
     return {w for w in small if w in large or (len(w) >= 5 and w[:5] in heads)}
 
 
-QUALIFIER_DIMENSIONS = ("side", "site", "when", "exertion", "setting", "meal", "specimen", "sample")
+@lru_cache(maxsize=1)
+def qualifier_dimensions() -> tuple[str, ...]:
+    """The qualifiers' dimensions (side, site, when, exertion, posture, setting ...), as
+    words.json's ``qualifiers`` names them: what a value says of where and when."""
+    return tuple(lexicon().qualifiers)
 
 
 @lru_cache(maxsize=65_536)

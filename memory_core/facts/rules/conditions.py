@@ -8,7 +8,6 @@ from ..lexicon import lexicon
 from ..model import ENDED, Decision, Fact, KeyKind, Role, State, Verdict
 from ..values import parts
 from .base import (
-    QUALIFIER_DIMENSIONS,
     STRONG,
     WEAK,
     Pair,
@@ -18,6 +17,7 @@ from .base import (
     _negated,
     _spread,
     evidence,
+    qualifier_dimensions,
 )
 
 
@@ -83,7 +83,7 @@ def _condition_stage(p: Pair) -> Decision | None:
         if _spread(p.newer_text):
             return _d(Verdict.UPDATES, "condition.spread", STRONG, evidence(a, b), a.key)
         pa, pb = parts(a.value), parts(b.value)
-        common = [k for k in pa if k in pb and pa[k] != pb[k] and k not in QUALIFIER_DIMENSIONS]
+        common = [k for k in pa if k in pb and pa[k] != pb[k] and k not in qualifier_dimensions()]
         if common:
             return _d(Verdict.UPDATES, "condition.new-stage", STRONG, evidence(a, b), a.key)
         if b.state is State.CHANGED:

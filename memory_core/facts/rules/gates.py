@@ -14,7 +14,6 @@ from ..lexicon import lexicon
 from ..model import CODE_KINDS, Context, Decision, KeyKind, Origin, Role, Verdict
 from ..values import join, parts, qualifiers
 from .base import (
-    QUALIFIER_DIMENSIONS,
     STRONG,
     WEAK,
     Pair,
@@ -24,6 +23,7 @@ from .base import (
     _spread,
     evidence,
     name_of,
+    qualifier_dimensions,
 )
 
 if TYPE_CHECKING:
@@ -232,7 +232,7 @@ def _said_where(t: Text) -> str:
 def _qualifier_clash(older: str, newer: str) -> str:
     """The qualifier both values give and disagree on ("side: left / right"), or ""."""
     qa, qb = dict(_qualifiers(older)), dict(_qualifiers(newer))
-    for dim in QUALIFIER_DIMENSIONS:
+    for dim in qualifier_dimensions():
         x, y = qa.get(dim), qb.get(dim)
         if x and y and not x & y:
             return f"{dim}: {'+'.join(sorted(x))} / {'+'.join(sorted(y))}"
@@ -246,7 +246,7 @@ def _qualifiers(value: str) -> tuple[tuple[str, frozenset[str]], ...]:
     dims: dict[str, set[str]] = {}
     for piece in value.split("; "):
         name, eq, v = piece.partition("=")
-        if eq and name in QUALIFIER_DIMENSIONS:
+        if eq and name in qualifier_dimensions():
             dims.setdefault(name, set()).update(x for x in v.split("+") if x)
     return tuple((k, frozenset(v)) for k, v in dims.items())
 

@@ -12,7 +12,6 @@ from ..model import Decision, Fact, KeyKind, State, Verdict
 from ..values import parts
 from .base import (
     _LIST,
-    QUALIFIER_DIMENSIONS,
     STRONG,
     WEAK,
     Pair,
@@ -22,6 +21,7 @@ from .base import (
     evidence,
     name_of,
     one_occasion,
+    qualifier_dimensions,
     said,
     words_said,
 )
@@ -102,7 +102,7 @@ def _one_time(x: str, y: str) -> bool:
 def _same_places(pa: dict[str, str], pb: dict[str, str]) -> bool:
     """Both readings say the same of where and when (or neither says): one said "after her
     run" and the other nothing may be two readings."""
-    return all(pa.get(d) == pb.get(d) for d in QUALIFIER_DIMENSIONS)
+    return all(pa.get(d) == pb.get(d) for d in qualifier_dimensions())
 
 
 def _same_value(f: Fact, x: str, y: str) -> bool | None:
