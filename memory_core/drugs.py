@@ -400,7 +400,7 @@ def _split(text: str, toks: list[tuple[str, int, int]], taken: set[int]) -> list
             exact = joined in _one_word_spellings().get((joined[0], len(joined)), ())
             if exact:
                 name: str | None = _canonical(_load()[joined].lower())
-            elif all(_english(w) or w in _function_words() for w in words):
+            elif all(english(w) or w in _function_words() for w in words):
                 continue  # words of English one edit from a name ("me that one"): no name
             else:
                 name = _misspelling_of(joined)
@@ -429,7 +429,7 @@ def _misspelling_of(word: str) -> str | None:
     hits = process.extract(word, near, scorer=OSA.distance, score_cutoff=MISSPELT_EDITS, limit=8)
     found = {_canonical(names[h[0]].lower()) for h in hits} - set(lex["not_drugs"])
     # the English lexicon is read last: only a word near one medicine loads it
-    return found.pop() if len(found) == 1 and not _english(word) else None
+    return found.pop() if len(found) == 1 and not english(word) else None
 
 
 def _phrase_of_english(named: str) -> bool:
@@ -478,7 +478,7 @@ def _one_word_spellings() -> dict[tuple[str, int], tuple[str, ...]]:
 
 
 @lru_cache(maxsize=65_536)
-def _english(word: str) -> bool:
+def english(word: str) -> bool:
     """A word of English (lemminflect's lexicon of lemmas and their forms). Kept per word:
     lemminflect copies its entry on every look-up, and a dictated name's split words are asked
     about once for each span that holds them."""
@@ -619,7 +619,7 @@ def clipped(word: str) -> frozenset[str]:
         if w.startswith(word) and len(w) >= len(word) + CLIP_CUT and w.isalpha()
     )
     # the English lexicon is read last: only a word that begins a medicine's name loads it
-    return found if found and not _english(word) else frozenset()
+    return found if found and not english(word) else frozenset()
 
 
 def canonical_names(text: str) -> frozenset[str]:

@@ -671,3 +671,32 @@ def test_visual_impairment_is_no_visual_format() -> None:
     older = read("Prefers large-print letters (visual impairment).", "preference")
     (fmt,) = [f for f in older.facts if f.key == "slot:instructions format"]
     assert fmt.value == "value=large print"
+
+
+@pytest.mark.parametrize(
+    ("text", "state"),
+    [
+        ("gabapentin been stoped last week by dr becuase dizzy", "stopped"),
+        ("Ramipril incresed to 10 mg", "changed"),
+        ("sertraline discontinuted in May", "stopped"),
+    ],
+)
+def test_a_change_word_misspelt_by_one_edit_is_the_change_word(text: str, state: str) -> None:
+    """A word of no English one edit from exactly one of the state words ("stoped",
+    "incresed") is that word, as a misspelt drug is the drug: the change is read (set ab, c and
+    aq's dev halves: three stops had been read as the drug restated, for a reviewer)."""
+    (drug,) = [f for f in read(text, "medication").facts if f.key.startswith("drug:")]
+    assert drug.state.value == state
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["She stared at the ramipril box", "Ramipril stepped down to 5 mg", "ramipril stoped"],
+)
+def test_english_words_near_a_change_word_are_not_changed(text: str) -> None:
+    """An English word one edit from a state word ("stared") is itself; a state word is never
+    corrected to another ("stepped" stays stepped, a change of its own)."""
+    got = {f.state.value for f in read(text, "medication").facts if f.key == "drug:ramipril"}
+    want = {"She stared at the ramipril box": {"active"}, "Ramipril stepped down to 5 mg":
+            {"changed"}, "ramipril stoped": {"stopped"}}[text]  # fmt: skip
+    assert got == want

@@ -71,7 +71,8 @@ def parse(text: str) -> Text:
     read as digits (:mod:`.spoken`: "seventy-nine point five kilos"); ``Text.text`` is that
     text."""
     text = spoken_numbers(fold(text))
-    toks = tokenize(text)
+    # a misspelt state word written in lower case ("stoped"): a capitalised word may be a name
+    toks = [(_spelled(t) if text[s:e].islower() else t, s, e) for t, s, e in tokenize(text)]
     starts = tuple(s for _t, s, _e in toks)
     ends = tuple(e for _t, _s, e in toks)
     sentence: list[int] = []
@@ -98,6 +99,46 @@ def parse(text: str) -> Text:
         sentence=tuple(sentence),
         clause=tuple(clause),
     )
+
+
+#: How long a word must be to be read as a misspelt state word, and how far it may be from
+#: one (an insertion, a deletion, a substitution or two letters swapped).
+MISSPELT_STATE_MIN = 6
+
+
+@lru_cache(maxsize=65_536)
+def _spelled(word: str) -> str:
+    """A word as the state words spell it: a word of no English that is one edit from exactly
+    one of states.json's words of :data:`MISSPELT_STATE_MIN` letters or more and keeps its
+    first letter ("stoped": stopped, "incresed": increased, "discontinuted"), as a misspelt
+    drug is the drug; any other word as it is. A drug's name is never one, nor another form
+    of the state word (its Snowball stem: "titrate" is no misspelt "titrated")."""
+    if len(word) < MISSPELT_STATE_MIN or not word.isalpha():
+        return word
+    near = _state_spellings().get(word[0], ())
+    if word in near:
+        return word
+    from rapidfuzz import process
+    from rapidfuzz.distance import OSA
+
+    from ..lexical import form
+
+    hits = process.extract(word, near, scorer=OSA.distance, score_cutoff=1, limit=2)
+    if len(hits) != 1 or drugs.english(word) or drugs.resolve(word):
+        return word
+    if form(word) == form(hits[0][0]):
+        return word  # another form of the word ("titrate", "prescriber"), no misspelling
+    return hits[0][0]
+
+
+@lru_cache(maxsize=1)
+def _state_spellings() -> dict[str, tuple[str, ...]]:
+    """The state words of :data:`MISSPELT_STATE_MIN` letters or more, by first letter."""
+    out: dict[str, list[str]] = {}
+    for w in sorted(lexicon().states.words()):
+        if len(w) >= MISSPELT_STATE_MIN - 1 and w.isalpha():
+            out.setdefault(w[0], []).append(w)
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def _abbreviation_stop(text: str, toks: Sequence[tuple[str, int, int]], i: int, gap: str) -> bool:

@@ -558,14 +558,14 @@ def _named_first(text: str, patient_name: str | tuple[str, ...] | None) -> bool:
     """Whether a clause opens with a given name as its actor, in the patient's own words: a
     capitalised word no English dictionary has (lemminflect's), not the patient's name, a
     medicine's or a condition's ("Sugar's been high" is the patient's)."""
-    from ..drugs import _english, resolve
+    from ..drugs import english, resolve
 
     m = _NAME_FIRST.match(text)
     if m is None:
         return False
     w = m.group(1)
     own = (patient_name,) if isinstance(patient_name, str) else (patient_name or ())
-    if w in own or w in _NOT_NAMES or _english(w.lower()):
+    if w in own or w in _NOT_NAMES or english(w.lower()):
         return False
     medicine = any(d.start == m.start(1) for d in resolve(text))
     return not medicine and w.lower() not in _condition_words(text)
