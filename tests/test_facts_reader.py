@@ -213,6 +213,9 @@ def test_a_word_written_with_apostrophe_s_names_its_thing(text: str, mtype: str,
          "100 mg"),
         ("Metformin was 500 mg, now 1 g twice daily.", "medication", "dose", "1 g"),
         ("Ramipril 2.5 mg increased to 5 mg", "medication", "dose", "5 mg"),
+        # a dose said right before its drug ("100mg of sertraline", "the 40 mg omeprazole")
+        ("She went up to 100mg of sertraline two weeks ago.", "medication", "dose", "100 mg"),
+        ("ive been on the 100mg sertraline since the 3rd", "medication", "dose", "100 mg"),
         # an arrow between two doses is "to": the dose after it is the drug's dose now
         ("amlodipine 10mg -> 5mg, ankle swelling", "medication", "dose", "5 mg"),
         ("Bisoprolol 2.5 mg => 5 mg from today", "medication", "dose", "5 mg"),
@@ -699,4 +702,19 @@ def test_english_words_near_a_change_word_are_not_changed(text: str) -> None:
     got = {f.state.value for f in read(text, "medication").facts if f.key == "drug:ramipril"}
     want = {"She stared at the ramipril box": {"active"}, "Ramipril stepped down to 5 mg":
             {"changed"}, "ramipril stoped": {"stopped"}}[text]  # fmt: skip
+    assert got == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("5 mg amlodipine and 10 mg ramipril", {"amlodipine": "5 mg", "ramipril": "10 mg"}),
+        ("Amlodipine 5 mg, ramipril 10 mg", {"amlodipine": "5 mg", "ramipril": "10 mg"}),
+        ("Amlodipine 5 mg ramipril 10 mg", {"amlodipine": "5 mg", "ramipril": "10 mg"}),
+    ],
+)
+def test_each_drug_keeps_the_dose_said_with_it(text: str, want: dict[str, str]) -> None:
+    """A dose said right before a drug that has none after it is that drug's -- not the dose
+    of the drug named before it (amlodipine had been read as 10 mg)."""
+    got = {f.key.partition(":")[2]: parts(f.value).get("dose") for f in read(text).facts}
     assert got == want

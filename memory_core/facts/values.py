@@ -77,7 +77,12 @@ def window(t: Text, span: Span, spans: Sequence[Span]) -> tuple[int, int]:
 def drug_value(t: Text, span: Span, spans: Sequence[Span]) -> str:
     lex = lexicon()
     a, b = window(t, span, spans)
-    dose = _dose(t, a, b, lex)
+    nxt = next((s for s in spans if s.start == b and s != span), None)
+    if nxt is not None and not _dose(t, *window(t, nxt, spans), lex):
+        # "5 mg amlodipine and 10 mg ramipril": a dose said before the next drug, which has
+        # none after it, is that drug's ("Amlodipine 5 mg ramipril 10 mg": amlodipine's)
+        b = max(a, _dose_lead(t, nxt, lex)[0])
+    dose = _dose(t, a, b, lex) or _dose_before(t, span, spans, lex)
     # a most's period ("up to 8 puffs a day") is no frequency either
     limits = {i + 2 for i, _d in _doses(t, a, b, lex) if _a_most(t, i, a)}
     freq = [
@@ -101,6 +106,36 @@ def drug_value(t: Text, span: Span, spans: Sequence[Span]) -> str:
             ("course", course[2] if course else ""),
         ]
     )
+
+
+def _dose_before(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon) -> str:
+    """A dose said right before its drug, where none follows it: "100mg of sertraline", "the
+    40 mg omeprazole" -- a number and a dose unit, then "of" or a determiner or both, with no
+    other thing named between."""
+    start, dose = _dose_lead(t, span, lex)
+    if any(s.start < span.start and s.end > start for s in spans if s != span):
+        return ""
+    return dose
+
+
+def _dose_lead(t: Text, span: Span, lex: Lexicon) -> tuple[int, str]:
+    """Where a dose said right before ``span`` begins, and the dose ("100mg of the
+    sertraline": the token of 100, "100 mg"); ``span.start`` and "" where none is."""
+    i = span.start
+    while i > 0 and t.tokens[i - 1] in _BEFORE_DRUG and t.sentence[i - 1] == t.sentence[span.start]:
+        i -= 1
+    for start, dose in _doses(t, max(0, i - 3), i, lex):
+        unit_ends_here = start == i - 2 or (
+            start == i - 3 and " ".join(t.tokens[i - 2 : i]) in lex.dose_units
+        )
+        spaced = all(not t.text[t.ends[k] : t.starts[k + 1]].strip() for k in range(start, i))
+        if unit_ends_here and spaced and not _a_most(t, start, max(0, i - 3)):
+            return start, dose  # "5 mg, ramipril": the comma gives 5 mg to what came before
+    return span.start, ""
+
+
+#: The words that may stand between a dose and its drug said after it ("100mg of the").
+_BEFORE_DRUG = frozenset({"of", "the", "my", "her", "his", "your", "their"})
 
 
 #: The units a course's length is counted in, by their days.
