@@ -247,6 +247,9 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
     ],
     "drug.frequency-change": [
         ("Metformin 500 mg daily", "Metformin 500 mg BID", "medication", "updates", S),
+        # a weekly dose's day is when it is taken: moved to another day, the order changed
+        ("Methotrexate 15 mg once weekly on Mondays",
+         "Methotrexate 15 mg now taken on Fridays", "medication", "updates", S),
         # as needed beside at night: maybe a second order, unless the newer says it changed
         ("Lorazepam 0.5 mg at night", "Lorazepam 0.5 mg PRN for agitation", "medication",
          "updates", W),
@@ -268,6 +271,9 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
         ("Takes lisinopril", "Lisinopril increased", "medication", "updates", W),
     ],
     "drug.same": [
+        # the same weekly day said again is the same order
+        ("Alendronic acid 70 mg every Sunday", "Alendronic acid 70 mg every Sunday morning",
+         "medication", "duplicate", S),
         ("Metformin 500 mg BID", "Metformin 500mg twice daily", "medication", "duplicate", S),
         ("Takes metformin", "On metformin", "medication", "duplicate", W),
         # once a day said with when it is taken: the same dose a day (a reviewer may check)

@@ -104,8 +104,27 @@ def drug_value(t: Text, span: Span, spans: Sequence[Span]) -> str:
             ("freq", freq[0] if freq else ""),
             ("form", forms[0] if forms else ""),
             ("course", course[2] if course else ""),
+            ("day", _weekly_day(t, a, b, lex)),
         ]
     )
+
+
+def _weekly_day(t: Text, a: int, b: int, lex: Lexicon) -> str:
+    """The day of the week a dose is taken on, where it recurs ("on Mondays", "every Sunday",
+    "moved to Fridays"): a weekly order's day; "" where none is said (a day said once -- "seen
+    on Monday" -- is no day of the order)."""
+    for i in range(a, b):
+        word = t.tokens[i]
+        day = word[:-1] if word.endswith("s") and word[:-1] in lex.weekdays else ""
+        if not day and word in lex.weekdays and i > 0 and t.tokens[i - 1] in _EVERY:
+            day = word
+        if day:
+            return day
+    return ""
+
+
+#: Words before a weekday that make it recur ("every Monday", "each Friday").
+_EVERY = frozenset({"every", "each"})
 
 
 def _dose_before(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon) -> str:

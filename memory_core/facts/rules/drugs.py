@@ -115,7 +115,11 @@ def _drug_regimen(p: Pair) -> Decision | None:
     """A new dose, frequency or formulation of the same drug."""
     for a, b in _drugs(p):
         pa, pb = parts(a.value), parts(b.value)
-        for part, rule in (("dose", "drug.dose-change"), ("freq", "drug.frequency-change")):
+        for part, rule in (
+            ("dose", "drug.dose-change"),
+            ("freq", "drug.frequency-change"),
+            ("day", "drug.frequency-change"),  # a weekly dose moved to another day
+        ):
             if pa.get(part) and pb.get(part) and pa[part] != pb[part]:
                 if part == "dose" and _same_dose(pa[part], pb[part]):
                     continue  # 0.1 mg and 100 mcg: one dose, written two ways
