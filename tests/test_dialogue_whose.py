@@ -977,3 +977,22 @@ def test_a_score_said_after_its_questionnaire_is_named_is_its_score() -> None:
     )
     assert _of(got, "observation", "phq-9 was 14"), got
     assert _of(got, "observation", "phq-9 was 19"), got
+
+
+def test_a_test_wanted_after_starting_a_drug_is_a_plan_not_a_start() -> None:
+    """ "I'd like a kidney and potassium blood test two weeks after starting the ramipril" and
+    "I'd like some blood tests too: ..." -- the clinician's wish for a test is a plan; "after
+    starting the ramipril" is when, no start of it (my sentences; the first had been proposed
+    as 'Patient started ramipril' and no plan, the second as an observation)."""
+    got = _got(
+        [
+            "Doctor: I'd like a kidney and potassium blood test two weeks after starting the "
+            "ramipril.",
+            "Patient: Okay.",
+            "Doctor: I'd like some blood tests too: blood count, thyroid and B12, to look for "
+            "anything causing the weight loss.",
+        ]
+    )
+    assert _of(got, "care_plan", "potassium"), got
+    assert _of(got, "care_plan", "b12"), got
+    assert not _of(got, "medication", "started ramipril"), got

@@ -342,8 +342,15 @@ def _deferred(said: str) -> bool:
     last = max((d.end for d in named), default=0)
     return any(
         not (m.start() >= last and _THEM.match(said, m.end()))
+        and not _TIME_TOLD.search(said, 0, m.start())  # "two weeks after starting the X"
         for m in _DEFERRED_DRUG.finditer(said)
     )
+
+
+#: The words before a verb of starting or stopping that make it a time, no act ("two weeks
+#: after starting the ramipril", "since stopping it").
+TIME_TOLD_BY = r"(?:after|before|since|until|till)"
+_TIME_TOLD = re.compile(rf"\b{TIME_TOLD_BY}\s+$", re.I)
 
 
 #: a pronoun object for drugs named before ("start them", "start it")

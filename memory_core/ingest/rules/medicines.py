@@ -23,6 +23,7 @@ from ..sentence import (
     freq_after,
     reason_after,
 )
+from ..statements import TIME_TOLD_BY
 from .base import Item, _clean, _third_person, _window
 from .changes import (
     _DOWN,
@@ -55,6 +56,14 @@ from .changes import (
 #: one drug in place of another: "<new> instead of <old>", "swapped <old> for <new>"
 _INSTEAD = re.compile(r"\binstead of (?:the |my |your |his |her |their )?$")
 _SWAPPED = re.compile(r"\bswap\w* (?:my |your |his |her |their |the )?$")
+
+
+#: "after starting" and the like right before a drug: a time told by its start, no start
+#: ("a kidney blood test two weeks after starting the ramipril").
+_WHEN_STARTING = re.compile(
+    rf"\b{TIME_TOLD_BY}\s+(?:starting|beginning|stopping)\s+"
+    r"(?:on\s+)?(?:the|my|your|his|her|their)?\s*$"
+)
 
 
 def _another(o: Drug, d: Drug, low: str) -> bool:
@@ -313,6 +322,8 @@ class MedicationRules:
             since = when if when is not None and when.since else None
             if _NOT_NOW.search(window):
                 continue  # a decision not to act on it now
+            if _WHEN_STARTING.search(low, 0, d.start):
+                window = ""  # "a blood test two weeks after starting the ramipril": when
             said_after = _CHANGE_AFTER.match(low[d.end : nxt])
             if said_after and not (_STOP.search(window) or _START.search(window)):
                 window = f"{window} {said_after.group('verb')}"  # "X 70 mg, once a week, started"
