@@ -417,6 +417,20 @@ def test_the_twenty_seventh_authors_ten_hold_their_first_run() -> None:
     assert s["superseded"] >= 11, s
 
 
+def test_the_twenty_eighth_authors_ten_hold_their_first_run() -> None:
+    """Set ab (ten transcripts by a twenty-eighth author, the everyday breadth -- over-the-
+    counter and herbal products, events, home readings in lay words, social changes, referrals,
+    preferences, vaccines, procedures -- written in the twenty-seventh session, frozen at
+    891d647 and measured once at its end, hashing and MiniLM alike): its test half's first run,
+    87 / 145 facts, 13 wrong dates, 2 forbidden, 24 / 31 superseded (dev 20 / 36, 3, 1,
+    6 / 9), the same on the session's starting reader 0101224. The targets are not met: a
+    later change may only do better."""
+    s = conv.summary(conv.run_all(conv.load(["ab"], "test"), "hashing"))
+    assert s["transcripts"] == 8 and s["facts"] == 145 and s["links"] == 31
+    assert s["found"] >= 87 and s["forbidden"] <= 2 and s["wrong_dates"] <= 13, s
+    assert s["superseded"] >= 24, s
+
+
 def test_the_projects_own_twenty_stay_read() -> None:
     s = conv.summary(conv.run_all(conv.load(["dialogue"]), "hashing"))
     assert s["found"] >= 99 and s["forbidden"] == 0 and s["wrong_dates"] == 0, s

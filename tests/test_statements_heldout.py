@@ -165,10 +165,12 @@ def test_every_test_half_together() -> None:
     facts at once, 19 of 23 changes found -- 10 and 636 in all. Set aq (a forty-third author,
     the everyday notes of a week in every memory type, not aimed at tricks, as it came on
     0101224, the reader of 0bea6fb): 1 of 46 kept facts at once, 21 of 27 changes found -- 11
-    and 657 in all."""
+    and 657 in all; 660 at that session's end (an arrow between doses read as "to", a "?"
+    written onto a word as its query, a clip said with a dose, a state word misspelt by one
+    edit, a dose said before its drug)."""
     total: Counter[str] = Counter(_measured(("set_a", "set_b", "set_c")))
     for name, *_ in FIRST_RUNS:
         total.update(_measured((name,)))
     assert (total["keep"], total["replace"]) == (2074, 863)
     assert total["keep_auto"] <= 11, total
-    assert total["replace_found"] >= 657, total
+    assert total["replace_found"] >= 660, total
