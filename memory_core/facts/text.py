@@ -101,15 +101,15 @@ def parse(text: str) -> Text:
     )
 
 
-#: How long a word must be to be read as a misspelt state word, and how far it may be from
-#: one (an insertion, a deletion, a substitution or two letters swapped).
+#: How long a word must be to be read as a misspelt state word (one edit from one: an
+#: insertion, a deletion, a substitution or two letters swapped).
 MISSPELT_STATE_MIN = 6
 
 
 @lru_cache(maxsize=65_536)
 def _spelled(word: str) -> str:
-    """A word as the state words spell it: a word of no English that is one edit from exactly
-    one of states.json's words of :data:`MISSPELT_STATE_MIN` letters or more and keeps its
+    """A word as the state words spell it: a word of :data:`MISSPELT_STATE_MIN` letters or
+    more, of no English, that is one edit from exactly one of states.json's words and keeps its
     first letter ("stoped": stopped, "incresed": increased, "discontinuted"), as a misspelt
     drug is the drug; any other word as it is. A drug's name is never one, nor another form
     of the state word (its Snowball stem: "titrate" is no misspelt "titrated")."""
@@ -133,7 +133,9 @@ def _spelled(word: str) -> str:
 
 @lru_cache(maxsize=1)
 def _state_spellings() -> dict[str, tuple[str, ...]]:
-    """The state words of :data:`MISSPELT_STATE_MIN` letters or more, by first letter."""
+    """The state words a misspelt word may be one edit from (one letter fewer than
+    :data:`MISSPELT_STATE_MIN` or more: "stoped" is one letter short of "stopped"), by first
+    letter."""
     out: dict[str, list[str]] = {}
     for w in sorted(lexicon().states.words()):
         if len(w) >= MISSPELT_STATE_MIN - 1 and w.isalpha():

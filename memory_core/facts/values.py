@@ -335,10 +335,10 @@ def times(dose: str, count: float) -> str:
     return dose if strength is None else f"{strength * count:g} {unit}"
 
 
-#: Movement words before "up to" / "down to" that make its dose a target, not a maximum ("went
-#: up to 100 mg"; "up to 8 tablets a day" is a most).
 #: The arrows a note writes from one dose to the next, as the tokenizer keeps them.
 _ARROWS = frozenset({"->", "=>", "→"})
+#: Movement words before "up to" / "down to" that make its dose a target, not a maximum ("went
+#: up to 100 mg"; "up to 8 tablets a day" is a most).
 _MOVED = frozenset({
     "went", "gone", "go", "goes", "going", "came", "come", "put", "moved", "bumped",
     "titrated", "increased", "reduced", "cut", "dropped", "stepped",
