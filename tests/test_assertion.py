@@ -1689,3 +1689,22 @@ def test_a_letters_politeness_is_no_condition(engine: mc.MemoryEngine) -> None:
         "none",
         "",
     )
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "Resident asked staff to call her Peggy from now on, as her family do",
+        "Please call me Bill from now on",
+    ],
+)
+def test_a_name_to_be_called_by_is_no_way_of_contact(engine: mc.MemoryEngine, newer: str) -> None:
+    """ "... call her Peggy from now on": the name she is called by, not a phone call -- it had
+    replaced "Prefers text messages, not phone calls" at once (set aq's dev half, read as a
+    phone preference). "Please call me on my mobile from now on" still says the phone."""
+    older = "Prefers text messages, not phone calls"
+    assert _pair(engine, older, newer, "preference")[0] == "none"
+    assert _pair(engine, older, "Please call me on my mobile from now on", "preference") == (
+        "auto",
+        "slot.single-valued",
+    )

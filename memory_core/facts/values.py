@@ -951,6 +951,7 @@ def slot_value(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon) -> str:
     found: set[str] = set()
     if matcher is not None:
         aside = _set_aside(t, lo, hi, lex) - set(range(span.start, span.end))
+        aside |= _names_called(t, lo, hi, lex)  # never a value, not even the trigger's own
         found = {
             m.value
             for m in matcher.find(t.tokens[lo:hi], t.raw[lo:hi])
@@ -968,6 +969,24 @@ def slot_value(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon) -> str:
         pairs.append(("amount", _amount(t, lo, hi, lex) or _count_a_day(t, lo, hi, lex, slot)))
     pairs.append(("timing", timing(t, lo, hi, lex)))
     return join(pairs)
+
+
+def _names_called(t: Text, lo: int, hi: int, lex: Lexicon) -> set[int]:
+    """A "call" that gives the name a person is called by ("call her Peggy", "call me Bill"):
+    no phone call -- a person's word, then a capitalised word that is no day or month."""
+    out: set[int] = set()
+    for i in range(lo, hi - 2):
+        if t.tokens[i] not in _CALL or t.tokens[i + 1] not in _CALLED:
+            continue
+        name = t.raw[i + 2]
+        dated = t.tokens[i + 2] in lex.weekdays or t.tokens[i + 2] in lex.months
+        if name[:1].isupper() and name.isalpha() and not dated:
+            out.add(i)
+    return out
+
+
+_CALL = frozenset({"call", "calls", "calling"})
+_CALLED = frozenset({"me", "her", "him", "them"})
 
 
 def _set_aside(t: Text, lo: int, hi: int, lex: Lexicon) -> set[int]:
