@@ -78,10 +78,12 @@ def drug_value(t: Text, span: Span, spans: Sequence[Span]) -> str:
     lex = lexicon()
     a, b = window(t, span, spans)
     nxt = next((s for s in spans if s.start == b and s != span), None)
-    if nxt is not None and not _dose(t, *window(t, nxt, spans), lex):
+    if nxt is not None:
         # "5 mg amlodipine and 10 mg ramipril": a dose said before the next drug, which has
         # none after it, is that drug's ("Amlodipine 5 mg ramipril 10 mg": amlodipine's)
-        b = max(a, _dose_lead(t, nxt, lex)[0])
+        lead = _dose_lead(t, nxt, lex)[0]
+        if lead < b and not _dose(t, *window(t, nxt, spans), lex):
+            b = max(a, lead)
     dose = _dose(t, a, b, lex) or _dose_before(t, span, spans, lex)
     # a most's period ("up to 8 puffs a day") is no frequency either
     limits = {i + 2 for i, _d in _doses(t, a, b, lex) if _a_most(t, i, a)}
@@ -170,7 +172,7 @@ def course_length(
     for i, w in enumerate(toks[:-2]):
         if w not in ("for", "x"):
             continue
-        n = 1.0 if toks[i + 1] in ("a", "an") else _float(toks[i + 1])
+        n = 1.0 if toks[i + 1] in ("a", "an") else as_number(toks[i + 1])
         n = number_words.get(toks[i + 1]) if n is None else n
         j = i + 2 + (toks[i + 2] == "more" and i + 3 < len(toks))
         if n and toks[j] in _COURSE_DAYS:
@@ -274,7 +276,7 @@ def _forms_count(t: Text, i: int, a: int, b: int, lex: Lexicon) -> float | None:
         if not a <= k < b:
             return None
         w = toks[k]
-        got = lex.number_words.get(w) if not w[:1].isdigit() else _float(w)
+        got = lex.number_words.get(w) if not w[:1].isdigit() else as_number(w)
         return got if got is not None and _a_count(got) else None
 
     def period(k: int) -> bool:
@@ -319,7 +321,8 @@ def _n_of(digits: str) -> float | None:
     return x if 1 <= x <= MOST_FORMS else None
 
 
-def _float(w: str) -> float | None:
+def as_number(w: str) -> float | None:
+    """``w`` read as a number, or None ("132/84", "13 st 2")."""
     try:
         return float(w)
     except ValueError:
@@ -331,7 +334,7 @@ def times(dose: str, count: float) -> str:
     if count == 1:
         return dose
     number, _sp, unit = dose.partition(" ")
-    strength = _float(number)
+    strength = as_number(number)
     return dose if strength is None else f"{strength * count:g} {unit}"
 
 

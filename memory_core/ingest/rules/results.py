@@ -10,6 +10,7 @@ from dataclasses import replace
 from itertools import pairwise
 
 from ...facts.lexicon import lexicon
+from ...facts.values import as_number
 from .. import names
 from ..dates import told_as_done
 from ..dialogue import Sentence, State
@@ -172,25 +173,18 @@ def _dates_the_tests(st: State, s: Sentence, other_asked: bool) -> bool:
 _TEST_TURNS = 1
 
 
-def _number(value: str) -> float | None:
-    try:
-        return float(value)
-    except ValueError:
-        return None  # "132/84", "13 st 2"
-
-
 def _the_change(x: Result, st: State) -> bool:
     """A vital sign's value a quarter or less of the last one read of it in the conversation
     ("Let's get you on the scales... 91.5 kilos." -- "Four and a half kilos! I'll take
     that.", "That's about three and a half kilos", or the baby's "She weighs 4.6 kg"): no
     reading of the patient's -- the amount said back, or another person's. (A result of a
     test of the blood may fall that far: it is read.)"""
-    said, v = st.values.get(x.analyte.id, []), _number(x.value)
+    said, v = st.values.get(x.analyte.id, []), as_number(x.value)
     return x.analyte.kind == "vital" and v is not None and bool(said) and v <= said[-1] / 4
 
 
 def _record(x: Result, st: State) -> None:
-    if (v := _number(x.value)) is not None:
+    if (v := as_number(x.value)) is not None:
         st.values.setdefault(x.analyte.id, []).append(v)
 
 
