@@ -383,10 +383,10 @@ def decide_by_class(
     would out-date that order is for a reviewer; the same dose again is nothing."""
     for a in older.facts:
         if a.key in change.keys and a.role is Role.SUBJECT and a.state not in ENDED and a.asserted:
-            what = "stopped" if change.state is State.STOPPED else "changed"
-            shown = f' ("{newer_text[:80]}")' if newer_text else ""
             if change.clipped:
                 return _by_clip(older, a, change, newer_text, older_text)
+            what = "stopped" if change.state is State.STOPPED else "changed"
+            shown = f' ("{newer_text[:80]}")' if newer_text else ""
             why = (
                 f"a newer note says the patient's {change.words} was {what}{shown}; "
                 f"{name_of(a)} ({said(a)}) is one ({change.name})"
