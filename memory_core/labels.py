@@ -446,6 +446,7 @@ RULE_WORDS: dict[str, str] = {
     "context.hypothetical": "the newer statement says it only as a possibility",
     "context.future": "the newer statement plans it for later",
     "context.uncertain": "the newer statement is unsure",
+    "history.before-record": "the newer statement is history from before the older was recorded",
     "speaker.another": "two people each speaking of themselves",
     "episode.dated-apart": "two episodes, each ended on its own date",
     "question.new-answer": "a new answer to the same question",

@@ -68,6 +68,14 @@ CASES: dict[str, list[tuple[str, str, str, str, Strength]]] = {
         ("Prednisolone 10 mg daily", "Will reduce prednisolone to 5 mg next month",
          "medication", "compatible", N),
     ],
+    "history.before-record": [
+        # history dated before the older's own date: what held then says nothing of now
+        ("Weight 78 kg on 2026-03-02", "Weighed 95 kg before the gastric sleeve in 2019.",
+         "lab_result", "compatible", N),
+        ("Levothyroxine 125 mcg od since 2023",
+         "Previously took levothyroxine 100 mcg from 2018 to 2022.", "medication", "compatible",
+         N),
+    ],
     "chat.weak-evidence": [
         # one speaker's chat turns: a paraphrase of a finding is weak, not raised for review
         ("Paola: Hi! I am pretty tired today, school finished at 4 pm",
@@ -857,6 +865,39 @@ def test_a_statement_dated_before_the_older_was_recorded_is_for_a_reviewer() -> 
     older, newer = "LDL 118 mg/dL on 2025-11-20", "LDL cholesterol 132 mg/dL on 2026-02-02"
     fo, fn = read(older, "lab_result"), read(newer, "lab_result")
     assert rules.decide(fo, fn, "lab_result", older, newer, older_on="2026-01-05").strong
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "mtype"),
+    [
+        ("Levothyroxine 125 mcg od.", "Previously took levothyroxine 100 mcg from 2018 to 2022.",
+         "medication"),
+        ("Weight 78 kg.", "Weighed 95 kg before the gastric sleeve in 2019.", "lab_result"),
+        ("PSA 2.4 ng/mL", "PSA was 6.8 in 2018 before the prostate biopsy (benign).",
+         "lab_result"),
+        ("Ramipril 10 mg once daily.", "Was on ramipril 2.5 mg until 2019.", "medication"),
+    ],
+)  # fmt: skip
+def test_history_from_before_the_older_was_recorded_asks_no_reviewer(
+    older: str, newer: str, mtype: str
+) -> None:
+    """History dated before the older was recorded (the older charted 2026-06-01, the newer
+    says 2018-2022) says nothing of the current fact: compatible, no reviewer asked. The same
+    history dated after the older was charted, or not dated at all, is still for a reviewer.
+    Before this, each went to review (87 kept facts of the statement sets, none of them a
+    change)."""
+    from memory_core.facts import read
+
+    fo, fn = read(older, mtype), read(newer, mtype)
+    d = rules.decide(fo, fn, mtype, older, newer, older_on="2026-06-01", newer_on="2026-07-01")
+    assert (d.rule, d.supersedes) == ("history.before-record", False), d
+    assert "before the older's 2026-06-01" in d.evidence
+    d = rules.decide(fo, fn, mtype, older, newer, older_on="2015-06-01", newer_on="2026-07-01")
+    assert d.supersedes and not d.strong, d  # the history is after the older: a reviewer
+    undated = "Years ago I was on 7 mg of warfarin when I had the clot in my leg"
+    fw, fu = read("Warfarin 3 mg daily", "medication"), read(undated, "medication")
+    d = rules.decide(fw, fu, "medication", "Warfarin 3 mg daily", undated, "2026-06-01")
+    assert d.supersedes and not d.strong, d
 
 
 @pytest.mark.parametrize(

@@ -88,6 +88,7 @@ from .drugs import (
 from .gates import (
     CONTEXT_RULES,
     _codes_differ,
+    _history_before_record,
     _newer_not_asserted,
     _nothing_shared,
     _other_person_statement,
@@ -175,6 +176,9 @@ _ROWS: tuple[Rule, ...] = (
     Rule("context.not-asserted", ALL,
          "a hypothetical, conditional, uncertain or other person's statement supersedes nothing",
          _newer_not_asserted),
+    Rule("history.before-record", ALL,
+         "the newer is history dated before the older was recorded: it says nothing of now",
+         _history_before_record),
     Rule("allergy.empty-list", frozenset({"allergy"}),
          "an empty allergy list and an allergy it covers", _allergy_list),
     Rule("allergy.list-restated", frozenset({"allergy"}), "the same empty list restated",

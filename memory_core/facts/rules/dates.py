@@ -20,6 +20,18 @@ def out_of_time(p: Pair, a: Fact | None, b: Fact | None) -> str:
     """Why the newer fact ``b`` (the older ``a``) is out of time for an automatic change, in
     words; "" when it is not. Before the older's own date, or else the day it was recorded (a
     month without its year on either side is read from the day its statement was written)."""
+    before = dated_before(p, a, b)
+    if before:
+        return before
+    starts = _starts_later(p.newer_text, p.newer_on)
+    if starts:
+        return f"the newer dates it from {starts}, after it was written"
+    return ""
+
+
+def dated_before(p: Pair, a: Fact | None, b: Fact | None) -> str:
+    """Why the newer fact ``b`` is dated before the older ``a`` -- before the older's own date,
+    or else the day it was recorded --, in words; "" when it is not."""
     since = (_in_year(a.date, p.older_on) if a is not None else "") or p.older_on
     when = ""
     if b is not None:
@@ -29,9 +41,6 @@ def out_of_time(p: Pair, a: Fact | None, b: Fact | None) -> str:
             when = _ago(p.newer_text, p.newer_on)
     if when and _dated_before(when, since):
         return f"the newer is dated {when}, before the older's {since}"
-    starts = _starts_later(p.newer_text, p.newer_on)
-    if starts:
-        return f"the newer dates it from {starts}, after it was written"
     return ""
 
 

@@ -25,6 +25,7 @@ from .base import (
     name_of,
     qualifier_dimensions,
 )
+from .dates import dated_before
 
 if TYPE_CHECKING:
     from ..model import Fact
@@ -169,6 +170,25 @@ def _newer_not_asserted(p: Pair) -> Decision | None:
     return _compatible(
         f"context.{_context_id(b.contexts)}",
         f"{name_of(b)} is {ctx} in the newer statement: it supersedes nothing",
+        b.key,
+    )
+
+
+def _history_before_record(p: Pair) -> Decision | None:
+    """Every fact the newer statement shares with the older is history, dated before the older
+    was recorded ("Previously took levothyroxine 100 mcg from 2018 to 2022" after "Levothyroxine
+    125 mcg od" was charted this year): what held before the older was written says nothing of
+    it now -- both stay, and no reviewer is asked."""
+    about = p.about()
+    if not about:
+        return None
+    whens = [dated_before(p, a, b) for a, b in about if Context.HISTORICAL in b.contexts]
+    if len(whens) < len(about) or not all(whens):
+        return None
+    _a, b = about[0]
+    return _compatible(
+        "history.before-record",
+        f"{name_of(b)} is history in the newer statement; {whens[0]}",
         b.key,
     )
 
