@@ -1708,3 +1708,31 @@ def test_a_name_to_be_called_by_is_no_way_of_contact(engine: mc.MemoryEngine, ne
         "auto",
         "slot.single-valued",
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "mtype", "key"),
+    [
+        ("Doesn't smoke anymore, quit with patches.", "social", "slot:tobacco"),
+        ("I am not smoke anymore since two month.", "social", "slot:tobacco"),
+        ("He isn't on warfarin any more.", "medication", "drug:warfarin"),
+        ("Not taking the amlodipine any longer.", "medication", "drug:amlodipine"),
+    ],
+)
+def test_a_stop_said_with_a_negation_is_a_stop_not_a_negation(
+    text: str, mtype: str, key: str
+) -> None:
+    """ "doesn't ... anymore", "isn't ... any more": the negation is the stop's own -- the thing
+    is stopped, not denied (a current smoker's "I am not smoke anymore" had read as "does not
+    smoke", a negation that changes nothing). A negation after the thing is not of it: in "type
+    2 diabetes now, not pre anymore" the diabetes stays active."""
+    fact = read(text, mtype).get(key)
+    assert fact is not None
+    assert (fact.state, Context.NEGATED in fact.contexts) == (State.STOPPED, False), fact
+    diabetes = read("She says I now have type 2 diabetes proper, not pre anymore", "condition")
+    fact = diabetes.get("condition:type 2 diabetes")
+    assert fact is not None and fact.state is State.ACTIVE, fact
+    d = decide_texts(
+        "Smokes 10 cigarettes a day", "Doesn't smoke anymore, quit with patches.", "social"
+    )
+    assert d.supersedes, d

@@ -360,6 +360,7 @@ class StateRule:
     kinds: frozenset[str]  # empty: every kind
     record: bool = False  # says an earlier record was wrong ("entered in error", "incorrect")
     hold: bool = False  # a stop for a while ("held", "on hold"): the order may go on after it
+    negated: bool = False  # a stop said with a negation ("not ... anymore"): the stop's own
 
 
 @dataclass(frozen=True, slots=True)
@@ -861,6 +862,7 @@ def _states(data: dict[str, Any]) -> dict[str, Any]:
             kinds=frozenset(c.one_of(k, KEY_KINDS, f"{where}.kinds") for k in e.get("kinds", [])),
             record=c.flag(e.get("record", False), f"{where}.record"),
             hold=c.flag(e.get("hold", False), f"{where}.hold"),
+            negated=c.flag(e.get("negated", False), f"{where}.negated"),
         )
         c.phrases(states, [c.str_(e.get("literal"), f"{where}.literal")], rule, where)
     mentions: PhraseMatcher[str] = PhraseMatcher()

@@ -136,9 +136,14 @@ def _asserted(
     shape = assertion.thing_contexts(t, anchors)
     change = assertion.change_contexts(t, anchors, said_at, numbers)
     contexts, out = [], []
+    stops = _negated_stops(t) if any(s is State.STOPPED for s in states) else frozenset()
     for anchor, a, b, c, state, at in zip(
         anchors, own, shape, change, states, said_at, strict=True
     ):
+        if state is State.STOPPED and at in stops and Context.NEGATED in a:
+            # "doesn't smoke anymore", "isn't on warfarin any more": the negation of the thing
+            # is the stop's own ("type 2 diabetes now, not pre anymore": not the diabetes's)
+            a, b, c = (x - {Context.NEGATED} for x in (a, b, c))
         negated = Context.NEGATED in c and state in _UNDONE_BY_NEGATION
         if Context.NEGATED in c and state is State.DONE and memory_type in _TO_DO_TYPES:
             state = State.PLANNED  # "not given", "not (yet) done": still to do
@@ -152,6 +157,12 @@ def _asserted(
         contexts.append(got)
         out.append(State.ACTIVE if negated else state)
     return contexts, out
+
+
+def _negated_stops(t: Text) -> frozenset[int]:
+    """Where a stop said with a negation begins ("not ... anymore", "any longer": states.json's
+    ``negated`` words)."""
+    return frozenset(m.start for m in lexicon().states.find(t.tokens, t.raw) if m.value.negated)
 
 
 #: Changes a negation says did not happen ("hasn't stopped", "not ready to quit", "no dose
