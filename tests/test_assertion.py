@@ -1736,3 +1736,22 @@ def test_a_stop_said_with_a_negation_is_a_stop_not_a_negation(
         "Smokes 10 cigarettes a day", "Doesn't smoke anymore, quit with patches.", "social"
     )
     assert d.supersedes, d
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("ALT 38 U/L", "ALT 92 (>2x ULN)"),
+        ("ALT 38 U/L", "ALT 92 U/L (more than twice the upper limit of normal)"),
+        ("Creatinine 98 umol/L", "Creatinine 180 umol/L (normal range 60-110)"),
+    ],
+)
+def test_a_bracket_is_the_sentence_of_the_words_in_it(older: str, newer: str) -> None:
+    """A modifier that covers the sentence it is in ("ULN", "normal range": a definition) covers
+    only the bracket it is written in: "ALT 92 (>2x ULN)" is a result with a note on it, not a
+    definition of ALT (it had changed nothing). Outside a bracket the range is still a
+    definition, and a bracket's negation or person still reaches as ConText says."""
+    d = decide_texts(older, newer, "lab_result")
+    assert (d.rule, d.supersedes) == ("lab.new-value", True), d
+    d = decide_texts(older, "Normal range 60-110 umol/L for creatinine", "lab_result")
+    assert not d.supersedes, d

@@ -89,6 +89,9 @@ def scopes(t: Text, spans: Sequence[Span]) -> list[Scope]:
         if m.value.direction == "SUBJECT" and not subject:
             continue
         lo, hi = _scope(t, m, stops, spans)
+        inner = _bracket(t, m.start, m.end) if m.value.direction in _WHOLE else None
+        if inner is not None and category is not Context.OTHER_PERSON:
+            lo, hi = inner  # "ALT 92 (>2x ULN)": the sentence of a bracket's word is the bracket
         if category is Context.OTHER_PERSON and subject:
             lo, hi = sentence_bounds(t, m.start)
         elif category is Context.OTHER_PERSON and _a_label(t, m, lex.labels):
@@ -282,6 +285,35 @@ def _a_label(t: Text, m: Match[ContextRule], labels: Mapping[str, frozenset[str]
     return all(w in lead for w in t.tokens[c_lo : m.start]) and all(
         w in tail or w[:1].isdigit() for w in t.tokens[m.end : s_hi]
     )
+
+
+#: The directions of a modifier that covers the sentence it is in, whatever the words' order.
+_WHOLE = frozenset({"SENTENCE", "SUBJECT", "CLAUSE", "STATEMENT"})
+
+
+def _bracket(t: Text, start: int, end: int) -> tuple[int, int] | None:
+    """The tokens inside the round bracket that holds tokens ``start``..``end`` and words of its
+    own besides them ("(>2x ULN)", "(stop if cough)"); None outside a bracket, or where the
+    bracket holds those tokens alone ("(?)", "(historical)": a note on what comes before)."""
+    lo = start
+    while lo > 0 and not _brackets_before(t, lo):
+        lo -= 1
+    if not _brackets_before(t, lo).endswith("("):
+        return None
+    hi = end
+    while hi < len(t.tokens) and not _brackets_before(t, hi):
+        hi += 1
+    if not _brackets_before(t, hi).startswith(")") or (lo, hi) == (start, end):
+        return None
+    return lo, hi
+
+
+def _brackets_before(t: Text, i: int) -> str:
+    """The round brackets written between token ``i - 1`` and token ``i`` (before the first
+    token where ``i`` is 0, after the last where it is the end), in order."""
+    before = t.ends[i - 1] if i > 0 else 0
+    after = t.starts[i] if i < len(t.tokens) else len(t.text)
+    return "".join(ch for ch in t.text[before:after] if ch in "()")
 
 
 def _annotated(t: Text, lo: int) -> int:
