@@ -996,3 +996,26 @@ def test_a_test_wanted_after_starting_a_drug_is_a_plan_not_a_start() -> None:
     assert _of(got, "care_plan", "potassium"), got
     assert _of(got, "care_plan", "b12"), got
     assert not _of(got, "medication", "started ramipril"), got
+
+
+def test_a_hedge_or_a_question_after_a_decision_leaves_the_decision() -> None:
+    """ "I'll refer you to the continence service, they're very good, they might suggest pelvic
+    floor exercises": the "might" is the service's, not the referral's; "I'll book you a kidney
+    blood test, and in the meantime could you keep a diary of your readings?": the question
+    asks only the diary (my sentences; both referrals had been dropped). A condition that opens
+    the clause still governs what follows its comma: "If the cream doesn't help, we can refer
+    you to dermatology" is no plan."""
+    got = _got(
+        [
+            "Nurse: I'll refer you to the continence service, they're very good, they might "
+            "suggest pelvic floor exercises.",
+            "Patient: Thanks.",
+            "Doctor: I'll book you a kidney blood test, and in the meantime could you keep a "
+            "diary of your readings?",
+            "Patient: Yes.",
+            "Doctor: If the cream doesn't help, we can refer you to dermatology.",
+        ]
+    )
+    assert _of(got, "care_plan", "continence"), got
+    assert _of(got, "care_plan", "kidney blood test"), got
+    assert not _of(got, "care_plan", "dermatology"), got

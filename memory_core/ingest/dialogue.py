@@ -322,6 +322,13 @@ RECORD_THAT = re.compile(
 DECLARED = re.compile(
     r"^((?:i|i'm|i am|i've|i have|my|she|he|she's|he's|we)\b.*),\s*[^,]*\?\s*$", re.I
 )
+#: a clinician's act said before a question ("I'll refer her to the dietitian, and in the
+#: meantime can you keep a food chart?"): the act is said, only the rest asks
+DONE_THEN_ASKED = re.compile(
+    r"^((?:i'll|i will|i've|i have|we'll|we will|we've|i'm going to|we're going to)\b[^?]*?),"
+    r"\s*(?:and\s+)?[^,?]*\?\s*$",
+    re.I,
+)
 
 
 # --- about whom ------------------------------------------------------------------------------

@@ -395,16 +395,35 @@ _CLAUSE_CUT = re.compile(
     r"|,\s+so\s+(?=(?:[Ii]|[Ii]'m|[Ii]'ll|you|we|she|he|they|it)\b)"
     r"|,\s+(?=no\s+\w)"  # "healed well, no redness or gaps": the findings denied are apart
 )
+#: a comma before a new subject ("they", "we") and its verb: "I'll refer you to the physio,
+#: they'll give you exercises and maybe a belt" -- the second's hedge is not the referral's
+#: (unless a condition opened the clause: "if the tablets don't work, we can arrange one")
+_NEW_SUBJECT = re.compile(
+    r",\s+(?=(?:they|we)(?:'(?:ll|re|ve|d|s)|\s+(?:will|are|have|can|could|would|"
+    r"should|might|may)\b))",
+    re.I,
+)
 
 
 #: words a clinician may open a heading with ("Now, smoking.", "Right, alcohol.")
 _HEADING_LEADS = frozenset({"now", "so", "and", "right", "ok", "okay", "next", "then", "well"})
 
 
+def _start(m: re.Match[str]) -> int:
+    return m.start()
+
+
 def clauses(s: Sentence) -> list[tuple[int, int]]:
     """The clauses of a sentence as offsets into ``s.text``."""
     out, at = [], 0
-    for m in _CLAUSE_CUT.finditer(s.text):
+    cuts = sorted([*_CLAUSE_CUT.finditer(s.text), *_NEW_SUBJECT.finditer(s.text)], key=_start)
+    for m in cuts:
+        if m.start() < at:
+            continue
+        if m.re is _NEW_SUBJECT and any_phrase(
+            stems(words_of(s.text[at : m.start()])), cues().conditions
+        ):
+            continue
         out.append((at, m.start()))
         at = m.end()
     out.append((at, len(s.text)))

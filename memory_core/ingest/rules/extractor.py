@@ -24,6 +24,7 @@ from ..dates import (
 from ..dialogue import (
     AFFIRM,
     DECLARED,
+    DONE_THEN_ASKED,
     RECORD_THAT,
     REQUEST,
     Sentence,
@@ -578,8 +579,11 @@ class RuleExtractor(TopicRules, AllergyRules, MedicationRules, ReadingRules, Soc
                 a, b = record.span("said")
                 s = replace(s, text=s.text[a:b] + ".", start=s.start + a, end=s.start + b)
                 r = Named(s, moment(s, session, now))
-            if s.question and s.speaker != "clinician" and not REQUEST.match(s.text):
-                declared = DECLARED.match(s.text)
+            if s.question and (
+                (s.speaker != "clinician" and not REQUEST.match(s.text))
+                or (s.speaker == "clinician" and DONE_THEN_ASKED.match(s.text))
+            ):
+                declared = (DECLARED if s.speaker != "clinician" else DONE_THEN_ASKED).match(s.text)
                 if declared:  # "I'm still on lansoprazole 15 mg, is that okay?"
                     s = Sentence(
                         declared.group(1) + ".",
