@@ -732,9 +732,10 @@ def implausible(t: Text, spans: Sequence[Span]) -> str:
 
 def result_at(t: Text, i: int, analyte: Analyte | None) -> str:
     """The result written at number token ``i``: the number with the unit written after it
-    ("64 mmol/mol", "124 umol/L"), a blood pressure's two numbers ("142/88 mmHg"), a score out
-    of its scale's maximum ("21/30": 21), or a number written without a unit where one unit of
-    the analyte makes it possible ("HbA1c 69": "69", compared as mmol/mol). "" when the number
+    ("64 mmol/mol", "124 umol/L"), a blood pressure's two numbers ("142/88 mmHg", "142 over
+    88"), a score out of its scale's maximum ("21/30": 21), or a number written without a unit
+    where one unit of the analyte makes it possible ("HbA1c 69": "69", compared as mmol/mol).
+    "" when the number
     is no result: a unit that is not the analyte's ("glucose 6.1 %", "weight 70 g" of an
     adult), a value outside physiology, a bare number of two possible units."""
     x = float(t.tokens[i])
@@ -745,6 +746,10 @@ def result_at(t: Text, i: int, analyte: Analyte | None) -> str:
             return _reading(x, None) if _possible(analyte, x, None) else ""  # a score
         # two numbers are a blood pressure's; of another test a date ("on 2/10") or a ratio
         return _pair(t, i, nxt, analyte) if analyte is None or analyte.pair else ""
+    spoken = t.tokens[nxt : nxt + 2]  # "128 over 78": a blood pressure said aloud
+    aloud = len(spoken) == 2 and spoken[0] == "over" and spoken[1][:1].isdigit()
+    if aloud and analyte is not None and analyte.pair:
+        return _pair(t, i, nxt + 1, analyte)
     unit, spelt = _unit_of(t, i, analyte), _spelt(t, t.ends[i])
     compound = _compound(t, i, analyte)
     if compound is not None:
