@@ -1777,3 +1777,28 @@ def test_a_blood_pressure_said_aloud_is_both_its_numbers(text: str, value: str) 
     assert d.rule == "lab.same-value", d
     fact = read("Systolic over 140 on three readings", "vital_sign").get("loinc:8480-6")
     assert fact is not None and not fact.value, fact
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Simvastatin 20 mg at night",
+         "hi it's her son typing - mum's on 40mg of simvastatin now, they doubled it"),
+        ("Bisoprolol 2.5 mg once daily",
+         "hello, this is his daughter (Jo) - dad stopped the bisoprolol on Friday, pulse too slow"),
+        ("Furosemide 40 mg in the morning",
+         "Son writing on behalf of the patient: Dad's furosemide is now 80 mg in the morning."),
+    ],
+)  # fmt: skip
+def test_a_writer_who_says_they_are_the_patients_relative_writes_of_the_patient(
+    older: str, newer: str
+) -> None:
+    """A writer who opens with who they are -- "it's her son typing", "this is his daughter",
+    "son writing on behalf of the patient" -- names the patient as "mum" or "dad": the change is
+    the patient's (each had been read as the parent's, another person's, and changed nothing).
+    A writer who goes on of themself ("I've just been started on metformin") speaks of their
+    own."""
+    mtype = "medication"
+    assert decide_texts(older, newer, mtype).supersedes
+    own = "this is her daughter on mum's phone - I've just been started on metformin 500 mg"
+    assert not decide_texts("Metformin 1 g twice daily", own, mtype).supersedes

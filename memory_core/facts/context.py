@@ -83,8 +83,10 @@ def scopes(t: Text, spans: Sequence[Span]) -> list[Scope]:
             (_reports(t, m, lex.reporting) and not _their_own_report(t, m))
             or _acts_on_patient(t, m, lex.measuring)
             or " ".join(t.tokens[m.start : m.end]) in patient
+            or (_introduced(t, m.start) and not _FIRST_PERSON & set(t.tokens[m.end :]))
         ):
-            continue
+            continue  # (the writer introduced as the patient's relative: "hi its Sarah (her
+            # daughter) - mum stopped ..." -- unless they go on of themself: "I've ...")
         subject = _is_subject(t, m)
         if m.value.direction == "SUBJECT" and not subject:
             continue
@@ -349,11 +351,35 @@ def _writers_words(t: Text, matches: Sequence[Match[ContextRule]], lex: Lexicon)
     if first is None or t.sentence[first.start] != t.sentence[0]:
         return frozenset()
     lead = t.tokens[: first.start]
-    if "my" in lead or not _reports(t, first, lex.reporting):
+    introduced = _introduced(t, first.start)
+    if "my" in lead or not (introduced or _reports(t, first, lex.reporting)):
         return frozenset()
-    if not all(w in _LEAD or w in lex.reporting or w == "from" for w in lead):
+    if not all(_opening_word(t, i, introduced, lex) for i in range(len(lead))):
         return frozenset()
     return lex.writer_kin.get(" ".join(t.tokens[first.start : first.end]), frozenset())
+
+
+def _opening_word(t: Text, i: int, introduced: bool, lex: Lexicon) -> bool:
+    """Token ``i`` may stand before the writer's relative in an opening: a lead word, a
+    reporting word, "from" -- or, where the writer introduces themself, a greeting or a name
+    ("hi its Sarah (her daughter)")."""
+    w = t.tokens[i]
+    if w in _LEAD or w in lex.reporting or w == "from":
+        return True
+    return introduced and (w in _INTRO or (i > 0 and t.raw[i][:1].isupper()))
+
+
+#: the words a writer says of themself
+_FIRST_PERSON = frozenset({"i", "im", "ive", "id", "ill", "me", "my", "mine", "myself"})
+#: the words a writer introduces themself with ("hi, it's his daughter", "this is her son")
+_INTRO = frozenset({"hi", "hello", "hey", "it", "its", "this", "is", "here"})
+
+
+def _introduced(t: Text, at: int) -> bool:
+    """The relative at token ``at`` is the writer, introduced as the patient's ("hi it's his
+    daughter typing", "hi its Sarah (her daughter)", "this is her son"): after "his", "her" or
+    "their", in an opening that says who is writing."""
+    return at >= 2 and t.tokens[at - 1] in _THEIRS and bool(set(t.tokens[: at - 1]) & _INTRO)
 
 
 #: Who a measuring verb is done to when it is the patient ("weighed him", "checked her sugar").
