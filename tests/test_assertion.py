@@ -1802,3 +1802,17 @@ def test_a_writer_who_says_they_are_the_patients_relative_writes_of_the_patient(
     assert decide_texts(older, newer, mtype).supersedes
     own = "this is her daughter on mum's phone - I've just been started on metformin 500 mg"
     assert not decide_texts("Metformin 1 g twice daily", own, mtype).supersedes
+
+
+def test_a_second_mention_of_a_thing_gives_what_the_first_left_out() -> None:
+    """ "kidney function result back today: eGFR 41": both name one test, and the result is the
+    second mention's -- the fact's value is the first's parts and then what only the later one
+    says (it had kept the first's, no value at all, so the new eGFR changed nothing)."""
+    fact = read("kidney function result back today: eGFR 41, GP wants to see me", "lab_result").get(
+        "loinc:33914-3"
+    )
+    assert fact is not None and values.parts(fact.value).get("value") == "41", fact
+    d = decide_texts(
+        "eGFR 62 mL/min/1.73m2", "Renal function repeated this week: eGFR 39.", "lab_result"
+    )
+    assert (d.rule, d.supersedes) == ("lab.new-value", True), d

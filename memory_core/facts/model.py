@@ -289,6 +289,17 @@ class ClinicalFacts:
         )
 
 
+def _filled(first: str, later: str) -> str:
+    """A key's value from two mentions: the first's parts, and after them the parts only the
+    later mention says ("kidney function result back today: eGFR 41": the result is the
+    second mention's, the first named no value)."""
+    if not first or not later:
+        return first or later
+    have = {piece.partition("=")[0] for piece in first.split("; ")}
+    more = [piece for piece in later.split("; ") if piece.partition("=")[0] not in have]
+    return "; ".join([first, *more])
+
+
 def merge(facts: Iterable[Fact]) -> tuple[Fact, ...]:
     """One fact per key, the first mention keeping its place; a later mention of a key fills
     what the first left empty (a value, a state, a date), a subject mention wins over a
@@ -313,7 +324,7 @@ def merge(facts: Iterable[Fact]) -> tuple[Fact, ...]:
                 contexts |= changed_by.contexts
         out[f.key] = Fact(
             key=f.key,
-            value=had.value or f.value,
+            value=_filled(had.value, f.value),
             state=state,
             contexts=contexts,
             role=min(had.role, f.role, key=_ROLE_RANK.__getitem__),
