@@ -1816,3 +1816,18 @@ def test_a_second_mention_of_a_thing_gives_what_the_first_left_out() -> None:
         "eGFR 62 mL/min/1.73m2", "Renal function repeated this week: eGFR 39.", "lab_result"
     )
     assert (d.rule, d.supersedes) == ("lab.new-value", True), d
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "Amlodipine up to 10mg OD, BP check in 2/52 - wife (Mary)",
+        "Amlodipine increased to 10 mg - husband (Tom)",
+    ],
+)
+def test_a_relative_labelled_with_their_name_is_still_a_label(newer: str) -> None:
+    """ "- husband (Tom)" after a change labels the change as the husband's, as "- husband" does:
+    the name in a bracket after the relative had ended the label, and the change hid the
+    patient's order at once (a set's dev half)."""
+    d = decide_texts("Amlodipine 5 mg once daily", newer, "medication")
+    assert not d.supersedes, d

@@ -275,9 +275,10 @@ _WHOSE = frozenset({"her", "his", "my", "their", "the", "a"})
 def _a_label(t: Text, m: Match[ContextRule], labels: Mapping[str, frozenset[str]]) -> bool:
     """A relative named as a label after what is theirs: in a clause after the sentence's first
     (a dash, a bracket or a comma before it), with only assertion.json's ``labels.lead`` words
-    before the person in that clause and only ``labels.tail`` words or numbers after them to the
-    sentence's end ("Ramipril increased to 10 mg - husband, not patient", "HbA1c 64 mmol/mol
-    (husband)", "amlodipine 10 mg, daughter's meds"). A relative who is told, present or acts
+    before the person in that clause and only ``labels.tail`` words, numbers or their name in a
+    bracket after them to the sentence's end ("Ramipril increased to 10 mg - husband, not
+    patient", "HbA1c 64 mmol/mol (husband)", "amlodipine 10 mg, daughter's meds", "- husband
+    (Tom)"). A relative who is told, present or acts
     ("- husband informed", "(daughter present)", ", son to collect") is no label."""
     s_lo, s_hi = sentence_bounds(t, m.start)
     c_lo, _c_hi = clause_bounds(t, m.start)
@@ -285,8 +286,15 @@ def _a_label(t: Text, m: Match[ContextRule], labels: Mapping[str, frozenset[str]
         return False
     lead, tail = labels.get("lead", frozenset()), labels.get("tail", frozenset())
     return all(w in lead for w in t.tokens[c_lo : m.start]) and all(
-        w in tail or w[:1].isdigit() for w in t.tokens[m.end : s_hi]
+        t.tokens[i] in tail or t.tokens[i][:1].isdigit() or _their_name(t, i, m.end)
+        for i in range(m.end, s_hi)
     )
+
+
+def _their_name(t: Text, i: int, after: int) -> bool:
+    """Token ``i`` is the name of the person just labelled, in a bracket right after them
+    ("- husband (Tom)")."""
+    return i == after and t.raw[i][:1].isupper() and _brackets_before(t, i).endswith("(")
 
 
 #: The directions of a modifier that covers the sentence it is in, whatever the words' order.
