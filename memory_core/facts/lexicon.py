@@ -340,6 +340,11 @@ class Slot:
     #: spellings of its values that say which one, or which use of it, beyond the value
     #: itself ("landline", "voicemails" of the phone): kept in what is proposed
     particular: frozenset[str] = frozenset()
+    #: its value is a name the statement gives right after a trigger ("call me Peggy",
+    #: "Preferred name: Margaret"), not one of a list
+    named: bool = False
+    #: the verbs that give a named slot's value after a person's word ("call me Peggy")
+    calls: frozenset[str] = frozenset()
 
     def excludes(self, older: frozenset[str], newer: frozenset[str]) -> bool:
         """Whether ``newer`` names a value that cannot hold beside one of ``older``."""
@@ -787,6 +792,8 @@ def _slots(data: dict[str, Any]) -> dict[str, Any]:
                 if "particular" in e
                 else frozenset()
             ),
+            named=c.flag(e.get("named", False), f"{where}.named"),
+            calls=frozenset(c.strs(e["calls"], f"{where}.calls")) if "calls" in e else frozenset(),
         )
         unknown = {v for g in slots[sid].exclusive for v in g} - set(e.get("values", {}))
         if unknown:

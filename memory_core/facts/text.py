@@ -425,8 +425,11 @@ def _slot_spans(t: Text, memory_type: str, lex: Lexicon) -> list[Span]:
     out = [
         Span(f"slot:{m.value}", m.start, m.end, "slot")
         for m in lex.slot_triggers.find_all(t.tokens, t.raw)
-        if memory_type in lex.slots[m.value].types and not _moved_in_time(t, m, lex)
+        if memory_type in lex.slots[m.value].types
+        and not _moved_in_time(t, m, lex)
+        and (not lex.slots[m.value].named or name_after(t, m.end, len(t.tokens), lex))
     ]
+    out += [s for s in name_calls(t, lex) if memory_type in lex.slots[s.key[5:]].types]
     if memory_type == "care_plan":
         specialties = lex.specialty_phrases.find(t.tokens, t.raw) + _clinics(t, lex)
         out += [Span(f"slot:referral {m.value}", m.start, m.end, "slot") for m in specialties]
@@ -437,6 +440,34 @@ def _slot_spans(t: Text, memory_type: str, lex: Lexicon) -> list[Span]:
             for m in lex.procedure_phrases.find(t.tokens, t.raw)
         ]
     return out
+
+
+def name_calls(t: Text, lex: Lexicon) -> list[Span]:
+    """A call that gives a name ("call me Peggy", "calls her Peg"): a named slot's verb, a
+    person's word, then the name -- the slot's thing (a call with no name after it is the
+    contact channel's: "call me on my mobile")."""
+    out = []
+    for slot in lex.slots.values():
+        for i in range(len(t.tokens) - 2):
+            called = t.tokens[i] in slot.calls and t.tokens[i + 1] in _CALLED
+            if called and name_after(t, i + 2, i + 3, lex):
+                out.append(Span(slot.key, i, i + 2, "slot"))
+    return out
+
+
+#: the person a name is given to ("call me", "call her")
+_CALLED = frozenset({"me", "her", "him", "them"})
+
+
+def name_after(t: Text, at: int, hi: int, lex: Lexicon) -> str:
+    """The name given right after a trigger at token ``at`` ("call me Peggy", "to be addressed
+    as William", "Preferred name: 'Bill'"): a capitalised word within the next three (before
+    token ``hi``) that is no day or month; "" where none is ("call me on my mobile")."""
+    for j in range(at, min(hi, at + 3)):
+        raw, tok = t.raw[j], t.tokens[j]
+        if raw[:1].isupper() and raw.isalpha() and tok != "i":
+            return "" if tok in lex.weekdays or tok in lex.months else tok
+    return ""
 
 
 #: The memory types whose statements name procedures (slots.json's ``procedures``) as things.

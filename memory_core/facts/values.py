@@ -11,7 +11,7 @@ from itertools import pairwise
 
 from . import units
 from .lexicon import Analyte, Lexicon, Slot, lexicon
-from .text import Span, Text, numbers
+from .text import Span, Text, name_after, name_calls, numbers
 
 #: Words that make a number a target or a range, not a result ("INR target 2-3"), or what a
 #: reading is aimed at or compared with ("dry weight 78 kg", "ideal body weight", "predicted
@@ -967,12 +967,14 @@ def slot_value(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon) -> str:
         }
     if sid == "visit time":
         found |= _clock_parts(t.text[t.starts[lo] : t.ends[hi - 1]], lex)
+    slot = lex.slots.get(sid)
+    if slot is not None and slot.named:
+        found = {name_after(t, span.end, hi, lex)} - {""}
     pairs = [("value", "+".join(sorted(found)))]
     kinds = lex.slot_kinds.get(sid)
     if kinds is not None:
         named = {m.value for m in kinds.find(t.tokens[lo:hi], t.raw[lo:hi])}
         pairs.append(("kind", "+".join(sorted(named))))
-    slot = lex.slots.get(sid)
     if slot is not None and slot.measure:
         pairs.append(("amount", _amount(t, lo, hi, lex) or _count_a_day(t, lo, hi, lex, slot)))
     pairs.append(("timing", timing(t, lo, hi, lex)))
@@ -981,20 +983,8 @@ def slot_value(t: Text, span: Span, spans: Sequence[Span], lex: Lexicon) -> str:
 
 def _names_called(t: Text, lo: int, hi: int, lex: Lexicon) -> set[int]:
     """A "call" that gives the name a person is called by ("call her Peggy", "call me Bill"):
-    no phone call -- a person's word, then a capitalised word that is no day or month."""
-    out: set[int] = set()
-    for i in range(lo, hi - 2):
-        if t.tokens[i] not in _CALL or t.tokens[i + 1] not in _CALLED:
-            continue
-        name = t.raw[i + 2]
-        dated = t.tokens[i + 2] in lex.weekdays or t.tokens[i + 2] in lex.months
-        if name[:1].isupper() and name.isalpha() and not dated:
-            out.add(i)
-    return out
-
-
-_CALL = frozenset({"call", "calls", "calling"})
-_CALLED = frozenset({"me", "her", "him", "them"})
+    no phone call (:func:`.text.name_calls`)."""
+    return {s.start for s in name_calls(t, lex) if lo <= s.start < hi}
 
 
 def _set_aside(t: Text, lo: int, hi: int, lex: Lexicon) -> set[int]:

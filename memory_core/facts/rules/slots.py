@@ -152,8 +152,10 @@ def _slot_value(p: Pair) -> Decision | None:
             return _d(Verdict.UPDATES, "slot.new-entry", WEAK, evidence(a, b), a.key)
         if va and va == vb and a.state == b.state:
             # a slot's values are coarse (medicare, housed): the details said beside them may
-            # differ ("Medicare Part A" / "Part D"), so a restated value is for a reviewer
-            return _d(Verdict.DUPLICATE, "slot.same-value", WEAK, evidence(a, b), a.key)
+            # differ ("Medicare Part A" / "Part D"), so a restated value is for a reviewer --
+            # but a name is the value itself ("Preferred name: Margaret" said again)
+            strength = STRONG if slot is not None and slot.named else WEAK
+            return _d(Verdict.DUPLICATE, "slot.same-value", strength, evidence(a, b), a.key)
         if _same_amount(a, b):
             return _d(Verdict.DUPLICATE, "slot.same-amount", WEAK, evidence(a, b), a.key)
     return None
