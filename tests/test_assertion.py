@@ -1857,3 +1857,22 @@ def test_a_preferred_name_is_the_name_said_after_its_trigger(
     assert d.supersedes is supersedes, d
     if supersedes:
         assert d.rule in ("slot.single-valued", "slot.same-value"), d
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "supersedes"),
+    [
+        ("Prefers appointments by telephone",
+         "Now prefers face-to-face appointments as her hearing has got worse.", True),
+        ("Prefers phone consultations",
+         "Please book face to face appointments from now on.", True),
+        ("Prefers appointments by phone", "Prefers letters sent by post.", False),
+    ],
+)  # fmt: skip
+def test_appointments_by_phone_are_a_way_of_being_seen(
+    older: str, newer: str, supersedes: bool
+) -> None:
+    """ "Prefers appointments by telephone", "phone consultations": the way of being seen (the
+    visit mode), as "telephone appointment" was -- they had keyed nothing, so "now prefers
+    face-to-face appointments" changed nothing (five dev-half pairs of five authors)."""
+    assert decide_texts(older, newer, "preference").supersedes is supersedes
