@@ -1876,3 +1876,23 @@ def test_appointments_by_phone_are_a_way_of_being_seen(
     visit mode), as "telephone appointment" was -- they had keyed nothing, so "now prefers
     face-to-face appointments" changed nothing (five dev-half pairs of five authors)."""
     assert decide_texts(older, newer, "preference").supersedes is supersedes
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "supersedes"),
+    [
+        ("Suprapubic catheter in situ", "Suprapubic catheter removed on the ward today.", True),
+        ("PICC line in situ, left arm", "PICC removed today after the last IV dose.", True),
+        ("PICC line in situ, left arm", "PICC line flushed today, site clean.", False),
+        ("Urinary catheter in situ", "Her husband's catheter was removed yesterday.", False),
+    ],
+)  # fmt: skip
+def test_a_device_in_place_then_removed_is_out_of_date(
+    older: str, newer: str, supersedes: bool
+) -> None:
+    """A catheter or a line in place ("in situ") and then removed: the older is out of date, as
+    a procedure awaited and then done is (eight dev-half pairs of eight authors had changed
+    nothing: neither device was a procedure the lexicon knew, and "removed" was a drug's word
+    only). Flushed is no removal; another person's removal is theirs."""
+    d = decide_texts(older, newer, "procedure")
+    assert d.supersedes is supersedes, d

@@ -180,6 +180,17 @@ def _later_dose(p: Pair, a: Fact, b: Fact) -> bool:
     )
 
 
+def _removed(a: Fact, b: Fact) -> bool:
+    """A procedure's device in place (a catheter, a line: slots.json's procedures) said removed,
+    as the patient's own fact now."""
+    return (
+        a.kind is KeyKind.SLOT
+        and a.state is State.ACTIVE
+        and b.state is State.STOPPED
+        and b.asserted
+    )
+
+
 def _plan_item(p: Pair) -> Decision | None:
     """A plan's test, procedure or follow-up: done or cancelled, due at another time, or the
     same item restated. A vaccine or a procedure due, booked, declined or not given that is
@@ -191,6 +202,11 @@ def _plan_item(p: Pair) -> Decision | None:
             # a vaccine or procedure the note of its type records ("Got my flu shot at CVS")
             if b.state in _GIVEN and a.state in _TO_DO and b.asserted:
                 return _d(Verdict.UPDATES, "plan.done-or-cancelled", STRONG, evidence(a, b), a.key)
+            if _removed(a, b):  # "urinary catheter in situ" / "catheter removed today"
+                why = "what was in place is removed"
+                return _d(
+                    Verdict.UPDATES, "plan.done-or-cancelled", STRONG, evidence(a, b, why), a.key
+                )
             if _later_dose(p, a, b):
                 why = "a later dose: the older one stays in the history"
                 return _d(Verdict.UPDATES, "plan.later-dose", WEAK, evidence(a, b, why), a.key)
