@@ -51,6 +51,8 @@ PAIR_FILES = (
     "set_ao",
     "set_ap",
     "set_aq",
+    "set_ar",
+    "set_as",
 )
 #: a memory type as one author's prompt named it (sets ad and af were asked for "response", set
 #: af for "social_history"), the store's name for it; the file stays as written

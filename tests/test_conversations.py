@@ -431,6 +431,21 @@ def test_the_twenty_eighth_authors_ten_hold_their_first_run() -> None:
     assert s["superseded"] >= 24, s
 
 
+def test_the_twenty_ninth_authors_ten_hold_their_first_run() -> None:
+    """Set ac (ten transcripts by a twenty-ninth author, medication reviews and long-term
+    conditions -- polypharmacy, mental-health and chronic-pain reviews with scores, results
+    talked through with their dates, lifestyle and social changes, plans, preferences --
+    written in the twenty-eighth session, frozen at 5db4322 and measured once at its end,
+    hashing and MiniLM alike): its test half's first run, 44 / 71 facts, 2 wrong dates,
+    8 forbidden, 12 / 15 superseded (dev 64 / 106, 10, 5, 17 / 22); on the session's starting
+    reader 55e641b 43 / 71, the rest the same. The targets are not met: a later change may
+    only do better."""
+    s = conv.summary(conv.run_all(conv.load(["ac"], "test"), "hashing"))
+    assert s["transcripts"] == 4 and s["facts"] == 71 and s["links"] == 15
+    assert s["found"] >= 44 and s["forbidden"] <= 8 and s["wrong_dates"] <= 2, s
+    assert s["superseded"] >= 12, s
+
+
 def test_the_projects_own_twenty_stay_read() -> None:
     s = conv.summary(conv.run_all(conv.load(["dialogue"]), "hashing"))
     assert s["found"] >= 99 and s["forbidden"] == 0 and s["wrong_dates"] == 0, s

@@ -110,6 +110,8 @@ FIRST_RUNS = (
     ("set_ao", "058a318", 59, 26, 1, 22),  # restated in other units, others' same thing, rules
     ("set_ap", "3db18c2", 51, 23, 0, 19),  # others' same thing as labels, near misses, restated
     ("set_aq", "0101224", 46, 27, 1, 21),  # the everyday notes of a week, every memory type
+    ("set_ar", "1484733", 41, 37, 1, 28),  # specialists' letters and the GP notes answering them
+    ("set_as", "53dbd98", 41, 45, 0, 29),  # what patients, relatives and carers write themselves
 )
 
 
@@ -128,7 +130,7 @@ def test_each_later_authors_test_half_holds_its_first_run(
 
 
 def test_every_test_half_together() -> None:
-    """The forty-three sets' test halves (2,074 kept facts, 863 changes; hashing embedder):
+    """The forty-five sets' test halves (2,156 kept facts, 945 changes; hashing embedder):
     4 of the first twenty-seven's 1,260 kept facts superseded at once on main f4f0f68, where 16
     of the first twenty-six's 1,227 were before the learned assertion model held what the
     phrase rules read as a change; with set ab (a fresh author, 1 at once as it came on
@@ -167,10 +169,17 @@ def test_every_test_half_together() -> None:
     0101224, the reader of 0bea6fb): 1 of 46 kept facts at once, 21 of 27 changes found -- 11
     and 657 in all; 660 at that session's end (an arrow between doses read as "to", a "?"
     written onto a word as its query, a clip said with a dose, a state word misspelt by one
-    edit, a dose said before its drug)."""
+    edit, a dose said before its drug). Set ar (a forty-fourth author, specialists' letters and
+    the GP notes that answer them, as it came on 1484733, the reader of 55e641b): 1 of 41 kept
+    facts at once, 28 of 37 changes found; set as (a forty-fifth author, what patients,
+    relatives and carers write themselves, as it came on the same reader): 0 of 41 at once, 29
+    of 45 found -- 12 and 717 in all; 737 at the twenty-eighth session's end (history dated
+    before the record asks no reviewer, a stop said with a negation, a bracket's own words, a
+    blood pressure said aloud, a writer who is the patient's relative, a second mention's value,
+    a preferred name, appointments by phone, a device removed)."""
     total: Counter[str] = Counter(_measured(("set_a", "set_b", "set_c")))
     for name, *_ in FIRST_RUNS:
         total.update(_measured((name,)))
-    assert (total["keep"], total["replace"]) == (2074, 863)
-    assert total["keep_auto"] <= 11, total
-    assert total["replace_found"] >= 660, total
+    assert (total["keep"], total["replace"]) == (2156, 945)
+    assert total["keep_auto"] <= 12, total
+    assert total["replace_found"] >= 737, total
