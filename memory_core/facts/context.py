@@ -278,8 +278,8 @@ def _a_label(t: Text, m: Match[ContextRule], labels: Mapping[str, frozenset[str]
     before the person in that clause and only ``labels.tail`` words, numbers or their name in a
     bracket after them to the sentence's end ("Ramipril increased to 10 mg - husband, not
     patient", "HbA1c 64 mmol/mol (husband)", "amlodipine 10 mg, daughter's meds", "- husband
-    (Tom)"). A relative who is told, present or acts
-    ("- husband informed", "(daughter present)", ", son to collect") is no label."""
+    (Tom)"). A relative who is told, present or acts ("- husband informed", "(daughter
+    present)", ", son to collect") is no label."""
     s_lo, s_hi = sentence_bounds(t, m.start)
     c_lo, _c_hi = clause_bounds(t, m.start)
     if c_lo == s_lo:

@@ -735,9 +735,9 @@ def result_at(t: Text, i: int, analyte: Analyte | None) -> str:
     ("64 mmol/mol", "124 umol/L"), a blood pressure's two numbers ("142/88 mmHg", "142 over
     88"), a score out of its scale's maximum ("21/30": 21), or a number written without a unit
     where one unit of the analyte makes it possible ("HbA1c 69": "69", compared as mmol/mol).
-    "" when the number
-    is no result: a unit that is not the analyte's ("glucose 6.1 %", "weight 70 g" of an
-    adult), a value outside physiology, a bare number of two possible units."""
+    "" when the number is no result: a unit that is not the analyte's ("glucose 6.1 %",
+    "weight 70 g" of an adult), a value outside physiology, a bare number of two possible
+    units."""
     x = float(t.tokens[i])
     nxt = i + 1
     slash = nxt < len(t.tokens) and t.text[t.ends[i] : t.starts[nxt]] == "/"
