@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from functools import cache
+from functools import cache, lru_cache
 
 from ..facts.lexicon import lexicon
 
@@ -526,9 +526,11 @@ def narrowest(dates: list[DateSpan]) -> DateSpan | None:
 _SET_FOR = frozenset({"booked", "scheduled", "arranged", "planned", "pencilled", "penciled"})
 
 
+@lru_cache(maxsize=4096)
 def told_as_done(text: str) -> bool:
     """Whether ``text`` tells of something done: a word in the past tense (the assertion
-    step's reading) that does not set a date ahead."""
+    step's reading) that does not set a date ahead. Read once per text: a sentence's every
+    medicine asks it of the same words (a long unpunctuated turn asked it 720 times)."""
     from ..facts.assertion import past_tense
 
     words = re.findall(r"[a-z]+", _HAVE_GOT.sub("have", text.lower()))
