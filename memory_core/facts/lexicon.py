@@ -189,6 +189,11 @@ class PhraseMatcher(Generic[_V]):
 
     def __init__(self) -> None:
         self._by_first: dict[str, list[tuple[tuple[str, ...], bool, _V]]] = {}
+        #: the phrases of two words or more by their first two, and those of one word: an exact
+        #: reading looks only at the phrases that can match there (a rule's alternatives may
+        #: put hundreds of phrases behind one first word: "the dose my son", "the one her ...")
+        self._by_two: dict[tuple[str, str], list[tuple[tuple[str, ...], bool, _V]]] = {}
+        self._one: dict[str, list[tuple[tuple[str, ...], bool, _V]]] = {}
         self.size = 0
 
     def add(self, phrase: str, value: _V) -> None:
@@ -196,9 +201,16 @@ class PhraseMatcher(Generic[_V]):
         if not toks:
             raise ValueError(f"empty phrase {phrase!r}")
         caps = phrase.strip() != phrase.strip().lower()
-        entries = self._by_first.setdefault(toks[0], [])
-        entries.append((toks, caps, value))
-        entries.sort(key=lambda e: -len(e[0]))
+        entry = (toks, caps, value)
+        first = self._by_first.setdefault(toks[0], [])
+        first.append(entry)
+        first.sort(key=lambda e: -len(e[0]))
+        if len(toks) > 1:
+            two = self._by_two.setdefault((toks[0], toks[1]), [])
+            two.append(entry)
+            two.sort(key=lambda e: -len(e[0]))
+        else:
+            self._one.setdefault(toks[0], []).append(entry)
         self.size += 1
 
     def at(
@@ -209,8 +221,9 @@ class PhraseMatcher(Generic[_V]):
         ``loose``: whether any token is so written (read from ``raw`` when not given)."""
         if loose is None:
             loose = _any_possessive(raw)
-        if not loose:  # the common case, read exactly
-            for toks, caps, value in self._by_first.get(tokens[i], ()):
+        if not loose:  # the common case, read exactly: longer phrases first, then one word
+            two = self._by_two.get((tokens[i], tokens[i + 1]), ()) if i + 1 < len(tokens) else ()
+            for toks, caps, value in (*two, *self._one.get(tokens[i], ())):
                 n = len(toks)
                 if tuple(tokens[i : i + n]) != toks:
                     continue
