@@ -447,7 +447,7 @@ def name_calls(t: Text, lex: Lexicon) -> list[Span]:
     person's word, then the name -- the slot's thing (a call with no name after it is the
     contact channel's: "call me on my mobile")."""
     out = []
-    for slot in lex.slots.values():
+    for slot in [x for x in lex.slots.values() if x.calls]:  # the named slots' verbs
         for i in range(len(t.tokens) - 2):
             called = t.tokens[i] in slot.calls and t.tokens[i + 1] in _CALLED
             if called and name_after(t, i + 2, i + 3, lex):

@@ -579,21 +579,24 @@ class RuleExtractor(TopicRules, AllergyRules, MedicationRules, ReadingRules, Soc
                 a, b = record.span("said")
                 s = replace(s, text=s.text[a:b] + ".", start=s.start + a, end=s.start + b)
                 r = Named(s, moment(s, session, now))
-            if s.question and (
-                (s.speaker != "clinician" and not REQUEST.match(s.text))
-                or (s.speaker == "clinician" and DONE_THEN_ASKED.match(s.text))
-            ):
-                declared = (DECLARED if s.speaker != "clinician" else DONE_THEN_ASKED).match(s.text)
-                if declared:  # "I'm still on lansoprazole 15 mg, is that okay?"
-                    s = Sentence(
-                        declared.group(1) + ".",
-                        s.start,
-                        s.start + len(declared.group(1)),
-                        s.speaker,
-                        s.turn,
-                        s.relation,
-                    )
-                    r = Named(s, moment(s, session, now))
+            declared = None
+            if s.question and s.speaker == "clinician":
+                # "I'll refer her to the dietitian, and can you keep a food chart?"
+                declared = DONE_THEN_ASKED.match(s.text)
+            elif s.question and not REQUEST.match(s.text):
+                declared = DECLARED.match(
+                    s.text
+                )  # "I'm still on lansoprazole 15 mg, is that okay?"
+            if declared:
+                s = Sentence(
+                    declared.group(1) + ".",
+                    s.start,
+                    s.start + len(declared.group(1)),
+                    s.speaker,
+                    s.turn,
+                    s.relation,
+                )
+                r = Named(s, moment(s, session, now))
             if s.question and not (s.speaker != "clinician" and REQUEST.match(s.text)):
                 asked = as_request(s.text) if s.speaker == "clinician" else None
                 if asked:  # "Can you keep a note of his mood?": an instruction, a plan
